@@ -1,0 +1,152 @@
+// The one entry point for every model call an agent makes: brakes before the call, the call,
+// metering after it, and one StepRecord per call. Agent loops never call a ChatModel directly.
+import type { Action, Brake, RunState } from '../brakes/brake.ts';
+import { firstStop, isAgentStep } from '../brakes/brake.ts';
+import type { Stop } from '../brakes/stop-reason.ts';
+import { ModelError, type ChatMessage, type ChatModel, type ChatResult, type Role, type ToolSpec } from '../models/chat.ts';
+import { callCost } from '../meter/pricing.ts';
+import type { TokenCounter } from '../meter/tokens.ts';
+import type { Clock } from '../runner/clock.ts';
+import type { StepRecord } from '../runner/records.ts';
+import type { Settings } from '../runner/settings.ts';
+
+export interface CallerEnv {
+  runId: string;
+  configId: string;
+  settings: Settings;
+  model: ChatModel;
+  counter: TokenCounter;
+  brakes: readonly Brake[];
+  clock: Clock;
+  onStep: (record: StepRecord) => void;
+  signal?: AbortSignal;
+}
+
+export type CallOutcome = { ok: true; result: ChatResult } | { ok: false; stop: Stop };
+
+/** One billed call as the transcript keeps it: what was sent and what came back. */
+export interface CallLog {
+  call: number;
+  step: number;
+  round: number;
+  role: Role;
+  sent: ChatMessage[];
+  received: ChatMessage | null;
+  usage: ChatResult['usage'] | null;
+  error: string | null;
+}
+
+export class ModelCaller {
+  readonly state: RunState = {
+    steps: 0,
+    calls: 0,
+    rounds: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    cachedTokens: 0,
+    costUsd: 0,
+    elapsedMs: 0,
+    repeats: new Map(),
+  };
+  /** Every call made, for the run's transcript. */
+  readonly log: CallLog[] = [];
+
+  constructor(private readonly env: CallerEnv) {}
+
+  get settings(): Settings {
+    return this.env.settings;
+  }
+
+  /** Check the brakes, make the call, meter it. A refused or failed call ends the run with its Stop. */
+  async call(role: Role, messages: ChatMessage[], tools?: ToolSpec[], action?: (m: ChatResult) => Pick<StepRecord, 'action' | 'fingerprint'>): Promise<CallOutcome> {
+    const { env, state } = this;
+    const s = env.settings;
+    state.elapsedMs = env.clock.elapsedMs();
+    if (env.signal?.aborted) return { ok: false, stop: { reason: 'interrupted', detail: 'interrupted before the next model call', step: state.steps } };
+    const inputTokens = env.counter.prompt(messages, tools);
+    const pending = {
+      role,
+      inputTokens,
+      maxOutputTokens: s.max_output_tokens,
+      projectedCostUsd: callCost(s.price, inputTokens, s.max_output_tokens, 0),
+    };
+    const stop = firstStop(env.brakes, (b) => b.beforeCall?.(state, pending));
+    if (stop) return { ok: false, stop };
+
+    const step = isAgentStep(role) ? state.steps + 1 : state.steps;
+    const request = { model: env.model.id, messages, tools, max_tokens: s.max_output_tokens, seed: s.seed };
+    const context = { runId: env.runId, scenario: s.scenario, step, round: state.rounds, role, signal: env.signal };
+    let result: ChatResult;
+    try {
+      result = await env.model.complete(request, context);
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      const retries = e instanceof ModelError ? e.retries : 0;
+      state.calls++;
+      if (isAgentStep(role)) state.steps = step;
+      this.emit(role, step, { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0 }, 0, retries, null, message);
+      this.log.push({ call: state.calls, step, round: state.rounds, role, sent: messages.slice(), received: null, usage: null, error: message });
+      const interrupted = env.signal?.aborted;
+      return {
+        ok: false,
+        stop: interrupted
+          ? { reason: 'interrupted', detail: `interrupted during model call at step ${step}`, step }
+          : { reason: 'error', detail: `model call failed at step ${step}: ${message}`, step },
+      };
+    }
+    state.calls++;
+    if (isAgentStep(role)) state.steps = step;
+    env.clock.advance(result.latencyMs);
+    this.emit(role, step, result.usage, result.latencyMs, result.retries, action?.(result) ?? null, null);
+    this.log.push({ call: state.calls, step, round: state.rounds, role, sent: messages.slice(), received: result.message, usage: result.usage, error: null });
+    return { ok: true, result };
+  }
+
+  /** Spin and other action brakes; counts the action when it is allowed to run. */
+  checkAction(action: Action): Stop | null {
+    const stop = firstStop(this.env.brakes, (b) => b.beforeAction?.(this.state, action));
+    if (!stop) this.state.repeats.set(action.fingerprint, (this.state.repeats.get(action.fingerprint) ?? 0) + 1);
+    return stop;
+  }
+
+  private emit(
+    role: Role,
+    step: number,
+    usage: ChatResult['usage'],
+    latencyMs: number,
+    retries: number,
+    action: Pick<StepRecord, 'action' | 'fingerprint'> | null,
+    error: string | null,
+  ): void {
+    const { env, state } = this;
+    const cost = callCost(env.settings.price, usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens);
+    state.inputTokens += usage.prompt_tokens;
+    state.outputTokens += usage.completion_tokens;
+    state.cachedTokens += usage.cached_tokens;
+    state.costUsd += cost;
+    state.elapsedMs = env.clock.elapsedMs();
+    env.onStep({
+      run_id: env.runId,
+      config_id: env.configId,
+      scenario: env.settings.scenario,
+      step,
+      round: state.rounds,
+      role,
+      call: state.calls,
+      input_tokens: usage.prompt_tokens,
+      output_tokens: usage.completion_tokens,
+      cached_tokens: usage.cached_tokens,
+      cum_input_tokens: state.inputTokens,
+      cum_output_tokens: state.outputTokens,
+      cost_usd: cost,
+      cum_cost_usd: state.costUsd,
+      latency_ms: Math.round(latencyMs),
+      elapsed_ms: Math.round(state.elapsedMs),
+      retries,
+      action: action?.action ?? null,
+      fingerprint: action?.fingerprint ?? null,
+      error,
+      settings: env.settings,
+    });
+  }
+}

@@ -1,0 +1,165 @@
+// `bench [options]`: the default command — run a sweep and print its summary.
+import fs from 'node:fs';
+import { Command, Option } from 'commander';
+import { DEFAULT_PRICED_MODEL, loadPricing, priceFor, DEFAULT_PRICING_FILE } from '../meter/pricing.ts';
+import { validateModelSpec, MODEL_SPECS_HELP, simProfileFor } from '../models/factory.ts';
+import { createProgress } from '../runner/progress.ts';
+import { hasRecords, resultsDirFor } from '../runner/results-dir.ts';
+import type { Price, Reflection } from '../runner/settings.ts';
+import { expandSweep, type Grid, type SweepSpec } from '../runner/sweep.ts';
+import { runSweep } from '../runner/sweep-runner.ts';
+import { parseChoiceList, parseNumberList } from '../runner/values.ts';
+import { resolveScenarios } from '../scenario/loader.ts';
+import type { Scenario } from '../scenario/schema.ts';
+import { UsageError } from './errors.ts';
+import { printSummary } from './summary-table.ts';
+
+export const DEFAULT_SCENARIOS = ['tiny-agent-sum-of-squares', 'seed-calibrated'];
+
+export interface RunOptions {
+  scenario?: string;
+  model: string;
+  steps: string;
+  maxCost: string;
+  timeout: string;
+  maxRepeat: string;
+  maxTokens: string;
+  maxCalls: string;
+  repeat: string;
+  seed: string;
+  concurrency: string;
+  out?: string;
+  force?: boolean;
+  json?: boolean;
+  quiet?: boolean;
+  transcripts: boolean;
+  pricing?: string;
+  priceModel?: string;
+  priceIn?: string;
+  priceOut?: string;
+  priceCached?: string;
+  promptCache: string;
+  maxOutputTokens: string;
+}
+
+function one(text: string, flag: string, rule: { integer?: boolean; min?: number; max?: number }): number {
+  const v = parseNumberList(text, { flag, ...rule });
+  if (v.length !== 1) throw new UsageError(`${flag}: takes one value, got '${text}'`);
+  return v[0]!;
+}
+
+function resolvePrice(o: RunOptions, models: string[]): Price {
+  const custom = [o.priceIn, o.priceOut].filter((x) => x !== undefined).length;
+  if (custom === 1) throw new UsageError('--price-in and --price-out go together (USD per 1M tokens)');
+  if (custom === 2) {
+    const input = one(o.priceIn!, '--price-in', { min: 0 });
+    return {
+      model: 'custom',
+      input_per_1m: input,
+      output_per_1m: one(o.priceOut!, '--price-out', { min: 0 }),
+      cached_input_per_1m: o.priceCached === undefined ? input : one(o.priceCached, '--price-cached', { min: 0 }),
+    };
+  }
+  const table = loadPricing(o.pricing ?? DEFAULT_PRICING_FILE);
+  const openai = models.filter((m) => m.startsWith('openai:')).map((m) => m.slice('openai:'.length));
+  const priced = o.priceModel ?? (openai.length === 1 && models.length === 1 && table.models[openai[0]!] ? openai[0]! : DEFAULT_PRICED_MODEL);
+  return priceFor(table, priced, o.pricing ?? DEFAULT_PRICING_FILE);
+}
+
+function buildGrid(o: RunOptions): Grid {
+  const limit = (text: string, flag: string, rule: { integer?: boolean; min?: number }) => parseNumberList(text, { flag, off: true, ...rule });
+  const models = parseChoiceList(o.model, '--model', (v) => v.length > 0);
+  models.forEach(validateModelSpec);
+  const grid: Grid = {
+    model: models,
+    max_steps: limit(o.steps, '--steps', { integer: true, min: 1 }),
+    max_cost_usd: limit(o.maxCost, '--max-cost', { min: 0 }),
+    timeout_s: limit(o.timeout, '--timeout', { min: 0.001 }),
+    max_repeat: limit(o.maxRepeat, '--max-repeat', { integer: true, min: 1 }),
+    max_tokens: limit(o.maxTokens, '--max-tokens', { integer: true, min: 1 }),
+    max_calls: limit(o.maxCalls, '--max-calls', { integer: true, min: 1 }),
+    max_rounds: [null],
+    reflection: ['off' as Reflection],
+    context: ['full'],
+    agent: {},
+  };
+  // A run needs at least one brake that bounds its length; refuse a grid point that has none.
+  const unbounded = grid.max_steps.includes(null) && grid.max_cost_usd.includes(null) && grid.timeout_s.includes(null) && grid.max_tokens.includes(null) && grid.max_calls.includes(null);
+  if (unbounded) throw new UsageError('every length brake is off in some configuration: keep at least one of --steps, --max-cost, --timeout, --max-tokens, --max-calls on');
+  return grid;
+}
+
+/** Validates everything the flags say, before anything is written. */
+export function buildSweepSpec(o: RunOptions): SweepSpec {
+  const scenarios: Scenario[] = resolveScenarios((o.scenario ?? DEFAULT_SCENARIOS.join(',')).split(',').map((s) => s.trim()).filter(Boolean));
+  if (scenarios.length === 0) throw new UsageError('--scenario: no scenario given');
+  const grid = buildGrid(o);
+  for (const s of scenarios) for (const m of grid.model) if (m.startsWith('sim')) checkProfileTools(s, m);
+  const promptCache = parseChoiceList(o.promptCache, '--prompt-cache', ['on', 'off'] as const);
+  if (promptCache.length !== 1) throw new UsageError('--prompt-cache: takes one value, on or off');
+  return {
+    scenarios,
+    grid,
+    fixed: {
+      price: resolvePrice(o, grid.model),
+      prompt_cache: promptCache[0] === 'on',
+      max_output_tokens: one(o.maxOutputTokens, '--max-output-tokens', { integer: true, min: 1, max: 1_000_000 }),
+      max_reflections: 2,
+    },
+    repeat: one(o.repeat, '--repeat', { integer: true, min: 1, max: 100_000 }),
+    seed: one(o.seed, '--seed', { integer: true, min: 0 }),
+  };
+}
+
+/** A profile that calls tools the scenario does not declare would only produce refusals: say so up front. */
+function checkProfileTools(s: Scenario, model: string): void {
+  const profile = simProfileFor(model, s);
+  const declared = new Set(s.tools.map((t) => t.name));
+  const missing = [...profile.actions, ...profile.improvements].map((a) => a.tool).filter((t) => !declared.has(t));
+  if (missing.length > 0 && model !== 'sim')
+    throw new UsageError(`--model ${model}: profile '${profile.id}' calls tool(s) ${[...new Set(missing)].join(', ')} that scenario '${s.id}' does not declare`);
+}
+
+export function addRunOptions(cmd: Command): Command {
+  return cmd
+    .option('-s, --scenario <ids>', `scenario ids or .yaml paths, comma-separated (default: ${DEFAULT_SCENARIOS.join(',')})`)
+    .option('-m, --model <specs>', `model(s) to sweep: ${MODEL_SPECS_HELP}`, 'sim')
+    .option('--steps <list>', 'MAX_STEPS values to sweep: 12,30 or 5..30:5 or off', '12')
+    .option('--max-cost <list>', 'budget per run in USD (never exceeded: the next call is projected), list or off', '0.5')
+    .option('--timeout <list>', 'wall-clock limit per run in seconds (virtual clock for simulated models), list or off', '120')
+    .option('--max-repeat <list>', 'spin detection: how often one action (tool + arguments) may run, list or off', '3')
+    .option('--max-tokens <list>', 'total tokens (input + output) per run, list or off', 'off')
+    .option('--max-calls <list>', 'model calls per run, list or off', 'off')
+    .option('-n, --repeat <n>', 'runs per configuration, each with its own seed', '10')
+    .option('--seed <n>', 'sweep seed: the same seed gives the same runs', '1')
+    .option('-j, --concurrency <n>', 'runs at once', '4')
+    .option('-o, --out <name>', 'results directory: results/<name>, or a path (default: a timestamp)')
+    .option('--force', 'overwrite an existing results directory')
+    .option('--json', 'print the summary as JSON on stdout')
+    .option('-q, --quiet', 'no progress bar')
+    .option('--no-transcripts', 'do not save transcripts/<run_id>.json')
+    .option('--pricing <file>', 'pricing table (YAML, like data/pricing.yaml)')
+    .option('--price-model <name>', `price the tokens as this model from the pricing table (default: ${DEFAULT_PRICED_MODEL}, or the openai: model swept)`)
+    .option('--price-in <usd>', 'custom input price, USD per 1M tokens (with --price-out)')
+    .option('--price-out <usd>', 'custom output price, USD per 1M tokens (with --price-in)')
+    .option('--price-cached <usd>', 'custom cached-input price, USD per 1M tokens (default: the input price)')
+    .addOption(new Option('--prompt-cache <on|off>', 'bill repeated prompt prefixes at the cached rate, as providers do').default('off'))
+    .option('--max-output-tokens <n>', 'max_tokens per call; the budget brake projects this worst case', '1024');
+}
+
+export function registerRun(program: Command): void {
+  addRunOptions(program.command('run', { isDefault: true }).description('run a sweep (the default command): scenarios × settings × repeats'))
+    .action(async (o: RunOptions, cmd: Command) => {
+      const spec = buildSweepSpec(o);
+      const plans = expandSweep(spec);
+      const concurrency = one(o.concurrency, '--concurrency', { integer: true, min: 1, max: 1024 });
+      const dir = resultsDirFor(o.out);
+      if (fs.existsSync(dir) && hasRecords(dir)) {
+        if (!o.force) throw new UsageError(`${dir} already holds results (use --force to overwrite, or another --out)`);
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+      const progress = createProgress(plans.length, !o.quiet && !o.json);
+      const outcome = await runSweep({ dir, spec, plans, concurrency, transcripts: o.transcripts, progress, command: cmd.parent?.args ? process.argv.slice(2) : [] });
+      printSummary(outcome.summary, { json: o.json, dir });
+    });
+}

@@ -1,0 +1,130 @@
+// Token counting with a real tokenizer (o200k_base, as gpt-4o and gpt-4o-mini bill), plus the
+// chat-format overheads providers add: 3 tokens per message, 3 to prime the reply, and the
+// tool schemas rendered the way the model sees them.
+//
+// Counting is incremental: each message object is tokenized once (WeakMap), so metering a run
+// costs O(new text), not O(steps²). `bench serve` sees fresh objects per request, so it also
+// keys by content (bounded Map).
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import type { AssistantMessage, ChatMessage, ToolSpec } from '../models/chat.ts';
+
+export const TOKENS_PER_MESSAGE = 3;
+export const REPLY_PRIMING = 3;
+/** Per tool call inside an assistant message: the call wrapper around name and arguments. */
+export const TOKENS_PER_TOOL_CALL = 3;
+
+export function countText(text: string): number {
+  return text.length === 0 ? 0 : countTokens(text);
+}
+
+/** Tokens a message costs when it is sent as input. */
+export function messageTokensUncached(m: ChatMessage): number {
+  let n = TOKENS_PER_MESSAGE + countText(m.role) + countText(m.content ?? '');
+  if ('name' in m && m.name) n += 1 + countText(m.name);
+  if (m.role === 'assistant' && m.tool_calls) {
+    for (const c of m.tool_calls) n += TOKENS_PER_TOOL_CALL + countText(c.function.name) + countText(c.function.arguments);
+  }
+  return n;
+}
+
+/** Tokens the model is billed for producing this message. */
+export function completionTokens(m: AssistantMessage): number {
+  let n = countText(m.content ?? '');
+  for (const c of m.tool_calls ?? []) n += TOKENS_PER_TOOL_CALL + countText(c.function.name) + countText(c.function.arguments);
+  return n;
+}
+
+/** Tool schemas as the model sees them (a TypeScript-like namespace, as OpenAI renders functions). */
+export function renderTools(tools: ToolSpec[]): string {
+  const lines = ['# Tools', '', '## functions', '', 'namespace functions {', ''];
+  for (const t of tools) {
+    const f = t.function;
+    if (f.description) lines.push(`// ${f.description}`);
+    const props = (f.parameters?.properties ?? {}) as Record<string, { type?: string; description?: string }>;
+    const required = new Set((f.parameters?.required as string[] | undefined) ?? []);
+    lines.push(`type ${f.name} = (_: {`);
+    for (const [key, p] of Object.entries(props)) {
+      if (p.description) lines.push(`// ${p.description}`);
+      lines.push(`${key}${required.has(key) ? '' : '?'}: ${p.type ?? 'any'},`);
+    }
+    lines.push('}) => any;', '');
+  }
+  lines.push('} // namespace functions');
+  return lines.join('\n');
+}
+
+export function toolsTokensUncached(tools: ToolSpec[] | undefined): number {
+  if (!tools || tools.length === 0) return 0;
+  return TOKENS_PER_MESSAGE + countText(renderTools(tools));
+}
+
+const CONTENT_CACHE_LIMIT = 50_000;
+
+export class TokenCounter {
+  private readonly byObject = new WeakMap<object, number>();
+  private readonly byContent = new Map<string, number>();
+  /** Tokenizer calls made (for the perf report: each message should be tokenized once). */
+  tokenizations = 0;
+
+  constructor(private readonly keyByContent = false) {}
+
+  message(m: ChatMessage): number {
+    const hit = this.byObject.get(m);
+    if (hit !== undefined) return hit;
+    let key: string | undefined;
+    if (this.keyByContent) {
+      key = JSON.stringify(m);
+      const c = this.byContent.get(key);
+      if (c !== undefined) {
+        this.byObject.set(m, c);
+        return c;
+      }
+    }
+    const n = messageTokensUncached(m);
+    this.tokenizations++;
+    this.byObject.set(m, n);
+    if (key !== undefined) {
+      if (this.byContent.size >= CONTENT_CACHE_LIMIT) this.byContent.clear();
+      this.byContent.set(key, n);
+    }
+    return n;
+  }
+
+  /** Completion tokens of an answer; also remembers what it will cost when sent back as input. */
+  produced(m: AssistantMessage): number {
+    const n = completionTokens(m);
+    this.tokenizations++;
+    this.byObject.set(m, n + TOKENS_PER_MESSAGE + countText('assistant') + (m.name ? 1 + countText(m.name) : 0));
+    return n;
+  }
+
+  tools(tools: ToolSpec[] | undefined): number {
+    if (!tools || tools.length === 0) return 0;
+    const hit = this.byObject.get(tools);
+    if (hit !== undefined) return hit;
+    const n = toolsTokensUncached(tools);
+    this.tokenizations++;
+    this.byObject.set(tools, n);
+    return n;
+  }
+
+  /** Input tokens of a whole request: tools, every message, reply priming. */
+  prompt(messages: ChatMessage[], tools?: ToolSpec[]): number {
+    let n = this.tools(tools) + REPLY_PRIMING;
+    for (const m of messages) n += this.message(m);
+    return n;
+  }
+
+  /** Tokens of the longest common prefix of two requests (tools first, then whole messages). */
+  sharedPrefix(prev: ChatMessage[], next: ChatMessage[], tools?: ToolSpec[]): number {
+    let n = this.tools(tools);
+    const len = Math.min(prev.length, next.length);
+    for (let i = 0; i < len; i++) {
+      const a = prev[i]!;
+      const b = next[i]!;
+      if (a !== b && JSON.stringify(a) !== JSON.stringify(b)) break;
+      n += this.message(b);
+    }
+    return n;
+  }
+}

@@ -1,0 +1,78 @@
+// The ChatModel contract: the only thing agent loops know about models.
+// Messages and tools are in OpenAI chat-completions format, so the same request can go
+// to a simulated model in process, to `bench serve`, or to any OpenAI-compatible API.
+
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export type ChatMessage =
+  | { role: 'system'; content: string; name?: string }
+  | { role: 'user'; content: string; name?: string }
+  | { role: 'assistant'; content: string | null; tool_calls?: ToolCall[]; name?: string }
+  | { role: 'tool'; content: string; tool_call_id: string };
+
+export type AssistantMessage = Extract<ChatMessage, { role: 'assistant' }>;
+
+export interface ToolSpec {
+  type: 'function';
+  function: { name: string; description?: string; parameters?: Record<string, unknown> };
+}
+
+/** Which part of an agent made a call; carried in every StepRecord. */
+export type Role = 'act' | 'create' | 'prioritize' | 'execute' | 'reflect' | 'summarize';
+
+export interface ChatRequest {
+  model: string;
+  messages: ChatMessage[];
+  tools?: ToolSpec[];
+  max_tokens?: number;
+  temperature?: number;
+  seed?: number;
+}
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens: number;
+}
+
+/** What the harness knows about a call besides the request (never sent to a provider). */
+export interface CallContext {
+  runId: string;
+  scenario: string;
+  step: number;
+  round: number;
+  role: Role;
+  signal?: AbortSignal;
+}
+
+export interface ChatResult {
+  message: AssistantMessage;
+  usage: Usage;
+  /** Latency of the call as the model reports it (simulated for sims, measured otherwise). */
+  latencyMs: number;
+  /** Retries the transport made before this answer (0 when the first attempt answered). */
+  retries: number;
+}
+
+export interface ChatModel {
+  /** The spec it was built from, e.g. `sim:seed-calibrated`, `openai:gpt-4o-mini`. */
+  readonly id: string;
+  /** True when latency is simulated: the run then uses a virtual clock. */
+  readonly simulated: boolean;
+  complete(request: ChatRequest, context: CallContext): Promise<ChatResult>;
+}
+
+/** A model call failed for good (after the transport's own retries). Ends the run as `error`. */
+export class ModelError extends Error {
+  constructor(
+    message: string,
+    readonly retries = 0,
+  ) {
+    super(message);
+    this.name = 'ModelError';
+  }
+}

@@ -1,0 +1,57 @@
+import type { Role } from '../models/chat.ts';
+import type { StopReason } from '../brakes/stop-reason.ts';
+import type { Settings } from './settings.ts';
+
+/** One line of steps.jsonl: one model call. */
+export interface StepRecord {
+  run_id: string;
+  config_id: string;
+  scenario: string;
+  step: number;
+  round: number;
+  role: Role;
+  call: number;
+  input_tokens: number;
+  output_tokens: number;
+  cached_tokens: number;
+  cum_input_tokens: number;
+  cum_output_tokens: number;
+  cost_usd: number;
+  cum_cost_usd: number;
+  latency_ms: number;
+  /** Run clock after this call (virtual for sims, wall clock otherwise). */
+  elapsed_ms: number;
+  retries: number;
+  /** Tool names the answer called, `|`-joined; null for a final answer. */
+  action: string | null;
+  fingerprint: string | null;
+  error: string | null;
+  settings: Settings;
+}
+
+/** One line of runs.jsonl: one run, written when it ends (also when interrupted). */
+export interface RunRecord {
+  run_id: string;
+  config_id: string;
+  scenario: string;
+  agent: string;
+  settings: Settings;
+  stop_reason: StopReason;
+  stop_detail: string;
+  stop_step: number;
+  steps: number;
+  calls: number;
+  rounds: number;
+  input_tokens: number;
+  output_tokens: number;
+  cached_tokens: number;
+  cost_usd: number;
+  elapsed_ms: number;
+  answer: string | null;
+  /** Whether the final answer passed the scenario's check; null when the scenario has none. */
+  success: boolean | null;
+  started_at: string;
+  finished_at: string;
+  /** Extra, agent-specific outcome data (task queue state, reflection changes...). */
+  extra?: Record<string, unknown>;
+}

@@ -1,0 +1,26 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT } from '../paths.ts';
+
+export const FILES = {
+  meta: 'meta.json',
+  steps: 'steps.jsonl',
+  runs: 'runs.jsonl',
+  stepsCsv: 'steps.csv',
+  runsCsv: 'runs.csv',
+  summaryCsv: 'summary.csv',
+  transcripts: 'transcripts',
+} as const;
+
+/** `--out NAME` → results/NAME; a value with a slash is a path. Default: a timestamp. */
+export function resultsDirFor(out: string | undefined, now = new Date()): string {
+  if (out && /[/\\]/.test(out)) return path.resolve(out);
+  const name = out ?? now.toISOString().replace(/[:]/g, '-').replace(/\..+$/, '');
+  return path.join(ROOT, 'results', name);
+}
+
+export const resultFile = (dir: string, name: keyof typeof FILES) => path.join(dir, FILES[name]);
+
+export function hasRecords(dir: string): boolean {
+  return fs.existsSync(resultFile(dir, 'runs')) || fs.existsSync(resultFile(dir, 'steps'));
+}

@@ -1,0 +1,60 @@
+// Settings: everything a sweep varies for one run. Serialised whole into every record,
+// so any row can be re-run alone (`bench --scenario X` with the same flags and seed).
+
+export interface Price {
+  /** Pricing-table entry these rates came from, or `custom`. */
+  model: string;
+  input_per_1m: number;
+  cached_input_per_1m: number;
+  output_per_1m: number;
+}
+
+/** Each limit is a number or null (brake off). */
+export interface Limits {
+  max_steps: number | null;
+  max_cost_usd: number | null;
+  timeout_s: number | null;
+  max_repeat: number | null;
+  max_tokens: number | null;
+  max_calls: number | null;
+  max_rounds: number | null;
+}
+
+export type Reflection = 'off' | 'final' | 'every-step';
+
+export interface Settings {
+  scenario: string;
+  /** `sim`, `sim:<profile>`, `openai:<model>`, `replay:<cassette>`. */
+  model: string;
+  limits: Limits;
+  reflection: Reflection;
+  max_reflections: number;
+  /** `full`, `window:K` or `summarize:T`. */
+  context: string;
+  price: Price;
+  prompt_cache: boolean;
+  /** Sent as max_tokens; also what the budget brake projects for the next answer. */
+  max_output_tokens: number;
+  /** Per-run seed: depends on the sweep seed, the scenario and the repeat index only,
+   *  so every configuration sees the same model behaviour (common random numbers). */
+  seed: number;
+  repeat: number;
+  /** Agent-specific knobs (task queue: queue_cap, dedup, ...), swept like the rest. */
+  agent: Record<string, string | number | boolean | null>;
+}
+
+export const SEED_LIMITS: Limits = {
+  max_steps: 12,
+  max_cost_usd: 0.5,
+  timeout_s: 120,
+  max_repeat: 3,
+  max_tokens: null,
+  max_calls: null,
+  max_rounds: null,
+};
+
+/** A configuration is the settings without the repeat-specific parts. */
+export function configKey(s: Settings): string {
+  const { seed: _seed, repeat: _repeat, ...rest } = s;
+  return JSON.stringify(rest);
+}

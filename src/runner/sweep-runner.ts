@@ -1,0 +1,98 @@
+// Runs a planned sweep into a results directory: records stream to disk as they happen,
+// runs go through a shared concurrency limiter, reports are built at the end.
+import fs from 'node:fs';
+import path from 'node:path';
+import pLimit from 'p-limit';
+import { TokenCounter } from '../meter/tokens.ts';
+import { buildReports, type BuiltReports } from '../report/build.ts';
+import type { Scenario } from '../scenario/schema.ts';
+import { ToolRegistry } from '../tools/registry.ts';
+import { writeJsonAtomic } from './atomic.ts';
+import { JsonlWriter } from './jsonl.ts';
+import { gitCommit, versions, type Meta } from './meta.ts';
+import type { Progress } from './progress.ts';
+import type { RunRecord } from './records.ts';
+import { FILES, resultFile } from './results-dir.ts';
+import { executeRun } from './run-one.ts';
+import type { RunPlan, SweepSpec } from './sweep.ts';
+import { buildTranscript } from './transcript.ts';
+
+export interface SweepOptions {
+  dir: string;
+  spec: SweepSpec;
+  plans: RunPlan[];
+  concurrency: number;
+  transcripts: boolean;
+  progress: Progress;
+  command: string[];
+  signal?: AbortSignal;
+}
+
+export interface SweepOutcome extends BuiltReports {
+  dir: string;
+  status: Meta['status'];
+}
+
+export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
+  fs.mkdirSync(o.dir, { recursive: true });
+  if (o.transcripts) fs.mkdirSync(path.join(o.dir, FILES.transcripts), { recursive: true });
+  const meta: Meta = {
+    tool: 'loopbench',
+    version: versions().loopbench!,
+    status: 'running',
+    created_at: new Date().toISOString(),
+    finished_at: null,
+    command: o.command,
+    scenarios: o.spec.scenarios.map((s) => s.id),
+    grid: o.spec.grid,
+    fixed: o.spec.fixed,
+    repeat: o.spec.repeat,
+    seed: o.spec.seed,
+    runs_planned: o.plans.length,
+    runs_done: 0,
+    versions: versions(),
+    git_commit: gitCommit(),
+  };
+  writeJsonAtomic(resultFile(o.dir, 'meta'), meta);
+
+  const steps = new JsonlWriter(resultFile(o.dir, 'steps'));
+  const runs = new JsonlWriter(resultFile(o.dir, 'runs'));
+  const counter = new TokenCounter();
+  const registries = new Map<Scenario, ToolRegistry>();
+  const tools = (plan: RunPlan) => {
+    let r = registries.get(plan.scenario);
+    if (!r) registries.set(plan.scenario, (r = ToolRegistry.fromDecls(plan.scenario.tools)));
+    return r;
+  };
+  const limit = pLimit(o.concurrency);
+  try {
+    await Promise.all(
+      o.plans.map((plan) =>
+        limit(async () => {
+          const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.write(r), signal: o.signal });
+          steps.flush();
+          runs.write(result.record);
+          runs.flush();
+          if (o.transcripts) {
+            writeJsonAtomic(
+              path.join(o.dir, FILES.transcripts, `${plan.runId}.json`),
+              buildTranscript(result.record, result.calls, result.messages),
+            );
+          }
+          meta.runs_done++;
+          o.progress.tick(`${plan.configId}: ${result.record.stop_reason}`);
+          return result.record as RunRecord;
+        }),
+      ),
+    );
+  } finally {
+    steps.close();
+    runs.close();
+    o.progress.stop();
+  }
+  meta.status = o.signal?.aborted ? 'interrupted' : 'complete';
+  meta.finished_at = new Date().toISOString();
+  writeJsonAtomic(resultFile(o.dir, 'meta'), meta);
+  const built = await buildReports(o.dir);
+  return { ...built, dir: o.dir, status: meta.status };
+}

@@ -1,0 +1,109 @@
+// A Sweep = scenarios × settings grid × repeats. Expansion is pure and deterministic, so shards,
+// resume and merge all see the same run ids.
+import { hash32 } from '../models/sim/rng.ts';
+import type { Scenario } from '../scenario/schema.ts';
+import type { Limits, Reflection, Settings } from './settings.ts';
+
+/** Every dimension a sweep can vary; each holds the values to sweep. */
+export interface Grid {
+  model: string[];
+  max_steps: Array<number | null>;
+  max_cost_usd: Array<number | null>;
+  timeout_s: Array<number | null>;
+  max_repeat: Array<number | null>;
+  max_tokens: Array<number | null>;
+  max_calls: Array<number | null>;
+  max_rounds: Array<number | null>;
+  reflection: Reflection[];
+  context: string[];
+  /** Agent-specific dimensions (task queue: queue_cap, dedup, ...). */
+  agent: Record<string, Array<string | number | boolean | null>>;
+}
+
+/** Settings the sweep does not vary. */
+export type Fixed = Pick<Settings, 'price' | 'prompt_cache' | 'max_output_tokens' | 'max_reflections'>;
+
+export interface SweepSpec {
+  scenarios: Scenario[];
+  grid: Grid;
+  fixed: Fixed;
+  repeat: number;
+  seed: number;
+}
+
+export interface RunPlan {
+  runId: string;
+  configId: string;
+  scenario: Scenario;
+  settings: Settings;
+}
+
+const LIMIT_KEYS = ['max_steps', 'max_cost_usd', 'timeout_s', 'max_repeat', 'max_tokens', 'max_calls', 'max_rounds'] as const;
+/** Short names used in configuration labels. */
+const LABEL: Record<string, string> = {
+  model: 'model',
+  max_steps: 'steps',
+  max_cost_usd: 'cost',
+  timeout_s: 'timeout',
+  max_repeat: 'repeat',
+  max_tokens: 'tokens',
+  max_calls: 'calls',
+  max_rounds: 'rounds',
+  reflection: 'reflection',
+  context: 'context',
+};
+
+type Dim = { key: string; values: unknown[]; agent: boolean };
+
+function dims(grid: Grid): Dim[] {
+  const out: Dim[] = [{ key: 'model', values: grid.model, agent: false }];
+  for (const k of LIMIT_KEYS) out.push({ key: k, values: grid[k], agent: false });
+  out.push({ key: 'reflection', values: grid.reflection, agent: false }, { key: 'context', values: grid.context, agent: false });
+  for (const [k, v] of Object.entries(grid.agent)) out.push({ key: k, values: v, agent: true });
+  return out;
+}
+
+function cartesian(ds: Dim[]): Array<Record<string, unknown>> {
+  let acc: Array<Record<string, unknown>> = [{}];
+  for (const d of ds) acc = acc.flatMap((a) => d.values.map((v) => ({ ...a, [d.key]: v })));
+  return acc;
+}
+
+const show = (v: unknown) => (v === null ? 'off' : String(v));
+
+/** Per-run seed: the same for every configuration of a scenario and repeat (common random numbers). */
+export function runSeed(sweepSeed: number, scenario: string, repeat: number): number {
+  return hash32(`${sweepSeed}:${scenario}:${repeat}`);
+}
+
+export function expandSweep(spec: SweepSpec): RunPlan[] {
+  const ds = dims(spec.grid);
+  const varying = ds.filter((d) => d.values.length > 1 || d.key === 'max_steps');
+  const plans: RunPlan[] = [];
+  for (const scenario of spec.scenarios) {
+    for (const point of cartesian(ds)) {
+      const label = [scenario.id, ...varying.map((d) => `${LABEL[d.key] ?? d.key}=${show(point[d.key])}`)].join(' ');
+      const limits = Object.fromEntries(LIMIT_KEYS.map((k) => [k, point[k]])) as unknown as Limits;
+      const agent = Object.fromEntries(ds.filter((d) => d.agent).map((d) => [d.key, point[d.key]])) as Settings['agent'];
+      for (let repeat = 0; repeat < spec.repeat; repeat++) {
+        const settings: Settings = {
+          scenario: scenario.id,
+          model: point.model as string,
+          limits,
+          reflection: point.reflection as Reflection,
+          max_reflections: spec.fixed.max_reflections,
+          context: point.context as string,
+          price: spec.fixed.price,
+          prompt_cache: spec.fixed.prompt_cache,
+          max_output_tokens: spec.fixed.max_output_tokens,
+          seed: runSeed(spec.seed, scenario.id, repeat),
+          repeat,
+          agent,
+        };
+        const slug = label.replace(/[^a-zA-Z0-9.=-]+/g, '_');
+        plans.push({ runId: `${slug}_r${String(repeat).padStart(3, '0')}`, configId: label, scenario, settings });
+      }
+    }
+  }
+  return plans;
+}

@@ -1,0 +1,61 @@
+// Parsing sweep values from flags: lists (`12,30`), ranges (`5..30:5`) and `off`.
+import { UsageError } from '../cli/errors.ts';
+
+export interface NumberRule {
+  flag: string;
+  integer?: boolean;
+  min?: number;
+  max?: number;
+  /** Whether `off` (brake disabled → null) is accepted. */
+  off?: boolean;
+}
+
+function parseNumber(token: string, rule: NumberRule): number {
+  const n = Number(token);
+  const kind = rule.integer ? 'a whole number' : 'a number';
+  if (token.trim() === '' || !Number.isFinite(n) || (rule.integer && !Number.isInteger(n)))
+    throw new UsageError(`${rule.flag}: '${token}' is not ${kind}${accepted(rule)}`);
+  if (rule.min !== undefined && n < rule.min) throw new UsageError(`${rule.flag}: ${token} is below the minimum ${rule.min}${accepted(rule)}`);
+  if (rule.max !== undefined && n > rule.max) throw new UsageError(`${rule.flag}: ${token} is above the maximum ${rule.max}${accepted(rule)}`);
+  return n;
+}
+
+function accepted(rule: NumberRule): string {
+  const range = rule.min !== undefined ? ` ≥ ${rule.min}` : '';
+  return ` (accepted: ${rule.integer ? 'whole numbers' : 'numbers'}${range}, lists like 12,30, ranges like 5..30:5${rule.off ? ', or off' : ''})`;
+}
+
+/** `12,30`, `5..30:5`, `10..100:10,off` → [12, 30] etc. Duplicates are dropped, order kept. */
+export function parseNumberList(text: string, rule: NumberRule): Array<number | null> {
+  const out: Array<number | null> = [];
+  for (const raw of text.split(',')) {
+    const token = raw.trim();
+    if (token === 'off') {
+      if (!rule.off) throw new UsageError(`${rule.flag}: 'off' is not accepted here${accepted(rule)}`);
+      out.push(null);
+      continue;
+    }
+    const range = /^(.+?)\.\.(.+?)(?::(.+))?$/.exec(token);
+    if (range) {
+      const from = parseNumber(range[1]!, rule);
+      const to = parseNumber(range[2]!, rule);
+      const by = range[3] === undefined ? 1 : parseNumber(range[3], { ...rule, min: Number.MIN_VALUE, max: undefined });
+      if (to < from) throw new UsageError(`${rule.flag}: range '${token}' runs backwards (write ${range[2]}..${range[1]})`);
+      if ((to - from) / by > 10_000) throw new UsageError(`${rule.flag}: range '${token}' has more than 10,000 values`);
+      for (let v = from; v <= to + 1e-9; v += by) out.push(Number(v.toFixed(10)));
+      continue;
+    }
+    out.push(parseNumber(token, rule));
+  }
+  if (out.length === 0) throw new UsageError(`${rule.flag}: no values given${accepted(rule)}`);
+  return [...new Set(out)];
+}
+
+export function parseChoiceList<T extends string>(text: string, flag: string, choices: readonly T[] | ((v: string) => boolean)): T[] {
+  const out = text.split(',').map((s) => s.trim());
+  for (const v of out) {
+    const ok = typeof choices === 'function' ? choices(v) : (choices as readonly string[]).includes(v);
+    if (!ok) throw new UsageError(`${flag}: '${v}' is not accepted${typeof choices === 'function' ? '' : ` (accepted: ${choices.join(', ')})`}`);
+  }
+  return [...new Set(out)] as T[];
+}

@@ -1,0 +1,31 @@
+// A scripted tool: returns canned text of a given size, deterministic in its arguments, so a
+// scenario can model "a search returns a 450-token page" without any network.
+import { canonicalJson } from '../brakes/fingerprint.ts';
+import { draw } from '../models/sim/behaviour.ts';
+import type { Dist } from '../models/sim/profile.ts';
+import { rng } from '../models/sim/rng.ts';
+import { words } from '../models/sim/text.ts';
+import type { ToolSpec } from '../models/chat.ts';
+import type { Tool } from './tool.ts';
+
+export interface ScriptedToolOptions {
+  spec: ToolSpec;
+  resultTokens: Dist;
+  /** Optional fixed text placed before the generated body. */
+  header?: string;
+  virtualMs: number;
+}
+
+export function scriptedTool(o: ScriptedToolOptions): Tool {
+  const name = o.spec.function.name;
+  return {
+    spec: o.spec,
+    virtualMs: o.virtualMs,
+    run: async (args) => {
+      const key = canonicalJson(args);
+      const r = rng(name, key);
+      const head = o.header ?? `${name} ${key}:`;
+      return `${head}\n${words(r, Math.round(draw(r, o.resultTokens)))}`;
+    },
+  };
+}

@@ -24,6 +24,16 @@ export interface ToolSpec {
 /** Which part of an agent made a call; carried in every StepRecord. */
 export type Role = 'act' | 'create' | 'prioritize' | 'execute' | 'reflect' | 'summarize';
 
+/**
+ * Calls for roles other than `act` name their role in the system message's `name` field (a standard
+ * OpenAI field). A simulated model reads it to know which part it plays, so it behaves the same in
+ * process and behind `bench serve`.
+ */
+export function roleOf(messages: ChatMessage[]): Role {
+  const system = messages.find((m) => m.role === 'system');
+  return ((system && 'name' in system && system.name) || 'act') as Role;
+}
+
 export interface ChatRequest {
   model: string;
   messages: ChatMessage[];

@@ -1,38 +1,10 @@
 // A simulated model: writes real text and real JSON tool calls, deterministic per seed, and bills
 // its usage with the real tokenizer and chat-format overheads, as a provider would.
-import type { AssistantMessage, CallContext, ChatMessage, ChatModel, ChatRequest, ChatResult } from '../chat.ts';
+import { ModelError, roleOf, type AssistantMessage, type CallContext, type ChatModel, type ChatRequest, type ChatResult, type Role } from '../chat.ts';
 import type { TokenCounter } from '../../meter/tokens.ts';
 import { PrefixCache } from '../../meter/prefix-cache.ts';
-import { decide, draw, fillArgs } from './behaviour.ts';
+import { writeAct } from './act.ts';
 import type { Profile } from './profile.ts';
-import { hash32, rng } from './rng.ts';
-import { words } from './text.ts';
-
-const STEP_MARK = /^(?:Thought|Answer) (\d+):/;
-
-/** The sim numbers its own messages, so it knows its step from the conversation alone (any context window keeps the last one). */
-export function stepOf(messages: ChatMessage[]): number {
-  let assistants = 0;
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i]!;
-    if (m.role !== 'assistant') continue;
-    const mark = STEP_MARK.exec(m.content ?? '');
-    if (mark) return Number(mark[1]) + 1;
-    assistants++;
-  }
-  return assistants + 1;
-}
-
-function lastObservation(messages: ChatMessage[]): string {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i]!;
-    if (m.role === 'tool') {
-      const lines = m.content.trim().split('\n');
-      return lines[lines.length - 1] ?? '';
-    }
-  }
-  return '';
-}
 
 export interface SimOptions {
   promptCache: boolean;
@@ -50,26 +22,11 @@ export class SimModel implements ChatModel {
   ) {}
 
   /** The assistant message this profile writes for the request: pure in (profile, seed, messages). */
-  respond(request: ChatRequest): { message: AssistantMessage; latencyMs: number } {
-    const p = this.profile;
-    const seed = request.seed ?? 0;
-    const step = stepOf(request.messages);
-    const r = rng(seed, step, 'act');
-    const latencyMs = Math.round(draw(r, p.latency_ms));
-    const decision = decide(p, step, seed);
-    if (decision.kind === 'answer') {
-      const answer = p.answer.replaceAll('{observation}', lastObservation(request.messages));
-      return { message: { role: 'assistant', content: `Answer ${step}: ${answer}` }, latencyMs };
-    }
-    const t = decision.template;
-    const thought = `Thought ${step}: ${t.thought ? `${t.thought} ` : ''}${words(r, Math.round(draw(r, p.thought_tokens)))}`;
-    let args = JSON.stringify(fillArgs(t.args, decision.n, step));
-    if (r() < p.malformed_args_rate) args = args.slice(0, -1);
-    const id = `call_${hash32(`${seed}:${step}`).toString(36)}`;
-    return {
-      message: { role: 'assistant', content: thought, tool_calls: [{ id, type: 'function', function: { name: t.tool, arguments: args } }] },
-      latencyMs,
-    };
+  respond(request: ChatRequest): SimAnswer {
+    const role = roleOf(request.messages);
+    const writer = ROLE_WRITERS[role];
+    if (!writer) throw new ModelError(`simulated profile '${this.profile.id}' has no behaviour for role '${role}'`);
+    return writer(this.profile, request);
   }
 
   async complete(request: ChatRequest, _context: CallContext): Promise<ChatResult> {
@@ -84,3 +41,13 @@ export class SimModel implements ChatModel {
     };
   }
 }
+
+export interface SimAnswer {
+  message: AssistantMessage;
+  latencyMs: number;
+}
+
+/** How the sim plays each role; a role without a writer is an error, not a silent default. */
+const ROLE_WRITERS: Partial<Record<Role, (p: Profile, request: ChatRequest) => SimAnswer>> = {
+  act: writeAct,
+};

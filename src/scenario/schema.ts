@@ -11,6 +11,8 @@ const PythonTool = z
     kind: z.literal('python'),
     timeout_s: z.number().positive().max(600).default(10),
     max_output_chars: z.number().int().positive().max(1_000_000).default(2000),
+    /** Address-space limit of the interpreter (ulimit -v). */
+    max_memory_mb: z.number().int().min(64).max(65_536).default(1024),
     virtual_ms: z.number().nonnegative().default(500),
   })
   .strict();

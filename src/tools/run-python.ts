@@ -1,21 +1,17 @@
-// run_python, for real: python3 in a subprocess with a timeout, a scrubbed environment and a fresh
-// temporary working directory; returns the last characters of its output.
-import { execFileSync, spawn } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+// run_python, for real: python3 in the sandbox of python-sandbox.ts (timeout, output cap, memory
+// limit, scrubbed environment, fresh temporary working directory); returns the tail of its output.
+import { execFileSync } from 'node:child_process';
+import { runSandboxed, type SandboxLimits } from './python-sandbox.ts';
 import type { Tool } from './tool.ts';
 import { scrubbedEnv } from './scrub-env.ts';
 
-export interface RunPythonOptions {
-  timeoutS: number;
-  maxOutputChars: number;
+export interface RunPythonOptions extends SandboxLimits {
   /** Simulated duration on a virtual clock. */
   virtualMs: number;
   python?: string;
 }
 
-export const RUN_PYTHON_DEFAULTS: RunPythonOptions = { timeoutS: 10, maxOutputChars: 2000, virtualMs: 500 };
+export const RUN_PYTHON_DEFAULTS: RunPythonOptions = { timeoutS: 10, maxOutputChars: 2000, maxMemoryMb: 1024, virtualMs: 500 };
 
 export function runPythonTool(options: RunPythonOptions = RUN_PYTHON_DEFAULTS): Tool {
   return {
@@ -52,49 +48,6 @@ export function pythonExecutable(): string {
   return resolvedPython;
 }
 
-export async function runPython(code: string, options: RunPythonOptions, signal?: AbortSignal): Promise<string> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-py-'));
-  try {
-    return await new Promise<string>((resolve) => {
-      const child = spawn(options.python ?? pythonExecutable(), ['-c', code], {
-        cwd: dir,
-        env: scrubbedEnv(process.env),
-        stdio: ['ignore', 'pipe', 'pipe'],
-        detached: true,
-      });
-      // Keep only the tail while reading, so a program printing gigabytes cannot exhaust memory.
-      const keep = options.maxOutputChars;
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout = (stdout + d).slice(-keep)));
-      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-keep)));
-      let timedOut = false;
-      const killGroup = () => {
-        try {
-          process.kill(-child.pid!, 'SIGKILL');
-        } catch {
-          /* already gone */
-        }
-      };
-      const timer = setTimeout(() => {
-        timedOut = true;
-        killGroup();
-      }, options.timeoutS * 1000);
-      const onAbort = () => killGroup();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      child.on('error', (e) => {
-        clearTimeout(timer);
-        resolve(`Error: could not start python3: ${e.message}`);
-      });
-      child.on('close', (code) => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        if (timedOut) return resolve(`Error: timed out after ${options.timeoutS} s${stdout ? `\n${stdout.slice(-keep)}` : ''}`);
-        const out = code === 0 || !stderr ? stdout : `${stdout}${stderr}`;
-        resolve(out.slice(-keep) || (code === 0 ? '(no output)' : `Error: exit code ${code}`));
-      });
-    });
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+export function runPython(code: string, options: RunPythonOptions, signal?: AbortSignal): Promise<string> {
+  return runSandboxed(options.python ?? pythonExecutable(), code, options, signal);
 }

@@ -1,36 +1,8 @@
 // `bench`: the command-line entry point. Every command lives in its own file under src/cli/.
-import { Command, CommanderError } from 'commander';
-import { UsageError } from './errors.ts';
-import { registerRun } from './run.ts';
-import { registerScenarios } from './scenarios.ts';
-import { registerReport } from './report.ts';
+import { runCli } from './program.ts';
 
-const program = new Command('bench')
-  .description('loopbench: measure what LLM agent loops cost and whether they stop.')
-  .option('--debug', 'show stack traces for errors')
-  .showHelpAfterError('(run bench --help for usage)')
-  .exitOverride();
-
-registerRun(program);
-registerScenarios(program);
-registerReport(program);
-
-const debug = process.argv.includes('--debug');
-
-try {
-  await program.parseAsync(process.argv);
-} catch (e) {
-  if (e instanceof CommanderError) {
-    // Commander has printed its message already; help and version are not errors.
-    process.exit(e.exitCode === 0 ? 0 : 2);
-  }
-  if (e instanceof UsageError) {
-    console.error(`bench: ${e.message}`);
-    if (debug) console.error(e.stack);
-    process.exit(2);
-  }
-  console.error(`bench: ${e instanceof Error ? e.message : String(e)}`);
-  if (debug) console.error(e instanceof Error ? e.stack : e);
-  else console.error('(run again with --debug for the stack trace)');
-  process.exit(1);
-}
+const code = await runCli(process.argv.slice(2));
+// Errors end at once (nothing useful is left running); a finished or interrupted sweep ends
+// naturally, so its output drains first.
+if (code === 1 || code === 2) process.exit(code);
+process.exitCode = code;

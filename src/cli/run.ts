@@ -1,5 +1,6 @@
 // `bench [options]`: the default command — run a sweep and print its summary.
 import fs from 'node:fs';
+import path from 'node:path';
 import { Command, Option } from 'commander';
 import { DEFAULT_PRICED_MODEL, loadPricing, priceFor, DEFAULT_PRICING_FILE } from '../meter/pricing.ts';
 import { validateModelSpec, MODEL_SPECS_HELP, simProfileFor } from '../models/factory.ts';
@@ -7,11 +8,13 @@ import { createProgress } from '../runner/progress.ts';
 import { hasRecords, resultsDirFor } from '../runner/results-dir.ts';
 import type { Price, Reflection } from '../runner/settings.ts';
 import { expandSweep, type Grid, type SweepSpec } from '../runner/sweep.ts';
-import { runSweep } from '../runner/sweep-runner.ts';
+import { runSweep, type SweepOptions, type SweepOutcome } from '../runner/sweep-runner.ts';
+import { planResume } from '../runner/resume.ts';
 import { parseChoiceList, parseNumberList } from '../runner/values.ts';
 import { resolveScenarios } from '../scenario/loader.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import { UsageError } from './errors.ts';
+import { exitCodeFor, trapInterrupts } from './interrupt.ts';
 import { printSummary } from './summary-table.ts';
 
 export const DEFAULT_SCENARIOS = ['tiny-agent-sum-of-squares', 'seed-calibrated'];
@@ -40,6 +43,7 @@ export interface RunOptions {
   priceCached?: string;
   promptCache: string;
   maxOutputTokens: string;
+  resume?: string;
 }
 
 function one(text: string, flag: string, rule: { integer?: boolean; min?: number; max?: number }): number {
@@ -144,12 +148,17 @@ export function addRunOptions(cmd: Command): Command {
     .option('--price-out <usd>', 'custom output price, USD per 1M tokens (with --price-in)')
     .option('--price-cached <usd>', 'custom cached-input price, USD per 1M tokens (default: the input price)')
     .addOption(new Option('--prompt-cache <on|off>', 'bill repeated prompt prefixes at the cached rate, as providers do').default('off'))
-    .option('--max-output-tokens <n>', 'max_tokens per call; the budget brake projects this worst case', '1024');
+    .option('--max-output-tokens <n>', 'max_tokens per call; the budget brake projects this worst case', '1024')
+    .option('--resume <dir>', 'finish an interrupted sweep in <dir> with the settings of its meta.json (only -q and --json may go with it)');
 }
+
+/** Flags --resume accepts: the sweep itself comes from meta.json. */
+const RESUME_COMPATIBLE = new Set(['resume', 'quiet', 'json']);
 
 export function registerRun(program: Command): void {
   addRunOptions(program.command('run', { isDefault: true }).description('run a sweep (the default command): scenarios × settings × repeats'))
     .action(async (o: RunOptions, cmd: Command) => {
+      if (o.resume !== undefined) return resume(o, cmd);
       const spec = buildSweepSpec(o);
       const plans = expandSweep(spec);
       const concurrency = one(o.concurrency, '--concurrency', { integer: true, min: 1, max: 1024 });
@@ -158,8 +167,36 @@ export function registerRun(program: Command): void {
         if (!o.force) throw new UsageError(`${dir} already holds results (use --force to overwrite, or another --out)`);
         fs.rmSync(dir, { recursive: true, force: true });
       }
-      const progress = createProgress(plans.length, !o.quiet && !o.json);
-      const outcome = await runSweep({ dir, spec, plans, concurrency, transcripts: o.transcripts, progress, command: cmd.parent?.args ? process.argv.slice(2) : [] });
-      printSummary(outcome.summary, { json: o.json, dir });
+      await sweepAndReport(o, { dir, spec, plans, concurrency, transcripts: o.transcripts, command: process.argv.slice(2) });
     });
+}
+
+async function resume(o: RunOptions, cmd: Command): Promise<void> {
+  const extra = cmd.options.map((opt) => opt.attributeName()).filter((k) => !RESUME_COMPATIBLE.has(k) && cmd.getOptionValueSource(k) === 'cli');
+  if (extra.length > 0) {
+    const flags = cmd.options.filter((opt) => extra.includes(opt.attributeName())).map((opt) => opt.long);
+    throw new UsageError(`--resume takes the sweep's settings from its meta.json; drop ${flags.join(', ')} (accepted with --resume: -q, --json)`);
+  }
+  const dir = path.resolve(o.resume!);
+  const plan = await planResume(dir);
+  const options = plan.meta.options ?? { concurrency: 4, transcripts: true };
+  if (plan.todo.length === 0) console.error(`bench: ${dir}: all ${plan.done} runs are finished; rebuilding the reports only`);
+  else console.error(`bench: resuming ${dir}: ${plan.done} runs finished, ${plan.todo.length} to run`);
+  await sweepAndReport(o, { dir, spec: plan.spec, plans: plan.todo, concurrency: options.concurrency, transcripts: options.transcripts, command: plan.meta.command, resume: { meta: plan.meta, done: plan.done } });
+}
+
+/** Runs the sweep with Ctrl-C handled, prints its summary, and says how to finish an interrupted one. */
+async function sweepAndReport(o: RunOptions, sweep: Omit<SweepOptions, 'progress' | 'signal'>): Promise<void> {
+  const trap = trapInterrupts();
+  let outcome: SweepOutcome;
+  try {
+    outcome = await runSweep({ ...sweep, progress: createProgress(sweep.plans.length, !o.quiet && !o.json), signal: trap.signal });
+  } finally {
+    trap.dispose();
+  }
+  printSummary(outcome.summary, { json: o.json, dir: outcome.dir });
+  if (outcome.status === 'interrupted') {
+    console.error(`bench: interrupted: ${outcome.runsDone} of ${outcome.runsPlanned} runs finished, the others are recorded as interrupted; finish them with: bench --resume ${outcome.dir}`);
+    process.exitCode = exitCodeFor(trap.received());
+  }
 }

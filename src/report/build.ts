@@ -1,11 +1,10 @@
 // Rebuilds every report artifact of a results directory from its records alone, so
 // `bench report DIR` works on finished, interrupted and merged runs alike.
-import fs from 'node:fs';
 import { stringify } from 'csv-stringify/sync';
 import { readJsonl, readJsonlLines } from '../runner/jsonl.ts';
 import type { RunRecord, StepRecord } from '../runner/records.ts';
 import { resultFile } from '../runner/results-dir.ts';
-import { writeFileAtomic } from '../runner/atomic.ts';
+import { AtomicFileWriter, writeFileAtomic } from '../runner/atomic.ts';
 import { summarizeConfigs, type ConfigSummary } from './aggregate.ts';
 import { runRow, stepRow, summaryRow, toCsv } from './csv.ts';
 
@@ -18,28 +17,31 @@ export interface BuiltReports {
 
 /** steps.csv is written by streaming steps.jsonl, so memory stays flat for large sweeps. */
 async function writeStepsCsv(dir: string): Promise<number> {
-  const tmp = `${resultFile(dir, 'stepsCsv')}.tmp`;
-  const fd = fs.openSync(tmp, 'w');
+  const out = new AtomicFileWriter(resultFile(dir, 'stepsCsv'));
   let skipped = 0;
   let header = true;
   let chunk: Array<Record<string, unknown>> = [];
   const flush = () => {
     if (chunk.length === 0) return;
-    fs.writeSync(fd, stringify(chunk, { header, columns: Object.keys(chunk[0]!) }));
+    out.write(stringify(chunk, { header, columns: Object.keys(chunk[0]!) }));
     header = false;
     chunk = [];
   };
-  for await (const line of readJsonlLines(resultFile(dir, 'steps'))) {
-    if (!line.ok) {
-      skipped++;
-      continue;
+  try {
+    for await (const line of readJsonlLines(resultFile(dir, 'steps'))) {
+      if (!line.ok) {
+        skipped++;
+        continue;
+      }
+      chunk.push(stepRow(line.value as StepRecord));
+      if (chunk.length >= 2000) flush();
     }
-    chunk.push(stepRow(line.value as StepRecord));
-    if (chunk.length >= 2000) flush();
+    flush();
+  } catch (e) {
+    out.abandon();
+    throw e;
   }
-  flush();
-  fs.closeSync(fd);
-  fs.renameSync(tmp, resultFile(dir, 'stepsCsv'));
+  out.commit();
   return skipped;
 }
 

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { AtomicFileWriter } from './atomic.ts';
 
 /** Appends records as whole lines. A crash can leave at most one partial last line, which readers detect and skip. */
 export class JsonlWriter {
@@ -20,7 +21,8 @@ export class JsonlWriter {
   /** Buffered lines reach the file here; called at least at the end of every run. */
   flush(): void {
     if (this.buffer.length === 0) return;
-    fs.writeSync(this.fd, this.buffer.join(''));
+    // One write of whole lines (writeFileSync retries short writes), so a crash cuts at most the last line.
+    fs.writeFileSync(this.fd, this.buffer.join(''));
     this.buffer = [];
     this.bytes = 0;
   }
@@ -62,4 +64,32 @@ export async function readJsonl<T>(file: string): Promise<JsonlRead<T>> {
     else skipped++;
   }
   return { records, skipped };
+}
+
+/** Rewrites a JSONL file with only the records `keep` accepts; partial lines go too. Atomic: temp file, then rename. */
+export async function filterJsonl<T>(file: string, keep: (record: T) => boolean): Promise<{ kept: number; dropped: number }> {
+  let kept = 0;
+  let dropped = 0;
+  if (!fs.existsSync(file)) return { kept, dropped };
+  const out = new AtomicFileWriter(file);
+  let pending: string[] = [];
+  const flush = () => {
+    out.write(pending.join(''));
+    pending = [];
+  };
+  try {
+    for await (const line of readJsonlLines(file)) {
+      if (line.ok && keep(line.value as T)) {
+        pending.push(`${JSON.stringify(line.value)}\n`);
+        kept++;
+        if (pending.length >= 1000) flush();
+      } else dropped++;
+    }
+    flush();
+  } catch (e) {
+    out.abandon();
+    throw e;
+  }
+  out.commit();
+  return { kept, dropped };
 }

@@ -12,12 +12,18 @@ export interface Meta {
   finished_at: string | null;
   command: string[];
   scenarios: string[];
+  /** Where each scenario was loaded from, so `bench --resume` rebuilds the same sweep (absent before resume existed). */
+  scenario_files?: string[];
   grid: Grid;
   fixed: Fixed;
   repeat: number;
   seed: number;
   runs_planned: number;
   runs_done: number;
+  /** How the sweep ran, so `bench --resume` runs the rest the same way. */
+  options?: { concurrency: number; transcripts: boolean };
+  /** When `bench --resume` continued this directory. */
+  resumed_at?: string[];
   versions: Record<string, string>;
   git_commit: string | null;
 }

@@ -20,23 +20,27 @@ import { buildTranscript } from './transcript.ts';
 export interface SweepOptions {
   dir: string;
   spec: SweepSpec;
+  /** The runs to do now: the whole sweep, or what a resume has left. */
   plans: RunPlan[];
   concurrency: number;
   transcripts: boolean;
   progress: Progress;
   command: string[];
+  /** Once aborted (Ctrl-C), no new model call starts; unfinished runs are recorded as `interrupted`. */
   signal?: AbortSignal;
+  /** `bench --resume`: continue the sweep this meta.json describes, `done` of its runs already recorded. */
+  resume?: { meta: Meta; done: number };
 }
 
 export interface SweepOutcome extends BuiltReports {
   dir: string;
   status: Meta['status'];
+  runsDone: number;
+  runsPlanned: number;
 }
 
-export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
-  fs.mkdirSync(o.dir, { recursive: true });
-  if (o.transcripts) fs.mkdirSync(path.join(o.dir, FILES.transcripts), { recursive: true });
-  const meta: Meta = {
+function freshMeta(o: SweepOptions): Meta {
+  return {
     tool: 'loopbench',
     version: versions().loopbench!,
     status: 'running',
@@ -44,15 +48,25 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
     finished_at: null,
     command: o.command,
     scenarios: o.spec.scenarios.map((s) => s.id),
+    scenario_files: o.spec.scenarios.map((s) => path.resolve(s.file)),
     grid: o.spec.grid,
     fixed: o.spec.fixed,
     repeat: o.spec.repeat,
     seed: o.spec.seed,
     runs_planned: o.plans.length,
     runs_done: 0,
+    options: { concurrency: o.concurrency, transcripts: o.transcripts },
     versions: versions(),
     git_commit: gitCommit(),
   };
+}
+
+export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
+  fs.mkdirSync(o.dir, { recursive: true });
+  if (o.transcripts) fs.mkdirSync(path.join(o.dir, FILES.transcripts), { recursive: true });
+  const meta: Meta = o.resume
+    ? { ...o.resume.meta, status: 'running', finished_at: null, runs_done: o.resume.done, resumed_at: [...(o.resume.meta.resumed_at ?? []), new Date().toISOString()] }
+    : freshMeta(o);
   writeJsonAtomic(resultFile(o.dir, 'meta'), meta);
 
   const steps = new JsonlWriter(resultFile(o.dir, 'steps'));
@@ -79,7 +93,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
               buildTranscript(result.record, result.calls, result.messages),
             );
           }
-          meta.runs_done++;
+          if (result.record.stop_reason !== 'interrupted') meta.runs_done++;
           o.progress.tick(`${plan.configId}: ${result.record.stop_reason}`);
           return result.record as RunRecord;
         }),
@@ -90,9 +104,9 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
     runs.close();
     o.progress.stop();
   }
-  meta.status = o.signal?.aborted ? 'interrupted' : 'complete';
+  meta.status = meta.runs_done < meta.runs_planned ? 'interrupted' : 'complete';
   meta.finished_at = new Date().toISOString();
   writeJsonAtomic(resultFile(o.dir, 'meta'), meta);
   const built = await buildReports(o.dir);
-  return { ...built, dir: o.dir, status: meta.status };
+  return { ...built, dir: o.dir, status: meta.status, runsDone: meta.runs_done, runsPlanned: meta.runs_planned };
 }

@@ -1,0 +1,55 @@
+// Driving `bench` in tests: as a real child process (exit codes, signals, stderr) or in-process
+// through runCli (the same code, without paying a Node + tsx start per case).
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { vi } from 'vitest';
+import { runCli } from '../../src/cli/program.ts';
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+export const fixture = (name: string) => path.join(ROOT, 'test', 'fixtures', name);
+
+export interface Finished {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface Spawned {
+  child: ChildProcess;
+  /** Everything written to stderr so far. */
+  stderr(): string;
+  done: Promise<Finished>;
+}
+
+export function spawnBench(args: string[], env: NodeJS.ProcessEnv = process.env): Spawned {
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'bench.js'), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const done = new Promise<Finished>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
+  return { child, stderr: () => stderr, done };
+}
+
+export const bench = (args: string[], env?: NodeJS.ProcessEnv) => spawnBench(args, env).done;
+
+/** runCli in this process, with stdout and stderr captured. */
+export async function benchInProcess(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const text = (a: unknown[]) => `${a.map(String).join(' ')}\n`;
+  const log = vi.spyOn(console, 'log').mockImplementation((...a) => void (stdout += text(a)));
+  const err = vi.spyOn(console, 'error').mockImplementation((...a) => void (stderr += text(a)));
+  const write = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
+  const writeOut = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
+  try {
+    const code = await runCli(args);
+    return { code, stdout, stderr };
+  } finally {
+    log.mockRestore();
+    err.mockRestore();
+    write.mockRestore();
+    writeOut.mockRestore();
+  }
+}

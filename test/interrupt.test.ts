@@ -1,0 +1,127 @@
+// Ctrl-C during a sweep, for real: a child `bench` process, real signals, real python in every
+// step (the fixture sleeps 0.25 s per step, so there is time to interrupt). Then `bench --resume`
+// must leave the directory as an uninterrupted sweep would have (records minus timestamps).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readJsonl } from '../src/runner/jsonl.ts';
+import type { RunRecord, StepRecord } from '../src/runner/records.ts';
+import { bench, benchInProcess, fixture, spawnBench, type Spawned } from './helpers/cli.ts';
+
+const SWEEP = ['-s', fixture('slow-python.yaml'), '-m', `sim:${fixture('slow-python-profile.yaml')}`, '--steps', '5', '-n', '8', '-j', '2', '-q'];
+
+let tmp: string;
+let reference: { runs: unknown[]; steps: unknown[] };
+
+/** Records without the fields that depend on when they were written; sorted, since runs finish in any order. */
+async function records(dir: string) {
+  const runs = (await readJsonl<RunRecord>(path.join(dir, 'runs.jsonl'))).records.map(({ started_at: _s, finished_at: _f, ...rest }) => rest);
+  const steps = (await readJsonl<StepRecord>(path.join(dir, 'steps.jsonl'))).records;
+  runs.sort((a, b) => a.run_id.localeCompare(b.run_id));
+  steps.sort((a, b) => a.run_id.localeCompare(b.run_id) || a.call - b.call);
+  return { runs, steps };
+}
+
+/** Every line of a JSONL file is whole JSON. */
+function wholeLines(file: string): unknown[] {
+  const text = fs.readFileSync(file, 'utf8');
+  expect(text.endsWith('\n') || text === '').toBe(true);
+  return text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+}
+
+const meta = (dir: string) => JSON.parse(fs.readFileSync(path.join(dir, 'meta.json'), 'utf8'));
+
+/** Resolves once the sweep has finished at least one run, so the interrupt lands mid-sweep. */
+async function oneRunFinished(dir: string, run: Spawned): Promise<void> {
+  await expect
+    .poll(() => fs.existsSync(path.join(dir, 'runs.jsonl')) && fs.statSync(path.join(dir, 'runs.jsonl')).size > 0, { timeout: 50_000, interval: 50 })
+    .toBe(true);
+  expect(run.child.exitCode).toBeNull();
+}
+
+beforeAll(async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-interrupt-'));
+  const ref = await benchInProcess([...SWEEP, '-o', path.join(tmp, 'reference')]);
+  expect(ref.code).toBe(0);
+  reference = await records(path.join(tmp, 'reference'));
+  expect(reference.runs).toHaveLength(8);
+});
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+describe('interrupting a sweep', () => {
+  it('SIGINT: records every run (unfinished ones as interrupted), writes the reports; --resume then equals an uninterrupted sweep', async () => {
+    const dir = path.join(tmp, 'sigint');
+    const run = spawnBench([...SWEEP, '-o', dir]);
+    await oneRunFinished(dir, run);
+    run.child.kill('SIGINT');
+    const end = await run.done;
+
+    expect(end.code).toBe(130);
+    expect(end.stderr).toContain('bench: SIGINT: no new model calls; recording unfinished runs as interrupted');
+    expect(end.stderr).toMatch(/bench: interrupted: \d of 8 runs finished, the others are recorded as interrupted; finish them with: bench --resume /);
+    expect(end.stderr).not.toMatch(/\n\s+at /);
+    const m = meta(dir);
+    expect(m.status).toBe('interrupted');
+    expect(m.runs_done).toBeLessThan(8);
+
+    const runs = wholeLines(path.join(dir, 'runs.jsonl')) as RunRecord[];
+    wholeLines(path.join(dir, 'steps.jsonl'));
+    // One record per planned run: the ones that never started are there too, with no model call.
+    expect(runs.map((r) => r.run_id).sort()).toEqual(reference.runs.map((r) => (r as RunRecord).run_id));
+    const interrupted = runs.filter((r) => r.stop_reason === 'interrupted');
+    expect(interrupted.length).toBe(8 - m.runs_done);
+    expect(runs.some((r) => r.stop_reason === 'done')).toBe(true);
+    expect(interrupted.some((r) => r.calls === 0 && r.stop_detail === 'interrupted before the next model call')).toBe(true);
+    for (const f of ['runs.csv', 'steps.csv', 'summary.csv']) expect(fs.existsSync(path.join(dir, f))).toBe(true);
+    expect(fs.readFileSync(path.join(dir, 'runs.csv'), 'utf8').trim().split('\n')).toHaveLength(9);
+    expect(end.stdout).toMatch(/interrupted \d/);
+
+    const resumed = await bench(['--resume', dir, '-q']);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toContain(`bench: resuming ${dir}: ${m.runs_done} runs finished, ${8 - m.runs_done} to run`);
+    expect(meta(dir).status).toBe('complete');
+    expect(meta(dir).resumed_at).toHaveLength(1);
+    expect(await records(dir)).toEqual(reference);
+  });
+
+  it('SIGTERM stops gracefully too, with exit code 143', async () => {
+    const dir = path.join(tmp, 'sigterm');
+    const run = spawnBench([...SWEEP, '-o', dir]);
+    await oneRunFinished(dir, run);
+    run.child.kill('SIGTERM');
+    const end = await run.done;
+    expect(end.stderr).not.toContain('bench: interrupted:');
+    expect(end.code).toBe(143);
+    expect(end.stderr).toContain('bench: SIGTERM: no new model calls');
+    expect(meta(dir).status).toBe('interrupted');
+    expect((wholeLines(path.join(dir, 'runs.jsonl')) as RunRecord[]).length).toBe(8);
+  });
+
+  it('a second signal quits at once; a partial last line is skipped; --resume still equals an uninterrupted sweep', async () => {
+    const dir = path.join(tmp, 'twice');
+    const run = spawnBench([...SWEEP, '-o', dir]);
+    await oneRunFinished(dir, run);
+    // Two different signals back to back (the same one twice may be merged by the kernel; of two
+    // pending ones Linux delivers the lower number, SIGINT, first).
+    run.child.kill('SIGINT');
+    run.child.kill('SIGTERM');
+    const end = await run.done;
+    expect(end.stderr).toContain('bench: SIGINT: no new model calls');
+    expect(end.stderr).toContain('bench: SIGTERM again: quitting at once');
+    expect(end.stderr).not.toContain('bench: interrupted:');
+    expect(end.code).toBe(143);
+
+    // What a crash mid-write would leave: a partial last line. Readers skip it and say so.
+    fs.appendFileSync(path.join(dir, 'steps.jsonl'), '{"run_id":"slow-python_steps=5_r007","step":');
+    const report = await benchInProcess(['report', dir]);
+    expect(report.code).toBe(0);
+    expect(report.stderr).toContain('bench: skipped 1 incomplete line(s) in the records');
+
+    const resumed = await bench(['--resume', dir, '-q']);
+    expect(resumed.code).toBe(0);
+    expect(meta(dir).status).toBe('complete');
+    wholeLines(path.join(dir, 'steps.jsonl'));
+    expect(await records(dir)).toEqual(reference);
+  });
+});

@@ -10,7 +10,8 @@ export function buildProgram(): Command {
   const program = new Command('bench')
     .description('loopbench: measure what LLM agent loops cost and whether they stop.')
     .option('--debug', 'show stack traces for errors')
-    .showHelpAfterError('(run bench --help for usage)')
+    // Commander's own errors (unknown flag, missing value) as one line, like every other bad input.
+    .configureOutput({ outputError: (text, write) => write(`bench: ${text.replace(/^error: /, '').trim().replace(/\s*\n\s*/g, ' ')} (run bench --help for usage)\n`) })
     .exitOverride();
   registerRun(program);
   registerScenarios(program);

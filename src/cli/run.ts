@@ -47,7 +47,7 @@ export interface RunOptions {
 }
 
 function one(text: string, flag: string, rule: { integer?: boolean; min?: number; max?: number }): number {
-  const v = parseNumberList(text, { flag, ...rule });
+  const v = parseNumberList(text, { flag, single: true, ...rule });
   if (v.length !== 1) throw new UsageError(`${flag}: takes one value, got '${text}'`);
   return v[0]!;
 }
@@ -120,7 +120,7 @@ function checkProfileTools(s: Scenario, model: string): void {
   const profile = simProfileFor(model, s);
   const declared = new Set(s.tools.map((t) => t.name));
   const missing = [...profile.actions, ...profile.improvements].map((a) => a.tool).filter((t) => !declared.has(t));
-  if (missing.length > 0 && model !== 'sim')
+  if (missing.length > 0)
     throw new UsageError(`--model ${model}: profile '${profile.id}' calls tool(s) ${[...new Set(missing)].join(', ')} that scenario '${s.id}' does not declare`);
 }
 

@@ -8,6 +8,8 @@ export interface NumberRule {
   max?: number;
   /** Whether `off` (brake disabled → null) is accepted. */
   off?: boolean;
+  /** A flag that takes one value, not a list. */
+  single?: boolean;
 }
 
 function parseNumber(token: string, rule: NumberRule): number {
@@ -21,7 +23,9 @@ function parseNumber(token: string, rule: NumberRule): number {
 }
 
 function accepted(rule: NumberRule): string {
-  const range = rule.min !== undefined ? ` ≥ ${rule.min}` : '';
+  const bounds = [rule.min !== undefined ? `≥ ${rule.min}` : '', rule.max !== undefined ? `≤ ${rule.max}` : ''].filter(Boolean).join(' and ');
+  const range = bounds ? ` ${bounds}` : '';
+  if (rule.single) return ` (accepted: ${rule.integer ? 'a whole number' : 'a number'}${range})`;
   return ` (accepted: ${rule.integer ? 'whole numbers' : 'numbers'}${range}, lists like 12,30, ranges like 5..30:5${rule.off ? ', or off' : ''})`;
 }
 

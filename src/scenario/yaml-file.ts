@@ -10,23 +10,37 @@ export function issuePath(p: readonly PropertyKey[]): string {
   return out || '(top level)';
 }
 
+const MAX_ISSUES = 6;
+
 export function formatZodError(file: string, error: z.ZodError): string {
   const issues = error.issues.map((i) => {
     const where = issuePath(i.path);
     if (i.code === 'unrecognized_keys') return `${where}: unknown field(s) ${i.keys.map((k) => `'${k}'`).join(', ')}`;
+    if (i.code === 'invalid_type' && i.message.endsWith('received undefined')) return `${where}: missing (expected ${i.expected})`;
     return `${where}: ${i.message}`;
   });
-  return `${file}: ${issues.join('; ')}`;
+  // One line, however broken the file: the first few problems and a count of the rest.
+  const more = issues.length > MAX_ISSUES ? `; and ${issues.length - MAX_ISSUES} more` : '';
+  return `${file}: ${issues.slice(0, MAX_ISSUES).join('; ')}${more}`;
 }
 
 /** Parse YAML text and validate it; any problem becomes a UsageError naming the file and field. */
 export function parseYaml<T extends z.ZodType>(text: string, file: string, schema: T): z.infer<T> {
-  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
+  // logLevel 'error': odd-but-legal YAML (a list as a key) becomes an unknown field, not a process warning.
+  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true, logLevel: 'error' });
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;
-    throw new UsageError(`${file}: invalid YAML: ${e.message.split('\n')[0]}`);
+    throw new UsageError(`${file}: invalid YAML: ${e.message.split('\n')[0]!.replace(/:$/, '')}`);
   }
-  const parsed = schema.safeParse(doc.toJS());
+  if (doc.contents === null) throw new UsageError(`${file}: the file is empty (expected a YAML mapping of fields)`);
+  let value: unknown;
+  try {
+    value = doc.toJS();
+  } catch (e) {
+    // An alias bomb or an unresolved alias surfaces only here, as a ReferenceError.
+    throw new UsageError(`${file}: invalid YAML: ${(e as Error).message}`);
+  }
+  const parsed = schema.safeParse(value);
   if (!parsed.success) throw new UsageError(formatZodError(file, parsed.error));
   return parsed.data;
 }

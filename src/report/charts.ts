@@ -20,13 +20,15 @@ export interface ChartSpec {
 
 const WIDTH = 560;
 const HEIGHT = 300;
+const PANEL_HEIGHT = 220;
 
 const config = {
   font: CHART_FONT,
   background: 'white',
   title: { fontSize: 15, anchor: 'start' as const, subtitleFontSize: 11, subtitleColor: '#555' },
-  axis: { labelFontSize: 11, titleFontSize: 12, labelLimit: 260 },
-  legend: { labelFontSize: 11, titleFontSize: 11, labelLimit: 320, orient: 'bottom' as const, direction: 'vertical' as const },
+  axis: { labelFontSize: 11, titleFontSize: 12, labelLimit: 420 },
+  header: { labelFontSize: 13, labelFontWeight: 'bold' as const, labelAngle: 0, labelAlign: 'left' as const, labelOrient: 'top' as const, labelAnchor: 'start' as const, title: null },
+  legend: { labelFontSize: 11, titleFontSize: 11, labelLimit: 480, orient: 'bottom' as const, direction: 'vertical' as const },
   view: { stroke: null },
 };
 
@@ -36,10 +38,16 @@ const base = (title: string, subtitle: string) => ({
   config,
 });
 
+/** One panel per scenario, each with its own scale: a 900-token run and a 270k-token run do not share an axis. */
+const byScenario = (independent: Array<'x' | 'y'>) => ({
+  facet: { row: { field: 'scenario', type: 'nominal' as const, title: null, sort: null } },
+  resolve: { scale: Object.fromEntries(independent.map((c) => [c, 'independent' as const])) },
+});
+
 function cumulativeTokens(points: readonly StepPoint[], fits: readonly QuadraticFit[]): ChartSpec {
-  const measured = points.map((p) => ({ series: p.config_id, kind: 'measured (mean over runs)', step: p.step, tokens: Math.round(p.cum_input_tokens) }));
+  const measured = points.map((p) => ({ scenario: p.scenario, series: p.config_id, kind: 'measured (mean over runs)', step: p.step, tokens: Math.round(p.cum_input_tokens) }));
   const fitted = fits.flatMap((f) =>
-    Array.from({ length: f.max_step }, (_, i) => ({ series: `fit ${f.scenario}: ${fitFormula(f)}`, kind: 'fit a·N + b·N²', step: i + 1, tokens: Math.round(predict(f, i + 1)) })),
+    Array.from({ length: f.max_step }, (_, i) => ({ scenario: f.scenario, series: `fit ${f.scenario}: ${fitFormula(f)}`, kind: 'fit a·N + b·N²', step: i + 1, tokens: Math.round(predict(f, i + 1)) })),
   );
   return {
     name: 'cumulative-input-tokens',
@@ -47,15 +55,18 @@ function cumulativeTokens(points: readonly StepPoint[], fits: readonly Quadratic
     caption: 'Input tokens consumed by a run up to each step, one line per configuration; dashed: the least-squares fit a·N + b·N² per scenario.',
     spec: {
       ...base('Steps vs cumulative input tokens', 'mean over runs that reached the step; dashed = fitted a·N + b·N²'),
-      width: WIDTH,
-      height: HEIGHT,
       data: { values: [...measured, ...fitted] },
-      mark: { type: 'line', point: false, strokeWidth: 2 },
-      encoding: {
-        x: { field: 'step', type: 'quantitative', title: 'step N' },
-        y: { field: 'tokens', type: 'quantitative', title: 'cumulative input tokens', axis: { format: '~s' } },
-        color: { field: 'series', type: 'nominal', title: null },
-        strokeDash: { field: 'kind', type: 'nominal', title: null, scale: { domain: ['measured (mean over runs)', 'fit a·N + b·N²'], range: [[1, 0], [6, 4]] } },
+      ...byScenario(['x', 'y']),
+      spec: {
+        width: WIDTH,
+        height: PANEL_HEIGHT,
+        mark: { type: 'line', point: false, strokeWidth: 2 },
+        encoding: {
+          x: { field: 'step', type: 'quantitative', title: 'step N' },
+          y: { field: 'tokens', type: 'quantitative', title: 'cumulative input tokens', axis: { format: '~s' } },
+          color: { field: 'series', type: 'nominal', title: null },
+          strokeDash: { field: 'kind', type: 'nominal', title: null, scale: { domain: ['measured (mean over runs)', 'fit a·N + b·N²'], range: [[1, 0], [6, 4]] } },
+        },
       },
     },
   };
@@ -68,14 +79,17 @@ function perCallTokens(points: readonly StepPoint[]): ChartSpec {
     caption: 'Each call re-sends the whole history, so its input grows linearly with the step; the sum of a linear series is the quadratic curve above.',
     spec: {
       ...base('Input tokens of each call, by step', 'the linear growth behind the quadratic sum'),
-      width: WIDTH,
-      height: HEIGHT,
-      data: { values: points.map((p) => ({ config: p.config_id, step: p.step, tokens: Math.round(p.input_tokens) })) },
-      mark: { type: 'line', point: true, strokeWidth: 2 },
-      encoding: {
-        x: { field: 'step', type: 'quantitative', title: 'step' },
-        y: { field: 'tokens', type: 'quantitative', title: 'input tokens of the call (mean)', axis: { format: '~s' } },
-        color: { field: 'config', type: 'nominal', title: null },
+      data: { values: points.map((p) => ({ scenario: p.scenario, config: p.config_id, step: p.step, tokens: Math.round(p.input_tokens) })) },
+      ...byScenario(['x', 'y']),
+      spec: {
+        width: WIDTH,
+        height: PANEL_HEIGHT,
+        mark: { type: 'line', point: true, strokeWidth: 2 },
+        encoding: {
+          x: { field: 'step', type: 'quantitative', title: 'step' },
+          y: { field: 'tokens', type: 'quantitative', title: 'input tokens of the call (mean)', axis: { format: '~s' } },
+          color: { field: 'config', type: 'nominal', title: null },
+        },
       },
     },
   };
@@ -87,14 +101,17 @@ function costPerRun(runs: readonly RunRecord[], order: string[]): ChartSpec {
     title: 'Cost per run by configuration',
     caption: 'Box: middle half of the runs, line: median, whiskers: min to max; one row per configuration.',
     spec: {
-      ...base('Cost per run by configuration', 'USD per run at the recorded prices'),
-      width: WIDTH,
-      data: { values: runs.map((r) => ({ config: r.config_id, cost: r.cost_usd })) },
-      mark: { type: 'boxplot', extent: 'min-max', size: 18 },
-      encoding: {
-        y: { field: 'config', type: 'nominal', title: null, sort: order },
-        x: { field: 'cost', type: 'quantitative', title: 'cost per run (USD)', scale: { zero: true } },
-        color: { field: 'config', type: 'nominal', legend: null, sort: order },
+      ...base('Cost per run by configuration', 'USD per run at the recorded prices; one panel per scenario'),
+      data: { values: runs.map((r) => ({ scenario: r.scenario, config: r.config_id, cost: r.cost_usd })) },
+      ...byScenario(['x', 'y']),
+      spec: {
+        width: WIDTH,
+        mark: { type: 'boxplot', extent: 'min-max', size: 18 },
+        encoding: {
+          y: { field: 'config', type: 'nominal', title: null, sort: order },
+          x: { field: 'cost', type: 'quantitative', title: 'cost per run (USD)', scale: { zero: true }, axis: { format: '$.2~g' } },
+          color: { field: 'config', type: 'nominal', legend: null, sort: order },
+        },
       },
     },
   };
@@ -133,7 +150,7 @@ function successVsCost(summary: readonly ConfigSummary[]): ChartSpec {
       spec: { ...head, width: WIDTH, height: 80, data: { values: [{ text: 'No scenario in this sweep checks its answer.' }] }, mark: { type: 'text', fontSize: 14 }, encoding: { text: { field: 'text' } } },
     };
   }
-  const x = { field: 'cost', type: 'quantitative' as const, title: 'mean cost per run (USD)', scale: { zero: true } };
+  const x = { field: 'cost', type: 'quantitative' as const, title: 'mean cost per run (USD)', scale: { zero: true }, axis: { format: '$.2~g' } };
   return {
     name: 'success-vs-cost',
     title: 'Success rate vs mean cost',

@@ -13,8 +13,8 @@ export function usd(x: number): string {
 
 export const pct = (x: number) => `${Math.round(x * 100)}%`;
 
-/** ×9.1 — one decimal, as the seed states its ratios. */
-export const times = (x: number) => `×${Number.isFinite(x) ? x.toFixed(1).replace(/\.0$/, '') : '–'}`;
+/** ×3, ×2.5, ×9.15: two decimals at most, so a ratio near a rounding edge is not misread. */
+export const times = (x: number) => (Number.isFinite(x) ? `×${+x.toFixed(2)}` : '–');
 
 export function signed(x: number, digits = 0): string {
   const v = x.toFixed(digits);

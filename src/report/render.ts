@@ -11,8 +11,11 @@ const require = createRequire(import.meta.url);
 const fontDir = path.join(path.dirname(require.resolve('dejavu-fonts-ttf/package.json')), 'ttf');
 export const FONT_FILES = [path.join(fontDir, 'DejaVuSans.ttf'), path.join(fontDir, 'DejaVuSans-Bold.ttf')];
 
+// vega-lite warns about facet scale unions our data makes harmless; errors still throw.
+const quiet = vega.logger(vega.Error);
+
 export async function toSvg(spec: TopLevelSpec): Promise<string> {
-  const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
+  const view = new vega.View(vega.parse(compile(spec, { logger: quiet }).spec), { renderer: 'none', logLevel: vega.Error });
   try {
     return await view.toSVG();
   } finally {

@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { DEFAULT_PRICING_FILE, loadPricing, priceFor } from '../meter/pricing.ts';
-import { buildReports } from '../report/build.ts';
 import { DEFAULT_VOLUMES, parseVolumes } from '../report/volume.ts';
 import { resultFile } from '../runner/results-dir.ts';
 import type { Price } from '../runner/settings.ts';
@@ -38,6 +37,8 @@ export function registerReport(program: Command): void {
       if (opts.pricing && !opts.priceAs) throw new UsageError('--pricing: only used with --price-as');
       const priceAs = opts.priceAs === undefined ? undefined : resolvePriceAs(opts.priceAs, opts.pricing ?? DEFAULT_PRICING_FILE);
       const volumes = opts.volume === undefined ? undefined : parseVolumes(opts.volume);
+      // Loaded here so flag errors (and every other command) do not wait for vega and resvg to load.
+      const { buildReports } = await import('../report/build.ts');
       const built = await buildReports(dir, { priceAs, volumes });
       if (built.skippedStepLines > 0) console.error(`bench: skipped ${built.skippedStepLines} incomplete line(s) of steps.jsonl`);
       if (built.skippedRunLines > 0) console.error(`bench: skipped ${built.skippedRunLines} incomplete line(s) of runs.jsonl`);

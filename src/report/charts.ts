@@ -21,6 +21,8 @@ export interface ChartSpec {
 const WIDTH = 560;
 const HEIGHT = 300;
 const PANEL_HEIGHT = 220;
+/** Steps are whole numbers: no 2.2 ticks on a short run. */
+const STEP_AXIS = { tickMinStep: 1, format: 'd' };
 
 const config = {
   font: CHART_FONT,
@@ -62,7 +64,7 @@ function cumulativeTokens(points: readonly StepPoint[], fits: readonly Quadratic
         height: PANEL_HEIGHT,
         mark: { type: 'line', point: false, strokeWidth: 2 },
         encoding: {
-          x: { field: 'step', type: 'quantitative', title: 'step N' },
+          x: { field: 'step', type: 'quantitative', title: 'step N', axis: STEP_AXIS },
           y: { field: 'tokens', type: 'quantitative', title: 'cumulative input tokens', axis: { format: '~s' } },
           color: { field: 'series', type: 'nominal', title: null },
           strokeDash: { field: 'kind', type: 'nominal', title: null, scale: { domain: ['measured (mean over runs)', 'fit a·N + b·N²'], range: [[1, 0], [6, 4]] } },
@@ -86,7 +88,7 @@ function perCallTokens(points: readonly StepPoint[]): ChartSpec {
         height: PANEL_HEIGHT,
         mark: { type: 'line', point: true, strokeWidth: 2 },
         encoding: {
-          x: { field: 'step', type: 'quantitative', title: 'step' },
+          x: { field: 'step', type: 'quantitative', title: 'step', axis: STEP_AXIS },
           y: { field: 'tokens', type: 'quantitative', title: 'input tokens of the call (mean)', axis: { format: '~s' } },
           color: { field: 'config', type: 'nominal', title: null },
         },

@@ -36,7 +36,9 @@ export function findings(f: ReportFacts): string[] {
     const ratios = f.ratios.filter((r) => r.scenario === fit.scenario);
     // The widest pair is the headline; the full table is in the report.
     const wide = ratios.sort((x, y) => y.steps_ratio - x.steps_ratio)[0];
-    const ratio = wide ? ` Steps ${times(wide.steps_ratio)} (${wide.from_steps} → ${wide.to_steps}) → input tokens ${times(wide.tokens_ratio)}.` : '';
+    const lowDone = wide && f.summary.find((c) => c.config_id === wide.from_config)?.stop_reasons.done;
+    const early = wide && lowDone === f.summary.find((c) => c.config_id === wide.from_config)?.runs ? ' (every run finished on its own before the lower limit)' : '';
+    const ratio = wide ? ` Steps ${times(wide.steps_ratio)} (${wide.from_steps} → ${wide.to_steps}) → input tokens ${times(wide.tokens_ratio)}${early}.` : '';
     const quadratic = fit.b > 0 && fit.r2 > 0.95;
     out.push(
       `${fit.scenario}: cumulative input tokens after N steps fit ${fitFormula(fit)} (R² = ${fit.r2.toFixed(4)})` +

@@ -35,14 +35,15 @@ dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; 
 dl.meta dt { color: #555; } dl.meta dd { margin: 0; font-family: "DejaVu Sans Mono", monospace; word-break: break-all; }
 ul.findings li { margin: 6px 0; font-size: 15px; }
 figure { margin: 18px 0 26px; break-inside: avoid; page-break-inside: avoid; }
-figure svg { max-width: 100%; height: auto; display: block; }
+figure svg { width: 100%; max-width: 860px; height: auto; display: block; }
 figcaption { font-size: 13px; color: #444; margin-top: 4px; }
 .scroll { overflow-x: auto; }
 table { border-collapse: collapse; font-size: 13px; margin: 8px 0 16px; }
 caption { text-align: left; font-weight: bold; padding: 4px 0; }
 th, td { border-bottom: 1px solid #e3e3e3; padding: 4px 8px; text-align: left; vertical-align: top; }
 th { background: #f4f4f4; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num, td:first-child { white-space: nowrap; }
 .note { font-size: 13px; color: #555; }
 .warn { background: #fff6d5; padding: 6px 10px; border-left: 4px solid #e0b400; }
 @media print {

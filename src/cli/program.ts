@@ -12,7 +12,8 @@ export function buildProgram(): Command {
     .option('--debug', 'show stack traces for errors')
     // Commander's own errors (unknown flag, missing value) as one line, like every other bad input.
     .configureOutput({ outputError: (text, write) => write(`bench: ${text.replace(/^error: /, '').trim().replace(/\s*\n\s*/g, ' ')} (run bench --help for usage)\n`) })
-    .exitOverride();
+    .exitOverride()
+    .addHelpText('after', '\nWith no command, bench runs a sweep: `bench --steps 12,30`. See `bench run --help` for its options.');
   registerRun(program);
   registerScenarios(program);
   registerReport(program);

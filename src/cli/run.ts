@@ -194,7 +194,7 @@ async function sweepAndReport(o: RunOptions, sweep: Omit<SweepOptions, 'progress
   } finally {
     trap.dispose();
   }
-  printSummary(outcome.summary, { json: o.json, dir: outcome.dir });
+  printSummary(outcome.summary, { json: o.json, dir: outcome.dir, findings: outcome.findings });
   if (outcome.status === 'interrupted') {
     console.error(`bench: interrupted: ${outcome.runsDone} of ${outcome.runsPlanned} runs finished, the others are recorded as interrupted; finish them with: bench --resume ${outcome.dir}`);
     process.exitCode = exitCodeFor(trap.received());

@@ -42,7 +42,7 @@ function failHalfWayOn(hit: RegExp) {
   }) as typeof fs.writeFileSync);
 }
 
-describe('atomic artifacts', () => {
+describe('atomic artifacts', { timeout: 180_000 }, () => {
   it('writeFileAtomic: a write that fails half way keeps the old file and leaves no temp file', () => {
     const file = path.join(tmp, 'unit', 'summary.csv');
     writeFileAtomic(file, 'old,complete\n');

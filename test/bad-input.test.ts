@@ -26,7 +26,8 @@ function prepare(c: BadInput, i: number): { dir: string; args: string[]; message
   return { dir, args, message: c.message.replaceAll('{dir}', dir).replaceAll('{root}', ROOT) };
 }
 
-describe('bad input → one line, exit 2, nothing written', () => {
+// Child processes on a loaded machine: generous limits (nothing here asserts a duration).
+describe('bad input → one line, exit 2, nothing written', { timeout: 240_000 }, () => {
   it.each(BAD_INPUTS.map((c, i) => [c.name, c, i] as const))('%s', async (_name, c, i) => {
     const { dir, args, message } = prepare(c, i);
     const r = await benchInProcess(args);

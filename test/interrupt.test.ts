@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readJsonl } from '../src/runner/jsonl.ts';
 import type { RunRecord, StepRecord } from '../src/runner/records.ts';
-import { bench, benchInProcess, fixture, spawnBench, type Spawned } from './helpers/cli.ts';
+import { benchInProcess, fixture, spawnBench, type Spawned } from './helpers/cli.ts';
 
 const SWEEP = ['-s', fixture('slow-python.yaml'), '-m', `sim:${fixture('slow-python-profile.yaml')}`, '--steps', '5', '-n', '8', '-j', '2', '-q'];
 
@@ -35,7 +35,7 @@ const meta = (dir: string) => JSON.parse(fs.readFileSync(path.join(dir, 'meta.js
 /** Resolves once the sweep has finished at least one run, so the interrupt lands mid-sweep. */
 async function oneRunFinished(dir: string, run: Spawned): Promise<void> {
   await expect
-    .poll(() => fs.existsSync(path.join(dir, 'runs.jsonl')) && fs.statSync(path.join(dir, 'runs.jsonl')).size > 0, { timeout: 50_000, interval: 50 })
+    .poll(() => fs.existsSync(path.join(dir, 'runs.jsonl')) && fs.statSync(path.join(dir, 'runs.jsonl')).size > 0, { timeout: 200_000, interval: 50 })
     .toBe(true);
   expect(run.child.exitCode).toBeNull();
 }
@@ -46,10 +46,11 @@ beforeAll(async () => {
   expect(ref.code).toBe(0);
   reference = await records(path.join(tmp, 'reference'));
   expect(reference.runs).toHaveLength(8);
-});
+}, 300_000);
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-describe('interrupting a sweep', () => {
+// Child processes under a loaded machine: generous limits (nothing here asserts a duration).
+describe('interrupting a sweep', { timeout: 300_000 }, () => {
   it('SIGINT: records every run (unfinished ones as interrupted), writes the reports; --resume then equals an uninterrupted sweep', async () => {
     const dir = path.join(tmp, 'sigint');
     const run = spawnBench([...SWEEP, '-o', dir]);
@@ -77,7 +78,7 @@ describe('interrupting a sweep', () => {
     expect(fs.readFileSync(path.join(dir, 'runs.csv'), 'utf8').trim().split('\n')).toHaveLength(9);
     expect(end.stdout).toMatch(/interrupted \d/);
 
-    const resumed = await bench(['--resume', dir, '-q']);
+    const resumed = await benchInProcess(['--resume', dir, '-q']);
     expect(resumed.code).toBe(0);
     expect(resumed.stderr).toContain(`bench: resuming ${dir}: ${m.runs_done} runs finished, ${8 - m.runs_done} to run`);
     expect(meta(dir).status).toBe('complete');
@@ -91,7 +92,6 @@ describe('interrupting a sweep', () => {
     await oneRunFinished(dir, run);
     run.child.kill('SIGTERM');
     const end = await run.done;
-    expect(end.stderr).not.toContain('bench: interrupted:');
     expect(end.code).toBe(143);
     expect(end.stderr).toContain('bench: SIGTERM: no new model calls');
     expect(meta(dir).status).toBe('interrupted');
@@ -116,9 +116,9 @@ describe('interrupting a sweep', () => {
     fs.appendFileSync(path.join(dir, 'steps.jsonl'), '{"run_id":"slow-python_steps=5_r007","step":');
     const report = await benchInProcess(['report', dir]);
     expect(report.code).toBe(0);
-    expect(report.stderr).toContain('bench: skipped 1 incomplete line(s) in the records');
+    expect(report.stderr).toContain('bench: skipped 1 incomplete line(s) of steps.jsonl');
 
-    const resumed = await bench(['--resume', dir, '-q']);
+    const resumed = await benchInProcess(['--resume', dir, '-q']);
     expect(resumed.code).toBe(0);
     expect(meta(dir).status).toBe('complete');
     wholeLines(path.join(dir, 'steps.jsonl'));

@@ -1,6 +1,5 @@
 // `bench [options]`: the default command — run a sweep and print its summary.
 import fs from 'node:fs';
-import path from 'node:path';
 import { Command, Option } from 'commander';
 import { DEFAULT_PRICED_MODEL, loadPricing, priceFor, DEFAULT_PRICING_FILE } from '../meter/pricing.ts';
 import { validateModelSpec, MODEL_SPECS_HELP, simProfileFor } from '../models/factory.ts';
@@ -149,7 +148,7 @@ export function addRunOptions(cmd: Command): Command {
     .option('--price-cached <usd>', 'custom cached-input price, USD per 1M tokens (default: the input price)')
     .addOption(new Option('--prompt-cache <on|off>', 'bill repeated prompt prefixes at the cached rate, as providers do').default('off'))
     .option('--max-output-tokens <n>', 'max_tokens per call; the budget brake projects this worst case', '1024')
-    .option('--resume <dir>', 'finish an interrupted sweep in <dir> with the settings of its meta.json (only -q and --json may go with it)');
+    .option('--resume <dir>', 'finish an interrupted sweep: results/<dir>, or a path, with the settings of its meta.json (only -q and --json may go with it)');
 }
 
 /** Flags --resume accepts: the sweep itself comes from meta.json. */
@@ -177,7 +176,7 @@ async function resume(o: RunOptions, cmd: Command): Promise<void> {
     const flags = cmd.options.filter((opt) => extra.includes(opt.attributeName())).map((opt) => opt.long);
     throw new UsageError(`--resume takes the sweep's settings from its meta.json; drop ${flags.join(', ')} (accepted with --resume: -q, --json)`);
   }
-  const dir = path.resolve(o.resume!);
+  const dir = resultsDirFor(o.resume);
   const plan = await planResume(dir);
   const options = plan.meta.options ?? { concurrency: 4, transcripts: true };
   if (plan.todo.length === 0) console.error(`bench: ${dir}: all ${plan.done} runs are finished; rebuilding the reports only`);

@@ -159,7 +159,7 @@ export function registerRun(program: Command): void {
         fs.rmSync(dir, { recursive: true, force: true });
       }
       const progress = createProgress(plans.length, !o.quiet && !o.json);
-      const outcome = await runSweep({ dir, spec, plans, concurrency, transcripts: o.transcripts, progress, command: cmd.parent?.args ? process.argv.slice(2) : [], transport });
+      const outcome = await runSweep({ dir, spec, plans, concurrency, transcripts: o.transcripts, progress, command: process.argv.slice(2), transport });
       printSummary(outcome.summary, { json: o.json, dir });
     });
 }

@@ -61,7 +61,7 @@ describe('bad input → one line, exit 2, nothing written', { timeout: 240_000 }
   });
 
   it('every shipped scenario passes the same checks (its own profile only calls tools it declares)', () => {
-    const base = { model: 'sim', steps: '12', maxCost: '0.5', timeout: '120', maxRepeat: '3', maxTokens: 'off', maxCalls: 'off', repeat: '1', seed: '1', concurrency: '1', transcripts: false, promptCache: 'off', maxOutputTokens: '1024' } satisfies RunOptions;
+    const base = { model: 'sim', steps: '12', maxCost: '0.5', timeout: '120', maxRepeat: '3', maxTokens: 'off', maxCalls: 'off', repeat: '1', seed: '1', concurrency: '1', transcripts: false, promptCache: 'off', maxOutputTokens: '1024', requestTimeout: '60', maxRetries: '2' } satisfies RunOptions;
     for (const file of listScenarioFiles()) expect(() => buildSweepSpec({ ...base, scenario: file })).not.toThrow();
     expect(GOOD_SCENARIO).toContain('profile: tiny-agent');
   });

@@ -5,6 +5,7 @@ import { UsageError } from './errors.ts';
 import { registerRun } from './run.ts';
 import { registerScenarios } from './scenarios.ts';
 import { registerReport } from './report.ts';
+import { registerServe } from './serve.ts';
 
 export function buildProgram(): Command {
   const program = new Command('bench')
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
   registerRun(program);
   registerScenarios(program);
   registerReport(program);
+  registerServe(program);
   return program;
 }
 

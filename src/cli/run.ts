@@ -2,23 +2,24 @@
 import fs from 'node:fs';
 import { Command, Option } from 'commander';
 import { DEFAULT_PRICED_MODEL, loadPricing, priceFor, DEFAULT_PRICING_FILE } from '../meter/pricing.ts';
-import { validateModelSpec, MODEL_SPECS_HELP, simProfileFor } from '../models/factory.ts';
+import { validateModelSpec, MODEL_SPECS_HELP, simProfileFor, DEFAULT_TRANSPORT, type ModelTransport } from '../models/factory.ts';
 import { createProgress } from '../runner/progress.ts';
 import { hasRecords, resultsDirFor } from '../runner/results-dir.ts';
 import type { Price, Reflection } from '../runner/settings.ts';
 import { expandSweep, type Grid, type SweepSpec } from '../runner/sweep.ts';
 import { runSweep, type SweepOptions, type SweepOutcome } from '../runner/sweep-runner.ts';
 import { planResume } from '../runner/resume.ts';
-import { parseChoiceList, parseNumberList } from '../runner/values.ts';
+import { parseChoiceList, parseNumberList, parseOne } from '../runner/values.ts';
 import { resolveScenarios } from '../scenario/loader.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import { UsageError } from './errors.ts';
 import { exitCodeFor, trapInterrupts } from './interrupt.ts';
+import { addTransportOptions, transportFrom, type TransportFlags } from './model-options.ts';
 import { printSummary } from './summary-table.ts';
 
 export const DEFAULT_SCENARIOS = ['tiny-agent-sum-of-squares', 'seed-calibrated'];
 
-export interface RunOptions {
+export interface RunOptions extends TransportFlags {
   scenario?: string;
   model: string;
   steps: string;
@@ -45,11 +46,7 @@ export interface RunOptions {
   resume?: string;
 }
 
-function one(text: string, flag: string, rule: { integer?: boolean; min?: number; max?: number }): number {
-  const v = parseNumberList(text, { flag, single: true, ...rule });
-  if (v.length !== 1) throw new UsageError(`${flag}: takes one value, got '${text}'`);
-  return v[0]!;
-}
+const one = parseOne;
 
 function resolvePrice(o: RunOptions, models: string[]): Price {
   const custom = [o.priceIn, o.priceOut].filter((x) => x !== undefined).length;
@@ -69,10 +66,10 @@ function resolvePrice(o: RunOptions, models: string[]): Price {
   return priceFor(table, priced, o.pricing ?? DEFAULT_PRICING_FILE);
 }
 
-function buildGrid(o: RunOptions): Grid {
+function buildGrid(o: RunOptions, transport: ModelTransport): Grid {
   const limit = (text: string, flag: string, rule: { integer?: boolean; min?: number }) => parseNumberList(text, { flag, off: true, ...rule });
   const models = parseChoiceList(o.model, '--model', (v) => v.length > 0);
-  models.forEach(validateModelSpec);
+  for (const m of models) validateModelSpec(m, transport);
   const grid: Grid = {
     model: models,
     max_steps: limit(o.steps, '--steps', { integer: true, min: 1 }),
@@ -93,11 +90,11 @@ function buildGrid(o: RunOptions): Grid {
 }
 
 /** Validates everything the flags say, before anything is written. */
-export function buildSweepSpec(o: RunOptions): SweepSpec {
+export function buildSweepSpec(o: RunOptions, transport: ModelTransport = DEFAULT_TRANSPORT): SweepSpec {
   const scenarios: Scenario[] = resolveScenarios((o.scenario ?? DEFAULT_SCENARIOS.join(',')).split(',').map((s) => s.trim()).filter(Boolean));
   if (scenarios.length === 0) throw new UsageError('--scenario: no scenario given');
-  const grid = buildGrid(o);
-  for (const s of scenarios) for (const m of grid.model) if (m.startsWith('sim')) checkProfileTools(s, m);
+  const grid = buildGrid(o, transport);
+  for (const s of scenarios) for (const m of grid.model) if (m.startsWith('sim') && !transport.replay) checkProfileTools(s, m);
   const promptCache = parseChoiceList(o.promptCache, '--prompt-cache', ['on', 'off'] as const);
   if (promptCache.length !== 1) throw new UsageError('--prompt-cache: takes one value, on or off');
   return {
@@ -124,7 +121,7 @@ function checkProfileTools(s: Scenario, model: string): void {
 }
 
 export function addRunOptions(cmd: Command): Command {
-  return cmd
+  return addTransportOptions(cmd)
     .option('-s, --scenario <ids>', `scenario ids or .yaml paths, comma-separated (default: ${DEFAULT_SCENARIOS.join(',')})`)
     .option('-m, --model <specs>', `model(s) to sweep: ${MODEL_SPECS_HELP}`, 'sim')
     .option('--steps <list>', 'MAX_STEPS values to sweep: 12,30 or 5..30:5 or off', '12')
@@ -148,17 +145,20 @@ export function addRunOptions(cmd: Command): Command {
     .option('--price-cached <usd>', 'custom cached-input price, USD per 1M tokens (default: the input price)')
     .addOption(new Option('--prompt-cache <on|off>', 'bill repeated prompt prefixes at the cached rate, as providers do').default('off'))
     .option('--max-output-tokens <n>', 'max_tokens per call; the budget brake projects this worst case', '1024')
-    .option('--resume <dir>', 'finish an interrupted sweep: results/<dir>, or a path, with the settings of its meta.json (only -q and --json may go with it)');
+    .option('--resume <dir>', 'finish an interrupted sweep: results/<dir>, or a path, with the settings of its meta.json (only -q, --json and the transport flags may go with it)');
 }
 
-/** Flags --resume accepts: the sweep itself comes from meta.json. */
-const RESUME_COMPATIBLE = new Set(['resume', 'quiet', 'json']);
+/** Flags --resume accepts: the sweep itself comes from meta.json; how models are reached does not. */
+const RESUME_COMPATIBLE = new Set(['resume', 'quiet', 'json', 'baseUrl', 'requestTimeout', 'maxRetries', 'record', 'replay']);
 
 export function registerRun(program: Command): void {
   addRunOptions(program.command('run', { isDefault: true }).description('run a sweep (the default command): scenarios × settings × repeats'))
     .action(async (o: RunOptions, cmd: Command) => {
       if (o.resume !== undefined) return resume(o, cmd);
-      const spec = buildSweepSpec(o);
+      const transport = transportFrom(o);
+      // A replayed sweep runs the models it recorded unless --model says otherwise.
+      if (transport.replay && cmd.getOptionValueSource('model') === 'default') o.model = transport.replay.models().join(',') || o.model;
+      const spec = buildSweepSpec(o, transport);
       const plans = expandSweep(spec);
       const concurrency = one(o.concurrency, '--concurrency', { integer: true, min: 1, max: 1024 });
       const dir = resultsDirFor(o.out);
@@ -166,7 +166,7 @@ export function registerRun(program: Command): void {
         if (!o.force) throw new UsageError(`${dir} already holds results (use --force to overwrite, or another --out)`);
         fs.rmSync(dir, { recursive: true, force: true });
       }
-      await sweepAndReport(o, { dir, spec, plans, concurrency, transcripts: o.transcripts, command: process.argv.slice(2) });
+      await sweepAndReport(o, { dir, spec, plans, concurrency, transcripts: o.transcripts, command: process.argv.slice(2), transport });
     });
 }
 
@@ -174,14 +174,15 @@ async function resume(o: RunOptions, cmd: Command): Promise<void> {
   const extra = cmd.options.map((opt) => opt.attributeName()).filter((k) => !RESUME_COMPATIBLE.has(k) && cmd.getOptionValueSource(k) === 'cli');
   if (extra.length > 0) {
     const flags = cmd.options.filter((opt) => extra.includes(opt.attributeName())).map((opt) => opt.long);
-    throw new UsageError(`--resume takes the sweep's settings from its meta.json; drop ${flags.join(', ')} (accepted with --resume: -q, --json)`);
+    throw new UsageError(`--resume takes the sweep's settings from its meta.json; drop ${flags.join(', ')} (accepted with --resume: -q, --json and the transport flags --base-url, --request-timeout, --max-retries, --record, --replay)`);
   }
+  const transport = transportFrom(o);
   const dir = resultsDirFor(o.resume);
-  const plan = await planResume(dir);
+  const plan = await planResume(dir, transport);
   const options = plan.meta.options ?? { concurrency: 4, transcripts: true };
   if (plan.todo.length === 0) console.error(`bench: ${dir}: all ${plan.done} runs are finished; rebuilding the reports only`);
   else console.error(`bench: resuming ${dir}: ${plan.done} runs finished, ${plan.todo.length} to run`);
-  await sweepAndReport(o, { dir, spec: plan.spec, plans: plan.todo, concurrency: options.concurrency, transcripts: options.transcripts, command: plan.meta.command, resume: { meta: plan.meta, done: plan.done } });
+  await sweepAndReport(o, { dir, spec: plan.spec, plans: plan.todo, concurrency: options.concurrency, transcripts: options.transcripts, command: plan.meta.command, resume: { meta: plan.meta, done: plan.done }, transport });
 }
 
 /** Runs the sweep with Ctrl-C handled, prints its summary, and says how to finish an interrupted one. */

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { z } from 'zod';
 import { UsageError } from '../cli/errors.ts';
-import { validateModelSpec } from '../models/factory.ts';
+import { validateModelSpec, type ModelTransport } from '../models/factory.ts';
 import { resolveScenarios } from '../scenario/loader.ts';
 import { formatZodError } from '../scenario/yaml-file.ts';
 import { filterJsonl } from './jsonl.ts';
@@ -71,10 +71,10 @@ export function readMeta(dir: string): Meta {
   return parsed.data as unknown as Meta;
 }
 
-export async function planResume(dir: string): Promise<ResumePlan> {
+export async function planResume(dir: string, transport?: ModelTransport): Promise<ResumePlan> {
   const meta = readMeta(dir);
   const scenarios = resolveScenarios(meta.scenario_files ?? meta.scenarios);
-  meta.grid.model.forEach(validateModelSpec);
+  for (const m of meta.grid.model) validateModelSpec(m, transport);
   const spec: SweepSpec = { scenarios, grid: meta.grid, fixed: meta.fixed, repeat: meta.repeat, seed: meta.seed };
   const plans = expandSweep(spec);
   if (plans.length !== meta.runs_planned)

@@ -84,7 +84,7 @@ export const BAD_INPUTS: BadInput[] = [
   { name: 'cli: --seed negative', args: sweep('--seed', '-1'), message: "bench: --seed: -1 is below the minimum 0 (accepted: a whole number ≥ 0)" },
   { name: 'cli: --prompt-cache maybe', args: sweep('--prompt-cache', 'maybe'), message: "bench: --prompt-cache: 'maybe' is not accepted (accepted: on, off)" },
   { name: 'cli: --max-output-tokens 0', args: sweep('--max-output-tokens', '0'), message: "bench: --max-output-tokens: 0 is below the minimum 1 (accepted: a whole number ≥ 1 and ≤ 1000000)" },
-  { name: 'cli: unknown model', args: sweep('-m', 'gpt-4o'), message: "bench: unknown model 'gpt-4o' (accepted: sim (the scenario's own profile), sim:<profile>)" },
+  { name: 'cli: unknown model', args: sweep('-m', 'gpt-4o'), message: "bench: unknown model 'gpt-4o' (accepted: sim (the scenario's own profile), sim:<profile>, openai:<model>, replay:<cassette.json>)" },
   { name: 'cli: --price-in alone', args: sweep('--price-in', '1'), message: "bench: --price-in and --price-out go together (USD per 1M tokens)" },
   { name: 'cli: --price-out negative', args: sweep('--price-in', '1', '--price-out', '-2'), message: "bench: --price-out: -2 is below the minimum 0 (accepted: a number ≥ 0)" },
   { name: 'cli: unknown flag', args: sweep('--stpes', '12'), message: "bench: unknown option '--stpes' (Did you mean --steps?) (run bench --help for usage)" },
@@ -92,6 +92,6 @@ export const BAD_INPUTS: BadInput[] = [
   { name: 'cli: --resume a directory without meta.json', files: { 'empty/x': '' }, args: sweep('--resume', '{dir}/empty'), out: false, message: "bench: {dir}/empty/meta.json: not found: not a results directory" },
   { name: 'cli: --resume with a damaged meta.json', files: { 'damaged/meta.json': '{"tool": "loopbench", "status": "running"' }, args: sweep('--resume', '{dir}/damaged'), out: false, message: "bench: {dir}/damaged/meta.json: cannot read it (Expected ',' or '}' after property value in JSON at position 41)" },
   { name: 'cli: --resume with a meta.json missing fields', files: { 'edited/meta.json': '{"tool": "loopbench", "status": "running", "scenarios": []}' }, args: sweep('--resume', '{dir}/edited'), out: false, message: "bench: {dir}/edited/meta.json: scenarios: Too small: expected array to have >=1 items; grid: missing (expected object); fixed: missing (expected object); repeat: missing (expected number); seed: missing (expected number); runs_planned: missing (expected number)" },
-  { name: 'cli: --resume with sweep flags', args: sweep('--resume', '{dir}', '--steps', '3'), out: false, message: "bench: --resume takes the sweep's settings from its meta.json; drop --steps (accepted with --resume: -q, --json)" },
+  { name: 'cli: --resume with sweep flags', args: sweep('--resume', '{dir}', '--steps', '3'), out: false, message: "bench: --resume takes the sweep's settings from its meta.json; drop --steps (accepted with --resume: -q, --json and the transport flags --base-url, --request-timeout, --max-retries, --record, --replay)" },
   { name: 'report: not a results directory', args: ['report', '{dir}'], out: false, message: "bench: {dir}: not a results directory (no runs.jsonl or steps.jsonl)" },
 ];

@@ -51,7 +51,7 @@ describe('bench --steps 12,30 (the quick start)', () => {
     const t = bench('--scenario', 'autogpt-recursive-verification', '--steps', '12', '--repeat', '2', '--out', path.join(tmp, 'table'));
     expect(t.code).toBe(0);
     expect(t.stdout).toMatch(/configuration\s+runs\s+success\s+stop reasons/);
-    expect(t.stdout).toMatch(/autogpt-recursive-verification steps=12\s+2\s+0\/2\s+spin 2/);
+    expect(t.stdout).toMatch(/autogpt-recursive-verification steps=12\s+2\s+0\/2\s+spin 2 @8/);
   });
 
   it('refuses to overwrite results unless --force', () => {

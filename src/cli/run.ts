@@ -160,6 +160,6 @@ export function registerRun(program: Command): void {
       }
       const progress = createProgress(plans.length, !o.quiet && !o.json);
       const outcome = await runSweep({ dir, spec, plans, concurrency, transcripts: o.transcripts, progress, command: process.argv.slice(2), transport });
-      printSummary(outcome.summary, { json: o.json, dir });
+      printSummary(outcome.summary, { json: o.json, dir, findings: outcome.findings });
     });
 }

@@ -64,6 +64,15 @@ function freshMeta(o: SweepOptions): Meta {
 }
 
 export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
+  const meta = await executeSweep(o);
+  // Loaded on first use: the chart renderer (vega, resvg) is heavy and only needed here.
+  const { buildReports } = await import('../report/build.ts');
+  const built = await buildReports(o.dir);
+  return { ...built, dir: o.dir, status: meta.status, runsDone: meta.runs_done, runsPlanned: meta.runs_planned };
+}
+
+/** The runs and their records (meta.json, steps.jsonl, runs.jsonl, transcripts), without the reports; returns the final meta. */
+export async function executeSweep(o: SweepOptions): Promise<Meta> {
   fs.mkdirSync(o.dir, { recursive: true });
   if (o.transcripts) fs.mkdirSync(path.join(o.dir, FILES.transcripts), { recursive: true });
   const meta: Meta = o.resume
@@ -111,8 +120,5 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
   meta.status = meta.runs_done < meta.runs_planned ? 'interrupted' : 'complete';
   meta.finished_at = new Date().toISOString();
   writeJsonAtomic(resultFile(o.dir, 'meta'), meta);
-  // Loaded on first use: the chart renderer (vega, resvg) is heavy and only needed here.
-  const { buildReports } = await import('../report/build.ts');
-  const built = await buildReports(o.dir);
-  return { ...built, dir: o.dir, status: meta.status, runsDone: meta.runs_done, runsPlanned: meta.runs_planned };
+  return meta;
 }

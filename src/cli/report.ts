@@ -18,6 +18,6 @@ export function registerReport(program: Command): void {
         throw new UsageError(`${dirArg}: not a results directory (no runs.jsonl or steps.jsonl)`);
       const built = await buildReports(dir);
       if (built.skippedLines > 0) console.error(`bench: skipped ${built.skippedLines} incomplete line(s) in the records`);
-      printSummary(built.summary, { json: opts.json, dir });
+      printSummary(built.summary, { json: opts.json, dir, findings: built.loop.findings });
     });
 }

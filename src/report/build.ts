@@ -8,12 +8,15 @@ import { resultFile } from '../runner/results-dir.ts';
 import { writeFileAtomic } from '../runner/atomic.ts';
 import { summarizeConfigs, type ConfigSummary } from './aggregate.ts';
 import { runRow, stepRow, summaryRow, toCsv } from './csv.ts';
+import { buildLoopReports, type LoopReports } from './loop-reports.ts';
 
 export interface BuiltReports {
   runs: RunRecord[];
   summary: ConfigSummary[];
   /** Lines of steps.jsonl / runs.jsonl that were not complete JSON and were skipped. */
   skippedLines: number;
+  /** Reflection and context-strategy reports (empty when neither was used). */
+  loop: LoopReports;
 }
 
 /** steps.csv is written by streaming steps.jsonl, so memory stays flat for large sweeps. */
@@ -49,5 +52,6 @@ export async function buildReports(dir: string): Promise<BuiltReports> {
   const summary = summarizeConfigs(runs);
   writeFileAtomic(resultFile(dir, 'runsCsv'), toCsv(runs.map(runRow)));
   writeFileAtomic(resultFile(dir, 'summaryCsv'), toCsv(summary.map(summaryRow)));
-  return { runs, summary, skippedLines: skipped + skippedSteps };
+  const loop = await buildLoopReports(dir, runs);
+  return { runs, summary, skippedLines: skipped + skippedSteps, loop };
 }

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { formatStopReasons, type ConfigSummary } from '../report/aggregate.ts';
 
 const int = (x: number) => Math.round(x).toLocaleString('en-US');
@@ -27,5 +28,6 @@ export function printSummary(summary: ConfigSummary[], o: { json?: boolean; dir:
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of rows) console.log(line(r));
   if (o.findings?.length) console.log(`\n${o.findings.map((f) => `- ${f}`).join('\n')}`);
-  console.log(`\nresults: ${o.dir}`);
+  const rel = path.relative(process.cwd(), o.dir);
+  console.log(`\nresults: ${rel && !rel.startsWith('..') ? rel : o.dir}  (stop reasons: runs @ step)`);
 }

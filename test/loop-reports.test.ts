@@ -122,3 +122,31 @@ describe('context savings', () => {
     expect(contextFindings([full!, win!])[1]).toMatch(/^win: saves 30% of the input tokens and saves 20% of the cost against full context/);
   });
 });
+
+describe('the loop reports of a results directory', () => {
+  it('writes the CSVs, the Vega-Lite specs and rendered SVG charts, from the records alone', async () => {
+    const fs = await import('node:fs');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const { buildLoopReports } = await import('../src/report/loop-reports.ts');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-loop-'));
+    const runs = [
+      ...[0, 1].map((repeat) => run('s reflection=off context=full', {}, { success: true, repeat })),
+      ...[0, 1].map((repeat) => run('s reflection=final context=window:2', { reflection: 'final', context: 'window:2' }, { success: repeat === 0, answers: [true, repeat === 0], repeat, tokens: 1800, cost: 0.002 })),
+    ];
+    const steps = runs.flatMap((r) =>
+      [1, 2, 3].map((n) => ({ run_id: r.run_id, config_id: r.config_id, step: n, role: 'act', input_tokens: 100 * n, cum_input_tokens: r.settings.context === 'full' ? 100 * n * n : 150 * n, settings: r.settings })),
+    );
+    fs.writeFileSync(path.join(dir, 'runs.jsonl'), runs.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    fs.writeFileSync(path.join(dir, 'steps.jsonl'), steps.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const built = await buildLoopReports(dir, runs);
+    for (const f of ['stability.csv', 'pass-hat-k.csv', 'context.csv', 'context-curves.csv', 'charts/reflection-cost.vl.json', 'charts/context-cumulative-input.svg'])
+      expect(fs.existsSync(path.join(dir, f)), f).toBe(true);
+    expect(fs.readFileSync(path.join(dir, 'pass-hat-k.csv'), 'utf8')).toContain('s reflection=final context=window:2,final,2,0');
+    const svg = fs.readFileSync(path.join(dir, 'charts/context-cumulative-input.svg'), 'utf8');
+    expect(svg).toMatch(/<path/);
+    expect(svg).toContain('a = ');
+    expect(fs.readFileSync(path.join(dir, 'charts/reflection-cost.svg'), 'utf8')).toContain('1/2 right');
+    expect(built.findings.some((f) => f.includes('success 1/2 (pass^1 0.50, pass^2 0.00)'))).toBe(true);
+  });
+});

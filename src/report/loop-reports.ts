@@ -6,12 +6,16 @@ import type { RunRecord, StepRecord } from '../runner/records.ts';
 import { resultFile } from '../runner/results-dir.ts';
 import { writeFileAtomic } from '../runner/atomic.ts';
 import path from 'node:path';
+import * as vega from 'vega';
+import { compile, type TopLevelSpec } from 'vega-lite';
+import { contextChart, reflectionChart, type LoopChart } from './loop-charts.ts';
 import { contextRows, CumulativeCurves, type ContextRow, type CurvePoint } from './context-savings.ts';
 import { toCsv } from './csv.ts';
 import { contextFindings, reflectionFindings } from './loop-findings.ts';
 import { stabilityRows, type StabilityRow } from './stability.ts';
 
 export interface LoopReports {
+  charts: LoopChart[];
   stability: StabilityRow[];
   context: ContextRow[];
   curves: CurvePoint[];
@@ -19,6 +23,16 @@ export interface LoopReports {
 }
 
 export const LOOP_FILES = { stability: 'stability.csv', passHatK: 'pass-hat-k.csv', context: 'context.csv', curves: 'context-curves.csv' } as const;
+
+/** Vega-Lite → Vega → SVG, headless (renderer 'none'). */
+async function toSvg(spec: TopLevelSpec): Promise<string> {
+  const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
+  try {
+    return await view.toSVG();
+  } finally {
+    view.finalize();
+  }
+}
 
 async function curvesOf(dir: string): Promise<{ curves: CurvePoint[]; maxCallInput: Map<string, number> }> {
   const acc = new CumulativeCurves();
@@ -47,5 +61,10 @@ export async function buildLoopReports(dir: string, runs: readonly RunRecord[]):
     writeFileAtomic(file(LOOP_FILES.context), toCsv(context.map(({ fit, ...row }) => ({ ...row, fit_a: fit?.a ?? '', fit_b: fit?.b ?? '', fit_r2: fit?.r2 ?? '' }))));
     writeFileAtomic(file(LOOP_FILES.curves), toCsv(curves.map((p) => ({ ...p }))));
   }
-  return { stability, context, curves, findings: [...reflectionFindings(stability), ...contextFindings(context)] };
+  const charts = [...(reflected ? [reflectionChart(stability)] : []), ...(contexts ? [contextChart(context, curves)] : [])];
+  for (const c of charts) {
+    writeFileAtomic(file(path.join('charts', `${c.name}.vl.json`)), `${JSON.stringify(c.spec, null, 2)}\n`);
+    writeFileAtomic(file(path.join('charts', `${c.name}.svg`)), await toSvg(c.spec));
+  }
+  return { charts, stability, context, curves, findings: [...reflectionFindings(stability), ...contextFindings(context)] };
 }

@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { ReflectionRecord } from '../src/agents/reflection.ts';
-import type { RunRecord, StepRecord } from '../src/runner/records.ts';
+import type { RunRecord } from '../src/runner/records.ts';
 import { SEED_LIMITS, type Settings } from '../src/runner/settings.ts';
-import { contextRows, CumulativeCurves, fitLinearQuadratic } from '../src/report/context-savings.ts';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { buildReports } from '../src/report/build.ts';
+import { contextRows, fitsByConfig } from '../src/report/context-savings.ts';
 import { contextFindings, reflectionFindings, shownK } from '../src/report/loop-findings.ts';
 import { passHatK, stabilityRows } from '../src/report/stability.ts';
 
@@ -89,26 +93,19 @@ describe('stability rows', () => {
 });
 
 describe('context savings', () => {
-  it('fits a·N + b·N² exactly on a quadratic', () => {
-    const pts = Array.from({ length: 30 }, (_, i) => ({ n: i + 1, y: 200 * (i + 1) + 300 * (i + 1) ** 2 }));
-    const fit = fitLinearQuadratic(pts)!;
-    expect(fit.a).toBeCloseTo(200, 6);
-    expect(fit.b).toBeCloseTo(300, 6);
-    expect(fit.r2).toBeCloseTo(1, 9);
-    expect(fitLinearQuadratic([{ n: 3, y: 9 }])).toBeNull();
+  const point = (config_id: string, step: number, cum: number) => ({ config_id, scenario: 's', max_steps: 30, step, calls: 1, input_tokens: 0, cum_input_tokens: cum });
+
+  it('fits a·N + b·N² per configuration, so strategies are not mixed in one curve', () => {
+    const points = Array.from({ length: 30 }, (_, i) => i + 1).flatMap((n) => [point('full', n, 200 * n + 300 * n * n), point('win', n, 2000 * n + 40 * n * n)]);
+    const fits = fitsByConfig(points);
+    expect(fits.get('full')!.a).toBeCloseTo(200, 6);
+    expect(fits.get('full')!.b).toBeCloseTo(300, 6);
+    expect(fits.get('win')!.a).toBeCloseTo(2000, 6);
+    expect(fits.get('win')!.b).toBeCloseTo(40, 6);
   });
 
-  it('builds cumulative curves per strategy, summaries counted at their step, and the savings against full', () => {
-    const curves = new CumulativeCurves();
-    const step = (config: string, context: string, runId: string, n: number, cum: number, role: StepRecord['role'] = 'act') =>
-      curves.add({ config_id: config, run_id: runId, step: n, role, cum_input_tokens: cum, input_tokens: 0, settings: settings({ context }) } as StepRecord);
-    for (const r of ['a', 'b']) {
-      [100, 300, 600, 1000].forEach((cum, i) => step('full', 'full', r, i + 1, cum));
-      [100, 300, 500, 700].forEach((cum, i) => step('win', 'window:1', r, i + 1, cum));
-    }
-    step('win', 'window:1', 'a', 2, 350, 'summarize'); // a later call at the same step raises that step's total
-    const points = curves.points();
-    expect(points.filter((p) => p.config_id === 'win').map((p) => p.cum_input_tokens)).toEqual([100, 325, 500, 700]);
+  it('compares each strategy with full context of the same configuration', () => {
+    const points = [1, 2, 3, 4].flatMap((n) => [point('full', n, 100 * n * n), point('win', n, 150 * n)]);
     const runs = [
       run('full', {}, { success: true, tokens: 1000, cost: 0.01 }),
       run('win', { context: 'window:1' }, { success: true, tokens: 700, cost: 0.008, summaries: 0 }),
@@ -118,35 +115,40 @@ describe('context savings', () => {
     expect(win).toMatchObject({ baseline_config: 'full', max_call_input_tokens: 200 });
     expect(win!.input_tokens_saved).toBeCloseTo(0.3);
     expect(win!.cost_saved).toBeCloseTo(0.2);
-    expect(full!.fit!.b).toBeGreaterThan(win!.fit!.b);
+    expect(full!.fit!.b).toBeCloseTo(100);
+    expect(win!.fit!.b).toBeCloseTo(0);
     expect(contextFindings([full!, win!])[1]).toMatch(/^win: saves 30% of the input tokens and saves 20% of the cost against full context/);
   });
 });
 
 describe('the loop reports of a results directory', () => {
-  it('writes the CSVs, the Vega-Lite specs and rendered SVG charts, from the records alone', async () => {
-    const fs = await import('node:fs');
-    const os = await import('node:os');
-    const path = await import('node:path');
-    const { buildLoopReports } = await import('../src/report/loop-reports.ts');
+  it('lands in the CSVs, charts, report.html and summary.md, from the records alone', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-loop-'));
     const runs = [
       ...[0, 1].map((repeat) => run('s reflection=off context=full', {}, { success: true, repeat })),
-      ...[0, 1].map((repeat) => run('s reflection=final context=window:2', { reflection: 'final', context: 'window:2' }, { success: repeat === 0, answers: [true, repeat === 0], repeat, tokens: 1800, cost: 0.002 })),
+      ...[0, 1].map((repeat) => run('s reflection=final context=full', { reflection: 'final' }, { success: repeat === 0, answers: [true, repeat === 0], repeat, tokens: 1800, cost: 0.002 })),
+      ...[0, 1].map((repeat) => run('s reflection=off context=window:2', { context: 'window:2' }, { success: true, repeat, tokens: 600, cost: 0.0006 })),
     ];
     const steps = runs.flatMap((r) =>
-      [1, 2, 3].map((n) => ({ run_id: r.run_id, config_id: r.config_id, step: n, role: 'act', input_tokens: 100 * n, cum_input_tokens: r.settings.context === 'full' ? 100 * n * n : 150 * n, settings: r.settings })),
+      [1, 2, 3].map((n) => ({ run_id: r.run_id, config_id: r.config_id, scenario: 's', step: n, role: 'act', input_tokens: 100 * n, cum_input_tokens: r.settings.context === 'full' ? 100 * n * n : 150 * n, settings: r.settings })),
     );
     fs.writeFileSync(path.join(dir, 'runs.jsonl'), runs.map((r) => JSON.stringify(r)).join('\n') + '\n');
     fs.writeFileSync(path.join(dir, 'steps.jsonl'), steps.map((r) => JSON.stringify(r)).join('\n') + '\n');
-    const built = await buildLoopReports(dir, runs);
-    for (const f of ['stability.csv', 'pass-hat-k.csv', 'context.csv', 'context-curves.csv', 'charts/reflection-cost.vl.json', 'charts/context-cumulative-input.svg'])
-      expect(fs.existsSync(path.join(dir, f)), f).toBe(true);
-    expect(fs.readFileSync(path.join(dir, 'pass-hat-k.csv'), 'utf8')).toContain('s reflection=final context=window:2,final,2,0');
+    const built = await buildReports(dir);
+    for (const f of ['stability.csv', 'pass-hat-k.csv', 'context.csv', 'charts/reflection-cost.svg', 'charts/reflection-cost.png', 'charts/context-cumulative-input.vl.json'])
+      expect(built.files, f).toContain(f);
+    expect(fs.readFileSync(path.join(dir, 'pass-hat-k.csv'), 'utf8')).toContain('s reflection=final context=full,final,2,0');
     const svg = fs.readFileSync(path.join(dir, 'charts/context-cumulative-input.svg'), 'utf8');
     expect(svg).toMatch(/<path/);
     expect(svg).toContain('a = ');
-    expect(fs.readFileSync(path.join(dir, 'charts/reflection-cost.svg'), 'utf8')).toContain('1/2 right');
-    expect(built.findings.some((f) => f.includes('success 1/2 (pass^1 0.50, pass^2 0.00)'))).toBe(true);
+    expect(built.findings.some((f) => f.includes('s reflection=final context=full: success 1/2 (pass^1 0.50, pass^2 0.00)'))).toBe(true);
+    expect(built.findings.some((f) => f.startsWith('s reflection=off context=window:2: saves 40% of the input tokens'))).toBe(true);
+    const html = fs.readFileSync(path.join(dir, 'report.html'), 'utf8');
+    expect(html).toContain('<section id="reflection">');
+    expect(html).toContain('<section id="context">');
+    expect(html).toContain('id="chart-reflection-cost"');
+    const md = fs.readFileSync(path.join(dir, 'summary.md'), 'utf8');
+    expect(md).toContain('### Reflection: what it costs and what it buys');
+    expect(md).toContain('### Context strategies: what each saves');
   });
 });

@@ -167,6 +167,6 @@ export function registerRun(program: Command): void {
       }
       const progress = createProgress(plans.length, !o.quiet && !o.json);
       const outcome = await runSweep({ dir, spec, plans, concurrency, transcripts: o.transcripts, progress, command: process.argv.slice(2) });
-      printSummary(outcome.summary, { json: o.json, dir, findings: outcome.loop.findings });
+      printSummary(outcome.summary, { json: o.json, dir, findings: outcome.findings });
     });
 }

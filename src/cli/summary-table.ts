@@ -1,11 +1,11 @@
 import path from 'node:path';
 import { formatStopReasons, type ConfigSummary } from '../report/aggregate.ts';
+import { int } from '../report/format.ts';
 
-const int = (x: number) => Math.round(x).toLocaleString('en-US');
 const usd = (x: number) => `$${x.toFixed(4)}`;
 
 /** The short table a sweep ends with; `--json` prints the same summary as JSON on stdout. */
-export function printSummary(summary: ConfigSummary[], o: { json?: boolean; dir: string; findings?: string[] }): void {
+export function printSummary(summary: ConfigSummary[], o: { json?: boolean; dir: string; findings?: readonly string[] }): void {
   if (o.json) {
     console.log(JSON.stringify({ results_dir: o.dir, configs: summary, findings: o.findings ?? [] }, null, 2));
     return;
@@ -29,5 +29,5 @@ export function printSummary(summary: ConfigSummary[], o: { json?: boolean; dir:
   for (const r of rows) console.log(line(r));
   if (o.findings?.length) console.log(`\n${o.findings.map((f) => `- ${f}`).join('\n')}`);
   const rel = path.relative(process.cwd(), o.dir);
-  console.log(`\nresults: ${rel && !rel.startsWith('..') ? rel : o.dir}  (stop reasons: runs @ step)`);
+  console.log(`\nresults: ${rel && !rel.startsWith('..') ? rel : o.dir}  (stop reasons: runs @ step; report.html, summary.md)`);
 }

@@ -2,23 +2,17 @@
 //   reflection-cost — tokens and cost per run for each reflection mode, next to pass^k by k;
 //   context-cumulative-input — cumulative input tokens by step, one line per context strategy,
 //   with the fitted a·N + b·N² (dashed) and its a and b in the legend.
-import type { TopLevelSpec } from 'vega-lite';
-import type { ContextRow, CurvePoint } from './context-savings.ts';
+import type { StepPoint } from './aggregate.ts';
+import { CHART_FONT, type ChartSpec } from './charts.ts';
+import type { ContextRow } from './context-savings.ts';
+import { predict } from './fit.ts';
 import type { StabilityRow } from './stability.ts';
 
-export interface LoopChart {
-  /** File stem under charts/. */
-  name: string;
-  title: string;
-  caption: string;
-  spec: TopLevelSpec;
-}
-
 const SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json';
-const config = { background: 'white', title: { fontSize: 15, anchor: 'start' as const }, legend: { orient: 'bottom' as const, direction: 'vertical' as const, labelLimit: 520 }, view: { stroke: null } };
+const config = { font: CHART_FONT, background: 'white', title: { fontSize: 15, anchor: 'start' as const }, legend: { orient: 'bottom' as const, direction: 'vertical' as const, labelLimit: 520 }, view: { stroke: null } };
 const coef = (x: number) => (Math.abs(x) >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(1));
 
-export function reflectionChart(rows: readonly StabilityRow[]): LoopChart {
+export function reflectionChart(rows: readonly StabilityRow[]): ChartSpec {
   const bars = rows.map((r) => ({ config: r.config_id, reflection: r.reflection, tokens: Math.round(r.input_tokens_mean + r.output_tokens_mean), label: `$${r.cost_usd_mean.toFixed(4)} · ${r.successes ?? '-'}/${r.runs} right` }));
   const curve = rows.flatMap((r) => r.pass_hat_k.map((p, i) => ({ config: r.config_id, reflection: r.reflection, k: i + 1, pass: p })));
   const color = { field: 'config', type: 'nominal' as const, title: null, sort: null };
@@ -56,7 +50,8 @@ export function reflectionChart(rows: readonly StabilityRow[]): LoopChart {
   };
 }
 
-export function contextChart(rows: readonly ContextRow[], curves: readonly CurvePoint[]): LoopChart {
+export function contextChart(rows: readonly ContextRow[], points: readonly StepPoint[]): ChartSpec {
+  const curves = points.filter((p) => rows.some((r) => r.config_id === p.config_id));
   const single = new Set(rows.map((r) => r.scenario)).size === 1;
   const nameOf = (r: ContextRow) => (single && r.config_id.startsWith(`${r.scenario} `) ? r.config_id.slice(r.scenario.length + 1) : r.config_id);
   const labelOf = new Map(rows.map((r) => [r.config_id, r.fit ? `${nameOf(r)}: a = ${coef(r.fit.a)}, b = ${coef(r.fit.b)}` : nameOf(r)]));
@@ -65,7 +60,7 @@ export function contextChart(rows: readonly ContextRow[], curves: readonly Curve
     const fit = r.fit;
     if (!fit) return [];
     const steps = curves.filter((p) => p.config_id === r.config_id).map((p) => p.step);
-    return steps.map((n) => ({ series: labelOf.get(r.config_id)!, kind: 'fit a·N + b·N²', step: n, tokens: Math.round(fit.a * n + fit.b * n * n) }));
+    return steps.map((n) => ({ series: labelOf.get(r.config_id)!, kind: 'fit a·N + b·N²', step: n, tokens: Math.round(predict(fit, n)) }));
   });
   return {
     name: 'context-cumulative-input',

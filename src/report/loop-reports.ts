@@ -2,6 +2,7 @@
 // stability.csv and pass-hat-k.csv when reflection was used, context.csv when a strategy other
 // than full context was swept, their charts, findings and tables. Pure: build.ts writes the files.
 import type { RunRecord } from '../runner/records.ts';
+import { REFLECTIONS, type Reflection } from '../runner/settings.ts';
 import type { StepPoint } from './aggregate.ts';
 import type { ChartSpec } from './charts.ts';
 import { contextRows, type ContextRow } from './context-savings.ts';
@@ -21,8 +22,9 @@ export interface LoopReports {
 export function loopReports(runs: readonly RunRecord[], points: readonly StepPoint[], maxCallInput: ReadonlyMap<string, number>): LoopReports {
   const reflected = runs.some((r) => r.settings.reflection !== 'off');
   const contexts = runs.some((r) => r.settings.context !== 'full');
-  const stability = reflected ? stabilityRows(runs) : [];
-  const context = contexts ? contextRows(runs, points, maxCallInput) : [];
+  // Baseline first: reflection off → final → every-step; full context before the strategies.
+  const stability = reflected ? stabilityRows(runs).sort((a, b) => REFLECTIONS.indexOf(a.reflection as Reflection) - REFLECTIONS.indexOf(b.reflection as Reflection)) : [];
+  const context = contexts ? contextRows(runs, points, maxCallInput).sort((a, b) => Number(b.context === 'full') - Number(a.context === 'full')) : [];
   const csv: LoopReports['csv'] = {};
   if (reflected) {
     csv['stability.csv'] = stability.map(({ pass_hat_k, ...row }) => ({ ...row, pass_hat_1: pass_hat_k[0] ?? '', pass_hat_all: pass_hat_k.at(-1) ?? '' }));

@@ -2,19 +2,21 @@
 import type { ContextRow } from './context-savings.ts';
 import { fitFormula } from './findings.ts';
 import { int, pct, times, usd } from './format.ts';
-import { passText } from './loop-findings.ts';
+import { shownK } from './loop-findings.ts';
 import type { StabilityRow } from './stability.ts';
 import type { Table } from './tables.ts';
 
 const ratioCell = (x: number | null) => (x === null ? '–' : times(x));
 
 export function reflectionTable(rows: readonly StabilityRow[]): Table {
+  // pass^k at k = 1, 5 and N (the most runs any configuration has); every k is in pass-hat-k.csv.
+  const ks = shownK(Math.max(0, ...rows.map((r) => r.pass_hat_k.length)));
   return {
-    head: ['configuration', 'success', 'pass^k', 'right→wrong', 'wrong→right', 'critique calls / run', 'reopens / run', 'tokens / run', 'cost / run', 'tokens vs off', 'cost vs off'],
+    head: ['configuration', 'success', ...ks.map((k) => `pass^${k}`), 'right→wrong', 'wrong→right', 'critique calls / run', 'reopens / run', 'tokens / run', 'cost / run', 'tokens vs off', 'cost vs off'],
     rows: rows.map((r) => [
       r.config_id,
       r.successes === null ? 'not checked' : `${r.successes}/${r.runs}`,
-      passText(r),
+      ...ks.map((k) => (r.pass_hat_k[k - 1] === undefined ? '–' : r.pass_hat_k[k - 1]!.toFixed(2))),
       String(r.right_to_wrong),
       String(r.wrong_to_right),
       (r.critiques_mean + r.step_critiques_mean).toFixed(1),
@@ -24,7 +26,7 @@ export function reflectionTable(rows: readonly StabilityRow[]): Table {
       ratioCell(r.tokens_ratio),
       ratioCell(r.cost_ratio),
     ]),
-    numeric: [3, 4, 5, 6, 7, 8, 9, 10],
+    numeric: Array.from({ length: 9 + ks.length }, (_, i) => i + 2).filter((i) => i > 1),
   };
 }
 

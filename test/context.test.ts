@@ -104,6 +104,9 @@ describe('window:K', () => {
     // Same model behaviour, same steps: only the input side changes.
     expect(windowed.record.output_tokens).toBe(full.record.output_tokens);
     expect(windowed.record.input_tokens).toBeLessThan(full.record.input_tokens / 2);
+    // The sim reads its step from its own numbered messages, which the window always keeps: 30 distinct steps.
+    const thoughts = windowed.messages.filter((m) => m.role === 'assistant').map((m) => /^Thought (\d+):/.exec(m.content ?? '')?.[1]);
+    expect(thoughts).toEqual(Array.from({ length: 30 }, (_, i) => String(i + 1)));
   });
 });
 

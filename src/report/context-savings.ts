@@ -3,9 +3,9 @@
 // cumulative-input curve per configuration — quadratic with full context, flattening toward linear
 // with a window or summaries.
 import type { RunRecord } from '../runner/records.ts';
-import type { StepPoint } from './aggregate.ts';
+import { groupByConfig, type StepPoint } from './aggregate.ts';
 import { QuadraticFitAccumulator, type QuadraticFit } from './fit.ts';
-import { groupByConfig, settingsKey } from './stability.ts';
+import { settingsKey } from './stability.ts';
 import { mean } from './stats.ts';
 
 export interface ContextRow {

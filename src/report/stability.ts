@@ -4,6 +4,7 @@
 import type { ReflectionRecord } from '../agents/reflection.ts';
 import type { RunRecord } from '../runner/records.ts';
 import type { Settings } from '../runner/settings.ts';
+import { groupByConfig } from './aggregate.ts';
 import { mean } from './stats.ts';
 
 /** C(c,k)/C(n,k): the chance that k of the n runs, drawn without replacement, all succeeded (c succeeded). */
@@ -48,16 +49,6 @@ const reflectionOf = (r: RunRecord) => r.extra?.reflection as ReflectionRecord |
 export function settingsKey(s: Settings, omit: keyof Settings, value: unknown): string {
   const { seed: _s, repeat: _r, ...rest } = s;
   return JSON.stringify({ ...rest, [omit]: value });
-}
-
-export function groupByConfig(runs: readonly RunRecord[]): RunRecord[][] {
-  const groups = new Map<string, RunRecord[]>();
-  for (const r of runs) {
-    const g = groups.get(r.config_id);
-    if (g) g.push(r);
-    else groups.set(r.config_id, [r]);
-  }
-  return [...groups.values()];
 }
 
 export function stabilityRows(runs: readonly RunRecord[]): StabilityRow[] {

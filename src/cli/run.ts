@@ -41,9 +41,10 @@ export interface RunOptions {
   priceCached?: string;
   promptCache: string;
   maxOutputTokens: string;
-  reflection: string;
-  maxReflections: string;
-  context: string;
+  /** Optional so callers that build options in code (before these flags existed) keep working. */
+  reflection?: string;
+  maxReflections?: string;
+  context?: string;
 }
 
 function one(text: string, flag: string, rule: { integer?: boolean; min?: number; max?: number }): number {
@@ -83,8 +84,8 @@ function buildGrid(o: RunOptions): Grid {
     max_tokens: limit(o.maxTokens, '--max-tokens', { integer: true, min: 1 }),
     max_calls: limit(o.maxCalls, '--max-calls', { integer: true, min: 1 }),
     max_rounds: [null],
-    reflection: parseChoiceList(o.reflection, '--reflection', REFLECTIONS),
-    context: parseContextList(o.context),
+    reflection: parseChoiceList(o.reflection ?? 'off', '--reflection', REFLECTIONS),
+    context: parseContextList(o.context ?? 'full'),
     agent: {},
   };
   // A run needs at least one brake that bounds its length; refuse a grid point that has none.
@@ -108,7 +109,7 @@ export function buildSweepSpec(o: RunOptions): SweepSpec {
       price: resolvePrice(o, grid.model),
       prompt_cache: promptCache[0] === 'on',
       max_output_tokens: one(o.maxOutputTokens, '--max-output-tokens', { integer: true, min: 1, max: 1_000_000 }),
-      max_reflections: one(o.maxReflections, '--max-reflections', { integer: true, min: 1, max: 100 }),
+      max_reflections: one(o.maxReflections ?? '2', '--max-reflections', { integer: true, min: 1, max: 100 }),
     },
     repeat: one(o.repeat, '--repeat', { integer: true, min: 1, max: 100_000 }),
     seed: one(o.seed, '--seed', { integer: true, min: 0 }),

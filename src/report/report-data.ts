@@ -27,7 +27,7 @@ export interface ReportData {
   findings: readonly string[];
   charts: readonly RenderedChart[];
   /** Reflection and context-strategy reports (empty when neither was used). */
-  loop: Pick<LoopReports, 'stability' | 'context'>;
+  loop?: Pick<LoopReports, 'stability' | 'context'>;
   skipped: { steps: number; runs: number };
 }
 

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import { TokenCounter } from '../meter/tokens.ts';
+import type { ModelTransport } from '../models/factory.ts';
 import type { BuiltReports } from '../report/build.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import { ToolRegistry } from '../tools/registry.ts';
@@ -26,6 +27,7 @@ export interface SweepOptions {
   progress: Progress;
   command: string[];
   signal?: AbortSignal;
+  transport?: ModelTransport;
 }
 
 export interface SweepOutcome extends BuiltReports {
@@ -69,10 +71,11 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
     await Promise.all(
       o.plans.map((plan) =>
         limit(async () => {
-          const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.write(r), signal: o.signal });
+          const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.write(r), signal: o.signal, transport: o.transport });
           steps.flush();
           runs.write(result.record);
           runs.flush();
+          o.transport?.record?.save();
           if (o.transcripts) {
             writeJsonAtomic(
               path.join(o.dir, FILES.transcripts, `${plan.runId}.json`),
@@ -88,6 +91,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
   } finally {
     steps.close();
     runs.close();
+    o.transport?.record?.save();
     o.progress.stop();
   }
   meta.status = o.signal?.aborted ? 'interrupted' : 'complete';

@@ -4,27 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { UsageError } from '../src/cli/errors.ts';
 import { buildSweepSpec, type RunOptions } from '../src/cli/run.ts';
 import { expandSweep } from '../src/runner/sweep.ts';
+import { RUN_DEFAULTS } from '../src/serve/sweep-against.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const defaults: RunOptions = {
-  scenario: 'seed-calibrated',
-  model: 'sim',
-  steps: '12',
-  maxCost: '0.5',
-  timeout: '120',
-  maxRepeat: '3',
-  maxTokens: 'off',
-  maxCalls: 'off',
-  repeat: '2',
-  seed: '1',
-  concurrency: '1',
-  transcripts: false,
-  promptCache: 'off',
-  maxOutputTokens: '1024',
-  reflection: 'off',
-  maxReflections: '2',
-  context: 'full',
-};
+const defaults: RunOptions = { ...RUN_DEFAULTS, scenario: 'seed-calibrated', repeat: '2', concurrency: '1' };
 
 describe('--reflection, --max-reflections, --context', () => {
   it('sweep every listed value, one configuration each', () => {

@@ -34,6 +34,11 @@ export function completionTokens(m: AssistantMessage): number {
   return n;
 }
 
+/** Input tokens of an answer when it is sent back, given its completion tokens (adds the message wrapper). */
+export function answerInputTokens(m: AssistantMessage, completion: number): number {
+  return completion + TOKENS_PER_MESSAGE + countText(m.role) + (m.name ? 1 + countText(m.name) : 0);
+}
+
 /** Tool schemas as the model sees them (a TypeScript-like namespace, as OpenAI renders functions). */
 export function renderTools(tools: ToolSpec[]): string {
   const lines = ['# Tools', '', '## functions', '', 'namespace functions {', ''];
@@ -94,7 +99,7 @@ export class TokenCounter {
   produced(m: AssistantMessage): number {
     const n = completionTokens(m);
     this.tokenizations++;
-    this.byObject.set(m, n + TOKENS_PER_MESSAGE + countText('assistant') + (m.name ? 1 + countText(m.name) : 0));
+    this.byObject.set(m, answerInputTokens(m, n));
     return n;
   }
 
@@ -112,19 +117,6 @@ export class TokenCounter {
   prompt(messages: ChatMessage[], tools?: ToolSpec[]): number {
     let n = this.tools(tools) + REPLY_PRIMING;
     for (const m of messages) n += this.message(m);
-    return n;
-  }
-
-  /** Tokens of the longest common prefix of two requests (tools first, then whole messages). */
-  sharedPrefix(prev: ChatMessage[], next: ChatMessage[], tools?: ToolSpec[]): number {
-    let n = this.tools(tools);
-    const len = Math.min(prev.length, next.length);
-    for (let i = 0; i < len; i++) {
-      const a = prev[i]!;
-      const b = next[i]!;
-      if (a !== b && JSON.stringify(a) !== JSON.stringify(b)) break;
-      n += this.message(b);
-    }
     return n;
   }
 }

@@ -22,37 +22,67 @@ export interface ConfigSummary {
   total_cost_usd: number;
 }
 
-export function summarizeConfigs(runs: readonly RunRecord[]): ConfigSummary[] {
-  const groups = new Map<string, RunRecord[]>();
-  for (const r of runs) {
-    const g = groups.get(r.config_id);
-    if (g) g.push(r);
-    else groups.set(r.config_id, [r]);
+const METRICS = ['steps', 'calls', 'input_tokens', 'output_tokens', 'cached_tokens', 'cost_usd'] as const;
+type Metric = (typeof METRICS)[number];
+
+interface Group {
+  first: RunRecord;
+  runs: number;
+  checked: number;
+  successes: number;
+  stop_reasons: Partial<Record<StopReason, number>>;
+  values: Record<Metric, number[]>;
+}
+
+/**
+ * Summarises run records as they stream past, one at a time: it keeps one group per configuration
+ * and, per run, only the six numbers the percentiles need, never the records themselves.
+ */
+export class ConfigAggregator {
+  private readonly groups = new Map<string, Group>();
+
+  add(r: RunRecord): void {
+    let g = this.groups.get(r.config_id);
+    if (!g) {
+      const values = Object.fromEntries(METRICS.map((m) => [m, []])) as unknown as Record<Metric, number[]>;
+      this.groups.set(r.config_id, (g = { first: r, runs: 0, checked: 0, successes: 0, stop_reasons: {}, values }));
+    }
+    g.runs++;
+    if (r.success !== null) {
+      g.checked++;
+      if (r.success) g.successes++;
+    }
+    g.stop_reasons[r.stop_reason] = (g.stop_reasons[r.stop_reason] ?? 0) + 1;
+    for (const m of METRICS) g.values[m].push(r[m]);
   }
-  return [...groups.values()].map((g) => {
-    const first = g[0]!;
-    const checked = g.filter((r) => r.success !== null);
-    const successes = checked.length ? checked.filter((r) => r.success).length : null;
-    const stop_reasons: Partial<Record<StopReason, number>> = {};
-    for (const r of g) stop_reasons[r.stop_reason] = (stop_reasons[r.stop_reason] ?? 0) + 1;
-    const pick = (f: (r: RunRecord) => number) => spread(g.map(f));
-    return {
-      config_id: first.config_id,
-      scenario: first.scenario,
-      settings: first.settings,
-      runs: g.length,
-      successes,
-      success_rate: successes === null ? null : successes / checked.length,
-      stop_reasons,
-      steps: pick((r) => r.steps),
-      calls: pick((r) => r.calls),
-      input_tokens: pick((r) => r.input_tokens),
-      output_tokens: pick((r) => r.output_tokens),
-      cached_tokens: pick((r) => r.cached_tokens),
-      cost_usd: pick((r) => r.cost_usd),
-      total_cost_usd: g.reduce((s, r) => s + r.cost_usd, 0),
-    };
-  });
+
+  summaries(): ConfigSummary[] {
+    return [...this.groups.values()].map((g) => {
+      const successes = g.checked ? g.successes : null;
+      return {
+        config_id: g.first.config_id,
+        scenario: g.first.scenario,
+        settings: g.first.settings,
+        runs: g.runs,
+        successes,
+        success_rate: successes === null ? null : successes / g.checked,
+        stop_reasons: g.stop_reasons,
+        steps: spread(g.values.steps),
+        calls: spread(g.values.calls),
+        input_tokens: spread(g.values.input_tokens),
+        output_tokens: spread(g.values.output_tokens),
+        cached_tokens: spread(g.values.cached_tokens),
+        cost_usd: spread(g.values.cost_usd),
+        total_cost_usd: g.values.cost_usd.reduce((s, x) => s + x, 0),
+      };
+    });
+  }
+}
+
+export function summarizeConfigs(runs: Iterable<RunRecord>): ConfigSummary[] {
+  const agg = new ConfigAggregator();
+  for (const r of runs) agg.add(r);
+  return agg.summaries();
 }
 
 /** `done 8, spin 2` */

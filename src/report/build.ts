@@ -1,53 +1,58 @@
 // Rebuilds every report artifact of a results directory from its records alone, so
 // `bench report DIR` works on finished, interrupted and merged runs alike.
 import fs from 'node:fs';
-import { stringify } from 'csv-stringify/sync';
-import { readJsonl, readJsonlLines } from '../runner/jsonl.ts';
+import { readJsonlLines } from '../runner/jsonl.ts';
 import type { RunRecord, StepRecord } from '../runner/records.ts';
 import { resultFile } from '../runner/results-dir.ts';
 import { writeFileAtomic } from '../runner/atomic.ts';
-import { summarizeConfigs, type ConfigSummary } from './aggregate.ts';
-import { runRow, stepRow, summaryRow, toCsv } from './csv.ts';
+import { ConfigAggregator, type ConfigSummary } from './aggregate.ts';
+import { csvLine, runRow, stepRow, summaryRow, toCsv } from './csv.ts';
 
 export interface BuiltReports {
-  runs: RunRecord[];
   summary: ConfigSummary[];
   /** Lines of steps.jsonl / runs.jsonl that were not complete JSON and were skipped. */
   skippedLines: number;
 }
 
-/** steps.csv is written by streaming steps.jsonl, so memory stays flat for large sweeps. */
-async function writeStepsCsv(dir: string): Promise<number> {
-  const tmp = `${resultFile(dir, 'stepsCsv')}.tmp`;
+const CHUNK_BYTES = 256 * 1024;
+
+/**
+ * Streams a JSONL file into a CSV, one row per record, handing each record to `each` as it passes:
+ * memory stays flat however large the file (nothing is kept per record).
+ */
+async function jsonlToCsv<T>(from: string, to: string, row: (r: T) => Record<string, unknown>, each?: (r: T) => void): Promise<number> {
+  const tmp = `${to}.tmp`;
   const fd = fs.openSync(tmp, 'w');
   let skipped = 0;
   let header = true;
-  let chunk: Array<Record<string, unknown>> = [];
-  const flush = () => {
-    if (chunk.length === 0) return;
-    fs.writeSync(fd, stringify(chunk, { header, columns: Object.keys(chunk[0]!) }));
-    header = false;
-    chunk = [];
-  };
-  for await (const line of readJsonlLines(resultFile(dir, 'steps'))) {
+  let chunk = '';
+  for await (const line of readJsonlLines(from)) {
     if (!line.ok) {
       skipped++;
       continue;
     }
-    chunk.push(stepRow(line.value as StepRecord));
-    if (chunk.length >= 2000) flush();
+    const record = line.value as T;
+    each?.(record);
+    const cells = row(record);
+    if (header) chunk += csvLine(cells, true);
+    header = false;
+    chunk += csvLine(cells);
+    if (chunk.length >= CHUNK_BYTES) {
+      fs.writeSync(fd, chunk);
+      chunk = '';
+    }
   }
-  flush();
+  fs.writeSync(fd, chunk);
   fs.closeSync(fd);
-  fs.renameSync(tmp, resultFile(dir, 'stepsCsv'));
+  fs.renameSync(tmp, to);
   return skipped;
 }
 
 export async function buildReports(dir: string): Promise<BuiltReports> {
-  const { records: runs, skipped } = await readJsonl<RunRecord>(resultFile(dir, 'runs'));
-  const skippedSteps = await writeStepsCsv(dir);
-  const summary = summarizeConfigs(runs);
-  writeFileAtomic(resultFile(dir, 'runsCsv'), toCsv(runs.map(runRow)));
+  const configs = new ConfigAggregator();
+  const skippedRuns = await jsonlToCsv<RunRecord>(resultFile(dir, 'runs'), resultFile(dir, 'runsCsv'), runRow, (r) => configs.add(r));
+  const skippedSteps = await jsonlToCsv<StepRecord>(resultFile(dir, 'steps'), resultFile(dir, 'stepsCsv'), stepRow);
+  const summary = configs.summaries();
   writeFileAtomic(resultFile(dir, 'summaryCsv'), toCsv(summary.map(summaryRow)));
-  return { runs, summary, skippedLines: skipped + skippedSteps };
+  return { summary, skippedLines: skippedRuns + skippedSteps };
 }

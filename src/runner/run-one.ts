@@ -16,6 +16,8 @@ export interface RunDeps {
   tools: (plan: RunPlan) => ToolRegistry;
   onStep: (record: StepRecord) => void;
   signal?: AbortSignal;
+  /** Whether the run's calls are kept for a transcript (default true). */
+  transcript?: boolean;
 }
 
 export interface RunResult {
@@ -42,6 +44,7 @@ export async function executeRun(plan: RunPlan, deps: RunDeps): Promise<RunResul
     clock,
     onStep: deps.onStep,
     signal: deps.signal,
+    keepLog: deps.transcript,
   });
   const agent = AGENTS[scenario.agent]!;
   const outcome = await agent({ scenario, caller, tools: deps.tools(plan), clock, signal: deps.signal });

@@ -1,8 +1,7 @@
 // Runs a planned sweep into a results directory: records stream to disk as they happen,
-// runs go through a shared concurrency limiter, reports are built at the end.
+// `concurrency` workers pull runs one at a time (nothing is kept per run), reports are built at the end.
 import fs from 'node:fs';
 import path from 'node:path';
-import pLimit from 'p-limit';
 import { TokenCounter } from '../meter/tokens.ts';
 import { buildReports, type BuiltReports } from '../report/build.ts';
 import type { Scenario } from '../scenario/schema.ts';
@@ -11,9 +10,10 @@ import { writeJsonAtomic } from './atomic.ts';
 import { JsonlWriter } from './jsonl.ts';
 import { gitCommit, versions, type Meta } from './meta.ts';
 import type { Progress } from './progress.ts';
-import type { RunRecord } from './records.ts';
+import { forEachConcurrently } from './pool.ts';
 import { FILES, resultFile } from './results-dir.ts';
 import { executeRun } from './run-one.ts';
+import { stepLine } from './step-line.ts';
 import type { RunPlan, SweepSpec } from './sweep.ts';
 import { buildTranscript } from './transcript.ts';
 
@@ -26,6 +26,8 @@ export interface SweepOptions {
   progress: Progress;
   command: string[];
   signal?: AbortSignal;
+  /** The sweep's token counter (default: a fresh one); `bench perf` passes its own to count tokenizations. */
+  counter?: TokenCounter;
 }
 
 export interface SweepOutcome extends BuiltReports {
@@ -57,34 +59,25 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
 
   const steps = new JsonlWriter(resultFile(o.dir, 'steps'));
   const runs = new JsonlWriter(resultFile(o.dir, 'runs'));
-  const counter = new TokenCounter();
+  const counter = o.counter ?? new TokenCounter();
   const registries = new Map<Scenario, ToolRegistry>();
   const tools = (plan: RunPlan) => {
     let r = registries.get(plan.scenario);
     if (!r) registries.set(plan.scenario, (r = ToolRegistry.fromDecls(plan.scenario.tools)));
     return r;
   };
-  const limit = pLimit(o.concurrency);
   try {
-    await Promise.all(
-      o.plans.map((plan) =>
-        limit(async () => {
-          const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.write(r), signal: o.signal });
-          steps.flush();
-          runs.write(result.record);
-          runs.flush();
-          if (o.transcripts) {
-            writeJsonAtomic(
-              path.join(o.dir, FILES.transcripts, `${plan.runId}.json`),
-              buildTranscript(result.record, result.calls, result.messages),
-            );
-          }
-          meta.runs_done++;
-          o.progress.tick(`${plan.configId}: ${result.record.stop_reason}`);
-          return result.record as RunRecord;
-        }),
-      ),
-    );
+    await forEachConcurrently(o.plans, o.concurrency, async (plan) => {
+      const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.writeLine(stepLine(r)), signal: o.signal, transcript: o.transcripts });
+      steps.flush();
+      runs.write(result.record);
+      runs.flush();
+      if (o.transcripts) {
+        writeJsonAtomic(path.join(o.dir, FILES.transcripts, `${plan.runId}.json`), buildTranscript(result.record, result.calls, result.messages));
+      }
+      meta.runs_done++;
+      o.progress.tick(`${plan.configId}: ${result.record.stop_reason}`);
+    });
   } finally {
     steps.close();
     runs.close();

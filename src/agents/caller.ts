@@ -153,7 +153,6 @@ export class ModelCaller {
       action: action?.action ?? null,
       fingerprint: action?.fingerprint ?? null,
       error,
-      settings: env.settings,
     });
   }
 }

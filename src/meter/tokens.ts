@@ -65,8 +65,15 @@ export function toolsTokensUncached(tools: ToolSpec[] | undefined): number {
 
 const CONTENT_CACHE_LIMIT = 50_000;
 
+/** A conversation array as last counted: its message objects and the running token sums (sums[i] = first i messages). */
+interface Tally {
+  seen: ChatMessage[];
+  sums: number[];
+}
+
 export class TokenCounter {
   private readonly byObject = new WeakMap<object, number>();
+  private readonly tallies = new WeakMap<ChatMessage[], Tally>();
   private readonly byContent = new Map<string, number>();
   /** Tokenizer calls made (for the perf report: each message should be tokenized once). */
   tokenizations = 0;
@@ -113,10 +120,25 @@ export class TokenCounter {
     return n;
   }
 
-  /** Input tokens of a whole request: tools, every message, reply priming. */
+  /**
+   * Input tokens of a whole request: tools, every message, reply priming. An agent sends the same
+   * growing array call after call, so the sum over the prefix it already counted is reused as long
+   * as that prefix holds the same message objects (checked by identity, one compare per message):
+   * each call costs its new messages, not a map lookup per message of the whole history.
+   */
   prompt(messages: ChatMessage[], tools?: ToolSpec[]): number {
-    let n = this.tools(tools) + REPLY_PRIMING;
-    for (const m of messages) n += this.message(m);
-    return n;
+    let t = this.tallies.get(messages);
+    if (!t) this.tallies.set(messages, (t = { seen: [], sums: [0] }));
+    let i = 0;
+    const same = Math.min(t.seen.length, messages.length);
+    while (i < same && t.seen[i] === messages[i]) i++;
+    t.seen.length = i;
+    t.sums.length = i + 1;
+    for (; i < messages.length; i++) {
+      const m = messages[i]!;
+      t.seen.push(m);
+      t.sums.push(t.sums[i]! + this.message(m));
+    }
+    return this.tools(tools) + REPLY_PRIMING + t.sums[messages.length]!;
   }
 }

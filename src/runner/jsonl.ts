@@ -11,11 +11,7 @@ export class JsonlWriter {
   }
 
   write(record: unknown): void {
-    this.writeLine(`${JSON.stringify(record)}\n`);
-  }
-
-  /** A line already serialised (ending in a newline). */
-  writeLine(line: string): void {
+    const line = `${JSON.stringify(record)}\n`;
     this.buffer.push(line);
     this.bytes += line.length;
     if (this.bytes >= 64 * 1024) this.flush();

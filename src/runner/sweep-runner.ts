@@ -13,7 +13,6 @@ import type { Progress } from './progress.ts';
 import { forEachConcurrently } from './pool.ts';
 import { FILES, resultFile } from './results-dir.ts';
 import { executeRun } from './run-one.ts';
-import { stepLine } from './step-line.ts';
 import type { RunPlan, SweepSpec } from './sweep.ts';
 import { buildTranscript } from './transcript.ts';
 
@@ -68,7 +67,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
   };
   try {
     await forEachConcurrently(o.plans, o.concurrency, async (plan) => {
-      const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.writeLine(stepLine(r)), signal: o.signal, transcript: o.transcripts });
+      const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.write(r), signal: o.signal, transcript: o.transcripts });
       steps.flush();
       runs.write(result.record);
       runs.flush();

@@ -153,6 +153,7 @@ export class ModelCaller {
       action: action?.action ?? null,
       fingerprint: action?.fingerprint ?? null,
       error,
+      settings: env.settings,
     });
   }
 }

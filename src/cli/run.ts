@@ -149,7 +149,7 @@ export function addRunOptions(cmd: Command): Command {
 
 export function registerRun(program: Command): void {
   addRunOptions(program.command('run', { isDefault: true }).description('run a sweep (the default command): scenarios × settings × repeats'))
-    .action(async (o: RunOptions, cmd: Command) => {
+    .action(async (o: RunOptions) => {
       const spec = buildSweepSpec(o);
       const plans = expandSweep(spec);
       const concurrency = one(o.concurrency, '--concurrency', { integer: true, min: 1, max: 1024 });
@@ -159,7 +159,7 @@ export function registerRun(program: Command): void {
         fs.rmSync(dir, { recursive: true, force: true });
       }
       const progress = createProgress(plans.length, !o.quiet && !o.json);
-      const outcome = await runSweep({ dir, spec, plans, concurrency, transcripts: o.transcripts, progress, command: cmd.parent?.args ? process.argv.slice(2) : [] });
-      printSummary(outcome.summary, { json: o.json, dir });
+      const outcome = await runSweep({ dir, spec, plans, concurrency, transcripts: o.transcripts, progress, command: process.argv.slice(2) });
+      printSummary(outcome.summary, { json: o.json, dir, findings: outcome.findings });
     });
 }

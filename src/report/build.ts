@@ -1,58 +1,159 @@
 // Rebuilds every report artifact of a results directory from its records alone, so
-// `bench report DIR` works on finished, interrupted and merged runs alike.
+// `bench report DIR` works on finished, interrupted and merged runs alike. steps.jsonl is read
+// once, as a stream, feeding every per-step aggregate: memory stays flat for large sweeps.
 import fs from 'node:fs';
-import { readJsonlLines } from '../runner/jsonl.ts';
+import path from 'node:path';
+import { readJsonl, readJsonlLines } from '../runner/jsonl.ts';
+import type { Meta } from '../runner/meta.ts';
 import type { RunRecord, StepRecord } from '../runner/records.ts';
+import type { Price } from '../runner/settings.ts';
 import { resultFile } from '../runner/results-dir.ts';
 import { writeFileAtomic } from '../runner/atomic.ts';
-import { ConfigAggregator, type ConfigSummary } from './aggregate.ts';
-import { csvLine, runRow, stepRow, summaryRow, toCsv } from './csv.ts';
+import { StepIndexAccumulator, summarizeConfigs, type ConfigSummary } from './aggregate.ts';
+import { buildCharts } from './charts.ts';
+import { csvLine, fitRow, repriceRow, runRow, stepIndexRow, stepRow, summaryRow, toCsv } from './csv.ts';
+import { findings } from './findings.ts';
+import { QuadraticFitAccumulator, ratioTable, stepLimitSavings } from './fit.ts';
+import { renderHtml } from './html.ts';
+import { renderMarkdown } from './markdown.ts';
+import { svgToPng, toSvg } from './render.ts';
+import type { ReportData } from './report-data.ts';
+import { CachedTokensEstimator, repriceRuns } from './reprice.ts';
+import { DEFAULT_VOLUMES, projectVolumes } from './volume.ts';
+
+export interface BuildOptions {
+  /** Prices to re-price the recorded tokens under (default: the recorded prices). */
+  priceAs?: Price[];
+  /** Runs per day to project costs for (default: DEFAULT_VOLUMES). */
+  volumes?: number[];
+}
 
 export interface BuiltReports {
+  runs: RunRecord[];
   summary: ConfigSummary[];
   /** Lines of steps.jsonl / runs.jsonl that were not complete JSON and were skipped. */
   skippedLines: number;
+  skippedStepLines: number;
+  skippedRunLines: number;
+  findings: string[];
+  /** Every file written, relative to the results directory. */
+  files: string[];
 }
 
-const CHUNK_BYTES = 256 * 1024;
+interface StepPass {
+  skipped: number;
+  points: StepIndexAccumulator;
+  fit: QuadraticFitAccumulator;
+  cached: CachedTokensEstimator;
+}
 
-/**
- * Streams a JSONL file into a CSV, one row per record, handing each record to `each` as it passes:
- * memory stays flat however large the file (nothing is kept per record).
- */
-async function jsonlToCsv<T>(from: string, to: string, row: (r: T) => Record<string, unknown>, each?: (r: T) => void): Promise<number> {
-  const tmp = `${to}.tmp`;
+/** One pass over steps.jsonl: steps.csv streamed out line by line (csvLine: csv-stringify's bytes at a fraction of its per-field cost), every per-step aggregate fed. */
+async function passSteps(dir: string): Promise<StepPass> {
+  const pass: StepPass = { skipped: 0, points: new StepIndexAccumulator(), fit: new QuadraticFitAccumulator(), cached: new CachedTokensEstimator() };
+  const tmp = `${resultFile(dir, 'stepsCsv')}.tmp`;
   const fd = fs.openSync(tmp, 'w');
-  let skipped = 0;
   let header = true;
   let chunk = '';
-  for await (const line of readJsonlLines(from)) {
-    if (!line.ok) {
-      skipped++;
-      continue;
+  try {
+    for await (const line of readJsonlLines(resultFile(dir, 'steps'))) {
+      if (!line.ok) {
+        pass.skipped++;
+        continue;
+      }
+      const r = line.value as StepRecord;
+      const row = stepRow(r);
+      if (header) chunk += csvLine(row, true);
+      header = false;
+      chunk += csvLine(row);
+      pass.points.add(r);
+      pass.fit.addStep(r);
+      pass.cached.add(r);
+      if (chunk.length >= 256 * 1024) {
+        fs.writeSync(fd, chunk);
+        chunk = '';
+      }
     }
-    const record = line.value as T;
-    each?.(record);
-    const cells = row(record);
-    if (header) chunk += csvLine(cells, true);
-    header = false;
-    chunk += csvLine(cells);
-    if (chunk.length >= CHUNK_BYTES) {
-      fs.writeSync(fd, chunk);
-      chunk = '';
-    }
+    fs.writeSync(fd, chunk);
+  } finally {
+    fs.closeSync(fd);
   }
-  fs.writeSync(fd, chunk);
-  fs.closeSync(fd);
-  fs.renameSync(tmp, to);
-  return skipped;
+  fs.renameSync(tmp, resultFile(dir, 'stepsCsv'));
+  return pass;
 }
 
-export async function buildReports(dir: string): Promise<BuiltReports> {
-  const configs = new ConfigAggregator();
-  const skippedRuns = await jsonlToCsv<RunRecord>(resultFile(dir, 'runs'), resultFile(dir, 'runsCsv'), runRow, (r) => configs.add(r));
-  const skippedSteps = await jsonlToCsv<StepRecord>(resultFile(dir, 'steps'), resultFile(dir, 'stepsCsv'), stepRow);
-  const summary = configs.summaries();
-  writeFileAtomic(resultFile(dir, 'summaryCsv'), toCsv(summary.map(summaryRow)));
-  return { summary, skippedLines: skippedRuns + skippedSteps };
+function readMeta(dir: string): Meta | null {
+  try {
+    return JSON.parse(fs.readFileSync(resultFile(dir, 'meta'), 'utf8')) as Meta;
+  } catch {
+    return null;
+  }
+}
+
+/** The recorded prices, one per distinct price in the runs. */
+const recordedPrices = (runs: readonly RunRecord[]): Price[] => [...new Map(runs.map((r) => [JSON.stringify(r.settings.price), r.settings.price])).values()];
+
+export async function buildReports(dir: string, o: BuildOptions = {}): Promise<BuiltReports> {
+  const { records: runs, skipped: skippedRuns } = await readJsonl<RunRecord>(resultFile(dir, 'runs'));
+  const steps = await passSteps(dir);
+  const summary = summarizeConfigs(runs);
+  // Runs in configuration order, then by repeat: records arrive in completion order.
+  const rank = new Map(summary.map((c, i) => [c.config_id, i]));
+  runs.sort((a, b) => rank.get(a.config_id)! - rank.get(b.config_id)! || a.settings.repeat - b.settings.repeat);
+  const points = steps.points.points();
+  const fits = steps.fit.fits();
+  const ratios = ratioTable(summary, fits);
+  const savings = stepLimitSavings(summary);
+  const volumes = projectVolumes(summary, o.volumes ?? DEFAULT_VOLUMES);
+  const repriced = repriceRuns(runs, o.priceAs ?? recordedPrices(runs), (r) => steps.cached.forRun(r.run_id));
+  const sentences = findings({ summary, fits, ratios, savings, volumes });
+
+  const files: string[] = [];
+  const write = (rel: string, data: string | Uint8Array) => {
+    writeFileAtomic(path.join(dir, rel), data);
+    files.push(rel);
+  };
+  files.push(path.basename(resultFile(dir, 'stepsCsv')));
+  const rel = (k: Parameters<typeof resultFile>[1]) => path.basename(resultFile(dir, k));
+  write(rel('runsCsv'), toCsv(runs.map(runRow)));
+  write(rel('summaryCsv'), toCsv(summary.map((c) => summaryRow(c, volumes))));
+  write(rel('stepIndexCsv'), toCsv(points.map(stepIndexRow)));
+  write(rel('fitCsv'), toCsv(fits.map((f) => fitRow(f, ratios))));
+  write(rel('repriceCsv'), toCsv(repriced.map(repriceRow)));
+
+  const charts = [];
+  for (const c of buildCharts({ summary, points, fits, runs })) {
+    const svg = await toSvg(c.spec);
+    const stem = path.join(rel('charts'), c.name);
+    write(`${stem}.vl.json`, `${JSON.stringify(c.spec, null, 2)}\n`);
+    write(`${stem}.svg`, svg);
+    write(`${stem}.png`, svgToPng(svg));
+    charts.push({ name: c.name, title: c.title, caption: c.caption, svg });
+  }
+  const data: ReportData = {
+    name: path.basename(dir),
+    meta: readMeta(dir),
+    generated_at: new Date().toISOString(),
+    runs,
+    summary,
+    points,
+    fits,
+    ratios,
+    savings,
+    volumes,
+    repriced,
+    findings: sentences,
+    charts,
+    skipped: { steps: steps.skipped, runs: skippedRuns },
+  };
+  write(rel('html'), renderHtml(data));
+  write(rel('markdown'), renderMarkdown(data));
+  return {
+    runs,
+    summary,
+    skippedLines: skippedRuns + steps.skipped,
+    skippedStepLines: steps.skipped,
+    skippedRunLines: skippedRuns,
+    findings: sentences,
+    files,
+  };
 }

@@ -11,7 +11,11 @@ export class JsonlWriter {
   }
 
   write(record: unknown): void {
-    const line = `${JSON.stringify(record)}\n`;
+    this.writeLine(`${JSON.stringify(record)}\n`);
+  }
+
+  /** A line already serialised (ending in a newline). */
+  writeLine(line: string): void {
     this.buffer.push(line);
     this.bytes += line.length;
     if (this.bytes >= 64 * 1024) this.flush();
@@ -31,6 +35,12 @@ export class JsonlWriter {
   }
 }
 
+export interface JsonlRead<T> {
+  records: T[];
+  /** Lines that were not complete JSON (a crash's partial last line, or damage). */
+  skipped: number;
+}
+
 /** Streams a JSONL file line by line, so memory stays flat whatever its size. */
 export async function* readJsonlLines(file: string): AsyncGenerator<{ ok: true; value: unknown } | { ok: false; line: number }> {
   if (!fs.existsSync(file)) return;
@@ -46,4 +56,14 @@ export async function* readJsonlLines(file: string): AsyncGenerator<{ ok: true; 
       yield { ok: false, line: n };
     }
   }
+}
+
+export async function readJsonl<T>(file: string): Promise<JsonlRead<T>> {
+  const records: T[] = [];
+  let skipped = 0;
+  for await (const r of readJsonlLines(file)) {
+    if (r.ok) records.push(r.value as T);
+    else skipped++;
+  }
+  return { records, skipped };
 }

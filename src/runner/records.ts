@@ -26,11 +26,7 @@ export interface StepRecord {
   action: string | null;
   fingerprint: string | null;
   error: string | null;
-  /**
-   * No longer written: a run's settings are the same for every step, so they live once in its
-   * runs.jsonl line (join on run_id). Optional so that older steps.jsonl files still read.
-   */
-  settings?: Settings;
+  settings: Settings;
 }
 
 /** One line of runs.jsonl: one run, written when it ends (also when interrupted). */

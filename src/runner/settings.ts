@@ -1,6 +1,5 @@
-// Settings: everything a sweep varies for one run. Serialised whole into every run record (step
-// records name their run_id), so any run can be re-run alone (`bench --scenario X` with the same
-// flags and seed).
+// Settings: everything a sweep varies for one run. Serialised whole into every record,
+// so any row can be re-run alone (`bench --scenario X` with the same flags and seed).
 
 export interface Price {
   /** Pricing-table entry these rates came from, or `custom`. */

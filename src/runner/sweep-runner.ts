@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { TokenCounter } from '../meter/tokens.ts';
-import { buildReports, type BuiltReports } from '../report/build.ts';
+import type { BuiltReports } from '../report/build.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import { ToolRegistry } from '../tools/registry.ts';
 import { writeJsonAtomic } from './atomic.ts';
@@ -13,6 +13,7 @@ import type { Progress } from './progress.ts';
 import { forEachConcurrently } from './pool.ts';
 import { FILES, resultFile } from './results-dir.ts';
 import { executeRun } from './run-one.ts';
+import { stepLine } from './step-line.ts';
 import type { RunPlan, SweepSpec } from './sweep.ts';
 import { buildTranscript } from './transcript.ts';
 
@@ -67,7 +68,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
   };
   try {
     await forEachConcurrently(o.plans, o.concurrency, async (plan) => {
-      const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.write(r), signal: o.signal, transcript: o.transcripts });
+      const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.writeLine(stepLine(r)), signal: o.signal, transcript: o.transcripts });
       steps.flush();
       runs.write(result.record);
       runs.flush();
@@ -85,6 +86,8 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
   meta.status = o.signal?.aborted ? 'interrupted' : 'complete';
   meta.finished_at = new Date().toISOString();
   writeJsonAtomic(resultFile(o.dir, 'meta'), meta);
+  // Loaded on first use: the chart renderer (vega, resvg) is heavy and only needed here.
+  const { buildReports } = await import('../report/build.ts');
   const built = await buildReports(o.dir);
   return { ...built, dir: o.dir, status: meta.status };
 }

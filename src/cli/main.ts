@@ -5,6 +5,7 @@ import { registerRun } from './run.ts';
 import { registerScenarios } from './scenarios.ts';
 import { registerReport } from './report.ts';
 import { registerPerf } from './perf.ts';
+import { registerServe } from './serve.ts';
 
 const program = new Command('bench')
   .description('loopbench: measure what LLM agent loops cost and whether they stop.')
@@ -17,6 +18,7 @@ registerRun(program);
 registerScenarios(program);
 registerReport(program);
 registerPerf(program);
+registerServe(program);
 
 const debug = process.argv.includes('--debug');
 

@@ -2,21 +2,22 @@
 import fs from 'node:fs';
 import { Command, Option } from 'commander';
 import { DEFAULT_PRICED_MODEL, loadPricing, priceFor, DEFAULT_PRICING_FILE } from '../meter/pricing.ts';
-import { validateModelSpec, MODEL_SPECS_HELP, simProfileFor } from '../models/factory.ts';
+import { validateModelSpec, MODEL_SPECS_HELP, simProfileFor, DEFAULT_TRANSPORT, type ModelTransport } from '../models/factory.ts';
 import { createProgress } from '../runner/progress.ts';
 import { hasRecords, resultsDirFor } from '../runner/results-dir.ts';
 import type { Price, Reflection } from '../runner/settings.ts';
 import { expandSweep, type Grid, type SweepSpec } from '../runner/sweep.ts';
 import { runSweep } from '../runner/sweep-runner.ts';
-import { parseChoiceList, parseNumberList } from '../runner/values.ts';
+import { parseChoiceList, parseNumberList, parseOne } from '../runner/values.ts';
 import { resolveScenarios } from '../scenario/loader.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import { UsageError } from './errors.ts';
+import { addTransportOptions, transportFrom, type TransportFlags } from './model-options.ts';
 import { printSummary } from './summary-table.ts';
 
 export const DEFAULT_SCENARIOS = ['tiny-agent-sum-of-squares', 'seed-calibrated'];
 
-export interface RunOptions {
+export interface RunOptions extends TransportFlags {
   scenario?: string;
   model: string;
   steps: string;
@@ -42,11 +43,7 @@ export interface RunOptions {
   maxOutputTokens: string;
 }
 
-function one(text: string, flag: string, rule: { integer?: boolean; min?: number; max?: number }): number {
-  const v = parseNumberList(text, { flag, ...rule });
-  if (v.length !== 1) throw new UsageError(`${flag}: takes one value, got '${text}'`);
-  return v[0]!;
-}
+const one = parseOne;
 
 function resolvePrice(o: RunOptions, models: string[]): Price {
   const custom = [o.priceIn, o.priceOut].filter((x) => x !== undefined).length;
@@ -66,10 +63,10 @@ function resolvePrice(o: RunOptions, models: string[]): Price {
   return priceFor(table, priced, o.pricing ?? DEFAULT_PRICING_FILE);
 }
 
-function buildGrid(o: RunOptions): Grid {
+function buildGrid(o: RunOptions, transport: ModelTransport): Grid {
   const limit = (text: string, flag: string, rule: { integer?: boolean; min?: number }) => parseNumberList(text, { flag, off: true, ...rule });
   const models = parseChoiceList(o.model, '--model', (v) => v.length > 0);
-  models.forEach(validateModelSpec);
+  for (const m of models) validateModelSpec(m, transport);
   const grid: Grid = {
     model: models,
     max_steps: limit(o.steps, '--steps', { integer: true, min: 1 }),
@@ -90,11 +87,11 @@ function buildGrid(o: RunOptions): Grid {
 }
 
 /** Validates everything the flags say, before anything is written. */
-export function buildSweepSpec(o: RunOptions): SweepSpec {
+export function buildSweepSpec(o: RunOptions, transport: ModelTransport = DEFAULT_TRANSPORT): SweepSpec {
   const scenarios: Scenario[] = resolveScenarios((o.scenario ?? DEFAULT_SCENARIOS.join(',')).split(',').map((s) => s.trim()).filter(Boolean));
   if (scenarios.length === 0) throw new UsageError('--scenario: no scenario given');
-  const grid = buildGrid(o);
-  for (const s of scenarios) for (const m of grid.model) if (m.startsWith('sim')) checkProfileTools(s, m);
+  const grid = buildGrid(o, transport);
+  for (const s of scenarios) for (const m of grid.model) if (m.startsWith('sim') && !transport.replay) checkProfileTools(s, m);
   const promptCache = parseChoiceList(o.promptCache, '--prompt-cache', ['on', 'off'] as const);
   if (promptCache.length !== 1) throw new UsageError('--prompt-cache: takes one value, on or off');
   return {
@@ -121,7 +118,7 @@ function checkProfileTools(s: Scenario, model: string): void {
 }
 
 export function addRunOptions(cmd: Command): Command {
-  return cmd
+  return addTransportOptions(cmd)
     .option('-s, --scenario <ids>', `scenario ids or .yaml paths, comma-separated (default: ${DEFAULT_SCENARIOS.join(',')})`)
     .option('-m, --model <specs>', `model(s) to sweep: ${MODEL_SPECS_HELP}`, 'sim')
     .option('--steps <list>', 'MAX_STEPS values to sweep: 12,30 or 5..30:5 or off', '12')
@@ -149,8 +146,11 @@ export function addRunOptions(cmd: Command): Command {
 
 export function registerRun(program: Command): void {
   addRunOptions(program.command('run', { isDefault: true }).description('run a sweep (the default command): scenarios × settings × repeats'))
-    .action(async (o: RunOptions) => {
-      const spec = buildSweepSpec(o);
+    .action(async (o: RunOptions, cmd: Command) => {
+      const transport = transportFrom(o);
+      // A replayed sweep runs the models it recorded unless --model says otherwise.
+      if (transport.replay && cmd.getOptionValueSource('model') === 'default') o.model = transport.replay.models().join(',') || o.model;
+      const spec = buildSweepSpec(o, transport);
       const plans = expandSweep(spec);
       const concurrency = one(o.concurrency, '--concurrency', { integer: true, min: 1, max: 1024 });
       const dir = resultsDirFor(o.out);
@@ -159,7 +159,7 @@ export function registerRun(program: Command): void {
         fs.rmSync(dir, { recursive: true, force: true });
       }
       const progress = createProgress(plans.length, !o.quiet && !o.json);
-      const outcome = await runSweep({ dir, spec, plans, concurrency, transcripts: o.transcripts, progress, command: process.argv.slice(2) });
+      const outcome = await runSweep({ dir, spec, plans, concurrency, transcripts: o.transcripts, progress, command: process.argv.slice(2), transport });
       printSummary(outcome.summary, { json: o.json, dir, findings: outcome.findings });
     });
 }

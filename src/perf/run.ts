@@ -1,15 +1,17 @@
 // Runs the parts of `bench perf` that were asked for and prints them.
+import { CONCURRENCY_TARGET, concurrencyBench, type ConcurrencyBenchResult } from '../serve/concurrency-bench.ts';
 import { measureLinearity, type LinearityResult } from './linear.ts';
 import { runMicro, type MicroResult } from './micro.ts';
 import { measureOverhead, type OverheadResult } from './overhead.ts';
 import { measureScale, scaleArgs, type ScaleResult } from './scale.ts';
-import { formatMicro, formatTargets, linearRow, overheadRow, scaleRows, type TargetRow } from './table.ts';
+import { concurrencyRow, formatMicro, formatTargets, linearRow, overheadRow, scaleRows, type TargetRow } from './table.ts';
 
 export interface PerfSizes {
   microMs: number;
   overheadRepeat: number;
   linearRepeat: number;
   scaleRepeat: number;
+  concurrencyRuns: number;
 }
 
 export interface PerfResults {
@@ -18,6 +20,7 @@ export interface PerfResults {
   overhead?: OverheadResult;
   linear?: LinearityResult;
   scale?: ScaleResult;
+  concurrency?: ConcurrencyBenchResult;
   targets: TargetRow[];
 }
 
@@ -39,6 +42,12 @@ export async function runPerf(parts: ReadonlySet<string>, sizes: PerfSizes, log:
     log('linearity: 10-step vs 100-step runs, same total steps…');
     out.linear = await measureLinearity(sizes.linearRepeat);
     out.targets.push(linearRow(out.linear));
+  }
+  if (parts.has('concurrency')) {
+    const o = { ...CONCURRENCY_TARGET, runs: sizes.concurrencyRuns };
+    log(`concurrency: ${o.runs} runs × ${o.steps} steps at --concurrency ${o.concurrency} against bench serve --latency ${o.latencyMs}…`);
+    out.concurrency = await concurrencyBench(o);
+    out.targets.push(concurrencyRow(out.concurrency));
   }
   if (parts.has('scale')) {
     log(`scale: bench ${scaleArgs(sizes.scaleRepeat, 'DIR').join(' ')} in a child process, then bench report DIR…`);

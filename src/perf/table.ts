@@ -1,4 +1,5 @@
 // The `bench perf` report: each target with what was measured, its limit and measured ÷ limit.
+import type { ConcurrencyBenchResult } from '../serve/concurrency-bench.ts';
 import type { LinearityResult } from './linear.ts';
 import type { MicroResult } from './micro.ts';
 import type { OverheadResult } from './overhead.ts';
@@ -32,6 +33,16 @@ export function linearRow(l: LinearityResult): TargetRow {
     `${f(l.perStepLong * 1000)} µs ÷ ${f(l.perStepShort * 1000)} µs = ${f(l.ratio, 2)}`,
     l.ratio,
     1.5,
+  );
+}
+
+/** Efficiency is better when larger: the row compares its shortfall (1 − efficiency) with the allowed 0.1. */
+export function concurrencyRow(c: ConcurrencyBenchResult): TargetRow {
+  return row(
+    `4. concurrency: 1 − achieved ÷ ideal throughput vs bench serve --latency ${c.latencyMs} at --concurrency ${c.concurrency}`,
+    `${f(c.calls)} calls in ${f(c.measuredS, 2)} s (ideal ${f(c.idealS, 2)} s): efficiency ${f(100 * c.efficiency, 1)}%, ${c.errors} errored runs`,
+    1 - c.efficiency,
+    0.1,
   );
 }
 

@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { TokenCounter } from '../meter/tokens.ts';
+import type { ModelTransport } from '../models/factory.ts';
 import type { BuiltReports } from '../report/build.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import { ToolRegistry } from '../tools/registry.ts';
@@ -28,6 +29,7 @@ export interface SweepOptions {
   signal?: AbortSignal;
   /** The sweep's token counter (default: a fresh one); `bench perf` passes its own to count tokenizations. */
   counter?: TokenCounter;
+  transport?: ModelTransport;
 }
 
 export interface SweepOutcome extends BuiltReports {
@@ -68,10 +70,11 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
   };
   try {
     await forEachConcurrently(o.plans, o.concurrency, async (plan) => {
-      const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.writeLine(stepLine(r)), signal: o.signal, transcript: o.transcripts });
+      const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.writeLine(stepLine(r)), signal: o.signal, transcript: o.transcripts, transport: o.transport });
       steps.flush();
       runs.write(result.record);
       runs.flush();
+      o.transport?.record?.save();
       if (o.transcripts) {
         writeJsonAtomic(path.join(o.dir, FILES.transcripts, `${plan.runId}.json`), buildTranscript(result.record, result.calls, result.messages));
       }
@@ -81,6 +84,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
   } finally {
     steps.close();
     runs.close();
+    o.transport?.record?.save();
     o.progress.stop();
   }
   meta.status = o.signal?.aborted ? 'interrupted' : 'complete';

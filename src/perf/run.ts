@@ -54,6 +54,7 @@ export async function runPerf(parts: ReadonlySet<string>, sizes: PerfSizes, log:
     out.scale = await measureScale(sizes.scaleRepeat);
     out.targets.push(...scaleRows(out.scale));
   }
+  out.targets.sort((a, b) => a.target.localeCompare(b.target, 'en', { numeric: true }));
   return out;
 }
 

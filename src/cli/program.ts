@@ -5,6 +5,7 @@ import { UsageError } from './errors.ts';
 import { registerRun } from './run.ts';
 import { registerScenarios } from './scenarios.ts';
 import { registerReport } from './report.ts';
+import { registerPerf } from './perf.ts';
 import { registerServe } from './serve.ts';
 
 export function buildProgram(): Command {
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
   registerRun(program);
   registerScenarios(program);
   registerReport(program);
+  registerPerf(program);
   registerServe(program);
   return program;
 }

@@ -5,7 +5,8 @@ import { DEFAULT_PRICED_MODEL, loadPricing, priceFor, DEFAULT_PRICING_FILE } fro
 import { validateModelSpec, MODEL_SPECS_HELP, simProfileFor, DEFAULT_TRANSPORT, type ModelTransport } from '../models/factory.ts';
 import { createProgress } from '../runner/progress.ts';
 import { hasRecords, resultsDirFor } from '../runner/results-dir.ts';
-import type { Price, Reflection } from '../runner/settings.ts';
+import { CONTEXT_HELP, parseContextList } from '../agents/context-spec.ts';
+import { REFLECTIONS, type Price } from '../runner/settings.ts';
 import { expandSweep, type Grid, type SweepSpec } from '../runner/sweep.ts';
 import { runSweep, type SweepOptions, type SweepOutcome } from '../runner/sweep-runner.ts';
 import { planResume } from '../runner/resume.ts';
@@ -44,6 +45,10 @@ export interface RunOptions extends TransportFlags {
   promptCache: string;
   maxOutputTokens: string;
   resume?: string;
+  /** Optional so callers that build options in code (before these flags existed) keep working. */
+  reflection?: string;
+  maxReflections?: string;
+  context?: string;
 }
 
 const one = parseOne;
@@ -79,8 +84,8 @@ function buildGrid(o: RunOptions, transport: ModelTransport): Grid {
     max_tokens: limit(o.maxTokens, '--max-tokens', { integer: true, min: 1 }),
     max_calls: limit(o.maxCalls, '--max-calls', { integer: true, min: 1 }),
     max_rounds: [null],
-    reflection: ['off' as Reflection],
-    context: ['full'],
+    reflection: parseChoiceList(o.reflection ?? 'off', '--reflection', REFLECTIONS),
+    context: parseContextList(o.context ?? 'full'),
     agent: {},
   };
   // A run needs at least one brake that bounds its length; refuse a grid point that has none.
@@ -104,7 +109,7 @@ export function buildSweepSpec(o: RunOptions, transport: ModelTransport = DEFAUL
       price: resolvePrice(o, grid.model),
       prompt_cache: promptCache[0] === 'on',
       max_output_tokens: one(o.maxOutputTokens, '--max-output-tokens', { integer: true, min: 1, max: 1_000_000 }),
-      max_reflections: 2,
+      max_reflections: one(o.maxReflections ?? '2', '--max-reflections', { integer: true, min: 1, max: 100 }),
     },
     repeat: one(o.repeat, '--repeat', { integer: true, min: 1, max: 100_000 }),
     seed: one(o.seed, '--seed', { integer: true, min: 0 }),
@@ -145,7 +150,10 @@ export function addRunOptions(cmd: Command): Command {
     .option('--price-cached <usd>', 'custom cached-input price, USD per 1M tokens (default: the input price)')
     .addOption(new Option('--prompt-cache <on|off>', 'bill repeated prompt prefixes at the cached rate, as providers do').default('off'))
     .option('--max-output-tokens <n>', 'max_tokens per call; the budget brake projects this worst case', '1024')
-    .option('--resume <dir>', 'finish an interrupted sweep: results/<dir>, or a path, with the settings of its meta.json (only -q, --json and the transport flags may go with it)');
+    .option('--resume <dir>', 'finish an interrupted sweep: results/<dir>, or a path, with the settings of its meta.json (only -q, --json and the transport flags may go with it)')
+    .option('--reflection <list>', `outer reflection to sweep: ${REFLECTIONS.join(', ')} (final: one critique per answer, REVISE reopens the loop; every-step: also a critique after each action)`, 'off')
+    .option('--max-reflections <n>', 'how often a critique may reopen an answer per run', '2')
+    .option('--context <list>', `context strategies to sweep: ${CONTEXT_HELP}`, 'full');
 }
 
 /** Flags --resume accepts: the sweep itself comes from meta.json; how models are reached does not. */

@@ -3,7 +3,6 @@
 // once, as a stream, feeding every per-step aggregate: memory stays flat for large sweeps.
 import fs from 'node:fs';
 import path from 'node:path';
-import { stringify } from 'csv-stringify/sync';
 import { readJsonl, readJsonlLines } from '../runner/jsonl.ts';
 import type { Meta } from '../runner/meta.ts';
 import type { RunRecord, StepRecord } from '../runner/records.ts';
@@ -12,10 +11,11 @@ import { resultFile } from '../runner/results-dir.ts';
 import { AtomicFileWriter, writeFileAtomic } from '../runner/atomic.ts';
 import { StepIndexAccumulator, summarizeConfigs, type ConfigSummary } from './aggregate.ts';
 import { buildCharts } from './charts.ts';
-import { fitRow, ratioRow, repriceRow, runRow, savingRow, stepIndexRow, stepRow, summaryRow, toCsv } from './csv.ts';
+import { csvLine, fitRow, ratioRow, repriceRow, runRow, savingRow, stepIndexRow, stepRow, summaryRow, toCsv } from './csv.ts';
 import { findings } from './findings.ts';
 import { QuadraticFitAccumulator, ratioTable, stepLimitSavings } from './fit.ts';
 import { renderHtml } from './html.ts';
+import { loopReports } from './loop-reports.ts';
 import { renderMarkdown } from './markdown.ts';
 import { svgToPng, toSvg } from './render.ts';
 import type { ReportData } from './report-data.ts';
@@ -46,20 +46,16 @@ interface StepPass {
   points: StepIndexAccumulator;
   fit: QuadraticFitAccumulator;
   cached: CachedTokensEstimator;
+  /** Largest single-call input per configuration (the context report's 'largest prompt'). */
+  maxInput: Map<string, number>;
 }
 
-/** One pass over steps.jsonl: steps.csv streamed out in chunks, every per-step aggregate fed. */
+/** One pass over steps.jsonl: steps.csv streamed out line by line (csvLine: csv-stringify's bytes at a fraction of its per-field cost), every per-step aggregate fed. */
 async function passSteps(dir: string): Promise<StepPass> {
-  const pass: StepPass = { skipped: 0, points: new StepIndexAccumulator(), fit: new QuadraticFitAccumulator(), cached: new CachedTokensEstimator() };
+  const pass: StepPass = { skipped: 0, points: new StepIndexAccumulator(), fit: new QuadraticFitAccumulator(), cached: new CachedTokensEstimator(), maxInput: new Map() };
   const out = new AtomicFileWriter(resultFile(dir, 'stepsCsv'));
   let header = true;
-  let chunk: Array<Record<string, unknown>> = [];
-  const flush = () => {
-    if (chunk.length === 0) return;
-    out.write(stringify(chunk, { header, columns: Object.keys(chunk[0]!) }));
-    header = false;
-    chunk = [];
-  };
+  let chunk = '';
   try {
     for await (const line of readJsonlLines(resultFile(dir, 'steps'))) {
       if (!line.ok) {
@@ -67,13 +63,21 @@ async function passSteps(dir: string): Promise<StepPass> {
         continue;
       }
       const r = line.value as StepRecord;
-      chunk.push(stepRow(r));
+      const row = stepRow(r);
+      if (header) chunk += csvLine(row, true);
+      header = false;
+      chunk += csvLine(row);
       pass.points.add(r);
-      pass.fit.addStep(r);
+      // The quadratic finding is about the plain loop: a context strategy or critique calls bend the curve (the context report fits those per configuration).
+      if (r.settings.context === 'full' && r.settings.reflection === 'off') pass.fit.addStep(r);
+      pass.maxInput.set(r.config_id, Math.max(pass.maxInput.get(r.config_id) ?? 0, r.input_tokens));
       pass.cached.add(r);
-      if (chunk.length >= 2000) flush();
+      if (chunk.length >= 256 * 1024) {
+        out.write(chunk);
+        chunk = '';
+      }
     }
-    flush();
+    out.write(chunk);
   } catch (e) {
     out.abandon();
     throw e;
@@ -106,7 +110,8 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   const savings = stepLimitSavings(summary);
   const volumes = projectVolumes(summary, o.volumes ?? DEFAULT_VOLUMES);
   const repriced = repriceRuns(runs, o.priceAs ?? recordedPrices(runs), (r) => steps.cached.forRun(r.run_id));
-  const sentences = findings({ summary, fits, ratios, savings, volumes });
+  const loop = loopReports(runs, points, steps.maxInput);
+  const sentences = [...findings({ summary, fits, ratios, savings, volumes }), ...loop.findings];
 
   const files: string[] = [];
   const write = (rel: string, data: string | Uint8Array) => {
@@ -122,9 +127,10 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   write(rel('ratiosCsv'), toCsv(ratios.map(ratioRow)));
   write(rel('savingsCsv'), toCsv(savings.map(savingRow)));
   write(rel('repriceCsv'), toCsv(repriced.map(repriceRow)));
+  for (const [name, rows] of Object.entries(loop.csv)) write(name, toCsv(rows));
 
   const charts = [];
-  for (const c of buildCharts({ summary, points, fits, runs })) {
+  for (const c of [...buildCharts({ summary, points, fits, runs }), ...loop.charts]) {
     const svg = await toSvg(c.spec);
     const stem = path.join(rel('charts'), c.name);
     write(`${stem}.vl.json`, `${JSON.stringify(c.spec, null, 2)}\n`);
@@ -146,6 +152,7 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
     repriced,
     findings: sentences,
     charts,
+    loop,
     skipped: { steps: steps.skipped, runs: skippedRuns },
   };
   write(rel('html'), renderHtml(data));

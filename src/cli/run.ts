@@ -1,10 +1,11 @@
 // `bench [options]`: the default command — run a sweep and print its summary.
 import fs from 'node:fs';
+import path from 'node:path';
 import { Command, Option } from 'commander';
-import { DEFAULT_PRICED_MODEL, loadPricing, priceFor, DEFAULT_PRICING_FILE } from '../meter/pricing.ts';
+import { DEFAULT_PRICED_MODEL, loadPricing, priceFor, DEFAULT_PRICING_FILE, type PricingTable } from '../meter/pricing.ts';
 import { validateModelSpec, MODEL_SPECS_HELP, simProfileFor } from '../models/factory.ts';
 import { createProgress } from '../runner/progress.ts';
-import { hasRecords, resultsDirFor } from '../runner/results-dir.ts';
+import { FILES, hasRecords, resultsDirFor } from '../runner/results-dir.ts';
 import type { Price, Reflection } from '../runner/settings.ts';
 import { expandSweep, type Grid, type SweepSpec } from '../runner/sweep.ts';
 import { runSweep } from '../runner/sweep-runner.ts';
@@ -12,11 +13,12 @@ import { parseChoiceList, parseNumberList } from '../runner/values.ts';
 import { resolveScenarios } from '../scenario/loader.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import { UsageError } from './errors.ts';
+import { addTaskqueueOptions, loadResumeState, modelPrices, parsePauseAt, parseRoleModels, roleModelSpecs, taskqueueGrid, type TaskqueueFlags } from './taskqueue-options.ts';
 import { printSummary } from './summary-table.ts';
 
 export const DEFAULT_SCENARIOS = ['tiny-agent-sum-of-squares', 'seed-calibrated'];
 
-export interface RunOptions {
+export interface RunOptions extends TaskqueueFlags {
   scenario?: string;
   model: string;
   steps: string;
@@ -48,7 +50,7 @@ function one(text: string, flag: string, rule: { integer?: boolean; min?: number
   return v[0]!;
 }
 
-function resolvePrice(o: RunOptions, models: string[]): Price {
+function resolvePrice(o: RunOptions, models: string[], table: PricingTable): Price {
   const custom = [o.priceIn, o.priceOut].filter((x) => x !== undefined).length;
   if (custom === 1) throw new UsageError('--price-in and --price-out go together (USD per 1M tokens)');
   if (custom === 2) {
@@ -60,7 +62,6 @@ function resolvePrice(o: RunOptions, models: string[]): Price {
       cached_input_per_1m: o.priceCached === undefined ? input : one(o.priceCached, '--price-cached', { min: 0 }),
     };
   }
-  const table = loadPricing(o.pricing ?? DEFAULT_PRICING_FILE);
   const openai = models.filter((m) => m.startsWith('openai:')).map((m) => m.slice('openai:'.length));
   const priced = o.priceModel ?? (openai.length === 1 && models.length === 1 && table.models[openai[0]!] ? openai[0]! : DEFAULT_PRICED_MODEL);
   return priceFor(table, priced, o.pricing ?? DEFAULT_PRICING_FILE);
@@ -78,14 +79,14 @@ function buildGrid(o: RunOptions): Grid {
     max_repeat: limit(o.maxRepeat, '--max-repeat', { integer: true, min: 1 }),
     max_tokens: limit(o.maxTokens, '--max-tokens', { integer: true, min: 1 }),
     max_calls: limit(o.maxCalls, '--max-calls', { integer: true, min: 1 }),
-    max_rounds: [null],
+    max_rounds: limit(o.maxRounds, '--max-rounds', { integer: true, min: 1 }),
     reflection: ['off' as Reflection],
     context: ['full'],
     agent: {},
   };
   // A run needs at least one brake that bounds its length; refuse a grid point that has none.
-  const unbounded = grid.max_steps.includes(null) && grid.max_cost_usd.includes(null) && grid.timeout_s.includes(null) && grid.max_tokens.includes(null) && grid.max_calls.includes(null);
-  if (unbounded) throw new UsageError('every length brake is off in some configuration: keep at least one of --steps, --max-cost, --timeout, --max-tokens, --max-calls on');
+  const unbounded = grid.max_steps.includes(null) && grid.max_cost_usd.includes(null) && grid.timeout_s.includes(null) && grid.max_tokens.includes(null) && grid.max_calls.includes(null) && grid.max_rounds.includes(null);
+  if (unbounded) throw new UsageError('every length brake is off in some configuration: keep at least one of --steps, --max-cost, --timeout, --max-tokens, --max-calls, --max-rounds on');
   return grid;
 }
 
@@ -95,13 +96,19 @@ export function buildSweepSpec(o: RunOptions): SweepSpec {
   if (scenarios.length === 0) throw new UsageError('--scenario: no scenario given');
   const grid = buildGrid(o);
   for (const s of scenarios) for (const m of grid.model) if (m.startsWith('sim')) checkProfileTools(s, m);
+  const table = loadPricing(o.pricing ?? DEFAULT_PRICING_FILE);
+  const price = resolvePrice(o, grid.model, table);
+  grid.agent = taskqueueGrid(o, scenarios, price, table);
+  const roleModels = parseRoleModels(o.roleModel);
   const promptCache = parseChoiceList(o.promptCache, '--prompt-cache', ['on', 'off'] as const);
   if (promptCache.length !== 1) throw new UsageError('--prompt-cache: takes one value, on or off');
   return {
     scenarios,
     grid,
     fixed: {
-      price: resolvePrice(o, grid.model),
+      price,
+      ...(roleModels ? { role_models: roleModels } : {}),
+      model_prices: modelPrices(roleModelSpecs(scenarios, roleModels), table, o.pricing ?? DEFAULT_PRICING_FILE),
       prompt_cache: promptCache[0] === 'on',
       max_output_tokens: one(o.maxOutputTokens, '--max-output-tokens', { integer: true, min: 1, max: 1_000_000 }),
       max_reflections: 2,
@@ -114,14 +121,14 @@ export function buildSweepSpec(o: RunOptions): SweepSpec {
 /** A profile that calls tools the scenario does not declare would only produce refusals: say so up front. */
 function checkProfileTools(s: Scenario, model: string): void {
   const profile = simProfileFor(model, s);
-  const declared = new Set(s.tools.map((t) => t.name));
+  const declared = new Set(s.agent === 'react' ? s.tools.map((t) => t.name) : []);
   const missing = [...profile.actions, ...profile.improvements].map((a) => a.tool).filter((t) => !declared.has(t));
   if (missing.length > 0 && model !== 'sim')
     throw new UsageError(`--model ${model}: profile '${profile.id}' calls tool(s) ${[...new Set(missing)].join(', ')} that scenario '${s.id}' does not declare`);
 }
 
 export function addRunOptions(cmd: Command): Command {
-  return cmd
+  return addTaskqueueOptions(cmd)
     .option('-s, --scenario <ids>', `scenario ids or .yaml paths, comma-separated (default: ${DEFAULT_SCENARIOS.join(',')})`)
     .option('-m, --model <specs>', `model(s) to sweep: ${MODEL_SPECS_HELP}`, 'sim')
     .option('--steps <list>', 'MAX_STEPS values to sweep: 12,30 or 5..30:5 or off', '12')
@@ -151,6 +158,7 @@ export function registerRun(program: Command): void {
   addRunOptions(program.command('run', { isDefault: true }).description('run a sweep (the default command): scenarios × settings × repeats'))
     .action(async (o: RunOptions, cmd: Command) => {
       const spec = buildSweepSpec(o);
+      const control = { pauseAt: parsePauseAt(o.pauseAt), resume: loadResumeState(o.resumeState, spec.scenarios) };
       const plans = expandSweep(spec);
       const concurrency = one(o.concurrency, '--concurrency', { integer: true, min: 1, max: 1024 });
       const dir = resultsDirFor(o.out);
@@ -159,7 +167,12 @@ export function registerRun(program: Command): void {
         fs.rmSync(dir, { recursive: true, force: true });
       }
       const progress = createProgress(plans.length, !o.quiet && !o.json);
-      const outcome = await runSweep({ dir, spec, plans, concurrency, transcripts: o.transcripts, progress, command: cmd.parent?.args ? process.argv.slice(2) : [] });
+      const trace = o.trace ? (line: string) => process.stderr.write(`${line}\n`) : undefined;
+      const command = cmd.parent?.args ? process.argv.slice(2) : [];
+      const outcome = await runSweep({ dir, spec, plans, concurrency, transcripts: o.transcripts, progress, command, trace, control });
       printSummary(outcome.summary, { json: o.json, dir });
+      const paused = outcome.runs.filter((r) => r.extra?.paused).length;
+      if (paused > 0)
+        console.error(`paused ${paused} run(s) after round ${control.pauseAt}; state in ${path.join(dir, FILES.state)}/<run_id>.json — continue with --resume-state FILE`);
     });
 }

@@ -10,6 +10,8 @@ export const FILES = {
   runsCsv: 'runs.csv',
   summaryCsv: 'summary.csv',
   transcripts: 'transcripts',
+  /** Task-queue states written by --pause-at. */
+  state: 'state',
 } as const;
 
 /** `--out NAME` → results/NAME; a value with a slash is a path. Default: a timestamp. */

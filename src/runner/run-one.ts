@@ -2,8 +2,11 @@
 import type { AgentOutcome, AgentRun } from '../agents/agent.ts';
 import { ModelCaller, type CallLog } from '../agents/caller.ts';
 import { runReact } from '../agents/react.ts';
+import { runTaskqueue } from '../agents/taskqueue.ts';
 import { brakesFor } from '../brakes/index.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
+import type { ChatModel, Role } from '../models/chat.ts';
+import type { Scenario } from '../scenario/schema.ts';
 import { createModel } from '../models/factory.ts';
 import { checkAnswer } from '../scenario/check.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
@@ -16,6 +19,8 @@ export interface RunDeps {
   tools: (plan: RunPlan) => ToolRegistry;
   onStep: (record: StepRecord) => void;
   signal?: AbortSignal;
+  trace?: AgentRun['trace'];
+  control?: AgentRun['control'];
 }
 
 export interface RunResult {
@@ -25,7 +30,16 @@ export interface RunResult {
   messages: AgentOutcome['messages'];
 }
 
-const AGENTS: Record<string, (run: AgentRun) => Promise<AgentOutcome>> = { react: runReact };
+type AgentLoop<K extends Scenario['agent']> = (run: AgentRun<Extract<Scenario, { agent: K }>>) => Promise<AgentOutcome>;
+const AGENTS: { [K in Scenario['agent']]: AgentLoop<K> } = { react: runReact, taskqueue: runTaskqueue };
+
+/** One model per role that names its own (the task queue's `models:` / --role-model). */
+function roleModels(settings: RunPlan['settings'], scenario: Scenario, counter: TokenCounter): Partial<Record<Role, ChatModel>> {
+  const out: Partial<Record<Role, ChatModel>> = {};
+  for (const [role, spec] of Object.entries(settings.role_models ?? {}) as Array<[Role, string]>)
+    out[role] = createModel({ ...settings, model: spec }, scenario, counter);
+  return out;
+}
 
 export async function executeRun(plan: RunPlan, deps: RunDeps): Promise<RunResult> {
   const { settings, scenario } = plan;
@@ -37,14 +51,16 @@ export async function executeRun(plan: RunPlan, deps: RunDeps): Promise<RunResul
     configId: plan.configId,
     settings,
     model,
+    roleModels: roleModels(settings, scenario, deps.counter),
     counter: deps.counter,
     brakes: brakesFor(settings.limits),
     clock,
     onStep: deps.onStep,
     signal: deps.signal,
   });
-  const agent = AGENTS[scenario.agent]!;
-  const outcome = await agent({ scenario, caller, tools: deps.tools(plan), clock, signal: deps.signal });
+  const agent = AGENTS[scenario.agent] as (run: AgentRun) => Promise<AgentOutcome>;
+  const trace = deps.trace && ((line: string) => deps.trace!(line.replace(/^/gm, `[${plan.runId}] `)));
+  const outcome = await agent({ scenario, caller, tools: deps.tools(plan), clock, signal: deps.signal, trace, control: deps.control });
   const s = caller.state;
   const record: RunRecord = {
     run_id: plan.runId,
@@ -64,7 +80,7 @@ export async function executeRun(plan: RunPlan, deps: RunDeps): Promise<RunResul
     cost_usd: s.costUsd,
     elapsed_ms: Math.round(clock.elapsedMs()),
     answer: outcome.answer,
-    success: outcome.stop.reason === 'done' ? checkAnswer(scenario.check, outcome.answer) : scenario.check ? false : null,
+    success: scenario.agent !== 'react' ? null : outcome.stop.reason === 'done' ? checkAnswer(scenario.check, outcome.answer) : scenario.check ? false : null,
     started_at: startedAt,
     finished_at: new Date().toISOString(),
     ...(outcome.extra ? { extra: outcome.extra } : {}),

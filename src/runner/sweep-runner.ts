@@ -13,7 +13,7 @@ import { gitCommit, versions, type Meta } from './meta.ts';
 import type { Progress } from './progress.ts';
 import type { RunRecord } from './records.ts';
 import { FILES, resultFile } from './results-dir.ts';
-import { executeRun } from './run-one.ts';
+import { executeRun, type RunDeps } from './run-one.ts';
 import type { RunPlan, SweepSpec } from './sweep.ts';
 import { buildTranscript } from './transcript.ts';
 
@@ -26,6 +26,8 @@ export interface SweepOptions {
   progress: Progress;
   command: string[];
   signal?: AbortSignal;
+  trace?: RunDeps['trace'];
+  control?: RunDeps['control'];
 }
 
 export interface SweepOutcome extends BuiltReports {
@@ -61,7 +63,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
   const registries = new Map<Scenario, ToolRegistry>();
   const tools = (plan: RunPlan) => {
     let r = registries.get(plan.scenario);
-    if (!r) registries.set(plan.scenario, (r = ToolRegistry.fromDecls(plan.scenario.tools)));
+    if (!r) registries.set(plan.scenario, (r = ToolRegistry.fromDecls(plan.scenario.agent === 'react' ? plan.scenario.tools : [])));
     return r;
   };
   const limit = pLimit(o.concurrency);
@@ -69,7 +71,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
     await Promise.all(
       o.plans.map((plan) =>
         limit(async () => {
-          const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.write(r), signal: o.signal });
+          const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.write(r), signal: o.signal, trace: o.trace, control: o.control });
           steps.flush();
           runs.write(result.record);
           runs.flush();
@@ -79,6 +81,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
               buildTranscript(result.record, result.calls, result.messages),
             );
           }
+          if (result.record.extra?.paused) writeJsonAtomic(path.join(o.dir, FILES.state, `${plan.runId}.json`), result.record.extra.state);
           meta.runs_done++;
           o.progress.tick(`${plan.configId}: ${result.record.stop_reason}`);
           return result.record as RunRecord;

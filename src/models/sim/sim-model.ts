@@ -5,6 +5,7 @@ import type { TokenCounter } from '../../meter/tokens.ts';
 import { PrefixCache } from '../../meter/prefix-cache.ts';
 import { writeAct } from './act.ts';
 import type { Profile } from './profile.ts';
+import { writeCreate, writeExecute, writePrioritize, writeSummarize } from './taskqueue.ts';
 
 export interface SimOptions {
   promptCache: boolean;
@@ -50,4 +51,8 @@ export interface SimAnswer {
 /** How the sim plays each role; a role without a writer is an error, not a silent default. */
 const ROLE_WRITERS: Partial<Record<Role, (p: Profile, request: ChatRequest) => SimAnswer>> = {
   act: writeAct,
+  execute: writeExecute,
+  create: writeCreate,
+  prioritize: writePrioritize,
+  summarize: writeSummarize,
 };

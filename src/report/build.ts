@@ -8,6 +8,7 @@ import { resultFile } from '../runner/results-dir.ts';
 import { writeFileAtomic } from '../runner/atomic.ts';
 import { summarizeConfigs, type ConfigSummary } from './aggregate.ts';
 import { runRow, stepRow, summaryRow, toCsv } from './csv.ts';
+import { constraintRows, roleRows, roundRows } from './taskqueue.ts';
 
 export interface BuiltReports {
   runs: RunRecord[];
@@ -43,11 +44,21 @@ async function writeStepsCsv(dir: string): Promise<number> {
   return skipped;
 }
 
+/** Only when the results hold task-queue runs. */
+function writeTaskqueueCsvs(dir: string, runs: RunRecord[]): void {
+  if (!runs.some((r) => r.agent === 'taskqueue')) return;
+  const csv = (rows: object[]) => toCsv(rows as Array<Record<string, unknown>>);
+  writeFileAtomic(resultFile(dir, 'taskqueueRoundsCsv'), csv(roundRows(runs)));
+  writeFileAtomic(resultFile(dir, 'taskqueueRolesCsv'), csv(roleRows(runs)));
+  writeFileAtomic(resultFile(dir, 'taskqueueConstraintsCsv'), csv(constraintRows(runs)));
+}
+
 export async function buildReports(dir: string): Promise<BuiltReports> {
   const { records: runs, skipped } = await readJsonl<RunRecord>(resultFile(dir, 'runs'));
   const skippedSteps = await writeStepsCsv(dir);
   const summary = summarizeConfigs(runs);
   writeFileAtomic(resultFile(dir, 'runsCsv'), toCsv(runs.map(runRow)));
   writeFileAtomic(resultFile(dir, 'summaryCsv'), toCsv(summary.map(summaryRow)));
+  writeTaskqueueCsvs(dir, runs);
   return { runs, summary, skippedLines: skipped + skippedSteps };
 }

@@ -9,6 +9,10 @@ export const FILES = {
   stepsCsv: 'steps.csv',
   runsCsv: 'runs.csv',
   summaryCsv: 'summary.csv',
+  /** Task queue: queue length, calls and tokens per round; tokens per role; each constraint on vs off. */
+  taskqueueRoundsCsv: 'taskqueue-rounds.csv',
+  taskqueueRolesCsv: 'taskqueue-roles.csv',
+  taskqueueConstraintsCsv: 'taskqueue-constraints.csv',
   transcripts: 'transcripts',
   /** Task-queue states written by --pause-at. */
   state: 'state',

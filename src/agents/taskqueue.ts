@@ -98,7 +98,7 @@ export async function runTaskqueue(run: AgentRun<TaskqueueScenario>): Promise<Ag
 
   for (;;) {
     if (st.queue.length === 0) return finish({ reason: 'queue_empty', detail: `queue empty after round ${st.round}: ${st.results.length} tasks done`, step: cs.steps });
-    if (pauseAt !== undefined && st.round >= pauseAt && st.round > startRound)
+    if (pauseAt !== undefined && st.round === pauseAt && st.round > startRound)
       return finish({ reason: 'interrupted', detail: `paused after round ${st.round} (--pause-at ${pauseAt}); ${st.queue.length} tasks queued`, step: cs.steps }, true);
     const stop = caller.startRound();
     if (stop) return finish(stop);

@@ -1,14 +1,16 @@
 // Rebuilds every report artifact of a results directory from its records alone, so
 // `bench report DIR` works on finished, interrupted and merged runs alike.
 import fs from 'node:fs';
+import path from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { readJsonl, readJsonlLines } from '../runner/jsonl.ts';
 import type { RunRecord, StepRecord } from '../runner/records.ts';
 import { resultFile } from '../runner/results-dir.ts';
-import { writeFileAtomic } from '../runner/atomic.ts';
+import { writeFileAtomic, writeJsonAtomic } from '../runner/atomic.ts';
 import { summarizeConfigs, type ConfigSummary } from './aggregate.ts';
 import { runRow, stepRow, summaryRow, toCsv } from './csv.ts';
 import { constraintRows, roleRows, roundRows } from './taskqueue.ts';
+import { queueLengthChart } from './taskqueue-chart.ts';
 
 export interface BuiltReports {
   runs: RunRecord[];
@@ -48,9 +50,12 @@ async function writeStepsCsv(dir: string): Promise<number> {
 function writeTaskqueueCsvs(dir: string, runs: RunRecord[]): void {
   if (!runs.some((r) => r.agent === 'taskqueue')) return;
   const csv = (rows: object[]) => toCsv(rows as Array<Record<string, unknown>>);
-  writeFileAtomic(resultFile(dir, 'taskqueueRoundsCsv'), csv(roundRows(runs)));
+  const rounds = roundRows(runs);
+  writeFileAtomic(resultFile(dir, 'taskqueueRoundsCsv'), csv(rounds));
   writeFileAtomic(resultFile(dir, 'taskqueueRolesCsv'), csv(roleRows(runs)));
   writeFileAtomic(resultFile(dir, 'taskqueueConstraintsCsv'), csv(constraintRows(runs)));
+  const chart = queueLengthChart(rounds);
+  writeJsonAtomic(path.join(dir, 'charts', `${chart.name}.vl.json`), chart.spec);
 }
 
 export async function buildReports(dir: string): Promise<BuiltReports> {

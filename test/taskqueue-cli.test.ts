@@ -52,6 +52,8 @@ describe('task-queue flags', () => {
     [['--role-model', 'planner=sim'], /--role-model: unknown role 'planner'/],
     [['--role-model', 'execute'], /--role-model: 'execute' is not role=model/],
     [['--role-model', 'execute=gpt:x'], /unknown model 'gpt:x'/],
+    [['--role-model', 'create=sim:tiny-agent'], /--role-model sim:tiny-agent: profile 'tiny-agent' has no taskqueue section/],
+    [['--model', 'sim:tiny-agent'], /--model sim:tiny-agent: profile 'tiny-agent' has no taskqueue section/],
   ])('%j is a one-line usage error naming the flag', (args, msg) => {
     expect(() => spec([...EXPLOSION, ...args])).toThrow(UsageError);
     expect(() => spec([...EXPLOSION, ...args])).toThrow(msg);
@@ -60,6 +62,7 @@ describe('task-queue flags', () => {
   it('are refused when no taskqueue scenario runs', () => {
     expect(() => spec(['--scenario', 'seed-calibrated', '--queue-cap', '5', '--trace'])).toThrow('--queue-cap, --trace: only for taskqueue scenarios (none is in this sweep)');
     expect(spec(['--scenario', 'seed-calibrated']).grid.agent).toEqual({});
+    expect(() => spec(['--scenario', 'seed-calibrated', '--model', 'sim:babyagi-converging'])).toThrow(/profile 'babyagi-converging' has no ReAct behaviour/);
   });
 
   it('--pause-at takes one round ≥ 1; --resume-state checks the file and the scenario', () => {

@@ -95,11 +95,12 @@ export function buildSweepSpec(o: RunOptions): SweepSpec {
   const scenarios: Scenario[] = resolveScenarios((o.scenario ?? DEFAULT_SCENARIOS.join(',')).split(',').map((s) => s.trim()).filter(Boolean));
   if (scenarios.length === 0) throw new UsageError('--scenario: no scenario given');
   const grid = buildGrid(o);
-  for (const s of scenarios) for (const m of grid.model) if (m.startsWith('sim')) checkProfileTools(s, m);
+  for (const s of scenarios) for (const m of grid.model) if (m.startsWith('sim')) checkProfile(s, m, '--model');
   const table = loadPricing(o.pricing ?? DEFAULT_PRICING_FILE);
   const price = resolvePrice(o, grid.model, table);
   grid.agent = taskqueueGrid(o, scenarios, price, table);
   const roleModels = parseRoleModels(o.roleModel);
+  for (const s of scenarios) for (const m of Object.values(roleModels ?? {})) if (m.startsWith('sim')) checkProfile(s, m, '--role-model');
   const promptCache = parseChoiceList(o.promptCache, '--prompt-cache', ['on', 'off'] as const);
   if (promptCache.length !== 1) throw new UsageError('--prompt-cache: takes one value, on or off');
   return {
@@ -118,13 +119,17 @@ export function buildSweepSpec(o: RunOptions): SweepSpec {
   };
 }
 
-/** A profile that calls tools the scenario does not declare would only produce refusals: say so up front. */
-function checkProfileTools(s: Scenario, model: string): void {
+/** A profile that cannot play the scenario's agent, or calls tools it does not declare, would only produce errors or refusals: say so up front. */
+function checkProfile(s: Scenario, model: string, flag: string): void {
   const profile = simProfileFor(model, s);
+  if (s.agent === 'taskqueue' && !profile.taskqueue)
+    throw new UsageError(`${flag} ${model}: profile '${profile.id}' has no taskqueue section, so it cannot play taskqueue scenario '${s.id}'`);
+  if (s.agent === 'taskqueue') return;
+  if (!profile.behaviour) throw new UsageError(`${flag} ${model}: profile '${profile.id}' has no ReAct behaviour, so it cannot play scenario '${s.id}'`);
   const declared = new Set(s.agent === 'react' ? s.tools.map((t) => t.name) : []);
   const missing = [...profile.actions, ...profile.improvements].map((a) => a.tool).filter((t) => !declared.has(t));
   if (missing.length > 0 && model !== 'sim')
-    throw new UsageError(`--model ${model}: profile '${profile.id}' calls tool(s) ${[...new Set(missing)].join(', ')} that scenario '${s.id}' does not declare`);
+    throw new UsageError(`${flag} ${model}: profile '${profile.id}' calls tool(s) ${[...new Set(missing)].join(', ')} that scenario '${s.id}' does not declare`);
 }
 
 export function addRunOptions(cmd: Command): Command {

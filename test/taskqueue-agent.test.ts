@@ -3,7 +3,7 @@ import type { QueueEvent } from '../src/agents/queue/constraints.ts';
 import type { QueueState } from '../src/agents/queue/state.ts';
 import type { RoundLog } from '../src/agents/taskqueue.ts';
 import { countText } from '../src/meter/tokens.ts';
-import { runTq } from './helpers/taskqueue-run.ts';
+import { runTq } from './taskqueue-helpers.ts';
 
 const extra = (r: { record: { extra?: Record<string, unknown> } }) =>
   r.record.extra as { rounds: RoundLog[]; events: QueueEvent[]; state: QueueState; final_queue_length: number; paused?: boolean; resumed_at_round?: number };

@@ -29,6 +29,7 @@ describe('scenario schema: taskqueue and react stay strict', () => {
     ['a react field', `${TQ}system: hi\n`, /unknown field\(s\) 'system'/],
     ['an unknown role model', `${TQ}models: { act: sim }\n`, /models: unknown field\(s\) 'act'/],
     ['no initial task', TQ.replace('initial_tasks: [one]', 'initial_tasks: []'), /initial_tasks: give at least one task/],
+    ['a tool', `${TQ}tools: [{ name: run_python, kind: python }]\n`, /tools: the task queue's execution role uses no tools yet/],
     ['a missing prompt', TQ.replace(', summarize: s', ''), /prompts\.summarize/],
   ])('rejects %s, naming the file and field', (_, text, msg) => {
     expect(() => parseYaml(text, 'x.yaml', ScenarioSchema)).toThrow(UsageError);

@@ -2,12 +2,12 @@
 // answers without a tool call or a brake stops it. Messages grow exactly as in a real OpenAI
 // tool-calling loop: the assistant message with its tool_calls, then one tool message per call.
 import type { ChatMessage } from '../models/chat.ts';
-import type { ReactScenario } from '../scenario/schema.ts';
 import type { AgentOutcome, AgentRun } from './agent.ts';
 import { actionOf, executeToolCalls } from './actions.ts';
 
-export async function runReact(run: AgentRun<ReactScenario>): Promise<AgentOutcome> {
+export async function runReact(run: AgentRun): Promise<AgentOutcome> {
   const { scenario, caller } = run;
+  if (scenario.agent !== 'react') throw new Error(`runReact: scenario '${scenario.id}' is for the ${scenario.agent} agent`);
   const messages: ChatMessage[] = [
     { role: 'system', content: scenario.system },
     { role: 'user', content: scenario.goal },

@@ -126,7 +126,7 @@ function checkProfile(s: Scenario, model: string, flag: string): void {
     throw new UsageError(`${flag} ${model}: profile '${profile.id}' has no taskqueue section, so it cannot play taskqueue scenario '${s.id}'`);
   if (s.agent === 'taskqueue') return;
   if (!profile.behaviour) throw new UsageError(`${flag} ${model}: profile '${profile.id}' has no ReAct behaviour, so it cannot play scenario '${s.id}'`);
-  const declared = new Set(s.agent === 'react' ? s.tools.map((t) => t.name) : []);
+  const declared = new Set(s.tools.map((t) => t.name));
   const missing = [...profile.actions, ...profile.improvements].map((a) => a.tool).filter((t) => !declared.has(t));
   if (missing.length > 0 && model !== 'sim')
     throw new UsageError(`${flag} ${model}: profile '${profile.id}' calls tool(s) ${[...new Set(missing)].join(', ')} that scenario '${s.id}' does not declare`);
@@ -161,7 +161,7 @@ export function addRunOptions(cmd: Command): Command {
 
 export function registerRun(program: Command): void {
   addRunOptions(program.command('run', { isDefault: true }).description('run a sweep (the default command): scenarios × settings × repeats'))
-    .action(async (o: RunOptions, cmd: Command) => {
+    .action(async (o: RunOptions) => {
       const spec = buildSweepSpec(o);
       const control = { pauseAt: parsePauseAt(o.pauseAt), resume: loadResumeState(o.resumeState, spec.scenarios) };
       const plans = expandSweep(spec);
@@ -173,8 +173,7 @@ export function registerRun(program: Command): void {
       }
       const progress = createProgress(plans.length, !o.quiet && !o.json);
       const trace = o.trace ? (line: string) => process.stderr.write(`${line}\n`) : undefined;
-      const command = cmd.parent?.args ? process.argv.slice(2) : [];
-      const outcome = await runSweep({ dir, spec, plans, concurrency, transcripts: o.transcripts, progress, command, trace, control });
+      const outcome = await runSweep({ dir, spec, plans, concurrency, transcripts: o.transcripts, progress, command: process.argv.slice(2), trace, control });
       printSummary(outcome.summary, { json: o.json, dir });
       const paused = outcome.runs.filter((r) => r.extra?.paused).length;
       if (paused > 0)

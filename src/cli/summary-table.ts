@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { formatStopReasons, type ConfigSummary } from '../report/aggregate.ts';
 
 const int = (x: number) => Math.round(x).toLocaleString('en-US');
@@ -26,5 +27,6 @@ export function printSummary(summary: ConfigSummary[], o: { json?: boolean; dir:
   console.log(line(head));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of rows) console.log(line(r));
-  console.log(`\nresults: ${o.dir}`);
+  const rel = path.relative(process.cwd(), o.dir);
+  console.log(`\nresults: ${rel && !rel.startsWith('..') ? rel : o.dir}  (stop reasons: runs @ step)`);
 }

@@ -13,6 +13,8 @@ export interface ConfigSummary {
   successes: number | null;
   success_rate: number | null;
   stop_reasons: Partial<Record<StopReason, number>>;
+  /** For each stop reason, the first and last step at which it fired. */
+  stop_steps: Partial<Record<StopReason, { min: number; max: number }>>;
   steps: Spread;
   calls: Spread;
   input_tokens: Spread;
@@ -34,7 +36,12 @@ export function summarizeConfigs(runs: readonly RunRecord[]): ConfigSummary[] {
     const checked = g.filter((r) => r.success !== null);
     const successes = checked.length ? checked.filter((r) => r.success).length : null;
     const stop_reasons: Partial<Record<StopReason, number>> = {};
-    for (const r of g) stop_reasons[r.stop_reason] = (stop_reasons[r.stop_reason] ?? 0) + 1;
+    const stop_steps: ConfigSummary['stop_steps'] = {};
+    for (const r of g) {
+      stop_reasons[r.stop_reason] = (stop_reasons[r.stop_reason] ?? 0) + 1;
+      const at = stop_steps[r.stop_reason];
+      stop_steps[r.stop_reason] = at ? { min: Math.min(at.min, r.stop_step), max: Math.max(at.max, r.stop_step) } : { min: r.stop_step, max: r.stop_step };
+    }
     const pick = (f: (r: RunRecord) => number) => spread(g.map(f));
     return {
       config_id: first.config_id,
@@ -44,6 +51,7 @@ export function summarizeConfigs(runs: readonly RunRecord[]): ConfigSummary[] {
       successes,
       success_rate: successes === null ? null : successes / checked.length,
       stop_reasons,
+      stop_steps,
       steps: pick((r) => r.steps),
       calls: pick((r) => r.calls),
       input_tokens: pick((r) => r.input_tokens),
@@ -55,10 +63,13 @@ export function summarizeConfigs(runs: readonly RunRecord[]): ConfigSummary[] {
   });
 }
 
-/** `done 8, spin 2` */
-export function formatStopReasons(c: Pick<ConfigSummary, 'stop_reasons'>): string {
-  return Object.entries(c.stop_reasons)
-    .sort((a, b) => b[1]! - a[1]!)
-    .map(([k, v]) => `${k} ${v}`)
+/** `done 8 @3-4, spin 2 @8`: how many runs stopped for each reason, and at which step. */
+export function formatStopReasons(c: Pick<ConfigSummary, 'stop_reasons' | 'stop_steps'>): string {
+  return (Object.entries(c.stop_reasons) as Array<[StopReason, number]>)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => {
+      const at = c.stop_steps[k];
+      return `${k} ${v}${at ? ` @${at.min === at.max ? at.min : `${at.min}-${at.max}`}` : ''}`;
+    })
     .join(', ');
 }

@@ -63,7 +63,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
   const registries = new Map<Scenario, ToolRegistry>();
   const tools = (plan: RunPlan) => {
     let r = registries.get(plan.scenario);
-    if (!r) registries.set(plan.scenario, (r = ToolRegistry.fromDecls(plan.scenario.agent === 'react' ? plan.scenario.tools : [])));
+    if (!r) registries.set(plan.scenario, (r = ToolRegistry.fromDecls(plan.scenario.tools)));
     return r;
   };
   const limit = pLimit(o.concurrency);

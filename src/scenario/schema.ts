@@ -70,6 +70,8 @@ const TaskqueueScenario = z
     initial_tasks: z.array(z.string().trim().min(1)).min(1, 'give at least one task'),
     /** A model per role (e.g. a cheaper one for execution); overridden by --role-model. */
     models: z.object({ execute: ModelSpec, create: ModelSpec, prioritize: ModelSpec, summarize: ModelSpec }).partial().strict().default({}),
+    /** Kept so every scenario has `tools`; the execution role calls none yet. */
+    tools: z.array(ToolDecl).max(0, "the task queue's execution role uses no tools yet").default([]),
   })
   .strict();
 
@@ -97,5 +99,4 @@ export const ScenarioSchema = z
 
 type Parsed = z.infer<typeof ScenarioSchema>;
 export type Scenario = Parsed & { file: string };
-export type ReactScenario = Extract<Parsed, { agent: 'react' }> & { file: string };
 export type TaskqueueScenario = Extract<Parsed, { agent: 'taskqueue' }> & { file: string };

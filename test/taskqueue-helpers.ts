@@ -1,13 +1,13 @@
 // Runs one task-queue scenario in process with chosen limits and knobs, collecting its step records.
-import type { AgentRun } from '../../src/agents/agent.ts';
-import { TASKQUEUE_DEFAULTS, type TaskqueueOptions } from '../../src/agents/queue/options.ts';
-import { loadPricing, priceFor } from '../../src/meter/pricing.ts';
-import { TokenCounter } from '../../src/meter/tokens.ts';
-import type { StepRecord } from '../../src/runner/records.ts';
-import { executeRun, type RunResult } from '../../src/runner/run-one.ts';
-import { SEED_LIMITS, type Limits, type Settings } from '../../src/runner/settings.ts';
-import { resolveScenario } from '../../src/scenario/loader.ts';
-import { ToolRegistry } from '../../src/tools/registry.ts';
+import type { AgentRun } from '../src/agents/agent.ts';
+import { TASKQUEUE_DEFAULTS, type TaskqueueOptions } from '../src/agents/queue/options.ts';
+import { loadPricing, priceFor } from '../src/meter/pricing.ts';
+import { TokenCounter } from '../src/meter/tokens.ts';
+import type { StepRecord } from '../src/runner/records.ts';
+import { executeRun, type RunResult } from '../src/runner/run-one.ts';
+import { SEED_LIMITS, type Limits, type Settings } from '../src/runner/settings.ts';
+import { resolveScenario } from '../src/scenario/loader.ts';
+import { ToolRegistry } from '../src/tools/registry.ts';
 
 export interface TqRunOptions {
   limits?: Partial<Limits>;

@@ -4,6 +4,8 @@ import type { QueueState } from '../src/agents/queue/state.ts';
 import type { RoundLog } from '../src/agents/taskqueue.ts';
 import { countText } from '../src/meter/tokens.ts';
 import { runTq } from './taskqueue-helpers.ts';
+import { callCost, loadPricing, priceFor } from '../src/meter/pricing.ts';
+import { modelPrices } from '../src/cli/taskqueue-options.ts';
 
 const extra = (r: { record: { extra?: Record<string, unknown> } }) =>
   r.record.extra as { rounds: RoundLog[]; events: QueueEvent[]; state: QueueState; final_queue_length: number; paused?: boolean; resumed_at_round?: number };
@@ -153,6 +155,18 @@ describe('guardrails', () => {
     const bad = await runTq('babyagi-queue-explosion', { role_models: { create: 'sim:tiny-agent' }, limits: { max_rounds: 3 } });
     expect(bad.record.stop_reason).toBe('error');
     expect(bad.record.stop_detail).toContain("'tiny-agent' has no taskqueue section");
+  });
+});
+
+describe('per-role prices', () => {
+  it('bills a role with its own model at that model\'s price, the others at the run\'s', async () => {
+    const gpt4o = priceFor(loadPricing(), 'gpt-4o');
+    const r = await runTq('babyagi-queue-explosion', { role_prices: { create: gpt4o }, limits: { max_rounds: 2 } });
+    for (const s of r.steps) {
+      const price = s.role === 'create' ? gpt4o : s.settings.price;
+      expect(s.cost_usd).toBeCloseTo(callCost(price, s.input_tokens, s.output_tokens, s.cached_tokens), 12);
+    }
+    expect(modelPrices(['openai:gpt-4o', 'sim:babyagi-converging', 'openai:unknown-model'], loadPricing(), 'pricing.yaml')).toEqual({ 'openai:gpt-4o': gpt4o });
   });
 });
 

@@ -39,6 +39,12 @@ describe('task-queue flags', () => {
   it('per-role models from the flag override the scenario and reach the settings', () => {
     const [p] = expandSweep(spec([...EXPLOSION, '--role-model', 'execute=sim:babyagi-converging', '-n', '1']));
     expect(p!.settings.role_models).toEqual({ execute: 'sim:babyagi-converging' });
+    expect(p!.settings.role_prices).toBeUndefined();
+    // A role whose model has its own price (an openai: model in the table) is billed at it.
+    const s = spec([...EXPLOSION, '--role-model', 'execute=sim:babyagi-converging', '-n', '1']);
+    const price = { ...s.fixed.price, model: 'other', input_per_1m: 9 };
+    const [q] = expandSweep({ ...s, fixed: { ...s.fixed, model_prices: { 'sim:babyagi-converging': price } } });
+    expect(q!.settings.role_prices).toEqual({ execute: price });
   });
 
   it.each([

@@ -14,6 +14,7 @@ export interface TqRunOptions {
   agent?: Partial<TaskqueueOptions>;
   model?: string;
   role_models?: Settings['role_models'];
+  role_prices?: Settings['role_prices'];
   seed?: number;
   control?: AgentRun['control'];
   trace?: (line: string) => void;
@@ -35,6 +36,7 @@ export async function runTq(scenarioId: string, o: TqRunOptions = {}): Promise<R
     repeat: 0,
     agent: { ...TASKQUEUE_DEFAULTS, ...o.agent },
     ...(o.role_models ? { role_models: o.role_models } : {}),
+    ...(o.role_prices ? { role_prices: o.role_prices } : {}),
   };
   const steps: StepRecord[] = [];
   const result = await executeRun(

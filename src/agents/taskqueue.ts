@@ -83,7 +83,7 @@ export async function runTaskqueue(run: AgentRun<TaskqueueScenario>): Promise<Ag
       extra: {
         initial_queue_length: initial,
         final_queue_length: st.queue.length,
-        rounds: rounds,
+        rounds,
         events,
         tokens_by_role: tokensByRole(caller.log),
         dropped: { anchor: count(events, 'anchor'), dedup: count(events, 'dedup'), cap: events.reduce((n, e) => n + (e.kind === 'cap' ? e.cut.length : 0), 0) },
@@ -105,6 +105,7 @@ export async function runTaskqueue(run: AgentRun<TaskqueueScenario>): Promise<Ag
     const round = cs.rounds;
     const before = { calls: cs.calls, input: cs.inputTokens, output: cs.outputTokens, cost: cs.costUsd };
     const task = st.queue[0]!;
+    run.trace?.(`round ${round}: ${task}`);
 
     const exec = await caller.call('execute', executeRequest(scenario, st, round, task));
     if (!exec.ok) return finish(exec.stop);

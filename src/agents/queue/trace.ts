@@ -4,10 +4,10 @@ import type { QueueEvent } from './constraints.ts';
 
 const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
+/** The end of a round; its first line (the task) was printed when the round started. */
 export function traceRound(r: RoundLog, result: string): string {
   const queue = r.queue.map((t, i) => `    ${i + 1}. ${t}`).join('\n') || '    (empty)';
   return [
-    `round ${r.round}: ${r.task}`,
     `  result (${r.result_tokens} tokens): ${clip(result.replace(/\s+/g, ' '), 160)}`,
     `  created ${r.created}, kept ${r.accepted}; queue ${r.queue_length}:`,
     queue,

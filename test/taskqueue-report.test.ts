@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { constraintRows, roleRows, roundRows } from '../src/report/taskqueue.ts';
+import { constraintRows, longestRoundLimit, roleRows, roundRows } from '../src/report/taskqueue.ts';
 import { queueLengthChart } from '../src/report/taskqueue-chart.ts';
 import type { RunRecord } from '../src/runner/records.ts';
 import type { Settings } from '../src/runner/settings.ts';
@@ -56,6 +56,15 @@ describe('task-queue report aggregation', () => {
     const [row, ...rest] = constraintRows(runs);
     expect(rest).toEqual([]);
     expect(row).toMatchObject({ constraint: 'queue_cap', value: '3', baseline: 'cap=off', config_id: 'cap=3', cost_usd_off: 3, cost_usd_on: 3, final_queue_off: 5, final_queue_on: 3, cost_change_pct: 0 });
+  });
+
+  it('keeps, of configurations differing only in the round limit, the longest (off counts as unlimited)', () => {
+    const withLimit = (r: RunRecord, max_rounds: number | null, config: string) => ({ ...r, config_id: config, settings: { ...r.settings, limits: { max_rounds } } }) as RunRecord;
+    const a = withLimit(runs[0]!, 3, 'r3');
+    const b = withLimit(runs[0]!, 10, 'r10');
+    const c = withLimit(runs[2]!, 3, 'cap r3');
+    expect(longestRoundLimit([a, b, c]).map((r) => r.config_id)).toEqual(['r10', 'cap r3']);
+    expect(longestRoundLimit([a, withLimit(runs[0]!, null, 'off')]).map((r) => r.config_id)).toEqual(['off']);
   });
 
   it('charts the queue length per round, one line per configuration', () => {

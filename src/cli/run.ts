@@ -174,7 +174,7 @@ export function registerRun(program: Command): void {
       const progress = createProgress(plans.length, !o.quiet && !o.json);
       const trace = o.trace ? (line: string) => process.stderr.write(`${line}\n`) : undefined;
       const outcome = await runSweep({ dir, spec, plans, concurrency, transcripts: o.transcripts, progress, command: process.argv.slice(2), trace, control });
-      printSummary(outcome.summary, { json: o.json, dir });
+      printSummary(outcome.summary, { json: o.json, dir, findings: outcome.findings });
       const paused = outcome.runs.filter((r) => r.extra?.paused).length;
       if (paused > 0)
         console.error(`paused ${paused} run(s) after round ${control.pauseAt}; state in ${path.join(dir, FILES.state)}/<run_id>.json — continue with --resume-state FILE`);

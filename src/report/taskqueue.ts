@@ -60,6 +60,18 @@ export function roundRows(runs: readonly RunRecord[]): RoundRow[] {
   return out;
 }
 
+/**
+ * Configurations that differ only in the round limit share their first rounds (the same seeds), so a
+ * chart needs only the one with the highest limit of each such group.
+ */
+export function longestRoundLimit(runs: readonly RunRecord[]): RunRecord[] {
+  const limit = (r: RunRecord) => r.settings.limits.max_rounds ?? Infinity;
+  const rest = (r: RunRecord) => configKey({ ...r.settings, limits: { ...r.settings.limits, max_rounds: null } });
+  const top = new Map<string, number>();
+  for (const r of runs) top.set(rest(r), Math.max(top.get(rest(r)) ?? -Infinity, limit(r)));
+  return runs.filter((r) => limit(r) === top.get(rest(r)));
+}
+
 export interface RoleRow {
   config_id: string;
   role: string;

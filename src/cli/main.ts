@@ -4,6 +4,7 @@ import { UsageError } from './errors.ts';
 import { registerRun } from './run.ts';
 import { registerScenarios } from './scenarios.ts';
 import { registerReport } from './report.ts';
+import { registerServe } from './serve.ts';
 
 const program = new Command('bench')
   .description('loopbench: measure what LLM agent loops cost and whether they stop.')
@@ -15,6 +16,7 @@ const program = new Command('bench')
 registerRun(program);
 registerScenarios(program);
 registerReport(program);
+registerServe(program);
 
 const debug = process.argv.includes('--debug');
 

@@ -3,22 +3,23 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { DEFAULT_PRICED_MODEL, loadPricing, priceFor, DEFAULT_PRICING_FILE, type PricingTable } from '../meter/pricing.ts';
-import { validateModelSpec, MODEL_SPECS_HELP, simProfileFor } from '../models/factory.ts';
+import { validateModelSpec, MODEL_SPECS_HELP, simProfileFor, DEFAULT_TRANSPORT, type ModelTransport } from '../models/factory.ts';
 import { createProgress } from '../runner/progress.ts';
 import { FILES, hasRecords, resultsDirFor } from '../runner/results-dir.ts';
 import type { Price, Reflection } from '../runner/settings.ts';
 import { expandSweep, type Grid, type SweepSpec } from '../runner/sweep.ts';
 import { runSweep } from '../runner/sweep-runner.ts';
-import { parseChoiceList, parseNumberList } from '../runner/values.ts';
+import { parseChoiceList, parseNumberList, parseOne } from '../runner/values.ts';
 import { resolveScenarios } from '../scenario/loader.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import { UsageError } from './errors.ts';
-import { addTaskqueueOptions, loadResumeState, modelPrices, parsePauseAt, parseRoleModels, roleModelSpecs, taskqueueGrid, type TaskqueueFlags } from './taskqueue-options.ts';
+import { TASKQUEUE_FLAG_DEFAULTS, addTaskqueueOptions, loadResumeState, modelPrices, parsePauseAt, parseRoleModels, roleModelSpecs, taskqueueGrid, type TaskqueueFlags } from './taskqueue-options.ts';
+import { addTransportOptions, transportFrom, type TransportFlags } from './model-options.ts';
 import { printSummary } from './summary-table.ts';
 
 export const DEFAULT_SCENARIOS = ['tiny-agent-sum-of-squares', 'seed-calibrated'];
 
-export interface RunOptions extends TaskqueueFlags {
+export interface RunOptions extends TaskqueueFlags, TransportFlags {
   scenario?: string;
   model: string;
   steps: string;
@@ -44,11 +45,7 @@ export interface RunOptions extends TaskqueueFlags {
   maxOutputTokens: string;
 }
 
-function one(text: string, flag: string, rule: { integer?: boolean; min?: number; max?: number }): number {
-  const v = parseNumberList(text, { flag, ...rule });
-  if (v.length !== 1) throw new UsageError(`${flag}: takes one value, got '${text}'`);
-  return v[0]!;
-}
+const one = parseOne;
 
 function resolvePrice(o: RunOptions, models: string[], table: PricingTable): Price {
   const custom = [o.priceIn, o.priceOut].filter((x) => x !== undefined).length;
@@ -67,10 +64,10 @@ function resolvePrice(o: RunOptions, models: string[], table: PricingTable): Pri
   return priceFor(table, priced, o.pricing ?? DEFAULT_PRICING_FILE);
 }
 
-function buildGrid(o: RunOptions): Grid {
+function buildGrid(o: RunOptions, transport: ModelTransport): Grid {
   const limit = (text: string, flag: string, rule: { integer?: boolean; min?: number }) => parseNumberList(text, { flag, off: true, ...rule });
   const models = parseChoiceList(o.model, '--model', (v) => v.length > 0);
-  models.forEach(validateModelSpec);
+  for (const m of models) validateModelSpec(m, transport);
   const grid: Grid = {
     model: models,
     max_steps: limit(o.steps, '--steps', { integer: true, min: 1 }),
@@ -79,7 +76,7 @@ function buildGrid(o: RunOptions): Grid {
     max_repeat: limit(o.maxRepeat, '--max-repeat', { integer: true, min: 1 }),
     max_tokens: limit(o.maxTokens, '--max-tokens', { integer: true, min: 1 }),
     max_calls: limit(o.maxCalls, '--max-calls', { integer: true, min: 1 }),
-    max_rounds: limit(o.maxRounds, '--max-rounds', { integer: true, min: 1 }),
+    max_rounds: limit(o.maxRounds ?? TASKQUEUE_FLAG_DEFAULTS.maxRounds, '--max-rounds', { integer: true, min: 1 }),
     reflection: ['off' as Reflection],
     context: ['full'],
     agent: {},
@@ -91,15 +88,15 @@ function buildGrid(o: RunOptions): Grid {
 }
 
 /** Validates everything the flags say, before anything is written. */
-export function buildSweepSpec(o: RunOptions): SweepSpec {
+export function buildSweepSpec(o: RunOptions, transport: ModelTransport = DEFAULT_TRANSPORT): SweepSpec {
   const scenarios: Scenario[] = resolveScenarios((o.scenario ?? DEFAULT_SCENARIOS.join(',')).split(',').map((s) => s.trim()).filter(Boolean));
   if (scenarios.length === 0) throw new UsageError('--scenario: no scenario given');
-  const grid = buildGrid(o);
-  for (const s of scenarios) for (const m of grid.model) if (m.startsWith('sim')) checkProfile(s, m, '--model');
+  const grid = buildGrid(o, transport);
+  for (const s of scenarios) for (const m of grid.model) if (m.startsWith('sim') && !transport.replay) checkProfile(s, m, '--model');
   const table = loadPricing(o.pricing ?? DEFAULT_PRICING_FILE);
   const price = resolvePrice(o, grid.model, table);
   grid.agent = taskqueueGrid(o, scenarios, price, table);
-  const roleModels = parseRoleModels(o.roleModel);
+  const roleModels = parseRoleModels(o.roleModel, transport);
   for (const s of scenarios) for (const m of Object.values(roleModels ?? {})) if (m.startsWith('sim')) checkProfile(s, m, '--role-model');
   const promptCache = parseChoiceList(o.promptCache, '--prompt-cache', ['on', 'off'] as const);
   if (promptCache.length !== 1) throw new UsageError('--prompt-cache: takes one value, on or off');
@@ -109,7 +106,7 @@ export function buildSweepSpec(o: RunOptions): SweepSpec {
     fixed: {
       price,
       ...(roleModels ? { role_models: roleModels } : {}),
-      model_prices: modelPrices(roleModelSpecs(scenarios, roleModels), table, o.pricing ?? DEFAULT_PRICING_FILE),
+      model_prices: modelPrices(roleModelSpecs(scenarios, roleModels, transport), table, o.pricing ?? DEFAULT_PRICING_FILE),
       prompt_cache: promptCache[0] === 'on',
       max_output_tokens: one(o.maxOutputTokens, '--max-output-tokens', { integer: true, min: 1, max: 1_000_000 }),
       max_reflections: 2,
@@ -133,7 +130,7 @@ function checkProfile(s: Scenario, model: string, flag: string): void {
 }
 
 export function addRunOptions(cmd: Command): Command {
-  return addTaskqueueOptions(cmd)
+  return addTaskqueueOptions(addTransportOptions(cmd))
     .option('-s, --scenario <ids>', `scenario ids or .yaml paths, comma-separated (default: ${DEFAULT_SCENARIOS.join(',')})`)
     .option('-m, --model <specs>', `model(s) to sweep: ${MODEL_SPECS_HELP}`, 'sim')
     .option('--steps <list>', 'MAX_STEPS values to sweep: 12,30 or 5..30:5 or off', '12')
@@ -161,8 +158,11 @@ export function addRunOptions(cmd: Command): Command {
 
 export function registerRun(program: Command): void {
   addRunOptions(program.command('run', { isDefault: true }).description('run a sweep (the default command): scenarios × settings × repeats'))
-    .action(async (o: RunOptions) => {
-      const spec = buildSweepSpec(o);
+    .action(async (o: RunOptions, cmd: Command) => {
+      const transport = transportFrom(o);
+      // A replayed sweep runs the models it recorded unless --model says otherwise.
+      if (transport.replay && cmd.getOptionValueSource('model') === 'default') o.model = transport.replay.models().join(',') || o.model;
+      const spec = buildSweepSpec(o, transport);
       const control = { pauseAt: parsePauseAt(o.pauseAt), resume: loadResumeState(o.resumeState, spec.scenarios) };
       const plans = expandSweep(spec);
       const concurrency = one(o.concurrency, '--concurrency', { integer: true, min: 1, max: 1024 });
@@ -173,7 +173,7 @@ export function registerRun(program: Command): void {
       }
       const progress = createProgress(plans.length, !o.quiet && !o.json);
       const trace = o.trace ? (line: string) => process.stderr.write(`${line}\n`) : undefined;
-      const outcome = await runSweep({ dir, spec, plans, concurrency, transcripts: o.transcripts, progress, command: process.argv.slice(2), trace, control });
+      const outcome = await runSweep({ dir, spec, plans, concurrency, transcripts: o.transcripts, progress, command: process.argv.slice(2), transport, trace, control });
       printSummary(outcome.summary, { json: o.json, dir, findings: outcome.findings });
       const paused = outcome.runs.filter((r) => r.extra?.paused).length;
       if (paused > 0)

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { QueueState } from '../agents/queue/state.ts';
 import { contextWindow, priceFor, type PricingTable } from '../meter/pricing.ts';
-import { validateModelSpec } from '../models/factory.ts';
+import { validateModelSpec, type ModelTransport } from '../models/factory.ts';
 import type { Price } from '../runner/settings.ts';
 import type { Grid } from '../runner/sweep.ts';
 import { parseChoiceList, parseNumberList } from '../runner/values.ts';
@@ -11,13 +11,14 @@ import { TASKQUEUE_ROLES, type Scenario, type TaskqueueRole } from '../scenario/
 import { loadYamlFile } from '../scenario/yaml-file.ts';
 import { UsageError } from './errors.ts';
 
+/** Optional so code that builds RunOptions by hand need not know them; absent means the default. */
 export interface TaskqueueFlags {
-  maxRounds: string;
-  queueCap: string;
-  dedup: string;
-  anchor: string;
-  maxResultTokens: string;
-  compressAt: string;
+  maxRounds?: string;
+  queueCap?: string;
+  dedup?: string;
+  anchor?: string;
+  maxResultTokens?: string;
+  compressAt?: string;
   roleModel?: string;
   trace?: boolean;
   pauseAt?: string;
@@ -25,13 +26,16 @@ export interface TaskqueueFlags {
 }
 
 /** Flag defaults; a flag changed from its default with no taskqueue scenario in the sweep is an error. */
-const DEFAULTS = { queueCap: 'off', dedup: 'off', anchor: 'off', maxResultTokens: 'off', compressAt: 'auto' } as const;
+export const TASKQUEUE_FLAG_DEFAULTS = { maxRounds: 'off', queueCap: 'off', dedup: 'off', anchor: 'off', maxResultTokens: 'off', compressAt: 'auto' } as const;
+const DEFAULTS = TASKQUEUE_FLAG_DEFAULTS;
+type Defaulted = keyof typeof DEFAULTS;
+const flag = (o: TaskqueueFlags, k: Defaulted): string => o[k] ?? DEFAULTS[k];
 /** Used for `--compress-at auto` when the priced model has no context window in the table. */
 const FALLBACK_WINDOW = 128_000;
 
 export function addTaskqueueOptions(cmd: Command): Command {
   return cmd
-    .option('--max-rounds <list>', 'task queue: rounds per run (execute → create → prioritize), list or off', 'off')
+    .option('--max-rounds <list>', 'task queue: rounds per run (execute → create → prioritize), list or off', DEFAULTS.maxRounds)
     .option('--queue-cap <list>', 'task queue: keep the top N tasks after prioritization, log the cut; list or off', DEFAULTS.queueCap)
     .option('--dedup <list>', 'task queue: drop a new task whose string similarity (0..1) to a queued or done one reaches this; list or off', DEFAULTS.dedup)
     .option('--anchor <list>', 'task queue: goal anchoring, drop created tasks with no stated link to the goal: on, off or on,off', DEFAULTS.anchor)
@@ -48,8 +52,8 @@ const hasTaskqueue = (scenarios: Scenario[]) => scenarios.some((s) => s.agent ==
 function requireTaskqueue(o: TaskqueueFlags, scenarios: Scenario[]): void {
   if (hasTaskqueue(scenarios)) return;
   const given: string[] = [];
-  for (const [key, flag] of [['queueCap', '--queue-cap'], ['dedup', '--dedup'], ['anchor', '--anchor'], ['maxResultTokens', '--max-result-tokens'], ['compressAt', '--compress-at']] as const)
-    if (o[key] !== DEFAULTS[key]) given.push(flag);
+  for (const [key, name] of [['queueCap', '--queue-cap'], ['dedup', '--dedup'], ['anchor', '--anchor'], ['maxResultTokens', '--max-result-tokens'], ['compressAt', '--compress-at']] as const)
+    if (flag(o, key) !== DEFAULTS[key]) given.push(name);
   if (o.roleModel !== undefined) given.push('--role-model');
   if (o.trace) given.push('--trace');
   if (o.pauseAt !== undefined) given.push('--pause-at');
@@ -71,16 +75,16 @@ export function taskqueueGrid(o: TaskqueueFlags, scenarios: Scenario[], price: P
   if (!hasTaskqueue(scenarios)) return {};
   const window = contextWindow(table, price.model) ?? FALLBACK_WINDOW;
   return {
-    queue_cap: parseNumberList(o.queueCap, { flag: '--queue-cap', integer: true, min: 1, off: true }),
-    dedup: parseNumberList(o.dedup, { flag: '--dedup', min: 0.01, max: 1, off: true }),
-    anchor: parseChoiceList(o.anchor, '--anchor', ['on', 'off'] as const).map((v) => v === 'on'),
-    max_result_tokens: parseNumberList(o.maxResultTokens, { flag: '--max-result-tokens', integer: true, min: 1, off: true }),
-    compress_at: [...new Set(compressValues(o.compressAt, window))],
+    queue_cap: parseNumberList(flag(o, 'queueCap'), { flag: '--queue-cap', integer: true, min: 1, off: true }),
+    dedup: parseNumberList(flag(o, 'dedup'), { flag: '--dedup', min: 0.01, max: 1, off: true }),
+    anchor: parseChoiceList(flag(o, 'anchor'), '--anchor', ['on', 'off'] as const).map((v) => v === 'on'),
+    max_result_tokens: parseNumberList(flag(o, 'maxResultTokens'), { flag: '--max-result-tokens', integer: true, min: 1, off: true }),
+    compress_at: [...new Set(compressValues(flag(o, 'compressAt'), window))],
   };
 }
 
 /** `execute=sim:x,create=openai:gpt-4o` → per-role model specs, each checked. */
-export function parseRoleModels(text: string | undefined): Partial<Record<TaskqueueRole, string>> | undefined {
+export function parseRoleModels(text: string | undefined, transport?: ModelTransport): Partial<Record<TaskqueueRole, string>> | undefined {
   if (text === undefined) return undefined;
   const out: Partial<Record<TaskqueueRole, string>> = {};
   for (const part of text.split(',').map((s) => s.trim())) {
@@ -90,7 +94,7 @@ export function parseRoleModels(text: string | undefined): Partial<Record<Taskqu
     if (eq < 1 || !spec) throw new UsageError(`--role-model: '${part}' is not role=model (e.g. execute=sim:babyagi-converging)`);
     if (!TASKQUEUE_ROLES.includes(role)) throw new UsageError(`--role-model: unknown role '${role}' (accepted: ${TASKQUEUE_ROLES.join(', ')})`);
     if (out[role]) throw new UsageError(`--role-model: role '${role}' is named twice`);
-    validateModelSpec(spec);
+    validateModelSpec(spec, transport);
     out[role] = spec;
   }
   return out;
@@ -106,10 +110,10 @@ export function modelPrices(specs: string[], table: PricingTable, file: string):
   return out;
 }
 
-export function roleModelSpecs(scenarios: Scenario[], flag: Partial<Record<TaskqueueRole, string>> | undefined): string[] {
+export function roleModelSpecs(scenarios: Scenario[], fromFlag: Partial<Record<TaskqueueRole, string>> | undefined, transport?: ModelTransport): string[] {
   const specs = scenarios.flatMap((s) => (s.agent === 'taskqueue' ? Object.values(s.models) : []));
-  for (const spec of specs) validateModelSpec(spec);
-  return [...new Set([...specs, ...Object.values(flag ?? {})])];
+  for (const spec of specs) validateModelSpec(spec, transport);
+  return [...new Set([...specs, ...Object.values(fromFlag ?? {})])];
 }
 
 export function parsePauseAt(text: string | undefined): number | undefined {

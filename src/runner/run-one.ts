@@ -7,7 +7,7 @@ import { brakesFor } from '../brakes/index.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
 import type { ChatModel, Role } from '../models/chat.ts';
 import type { Scenario } from '../scenario/schema.ts';
-import { createModel } from '../models/factory.ts';
+import { createModel, type ModelTransport } from '../models/factory.ts';
 import { checkAnswer } from '../scenario/check.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { VirtualClock, WallClock } from './clock.ts';
@@ -21,6 +21,8 @@ export interface RunDeps {
   signal?: AbortSignal;
   trace?: AgentRun['trace'];
   control?: AgentRun['control'];
+  /** How non-simulated models are reached (API key, base URL, retries, cassettes). */
+  transport?: ModelTransport;
 }
 
 export interface RunResult {
@@ -34,24 +36,24 @@ type AgentLoop<K extends Scenario['agent']> = (run: AgentRun<Extract<Scenario, {
 const AGENTS: { [K in Scenario['agent']]: AgentLoop<K> } = { react: runReact, taskqueue: runTaskqueue };
 
 /** One model per role that names its own (the task queue's `models:` / --role-model). */
-function roleModels(settings: RunPlan['settings'], scenario: Scenario, counter: TokenCounter): Partial<Record<Role, ChatModel>> {
+function roleModels(settings: RunPlan['settings'], scenario: Scenario, counter: TokenCounter, transport?: ModelTransport): Partial<Record<Role, ChatModel>> {
   const out: Partial<Record<Role, ChatModel>> = {};
   for (const [role, spec] of Object.entries(settings.role_models ?? {}) as Array<[Role, string]>)
-    out[role] = createModel({ ...settings, model: spec }, scenario, counter);
+    out[role] = createModel({ ...settings, model: spec }, scenario, counter, transport);
   return out;
 }
 
 export async function executeRun(plan: RunPlan, deps: RunDeps): Promise<RunResult> {
   const { settings, scenario } = plan;
   const startedAt = new Date().toISOString();
-  const model = createModel(settings, scenario, deps.counter);
+  const model = createModel(settings, scenario, deps.counter, deps.transport);
   const clock = model.simulated ? new VirtualClock() : new WallClock();
   const caller = new ModelCaller({
     runId: plan.runId,
     configId: plan.configId,
     settings,
     model,
-    roleModels: roleModels(settings, scenario, deps.counter),
+    roleModels: roleModels(settings, scenario, deps.counter, deps.transport),
     counter: deps.counter,
     brakes: brakesFor(settings.limits),
     clock,

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import { TokenCounter } from '../meter/tokens.ts';
+import type { ModelTransport } from '../models/factory.ts';
 import type { BuiltReports } from '../report/build.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import { ToolRegistry } from '../tools/registry.ts';
@@ -28,6 +29,7 @@ export interface SweepOptions {
   signal?: AbortSignal;
   trace?: RunDeps['trace'];
   control?: RunDeps['control'];
+  transport?: ModelTransport;
 }
 
 export interface SweepOutcome extends BuiltReports {
@@ -71,10 +73,11 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
     await Promise.all(
       o.plans.map((plan) =>
         limit(async () => {
-          const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.write(r), signal: o.signal, trace: o.trace, control: o.control });
+          const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.write(r), signal: o.signal, transport: o.transport, trace: o.trace, control: o.control });
           steps.flush();
           runs.write(result.record);
           runs.flush();
+          o.transport?.record?.save();
           if (o.transcripts) {
             writeJsonAtomic(
               path.join(o.dir, FILES.transcripts, `${plan.runId}.json`),
@@ -91,6 +94,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
   } finally {
     steps.close();
     runs.close();
+    o.transport?.record?.save();
     o.progress.stop();
   }
   meta.status = o.signal?.aborted ? 'interrupted' : 'complete';

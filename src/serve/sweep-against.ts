@@ -1,0 +1,64 @@
+// Running a sweep against an OpenAI-compatible URL from code (no CLI): used by the concurrency
+// benchmark, and by tests that compare served and in-process runs.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { buildSweepSpec, type RunOptions } from '../cli/run.ts';
+import { transportFrom, type TransportFlags } from '../cli/model-options.ts';
+import type { ModelTransport } from '../models/factory.ts';
+import { readJsonl } from '../runner/jsonl.ts';
+import type { RunRecord, StepRecord } from '../runner/records.ts';
+import { resultFile } from '../runner/results-dir.ts';
+import { expandSweep } from '../runner/sweep.ts';
+import { runSweep } from '../runner/sweep-runner.ts';
+
+/** The run command's defaults, as commander would fill them in. */
+export const RUN_DEFAULTS: RunOptions = {
+  model: 'sim',
+  steps: '12',
+  maxCost: '0.5',
+  timeout: '120',
+  maxRepeat: '3',
+  maxTokens: 'off',
+  maxCalls: 'off',
+  repeat: '10',
+  seed: '1',
+  concurrency: '4',
+  transcripts: false,
+  promptCache: 'off',
+  maxOutputTokens: '1024',
+  requestTimeout: '60',
+  maxRetries: '2',
+};
+
+export interface SweepResult {
+  dir: string;
+  runs: RunRecord[];
+  steps: StepRecord[];
+  /** Milliseconds from the first run's start to the last run's end (reports excluded). */
+  runsMs: number;
+}
+
+/** Runs a sweep as `bench` would with these flags; `env` supplies OPENAI_API_KEY / OPENAI_BASE_URL. */
+export async function sweepWith(flags: Partial<RunOptions & TransportFlags>, o: { env?: NodeJS.ProcessEnv; dir?: string; transport?: ModelTransport } = {}): Promise<SweepResult> {
+  const opts = { ...RUN_DEFAULTS, ...flags };
+  const transport = o.transport ?? transportFrom(opts, o.env ?? process.env);
+  const spec = buildSweepSpec(opts, transport);
+  const plans = expandSweep(spec);
+  const dir = o.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-sweep-'));
+  const started = performance.now();
+  let runsMs = 0;
+  await runSweep({
+    dir,
+    spec,
+    plans,
+    concurrency: Number(opts.concurrency),
+    transcripts: opts.transcripts,
+    progress: { tick() {}, stop: () => void (runsMs = performance.now() - started) },
+    command: [],
+    transport,
+  });
+  const runs = (await readJsonl<RunRecord>(resultFile(dir, 'runs'))).records;
+  const steps = (await readJsonl<StepRecord>(resultFile(dir, 'steps'))).records;
+  return { dir, runs, steps, runsMs };
+}

@@ -12,7 +12,7 @@ import { resultFile } from '../runner/results-dir.ts';
 import { writeFileAtomic } from '../runner/atomic.ts';
 import { StepIndexAccumulator, summarizeConfigs, type ConfigSummary } from './aggregate.ts';
 import { buildCharts } from './charts.ts';
-import { fitRow, repriceRow, runRow, stepIndexRow, stepRow, summaryRow, toCsv } from './csv.ts';
+import { fitRow, ratioRow, repriceRow, runRow, savingRow, stepIndexRow, stepRow, summaryRow, toCsv } from './csv.ts';
 import { findings } from './findings.ts';
 import { QuadraticFitAccumulator, ratioTable, stepLimitSavings } from './fit.ts';
 import { renderHtml } from './html.ts';
@@ -120,7 +120,9 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   write(rel('runsCsv'), toCsv(runs.map(runRow)));
   write(rel('summaryCsv'), toCsv(summary.map((c) => summaryRow(c, volumes))));
   write(rel('stepIndexCsv'), toCsv(points.map(stepIndexRow)));
-  write(rel('fitCsv'), toCsv(fits.map((f) => fitRow(f, ratios))));
+  write(rel('fitCsv'), toCsv(fits.map(fitRow)));
+  write(rel('ratiosCsv'), toCsv(ratios.map(ratioRow)));
+  write(rel('savingsCsv'), toCsv(savings.map(savingRow)));
   write(rel('repriceCsv'), toCsv(repriced.map(repriceRow)));
   const taskqueue = runs.some((r) => r.agent === 'taskqueue') ? { rounds: roundRows(runs), roles: roleRows(runs), constraints: constraintRows(runs) } : null;
   if (taskqueue) {

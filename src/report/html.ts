@@ -36,7 +36,7 @@ dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; 
 dl.meta dt { color: #555; } dl.meta dd { margin: 0; font-family: "DejaVu Sans Mono", monospace; word-break: break-all; }
 ul.findings li { margin: 6px 0; font-size: 15px; }
 figure { margin: 18px 0 26px; break-inside: avoid; page-break-inside: avoid; }
-figure svg { width: 100%; max-width: 860px; height: auto; display: block; }
+figure svg { max-width: 100%; height: auto; display: block; }
 figcaption { font-size: 13px; color: #444; margin-top: 4px; }
 .scroll { overflow-x: auto; }
 table { border-collapse: collapse; font-size: 13px; margin: 8px 0 16px; }

@@ -30,6 +30,7 @@ describe('scenario schema: taskqueue and react stay strict', () => {
     ['an unknown role model', `${TQ}models: { act: sim }\n`, /models: unknown field\(s\) 'act'/],
     ['no initial task', TQ.replace('initial_tasks: [one]', 'initial_tasks: []'), /initial_tasks: give at least one task/],
     ['a tool', `${TQ}tools: [{ name: run_python, kind: python }]\n`, /tools: the task queue's execution role uses no tools yet/],
+    ['a check', `${TQ}check: { expected: "42" }\n`, /check: a task-queue run has no final answer to check/],
     ['a missing prompt', TQ.replace(', summarize: s', ''), /prompts\.summarize/],
   ])('rejects %s, naming the file and field', (_, text, msg) => {
     expect(() => parseYaml(text, 'x.yaml', ScenarioSchema)).toThrow(UsageError);

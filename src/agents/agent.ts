@@ -5,6 +5,7 @@ import type { QueueState } from './queue/state.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { ModelCaller } from './caller.ts';
+import type { LoopHooks } from './hooks.ts';
 
 /** Everything an agent loop gets for one run. Loops do no I/O of their own beyond these. */
 export interface AgentRun<S extends Scenario = Scenario> {
@@ -17,6 +18,8 @@ export interface AgentRun<S extends Scenario = Scenario> {
   trace?: (line: string) => void;
   /** Human control over round-based agents: pause after a round, or continue from a saved state. */
   control?: { pauseAt?: number; resume?: QueueState };
+  /** Context strategy and reflection (see withContext, withReflection); absent: PLAIN_HOOKS. */
+  hooks?: LoopHooks;
 }
 
 export interface AgentOutcome {

@@ -16,6 +16,7 @@ import { fitRow, ratioRow, repriceRow, runRow, savingRow, stepIndexRow, stepRow,
 import { findings } from './findings.ts';
 import { QuadraticFitAccumulator, ratioTable, stepLimitSavings } from './fit.ts';
 import { renderHtml } from './html.ts';
+import { loopReports } from './loop-reports.ts';
 import { renderMarkdown } from './markdown.ts';
 import { svgToPng, toSvg } from './render.ts';
 import type { ReportData } from './report-data.ts';
@@ -48,11 +49,13 @@ interface StepPass {
   points: StepIndexAccumulator;
   fit: QuadraticFitAccumulator;
   cached: CachedTokensEstimator;
+  /** Largest single-call input per configuration (the context report's 'largest prompt'). */
+  maxInput: Map<string, number>;
 }
 
 /** One pass over steps.jsonl: steps.csv streamed out in chunks, every per-step aggregate fed. */
 async function passSteps(dir: string): Promise<StepPass> {
-  const pass: StepPass = { skipped: 0, points: new StepIndexAccumulator(), fit: new QuadraticFitAccumulator(), cached: new CachedTokensEstimator() };
+  const pass: StepPass = { skipped: 0, points: new StepIndexAccumulator(), fit: new QuadraticFitAccumulator(), cached: new CachedTokensEstimator(), maxInput: new Map() };
   const tmp = `${resultFile(dir, 'stepsCsv')}.tmp`;
   const fd = fs.openSync(tmp, 'w');
   let header = true;
@@ -72,7 +75,9 @@ async function passSteps(dir: string): Promise<StepPass> {
       const r = line.value as StepRecord;
       chunk.push(stepRow(r));
       pass.points.add(r);
-      pass.fit.addStep(r);
+      // The quadratic finding is about the plain loop: a context strategy or critique calls bend the curve (the context report fits those per configuration).
+      if (r.settings.context === 'full' && r.settings.reflection === 'off') pass.fit.addStep(r);
+      pass.maxInput.set(r.config_id, Math.max(pass.maxInput.get(r.config_id) ?? 0, r.input_tokens));
       pass.cached.add(r);
       if (chunk.length >= 2000) flush();
     }
@@ -108,7 +113,8 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   const savings = stepLimitSavings(summary);
   const volumes = projectVolumes(summary, o.volumes ?? DEFAULT_VOLUMES);
   const repriced = repriceRuns(runs, o.priceAs ?? recordedPrices(runs), (r) => steps.cached.forRun(r.run_id));
-  const sentences = findings({ summary, fits, ratios, savings, volumes });
+  const loop = loopReports(runs, points, steps.maxInput);
+  const sentences = [...findings({ summary, fits, ratios, savings, volumes }), ...loop.findings];
 
   const files: string[] = [];
   const write = (rel: string, data: string | Uint8Array) => {
@@ -132,8 +138,10 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
     write(rel('taskqueueConstraintsCsv'), csv(taskqueue.constraints));
   }
 
+  for (const [name, rows] of Object.entries(loop.csv)) write(name, toCsv(rows));
+
   const charts = [];
-  for (const c of [...buildCharts({ summary, points, fits, runs }), ...(taskqueue ? [queueLengthChart(roundRows(longestRoundLimit(runs)))] : [])]) {
+  for (const c of [...buildCharts({ summary, points, fits, runs }), ...loop.charts, ...(taskqueue ? [queueLengthChart(roundRows(longestRoundLimit(runs)))] : [])]) {
     const svg = await toSvg(c.spec);
     const stem = path.join(rel('charts'), c.name);
     write(`${stem}.vl.json`, `${JSON.stringify(c.spec, null, 2)}\n`);
@@ -155,6 +163,7 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
     repriced,
     findings: sentences,
     charts,
+    loop,
     skipped: { steps: steps.skipped, runs: skippedRuns },
     taskqueue,
   };

@@ -1,6 +1,7 @@
 // report.html: one self-contained file (inline CSS and SVG, no scripts, no external requests),
 // readable on screen and printable.
 import { describePrices, describeSettings, type ReportData } from './report-data.ts';
+import { contextTable, reflectionTable } from './loop-tables.ts';
 import { fitTable, ratioTableRows, repriceTable, runsTable, savingsTable, summaryTable, volumeTable, type Table } from './tables.ts';
 import { constraintTable, queueTable, roleTable } from './taskqueue-tables.ts';
 
@@ -101,6 +102,12 @@ ${d.fits.length ? table(fitTable(d.fits), 'Least-squares fit per scenario') : '<
 ${d.ratios.length ? table(ratioTableRows(d.ratios), 'Steps ×k → input tokens ×r, for the step limits swept') : ''}
 ${d.savings.length ? table(savingsTable(d.savings), 'Each lower step limit against the highest') : ''}
 </section>
+${d.loop?.stability.length ? `<section id="reflection"><h2>Reflection: what it costs and what it buys</h2>
+${table(reflectionTable(d.loop.stability), 'Per configuration over its repeats: success, pass^k, answers reflection changed, and tokens and cost against reflection off (stability.csv, pass-hat-k.csv)')}
+</section>` : ''}
+${d.loop?.context.length ? `<section id="context"><h2>Context strategies: what each saves</h2>
+${table(contextTable(d.loop.context), 'Input tokens and cost per run against full context, the largest prompt sent, and the fit of cumulative input tokens per strategy (context.csv)')}
+</section>` : ''}
 <section id="volume"><h2>Volume projection</h2>
 ${table(volumeTable(d.volumes))}
 <p class="note">Mean cost per run × runs; a month is 30 days.</p>

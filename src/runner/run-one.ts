@@ -1,8 +1,11 @@
 // One run: build its model, clock, brakes and caller; run the agent; turn the outcome into a RunRecord.
 import type { AgentOutcome, AgentRun } from '../agents/agent.ts';
 import { ModelCaller, type CallLog } from '../agents/caller.ts';
+import { withContext } from '../agents/context.ts';
+import type { AgentLoop } from '../agents/hooks.ts';
 import { runReact } from '../agents/react.ts';
 import { runTaskqueue } from '../agents/taskqueue.ts';
+import { withReflection } from '../agents/reflection.ts';
 import { brakesFor } from '../brakes/index.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
 import type { ChatModel, Role } from '../models/chat.ts';
@@ -32,8 +35,8 @@ export interface RunResult {
   messages: AgentOutcome['messages'];
 }
 
-type AgentLoop<K extends Scenario['agent']> = (run: AgentRun<Extract<Scenario, { agent: K }>>) => Promise<AgentOutcome>;
-const AGENTS: { [K in Scenario['agent']]: AgentLoop<K> } = { react: runReact, taskqueue: runTaskqueue };
+type LoopFor<K extends Scenario['agent']> = (run: AgentRun<Extract<Scenario, { agent: K }>>) => Promise<AgentOutcome>;
+const AGENTS: { [K in Scenario['agent']]: LoopFor<K> } = { react: runReact, taskqueue: runTaskqueue };
 
 /** One model per role that names its own (the task queue's `models:` / --role-model). */
 function roleModels(settings: RunPlan['settings'], scenario: Scenario, counter: TokenCounter, transport?: ModelTransport): Partial<Record<Role, ChatModel>> {
@@ -60,7 +63,8 @@ export async function executeRun(plan: RunPlan, deps: RunDeps): Promise<RunResul
     onStep: deps.onStep,
     signal: deps.signal,
   });
-  const agent = AGENTS[scenario.agent] as (run: AgentRun) => Promise<AgentOutcome>;
+  // The context strategy is the outer layer, so critique calls see the same view as the agent.
+  const agent = withContext(withReflection(AGENTS[scenario.agent] as AgentLoop));
   const trace = deps.trace && ((line: string) => deps.trace!(line.replace(/^/gm, `[${plan.runId}] `)));
   const outcome = await agent({ scenario, caller, tools: deps.tools(plan), clock, signal: deps.signal, trace, control: deps.control });
   const s = caller.state;

@@ -72,6 +72,8 @@ const TaskqueueScenario = z
     models: z.object({ execute: ModelSpec, create: ModelSpec, prioritize: ModelSpec, summarize: ModelSpec }).partial().strict().default({}),
     /** Kept so every scenario has `tools`; the execution role calls none yet. */
     tools: z.array(ToolDecl).max(0, "the task queue's execution role uses no tools yet").default([]),
+    /** Typed like a react scenario's, but refused: a task-queue run has no final answer to check. */
+    check: z.undefined({ error: 'a task-queue run has no final answer to check' }).optional(),
   })
   .strict();
 

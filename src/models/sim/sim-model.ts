@@ -4,8 +4,10 @@ import { ModelError, roleOf, type AssistantMessage, type CallContext, type ChatM
 import type { TokenCounter } from '../../meter/tokens.ts';
 import { PrefixCache } from '../../meter/prefix-cache.ts';
 import { writeAct } from './act.ts';
+import { writeCritic } from './critic.ts';
 import type { Profile } from './profile.ts';
 import { writeCreate, writeExecute, writePrioritize, writeSummarize } from './taskqueue.ts';
+import { writeSummary } from './summarizer.ts';
 
 export interface SimOptions {
   promptCache: boolean;
@@ -58,5 +60,8 @@ const ROLE_WRITERS: Partial<Record<Role, (p: Profile, request: ChatRequest) => S
   execute: writeExecute,
   create: writeCreate,
   prioritize: writePrioritize,
-  summarize: writeSummarize,
+  reflect: writeCritic,
+  // One role, two callers: the task queue's history compression (its profiles have a taskqueue
+  // section) and the ReAct context strategy summarize:T.
+  summarize: (p, request) => (p.taskqueue ? writeSummarize(p, request) : writeSummary(p, request)),
 };

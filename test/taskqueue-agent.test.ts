@@ -22,6 +22,12 @@ describe('task-queue agent: one round is execute → create → prioritize', () 
       [expect.any(String), 2],
     ]);
     expect(state.results[0]!.timestamp).toMatch(/^\d{4}-\d\d-\d\dT/);
+    // Tokens per role agree with the step records.
+    const byRole = r.record.extra!.tokens_by_role as Record<string, { calls: number; input_tokens: number }>;
+    for (const role of ['execute', 'create', 'prioritize']) {
+      const steps = r.steps.filter((s) => s.role === role);
+      expect(byRole[role]).toMatchObject({ calls: steps.length, input_tokens: steps.reduce((n, s) => n + s.input_tokens, 0) });
+    }
   });
 
   it('is deterministic for a seed: the same run twice gives the same records', async () => {

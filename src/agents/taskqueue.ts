@@ -3,7 +3,7 @@
 // state is the queue and the result store. It ends when the queue is empty or a brake fires
 // (rounds, calls, cost, tokens, time), or pauses after a chosen round for a person to look.
 import type { Stop } from '../brakes/stop-reason.ts';
-import type { Role } from '../models/chat.ts';
+import type { ChatMessage, Role } from '../models/chat.ts';
 import { truncateTokens } from '../meter/truncate.ts';
 import type { TaskqueueScenario } from '../scenario/schema.ts';
 import type { AgentOutcome, AgentRun } from './agent.ts';
@@ -61,6 +61,18 @@ export async function runTaskqueue(run: AgentRun<TaskqueueScenario>): Promise<Ag
   const pauseAt = run.control?.pauseAt;
   const events: QueueEvent[] = [];
   const rounds: RoundLog[] = [];
+  // Tokens per role, counted here: the caller's call log is only kept when transcripts are.
+  const byRole: Partial<Record<Role, RoleTotals>> = {};
+  const call = async (role: Role, messages: ChatMessage[]) => {
+    const out = await caller.call(role, messages);
+    if (out.ok || out.stop.reason === 'error') {
+      const t = (byRole[role] ??= { calls: 0, input_tokens: 0, output_tokens: 0 });
+      t.calls++;
+      t.input_tokens += out.ok ? out.result.usage.prompt_tokens : 0;
+      t.output_tokens += out.ok ? out.result.usage.completion_tokens : 0;
+    }
+    return out;
+  };
   const log = (e: QueueEvent) => {
     events.push(e);
     run.trace?.(`  ${describeEvent(e)}`);
@@ -85,7 +97,7 @@ export async function runTaskqueue(run: AgentRun<TaskqueueScenario>): Promise<Ag
         final_queue_length: st.queue.length,
         rounds,
         events,
-        tokens_by_role: tokensByRole(caller.log),
+        tokens_by_role: byRole,
         dropped: { anchor: count(events, 'anchor'), dedup: count(events, 'dedup'), cap: events.reduce((n, e) => n + (e.kind === 'cap' ? e.cut.length : 0), 0) },
         prioritize_fallbacks: count(events, 'prioritize_fallback'),
         compressions: count(events, 'compress'),
@@ -107,7 +119,7 @@ export async function runTaskqueue(run: AgentRun<TaskqueueScenario>): Promise<Ag
     const task = st.queue[0]!;
     run.trace?.(`round ${round}: ${task}`);
 
-    const exec = await caller.call('execute', executeRequest(scenario, st, round, task));
+    const exec = await call('execute', executeRequest(scenario, st, round, task));
     if (!exec.ok) return finish(exec.stop);
     st.queue.shift();
     let result = exec.result.message.content ?? '';
@@ -122,7 +134,7 @@ export async function runTaskqueue(run: AgentRun<TaskqueueScenario>): Promise<Ag
     let createMsgs = createRequest(scenario, st, round);
     const promptTokens = caller.promptTokens(createMsgs);
     if (o.compress_at !== null && promptTokens > o.compress_at && st.results.length - 1 > st.summarized) {
-      const sum = await caller.call('summarize', summarizeRequest(scenario, st, round));
+      const sum = await call('summarize', summarizeRequest(scenario, st, round));
       if (!sum.ok) return finish(sum.stop);
       log({ round, kind: 'compress', prompt_tokens: promptTokens, threshold: o.compress_at, results: st.results.length - 1 - st.summarized });
       st.summary = sum.result.message.content ?? '';
@@ -130,7 +142,7 @@ export async function runTaskqueue(run: AgentRun<TaskqueueScenario>): Promise<Ag
       createMsgs = createRequest(scenario, st, round);
     }
 
-    const create = await caller.call('create', createMsgs);
+    const create = await call('create', createMsgs);
     if (!create.ok) return finish(create.stop);
     const created = parseCreated(create.result.message.content ?? '');
     const admitted = admitTasks(created, st.queue, st.results.map((r) => r.task), o, round);
@@ -138,7 +150,7 @@ export async function runTaskqueue(run: AgentRun<TaskqueueScenario>): Promise<Ag
     st.queue.push(...admitted.accepted);
 
     if (st.queue.length > 1) {
-      const prio = await caller.call('prioritize', prioritizeRequest(scenario, st.queue, round));
+      const prio = await call('prioritize', prioritizeRequest(scenario, st.queue, round));
       if (!prio.ok) return finish(prio.stop);
       const answer = prio.result.message.content ?? '';
       const parsed = parsePriority(st.queue, answer);
@@ -168,14 +180,3 @@ export async function runTaskqueue(run: AgentRun<TaskqueueScenario>): Promise<Ag
 }
 
 const count = (events: QueueEvent[], kind: QueueEvent['kind']) => events.filter((e) => e.kind === kind).length;
-
-function tokensByRole(log: AgentRun['caller']['log']): Partial<Record<Role, RoleTotals>> {
-  const out: Partial<Record<Role, RoleTotals>> = {};
-  for (const c of log) {
-    const t = (out[c.role] ??= { calls: 0, input_tokens: 0, output_tokens: 0 });
-    t.calls++;
-    t.input_tokens += c.usage?.prompt_tokens ?? 0;
-    t.output_tokens += c.usage?.completion_tokens ?? 0;
-  }
-  return out;
-}

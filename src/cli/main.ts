@@ -4,6 +4,7 @@ import { UsageError } from './errors.ts';
 import { registerRun } from './run.ts';
 import { registerScenarios } from './scenarios.ts';
 import { registerReport } from './report.ts';
+import { registerPerf } from './perf.ts';
 import { registerServe } from './serve.ts';
 
 const program = new Command('bench')
@@ -16,6 +17,7 @@ const program = new Command('bench')
 registerRun(program);
 registerScenarios(program);
 registerReport(program);
+registerPerf(program);
 registerServe(program);
 
 const debug = process.argv.includes('--debug');

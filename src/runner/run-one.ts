@@ -24,6 +24,8 @@ export interface RunDeps {
   signal?: AbortSignal;
   trace?: AgentRun['trace'];
   control?: AgentRun['control'];
+  /** Whether the run's calls are kept for a transcript (default true). */
+  transcript?: boolean;
   /** How non-simulated models are reached (API key, base URL, retries, cassettes). */
   transport?: ModelTransport;
 }
@@ -62,6 +64,7 @@ export async function executeRun(plan: RunPlan, deps: RunDeps): Promise<RunResul
     clock,
     onStep: deps.onStep,
     signal: deps.signal,
+    keepLog: deps.transcript,
   });
   // The context strategy is the outer layer, so critique calls see the same view as the agent.
   const agent = withContext(withReflection(AGENTS[scenario.agent] as AgentLoop));

@@ -1,8 +1,7 @@
 // Runs a planned sweep into a results directory: records stream to disk as they happen,
-// runs go through a shared concurrency limiter, reports are built at the end.
+// `concurrency` workers pull runs one at a time (nothing is kept per run), reports are built at the end.
 import fs from 'node:fs';
 import path from 'node:path';
-import pLimit from 'p-limit';
 import { TokenCounter } from '../meter/tokens.ts';
 import type { ModelTransport } from '../models/factory.ts';
 import type { BuiltReports } from '../report/build.ts';
@@ -12,9 +11,10 @@ import { writeJsonAtomic } from './atomic.ts';
 import { JsonlWriter } from './jsonl.ts';
 import { gitCommit, versions, type Meta } from './meta.ts';
 import type { Progress } from './progress.ts';
-import type { RunRecord } from './records.ts';
+import { forEachConcurrently } from './pool.ts';
 import { FILES, resultFile } from './results-dir.ts';
 import { executeRun, type RunDeps } from './run-one.ts';
+import { stepLine } from './step-line.ts';
 import type { RunPlan, SweepSpec } from './sweep.ts';
 import { buildTranscript } from './transcript.ts';
 
@@ -29,6 +29,8 @@ export interface SweepOptions {
   signal?: AbortSignal;
   trace?: RunDeps['trace'];
   control?: RunDeps['control'];
+  /** The sweep's token counter (default: a fresh one); `bench perf` passes its own to count tokenizations. */
+  counter?: TokenCounter;
   transport?: ModelTransport;
 }
 
@@ -70,36 +72,27 @@ export async function executeSweep(o: SweepOptions): Promise<Meta['status']> {
 
   const steps = new JsonlWriter(resultFile(o.dir, 'steps'));
   const runs = new JsonlWriter(resultFile(o.dir, 'runs'));
-  const counter = new TokenCounter();
+  const counter = o.counter ?? new TokenCounter();
   const registries = new Map<Scenario, ToolRegistry>();
   const tools = (plan: RunPlan) => {
     let r = registries.get(plan.scenario);
     if (!r) registries.set(plan.scenario, (r = ToolRegistry.fromDecls(plan.scenario.tools)));
     return r;
   };
-  const limit = pLimit(o.concurrency);
   try {
-    await Promise.all(
-      o.plans.map((plan) =>
-        limit(async () => {
-          const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.write(r), signal: o.signal, transport: o.transport, trace: o.trace, control: o.control });
-          steps.flush();
-          runs.write(result.record);
-          runs.flush();
-          o.transport?.record?.save();
-          if (o.transcripts) {
-            writeJsonAtomic(
-              path.join(o.dir, FILES.transcripts, `${plan.runId}.json`),
-              buildTranscript(result.record, result.calls, result.messages),
-            );
-          }
-          if (result.record.extra?.paused) writeJsonAtomic(path.join(o.dir, FILES.state, `${plan.runId}.json`), result.record.extra.state);
-          meta.runs_done++;
-          o.progress.tick(`${plan.configId}: ${result.record.stop_reason}`);
-          return result.record as RunRecord;
-        }),
-      ),
-    );
+    await forEachConcurrently(o.plans, o.concurrency, async (plan) => {
+      const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.writeLine(stepLine(r)), signal: o.signal, transcript: o.transcripts, transport: o.transport, trace: o.trace, control: o.control });
+      steps.flush();
+      runs.write(result.record);
+      runs.flush();
+      o.transport?.record?.save();
+      if (o.transcripts) {
+        writeJsonAtomic(path.join(o.dir, FILES.transcripts, `${plan.runId}.json`), buildTranscript(result.record, result.calls, result.messages));
+      }
+      if (result.record.extra?.paused) writeJsonAtomic(path.join(o.dir, FILES.state, `${plan.runId}.json`), result.record.extra.state);
+      meta.runs_done++;
+      o.progress.tick(`${plan.configId}: ${result.record.stop_reason}`);
+    });
   } finally {
     steps.close();
     runs.close();

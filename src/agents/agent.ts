@@ -1,18 +1,23 @@
 import type { Stop } from '../brakes/stop-reason.ts';
 import type { ChatMessage } from '../models/chat.ts';
 import type { Clock } from '../runner/clock.ts';
+import type { QueueState } from './queue/state.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { ModelCaller } from './caller.ts';
 import type { LoopHooks } from './hooks.ts';
 
 /** Everything an agent loop gets for one run. Loops do no I/O of their own beyond these. */
-export interface AgentRun {
-  scenario: Scenario;
+export interface AgentRun<S extends Scenario = Scenario> {
+  scenario: S;
   caller: ModelCaller;
   tools: ToolRegistry;
   clock: Clock;
   signal?: AbortSignal;
+  /** Live observation (`--trace`): one line at a time, as the run goes. */
+  trace?: (line: string) => void;
+  /** Human control over round-based agents: pause after a round, or continue from a saved state. */
+  control?: { pauseAt?: number; resume?: QueueState };
   /** Context strategy and reflection (see withContext, withReflection); absent: PLAIN_HOOKS. */
   hooks?: LoopHooks;
 }

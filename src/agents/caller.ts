@@ -15,6 +15,8 @@ export interface CallerEnv {
   configId: string;
   settings: Settings;
   model: ChatModel;
+  /** Models for particular roles (the task queue's `models:`); other roles use `model`. */
+  roleModels?: Partial<Record<Role, ChatModel>>;
   counter: TokenCounter;
   brakes: readonly Brake[];
   clock: Clock;
@@ -65,6 +67,17 @@ export class ModelCaller {
     return this.env.counter.prompt(messages, tools);
   }
 
+  /** Round-based agents ask before each round; null means the round may start (and is counted). */
+  startRound(): Stop | null {
+    const stop = firstStop(this.env.brakes, (b) => b.beforeRound?.(this.state));
+    if (!stop) this.state.rounds++;
+    return stop;
+  }
+
+  private priceOf(role: Role) {
+    return this.env.settings.role_prices?.[role] ?? this.env.settings.price;
+  }
+
   /** Check the brakes, make the call, meter it. A refused or failed call ends the run with its Stop. */
   async call(role: Role, messages: ChatMessage[], tools?: ToolSpec[], action?: (m: ChatResult) => Pick<StepRecord, 'action' | 'fingerprint'>): Promise<CallOutcome> {
     const { env, state } = this;
@@ -76,17 +89,18 @@ export class ModelCaller {
       role,
       inputTokens,
       maxOutputTokens: s.max_output_tokens,
-      projectedCostUsd: callCost(s.price, inputTokens, s.max_output_tokens, 0),
+      projectedCostUsd: callCost(this.priceOf(role), inputTokens, s.max_output_tokens, 0),
     };
     const stop = firstStop(env.brakes, (b) => b.beforeCall?.(state, pending));
     if (stop) return { ok: false, stop };
 
     const step = isAgentStep(role) ? state.steps + 1 : state.steps;
-    const request = { model: env.model.id, messages, tools, max_tokens: s.max_output_tokens, seed: s.seed };
+    const model = env.roleModels?.[role] ?? env.model;
+    const request = { model: model.id, messages, tools, max_tokens: s.max_output_tokens, seed: s.seed };
     const context = { runId: env.runId, scenario: s.scenario, step, round: state.rounds, role, signal: env.signal };
     let result: ChatResult;
     try {
-      result = await env.model.complete(request, context);
+      result = await model.complete(request, context);
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       const retries = e instanceof ModelError ? e.retries : 0;
@@ -131,7 +145,7 @@ export class ModelCaller {
     error: string | null,
   ): void {
     const { env, state } = this;
-    const cost = callCost(env.settings.price, usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens);
+    const cost = callCost(this.priceOf(role), usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens);
     state.inputTokens += usage.prompt_tokens;
     state.outputTokens += usage.completion_tokens;
     state.cachedTokens += usage.cached_tokens;

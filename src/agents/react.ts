@@ -10,6 +10,7 @@ import { PLAIN_HOOKS } from './hooks.ts';
 
 export async function runReact(run: AgentRun): Promise<AgentOutcome> {
   const { scenario, caller } = run;
+  if (scenario.agent !== 'react') throw new Error(`runReact: scenario '${scenario.id}' is for the ${scenario.agent} agent`);
   const hooks = run.hooks ?? PLAIN_HOOKS;
   const messages: ChatMessage[] = [
     { role: 'system', content: scenario.system },

@@ -38,6 +38,8 @@ export interface Brake {
   readonly name: string;
   beforeCall?(state: RunState, next: PendingCall): Stop | null;
   beforeAction?(state: RunState, action: Action): Stop | null;
+  /** Checked before a round-based agent (the task queue) starts its next round. */
+  beforeRound?(state: RunState): Stop | null;
 }
 
 /** Brakes compose as any-of: the first that fires stops the run. */

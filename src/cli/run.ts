@@ -1,10 +1,11 @@
 // `bench [options]`: the default command — run a sweep and print its summary.
 import fs from 'node:fs';
+import path from 'node:path';
 import { Command, Option } from 'commander';
-import { DEFAULT_PRICED_MODEL, loadPricing, priceFor, DEFAULT_PRICING_FILE } from '../meter/pricing.ts';
+import { DEFAULT_PRICED_MODEL, loadPricing, priceFor, DEFAULT_PRICING_FILE, type PricingTable } from '../meter/pricing.ts';
 import { validateModelSpec, MODEL_SPECS_HELP, simProfileFor, DEFAULT_TRANSPORT, type ModelTransport } from '../models/factory.ts';
 import { createProgress } from '../runner/progress.ts';
-import { hasRecords, resultsDirFor } from '../runner/results-dir.ts';
+import { FILES, hasRecords, resultsDirFor } from '../runner/results-dir.ts';
 import { CONTEXT_HELP, parseContextList } from '../agents/context-spec.ts';
 import { REFLECTIONS, type Price } from '../runner/settings.ts';
 import { expandSweep, type Grid, type SweepSpec } from '../runner/sweep.ts';
@@ -15,12 +16,13 @@ import { resolveScenarios } from '../scenario/loader.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import { UsageError } from './errors.ts';
 import { exitCodeFor, trapInterrupts } from './interrupt.ts';
+import { TASKQUEUE_FLAG_DEFAULTS, addTaskqueueOptions, loadResumeState, modelPrices, parsePauseAt, parseRoleModels, roleModelSpecs, taskqueueGrid, type TaskqueueFlags } from './taskqueue-options.ts';
 import { addTransportOptions, transportFrom, type TransportFlags } from './model-options.ts';
 import { printSummary } from './summary-table.ts';
 
 export const DEFAULT_SCENARIOS = ['tiny-agent-sum-of-squares', 'seed-calibrated'];
 
-export interface RunOptions extends TransportFlags {
+export interface RunOptions extends TaskqueueFlags, TransportFlags {
   scenario?: string;
   model: string;
   steps: string;
@@ -53,7 +55,7 @@ export interface RunOptions extends TransportFlags {
 
 const one = parseOne;
 
-function resolvePrice(o: RunOptions, models: string[]): Price {
+function resolvePrice(o: RunOptions, models: string[], table: PricingTable): Price {
   const custom = [o.priceIn, o.priceOut].filter((x) => x !== undefined).length;
   if (custom === 1) throw new UsageError('--price-in and --price-out go together (USD per 1M tokens)');
   if (custom === 2) {
@@ -65,7 +67,6 @@ function resolvePrice(o: RunOptions, models: string[]): Price {
       cached_input_per_1m: o.priceCached === undefined ? input : one(o.priceCached, '--price-cached', { min: 0 }),
     };
   }
-  const table = loadPricing(o.pricing ?? DEFAULT_PRICING_FILE);
   const openai = models.filter((m) => m.startsWith('openai:')).map((m) => m.slice('openai:'.length));
   const priced = o.priceModel ?? (openai.length === 1 && models.length === 1 && table.models[openai[0]!] ? openai[0]! : DEFAULT_PRICED_MODEL);
   return priceFor(table, priced, o.pricing ?? DEFAULT_PRICING_FILE);
@@ -83,14 +84,14 @@ function buildGrid(o: RunOptions, transport: ModelTransport): Grid {
     max_repeat: limit(o.maxRepeat, '--max-repeat', { integer: true, min: 1 }),
     max_tokens: limit(o.maxTokens, '--max-tokens', { integer: true, min: 1 }),
     max_calls: limit(o.maxCalls, '--max-calls', { integer: true, min: 1 }),
-    max_rounds: [null],
+    max_rounds: limit(o.maxRounds ?? TASKQUEUE_FLAG_DEFAULTS.maxRounds, '--max-rounds', { integer: true, min: 1 }),
     reflection: parseChoiceList(o.reflection ?? 'off', '--reflection', REFLECTIONS),
     context: parseContextList(o.context ?? 'full'),
     agent: {},
   };
   // A run needs at least one brake that bounds its length; refuse a grid point that has none.
-  const unbounded = grid.max_steps.includes(null) && grid.max_cost_usd.includes(null) && grid.timeout_s.includes(null) && grid.max_tokens.includes(null) && grid.max_calls.includes(null);
-  if (unbounded) throw new UsageError('every length brake is off in some configuration: keep at least one of --steps, --max-cost, --timeout, --max-tokens, --max-calls on');
+  const unbounded = grid.max_steps.includes(null) && grid.max_cost_usd.includes(null) && grid.timeout_s.includes(null) && grid.max_tokens.includes(null) && grid.max_calls.includes(null) && grid.max_rounds.includes(null);
+  if (unbounded) throw new UsageError('every length brake is off in some configuration: keep at least one of --steps, --max-cost, --timeout, --max-tokens, --max-calls, --max-rounds on');
   return grid;
 }
 
@@ -99,14 +100,21 @@ export function buildSweepSpec(o: RunOptions, transport: ModelTransport = DEFAUL
   const scenarios: Scenario[] = resolveScenarios((o.scenario ?? DEFAULT_SCENARIOS.join(',')).split(',').map((s) => s.trim()).filter(Boolean));
   if (scenarios.length === 0) throw new UsageError('--scenario: no scenario given');
   const grid = buildGrid(o, transport);
-  for (const s of scenarios) for (const m of grid.model) if (m.startsWith('sim') && !transport.replay) checkProfileTools(s, m);
+  for (const s of scenarios) for (const m of grid.model) if (m.startsWith('sim') && !transport.replay) checkProfile(s, m, '--model');
+  const table = loadPricing(o.pricing ?? DEFAULT_PRICING_FILE);
+  const price = resolvePrice(o, grid.model, table);
+  grid.agent = taskqueueGrid(o, scenarios, price, table);
+  const roleModels = parseRoleModels(o.roleModel, transport);
+  for (const s of scenarios) for (const m of Object.values(roleModels ?? {})) if (m.startsWith('sim')) checkProfile(s, m, '--role-model');
   const promptCache = parseChoiceList(o.promptCache, '--prompt-cache', ['on', 'off'] as const);
   if (promptCache.length !== 1) throw new UsageError('--prompt-cache: takes one value, on or off');
   return {
     scenarios,
     grid,
     fixed: {
-      price: resolvePrice(o, grid.model),
+      price,
+      ...(roleModels ? { role_models: roleModels } : {}),
+      model_prices: modelPrices(roleModelSpecs(scenarios, roleModels, transport), table, o.pricing ?? DEFAULT_PRICING_FILE),
       prompt_cache: promptCache[0] === 'on',
       max_output_tokens: one(o.maxOutputTokens, '--max-output-tokens', { integer: true, min: 1, max: 1_000_000 }),
       max_reflections: one(o.maxReflections ?? '2', '--max-reflections', { integer: true, min: 1, max: 100 }),
@@ -116,17 +124,21 @@ export function buildSweepSpec(o: RunOptions, transport: ModelTransport = DEFAUL
   };
 }
 
-/** A profile that calls tools the scenario does not declare would only produce refusals: say so up front. */
-function checkProfileTools(s: Scenario, model: string): void {
+/** A profile that cannot play the scenario's agent, or calls tools it does not declare, would only produce errors or refusals: say so up front. */
+function checkProfile(s: Scenario, model: string, flag: string): void {
   const profile = simProfileFor(model, s);
+  if (s.agent === 'taskqueue' && !profile.taskqueue)
+    throw new UsageError(`${flag} ${model}: profile '${profile.id}' has no taskqueue section, so it cannot play taskqueue scenario '${s.id}'`);
+  if (s.agent === 'taskqueue') return;
+  if (!profile.behaviour) throw new UsageError(`${flag} ${model}: profile '${profile.id}' has no ReAct behaviour, so it cannot play scenario '${s.id}'`);
   const declared = new Set(s.tools.map((t) => t.name));
   const missing = [...profile.actions, ...profile.improvements].map((a) => a.tool).filter((t) => !declared.has(t));
   if (missing.length > 0)
-    throw new UsageError(`--model ${model}: profile '${profile.id}' calls tool(s) ${[...new Set(missing)].join(', ')} that scenario '${s.id}' does not declare`);
+    throw new UsageError(`${flag} ${model}: profile '${profile.id}' calls tool(s) ${[...new Set(missing)].join(', ')} that scenario '${s.id}' does not declare`);
 }
 
 export function addRunOptions(cmd: Command): Command {
-  return addTransportOptions(cmd)
+  return addTaskqueueOptions(addTransportOptions(cmd))
     .option('-s, --scenario <ids>', `scenario ids or .yaml paths, comma-separated (default: ${DEFAULT_SCENARIOS.join(',')})`)
     .option('-m, --model <specs>', `model(s) to sweep: ${MODEL_SPECS_HELP}`, 'sim')
     .option('--steps <list>', 'MAX_STEPS values to sweep: 12,30 or 5..30:5 or off', '12')
@@ -167,6 +179,7 @@ export function registerRun(program: Command): void {
       // A replayed sweep runs the models it recorded unless --model says otherwise.
       if (transport.replay && cmd.getOptionValueSource('model') === 'default') o.model = transport.replay.models().join(',') || o.model;
       const spec = buildSweepSpec(o, transport);
+      const control = { pauseAt: parsePauseAt(o.pauseAt), resume: loadResumeState(o.resumeState, spec.scenarios) };
       const plans = expandSweep(spec);
       const concurrency = one(o.concurrency, '--concurrency', { integer: true, min: 1, max: 1024 });
       const dir = resultsDirFor(o.out);
@@ -174,7 +187,9 @@ export function registerRun(program: Command): void {
         if (!o.force) throw new UsageError(`${dir} already holds results (use --force to overwrite, or another --out)`);
         fs.rmSync(dir, { recursive: true, force: true });
       }
-      await sweepAndReport(o, { dir, spec, plans, concurrency, transcripts: o.transcripts, command: process.argv.slice(2), transport });
+      const trace = o.trace ? (line: string) => process.stderr.write(`${line}
+`) : undefined;
+      await sweepAndReport(o, { dir, spec, plans, concurrency, transcripts: o.transcripts, command: process.argv.slice(2), transport, trace, control });
     });
 }
 
@@ -203,6 +218,9 @@ async function sweepAndReport(o: RunOptions, sweep: Omit<SweepOptions, 'progress
     trap.dispose();
   }
   printSummary(outcome.summary, { json: o.json, dir: outcome.dir, findings: outcome.findings });
+  const paused = outcome.runs.filter((r) => r.extra?.paused).length;
+  if (paused > 0)
+    console.error(`paused ${paused} run(s) after round ${sweep.control?.pauseAt}; state in ${path.join(outcome.dir, FILES.state)}/<run_id>.json — continue with --resume-state FILE`);
   if (outcome.status === 'interrupted') {
     console.error(`bench: interrupted: ${outcome.runsDone} of ${outcome.runsPlanned} runs finished, the others are recorded as interrupted; finish them with: bench --resume ${outcome.dir}`);
     process.exitCode = exitCodeFor(trap.received());

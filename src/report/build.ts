@@ -21,6 +21,8 @@ import { svgToPng, toSvg } from './render.ts';
 import type { ReportData } from './report-data.ts';
 import { CachedTokensEstimator, repriceRuns } from './reprice.ts';
 import { DEFAULT_VOLUMES, projectVolumes } from './volume.ts';
+import { constraintRows, longestRoundLimit, roleRows, roundRows } from './taskqueue.ts';
+import { queueLengthChart } from './taskqueue-chart.ts';
 
 export interface BuildOptions {
   /** Prices to re-price the recorded tokens under (default: the recorded prices). */
@@ -127,10 +129,18 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   write(rel('ratiosCsv'), toCsv(ratios.map(ratioRow)));
   write(rel('savingsCsv'), toCsv(savings.map(savingRow)));
   write(rel('repriceCsv'), toCsv(repriced.map(repriceRow)));
+  const taskqueue = runs.some((r) => r.agent === 'taskqueue') ? { rounds: roundRows(runs), roles: roleRows(runs), constraints: constraintRows(runs) } : null;
+  if (taskqueue) {
+    const csv = (rows: readonly object[]) => toCsv(rows as Array<Record<string, unknown>>);
+    write(rel('taskqueueRoundsCsv'), csv(taskqueue.rounds));
+    write(rel('taskqueueRolesCsv'), csv(taskqueue.roles));
+    write(rel('taskqueueConstraintsCsv'), csv(taskqueue.constraints));
+  }
+
   for (const [name, rows] of Object.entries(loop.csv)) write(name, toCsv(rows));
 
   const charts = [];
-  for (const c of [...buildCharts({ summary, points, fits, runs }), ...loop.charts]) {
+  for (const c of [...buildCharts({ summary, points, fits, runs }), ...loop.charts, ...(taskqueue ? [queueLengthChart(roundRows(longestRoundLimit(runs)))] : [])]) {
     const svg = await toSvg(c.spec);
     const stem = path.join(rel('charts'), c.name);
     write(`${stem}.vl.json`, `${JSON.stringify(c.spec, null, 2)}\n`);
@@ -154,6 +164,7 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
     charts,
     loop,
     skipped: { steps: steps.skipped, runs: skippedRuns },
+    taskqueue,
   };
   write(rel('html'), renderHtml(data));
   write(rel('markdown'), renderMarkdown(data));

@@ -3,6 +3,7 @@
 import { describePrices, describeSettings, type ReportData } from './report-data.ts';
 import { contextTable, reflectionTable } from './loop-tables.ts';
 import { fitTable, ratioTableRows, repriceTable, runsTable, savingsTable, summaryTable, volumeTable, type Table } from './tables.ts';
+import { constraintTable, queueTable, roleTable } from './taskqueue-tables.ts';
 
 /** Per-run rows beyond this are in runs.csv; the HTML stays light for big sweeps. */
 export const MAX_RUN_ROWS = 500;
@@ -115,6 +116,7 @@ ${table(volumeTable(d.volumes))}
 ${table(repriceTable(d.repriced))}
 <p class="note">The recorded tokens priced at other models' rates. "on (estimated)": the run was recorded without prompt caching; each call's cached prefix is estimated as the previous call's prompt, billed as the provider does (from 1,024 tokens, in 128-token steps).</p>
 </section>
+${d.taskqueue ? taskqueueSection(d.taskqueue) : ''}
 <section id="runs"><h2>Runs</h2>
 ${table(runsTable(runs))}
 ${d.runs.length > runs.length ? `<p class="note">The first ${runs.length} of ${d.runs.length} runs; all are in runs.csv.</p>` : ''}
@@ -124,4 +126,13 @@ ${d.runs.length > runs.length ? `<p class="note">The first ${runs.length} of ${d
 </body>
 </html>
 `;
+}
+
+function taskqueueSection(t: NonNullable<ReportData['taskqueue']>): string {
+  return `<section id="taskqueue"><h2>Task queue</h2>
+${table(queueTable(t.rounds), 'Queue length after each round (r0: the initial tasks)')}
+${t.constraints.length ? table(constraintTable(t.constraints), 'Each constraint against the same configuration with it off') : '<p class="note">No constraint was swept on and off.</p>'}
+${table(roleTable(t.roles), 'Calls and tokens per role, mean per run')}
+<p class="note">CSV: taskqueue_rounds.csv (queue length, calls and tokens per round), taskqueue_roles.csv, taskqueue_constraints.csv.</p>
+</section>`;
 }

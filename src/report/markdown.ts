@@ -2,6 +2,7 @@
 import { describePrices, type ReportData } from './report-data.ts';
 import { contextTable, reflectionTable } from './loop-tables.ts';
 import { ratioTableRows, savingsTable, summaryTable, volumeTable, type Table } from './tables.ts';
+import { constraintTable, queueTable } from './taskqueue-tables.ts';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -31,6 +32,10 @@ export function renderMarkdown(d: ReportData): string {
   if (d.savings.length) parts.push('', '### Lower step limits against the highest', '', markdownTable(savingsTable(d.savings)));
   if (d.loop?.stability.length) parts.push('', '### Reflection: what it costs and what it buys', '', markdownTable(reflectionTable(d.loop.stability)));
   if (d.loop?.context.length) parts.push('', '### Context strategies: what each saves', '', markdownTable(contextTable(d.loop.context)));
+  if (d.taskqueue) {
+    parts.push('', '### Task queue: length after each round', '', markdownTable(queueTable(d.taskqueue.rounds)));
+    if (d.taskqueue.constraints.length) parts.push('', '### Task queue: each constraint on vs off', '', markdownTable(constraintTable(d.taskqueue.constraints)));
+  }
   parts.push('', '### Volume projection', '', markdownTable(volumeTable(d.volumes)), '', 'Charts, the fit, re-pricing and every run: `report.html` in the results directory.', '');
   return parts.join('\n');
 }

@@ -4,6 +4,7 @@ import type { ChartSpec } from './charts.ts';
 import type { QuadraticFit, StepLimitSaving, StepRatio } from './fit.ts';
 import type { RepricedConfig } from './reprice.ts';
 import type { VolumeProjection } from './volume.ts';
+import type { ConstraintRow, RoleRow, RoundRow } from './taskqueue.ts';
 import type { LoopReports } from './loop-reports.ts';
 import type { Meta } from '../runner/meta.ts';
 import type { RunRecord } from '../runner/records.ts';
@@ -29,6 +30,8 @@ export interface ReportData {
   /** Reflection and context-strategy reports (empty when neither was used). */
   loop?: Pick<LoopReports, 'stability' | 'context'>;
   skipped: { steps: number; runs: number };
+  /** Present when the results hold task-queue runs. */
+  taskqueue: { rounds: readonly RoundRow[]; roles: readonly RoleRow[]; constraints: readonly ConstraintRow[] } | null;
 }
 
 /** Distinct values of one field over the configurations, in order. */

@@ -17,7 +17,13 @@ export const FILES = {
   html: 'report.html',
   markdown: 'summary.md',
   charts: 'charts',
+  /** Task queue: queue length, calls and tokens per round; tokens per role; each constraint on vs off. */
+  taskqueueRoundsCsv: 'taskqueue_rounds.csv',
+  taskqueueRolesCsv: 'taskqueue_roles.csv',
+  taskqueueConstraintsCsv: 'taskqueue_constraints.csv',
   transcripts: 'transcripts',
+  /** Task-queue states written by --pause-at. */
+  state: 'state',
 } as const;
 
 /** `--out NAME` → results/NAME; a value with a slash is a path. Default: a timestamp. */

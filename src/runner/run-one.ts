@@ -1,12 +1,15 @@
 // One run: build its model, clock, brakes and caller; run the agent; turn the outcome into a RunRecord.
-import type { AgentOutcome } from '../agents/agent.ts';
+import type { AgentOutcome, AgentRun } from '../agents/agent.ts';
 import { ModelCaller, type CallLog } from '../agents/caller.ts';
 import { withContext } from '../agents/context.ts';
 import type { AgentLoop } from '../agents/hooks.ts';
 import { runReact } from '../agents/react.ts';
+import { runTaskqueue } from '../agents/taskqueue.ts';
 import { withReflection } from '../agents/reflection.ts';
 import { brakesFor } from '../brakes/index.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
+import type { ChatModel, Role } from '../models/chat.ts';
+import type { Scenario } from '../scenario/schema.ts';
 import { createModel, type ModelTransport } from '../models/factory.ts';
 import { checkAnswer } from '../scenario/check.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
@@ -19,6 +22,8 @@ export interface RunDeps {
   tools: (plan: RunPlan) => ToolRegistry;
   onStep: (record: StepRecord) => void;
   signal?: AbortSignal;
+  trace?: AgentRun['trace'];
+  control?: AgentRun['control'];
   /** Whether the run's calls are kept for a transcript (default true). */
   transcript?: boolean;
   /** How non-simulated models are reached (API key, base URL, retries, cassettes). */
@@ -32,7 +37,16 @@ export interface RunResult {
   messages: AgentOutcome['messages'];
 }
 
-const AGENTS: Record<string, AgentLoop> = { react: runReact };
+type LoopFor<K extends Scenario['agent']> = (run: AgentRun<Extract<Scenario, { agent: K }>>) => Promise<AgentOutcome>;
+const AGENTS: { [K in Scenario['agent']]: LoopFor<K> } = { react: runReact, taskqueue: runTaskqueue };
+
+/** One model per role that names its own (the task queue's `models:` / --role-model). */
+function roleModels(settings: RunPlan['settings'], scenario: Scenario, counter: TokenCounter, transport?: ModelTransport): Partial<Record<Role, ChatModel>> {
+  const out: Partial<Record<Role, ChatModel>> = {};
+  for (const [role, spec] of Object.entries(settings.role_models ?? {}) as Array<[Role, string]>)
+    out[role] = createModel({ ...settings, model: spec }, scenario, counter, transport);
+  return out;
+}
 
 export async function executeRun(plan: RunPlan, deps: RunDeps): Promise<RunResult> {
   const { settings, scenario } = plan;
@@ -44,6 +58,7 @@ export async function executeRun(plan: RunPlan, deps: RunDeps): Promise<RunResul
     configId: plan.configId,
     settings,
     model,
+    roleModels: roleModels(settings, scenario, deps.counter, deps.transport),
     counter: deps.counter,
     brakes: brakesFor(settings.limits),
     clock,
@@ -52,8 +67,9 @@ export async function executeRun(plan: RunPlan, deps: RunDeps): Promise<RunResul
     keepLog: deps.transcript,
   });
   // The context strategy is the outer layer, so critique calls see the same view as the agent.
-  const agent = withContext(withReflection(AGENTS[scenario.agent]!));
-  const outcome = await agent({ scenario, caller, tools: deps.tools(plan), clock, signal: deps.signal });
+  const agent = withContext(withReflection(AGENTS[scenario.agent] as AgentLoop));
+  const trace = deps.trace && ((line: string) => deps.trace!(line.replace(/^/gm, `[${plan.runId}] `)));
+  const outcome = await agent({ scenario, caller, tools: deps.tools(plan), clock, signal: deps.signal, trace, control: deps.control });
   const s = caller.state;
   const record: RunRecord = {
     run_id: plan.runId,
@@ -73,7 +89,7 @@ export async function executeRun(plan: RunPlan, deps: RunDeps): Promise<RunResul
     cost_usd: s.costUsd,
     elapsed_ms: Math.round(clock.elapsedMs()),
     answer: outcome.answer,
-    success: outcome.stop.reason === 'done' ? checkAnswer(scenario.check, outcome.answer) : scenario.check ? false : null,
+    success: scenario.agent !== 'react' ? null : outcome.stop.reason === 'done' ? checkAnswer(scenario.check, outcome.answer) : scenario.check ? false : null,
     started_at: startedAt,
     finished_at: new Date().toISOString(),
     ...(outcome.extra ? { extra: outcome.extra } : {}),

@@ -1,5 +1,6 @@
 // Settings: everything a sweep varies for one run. Serialised whole into every record,
 // so any row can be re-run alone (`bench --scenario X` with the same flags and seed).
+import type { Role } from '../models/chat.ts';
 
 export interface Price {
   /** Pricing-table entry these rates came from, or `custom`. */
@@ -40,6 +41,10 @@ export interface Settings {
    *  so every configuration sees the same model behaviour (common random numbers). */
   seed: number;
   repeat: number;
+  /** A model per role (task queue: execute, create, prioritize, summarize); absent roles use `model`. */
+  role_models?: Partial<Record<Role, string>>;
+  /** Prices for the roles that have their own model; absent roles are billed at `price`. */
+  role_prices?: Partial<Record<Role, Price>>;
   /** Agent-specific knobs (task queue: queue_cap, dedup, ...), swept like the rest. */
   agent: Record<string, string | number | boolean | null>;
 }

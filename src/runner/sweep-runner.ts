@@ -13,7 +13,7 @@ import { gitCommit, versions, type Meta } from './meta.ts';
 import type { Progress } from './progress.ts';
 import { forEachConcurrently } from './pool.ts';
 import { FILES, resultFile } from './results-dir.ts';
-import { executeRun } from './run-one.ts';
+import { executeRun, type RunDeps } from './run-one.ts';
 import { stepLine } from './step-line.ts';
 import type { RunPlan, SweepSpec } from './sweep.ts';
 import { buildTranscript } from './transcript.ts';
@@ -31,6 +31,8 @@ export interface SweepOptions {
   signal?: AbortSignal;
   /** `bench --resume`: continue the sweep this meta.json describes, `done` of its runs already recorded. */
   resume?: { meta: Meta; done: number };
+  trace?: RunDeps['trace'];
+  control?: RunDeps['control'];
   /** The sweep's token counter (default: a fresh one); `bench perf` passes its own to count tokenizations. */
   counter?: TokenCounter;
   transport?: ModelTransport;
@@ -93,7 +95,7 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
   };
   try {
     await forEachConcurrently(o.plans, o.concurrency, async (plan) => {
-      const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.writeLine(stepLine(r)), signal: o.signal, transcript: o.transcripts, transport: o.transport });
+      const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.writeLine(stepLine(r)), signal: o.signal, transcript: o.transcripts, transport: o.transport, trace: o.trace, control: o.control });
       steps.flush();
       runs.write(result.record);
       runs.flush();
@@ -101,7 +103,9 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
       if (o.transcripts) {
         writeJsonAtomic(path.join(o.dir, FILES.transcripts, `${plan.runId}.json`), buildTranscript(result.record, result.calls, result.messages));
       }
-      if (result.record.stop_reason !== 'interrupted') meta.runs_done++;
+      if (result.record.extra?.paused) writeJsonAtomic(path.join(o.dir, FILES.state, `${plan.runId}.json`), result.record.extra.state);
+      // A run paused on purpose (--pause-at) is finished as far as this sweep goes; one cut by Ctrl-C is not.
+      if (result.record.stop_reason !== 'interrupted' || result.record.extra?.paused) meta.runs_done++;
       o.progress.tick(`${plan.configId}: ${result.record.stop_reason}`);
     });
   } finally {

@@ -2,7 +2,7 @@
 // resume and merge all see the same run ids.
 import { hash32 } from '../models/sim/rng.ts';
 import type { Scenario } from '../scenario/schema.ts';
-import type { Limits, Reflection, Settings } from './settings.ts';
+import type { Limits, Price, Reflection, Settings } from './settings.ts';
 
 /** Every dimension a sweep can vary; each holds the values to sweep. */
 export interface Grid {
@@ -21,7 +21,18 @@ export interface Grid {
 }
 
 /** Settings the sweep does not vary. */
-export type Fixed = Pick<Settings, 'price' | 'prompt_cache' | 'max_output_tokens' | 'max_reflections'>;
+export type Fixed = Pick<Settings, 'price' | 'prompt_cache' | 'max_output_tokens' | 'max_reflections' | 'role_models'> & {
+  /** Prices of the per-role model specs that have their own entry in the pricing table. */
+  model_prices?: Record<string, Price>;
+};
+
+/** A scenario's own per-role models, overridden by the sweep's; each role priced by its model when known. */
+function roleSettings(scenario: Scenario, fixed: Fixed): Pick<Settings, 'role_models' | 'role_prices'> {
+  const models = { ...(scenario.agent === 'taskqueue' ? scenario.models : {}), ...fixed.role_models };
+  if (Object.keys(models).length === 0) return {};
+  const prices = Object.fromEntries(Object.entries(models).flatMap(([role, spec]) => (fixed.model_prices?.[spec] ? [[role, fixed.model_prices[spec]]] : [])));
+  return { role_models: models, ...(Object.keys(prices).length ? { role_prices: prices } : {}) };
+}
 
 export interface SweepSpec {
   scenarios: Scenario[];
@@ -49,6 +60,8 @@ const LABEL: Record<string, string> = {
   max_tokens: 'tokens',
   max_calls: 'calls',
   max_rounds: 'rounds',
+  queue_cap: 'cap',
+  max_result_tokens: 'result_tokens',
   reflection: 'reflection',
   context: 'context',
 };
@@ -99,6 +112,7 @@ export function expandSweep(spec: SweepSpec): RunPlan[] {
           seed: runSeed(spec.seed, scenario.id, repeat),
           repeat,
           agent,
+          ...roleSettings(scenario, spec.fixed),
         };
         const slug = label.replace(/[^a-zA-Z0-9.=-]+/g, '_');
         plans.push({ runId: `${slug}_r${String(repeat).padStart(3, '0')}`, configId: label, scenario, settings });

@@ -39,20 +39,54 @@ const Check = z.union([
 ]);
 export type Check = z.infer<typeof Check>;
 
-export const ScenarioSchema = z
+const Common = {
+  id: Id,
+  description: z.string().min(1),
+  goal: z.string().trim().min(1, 'the goal must not be empty'),
+  /** Default simulated profile (data/profiles/<id>.yaml) for `--model sim`. */
+  profile: Id,
+};
+
+const ReactScenario = z
   .object({
-    id: Id,
-    description: z.string().min(1),
-    agent: z.enum(['react']).default('react'),
+    ...Common,
+    agent: z.literal('react'),
     system: z.string().min(1),
-    goal: z.string().trim().min(1, 'the goal must not be empty'),
     tools: z.array(ToolDecl).default([]),
     check: Check.optional(),
-    /** Default simulated profile (data/profiles/<id>.yaml) for `--model sim`. */
-    profile: Id,
   })
-  .strict()
+  .strict();
+
+/** The task queue's roles, each its own model call with its own prompt. */
+export const TASKQUEUE_ROLES = ['execute', 'create', 'prioritize', 'summarize'] as const;
+export type TaskqueueRole = (typeof TASKQUEUE_ROLES)[number];
+const Prompt = z.string().trim().min(1, 'the prompt must not be empty');
+const ModelSpec = z.string().min(1);
+
+const TaskqueueScenario = z
+  .object({
+    ...Common,
+    agent: z.literal('taskqueue'),
+    /** System prompt of each role. */
+    prompts: z.object({ execute: Prompt, create: Prompt, prioritize: Prompt, summarize: Prompt }).strict(),
+    initial_tasks: z.array(z.string().trim().min(1)).min(1, 'give at least one task'),
+    /** A model per role (e.g. a cheaper one for execution); overridden by --role-model. */
+    models: z.object({ execute: ModelSpec, create: ModelSpec, prioritize: ModelSpec, summarize: ModelSpec }).partial().strict().default({}),
+    /** Kept so every scenario has `tools`; the execution role calls none yet. */
+    tools: z.array(ToolDecl).max(0, "the task queue's execution role uses no tools yet").default([]),
+    /** Typed like a react scenario's, but refused: a task-queue run has no final answer to check. */
+    check: z.undefined({ error: 'a task-queue run has no final answer to check' }).optional(),
+  })
+  .strict();
+
+/** `agent` defaults to react, so older scenario files stay valid; each agent's fields stay strict. */
+export const ScenarioSchema = z
+  .preprocess(
+    (v) => (v !== null && typeof v === 'object' && !Array.isArray(v) && !('agent' in v) ? { ...v, agent: 'react' } : v),
+    z.discriminatedUnion('agent', [ReactScenario, TaskqueueScenario]),
+  )
   .superRefine((s, ctx) => {
+    if (s.agent !== 'react') return;
     const seen = new Set<string>();
     s.tools.forEach((t, i) => {
       if (seen.has(t.name)) ctx.addIssue({ code: 'custom', path: ['tools', i, 'name'], message: `duplicate tool name '${t.name}'` });
@@ -67,4 +101,6 @@ export const ScenarioSchema = z
     }
   });
 
-export type Scenario = z.infer<typeof ScenarioSchema> & { file: string };
+type Parsed = z.infer<typeof ScenarioSchema>;
+export type Scenario = Parsed & { file: string };
+export type TaskqueueScenario = Extract<Parsed, { agent: 'taskqueue' }> & { file: string };

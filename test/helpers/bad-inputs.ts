@@ -81,7 +81,7 @@ export const BAD_INPUTS: BadInput[] = [
   { name: 'cli: --steps huge range', args: sweep('--steps', '1..1000000'), message: "bench: --steps: range '1..1000000' has more than 10,000 values" },
   { name: 'cli: --max-cost negative', args: sweep('--max-cost', '-1'), message: "bench: --max-cost: -1 is below the minimum 0 (accepted: numbers ≥ 0, lists like 12,30, ranges like 5..30:5, or off)" },
   { name: 'cli: --timeout 0', args: sweep('--timeout', '0'), message: "bench: --timeout: 0 is below the minimum 0.001 (accepted: numbers ≥ 0.001, lists like 12,30, ranges like 5..30:5, or off)" },
-  { name: 'cli: every length brake off', args: sweep('--steps', 'off', '--max-cost', 'off', '--timeout', 'off'), message: "bench: every length brake is off in some configuration: keep at least one of --steps, --max-cost, --timeout, --max-tokens, --max-calls on" },
+  { name: 'cli: every length brake off', args: sweep('--steps', 'off', '--max-cost', 'off', '--timeout', 'off'), message: "bench: every length brake is off in some configuration: keep at least one of --steps, --max-cost, --timeout, --max-tokens, --max-calls, --max-rounds on" },
   { name: 'cli: --repeat 0', args: sweep('--repeat', '0'), message: "bench: --repeat: 0 is below the minimum 1 (accepted: a whole number ≥ 1 and ≤ 100000)" },
   { name: 'cli: --repeat absurd', args: sweep('--repeat', '1e9'), message: "bench: --repeat: 1e9 is above the maximum 100000 (accepted: a whole number ≥ 1 and ≤ 100000)" },
   { name: 'cli: --repeat off', args: sweep('--repeat', 'off'), message: "bench: --repeat: 'off' is not accepted here (accepted: a whole number ≥ 1 and ≤ 100000)" },

@@ -1,6 +1,7 @@
 // What a simulated model does at a given step: a pure function of its profile, the step and the
 // run's draw of how many steps it needs. No state: the step comes from the conversation itself.
 import type { ActionTemplate, Dist, Profile, StepsToDone } from './profile.ts';
+import { ModelError } from '../chat.ts';
 import { normal, rng, type Rng } from './rng.ts';
 
 export type Decision = { kind: 'action'; template: ActionTemplate; n: number } | { kind: 'answer' };
@@ -32,6 +33,8 @@ export function decide(p: Profile, step: number, seed: number): Decision {
     case 'cycle':
     case 'recursive-verify':
       return cyclic(p.actions, step - 1);
+    case undefined:
+      throw new ModelError(`simulated profile '${p.id}' has no ReAct behaviour (it only plays the task queue's roles)`);
   }
 }
 

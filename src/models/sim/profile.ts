@@ -7,6 +7,7 @@ import { dataPath } from '../../paths.ts';
 import { loadYamlFile } from '../../scenario/yaml-file.ts';
 import { CriticProfile } from './critic-profile.ts';
 import { Dist } from './dist.ts';
+import { TaskqueueProfile } from './taskqueue-profile.ts';
 
 export { Dist } from './dist.ts';
 
@@ -35,14 +36,14 @@ export const Profile = z
     description: z.string().min(1),
     /** converge: act until steps_to_done, then answer. perfectionist: run the plan, then propose
      *  distinct improvements forever. stuck / cycle / recursive-verify: repeat the action list forever. */
-    behaviour: z.enum(BEHAVIOURS),
+    behaviour: z.enum(BEHAVIOURS).optional(),
     steps_to_done: StepsToDone.optional(),
     /** Length of the free-text thought written before each tool call. */
     thought_tokens: Dist.default(40),
     latency_ms: Dist.default(1000),
     /** Share of tool calls whose JSON arguments come out malformed. */
     malformed_args_rate: z.number().min(0).max(1).default(0),
-    actions: z.array(ActionTemplate).min(1),
+    actions: z.array(ActionTemplate).default([]),
     improvements: z.array(ActionTemplate).default([]),
     /** Final answer; {observation} is the last line of the latest tool result. */
     answer: z.string().default('Done. Result: {observation}'),
@@ -51,10 +52,14 @@ export const Profile = z
     wrong_answer: z.string().min(1).default('Done. I could not confirm the result, so I give no value.'),
     /** How it plays the critic of an outer reflection loop, and how critiques change its answers. */
     critic: CriticProfile.default(CriticProfile.parse({})),
+    /** How it plays the task queue's roles (execute, create, prioritize, summarize). */
+    taskqueue: TaskqueueProfile.optional(),
   })
   .strict()
   .superRefine((p, ctx) => {
     const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+    if (!p.behaviour && !p.taskqueue) issue('behaviour', 'a profile needs a ReAct behaviour, a taskqueue section, or both');
+    if (p.behaviour && p.actions.length === 0) issue('actions', 'a ReAct behaviour needs at least one action');
     if (p.behaviour === 'converge' && !p.steps_to_done) issue('steps_to_done', 'required when behaviour is converge');
     if (p.behaviour === 'perfectionist' && p.improvements.length === 0) issue('improvements', 'required when behaviour is perfectionist');
     if (p.behaviour === 'stuck' && p.actions.length !== 1) issue('actions', 'a stuck model repeats exactly one action');

@@ -6,6 +6,7 @@ import { PrefixCache } from '../../meter/prefix-cache.ts';
 import { writeAct } from './act.ts';
 import { writeCritic } from './critic.ts';
 import type { Profile } from './profile.ts';
+import { writeCreate, writeExecute, writePrioritize, writeSummarize } from './taskqueue.ts';
 import { writeSummary } from './summarizer.ts';
 
 export interface SimOptions {
@@ -56,6 +57,11 @@ export interface SimAnswer {
 /** How the sim plays each role; a role without a writer is an error, not a silent default. */
 const ROLE_WRITERS: Partial<Record<Role, (p: Profile, request: ChatRequest) => SimAnswer>> = {
   act: writeAct,
+  execute: writeExecute,
+  create: writeCreate,
+  prioritize: writePrioritize,
   reflect: writeCritic,
-  summarize: writeSummary,
+  // One role, two callers: the task queue's history compression (its profiles have a taskqueue
+  // section) and the ReAct context strategy summarize:T.
+  summarize: (p, request) => (p.taskqueue ? writeSummarize(p, request) : writeSummary(p, request)),
 };

@@ -8,10 +8,11 @@ import { hasRecords, resultsDirFor } from '../runner/results-dir.ts';
 import type { Price, Reflection } from '../runner/settings.ts';
 import { expandSweep, type Grid, type SweepSpec } from '../runner/sweep.ts';
 import { runSweep } from '../runner/sweep-runner.ts';
-import { parseChoiceList, parseNumberList } from '../runner/values.ts';
+import { parseChoiceList, parseNumberList, parseOne as one } from '../runner/values.ts';
 import { resolveScenarios } from '../scenario/loader.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import { UsageError } from './errors.ts';
+import { addStartOptions, startSweep, type StartOptions } from './start-sweep.ts';
 import { printSummary } from './summary-table.ts';
 
 export const DEFAULT_SCENARIOS = ['tiny-agent-sum-of-squares', 'seed-calibrated'];
@@ -27,12 +28,6 @@ export interface RunOptions {
   maxCalls: string;
   repeat: string;
   seed: string;
-  concurrency: string;
-  out?: string;
-  force?: boolean;
-  json?: boolean;
-  quiet?: boolean;
-  transcripts: boolean;
   pricing?: string;
   priceModel?: string;
   priceIn?: string;
@@ -42,11 +37,22 @@ export interface RunOptions {
   maxOutputTokens: string;
 }
 
-function one(text: string, flag: string, rule: { integer?: boolean; min?: number; max?: number }): number {
-  const v = parseNumberList(text, { flag, ...rule });
-  if (v.length !== 1) throw new UsageError(`${flag}: takes one value, got '${text}'`);
-  return v[0]!;
-}
+/** The flags' defaults, shared with `bench check` (whose budgets file sets the same knobs). */
+export const RUN_DEFAULTS = {
+  model: 'sim',
+  steps: '12',
+  maxCost: '0.5',
+  timeout: '120',
+  maxRepeat: '3',
+  maxTokens: 'off',
+  maxCalls: 'off',
+  repeat: '10',
+  seed: '1',
+  concurrency: '4',
+  transcripts: true,
+  promptCache: 'off',
+  maxOutputTokens: '1024',
+} as const satisfies Partial<RunOptions & StartOptions>;
 
 function resolvePrice(o: RunOptions, models: string[]): Price {
   const custom = [o.priceIn, o.priceOut].filter((x) => x !== undefined).length;
@@ -89,9 +95,9 @@ function buildGrid(o: RunOptions): Grid {
   return grid;
 }
 
-/** Validates everything the flags say, before anything is written. */
-export function buildSweepSpec(o: RunOptions): SweepSpec {
-  const scenarios: Scenario[] = resolveScenarios((o.scenario ?? DEFAULT_SCENARIOS.join(',')).split(',').map((s) => s.trim()).filter(Boolean));
+/** Validates everything the flags say, before anything is written. `given` replaces `--scenario` (bench check). */
+export function buildSweepSpec(o: RunOptions, given?: Scenario[]): SweepSpec {
+  const scenarios: Scenario[] = given ?? resolveScenarios((o.scenario ?? DEFAULT_SCENARIOS.join(',')).split(',').map((s) => s.trim()).filter(Boolean));
   if (scenarios.length === 0) throw new UsageError('--scenario: no scenario given');
   const grid = buildGrid(o);
   for (const s of scenarios) for (const m of grid.model) if (m.startsWith('sim')) checkProfileTools(s, m);
@@ -123,16 +129,16 @@ function checkProfileTools(s: Scenario, model: string): void {
 export function addRunOptions(cmd: Command): Command {
   return cmd
     .option('-s, --scenario <ids>', `scenario ids or .yaml paths, comma-separated (default: ${DEFAULT_SCENARIOS.join(',')})`)
-    .option('-m, --model <specs>', `model(s) to sweep: ${MODEL_SPECS_HELP}`, 'sim')
-    .option('--steps <list>', 'MAX_STEPS values to sweep: 12,30 or 5..30:5 or off', '12')
-    .option('--max-cost <list>', 'budget per run in USD (never exceeded: the next call is projected), list or off', '0.5')
-    .option('--timeout <list>', 'wall-clock limit per run in seconds (virtual clock for simulated models), list or off', '120')
-    .option('--max-repeat <list>', 'spin detection: how often one action (tool + arguments) may run, list or off', '3')
-    .option('--max-tokens <list>', 'total tokens (input + output) per run, list or off', 'off')
-    .option('--max-calls <list>', 'model calls per run, list or off', 'off')
-    .option('-n, --repeat <n>', 'runs per configuration, each with its own seed', '10')
-    .option('--seed <n>', 'sweep seed: the same seed gives the same runs', '1')
-    .option('-j, --concurrency <n>', 'runs at once', '4')
+    .option('-m, --model <specs>', `model(s) to sweep: ${MODEL_SPECS_HELP}`, RUN_DEFAULTS.model)
+    .option('--steps <list>', 'MAX_STEPS values to sweep: 12,30 or 5..30:5 or off', RUN_DEFAULTS.steps)
+    .option('--max-cost <list>', 'budget per run in USD (never exceeded: the next call is projected), list or off', RUN_DEFAULTS.maxCost)
+    .option('--timeout <list>', 'wall-clock limit per run in seconds (virtual clock for simulated models), list or off', RUN_DEFAULTS.timeout)
+    .option('--max-repeat <list>', 'spin detection: how often one action (tool + arguments) may run, list or off', RUN_DEFAULTS.maxRepeat)
+    .option('--max-tokens <list>', 'total tokens (input + output) per run, list or off', RUN_DEFAULTS.maxTokens)
+    .option('--max-calls <list>', 'model calls per run, list or off', RUN_DEFAULTS.maxCalls)
+    .option('-n, --repeat <n>', 'runs per configuration, each with its own seed', RUN_DEFAULTS.repeat)
+    .option('--seed <n>', 'sweep seed: the same seed gives the same runs', RUN_DEFAULTS.seed)
+    .option('-j, --concurrency <n>', 'runs at once', RUN_DEFAULTS.concurrency)
     .option('-o, --out <name>', 'results directory: results/<name>, or a path (default: a timestamp)')
     .option('--force', 'overwrite an existing results directory')
     .option('--json', 'print the summary as JSON on stdout')
@@ -143,23 +149,14 @@ export function addRunOptions(cmd: Command): Command {
     .option('--price-in <usd>', 'custom input price, USD per 1M tokens (with --price-out)')
     .option('--price-out <usd>', 'custom output price, USD per 1M tokens (with --price-in)')
     .option('--price-cached <usd>', 'custom cached-input price, USD per 1M tokens (default: the input price)')
-    .addOption(new Option('--prompt-cache <on|off>', 'bill repeated prompt prefixes at the cached rate, as providers do').default('off'))
-    .option('--max-output-tokens <n>', 'max_tokens per call; the budget brake projects this worst case', '1024');
+    .addOption(new Option('--prompt-cache <on|off>', 'bill repeated prompt prefixes at the cached rate, as providers do').default(RUN_DEFAULTS.promptCache))
+    .option('--max-output-tokens <n>', 'max_tokens per call; the budget brake projects this worst case', RUN_DEFAULTS.maxOutputTokens);
 }
 
 export function registerRun(program: Command): void {
-  addRunOptions(program.command('run', { isDefault: true }).description('run a sweep (the default command): scenarios × settings × repeats'))
-    .action(async (o: RunOptions, cmd: Command) => {
-      const spec = buildSweepSpec(o);
-      const plans = expandSweep(spec);
-      const concurrency = one(o.concurrency, '--concurrency', { integer: true, min: 1, max: 1024 });
-      const dir = resultsDirFor(o.out);
-      if (fs.existsSync(dir) && hasRecords(dir)) {
-        if (!o.force) throw new UsageError(`${dir} already holds results (use --force to overwrite, or another --out)`);
-        fs.rmSync(dir, { recursive: true, force: true });
-      }
-      const progress = createProgress(plans.length, !o.quiet && !o.json);
-      const outcome = await runSweep({ dir, spec, plans, concurrency, transcripts: o.transcripts, progress, command: cmd.parent?.args ? process.argv.slice(2) : [] });
-      printSummary(outcome.summary, { json: o.json, dir });
+  addStartOptions(addRunOptions(program.command('run', { isDefault: true }).description('run a sweep (the default command): scenarios × settings × repeats')))
+    .action(async (o: RunOptions & StartOptions) => {
+      const outcome = await startSweep(buildSweepSpec(o), o, process.argv.slice(2));
+      printSummary(outcome.summary, { json: o.json, dir: outcome.dir });
     });
 }

@@ -2,16 +2,21 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../paths.ts';
+import type { Shard } from './shard.ts';
+import type { SpendState } from './spend-limiter.ts';
 import type { Grid, Fixed } from './sweep.ts';
 
 export interface Meta {
   tool: 'loopbench';
   version: string;
-  status: 'running' | 'complete' | 'interrupted';
+  /** `capped`: a spend cap stopped the sweep before every planned run had started. */
+  status: 'running' | 'complete' | 'interrupted' | 'capped';
   created_at: string;
   finished_at: string | null;
   command: string[];
   scenarios: string[];
+  /** A digest of each scenario's content (prompt, tools, check), so results made with another prompt are told apart. */
+  scenario_digests?: Record<string, string>;
   grid: Grid;
   fixed: Fixed;
   repeat: number;
@@ -20,6 +25,12 @@ export interface Meta {
   runs_done: number;
   versions: Record<string, string>;
   git_commit: string | null;
+  /** Set when this directory holds one slice of a sweep (`--shard i/n`). */
+  shard?: Shard & { runs_total: number };
+  /** Set when the sweep ran under a spend cap (`--ci-max-spend`). */
+  spend?: SpendState;
+  /** Set by `bench merge`: the shard directories this one was merged from. */
+  merged_from?: string[];
 }
 
 function pkgVersion(name: string): string {

@@ -11,9 +11,12 @@ import { writeJsonAtomic } from './atomic.ts';
 import { JsonlWriter } from './jsonl.ts';
 import { gitCommit, versions, type Meta } from './meta.ts';
 import type { Progress } from './progress.ts';
+import { scenarioDigest } from './digest.ts';
 import type { RunRecord } from './records.ts';
 import { FILES, resultFile } from './results-dir.ts';
 import { executeRun } from './run-one.ts';
+import type { Shard } from './shard.ts';
+import type { SpendLimiter, SpendState } from './spend-limiter.ts';
 import type { RunPlan, SweepSpec } from './sweep.ts';
 import { buildTranscript } from './transcript.ts';
 
@@ -26,11 +29,16 @@ export interface SweepOptions {
   progress: Progress;
   command: string[];
   signal?: AbortSignal;
+  /** Which slice of the sweep `plans` is (recorded in meta.json for `bench merge`). */
+  shard?: Shard & { runs_total: number };
+  /** A cap on the metered spend of the whole sweep: runs that would cross it are not started. */
+  spend?: SpendLimiter;
 }
 
 export interface SweepOutcome extends BuiltReports {
   dir: string;
   status: Meta['status'];
+  spend?: SpendState;
 }
 
 export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
@@ -44,6 +52,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
     finished_at: null,
     command: o.command,
     scenarios: o.spec.scenarios.map((s) => s.id),
+    scenario_digests: Object.fromEntries(o.spec.scenarios.map((s) => [s.id, scenarioDigest(s)])),
     grid: o.spec.grid,
     fixed: o.spec.fixed,
     repeat: o.spec.repeat,
@@ -52,6 +61,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
     runs_done: 0,
     versions: versions(),
     git_commit: gitCommit(),
+    ...(o.shard ? { shard: o.shard } : {}),
   };
   writeJsonAtomic(resultFile(o.dir, 'meta'), meta);
 
@@ -64,24 +74,33 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
     if (!r) registries.set(plan.scenario, (r = ToolRegistry.fromDecls(plan.scenario.tools)));
     return r;
   };
+  const runPlan = async (plan: RunPlan): Promise<RunRecord> => {
+    const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.write(r), signal: o.signal });
+    steps.flush();
+    runs.write(result.record);
+    runs.flush();
+    if (o.transcripts) {
+      writeJsonAtomic(path.join(o.dir, FILES.transcripts, `${plan.runId}.json`), buildTranscript(result.record, result.calls, result.messages));
+    }
+    meta.runs_done++;
+    o.progress.tick(`${plan.configId}: ${result.record.stop_reason}`);
+    return result.record;
+  };
   const limit = pLimit(o.concurrency);
   try {
     await Promise.all(
       o.plans.map((plan) =>
         limit(async () => {
-          const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.write(r), signal: o.signal });
-          steps.flush();
-          runs.write(result.record);
-          runs.flush();
-          if (o.transcripts) {
-            writeJsonAtomic(
-              path.join(o.dir, FILES.transcripts, `${plan.runId}.json`),
-              buildTranscript(result.record, result.calls, result.messages),
-            );
+          if (!o.spend) return void (await runPlan(plan));
+          // A run's own max-cost brake bounds what it can spend; the CLI insists on one under a cap.
+          const worstCase = plan.settings.limits.max_cost_usd ?? Infinity;
+          if (!(await o.spend.acquire(worstCase))) return;
+          let spent = 0;
+          try {
+            spent = (await runPlan(plan)).cost_usd;
+          } finally {
+            o.spend.release(worstCase, spent);
           }
-          meta.runs_done++;
-          o.progress.tick(`${plan.configId}: ${result.record.stop_reason}`);
-          return result.record as RunRecord;
         }),
       ),
     );
@@ -90,9 +109,10 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
     runs.close();
     o.progress.stop();
   }
-  meta.status = o.signal?.aborted ? 'interrupted' : 'complete';
+  if (o.spend) meta.spend = o.spend.state;
+  meta.status = o.signal?.aborted ? 'interrupted' : o.spend?.state.stopped ? 'capped' : 'complete';
   meta.finished_at = new Date().toISOString();
   writeJsonAtomic(resultFile(o.dir, 'meta'), meta);
   const built = await buildReports(o.dir);
-  return { ...built, dir: o.dir, status: meta.status };
+  return { ...built, dir: o.dir, status: meta.status, spend: o.spend?.state };
 }

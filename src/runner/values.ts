@@ -59,3 +59,10 @@ export function parseChoiceList<T extends string>(text: string, flag: string, ch
   }
   return [...new Set(out)] as T[];
 }
+
+/** A flag that takes exactly one number. */
+export function parseOne(text: string, flag: string, rule: Omit<NumberRule, 'flag' | 'off'>): number {
+  const v = parseNumberList(text, { flag, ...rule });
+  if (v.length !== 1) throw new UsageError(`${flag}: takes one value, got '${text}'`);
+  return v[0]!;
+}

@@ -4,6 +4,7 @@ import { UsageError } from './errors.ts';
 import { registerRun } from './run.ts';
 import { registerScenarios } from './scenarios.ts';
 import { registerReport } from './report.ts';
+import { registerCheck } from './check.ts';
 
 const program = new Command('bench')
   .description('loopbench: measure what LLM agent loops cost and whether they stop.')
@@ -14,6 +15,7 @@ const program = new Command('bench')
 registerRun(program);
 registerScenarios(program);
 registerReport(program);
+registerCheck(program);
 
 const debug = process.argv.includes('--debug');
 

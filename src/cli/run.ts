@@ -13,6 +13,7 @@ import { resolveScenarios } from '../scenario/loader.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import { UsageError } from './errors.ts';
 import { addStartOptions, startSweep, type StartOptions } from './start-sweep.ts';
+import { RUN_DEFAULTS } from './run-defaults.ts';
 import { printSummary } from './summary-table.ts';
 
 export const DEFAULT_SCENARIOS = ['tiny-agent-sum-of-squares', 'seed-calibrated'];
@@ -37,22 +38,6 @@ export interface RunOptions {
   maxOutputTokens: string;
 }
 
-/** The flags' defaults, shared with `bench check` (whose budgets file sets the same knobs). */
-export const RUN_DEFAULTS = {
-  model: 'sim',
-  steps: '12',
-  maxCost: '0.5',
-  timeout: '120',
-  maxRepeat: '3',
-  maxTokens: 'off',
-  maxCalls: 'off',
-  repeat: '10',
-  seed: '1',
-  concurrency: '4',
-  transcripts: true,
-  promptCache: 'off',
-  maxOutputTokens: '1024',
-} as const satisfies Partial<RunOptions & StartOptions>;
 
 function resolvePrice(o: RunOptions, models: string[]): Price {
   const custom = [o.priceIn, o.priceOut].filter((x) => x !== undefined).length;
@@ -138,12 +123,7 @@ export function addRunOptions(cmd: Command): Command {
     .option('--max-calls <list>', 'model calls per run, list or off', RUN_DEFAULTS.maxCalls)
     .option('-n, --repeat <n>', 'runs per configuration, each with its own seed', RUN_DEFAULTS.repeat)
     .option('--seed <n>', 'sweep seed: the same seed gives the same runs', RUN_DEFAULTS.seed)
-    .option('-j, --concurrency <n>', 'runs at once', RUN_DEFAULTS.concurrency)
-    .option('-o, --out <name>', 'results directory: results/<name>, or a path (default: a timestamp)')
-    .option('--force', 'overwrite an existing results directory')
     .option('--json', 'print the summary as JSON on stdout')
-    .option('-q, --quiet', 'no progress bar')
-    .option('--no-transcripts', 'do not save transcripts/<run_id>.json')
     .option('--pricing <file>', 'pricing table (YAML, like data/pricing.yaml)')
     .option('--price-model <name>', `price the tokens as this model from the pricing table (default: ${DEFAULT_PRICED_MODEL}, or the openai: model swept)`)
     .option('--price-in <usd>', 'custom input price, USD per 1M tokens (with --price-out)')

@@ -10,6 +10,7 @@ import { expandSweep, type RunPlan, type SweepSpec } from '../runner/sweep.ts';
 import { runSweep, type SweepOutcome } from '../runner/sweep-runner.ts';
 import { parseOne as one } from '../runner/values.ts';
 import { UsageError } from './errors.ts';
+import { RUN_DEFAULTS } from './run-defaults.ts';
 
 export interface StartOptions {
   out?: string;
@@ -24,6 +25,11 @@ export interface StartOptions {
 
 export function addStartOptions(cmd: Command): Command {
   return cmd
+    .option('-j, --concurrency <n>', 'runs at once', RUN_DEFAULTS.concurrency)
+    .option('-o, --out <name>', 'results directory: results/<name>, or a path (default: a timestamp)')
+    .option('--force', 'overwrite an existing results directory')
+    .option('-q, --quiet', 'no progress bar')
+    .option('--no-transcripts', 'do not save transcripts/<run_id>.json')
     .option('--shard <i/n>', 'run only shard i of n (a deterministic slice of the planned runs); join the pieces with bench merge')
     .option(
       '--ci-max-spend <usd>',

@@ -53,3 +53,10 @@ export function gitCommit(): string | null {
     return null;
   }
 }
+
+/** meta.json of a results directory; null when there is none (records without meta still report). */
+export function readMeta(dir: string): Meta | null {
+  const file = path.join(dir, 'meta.json');
+  if (!fs.existsSync(file)) return null;
+  return JSON.parse(fs.readFileSync(file, 'utf8')) as Meta;
+}

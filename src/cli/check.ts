@@ -1,0 +1,95 @@
+// `bench check budgets.yaml`: the CI gate. Runs the sweep the budgets file describes (or reads a
+// finished one with --from), judges every budget, writes junit.xml, summary.md and baseline.json
+// next to the results, and exits 0 (all hold), 1 (a budget breached) or 2 (usage error).
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { buildReports } from '../report/build.ts';
+import { scenarioDigest } from '../runner/digest.ts';
+import { readMeta, type Meta } from '../runner/meta.ts';
+import { hasRecords } from '../runner/results-dir.ts';
+import { writeFileAtomic, writeJsonAtomic } from '../runner/atomic.ts';
+import { baselineOf, loadBaseline } from '../gate/baseline.ts';
+import { publishToGithub } from '../gate/github.ts';
+import { judge } from '../gate/judge.ts';
+import { junitXml } from '../gate/junit.ts';
+import { loadBudgets, type LoadedBudgets } from '../gate/load-budgets.ts';
+import { checkSummaryMd, verdictLine } from '../gate/summary-md.ts';
+import type { Verdict } from '../gate/verdict.ts';
+import { UsageError } from './errors.ts';
+import { addStartOptions, startSweep, type StartOptions } from './start-sweep.ts';
+
+interface CheckOptions extends StartOptions {
+  baseline?: string;
+  from?: string;
+}
+
+/** Results made by another budgets file (another prompt, model or repeats) must not be judged as this one's. */
+function assertSameSweep(loaded: LoadedBudgets, meta: Meta, dirArg: string): void {
+  const { spec } = loaded;
+  const differs: string[] = [];
+  for (const s of spec.scenarios) {
+    const digest = meta.scenario_digests?.[s.id];
+    if (!meta.scenarios.includes(s.id)) differs.push(`scenario '${s.id}' was not run`);
+    else if (digest && digest !== scenarioDigest(s)) differs.push(`scenario '${s.id}' was run with another prompt`);
+  }
+  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+  if (!same(meta.grid, spec.grid)) differs.push('model or limits differ');
+  if (!same(meta.fixed, spec.fixed)) differs.push('pricing or output limits differ');
+  if (meta.repeat !== spec.repeat) differs.push(`repeats ${meta.repeat}, not ${spec.repeat}`);
+  if (meta.seed !== spec.seed) differs.push(`seed ${meta.seed}, not ${spec.seed}`);
+  if (meta.shard) differs.push(`it holds only shard ${meta.shard.index}/${meta.shard.count} (merge the shards with bench merge first)`);
+  if (differs.length) throw new UsageError(`--from ${dirArg}: these results do not match ${loaded.file}: ${differs.join('; ')}`);
+}
+
+function printVerdicts(verdicts: readonly Verdict[]): void {
+  const w = (f: (v: Verdict) => string) => Math.max(...verdicts.map((v) => f(v).length));
+  const ws = w((v) => v.suite);
+  const wn = w((v) => v.name);
+  for (const v of verdicts) console.log(`${v.pass ? 'PASS' : 'FAIL'}  ${v.suite.padEnd(ws)}  ${v.name.padEnd(wn)}  ${v.measured}${v.limit === '-' ? '' : `  (limit ${v.limit})`}`);
+}
+
+export function registerCheck(program: Command): void {
+  addStartOptions(
+    program
+      .command('check')
+      .description('CI gate: run the sweep a budgets file describes and check every budget (exit 0 all hold, 1 a budget breached, 2 usage error)')
+      .argument('<budgets>', 'budgets file (YAML): scenarios with the prompt under test, model, repeats, limits, assertions')
+      .option('--baseline <dir|json>', "compare with a previous results directory or baseline.json; fail beyond the file's max_regression")
+      .option('--from <dir>', 'judge a finished (e.g. merged) results directory instead of running the sweep'),
+  ).action(async (file: string, o: CheckOptions) => {
+    const loaded = loadBudgets(file);
+    if (o.from !== undefined && (o.shard !== undefined || o.ciMaxSpend !== undefined || o.out !== undefined))
+      throw new UsageError('--from judges finished results: it does not go with --shard, --ci-max-spend or --out');
+    const baseline = o.baseline === undefined ? undefined : await loadBaseline(o.baseline);
+
+    let dir: string;
+    let meta: Meta | null;
+    if (o.from !== undefined) {
+      dir = path.resolve(o.from);
+      meta = fs.existsSync(dir) && hasRecords(dir) ? readMeta(dir) : null;
+      if (!meta) throw new UsageError(`--from ${o.from}: not a results directory (no meta.json and runs.jsonl)`);
+      assertSameSweep(loaded, meta, o.from);
+    } else {
+      const outcome = await startSweep(loaded.spec, o, process.argv.slice(2));
+      dir = outcome.dir;
+      meta = readMeta(dir)!;
+      if (meta.shard) {
+        console.log(`shard ${meta.shard.index}/${meta.shard.count}: ${meta.runs_done} of ${meta.shard.runs_total} runs written to ${dir}`);
+        console.log(`budgets are judged on the whole sweep: bench merge the shard directories, then bench check ${file} --from MERGED`);
+        return;
+      }
+    }
+    const built = await buildReports(dir);
+    const verdicts = judge(loaded.checks, built.runs, { baseline, spend: meta.spend });
+    printVerdicts(verdicts);
+    const md = checkSummaryMd({ budgetsFile: file, model: loaded.budgets.model, dir, verdicts, summary: built.summary });
+    writeFileAtomic(path.join(dir, 'junit.xml'), junitXml(verdicts));
+    writeFileAtomic(path.join(dir, 'summary.md'), md);
+    writeJsonAtomic(path.join(dir, 'baseline.json'), baselineOf(built.runs));
+    publishToGithub(process.env, verdicts, file, md);
+    const failed = verdicts.some((v) => !v.pass);
+    console.log(`\nbench check: ${verdictLine(verdicts)} · ${dir} (junit.xml, summary.md, baseline.json)`);
+    if (failed) process.exitCode = 1;
+  });
+}

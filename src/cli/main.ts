@@ -5,6 +5,7 @@ import { registerRun } from './run.ts';
 import { registerScenarios } from './scenarios.ts';
 import { registerReport } from './report.ts';
 import { registerCheck } from './check.ts';
+import { registerMerge } from './merge.ts';
 
 const program = new Command('bench')
   .description('loopbench: measure what LLM agent loops cost and whether they stop.')
@@ -16,6 +17,7 @@ registerRun(program);
 registerScenarios(program);
 registerReport(program);
 registerCheck(program);
+registerMerge(program);
 
 const debug = process.argv.includes('--debug');
 

@@ -8,6 +8,9 @@ const escape = (s: string) =>
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
     .replace(/"/g, '&quot;')
+    // Kept as characters: a parser would turn a literal line break in an attribute into a space.
+    .replace(/\n/g, '&#10;')
+    .replace(/\r/g, '&#13;')
     // Characters XML 1.0 cannot carry at all.
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
 

@@ -8,6 +8,7 @@ import { errorAnnotations } from '../src/gate/github.ts';
 import { judge } from '../src/gate/judge.ts';
 import { junitXml } from '../src/gate/junit.ts';
 import { loadBudgets } from '../src/gate/load-budgets.ts';
+import { assertSameSweep } from '../src/gate/same-sweep.ts';
 import { readJsonl } from '../src/runner/jsonl.ts';
 import { mergeShards } from '../src/runner/merge.ts';
 import { readMeta } from '../src/runner/meta.ts';
@@ -142,6 +143,17 @@ describe('shards', () => {
     expect([meta.runs_planned, meta.runs_done, meta.status]).toEqual([8, 8, 'complete']);
     for (const k of ['scenarios', 'scenario_digests', 'grid', 'fixed', 'repeat', 'seed'] as const) expect(meta[k]).toEqual(wholeMeta[k]);
     expect(meta.merged_from).toEqual(shards);
+  });
+
+  it('bench check --from judges only results of the same sweep: merged, same prompts, same settings', () => {
+    const merged = readMeta(path.join(dir, 'merged'))!;
+    const loaded = loadBudgets(budgets());
+    expect(() => assertSameSweep(loaded, merged, 'merged')).not.toThrow();
+    expect(() => assertSameSweep(loaded, readMeta(path.join(dir, 'shard-1'))!, 'shard-1')).toThrow(/only shard 1\/4 \(merge the shards with bench merge first\)/);
+    const changed = loadBudgets(budgets('    system: "Another prompt."\n'));
+    expect(() => assertSameSweep(changed, merged, 'merged')).toThrow("--from merged: these results do not match " + changed.file + ": scenario 'quick-sum' was run with another prompt");
+    const more = loadBudgets(writeBudgets(dir, fs.readFileSync(budgets(), 'utf8').replace('repeats: 4', 'repeats: 5'), 'more.yaml'));
+    expect(() => assertSameSweep(more, merged, 'merged')).toThrow(/: repeats 4, not 5$/);
   });
 
   it('refuses an incomplete or mixed set of shards', async () => {

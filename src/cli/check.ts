@@ -5,7 +5,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { buildReports } from '../report/build.ts';
-import { scenarioDigest } from '../runner/digest.ts';
 import { readMeta, type Meta } from '../runner/meta.ts';
 import { hasRecords } from '../runner/results-dir.ts';
 import { writeFileAtomic, writeJsonAtomic } from '../runner/atomic.ts';
@@ -13,7 +12,8 @@ import { baselineOf, loadBaseline } from '../gate/baseline.ts';
 import { publishToGithub } from '../gate/github.ts';
 import { judge } from '../gate/judge.ts';
 import { junitXml } from '../gate/junit.ts';
-import { loadBudgets, type LoadedBudgets } from '../gate/load-budgets.ts';
+import { loadBudgets } from '../gate/load-budgets.ts';
+import { assertSameSweep } from '../gate/same-sweep.ts';
 import { checkSummaryMd, verdictLine } from '../gate/summary-md.ts';
 import type { Verdict } from '../gate/verdict.ts';
 import { UsageError } from './errors.ts';
@@ -22,24 +22,6 @@ import { addStartOptions, startSweep, type StartOptions } from './start-sweep.ts
 interface CheckOptions extends StartOptions {
   baseline?: string;
   from?: string;
-}
-
-/** Results made by another budgets file (another prompt, model or repeats) must not be judged as this one's. */
-function assertSameSweep(loaded: LoadedBudgets, meta: Meta, dirArg: string): void {
-  const { spec } = loaded;
-  const differs: string[] = [];
-  for (const s of spec.scenarios) {
-    const digest = meta.scenario_digests?.[s.id];
-    if (!meta.scenarios.includes(s.id)) differs.push(`scenario '${s.id}' was not run`);
-    else if (digest && digest !== scenarioDigest(s)) differs.push(`scenario '${s.id}' was run with another prompt`);
-  }
-  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-  if (!same(meta.grid, spec.grid)) differs.push('model or limits differ');
-  if (!same(meta.fixed, spec.fixed)) differs.push('pricing or output limits differ');
-  if (meta.repeat !== spec.repeat) differs.push(`repeats ${meta.repeat}, not ${spec.repeat}`);
-  if (meta.seed !== spec.seed) differs.push(`seed ${meta.seed}, not ${spec.seed}`);
-  if (meta.shard) differs.push(`it holds only shard ${meta.shard.index}/${meta.shard.count} (merge the shards with bench merge first)`);
-  if (differs.length) throw new UsageError(`--from ${dirArg}: these results do not match ${loaded.file}: ${differs.join('; ')}`);
 }
 
 function printVerdicts(verdicts: readonly Verdict[]): void {

@@ -9,6 +9,7 @@ import { SpendLimiter } from '../runner/spend-limiter.ts';
 import { expandSweep, type RunPlan, type SweepSpec } from '../runner/sweep.ts';
 import { runSweep, type SweepOutcome } from '../runner/sweep-runner.ts';
 import { parseOne as one } from '../runner/values.ts';
+import { usd } from '../gate/format.ts';
 import { UsageError } from './errors.ts';
 import { RUN_DEFAULTS } from './run-defaults.ts';
 
@@ -70,7 +71,7 @@ export async function startSweep(spec: SweepSpec, o: StartOptions, command: stri
   });
   if (outcome.spend?.stopped)
     console.error(
-      `bench: spend cap $${outcome.spend.cap_usd.toFixed(2)} reached: ${outcome.spend.runs_skipped} of ${plans.length} run(s) not started ($${outcome.spend.spent_usd.toFixed(4)} spent)`,
+      `bench: spend cap ${usd(outcome.spend.cap_usd)} reached: ${outcome.spend.runs_skipped} of ${plans.length} run(s) not started (${usd(outcome.spend.spent_usd)} spent)`,
     );
   return outcome;
 }

@@ -2,6 +2,7 @@
 import type { RunRecord } from '../runner/records.ts';
 import { spread } from '../report/stats.ts';
 import { METRICS, STATS, type AssertionsSpec, type Metric } from './budgets-schema.ts';
+import { formatValue } from './format.ts';
 import type { Verdict } from './verdict.ts';
 import { wilsonLower } from './wilson.ts';
 
@@ -13,17 +14,6 @@ const METRIC_OF: Record<Metric, (r: RunRecord) => number> = {
   total_tokens: (r) => r.input_tokens + r.output_tokens,
   cost_usd: (r) => r.cost_usd,
 };
-
-/** Dollars with three significant digits, however small: $0.02, $0.000312. */
-export function usd(v: number): string {
-  const text = v === 0 ? '0' : v >= 1 ? v.toFixed(2) : v.toFixed(Math.max(2, 2 - Math.floor(Math.log10(v))));
-  return `$${text.includes('.') ? text.replace(/0+$/, '').replace(/\.$/, '') : text}`;
-}
-
-export function formatValue(metric: Metric, v: number): string {
-  if (metric === 'cost_usd') return usd(v);
-  return Number.isInteger(v) ? v.toLocaleString('en-US') : v.toLocaleString('en-US', { maximumFractionDigits: 1 });
-}
 
 const pct = (x: number) => `${(x * 100).toFixed(1).replace(/\.0$/, '')}%`;
 

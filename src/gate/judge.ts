@@ -2,7 +2,8 @@
 // the spend cap cut the run short. Pure: records and settings in, verdicts out.
 import type { RunRecord } from '../runner/records.ts';
 import type { SpendState } from '../runner/spend-limiter.ts';
-import { evaluateAssertions, usd } from './assertions.ts';
+import { evaluateAssertions } from './assertions.ts';
+import { usd } from './format.ts';
 import { baselineOf, compareToBaseline, type Baseline } from './baseline.ts';
 import type { ScenarioBudget } from './load-budgets.ts';
 import type { Verdict } from './verdict.ts';

@@ -1,6 +1,6 @@
 // summary.md of a check: the verdict first (it is what a pull-request reader wants), then the runs.
 import { formatStopReasons, type ConfigSummary } from '../report/aggregate.ts';
-import { usd } from './assertions.ts';
+import { usd } from './format.ts';
 import type { Verdict } from './verdict.ts';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');

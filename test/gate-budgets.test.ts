@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { UsageError } from '../src/cli/errors.ts';
 import { evaluateAssertions } from '../src/gate/assertions.ts';
 import { loadBudgets } from '../src/gate/load-budgets.ts';
-import { wilsonLower } from '../src/gate/wilson.ts';
+import { wilson } from '../src/report/aggregate.ts';
 import type { RunRecord } from '../src/runner/records.ts';
 import { QUICK_SUM, tempDir, writeBudgets } from './gate-helpers.ts';
 
@@ -13,11 +13,10 @@ const run = (over: Partial<RunRecord>): RunRecord =>
 
 describe('success rate judged on the Wilson 95% lower bound', () => {
   it('does not let 3 lucky runs pass a 0.9 bar, but 40 successes do', () => {
-    expect(wilsonLower(3, 3)).toBeCloseTo(0.4385, 3);
-    expect(wilsonLower(40, 40)).toBeGreaterThan(0.9);
-    expect(wilsonLower(0, 10)).toBe(0);
+    expect(wilson(3, 3).lo).toBeCloseTo(0.4385, 3);
+    expect(wilson(40, 40).lo).toBeGreaterThan(0.9);
     const three = evaluateAssertions('s', { success_rate: { min: 0.9 } }, [run({}), run({}), run({})]);
-    expect(three).toMatchObject([{ pass: false, measured: '3/3 (95% lower bound 43.9%)' }]);
+    expect(three).toMatchObject([{ pass: false, name: 'success_rate ≥ 0.9', measured: '3/3 (95% lower bound 0.438)', limit: '≥ 0.9' }]);
     const forty = evaluateAssertions('s', { success_rate: { min: 0.9 } }, Array.from({ length: 40 }, () => run({})));
     expect(forty[0]!.pass).toBe(true);
   });
@@ -32,7 +31,7 @@ describe('assertions', () => {
     expect(by['stop_reason in [done]']).toMatchObject({ pass: false, measured: '2/3 in the list (max_steps 1)' });
     expect(by['steps max ≤ 8']).toMatchObject({ pass: false, measured: '9' });
     expect(by['steps mean ≤ 6']).toMatchObject({ pass: true, measured: '5.7' });
-    expect(by['cost_usd p95 ≤ $0.01']).toMatchObject({ pass: true });
+    expect(by['cost_usd p95 ≤ $0.010']).toMatchObject({ pass: true });
     expect(by['input_tokens mean ≤ 999']).toMatchObject({ pass: false, measured: '1,000' });
     expect(by['steps max ≤ 8']!.message).toBe('s: steps max ≤ 8 breached: measured 9 over 3 run(s)');
   });

@@ -6,13 +6,14 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { buildReports } from '../report/build.ts';
 import { readMeta, type Meta } from '../runner/meta.ts';
-import { hasRecords } from '../runner/results-dir.ts';
+import { hasRecords, resultFile } from '../runner/results-dir.ts';
+import type { RunRecord } from '../runner/records.ts';
 import { writeFileAtomic, writeJsonAtomic } from '../runner/atomic.ts';
 import { baselineOf, loadBaseline } from '../gate/baseline.ts';
 import { publishToGithub } from '../gate/github.ts';
 import { judge } from '../gate/judge.ts';
 import { junitXml } from '../gate/junit.ts';
-import { loadBudgets } from '../gate/load-budgets.ts';
+import { loadBudgets, type LoadedBudgets } from '../gate/load-budgets.ts';
 import { assertSameSweep } from '../gate/same-sweep.ts';
 import { checkSummaryMd, verdictLine } from '../gate/summary-md.ts';
 import type { Verdict } from '../gate/verdict.ts';
@@ -31,6 +32,25 @@ function printVerdicts(verdicts: readonly Verdict[]): void {
   for (const v of verdicts) console.log(`${v.pass ? 'PASS' : 'FAIL'}  ${v.suite.padEnd(ws)}  ${v.name.padEnd(wn)}  ${v.measured}${v.limit === '-' ? '' : `  (limit ${v.limit})`}`);
 }
 
+/** The finished results to judge (read with --from, or run now); null for a shard, which is not judged alone. */
+async function resultsToJudge(file: string, loaded: LoadedBudgets, o: CheckOptions): Promise<{ dir: string; meta: Meta; runs: RunRecord[] } | null> {
+  if (o.from !== undefined) {
+    const dir = path.resolve(o.from);
+    const meta = fs.existsSync(dir) && hasRecords(dir) ? readMeta(dir) : null;
+    if (!meta) throw new UsageError(`--from ${o.from}: not a results directory (no meta.json and runs.jsonl)`);
+    assertSameSweep(loaded, meta, o.from);
+    return { dir, meta, runs: (await buildReports(dir)).runs };
+  }
+  const outcome = await startSweep(loaded.spec, o, process.argv.slice(2));
+  const meta = readMeta(outcome.dir)!;
+  if (meta.shard) {
+    console.log(`shard ${meta.shard.index}/${meta.shard.count}: ${meta.runs_done} of ${meta.shard.runs_total} runs written to ${outcome.dir}`);
+    console.log(`budgets are judged on the whole sweep: bench merge the shard directories, then bench check ${file} --from MERGED`);
+    return null;
+  }
+  return { dir: outcome.dir, meta, runs: outcome.runs };
+}
+
 export function registerCheck(program: Command): void {
   addStartOptions(
     program
@@ -45,30 +65,16 @@ export function registerCheck(program: Command): void {
       throw new UsageError('--from judges finished results: it does not go with --shard, --ci-max-spend or --out');
     const baseline = o.baseline === undefined ? undefined : await loadBaseline(o.baseline);
 
-    let dir: string;
-    let meta: Meta | null;
-    if (o.from !== undefined) {
-      dir = path.resolve(o.from);
-      meta = fs.existsSync(dir) && hasRecords(dir) ? readMeta(dir) : null;
-      if (!meta) throw new UsageError(`--from ${o.from}: not a results directory (no meta.json and runs.jsonl)`);
-      assertSameSweep(loaded, meta, o.from);
-    } else {
-      const outcome = await startSweep(loaded.spec, o, process.argv.slice(2));
-      dir = outcome.dir;
-      meta = readMeta(dir)!;
-      if (meta.shard) {
-        console.log(`shard ${meta.shard.index}/${meta.shard.count}: ${meta.runs_done} of ${meta.shard.runs_total} runs written to ${dir}`);
-        console.log(`budgets are judged on the whole sweep: bench merge the shard directories, then bench check ${file} --from MERGED`);
-        return;
-      }
-    }
-    const built = await buildReports(dir);
-    const verdicts = judge(loaded.checks, built.runs, { baseline, spend: meta.spend });
+    const results = await resultsToJudge(file, loaded, o);
+    if (!results) return;
+    const { dir, meta, runs } = results;
+    const verdicts = judge(loaded.checks, runs, { baseline, spend: meta.spend });
     printVerdicts(verdicts);
-    const md = checkSummaryMd({ budgetsFile: file, model: loaded.budgets.model, dir, verdicts, summary: built.summary });
+    const report = fs.readFileSync(resultFile(dir, 'markdown'), 'utf8');
+    const md = checkSummaryMd({ budgetsFile: file, model: loaded.budgets.model, verdicts, report });
     writeFileAtomic(path.join(dir, 'junit.xml'), junitXml(verdicts));
-    writeFileAtomic(path.join(dir, 'summary.md'), md);
-    writeJsonAtomic(path.join(dir, 'baseline.json'), baselineOf(built.runs));
+    writeFileAtomic(resultFile(dir, 'markdown'), md);
+    writeJsonAtomic(path.join(dir, 'baseline.json'), baselineOf(runs));
     publishToGithub(process.env, verdicts, file, md);
     const failed = verdicts.some((v) => !v.pass);
     console.log(`\nbench check: ${verdictLine(verdicts)} · ${dir} (junit.xml, summary.md, baseline.json)`);

@@ -11,7 +11,8 @@ const program = new Command('bench')
   .description('loopbench: measure what LLM agent loops cost and whether they stop.')
   .option('--debug', 'show stack traces for errors')
   .showHelpAfterError('(run bench --help for usage)')
-  .exitOverride();
+  .exitOverride()
+  .addHelpText('after', '\nWith no command, bench runs a sweep: `bench --steps 12,30`. See `bench run --help` for its options.');
 
 registerRun(program);
 registerScenarios(program);

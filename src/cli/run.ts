@@ -1,13 +1,9 @@
 // `bench [options]`: the default command — run a sweep and print its summary.
-import fs from 'node:fs';
 import { Command, Option } from 'commander';
 import { DEFAULT_PRICED_MODEL, loadPricing, priceFor, DEFAULT_PRICING_FILE } from '../meter/pricing.ts';
 import { validateModelSpec, MODEL_SPECS_HELP, simProfileFor } from '../models/factory.ts';
-import { createProgress } from '../runner/progress.ts';
-import { hasRecords, resultsDirFor } from '../runner/results-dir.ts';
 import type { Price, Reflection } from '../runner/settings.ts';
-import { expandSweep, type Grid, type SweepSpec } from '../runner/sweep.ts';
-import { runSweep } from '../runner/sweep-runner.ts';
+import type { Grid, SweepSpec } from '../runner/sweep.ts';
 import { parseChoiceList, parseNumberList, parseOne as one } from '../runner/values.ts';
 import { resolveScenarios } from '../scenario/loader.ts';
 import type { Scenario } from '../scenario/schema.ts';
@@ -37,7 +33,6 @@ export interface RunOptions {
   promptCache: string;
   maxOutputTokens: string;
 }
-
 
 function resolvePrice(o: RunOptions, models: string[]): Price {
   const custom = [o.priceIn, o.priceOut].filter((x) => x !== undefined).length;
@@ -137,6 +132,6 @@ export function registerRun(program: Command): void {
   addStartOptions(addRunOptions(program.command('run', { isDefault: true }).description('run a sweep (the default command): scenarios × settings × repeats')))
     .action(async (o: RunOptions & StartOptions) => {
       const outcome = await startSweep(buildSweepSpec(o), o, process.argv.slice(2));
-      printSummary(outcome.summary, { json: o.json, dir: outcome.dir });
+      printSummary(outcome.summary, { json: o.json, dir: outcome.dir, findings: outcome.findings });
     });
 }

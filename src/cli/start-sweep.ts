@@ -9,7 +9,7 @@ import { SpendLimiter } from '../runner/spend-limiter.ts';
 import { expandSweep, type RunPlan, type SweepSpec } from '../runner/sweep.ts';
 import { runSweep, type SweepOutcome } from '../runner/sweep-runner.ts';
 import { parseOne as one } from '../runner/values.ts';
-import { usd } from '../gate/format.ts';
+import { usd } from '../report/format.ts';
 import { UsageError } from './errors.ts';
 import { RUN_DEFAULTS } from './run-defaults.ts';
 

@@ -1,12 +1,13 @@
+import path from 'node:path';
 import { formatStopReasons, type ConfigSummary } from '../report/aggregate.ts';
+import { int } from '../report/format.ts';
 
-const int = (x: number) => Math.round(x).toLocaleString('en-US');
 const usd = (x: number) => `$${x.toFixed(4)}`;
 
 /** The short table a sweep ends with; `--json` prints the same summary as JSON on stdout. */
-export function printSummary(summary: ConfigSummary[], o: { json?: boolean; dir: string }): void {
+export function printSummary(summary: ConfigSummary[], o: { json?: boolean; dir: string; findings?: readonly string[] }): void {
   if (o.json) {
-    console.log(JSON.stringify({ results_dir: o.dir, configs: summary }, null, 2));
+    console.log(JSON.stringify({ results_dir: o.dir, configs: summary, findings: o.findings ?? [] }, null, 2));
     return;
   }
   const rows = summary.map((c) => [
@@ -26,5 +27,7 @@ export function printSummary(summary: ConfigSummary[], o: { json?: boolean; dir:
   console.log(line(head));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of rows) console.log(line(r));
-  console.log(`\nresults: ${o.dir}`);
+  if (o.findings?.length) console.log(`\n${o.findings.map((f) => `- ${f}`).join('\n')}`);
+  const rel = path.relative(process.cwd(), o.dir);
+  console.log(`\nresults: ${rel && !rel.startsWith('..') ? rel : o.dir}  (stop reasons: runs @ step; report.html, summary.md)`);
 }

@@ -1,10 +1,10 @@
 // Evaluates a scenario's budgets over its run records. Pure: records in, verdicts out.
 import type { RunRecord } from '../runner/records.ts';
+import { wilson } from '../report/aggregate.ts';
 import { spread } from '../report/stats.ts';
 import { METRICS, STATS, type AssertionsSpec, type Metric } from './budgets-schema.ts';
 import { formatValue } from './format.ts';
 import type { Verdict } from './verdict.ts';
-import { wilsonLower } from './wilson.ts';
 
 const METRIC_OF: Record<Metric, (r: RunRecord) => number> = {
   steps: (r) => r.steps,
@@ -14,8 +14,6 @@ const METRIC_OF: Record<Metric, (r: RunRecord) => number> = {
   total_tokens: (r) => r.input_tokens + r.output_tokens,
   cost_usd: (r) => r.cost_usd,
 };
-
-const pct = (x: number) => `${(x * 100).toFixed(1).replace(/\.0$/, '')}%`;
 
 export function evaluateAssertions(scenario: string, a: AssertionsSpec, runs: readonly RunRecord[]): Verdict[] {
   const out: Verdict[] = [];
@@ -35,9 +33,10 @@ export function evaluateAssertions(scenario: string, a: AssertionsSpec, runs: re
   if (a.success_rate) {
     const checked = runs.filter((r) => r.success !== null);
     const k = checked.filter((r) => r.success).length;
-    const lower = wilsonLower(k, checked.length);
-    const measured = `${k}/${checked.length} (95% lower bound ${pct(lower)})`;
-    const limit = `≥ ${pct(a.success_rate.min)}`;
+    const lower = wilson(k, checked.length).lo;
+    // Three decimals: a bound of 0.896 must not read as the 0.9 it fails.
+    const measured = `${k}/${checked.length} (95% lower bound ${lower.toFixed(3)})`;
+    const limit = `≥ ${a.success_rate.min}`;
     verdict(`success_rate ${limit}`, checked.length > 0 && lower >= a.success_rate.min, measured, limit, `${measured}, needs ${limit}`);
   }
   for (const metric of METRICS) {

@@ -9,7 +9,7 @@ import { readJsonl } from '../runner/jsonl.ts';
 import type { RunRecord } from '../runner/records.ts';
 import { resultFile } from '../runner/results-dir.ts';
 import { formatZodError } from '../scenario/yaml-file.ts';
-import { usd } from './format.ts';
+import { usd } from '../report/format.ts';
 import type { MaxRegression } from './budgets-schema.ts';
 import type { Verdict } from './verdict.ts';
 

@@ -3,7 +3,7 @@
 import type { RunRecord } from '../runner/records.ts';
 import type { SpendState } from '../runner/spend-limiter.ts';
 import { evaluateAssertions } from './assertions.ts';
-import { usd } from './format.ts';
+import { usd } from '../report/format.ts';
 import { baselineOf, compareToBaseline, type Baseline } from './baseline.ts';
 import type { ScenarioBudget } from './load-budgets.ts';
 import type { Verdict } from './verdict.ts';

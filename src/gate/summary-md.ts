@@ -1,39 +1,29 @@
-// summary.md of a check: the verdict first (it is what a pull-request reader wants), then the runs.
-import { formatStopReasons, type ConfigSummary } from '../report/aggregate.ts';
-import { usd } from './format.ts';
+// summary.md of a check: the verdict first (what a pull-request reader wants), then the results
+// directory's own summary.md (findings and the runs table) as `bench report` writes it.
+import { markdownTable } from '../report/markdown.ts';
 import type { Verdict } from './verdict.ts';
-
-const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 export function verdictLine(verdicts: readonly Verdict[]): string {
   const failed = verdicts.filter((v) => !v.pass).length;
   return failed === 0 ? `all ${verdicts.length} budgets hold` : `${failed} of ${verdicts.length} budgets breached`;
 }
 
-export function checkSummaryMd(o: { budgetsFile: string; model: string; dir: string; verdicts: readonly Verdict[]; summary: readonly ConfigSummary[] }): string {
-  const failed = o.verdicts.some((v) => !v.pass);
-  const lines = [
-    `## ${failed ? '❌' : '✅'} bench check: ${verdictLine(o.verdicts)}`,
+export function checkSummaryMd(o: { budgetsFile: string; model: string; verdicts: readonly Verdict[]; report: string }): string {
+  const failed = o.verdicts.filter((v) => !v.pass);
+  const table = {
+    head: ['', 'scenario', 'budget', 'measured', 'limit'],
+    rows: o.verdicts.map((v) => [v.pass ? '✅' : '❌', v.suite, v.name, v.measured, v.limit]),
+    numeric: [],
+  };
+  return [
+    `## ${failed.length ? '❌' : '✅'} bench check: ${verdictLine(o.verdicts)}`,
     '',
-    `Budgets \`${o.budgetsFile}\` · model \`${o.model}\` · results \`${o.dir}\``,
+    `Budgets \`${o.budgetsFile}\`, model \`${o.model}\`.`,
     '',
-    '| | scenario | budget | measured | limit |',
-    '|---|---|---|---|---|',
-    ...o.verdicts.map((v) => `| ${v.pass ? '✅' : '❌'} | ${cell(v.suite)} | ${cell(v.name)} | ${cell(v.measured)} | ${cell(v.limit)} |`),
-  ];
-  const breaches = o.verdicts.filter((v) => !v.pass);
-  if (breaches.length) lines.push('', ...breaches.map((v) => `- ${cell(v.message)}`));
-  lines.push(
+    markdownTable(table),
+    ...(failed.length ? ['', ...failed.map((v) => `- ${v.message}`)] : []),
     '',
-    '### Runs',
-    '',
-    '| configuration | runs | success | stop reasons | steps (mean) | tokens (mean) | cost mean | cost p95 |',
-    '|---|---:|---:|---|---:|---:|---:|---:|',
-    ...o.summary.map(
-      (c) =>
-        `| ${cell(c.config_id)} | ${c.runs} | ${c.successes === null ? '-' : `${c.successes}/${c.runs}`} | ${formatStopReasons(c)} | ${c.steps.mean.toFixed(1)} | ${Math.round(c.input_tokens.mean + c.output_tokens.mean).toLocaleString('en-US')} | ${usd(c.cost_usd.mean)} | ${usd(c.cost_usd.p95)} |`,
-    ),
-    '',
-  );
-  return lines.join('\n');
+    // The report's own headings sit one level below the verdict.
+    o.report.replace(/^(#+) /gm, '#$1 '),
+  ].join('\n');
 }

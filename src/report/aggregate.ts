@@ -1,6 +1,6 @@
 // Per-configuration summary of run records: what a cost review reads first.
 import type { StopReason } from '../brakes/stop-reason.ts';
-import type { RunRecord } from '../runner/records.ts';
+import type { RunRecord, StepRecord } from '../runner/records.ts';
 import type { Settings } from '../runner/settings.ts';
 import { spread, type Spread } from './stats.ts';
 
@@ -12,7 +12,11 @@ export interface ConfigSummary {
   /** Runs whose answer was checked and passed; null when the scenario has no check. */
   successes: number | null;
   success_rate: number | null;
+  /** Wilson 95% interval of the success rate: honest at 10 runs and at 0% or 100%. */
+  success_ci: Interval | null;
   stop_reasons: Partial<Record<StopReason, number>>;
+  /** For each stop reason, the first and last step at which it fired. */
+  stop_steps: Partial<Record<StopReason, { min: number; max: number }>>;
   steps: Spread;
   calls: Spread;
   input_tokens: Spread;
@@ -22,6 +26,21 @@ export interface ConfigSummary {
   total_cost_usd: number;
 }
 
+export interface Interval {
+  lo: number;
+  hi: number;
+}
+
+/** Wilson score interval for k successes in n trials (z = 1.96 for 95%). */
+export function wilson(k: number, n: number, z = 1.96): Interval {
+  if (n === 0) return { lo: 0, hi: 1 };
+  const p = k / n;
+  const z2 = z * z;
+  const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
+  const half = (z / (1 + z2 / n)) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
+  return { lo: Math.max(0, centre - half), hi: Math.min(1, centre + half) };
+}
+
 export function summarizeConfigs(runs: readonly RunRecord[]): ConfigSummary[] {
   const groups = new Map<string, RunRecord[]>();
   for (const r of runs) {
@@ -29,12 +48,22 @@ export function summarizeConfigs(runs: readonly RunRecord[]): ConfigSummary[] {
     if (g) g.push(r);
     else groups.set(r.config_id, [r]);
   }
-  return [...groups.values()].map((g) => {
+  // Scenarios in the order they first appear, configurations in natural order (steps=12 before steps=30).
+  const scenarioOrder = [...new Set(runs.map((r) => r.scenario))];
+  const ordered = [...groups.values()].sort(
+    (a, b) => scenarioOrder.indexOf(a[0]!.scenario) - scenarioOrder.indexOf(b[0]!.scenario) || a[0]!.config_id.localeCompare(b[0]!.config_id, 'en', { numeric: true }),
+  );
+  return ordered.map((g) => {
     const first = g[0]!;
     const checked = g.filter((r) => r.success !== null);
     const successes = checked.length ? checked.filter((r) => r.success).length : null;
     const stop_reasons: Partial<Record<StopReason, number>> = {};
-    for (const r of g) stop_reasons[r.stop_reason] = (stop_reasons[r.stop_reason] ?? 0) + 1;
+    const stop_steps: ConfigSummary['stop_steps'] = {};
+    for (const r of g) {
+      stop_reasons[r.stop_reason] = (stop_reasons[r.stop_reason] ?? 0) + 1;
+      const at = stop_steps[r.stop_reason];
+      stop_steps[r.stop_reason] = at ? { min: Math.min(at.min, r.stop_step), max: Math.max(at.max, r.stop_step) } : { min: r.stop_step, max: r.stop_step };
+    }
     const pick = (f: (r: RunRecord) => number) => spread(g.map(f));
     return {
       config_id: first.config_id,
@@ -43,7 +72,9 @@ export function summarizeConfigs(runs: readonly RunRecord[]): ConfigSummary[] {
       runs: g.length,
       successes,
       success_rate: successes === null ? null : successes / checked.length,
+      success_ci: successes === null ? null : wilson(successes, checked.length),
       stop_reasons,
+      stop_steps,
       steps: pick((r) => r.steps),
       calls: pick((r) => r.calls),
       input_tokens: pick((r) => r.input_tokens),
@@ -55,10 +86,49 @@ export function summarizeConfigs(runs: readonly RunRecord[]): ConfigSummary[] {
   });
 }
 
-/** `done 8, spin 2` */
-export function formatStopReasons(c: Pick<ConfigSummary, 'stop_reasons'>): string {
-  return Object.entries(c.stop_reasons)
-    .sort((a, b) => b[1]! - a[1]!)
-    .map(([k, v]) => `${k} ${v}`)
+/** `done 8 @3-4, spin 2 @8`: how many runs stopped for each reason, and at which step. */
+export function formatStopReasons(c: Pick<ConfigSummary, 'stop_reasons' | 'stop_steps'>): string {
+  return (Object.entries(c.stop_reasons) as Array<[StopReason, number]>)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => {
+      const at = c.stop_steps[k];
+      return `${k} ${v}${at ? ` @${at.min === at.max ? at.min : `${at.min}-${at.max}`}` : ''}`;
+    })
     .join(', ');
+}
+
+/** Mean tokens at one step index of one configuration, over the runs that reached it. */
+export interface StepPoint {
+  config_id: string;
+  scenario: string;
+  max_steps: number | null;
+  step: number;
+  calls: number;
+  /** Mean input tokens of the call(s) at this step: grows linearly with the history. */
+  input_tokens: number;
+  /** Mean input tokens consumed by the run up to and including this step: grows quadratically. */
+  cum_input_tokens: number;
+}
+
+/** Per (configuration, step) sums, fed one StepRecord at a time, so a 55,000-call sweep needs O(configs × steps) memory. */
+export class StepIndexAccumulator {
+  private readonly cells = new Map<string, { base: Omit<StepPoint, 'input_tokens' | 'cum_input_tokens' | 'calls'>; calls: number; input: number; cum: number }>();
+
+  add(r: StepRecord): void {
+    const key = `${r.config_id}\u0000${r.step}`;
+    let c = this.cells.get(key);
+    if (!c) {
+      c = { base: { config_id: r.config_id, scenario: r.scenario, max_steps: r.settings.limits.max_steps, step: r.step }, calls: 0, input: 0, cum: 0 };
+      this.cells.set(key, c);
+    }
+    c.calls++;
+    c.input += r.input_tokens;
+    c.cum += r.cum_input_tokens;
+  }
+
+  points(): StepPoint[] {
+    return [...this.cells.values()]
+      .map((c) => ({ ...c.base, calls: c.calls, input_tokens: c.input / c.calls, cum_input_tokens: c.cum / c.calls }))
+      .sort((a, b) => a.config_id.localeCompare(b.config_id) || a.step - b.step);
+  }
 }

@@ -1,26 +1,58 @@
 // Rebuilds every report artifact of a results directory from its records alone, so
-// `bench report DIR` works on finished, interrupted and merged runs alike.
+// `bench report DIR` works on finished, interrupted and merged runs alike. steps.jsonl is read
+// once, as a stream, feeding every per-step aggregate: memory stays flat for large sweeps.
 import fs from 'node:fs';
+import path from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { readJsonl, readJsonlLines } from '../runner/jsonl.ts';
+import { readMeta } from '../runner/meta.ts';
 import type { RunRecord, StepRecord } from '../runner/records.ts';
+import type { Price } from '../runner/settings.ts';
 import { resultFile } from '../runner/results-dir.ts';
 import { writeFileAtomic } from '../runner/atomic.ts';
-import { summarizeConfigs, type ConfigSummary } from './aggregate.ts';
-import { runRow, stepRow, summaryRow, toCsv } from './csv.ts';
+import { StepIndexAccumulator, summarizeConfigs, type ConfigSummary } from './aggregate.ts';
+import { buildCharts } from './charts.ts';
+import { fitRow, repriceRow, runRow, stepIndexRow, stepRow, summaryRow, toCsv } from './csv.ts';
+import { findings } from './findings.ts';
+import { QuadraticFitAccumulator, ratioTable, stepLimitSavings } from './fit.ts';
+import { renderHtml } from './html.ts';
+import { renderMarkdown } from './markdown.ts';
+import { svgToPng, toSvg } from './render.ts';
+import type { ReportData } from './report-data.ts';
+import { CachedTokensEstimator, repriceRuns } from './reprice.ts';
+import { DEFAULT_VOLUMES, projectVolumes } from './volume.ts';
+
+export interface BuildOptions {
+  /** Prices to re-price the recorded tokens under (default: the recorded prices). */
+  priceAs?: Price[];
+  /** Runs per day to project costs for (default: DEFAULT_VOLUMES). */
+  volumes?: number[];
+}
 
 export interface BuiltReports {
   runs: RunRecord[];
   summary: ConfigSummary[];
   /** Lines of steps.jsonl / runs.jsonl that were not complete JSON and were skipped. */
   skippedLines: number;
+  skippedStepLines: number;
+  skippedRunLines: number;
+  findings: string[];
+  /** Every file written, relative to the results directory. */
+  files: string[];
 }
 
-/** steps.csv is written by streaming steps.jsonl, so memory stays flat for large sweeps. */
-async function writeStepsCsv(dir: string): Promise<number> {
+interface StepPass {
+  skipped: number;
+  points: StepIndexAccumulator;
+  fit: QuadraticFitAccumulator;
+  cached: CachedTokensEstimator;
+}
+
+/** One pass over steps.jsonl: steps.csv streamed out in chunks, every per-step aggregate fed. */
+async function passSteps(dir: string): Promise<StepPass> {
+  const pass: StepPass = { skipped: 0, points: new StepIndexAccumulator(), fit: new QuadraticFitAccumulator(), cached: new CachedTokensEstimator() };
   const tmp = `${resultFile(dir, 'stepsCsv')}.tmp`;
   const fd = fs.openSync(tmp, 'w');
-  let skipped = 0;
   let header = true;
   let chunk: Array<Record<string, unknown>> = [];
   const flush = () => {
@@ -29,25 +61,92 @@ async function writeStepsCsv(dir: string): Promise<number> {
     header = false;
     chunk = [];
   };
-  for await (const line of readJsonlLines(resultFile(dir, 'steps'))) {
-    if (!line.ok) {
-      skipped++;
-      continue;
+  try {
+    for await (const line of readJsonlLines(resultFile(dir, 'steps'))) {
+      if (!line.ok) {
+        pass.skipped++;
+        continue;
+      }
+      const r = line.value as StepRecord;
+      chunk.push(stepRow(r));
+      pass.points.add(r);
+      pass.fit.addStep(r);
+      pass.cached.add(r);
+      if (chunk.length >= 2000) flush();
     }
-    chunk.push(stepRow(line.value as StepRecord));
-    if (chunk.length >= 2000) flush();
+    flush();
+  } finally {
+    fs.closeSync(fd);
   }
-  flush();
-  fs.closeSync(fd);
   fs.renameSync(tmp, resultFile(dir, 'stepsCsv'));
-  return skipped;
+  return pass;
 }
 
-export async function buildReports(dir: string): Promise<BuiltReports> {
-  const { records: runs, skipped } = await readJsonl<RunRecord>(resultFile(dir, 'runs'));
-  const skippedSteps = await writeStepsCsv(dir);
+/** The recorded prices, one per distinct price in the runs. */
+const recordedPrices = (runs: readonly RunRecord[]): Price[] => [...new Map(runs.map((r) => [JSON.stringify(r.settings.price), r.settings.price])).values()];
+
+export async function buildReports(dir: string, o: BuildOptions = {}): Promise<BuiltReports> {
+  const { records: runs, skipped: skippedRuns } = await readJsonl<RunRecord>(resultFile(dir, 'runs'));
+  const steps = await passSteps(dir);
   const summary = summarizeConfigs(runs);
-  writeFileAtomic(resultFile(dir, 'runsCsv'), toCsv(runs.map(runRow)));
-  writeFileAtomic(resultFile(dir, 'summaryCsv'), toCsv(summary.map(summaryRow)));
-  return { runs, summary, skippedLines: skipped + skippedSteps };
+  // Runs in configuration order, then by repeat: records arrive in completion order.
+  const rank = new Map(summary.map((c, i) => [c.config_id, i]));
+  runs.sort((a, b) => rank.get(a.config_id)! - rank.get(b.config_id)! || a.settings.repeat - b.settings.repeat);
+  const points = steps.points.points();
+  const fits = steps.fit.fits();
+  const ratios = ratioTable(summary, fits);
+  const savings = stepLimitSavings(summary);
+  const volumes = projectVolumes(summary, o.volumes ?? DEFAULT_VOLUMES);
+  const repriced = repriceRuns(runs, o.priceAs ?? recordedPrices(runs), (r) => steps.cached.forRun(r.run_id));
+  const sentences = findings({ summary, fits, ratios, savings, volumes });
+
+  const files: string[] = [];
+  const write = (rel: string, data: string | Uint8Array) => {
+    writeFileAtomic(path.join(dir, rel), data);
+    files.push(rel);
+  };
+  files.push(path.basename(resultFile(dir, 'stepsCsv')));
+  const rel = (k: Parameters<typeof resultFile>[1]) => path.basename(resultFile(dir, k));
+  write(rel('runsCsv'), toCsv(runs.map(runRow)));
+  write(rel('summaryCsv'), toCsv(summary.map((c) => summaryRow(c, volumes))));
+  write(rel('stepIndexCsv'), toCsv(points.map(stepIndexRow)));
+  write(rel('fitCsv'), toCsv(fits.map((f) => fitRow(f, ratios))));
+  write(rel('repriceCsv'), toCsv(repriced.map(repriceRow)));
+
+  const charts = [];
+  for (const c of buildCharts({ summary, points, fits, runs })) {
+    const svg = await toSvg(c.spec);
+    const stem = path.join(rel('charts'), c.name);
+    write(`${stem}.vl.json`, `${JSON.stringify(c.spec, null, 2)}\n`);
+    write(`${stem}.svg`, svg);
+    write(`${stem}.png`, svgToPng(svg));
+    charts.push({ name: c.name, title: c.title, caption: c.caption, svg });
+  }
+  const data: ReportData = {
+    name: path.basename(dir),
+    meta: readMeta(dir),
+    generated_at: new Date().toISOString(),
+    runs,
+    summary,
+    points,
+    fits,
+    ratios,
+    savings,
+    volumes,
+    repriced,
+    findings: sentences,
+    charts,
+    skipped: { steps: steps.skipped, runs: skippedRuns },
+  };
+  write(rel('html'), renderHtml(data));
+  write(rel('markdown'), renderMarkdown(data));
+  return {
+    runs,
+    summary,
+    skippedLines: skippedRuns + steps.skipped,
+    skippedStepLines: steps.skipped,
+    skippedRunLines: skippedRuns,
+    findings: sentences,
+    files,
+  };
 }

@@ -2,7 +2,10 @@
 import { stringify } from 'csv-stringify/sync';
 import { STOP_REASONS } from '../brakes/stop-reason.ts';
 import type { RunRecord, StepRecord } from '../runner/records.ts';
-import type { ConfigSummary } from './aggregate.ts';
+import type { ConfigSummary, StepPoint } from './aggregate.ts';
+import type { QuadraticFit, StepRatio } from './fit.ts';
+import type { RepricedConfig } from './reprice.ts';
+import type { VolumeProjection } from './volume.ts';
 
 const limitsColumns = (s: RunRecord['settings']) => ({
   max_steps: s.limits.max_steps ?? 'off',
@@ -71,7 +74,19 @@ export function runRow(r: RunRecord): Record<string, unknown> {
   };
 }
 
-export function summaryRow(c: ConfigSummary): Record<string, unknown> {
+/** Volume columns carry their unit and level in the name: cost_usd_per_day_at_10000_runs_per_day. */
+export function summaryRow(c: ConfigSummary, volumes: readonly VolumeProjection[] = []): Record<string, unknown> {
+  const projected = Object.fromEntries(
+    volumes
+      .filter((v) => v.config_id === c.config_id)
+      .flatMap((v) => {
+        const at = `at_${+v.runs_per_day.toFixed(3)}_runs_per_day`.replace('.', '_');
+        return [
+          [`cost_usd_per_day_${at}`, v.cost_usd_per_day],
+          [`cost_usd_per_month_${at}`, v.cost_usd_per_month],
+        ];
+      }),
+  );
   const reasons = Object.fromEntries(STOP_REASONS.map((k) => [`stop_${k}`, c.stop_reasons[k] ?? 0]));
   return {
     config_id: c.config_id,
@@ -84,6 +99,8 @@ export function summaryRow(c: ConfigSummary): Record<string, unknown> {
     runs: c.runs,
     successes: c.successes ?? '',
     success_rate: c.success_rate ?? '',
+    success_rate_ci95_lo: c.success_ci?.lo ?? '',
+    success_rate_ci95_hi: c.success_ci?.hi ?? '',
     ...reasons,
     steps_mean: c.steps.mean,
     steps_max: c.steps.max,
@@ -100,5 +117,39 @@ export function summaryRow(c: ConfigSummary): Record<string, unknown> {
     cost_usd_p95: c.cost_usd.p95,
     cost_usd_max: c.cost_usd.max,
     cost_usd_total: c.total_cost_usd,
+    ...projected,
   };
 }
+
+export const stepIndexRow = (p: StepPoint) => ({
+  config_id: p.config_id,
+  scenario: p.scenario,
+  max_steps: p.max_steps ?? 'off',
+  step: p.step,
+  calls: p.calls,
+  input_tokens_mean: p.input_tokens,
+  cum_input_tokens_mean: p.cum_input_tokens,
+});
+
+export const fitRow = (f: QuadraticFit, ratios: readonly StepRatio[]) => ({
+  scenario: f.scenario,
+  a_tokens_per_step: f.a,
+  b_tokens_per_step_squared: f.b,
+  r_squared: f.r2,
+  calls_fitted: f.points,
+  max_step: f.max_step,
+  step_ratios: ratios
+    .filter((r) => r.scenario === f.scenario)
+    .map((r) => `${r.from_steps}->${r.to_steps}: steps x${r.steps_ratio.toFixed(2)} tokens x${r.tokens_ratio.toFixed(2)}`)
+    .join('; '),
+});
+
+export const repriceRow = (r: RepricedConfig) => ({
+  config_id: r.config_id,
+  scenario: r.scenario,
+  price_model: r.price_model,
+  prompt_cache: r.prompt_cache ? (r.cache_estimated ? 'on_estimated' : 'on') : 'off',
+  cost_usd_mean: r.cost_usd_mean,
+  cost_usd_total: r.cost_usd_total,
+  ratio_to_recorded: r.ratio_to_recorded,
+});

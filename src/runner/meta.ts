@@ -54,9 +54,11 @@ export function gitCommit(): string | null {
   }
 }
 
-/** meta.json of a results directory; null when there is none (records without meta still report). */
+/** meta.json of a results directory; null when it is missing or unreadable (records alone still report). */
 export function readMeta(dir: string): Meta | null {
-  const file = path.join(dir, 'meta.json');
-  if (!fs.existsSync(file)) return null;
-  return JSON.parse(fs.readFileSync(file, 'utf8')) as Meta;
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dir, 'meta.json'), 'utf8')) as Meta;
+  } catch {
+    return null;
+  }
 }

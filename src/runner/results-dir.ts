@@ -9,6 +9,12 @@ export const FILES = {
   stepsCsv: 'steps.csv',
   runsCsv: 'runs.csv',
   summaryCsv: 'summary.csv',
+  stepIndexCsv: 'steps_by_index.csv',
+  fitCsv: 'fit.csv',
+  repriceCsv: 'repricing.csv',
+  html: 'report.html',
+  markdown: 'summary.md',
+  charts: 'charts',
   transcripts: 'transcripts',
 } as const;
 

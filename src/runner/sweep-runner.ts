@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import { TokenCounter } from '../meter/tokens.ts';
-import { buildReports, type BuiltReports } from '../report/build.ts';
+import type { BuiltReports } from '../report/build.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import { ToolRegistry } from '../tools/registry.ts';
 import { writeJsonAtomic } from './atomic.ts';
@@ -113,6 +113,8 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
   meta.status = o.signal?.aborted ? 'interrupted' : o.spend?.state.stopped ? 'capped' : 'complete';
   meta.finished_at = new Date().toISOString();
   writeJsonAtomic(resultFile(o.dir, 'meta'), meta);
+  // Loaded on first use: the chart renderer (vega, resvg) is heavy and only needed here.
+  const { buildReports } = await import('../report/build.ts');
   const built = await buildReports(o.dir);
   return { ...built, dir: o.dir, status: meta.status, spend: o.spend?.state };
 }

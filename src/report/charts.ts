@@ -1,0 +1,179 @@
+// Vega-Lite specs for the five charts a cost review needs. Pure: data in, spec out; the data is
+// already aggregated (per step index, per configuration) except cost per run, which the boxplot summarises.
+import type { TopLevelSpec } from 'vega-lite';
+import type { ConfigSummary, StepPoint } from './aggregate.ts';
+import type { QuadraticFit } from './fit.ts';
+import { predict } from './fit.ts';
+import { fitFormula } from './findings.ts';
+import type { RunRecord } from '../runner/records.ts';
+
+export const CHART_FONT = 'DejaVu Sans';
+
+export interface ChartSpec {
+  /** File stem under charts/ and the id in the HTML. */
+  name: string;
+  title: string;
+  /** One sentence under the chart: how to read it. */
+  caption: string;
+  spec: TopLevelSpec;
+}
+
+const WIDTH = 560;
+const HEIGHT = 300;
+const PANEL_HEIGHT = 220;
+/** Steps are whole numbers: no 2.2 ticks on a short run. */
+const STEP_AXIS = { tickMinStep: 1, format: 'd' };
+
+const config = {
+  font: CHART_FONT,
+  background: 'white',
+  title: { fontSize: 15, anchor: 'start' as const, subtitleFontSize: 11, subtitleColor: '#555' },
+  axis: { labelFontSize: 11, titleFontSize: 12, labelLimit: 420 },
+  header: { labelFontSize: 13, labelFontWeight: 'bold' as const, labelAngle: 0, labelAlign: 'left' as const, labelOrient: 'top' as const, labelAnchor: 'start' as const, title: null },
+  legend: { labelFontSize: 11, titleFontSize: 11, labelLimit: 480, orient: 'bottom' as const, direction: 'vertical' as const },
+  view: { stroke: null },
+};
+
+const base = (title: string, subtitle: string) => ({
+  $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+  title: { text: title, subtitle },
+  config,
+});
+
+/** One panel per scenario, each with its own scale: a 900-token run and a 270k-token run do not share an axis. */
+const byScenario = (independent: Array<'x' | 'y'>) => ({
+  facet: { row: { field: 'scenario', type: 'nominal' as const, title: null, sort: null } },
+  resolve: { scale: Object.fromEntries(independent.map((c) => [c, 'independent' as const])) },
+});
+
+function cumulativeTokens(points: readonly StepPoint[], fits: readonly QuadraticFit[]): ChartSpec {
+  const measured = points.map((p) => ({ scenario: p.scenario, series: p.config_id, kind: 'measured (mean over runs)', step: p.step, tokens: Math.round(p.cum_input_tokens) }));
+  const fitted = fits.flatMap((f) =>
+    Array.from({ length: f.max_step }, (_, i) => ({ scenario: f.scenario, series: `fit ${f.scenario}: ${fitFormula(f)}`, kind: 'fit a·N + b·N²', step: i + 1, tokens: Math.round(predict(f, i + 1)) })),
+  );
+  return {
+    name: 'cumulative-input-tokens',
+    title: 'Steps vs cumulative input tokens',
+    caption: 'Input tokens consumed by a run up to each step, one line per configuration; dashed: the least-squares fit a·N + b·N² per scenario.',
+    spec: {
+      ...base('Steps vs cumulative input tokens', 'mean over runs that reached the step; dashed = fitted a·N + b·N²'),
+      data: { values: [...measured, ...fitted] },
+      ...byScenario(['x', 'y']),
+      spec: {
+        width: WIDTH,
+        height: PANEL_HEIGHT,
+        mark: { type: 'line', point: false, strokeWidth: 2 },
+        encoding: {
+          x: { field: 'step', type: 'quantitative', title: 'step N', axis: STEP_AXIS },
+          y: { field: 'tokens', type: 'quantitative', title: 'cumulative input tokens', axis: { format: '~s' } },
+          color: { field: 'series', type: 'nominal', title: null },
+          strokeDash: { field: 'kind', type: 'nominal', title: null, scale: { domain: ['measured (mean over runs)', 'fit a·N + b·N²'], range: [[1, 0], [6, 4]] } },
+        },
+      },
+    },
+  };
+}
+
+function perCallTokens(points: readonly StepPoint[]): ChartSpec {
+  return {
+    name: 'input-tokens-per-call',
+    title: 'Input tokens of each call, by step',
+    caption: 'Each call re-sends the whole history, so its input grows linearly with the step; the sum of a linear series is the quadratic curve above.',
+    spec: {
+      ...base('Input tokens of each call, by step', 'the linear growth behind the quadratic sum'),
+      data: { values: points.map((p) => ({ scenario: p.scenario, config: p.config_id, step: p.step, tokens: Math.round(p.input_tokens) })) },
+      ...byScenario(['x', 'y']),
+      spec: {
+        width: WIDTH,
+        height: PANEL_HEIGHT,
+        mark: { type: 'line', point: true, strokeWidth: 2 },
+        encoding: {
+          x: { field: 'step', type: 'quantitative', title: 'step', axis: STEP_AXIS },
+          y: { field: 'tokens', type: 'quantitative', title: 'input tokens of the call (mean)', axis: { format: '~s' } },
+          color: { field: 'config', type: 'nominal', title: null },
+        },
+      },
+    },
+  };
+}
+
+function costPerRun(runs: readonly RunRecord[], order: string[]): ChartSpec {
+  return {
+    name: 'cost-per-run',
+    title: 'Cost per run by configuration',
+    caption: 'Box: middle half of the runs, line: median, whiskers: min to max; one row per configuration.',
+    spec: {
+      ...base('Cost per run by configuration', 'USD per run at the recorded prices; one panel per scenario'),
+      data: { values: runs.map((r) => ({ scenario: r.scenario, config: r.config_id, cost: r.cost_usd })) },
+      ...byScenario(['x', 'y']),
+      spec: {
+        width: WIDTH,
+        mark: { type: 'boxplot', extent: 'min-max', size: 18 },
+        encoding: {
+          y: { field: 'config', type: 'nominal', title: null, sort: order },
+          x: { field: 'cost', type: 'quantitative', title: 'cost per run (USD)', scale: { zero: true }, axis: { format: '$.2~g' } },
+          color: { field: 'config', type: 'nominal', legend: null, sort: order },
+        },
+      },
+    },
+  };
+}
+
+function stopReasons(summary: readonly ConfigSummary[], order: string[]): ChartSpec {
+  const values = summary.flatMap((c) => Object.entries(c.stop_reasons).map(([reason, runs]) => ({ config: c.config_id, reason, runs })));
+  return {
+    name: 'stop-reasons',
+    title: 'Why runs stopped',
+    caption: 'Runs per stop reason for each configuration: done = the model answered; anything else is a brake (or an error) ending the run.',
+    spec: {
+      ...base('Why runs stopped', 'runs per stop reason, per configuration'),
+      width: WIDTH,
+      data: { values },
+      mark: { type: 'bar', height: { band: 0.7 } },
+      encoding: {
+        y: { field: 'config', type: 'nominal', title: null, sort: order },
+        x: { field: 'runs', type: 'quantitative', title: 'runs', stack: 'zero' },
+        color: { field: 'reason', type: 'nominal', title: 'stop reason', legend: { orient: 'right', direction: 'vertical' } },
+        tooltip: [{ field: 'config' }, { field: 'reason' }, { field: 'runs' }],
+      },
+    },
+  };
+}
+
+function successVsCost(summary: readonly ConfigSummary[]): ChartSpec {
+  const checked = summary.filter((c) => c.success_rate !== null && c.success_ci !== null);
+  const values = checked.map((c) => ({ config: c.config_id, cost: c.cost_usd.mean, success: c.success_rate, lo: c.success_ci!.lo, hi: c.success_ci!.hi }));
+  const head = base('Success rate vs mean cost', 'per configuration; bars: Wilson 95% interval');
+  if (values.length === 0) {
+    return {
+      name: 'success-vs-cost',
+      title: 'Success rate vs mean cost',
+      caption: 'No scenario in this sweep checks its answer, so there is no success rate to weigh against cost.',
+      spec: { ...head, width: WIDTH, height: 80, data: { values: [{ text: 'No scenario in this sweep checks its answer.' }] }, mark: { type: 'text', fontSize: 14 }, encoding: { text: { field: 'text' } } },
+    };
+  }
+  const x = { field: 'cost', type: 'quantitative' as const, title: 'mean cost per run (USD)', scale: { zero: true }, axis: { format: '$.2~g' } };
+  return {
+    name: 'success-vs-cost',
+    title: 'Success rate vs mean cost',
+    caption: 'The trade-off a cost review decides on: further left is cheaper, higher is more reliable. Only scenarios that check their answer appear.',
+    spec: {
+      ...head,
+      width: WIDTH,
+      height: HEIGHT,
+      data: { values },
+      layer: [
+        { mark: { type: 'rule', strokeWidth: 2 }, encoding: { x, y: { field: 'lo', type: 'quantitative' }, y2: { field: 'hi' }, color: { field: 'config', type: 'nominal', title: null } } },
+        {
+          mark: { type: 'point', filled: true, size: 90 },
+          encoding: { x, y: { field: 'success', type: 'quantitative', title: 'success rate', scale: { domain: [0, 1] }, axis: { format: '.0%' } }, color: { field: 'config', type: 'nominal', title: null } },
+        },
+      ],
+    },
+  };
+}
+
+export function buildCharts(d: { summary: readonly ConfigSummary[]; points: readonly StepPoint[]; fits: readonly QuadraticFit[]; runs: readonly RunRecord[] }): ChartSpec[] {
+  const order = d.summary.map((c) => c.config_id);
+  return [cumulativeTokens(d.points, d.fits), perCallTokens(d.points), costPerRun(d.runs, order), stopReasons(d.summary, order), successVsCost(d.summary)];
+}

@@ -1,0 +1,33 @@
+// summary.md: the findings and a compact table, sized for a pull-request comment or $GITHUB_STEP_SUMMARY.
+import { describePrices, type ReportData } from './report-data.ts';
+import { ratioTableRows, savingsTable, summaryTable, volumeTable, type Table } from './tables.ts';
+
+const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+export function markdownTable(t: Table): string {
+  const align = t.head.map((_, i) => (t.numeric.includes(i) ? '---:' : '---'));
+  return [t.head, align, ...t.rows].map((r, i) => `| ${(i === 1 ? r : r.map(cell)).join(' | ')} |`).join('\n');
+}
+
+export function renderMarkdown(d: ReportData): string {
+  const m = d.meta;
+  const skipped = d.skipped.steps + d.skipped.runs;
+  const parts = [
+    `## loopbench: ${d.name}`,
+    '',
+    `${d.runs.length} runs, ${d.summary.length} configurations; priced as ${describePrices(d.summary).join('; ')}` +
+      (m ? `; seed ${m.seed}${m.git_commit ? `, commit ${m.git_commit.slice(0, 10)}` : ''}, ${m.created_at}` : '') +
+      '.',
+    ...(skipped > 0 ? ['', `> ${skipped} incomplete record line(s) were skipped.`] : []),
+    '',
+    '### Findings',
+    '',
+    ...d.findings.map((f) => `- ${f}`),
+    '',
+    markdownTable(summaryTable(d.summary, true)),
+  ];
+  if (d.ratios.length) parts.push('', '### Steps ×k → input tokens ×r', '', markdownTable(ratioTableRows(d.ratios)));
+  if (d.savings.length) parts.push('', '### Lower step limits against the highest', '', markdownTable(savingsTable(d.savings)));
+  parts.push('', '### Volume projection', '', markdownTable(volumeTable(d.volumes)), '', 'Charts, the fit, re-pricing and every run: `report.html` in the results directory.', '');
+  return parts.join('\n');
+}

@@ -1,0 +1,52 @@
+// Everything the human-facing reports (HTML, Markdown) show, computed once by build.ts.
+import type { ConfigSummary, StepPoint } from './aggregate.ts';
+import type { ChartSpec } from './charts.ts';
+import type { QuadraticFit, StepLimitSaving, StepRatio } from './fit.ts';
+import type { RepricedConfig } from './reprice.ts';
+import type { VolumeProjection } from './volume.ts';
+import type { Meta } from '../runner/meta.ts';
+import type { RunRecord } from '../runner/records.ts';
+
+export interface RenderedChart extends Omit<ChartSpec, 'spec'> {
+  svg: string;
+}
+
+export interface ReportData {
+  name: string;
+  meta: Meta | null;
+  generated_at: string;
+  runs: readonly RunRecord[];
+  summary: readonly ConfigSummary[];
+  points: readonly StepPoint[];
+  fits: readonly QuadraticFit[];
+  ratios: readonly StepRatio[];
+  savings: readonly StepLimitSaving[];
+  volumes: readonly VolumeProjection[];
+  repriced: readonly RepricedConfig[];
+  findings: readonly string[];
+  charts: readonly RenderedChart[];
+  skipped: { steps: number; runs: number };
+}
+
+/** Distinct values of one field over the configurations, in order. */
+export const distinct = <T>(xs: readonly T[]) => [...new Set(xs)];
+
+/** `gpt-4o-mini ($0.15 in / $0.075 cached / $0.60 out per 1M tokens)` */
+export function describePrices(summary: readonly ConfigSummary[]): string[] {
+  return distinct(summary.map((c) => JSON.stringify(c.settings.price))).map((j) => {
+    const p = JSON.parse(j) as ConfigSummary['settings']['price'];
+    return `${p.model} ($${p.input_per_1m} input / $${p.cached_input_per_1m} cached input / $${p.output_per_1m} output per 1M tokens)`;
+  });
+}
+
+/** The swept dimensions and the fixed limits, as `name: values` lines. */
+export function describeSettings(summary: readonly ConfigSummary[]): Array<[string, string]> {
+  const show = (v: unknown) => (v === null ? 'off' : String(v));
+  const rows: Array<[string, string]> = [['models', distinct(summary.map((c) => c.settings.model)).join(', ')]];
+  const keys = Object.keys(summary[0]?.settings.limits ?? {}) as Array<keyof ConfigSummary['settings']['limits']>;
+  for (const k of keys) rows.push([k, distinct(summary.map((c) => show(c.settings.limits[k]))).join(', ')]);
+  rows.push(['reflection', distinct(summary.map((c) => c.settings.reflection)).join(', ')]);
+  rows.push(['context', distinct(summary.map((c) => c.settings.context)).join(', ')]);
+  rows.push(['prompt cache', distinct(summary.map((c) => (c.settings.prompt_cache ? 'on' : 'off'))).join(', ')]);
+  return rows;
+}

@@ -1,0 +1,92 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildReports } from '../src/report/build.ts';
+import { decodePng, inkPixels } from './helpers/png.ts';
+import { sampleSweep, writeResults } from './helpers/records.ts';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(import.meta.dirname, '..');
+const bench = (args: string[]) => run(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), ...args], { cwd: ROOT });
+
+let tmp: string;
+beforeAll(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-report-'));
+});
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+describe('buildReports', () => {
+  it('writes every artifact: CSVs, five charts as spec + SVG + PNG, report.html, summary.md', async () => {
+    const dir = path.join(tmp, 'full');
+    writeResults(dir, sampleSweep([10, 30], 3));
+    const built = await buildReports(dir, { volumes: [10_000] });
+    for (const f of ['steps.csv', 'runs.csv', 'summary.csv', 'steps_by_index.csv', 'fit.csv', 'repricing.csv', 'report.html', 'summary.md'])
+      expect(fs.statSync(path.join(dir, f)).size, f).toBeGreaterThan(0);
+    const charts = ['cumulative-input-tokens', 'input-tokens-per-call', 'cost-per-run', 'stop-reasons', 'success-vs-cost'];
+    for (const c of charts) {
+      const spec = JSON.parse(fs.readFileSync(path.join(dir, 'charts', `${c}.vl.json`), 'utf8'));
+      expect(spec.$schema).toMatch(/vega-lite/);
+      expect(fs.readFileSync(path.join(dir, 'charts', `${c}.svg`), 'utf8')).toMatch(/^<svg[^>]*class="marks"/);
+    }
+    expect(built.files).toContain('charts/success-vs-cost.png');
+
+    const summaryCsv = fs.readFileSync(path.join(dir, 'summary.csv'), 'utf8').split('\n')[0]!.split(',');
+    expect(summaryCsv).toEqual(expect.arrayContaining(['input_tokens_mean', 'cost_usd_mean', 'success_rate_ci95_lo', 'cost_usd_per_day_at_10000_runs_per_day', 'cost_usd_per_month_at_10000_runs_per_day']));
+    for (const h of summaryCsv) expect(h).toMatch(/^[a-z0-9_]+$/);
+
+    const md = fs.readFileSync(path.join(dir, 'summary.md'), 'utf8');
+    expect(md).toContain('| seed-shaped | 10 → 30 | ×3 | ×9.21 | ×9.21 |');
+    expect(md).toContain('- checked: lowering MAX_STEPS from 30 to 10 cuts mean cost by');
+    expect(md).toContain('loses 1 of 3 successes');
+  });
+
+  it('the PNGs carry visible text: the title area has ink (the shipped font was found)', async () => {
+    const dir = path.join(tmp, 'png');
+    writeResults(dir, sampleSweep([10, 30], 2));
+    await buildReports(dir);
+    for (const c of ['cumulative-input-tokens', 'stop-reasons', 'success-vs-cost']) {
+      const img = decodePng(fs.readFileSync(path.join(dir, 'charts', `${c}.png`)));
+      // Title at the top left, rendered at 2× scale: ~15 px type becomes ~30 px rows of glyphs.
+      const title = inkPixels(img, { x0: 0, y0: 0, x1: 500, y1: 40 });
+      expect(title, c).toBeGreaterThan(500);
+      // And the background really is background: a strip to the right of the title is clean.
+      expect(inkPixels(img, { x0: img.width - 60, y0: 0, x1: img.width, y1: 20 }), c).toBe(0);
+    }
+  });
+});
+
+describe('bench report', () => {
+  it('rebuilds from records with a truncated last line of steps.jsonl and says how many lines it skipped', async () => {
+    const dir = path.join(tmp, 'cut');
+    writeResults(dir, sampleSweep([10, 30], 2));
+    const steps = path.join(dir, 'steps.jsonl');
+    const text = fs.readFileSync(steps, 'utf8');
+    fs.writeFileSync(steps, text.slice(0, text.length - 40)); // a crash mid-write: half a line, no newline
+    const { stdout, stderr } = await bench(['report', dir, '--volume', '5000/day', '--price-as', 'gpt-4o-mini,gpt-4o']);
+    expect(stderr).toContain('skipped 1 incomplete line(s) of steps.jsonl');
+    expect(stdout).toContain('seed-shaped steps=30');
+    expect(stdout).toMatch(/At 5,000 runs a day/);
+    const reprice = fs.readFileSync(path.join(dir, 'repricing.csv'), 'utf8');
+    expect(reprice).toMatch(/^config_id,scenario,price_model,prompt_cache,cost_usd_mean/);
+    expect(reprice).toContain(',gpt-4o,on_estimated,');
+    expect(fs.readFileSync(path.join(dir, 'report.html'), 'utf8')).toContain('1 incomplete record line(s) were skipped');
+  });
+
+  it('refuses bad --volume and unknown --price-as models with one line and exit code 2', async () => {
+    const dir = path.join(tmp, 'bad');
+    writeResults(dir, sampleSweep([10], 1));
+    for (const [args, msg] of [
+      [['--volume', 'lots'], "--volume: 'lots' is not a positive number of runs"],
+      [['--price-as', 'gpt-9'], "no price for model 'gpt-9'"],
+      [['--pricing', 'x.yaml'], '--pricing: only used with --price-as'],
+    ] as const) {
+      const err = await bench(['report', dir, ...args]).then(() => null, (e: { code: number; stderr: string }) => e);
+      expect(err?.code).toBe(2);
+      expect(err?.stderr).toContain(msg);
+      expect(err?.stderr.trim().split('\n')).toHaveLength(1);
+    }
+  });
+});

@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import { StepIndexAccumulator, summarizeConfigs, wilson } from '../src/report/aggregate.ts';
+import { findings } from '../src/report/findings.ts';
+import { QuadraticFitAccumulator, ratioTable, stepLimitSavings } from '../src/report/fit.ts';
+import { times } from '../src/report/format.ts';
+import { CachedTokensEstimator, repriceRuns } from '../src/report/reprice.ts';
+import { parseVolumes, projectVolumes } from '../src/report/volume.ts';
+import { UsageError } from '../src/cli/errors.ts';
+import { PRICE, sampleSweep, seedInput, synthRun } from './helpers/records.ts';
+
+describe('quadratic fit', () => {
+  it('recovers known a and b from exact points', () => {
+    const acc = new QuadraticFitAccumulator();
+    for (let n = 1; n <= 30; n++) acc.add('s', n, 120 * n + 45 * n * n);
+    const [fit] = acc.fits();
+    expect(fit!.a).toBeCloseTo(120, 6);
+    expect(fit!.b).toBeCloseTo(45, 6);
+    expect(fit!.r2).toBeCloseTo(1, 9);
+  });
+
+  it('recovers a and b from noisy synthetic records, and R² drops below 1', () => {
+    const acc = new QuadraticFitAccumulator();
+    // Deterministic noise, many runs per step: the least-squares estimate lands near the truth.
+    let x = 7;
+    const noise = () => ((x = (x * 48271) % 2147483647) / 2147483647 - 0.5) * 400;
+    for (let run = 0; run < 50; run++) for (let n = 1; n <= 20; n++) acc.add('s', n, -100 * n + 300 * n * n + noise());
+    const [fit] = acc.fits();
+    expect(Math.abs(fit!.a - -100)).toBeLessThan(10);
+    expect(Math.abs(fit!.b - 300)).toBeLessThan(0.5);
+    expect(fit!.r2).toBeLessThan(1);
+    expect(fit!.r2).toBeGreaterThan(0.99);
+  });
+
+  it('the seed assumption (200·N + 600·N(N−1)/2) is a = −100, b = 300 from step records', () => {
+    const acc = new QuadraticFitAccumulator();
+    for (const { steps } of [synthRun({ scenario: 'seed', maxSteps: 30, repeat: 0, input: seedInput })]) for (const s of steps) acc.addStep(s);
+    const [fit] = acc.fits();
+    expect(fit!.a).toBeCloseTo(-100, 6);
+    expect(fit!.b).toBeCloseTo(300, 6);
+  });
+
+  it('refuses to fit a scenario with a single step index', () => {
+    const acc = new QuadraticFitAccumulator();
+    acc.add('one', 1, 200);
+    acc.add('one', 1, 210);
+    expect(acc.fits()).toEqual([]);
+  });
+});
+
+describe('ratio table and savings', () => {
+  const sweep = sampleSweep([10, 30], 4);
+  const summary = summarizeConfigs(sweep.map((r) => r.run));
+  const acc = new QuadraticFitAccumulator();
+  for (const r of sweep) for (const s of r.steps) acc.addStep(s);
+  const fits = acc.fits();
+
+  it('reads steps ×3 → tokens ×9.2 for the seed-shaped scenario (29,000 → 267,000 input tokens)', () => {
+    const seed = summary.filter((c) => c.scenario === 'seed-shaped');
+    expect(seed.map((c) => c.input_tokens.mean)).toEqual([29_000, 267_000]);
+    const row = ratioTable(summary, fits).find((r) => r.scenario === 'seed-shaped')!;
+    expect(times(row.steps_ratio)).toBe('×3');
+    expect(row.tokens_ratio.toFixed(1)).toBe('9.2');
+    expect(row.fit_tokens_ratio!.toFixed(1)).toBe('9.2');
+  });
+
+  it('does not extrapolate the fit beyond the steps it saw', () => {
+    const short = sampleSweep([3, 30], 2).filter((r) => r.run.scenario === 'checked' && r.run.steps <= 5);
+    const s = summarizeConfigs(short.map((r) => r.run));
+    const a = new QuadraticFitAccumulator();
+    for (const r of short) for (const st of r.steps) a.addStep(st);
+    const row = ratioTable(s, a.fits())[0]!;
+    expect(row.fit_tokens_ratio).toBeNull();
+  });
+
+  it('puts cost saved next to successes lost, and says it in a sentence', () => {
+    const savings = stepLimitSavings(summary);
+    const checked = savings.find((s) => s.scenario === 'checked')!;
+    // repeat 0 needs 20 steps: it succeeds at 30 and is cut off at 10.
+    expect(checked).toMatchObject({ max_steps: 10, highest_steps: 30, successes_lost: 1, highest_successes: 4 });
+    expect(checked.cost_saved).toBeGreaterThan(0);
+    const text = findings({ summary, fits, ratios: ratioTable(summary, fits), savings, volumes: projectVolumes(summary, [10_000]) });
+    expect(text).toContain(
+      `checked: lowering MAX_STEPS from 30 to 10 cuts mean cost by ${Math.round(checked.cost_saved * 100)}% ($0.0035 → $0.0016 per run) and loses 1 of 4 successes; 1 of 4 runs at 10 were stopped by the step limit.`,
+    );
+    expect(text.some((t) => t.startsWith('seed-shaped: cumulative input tokens after N steps fit 300·N² − 100·N (R² = 1.0000)'))).toBe(true);
+    expect(text.some((t) => t.includes('Steps ×3 (10 → 30) → input tokens ×9.21'))).toBe(true);
+  });
+});
+
+describe('aggregation', () => {
+  it('Wilson interval matches the textbook values', () => {
+    expect(wilson(10, 10).lo).toBeCloseTo(0.7225, 4);
+    expect(wilson(10, 10).hi).toBe(1);
+    const w = wilson(5, 10);
+    expect(w.lo).toBeCloseTo(0.2366, 4);
+    expect(w.hi).toBeCloseTo(0.7634, 4);
+    expect(wilson(0, 20).lo).toBe(0);
+  });
+
+  it('per step index: mean input of that call and mean cumulative input over the runs that reached it', () => {
+    const acc = new StepIndexAccumulator();
+    for (const { steps } of [
+      synthRun({ scenario: 's', maxSteps: 5, repeat: 0, input: (n) => 100 * n }),
+      synthRun({ scenario: 's', maxSteps: 5, repeat: 1, input: (n) => 300 * n, stepsToDone: 2 }),
+    ])
+      for (const s of steps) acc.add(s);
+    const pts = acc.points();
+    expect(pts.find((p) => p.step === 2)).toMatchObject({ calls: 2, input_tokens: 400, cum_input_tokens: (300 + 900) / 2 });
+    expect(pts.find((p) => p.step === 5)).toMatchObject({ calls: 1, input_tokens: 500, cum_input_tokens: 1500 });
+  });
+});
+
+describe('volume and re-pricing', () => {
+  it('parses volumes with units and refuses bad ones', () => {
+    expect(parseVolumes('10000/day, 1000/hour, 300000/month, 500')).toEqual([10_000, 24_000, 10_000, 500]);
+    expect(() => parseVolumes('10x')).toThrow(UsageError);
+    expect(() => parseVolumes('-5/day')).toThrow(/positive/);
+    expect(() => parseVolumes('5/fortnight')).toThrow(/unit must be one of/);
+  });
+
+  it('re-prices recorded tokens under other rates, with caching estimated from the previous prompt', () => {
+    const r = synthRun({ scenario: 's', maxSteps: 5, repeat: 0, input: (n) => 1000 + 500 * (n - 1) });
+    const est = new CachedTokensEstimator();
+    for (const s of r.steps) est.add(s);
+    // Calls 3..5 follow prompts of 1,500 / 2,000 / 2,500 tokens: cached 1,408 + 1,920 + 2,432 (128-token steps from 1,024).
+    expect(est.forRun(r.run.run_id)).toBe(1408 + 1920 + 2432);
+    const gpt4o = { model: 'gpt-4o', input_per_1m: 2.5, cached_input_per_1m: 1.25, output_per_1m: 10 };
+    const rows = repriceRuns([r.run], [PRICE, gpt4o], (x) => est.forRun(x.run_id));
+    const same = rows.find((x) => x.price_model === 'gpt-4o-mini' && !x.prompt_cache)!;
+    expect(same.ratio_to_recorded).toBeCloseTo(1, 9);
+    const cached = rows.find((x) => x.price_model === 'gpt-4o-mini' && x.prompt_cache)!;
+    expect(cached.cache_estimated).toBe(true);
+    expect(cached.cost_usd_mean).toBeCloseTo(same.cost_usd_mean - ((1408 + 1920 + 2432) * 0.075) / 1e6, 12);
+    const big = rows.find((x) => x.price_model === 'gpt-4o' && !x.prompt_cache)!;
+    expect(big.cost_usd_mean).toBeCloseTo((r.run.input_tokens * 2.5 + r.run.output_tokens * 10) / 1e6, 12);
+  });
+});

@@ -1,0 +1,69 @@
+// The sim's billed usage against an independent count of the same messages with the tokenizer.
+import { encode, encodeChat } from 'gpt-tokenizer/encoding/o200k_base';
+import { describe, expect, it } from 'vitest';
+import type { ChatMessage, ToolSpec } from '../src/models/chat.ts';
+import { billableCachedTokens } from '../src/meter/prompt-cache.ts';
+import { TokenCounter, renderTools } from '../src/meter/tokens.ts';
+import { resolveScenario } from '../src/scenario/loader.ts';
+import { ToolRegistry } from '../src/tools/registry.ts';
+import { runOnce } from './helpers.ts';
+
+/** Straight from the tokenizer, no caching: the documented chat-format rule. */
+function independentPrompt(messages: ChatMessage[], tools: ToolSpec[]): number {
+  // Plain messages: gpt-tokenizer's own chat encoding (<|im_start|>role<|im_sep|>content<|im_end|>, reply primed).
+  const plain = messages.map((m) => ({ role: m.role as 'system' | 'user' | 'assistant', content: m.content ?? '' }));
+  let n = encodeChat(plain, 'gpt-4o').length;
+  for (const m of messages) {
+    if (m.role === 'assistant') for (const c of m.tool_calls ?? []) n += 3 + encode(c.function.name).length + encode(c.function.arguments).length;
+  }
+  return n + 3 + encode(renderTools(tools)).length;
+}
+
+describe('metering with a real tokenizer', () => {
+  it.each(['tiny-agent-sum-of-squares', 'seed-calibrated', 'autogpt-recursive-verification'])(
+    '%s: every call bills exactly the tokens of what was sent and received',
+    async (id) => {
+      const r = await runOnce(id, { max_steps: 12 });
+      const tools = ToolRegistry.fromDecls(resolveScenario(id).tools).specs;
+      expect(r.calls.length).toBe(r.steps.length);
+      r.calls.forEach((c, i) => {
+        expect(r.steps[i]!.input_tokens).toBe(independentPrompt(c.sent, tools));
+        const out = c.received!;
+        const expectedOut =
+          encode(out.content ?? '').length +
+          (out.role === 'assistant' ? (out.tool_calls ?? []).reduce((s, t) => s + 3 + encode(t.function.name).length + encode(t.function.arguments).length, 0) : 0);
+        expect(r.steps[i]!.output_tokens).toBe(expectedOut);
+      });
+    },
+  );
+
+  it('is not chars/4', async () => {
+    const r = await runOnce('seed-calibrated', { max_steps: 3 });
+    const chars = r.calls[2]!.sent.reduce((s, m) => s + (m.content ?? '').length, 0);
+    expect(r.steps[2]!.input_tokens).not.toBe(Math.round(chars / 4));
+  });
+
+  it('tokenizes each message once per run (incremental metering)', async () => {
+    const counter = new TokenCounter();
+    const scenario = resolveScenario('seed-calibrated');
+    const { runPlans, specOf, gridOf } = await import('./helpers.ts');
+    const [r] = await runPlans(specOf([scenario], gridOf({ max_steps: 30 })), counter);
+    // Distinct messages of the run + the tool schemas: nothing re-read per step.
+    expect(counter.tokenizations).toBe(r!.messages.length + 1);
+  });
+
+  it('bills prompt-cache hits as OpenAI does: from 1,024 tokens, in 128-token steps', async () => {
+    expect([1023, 1024, 1151, 1152, 5000].map(billableCachedTokens)).toEqual([0, 1024, 1024, 1152, 4992]);
+    const r = await runOnce('seed-calibrated', { max_steps: 10 }, { settings: { prompt_cache: true } });
+    const cached = r.steps.map((s) => s.cached_tokens);
+    expect(cached[0]).toBe(0);
+    // From the 3rd call on, the previous prompt (≥ 1,024 tokens) is a cached prefix.
+    r.steps.slice(2).forEach((s, i) => {
+      const prev = r.steps[i + 1]!;
+      expect(s.cached_tokens).toBe(billableCachedTokens(prev.input_tokens - 3));
+    });
+    const plain = await runOnce('seed-calibrated', { max_steps: 10 });
+    expect(r.record.input_tokens).toBe(plain.record.input_tokens);
+    expect(r.record.cost_usd).toBeLessThan(plain.record.cost_usd * 0.75);
+  });
+});

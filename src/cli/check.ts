@@ -17,10 +17,12 @@ import { loadBudgets, type LoadedBudgets } from '../gate/load-budgets.ts';
 import { assertSameSweep } from '../gate/same-sweep.ts';
 import { checkSummaryMd, verdictLine } from '../gate/summary-md.ts';
 import type { Verdict } from '../gate/verdict.ts';
+import type { ModelTransport } from '../models/factory.ts';
 import { UsageError } from './errors.ts';
+import { addTransportOptions, transportFrom, type TransportFlags } from './model-options.ts';
 import { addStartOptions, startSweep, type StartOptions } from './start-sweep.ts';
 
-interface CheckOptions extends StartOptions {
+interface CheckOptions extends StartOptions, TransportFlags {
   baseline?: string;
   from?: string;
 }
@@ -33,7 +35,7 @@ function printVerdicts(verdicts: readonly Verdict[]): void {
 }
 
 /** The finished results to judge (read with --from, or run now); null for a shard, which is not judged alone. */
-async function resultsToJudge(file: string, loaded: LoadedBudgets, o: CheckOptions): Promise<{ dir: string; meta: Meta; runs: RunRecord[] } | null> {
+async function resultsToJudge(file: string, loaded: LoadedBudgets, o: CheckOptions, transport: ModelTransport): Promise<{ dir: string; meta: Meta; runs: RunRecord[] } | null> {
   if (o.from !== undefined) {
     const dir = path.resolve(o.from);
     const meta = fs.existsSync(dir) && hasRecords(dir) ? readMeta(dir) : null;
@@ -41,7 +43,7 @@ async function resultsToJudge(file: string, loaded: LoadedBudgets, o: CheckOptio
     assertSameSweep(loaded, meta, o.from);
     return { dir, meta, runs: (await buildReports(dir)).runs };
   }
-  const outcome = await startSweep(loaded.spec, o, process.argv.slice(2));
+  const outcome = await startSweep(loaded.spec, o, process.argv.slice(2), transport);
   const meta = readMeta(outcome.dir)!;
   if (meta.shard) {
     console.log(`shard ${meta.shard.index}/${meta.shard.count}: ${meta.runs_done} of ${meta.shard.runs_total} runs written to ${outcome.dir}`);
@@ -52,20 +54,20 @@ async function resultsToJudge(file: string, loaded: LoadedBudgets, o: CheckOptio
 }
 
 export function registerCheck(program: Command): void {
-  addStartOptions(
-    program
-      .command('check')
-      .description('CI gate: run the sweep a budgets file describes and check every budget (exit 0 all hold, 1 a budget breached, 2 usage error)')
-      .argument('<budgets>', 'budgets file (YAML): scenarios with the prompt under test, model, repeats, limits, assertions')
-      .option('--baseline <dir|json>', "compare with a previous results directory or baseline.json; fail beyond the file's max_regression")
-      .option('--from <dir>', 'judge a finished (e.g. merged) results directory instead of running the sweep'),
-  ).action(async (file: string, o: CheckOptions) => {
-    const loaded = loadBudgets(file);
+  const cmd = program
+    .command('check')
+    .description('CI gate: run the sweep a budgets file describes and check every budget (exit 0 all hold, 1 a budget breached, 2 usage error)')
+    .argument('<budgets>', 'budgets file (YAML): scenarios with the prompt under test, model, repeats, limits, assertions')
+    .option('--baseline <dir|json>', "compare with a previous results directory or baseline.json; fail beyond the file's max_regression")
+    .option('--from <dir>', 'judge a finished (e.g. merged) results directory instead of running the sweep');
+  addStartOptions(addTransportOptions(cmd)).action(async (file: string, o: CheckOptions) => {
+    const transport = transportFrom(o);
+    const loaded = loadBudgets(file, transport);
     if (o.from !== undefined && (o.shard !== undefined || o.ciMaxSpend !== undefined || o.out !== undefined))
       throw new UsageError('--from judges finished results: it does not go with --shard, --ci-max-spend or --out');
     const baseline = o.baseline === undefined ? undefined : await loadBaseline(o.baseline);
 
-    const results = await resultsToJudge(file, loaded, o);
+    const results = await resultsToJudge(file, loaded, o, transport);
     if (!results) return;
     const { dir, meta, runs } = results;
     const verdicts = judge(loaded.checks, runs, { baseline, spend: meta.spend });

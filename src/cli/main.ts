@@ -6,6 +6,7 @@ import { registerScenarios } from './scenarios.ts';
 import { registerReport } from './report.ts';
 import { registerCheck } from './check.ts';
 import { registerMerge } from './merge.ts';
+import { registerServe } from './serve.ts';
 
 const program = new Command('bench')
   .description('loopbench: measure what LLM agent loops cost and whether they stop.')
@@ -19,6 +20,7 @@ registerScenarios(program);
 registerReport(program);
 registerCheck(program);
 registerMerge(program);
+registerServe(program);
 
 const debug = process.argv.includes('--debug');
 

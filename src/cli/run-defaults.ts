@@ -1,4 +1,7 @@
-// The defaults of the sweep flags, shared by `bench run` and the budgets file of `bench check`.
+// The defaults of the sweep flags, shared by `bench run`, the budgets file of `bench check` and
+// sweeps started from code (src/serve/sweep-against.ts).
+import { DEFAULT_TRANSPORT } from '../models/factory.ts';
+
 export const RUN_DEFAULTS = {
   model: 'sim',
   steps: '12',
@@ -12,4 +15,6 @@ export const RUN_DEFAULTS = {
   concurrency: '4',
   promptCache: 'off',
   maxOutputTokens: '1024',
+  requestTimeout: String(DEFAULT_TRANSPORT.timeoutMs / 1000),
+  maxRetries: String(DEFAULT_TRANSPORT.maxRetries),
 } as const;

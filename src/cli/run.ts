@@ -1,20 +1,21 @@
 // `bench [options]`: the default command — run a sweep and print its summary.
 import { Command, Option } from 'commander';
 import { DEFAULT_PRICED_MODEL, loadPricing, priceFor, DEFAULT_PRICING_FILE } from '../meter/pricing.ts';
-import { validateModelSpec, MODEL_SPECS_HELP, simProfileFor } from '../models/factory.ts';
+import { validateModelSpec, MODEL_SPECS_HELP, simProfileFor, DEFAULT_TRANSPORT, type ModelTransport } from '../models/factory.ts';
 import type { Price, Reflection } from '../runner/settings.ts';
 import type { Grid, SweepSpec } from '../runner/sweep.ts';
 import { parseChoiceList, parseNumberList, parseOne as one } from '../runner/values.ts';
 import { resolveScenarios } from '../scenario/loader.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import { UsageError } from './errors.ts';
-import { addStartOptions, startSweep, type StartOptions } from './start-sweep.ts';
+import { addTransportOptions, transportFrom, type TransportFlags } from './model-options.ts';
 import { RUN_DEFAULTS } from './run-defaults.ts';
+import { addStartOptions, startSweep, type StartOptions } from './start-sweep.ts';
 import { printSummary } from './summary-table.ts';
 
 export const DEFAULT_SCENARIOS = ['tiny-agent-sum-of-squares', 'seed-calibrated'];
 
-export interface RunOptions {
+export interface RunOptions extends TransportFlags {
   scenario?: string;
   model: string;
   steps: string;
@@ -52,10 +53,10 @@ function resolvePrice(o: RunOptions, models: string[]): Price {
   return priceFor(table, priced, o.pricing ?? DEFAULT_PRICING_FILE);
 }
 
-function buildGrid(o: RunOptions): Grid {
+function buildGrid(o: RunOptions, transport: ModelTransport): Grid {
   const limit = (text: string, flag: string, rule: { integer?: boolean; min?: number }) => parseNumberList(text, { flag, off: true, ...rule });
   const models = parseChoiceList(o.model, '--model', (v) => v.length > 0);
-  models.forEach(validateModelSpec);
+  for (const m of models) validateModelSpec(m, transport);
   const grid: Grid = {
     model: models,
     max_steps: limit(o.steps, '--steps', { integer: true, min: 1 }),
@@ -76,11 +77,11 @@ function buildGrid(o: RunOptions): Grid {
 }
 
 /** Validates everything the flags say, before anything is written. `given` replaces `--scenario` (bench check). */
-export function buildSweepSpec(o: RunOptions, given?: Scenario[]): SweepSpec {
+export function buildSweepSpec(o: RunOptions, transport: ModelTransport = DEFAULT_TRANSPORT, given?: Scenario[]): SweepSpec {
   const scenarios: Scenario[] = given ?? resolveScenarios((o.scenario ?? DEFAULT_SCENARIOS.join(',')).split(',').map((s) => s.trim()).filter(Boolean));
   if (scenarios.length === 0) throw new UsageError('--scenario: no scenario given');
-  const grid = buildGrid(o);
-  for (const s of scenarios) for (const m of grid.model) if (m.startsWith('sim')) checkProfileTools(s, m);
+  const grid = buildGrid(o, transport);
+  for (const s of scenarios) for (const m of grid.model) if (m.startsWith('sim') && !transport.replay) checkProfileTools(s, m);
   const promptCache = parseChoiceList(o.promptCache, '--prompt-cache', ['on', 'off'] as const);
   if (promptCache.length !== 1) throw new UsageError('--prompt-cache: takes one value, on or off');
   return {
@@ -107,7 +108,7 @@ function checkProfileTools(s: Scenario, model: string): void {
 }
 
 export function addRunOptions(cmd: Command): Command {
-  return cmd
+  return addTransportOptions(cmd)
     .option('-s, --scenario <ids>', `scenario ids or .yaml paths, comma-separated (default: ${DEFAULT_SCENARIOS.join(',')})`)
     .option('-m, --model <specs>', `model(s) to sweep: ${MODEL_SPECS_HELP}`, RUN_DEFAULTS.model)
     .option('--steps <list>', 'MAX_STEPS values to sweep: 12,30 or 5..30:5 or off', RUN_DEFAULTS.steps)
@@ -130,8 +131,11 @@ export function addRunOptions(cmd: Command): Command {
 
 export function registerRun(program: Command): void {
   addStartOptions(addRunOptions(program.command('run', { isDefault: true }).description('run a sweep (the default command): scenarios × settings × repeats')))
-    .action(async (o: RunOptions & StartOptions) => {
-      const outcome = await startSweep(buildSweepSpec(o), o, process.argv.slice(2));
+    .action(async (o: RunOptions & StartOptions, cmd: Command) => {
+      const transport = transportFrom(o);
+      // A replayed sweep runs the models it recorded unless --model says otherwise.
+      if (transport.replay && cmd.getOptionValueSource('model') === 'default') o.model = transport.replay.models().join(',') || o.model;
+      const outcome = await startSweep(buildSweepSpec(o, transport), o, process.argv.slice(2), transport);
       printSummary(outcome.summary, { json: o.json, dir: outcome.dir, findings: outcome.findings });
     });
 }

@@ -2,6 +2,7 @@
 // the results directory, the progress bar, and the sweep itself.
 import fs from 'node:fs';
 import type { Command } from 'commander';
+import type { ModelTransport } from '../models/factory.ts';
 import { createProgress } from '../runner/progress.ts';
 import { hasRecords, resultsDirFor } from '../runner/results-dir.ts';
 import { parseShard, shardSlice } from '../runner/shard.ts';
@@ -46,7 +47,7 @@ function spendLimiterFor(text: string | undefined, plans: RunPlan[]): SpendLimit
   return new SpendLimiter(cap);
 }
 
-export async function startSweep(spec: SweepSpec, o: StartOptions, command: string[]): Promise<SweepOutcome> {
+export async function startSweep(spec: SweepSpec, o: StartOptions, command: string[], transport?: ModelTransport): Promise<SweepOutcome> {
   const all = expandSweep(spec);
   const shard = o.shard === undefined ? undefined : parseShard(o.shard);
   const plans = shardSlice(all, shard);
@@ -66,6 +67,7 @@ export async function startSweep(spec: SweepSpec, o: StartOptions, command: stri
     transcripts: o.transcripts,
     progress,
     command,
+    ...(transport ? { transport } : {}),
     ...(shard ? { shard: { ...shard, runs_total: all.length } } : {}),
     ...(spend ? { spend } : {}),
   });

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { UsageError } from '../cli/errors.ts';
 import { RUN_DEFAULTS } from '../cli/run-defaults.ts';
 import { buildSweepSpec, type RunOptions } from '../cli/run.ts';
-import { validateModelSpec } from '../models/factory.ts';
+import { DEFAULT_TRANSPORT, validateModelSpec, type ModelTransport } from '../models/factory.ts';
 import type { SweepSpec } from '../runner/sweep.ts';
 import { resolveScenario } from '../scenario/loader.ts';
 import type { Scenario } from '../scenario/schema.ts';
@@ -59,9 +59,16 @@ function scenarioUnderTest(file: string, e: ScenarioEntry, i: number): Scenario 
 
 const flag = (v: number | 'off' | undefined, fallback: string) => (v === undefined ? fallback : String(v));
 
-export function loadBudgets(file: string): LoadedBudgets {
+/** `replay:<cassette>` is a path relative to the budgets file, like its other files. */
+function modelSpec(file: string, model: string): string {
+  const replay = /^replay:(.+)$/.exec(model);
+  return replay ? `replay:${path.resolve(path.dirname(file), replay[1]!)}` : model;
+}
+
+export function loadBudgets(file: string, transport: ModelTransport = DEFAULT_TRANSPORT): LoadedBudgets {
   const budgets = loadYamlFile(file, BudgetsSchema);
-  at(file, 'model', () => validateModelSpec(budgets.model));
+  const model = modelSpec(file, budgets.model);
+  at(file, 'model', () => validateModelSpec(model, transport));
   const checks = budgets.scenarios.map((e, i) => ({
     scenario: scenarioUnderTest(file, e, i),
     assertions: e.assertions,
@@ -74,7 +81,8 @@ export function loadBudgets(file: string): LoadedBudgets {
   });
   const l = budgets.limits;
   const options: RunOptions = {
-    model: budgets.model,
+    ...RUN_DEFAULTS,
+    model,
     steps: flag(l.steps, RUN_DEFAULTS.steps),
     maxCost: flag(l.max_cost, RUN_DEFAULTS.maxCost),
     timeout: flag(l.timeout, RUN_DEFAULTS.timeout),
@@ -83,10 +91,9 @@ export function loadBudgets(file: string): LoadedBudgets {
     maxCalls: flag(l.max_calls, RUN_DEFAULTS.maxCalls),
     repeat: String(budgets.repeats),
     seed: String(budgets.seed),
-    promptCache: RUN_DEFAULTS.promptCache,
     maxOutputTokens: String(budgets.max_output_tokens ?? RUN_DEFAULTS.maxOutputTokens),
     ...(budgets.price_model ? { priceModel: budgets.price_model } : {}),
   };
-  const spec = at(file, null, () => buildSweepSpec(options, checks.map((c) => c.scenario)));
+  const spec = at(file, null, () => buildSweepSpec(options, transport, checks.map((c) => c.scenario)));
   return { file, budgets, spec, checks };
 }

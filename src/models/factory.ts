@@ -3,11 +3,30 @@ import { UsageError } from '../cli/errors.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
 import type { Settings } from '../runner/settings.ts';
 import type { Scenario } from '../scenario/schema.ts';
+import { Cassette } from './cassette.ts';
 import type { ChatModel } from './chat.ts';
+import { OpenAIModel } from './openai.ts';
+import { RecordingModel, ReplayModel } from './recorded.ts';
 import { loadProfile, type Profile } from './sim/profile.ts';
 import { SimModel } from './sim/sim-model.ts';
 
-export const MODEL_SPECS_HELP = 'sim (the scenario\'s own profile), sim:<profile>';
+export const MODEL_SPECS_HELP = "sim (the scenario's own profile), sim:<profile>, openai:<model>, replay:<cassette.json>";
+
+export const API_KEY_VAR = 'OPENAI_API_KEY';
+
+/** How non-simulated models are reached; none of it is part of a run's Settings (the key must never be). */
+export interface ModelTransport {
+  apiKey?: string;
+  baseURL?: string;
+  timeoutMs: number;
+  maxRetries: number;
+  /** Every answered call is added to this cassette (`--record`). */
+  record?: Cassette;
+  /** Every model is answered from this cassette (`--replay`). */
+  replay?: Cassette;
+}
+
+export const DEFAULT_TRANSPORT: ModelTransport = { timeoutMs: 60_000, maxRetries: 2 };
 
 const profiles = new Map<string, Profile>();
 function cachedProfile(id: string): Profile {
@@ -16,11 +35,37 @@ function cachedProfile(id: string): Profile {
   return p;
 }
 
+const cassettes = new Map<string, Cassette>();
+function cachedCassette(file: string): Cassette {
+  let c = cassettes.get(file);
+  if (!c) cassettes.set(file, (c = Cassette.load(file)));
+  return c;
+}
+
+/** The one model a `replay:<file>` spec replays. */
+function replayedModel(file: string): string {
+  const models = cachedCassette(file).models();
+  if (models.length !== 1)
+    throw new UsageError(`replay:${file}: the cassette holds ${models.length === 0 ? 'no recordings' : `${models.length} models (${models.join(', ')}); use --replay ${file} to replay each under its own name`}`);
+  return models[0]!;
+}
+
 /** Check a spec without building anything (so bad input fails before a results directory exists). */
-export function validateModelSpec(spec: string): void {
+export function validateModelSpec(spec: string, transport: ModelTransport = DEFAULT_TRANSPORT): void {
   const [kind, arg] = splitSpec(spec);
+  if (transport.replay) return;
   if (kind === 'sim') {
     if (arg) cachedProfile(arg);
+    return;
+  }
+  if (kind === 'openai') {
+    if (!arg) throw new UsageError(`--model ${spec}: name the model, e.g. openai:gpt-4o-mini`);
+    if (!transport.apiKey) throw new UsageError(`${API_KEY_VAR} is not set: --model ${spec} needs it (or replay a cassette with --replay FILE)`);
+    return;
+  }
+  if (kind === 'replay') {
+    if (!arg) throw new UsageError(`--model ${spec}: name the cassette file, e.g. replay:cassette.json`);
+    replayedModel(arg);
     return;
   }
   throw new UsageError(`unknown model '${spec}' (accepted: ${MODEL_SPECS_HELP})`);
@@ -36,11 +81,24 @@ export function simProfileFor(spec: string, scenario: Scenario): Profile {
   return cachedProfile(arg || scenario.profile);
 }
 
-export function createModel(settings: Settings, scenario: Scenario, counter: TokenCounter): ChatModel {
-  const [kind] = splitSpec(settings.model);
+export function createModel(settings: Settings, scenario: Scenario, counter: TokenCounter, transport: ModelTransport = DEFAULT_TRANSPORT): ChatModel {
+  const spec = settings.model;
+  if (transport.replay) return new ReplayModel(spec, spec, transport.replay);
+  const model = baseModel(settings, scenario, counter, transport);
+  return transport.record ? new RecordingModel(model, spec, transport.record) : model;
+}
+
+function baseModel(settings: Settings, scenario: Scenario, counter: TokenCounter, transport: ModelTransport): ChatModel {
+  const spec = settings.model;
+  const [kind, arg] = splitSpec(spec);
   if (kind === 'sim') {
-    const profile = simProfileFor(settings.model, scenario);
+    const profile = simProfileFor(spec, scenario);
     return new SimModel(`sim:${profile.id}`, profile, counter, { promptCache: settings.prompt_cache });
   }
-  throw new UsageError(`unknown model '${settings.model}' (accepted: ${MODEL_SPECS_HELP})`);
+  if (kind === 'openai') {
+    validateModelSpec(spec, transport);
+    return new OpenAIModel(spec, arg, { apiKey: transport.apiKey!, baseURL: transport.baseURL, timeoutMs: transport.timeoutMs, maxRetries: transport.maxRetries });
+  }
+  if (kind === 'replay') return new ReplayModel(spec, replayedModel(arg), cachedCassette(arg));
+  throw new UsageError(`unknown model '${spec}' (accepted: ${MODEL_SPECS_HELP})`);
 }

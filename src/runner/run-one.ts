@@ -4,7 +4,7 @@ import { ModelCaller, type CallLog } from '../agents/caller.ts';
 import { runReact } from '../agents/react.ts';
 import { brakesFor } from '../brakes/index.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
-import { createModel } from '../models/factory.ts';
+import { createModel, type ModelTransport } from '../models/factory.ts';
 import { checkAnswer } from '../scenario/check.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { VirtualClock, WallClock } from './clock.ts';
@@ -16,6 +16,8 @@ export interface RunDeps {
   tools: (plan: RunPlan) => ToolRegistry;
   onStep: (record: StepRecord) => void;
   signal?: AbortSignal;
+  /** How non-simulated models are reached (API key, base URL, retries, cassettes). */
+  transport?: ModelTransport;
 }
 
 export interface RunResult {
@@ -30,7 +32,7 @@ const AGENTS: Record<string, (run: AgentRun) => Promise<AgentOutcome>> = { react
 export async function executeRun(plan: RunPlan, deps: RunDeps): Promise<RunResult> {
   const { settings, scenario } = plan;
   const startedAt = new Date().toISOString();
-  const model = createModel(settings, scenario, deps.counter);
+  const model = createModel(settings, scenario, deps.counter, deps.transport);
   const clock = model.simulated ? new VirtualClock() : new WallClock();
   const caller = new ModelCaller({
     runId: plan.runId,

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import { TokenCounter } from '../meter/tokens.ts';
+import type { ModelTransport } from '../models/factory.ts';
 import type { BuiltReports } from '../report/build.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import { ToolRegistry } from '../tools/registry.ts';
@@ -33,6 +34,7 @@ export interface SweepOptions {
   shard?: Shard & { runs_total: number };
   /** A cap on the metered spend of the whole sweep: runs that would cross it are not started. */
   spend?: SpendLimiter;
+  transport?: ModelTransport;
 }
 
 export interface SweepOutcome extends BuiltReports {
@@ -75,10 +77,11 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
     return r;
   };
   const runPlan = async (plan: RunPlan): Promise<RunRecord> => {
-    const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.write(r), signal: o.signal });
+    const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.write(r), signal: o.signal, transport: o.transport });
     steps.flush();
     runs.write(result.record);
     runs.flush();
+    o.transport?.record?.save();
     if (o.transcripts) {
       writeJsonAtomic(path.join(o.dir, FILES.transcripts, `${plan.runId}.json`), buildTranscript(result.record, result.calls, result.messages));
     }
@@ -107,6 +110,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
   } finally {
     steps.close();
     runs.close();
+    o.transport?.record?.save();
     o.progress.stop();
   }
   if (o.spend) meta.spend = o.spend.state;

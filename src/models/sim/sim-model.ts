@@ -8,18 +8,22 @@ import type { Profile } from './profile.ts';
 
 export interface SimOptions {
   promptCache: boolean;
+  /** A prompt cache shared beyond this model (`bench serve` keeps one for all requests, as a provider does). */
+  cache?: PrefixCache;
 }
 
 export class SimModel implements ChatModel {
   readonly simulated = true;
-  private readonly cache = new PrefixCache();
+  private readonly cache: PrefixCache;
 
   constructor(
     readonly id: string,
     private readonly profile: Profile,
     private readonly counter: TokenCounter,
     private readonly options: SimOptions,
-  ) {}
+  ) {
+    this.cache = options.cache ?? new PrefixCache();
+  }
 
   /** The assistant message this profile writes for the request: pure in (profile, seed, messages). */
   respond(request: ChatRequest): SimAnswer {

@@ -1,0 +1,102 @@
+// Cassettes: recorded request/response pairs, so a sweep against a paid API can be re-run offline,
+// for free and deterministically. A request is identified by a hash of the model spec and
+// everything sent (messages, tools, parameters); the file holds no request headers, so no key.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import { z } from 'zod';
+import { UsageError } from '../cli/errors.ts';
+import { canonicalJson } from '../brakes/fingerprint.ts';
+import { writeJsonAtomic } from '../runner/atomic.ts';
+import { formatZodError } from '../scenario/yaml-file.ts';
+import type { ChatRequest, Role, AssistantMessage, Usage } from './chat.ts';
+
+export const CASSETTE_VERSION = 1;
+
+const Message = z
+  .object({
+    role: z.literal('assistant'),
+    content: z.string().nullable(),
+    tool_calls: z
+      .array(z.object({ id: z.string(), type: z.literal('function'), function: z.object({ name: z.string(), arguments: z.string() }) }))
+      .optional(),
+  })
+  .strict();
+
+const Entry = z
+  .object({
+    key: z.string().regex(/^[0-9a-f]{64}$/),
+    model: z.string().min(1),
+    scenario: z.string(),
+    step: z.number().int().nonnegative(),
+    role: z.string(),
+    response: z
+      .object({
+        message: Message,
+        usage: z.object({ prompt_tokens: z.number().int().nonnegative(), completion_tokens: z.number().int().nonnegative(), cached_tokens: z.number().int().nonnegative() }).strict(),
+        latency_ms: z.number().nonnegative(),
+      })
+      .strict(),
+  })
+  .strict();
+export type CassetteEntry = z.infer<typeof Entry>;
+
+const File = z.object({ loopbench_cassette: z.literal(CASSETTE_VERSION), entries: z.array(Entry) }).strict();
+
+/** Hash of what identifies a request: the model spec and every field sent. */
+export function requestKey(model: string, r: ChatRequest): string {
+  const sent = { model, messages: r.messages, tools: r.tools ?? null, max_tokens: r.max_tokens ?? null, temperature: r.temperature ?? null, seed: r.seed ?? null };
+  return createHash('sha256').update(canonicalJson(sent)).digest('hex');
+}
+
+export class Cassette {
+  private readonly entries = new Map<string, CassetteEntry>();
+  private dirty = false;
+
+  private constructor(readonly file: string) {}
+
+  /** An empty cassette, or the one already at `file` (recording adds to it). */
+  static open(file: string): Cassette {
+    return fs.existsSync(file) ? Cassette.load(file) : new Cassette(file);
+  }
+
+  static load(file: string): Cassette {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+    } catch (e) {
+      const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+      throw new UsageError(`${file}: cannot read cassette (${why})`);
+    }
+    const parsed = File.safeParse(raw);
+    if (!parsed.success) throw new UsageError(formatZodError(file, parsed.error));
+    const c = new Cassette(file);
+    for (const e of parsed.data.entries) c.entries.set(e.key, e);
+    return c;
+  }
+
+  /** Model specs recorded, in first-seen order. */
+  models(): string[] {
+    return [...new Set([...this.entries.values()].map((e) => e.model))];
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  find(key: string): CassetteEntry | undefined {
+    return this.entries.get(key);
+  }
+
+  add(entry: { key: string; model: string; scenario: string; step: number; role: Role; message: AssistantMessage; usage: Usage; latencyMs: number }): void {
+    const { message, usage, latencyMs, ...id } = entry;
+    this.entries.set(entry.key, { ...id, response: { message, usage, latency_ms: Math.round(latencyMs) } });
+    this.dirty = true;
+  }
+
+  /** Writes the file (atomically) if anything was added since the last save. */
+  save(): void {
+    if (!this.dirty) return;
+    writeJsonAtomic(this.file, { loopbench_cassette: CASSETTE_VERSION, entries: [...this.entries.values()] });
+    this.dirty = false;
+  }
+}

@@ -1,0 +1,108 @@
+// A ChatModel on the official `openai` SDK, for OpenAI and any compatible server (vLLM, llama.cpp,
+// Ollama, LiteLLM, `bench serve`). Timeouts and retries are the SDK's own (429 honours retry-after,
+// 5xx, connection errors and timeouts back off); we only count the attempts and read the usage.
+import OpenAI from 'openai';
+import { ModelError, type AssistantMessage, type CallContext, type ChatModel, type ChatRequest, type ChatResult, type ToolCall, type Usage } from './chat.ts';
+import { redact } from './redact.ts';
+
+export interface OpenAIOptions {
+  apiKey: string;
+  baseURL?: string;
+  timeoutMs: number;
+  maxRetries: number;
+}
+
+export class OpenAIModel implements ChatModel {
+  readonly simulated = false;
+  private readonly client: OpenAI;
+  /** HTTP attempts of the call in flight. One model serves one run, whose calls are sequential. */
+  private attempts = 0;
+
+  constructor(
+    /** `openai:<model>`. */
+    readonly id: string,
+    private readonly model: string,
+    private readonly options: OpenAIOptions,
+  ) {
+    this.client = new OpenAI({
+      apiKey: options.apiKey,
+      baseURL: options.baseURL,
+      timeout: options.timeoutMs,
+      maxRetries: options.maxRetries,
+      fetch: (url, init) => {
+        this.attempts++;
+        return fetch(url, init);
+      },
+    });
+  }
+
+  async complete(request: ChatRequest, context: CallContext): Promise<ChatResult> {
+    this.attempts = 0;
+    const started = performance.now();
+    let response: OpenAI.Chat.Completions.ChatCompletion;
+    try {
+      response = await this.client.chat.completions.create(
+        {
+          model: this.model,
+          messages: request.messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
+          ...(request.tools ? { tools: request.tools as OpenAI.Chat.Completions.ChatCompletionTool[] } : {}),
+          ...(request.max_tokens !== undefined ? { max_tokens: request.max_tokens } : {}),
+          ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+          ...(request.seed !== undefined ? { seed: request.seed } : {}),
+        },
+        { signal: context.signal },
+      );
+    } catch (e) {
+      throw new ModelError(this.describe(e), this.retries());
+    }
+    const latencyMs = performance.now() - started;
+    return { ...parseCompletion(response, (m) => new ModelError(this.scrub(m), this.retries())), latencyMs, retries: this.retries() };
+  }
+
+  private retries(): number {
+    return Math.max(0, this.attempts - 1);
+  }
+
+  private describe(e: unknown): string {
+    const retried = this.retries() > 0 ? ` (after ${this.retries()} ${this.retries() === 1 ? 'retry' : 'retries'})` : '';
+    if (e instanceof OpenAI.APIConnectionTimeoutError) return this.scrub(`request timed out after ${this.options.timeoutMs / 1000} s${retried}`);
+    if (e instanceof OpenAI.APIConnectionError) return this.scrub(`connection failed: ${e.message}${retried}`);
+    if (e instanceof OpenAI.APIError) return this.scrub(`HTTP ${e.status ?? '?'} from ${this.model}: ${e.message}${retried}`);
+    return this.scrub(e instanceof Error ? e.message : String(e));
+  }
+
+  /** Provider messages can echo what was sent; the key must never reach a record. */
+  private scrub(message: string): string {
+    return redact(message, [this.options.apiKey]);
+  }
+}
+
+/**
+ * The parts of a completion the harness uses. Usage comes only from the provider: a response
+ * without it is an error, never an estimate. Only standard message fields are kept, so the next
+ * request sends exactly what an OpenAI agent would (and parity with the in-process sim holds).
+ */
+export function parseCompletion(
+  response: OpenAI.Chat.Completions.ChatCompletion,
+  fail: (message: string) => Error,
+): { message: AssistantMessage; usage: Usage } {
+  const choice = response.choices?.[0];
+  if (!choice) throw fail('response has no choices');
+  const u = response.usage;
+  if (!u || typeof u.prompt_tokens !== 'number' || typeof u.completion_tokens !== 'number')
+    throw fail('response has no usage (loopbench counts tokens only from the provider\'s usage field)');
+  const m = choice.message;
+  const toolCalls: ToolCall[] = (m.tool_calls ?? [])
+    .filter((c) => c.type === 'function')
+    .map((c) => ({ id: c.id, type: 'function', function: { name: c.function.name, arguments: c.function.arguments } }));
+  const message: AssistantMessage = { role: 'assistant', content: m.content ?? null };
+  if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  return {
+    message,
+    usage: {
+      prompt_tokens: u.prompt_tokens,
+      completion_tokens: u.completion_tokens,
+      cached_tokens: u.prompt_tokens_details?.cached_tokens ?? 0,
+    },
+  };
+}

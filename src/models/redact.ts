@@ -1,0 +1,11 @@
+// Secrets never reach a record, a cassette, a log or an error message: every text that leaves a
+// model adapter passes through here.
+const KEY_LIKE = /\b(?:sk|rk|pk)-[A-Za-z0-9_-]{8,}/g;
+const BEARER = /\bBearer\s+[^\s"',]+/gi;
+
+/** The text with every given secret, anything shaped like an API key, and bearer tokens masked. */
+export function redact(text: string, secrets: readonly (string | undefined)[] = []): string {
+  let out = text;
+  for (const s of secrets) if (s) out = out.split(s).join('***');
+  return out.replace(BEARER, 'Bearer ***').replace(KEY_LIKE, '***');
+}

@@ -1,0 +1,47 @@
+// Provider faults `bench serve` can inject, so an agent's (or loopbench's own) handling of a bad
+// provider can be tested without one. Each is what real providers do now and then.
+import { UsageError } from '../cli/errors.ts';
+import type { Completion } from './protocol.ts';
+
+export const FAULTS = {
+  '429': 'HTTP 429 rate limit with a retry-after header',
+  '500': 'HTTP 500 server error',
+  reset: 'the connection is closed without an answer',
+  timeout: 'no answer at all (the client times out)',
+  empty: 'HTTP 200 with an empty choices list',
+  'no-usage': 'HTTP 200 without the usage field',
+  'bad-args': 'HTTP 200 whose tool call arguments are not valid JSON',
+} as const;
+export type Fault = keyof typeof FAULTS;
+
+export const DEFAULT_FAULTS: Fault[] = ['429', '500'];
+
+export function parseFaults(text: string): Fault[] {
+  const out = text.split(',').map((s) => s.trim()).filter(Boolean);
+  if (out.length === 0) throw new UsageError(`--faults: no fault given (accepted: ${Object.keys(FAULTS).join(', ')})`);
+  for (const f of out) if (!(f in FAULTS)) throw new UsageError(`--faults: unknown fault '${f}' (accepted: ${Object.keys(FAULTS).join(', ')})`);
+  return [...new Set(out)] as Fault[];
+}
+
+/** With probability `rate`, one of the faults (uniformly); otherwise null. */
+export function pickFault(rate: number, faults: readonly Fault[], random: () => number): Fault | null {
+  if (rate <= 0 || faults.length === 0 || random() >= rate) return null;
+  return faults[Math.min(faults.length - 1, Math.floor(random() * faults.length))]!;
+}
+
+/** The faults that still answer 200: they spoil the completion itself. */
+export function spoil(c: Completion, fault: Fault): Completion {
+  if (fault === 'empty') return { ...c, choices: [] };
+  if (fault === 'no-usage') {
+    const { usage: _usage, ...rest } = c;
+    return rest;
+  }
+  if (fault === 'bad-args') {
+    const [choice] = c.choices;
+    const calls = choice?.message.tool_calls;
+    if (!choice || !calls?.length) return c;
+    const broken = calls.map((t) => ({ ...t, function: { ...t.function, arguments: t.function.arguments.slice(0, -1) } }));
+    return { ...c, choices: [{ ...choice, message: { ...choice.message, tool_calls: broken } }] };
+  }
+  return c;
+}

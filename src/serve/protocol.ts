@@ -1,0 +1,187 @@
+// The OpenAI chat-completions wire format as `bench serve` reads and writes it: request validation
+// (with errors in OpenAI's format), the completion object, and its streamed chunks. Pure: no I/O.
+import { z } from 'zod';
+import type { AssistantMessage, ChatMessage, ChatRequest, ToolSpec, Usage } from '../models/chat.ts';
+import { issuePath } from '../scenario/yaml-file.ts';
+
+/** Text, or an array of content parts of which only text parts are read. */
+const Content = z.union([z.string(), z.array(z.looseObject({ type: z.string(), text: z.string().optional() }))]).nullable();
+
+const ToolCall = z.looseObject({
+  id: z.string(),
+  type: z.literal('function'),
+  function: z.looseObject({ name: z.string(), arguments: z.string() }),
+});
+
+const Message = z.discriminatedUnion('role', [
+  z.looseObject({ role: z.enum(['system', 'developer']), content: Content, name: z.string().optional() }),
+  z.looseObject({ role: z.literal('user'), content: Content, name: z.string().optional() }),
+  z.looseObject({ role: z.literal('assistant'), content: Content.optional(), tool_calls: z.array(ToolCall).optional(), name: z.string().optional() }),
+  z.looseObject({ role: z.literal('tool'), content: Content, tool_call_id: z.string() }),
+]);
+
+const Tool = z.looseObject({
+  type: z.literal('function'),
+  function: z.looseObject({ name: z.string().min(1), description: z.string().optional(), parameters: z.record(z.string(), z.unknown()).optional() }),
+});
+
+const ToolChoice = z.union([z.enum(['none', 'auto', 'required']), z.looseObject({ type: z.literal('function'), function: z.looseObject({ name: z.string() }) })]);
+
+/** Unknown fields are accepted (clients send many); the ones read here are checked. */
+export const CompletionRequest = z.looseObject({
+  model: z.string().min(1),
+  messages: z.array(Message).min(1),
+  tools: z.array(Tool).optional(),
+  tool_choice: ToolChoice.optional(),
+  stream: z.boolean().optional(),
+  stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullable().optional(),
+  seed: z.number().int().optional(),
+  max_tokens: z.number().int().positive().nullable().optional(),
+  max_completion_tokens: z.number().int().positive().nullable().optional(),
+  temperature: z.number().min(0).max(2).nullable().optional(),
+});
+export type CompletionRequest = z.infer<typeof CompletionRequest>;
+
+export interface ApiError {
+  status: number;
+  body: { error: { message: string; type: string; param: string | null; code: string | null } };
+}
+
+export function apiError(status: number, message: string, type = 'invalid_request_error', param: string | null = null, code: string | null = null): ApiError {
+  return { status, body: { error: { message, type, param, code } } };
+}
+
+export type Parsed = { ok: true; request: CompletionRequest; chat: ChatRequest } | { ok: false; error: ApiError };
+
+/** Validates a decoded request body and turns it into the harness's ChatRequest. */
+export function parseCompletionRequest(body: unknown): Parsed {
+  const r = CompletionRequest.safeParse(body);
+  if (!r.success) {
+    const i = r.error.issues[0]!;
+    const param = issuePath(i.path);
+    return { ok: false, error: apiError(400, `Invalid value for '${param}': ${i.message}`, 'invalid_request_error', param, 'invalid_value') };
+  }
+  const req = r.data;
+  const choice = req.tool_choice;
+  if (choice && choice !== 'none' && !(req.tools && req.tools.length > 0))
+    return { ok: false, error: apiError(400, "Invalid value for 'tool_choice': tool_choice is only allowed when 'tools' are specified.", 'invalid_request_error', 'tool_choice') };
+  if (choice && typeof choice === 'object' && !req.tools!.some((t) => t.function.name === choice.function.name))
+    return { ok: false, error: apiError(400, `Invalid value for 'tool_choice': no tool named '${choice.function.name}' in 'tools'.`, 'invalid_request_error', 'tool_choice') };
+  const maxTokens = req.max_completion_tokens ?? req.max_tokens ?? undefined;
+  const chat: ChatRequest = {
+    model: req.model,
+    messages: req.messages.map(toChatMessage),
+    ...(req.tools ? { tools: req.tools.map(toToolSpec) } : {}),
+    ...(maxTokens !== undefined ? { max_tokens: maxTokens } : {}),
+    ...(req.temperature != null ? { temperature: req.temperature } : {}),
+    ...(req.seed !== undefined ? { seed: req.seed } : {}),
+  };
+  return { ok: true, request: req, chat };
+}
+
+function text(c: z.infer<typeof Content> | undefined): string {
+  if (c == null) return '';
+  if (typeof c === 'string') return c;
+  return c.map((p) => p.text ?? '').join('');
+}
+
+/** Only the standard fields, in the harness's order, so token counts match the in-process sim exactly. */
+function toChatMessage(m: z.infer<typeof Message>): ChatMessage {
+  switch (m.role) {
+    case 'system':
+    case 'developer':
+      return m.name ? { role: 'system', content: text(m.content), name: m.name } : { role: 'system', content: text(m.content) };
+    case 'user':
+      return m.name ? { role: 'user', content: text(m.content), name: m.name } : { role: 'user', content: text(m.content) };
+    case 'tool':
+      return { role: 'tool', tool_call_id: m.tool_call_id, content: text(m.content) };
+    case 'assistant': {
+      const a: AssistantMessage = { role: 'assistant', content: m.content == null ? null : text(m.content) };
+      if (m.tool_calls?.length) a.tool_calls = m.tool_calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.function.name, arguments: c.function.arguments } }));
+      if (m.name) a.name = m.name;
+      return a;
+    }
+  }
+}
+
+function toToolSpec(t: z.infer<typeof Tool>): ToolSpec {
+  const f = t.function;
+  return { type: 'function', function: { name: f.name, ...(f.description !== undefined ? { description: f.description } : {}), ...(f.parameters ? { parameters: f.parameters } : {}) } };
+}
+
+export interface Completion {
+  id: string;
+  object: 'chat.completion';
+  created: number;
+  model: string;
+  system_fingerprint: string;
+  choices: Array<{ index: number; message: AssistantMessage & { refusal: null }; finish_reason: 'stop' | 'tool_calls'; logprobs: null }>;
+  usage?: WireUsage;
+}
+
+export interface WireUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details: { cached_tokens: number };
+  completion_tokens_details: { reasoning_tokens: number };
+}
+
+export function wireUsage(u: Usage): WireUsage {
+  return {
+    prompt_tokens: u.prompt_tokens,
+    completion_tokens: u.completion_tokens,
+    total_tokens: u.prompt_tokens + u.completion_tokens,
+    prompt_tokens_details: { cached_tokens: u.cached_tokens },
+    completion_tokens_details: { reasoning_tokens: 0 },
+  };
+}
+
+export const SYSTEM_FINGERPRINT = 'fp_loopbench_sim';
+
+export function completion(id: string, model: string, created: number, message: AssistantMessage, usage: Usage): Completion {
+  return {
+    id,
+    object: 'chat.completion',
+    created,
+    model,
+    system_fingerprint: SYSTEM_FINGERPRINT,
+    choices: [{ index: 0, message: { ...message, refusal: null }, finish_reason: message.tool_calls?.length ? 'tool_calls' : 'stop', logprobs: null }],
+    usage: wireUsage(usage),
+  };
+}
+
+/** Splits text into pieces of a few words, as a token stream would arrive. */
+function pieces(s: string, words = 4): string[] {
+  const parts = s.match(/\S+\s*|\s+/g) ?? [];
+  const out: string[] = [];
+  for (let i = 0; i < parts.length; i += words) out.push(parts.slice(i, i + words).join(''));
+  return out;
+}
+
+/**
+ * The streamed form of a completion: a role chunk, content pieces, tool-call pieces, the finish
+ * chunk, then (when asked for with stream_options.include_usage) a usage chunk with no choices.
+ */
+export function streamChunks(c: Completion, includeUsage: boolean): object[] {
+  const choice = c.choices[0];
+  const base = { id: c.id, object: 'chat.completion.chunk', created: c.created, model: c.model, system_fingerprint: c.system_fingerprint };
+  const chunk = (delta: object, finish: string | null = null) => ({
+    ...base,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    ...(includeUsage ? { usage: null } : {}),
+  });
+  const out: object[] = [];
+  if (choice) {
+    const m = choice.message;
+    out.push(chunk({ role: 'assistant', content: '', refusal: null }));
+    for (const p of pieces(m.content ?? '')) out.push(chunk({ content: p }));
+    (m.tool_calls ?? []).forEach((call, index) => {
+      out.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }));
+      for (const p of pieces(call.function.arguments, 3)) out.push(chunk({ tool_calls: [{ index, function: { arguments: p } }] }));
+    });
+    out.push(chunk({}, choice.finish_reason));
+  }
+  if (includeUsage && c.usage) out.push({ ...base, choices: [], usage: c.usage });
+  return out;
+}

@@ -1,0 +1,224 @@
+// `bench serve`: an OpenAI-compatible HTTP server over the simulated models, so any agent, in any
+// language, can be pointed at it and have its loop cost measured without spending money.
+// Stateless like the sim itself: the answer depends only on the request (model → profile,
+// seed, conversation), so served and in-process answers are identical.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { UsageError } from '../cli/errors.ts';
+import { PrefixCache } from '../meter/prefix-cache.ts';
+import { TokenCounter } from '../meter/tokens.ts';
+import { ModelError } from '../models/chat.ts';
+import { listProfiles, loadProfile, type Profile } from '../models/sim/profile.ts';
+import { SimModel } from '../models/sim/sim-model.ts';
+import { JsonlWriter } from '../runner/jsonl.ts';
+import { pickFault, spoil, type Fault } from './faults.ts';
+import { apiError, completion, parseCompletionRequest, streamChunks, type ApiError, type Completion } from './protocol.ts';
+
+export interface ServeOptions {
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** Added before every answer (real time). */
+  latencyMs: number;
+  errorRate: number;
+  faults: readonly Fault[];
+  /** Seconds a 429 asks the client to wait. */
+  retryAfterS: number;
+  /** Answer every model name with this profile; otherwise the model name is the profile id. */
+  profile?: string;
+  promptCache: boolean;
+  /** Per-request usage, one JSON line each. */
+  logFile?: string;
+  /** Fault draws; Math.random unless a test scripts them. */
+  random?: () => number;
+}
+
+export interface UsageLine {
+  time: string;
+  id: string | null;
+  model: string | null;
+  profile: string | null;
+  stream: boolean;
+  status: number;
+  fault: Fault | null;
+  messages: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens: number;
+  tool_calls: string[];
+  latency_ms: number;
+  error: string | null;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+const MAX_BODY = 16 * 1024 * 1024;
+
+export async function startServe(o: ServeOptions): Promise<RunningServer> {
+  const counter = new TokenCounter(true);
+  const cache = new PrefixCache();
+  const random = o.random ?? Math.random;
+  const log = o.logFile ? new JsonlWriter(o.logFile) : null;
+  const profiles = new Map<string, Profile>();
+  const profileFor = (model: string): Profile => {
+    const id = o.profile ?? model;
+    // A request names a profile by id only, never a file path.
+    if (!o.profile && !listProfiles().includes(id)) throw new UsageError(`unknown profile '${id}'`);
+    let p = profiles.get(id);
+    if (!p) profiles.set(id, (p = loadProfile(id)));
+    return p;
+  };
+  if (o.profile) profileFor(o.profile);
+  let served = 0;
+
+  const server = http.createServer((req, res) => {
+    void handle(req, res).catch((e) => {
+      if (!res.headersSent) send(res, apiError(500, `internal error: ${(e as Error).message}`, 'server_error'));
+      else res.destroy();
+    });
+  });
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const route = url.pathname.replace(/\/+$/, '');
+    if (route === '/v1/models') {
+      if (req.method !== 'GET') return send(res, apiError(405, `Method ${req.method} not allowed on /v1/models (use GET)`));
+      const data = (o.profile ? [o.profile] : listProfiles()).map((id) => ({ id, object: 'model', created: 0, owned_by: 'loopbench-sim' }));
+      return sendJson(res, 200, { object: 'list', data });
+    }
+    if (route !== '/v1/chat/completions') return send(res, apiError(404, `Unknown route ${req.method} ${url.pathname} (served: POST /v1/chat/completions, GET /v1/models)`, 'invalid_request_error', null, 'unknown_url'));
+    if (req.method !== 'POST') return send(res, apiError(405, `Method ${req.method} not allowed on /v1/chat/completions (use POST)`));
+    const started = performance.now();
+    const body = await readBody(req);
+    if ('error' in body) return finish(res, started, null, body.error);
+    const parsed = parseCompletionRequest(body.value);
+    if (!parsed.ok) return finish(res, started, null, parsed.error);
+    const { request, chat } = parsed;
+    let profile: Profile;
+    try {
+      profile = profileFor(request.model);
+    } catch (e) {
+      if (!(e instanceof UsageError)) throw e;
+      return finish(res, started, { model: request.model }, apiError(404, `The model '${request.model}' does not exist: it names no simulated profile (known: ${listProfiles().join(', ')}), and bench serve was started without --profile`, 'invalid_request_error', 'model', 'model_not_found'));
+    }
+    const fault = pickFault(o.errorRate, o.faults, random);
+    if (o.latencyMs > 0) await sleep(o.latencyMs);
+    const info = { model: request.model, profile: profile.id, stream: request.stream === true, messages: chat.messages.length, fault };
+    if (fault === 'reset') {
+      req.socket.destroy();
+      return logLine(started, info, 0, null, 'connection reset (injected)');
+    }
+    if (fault === 'timeout') {
+      logLine(started, info, 0, null, 'no answer (injected timeout)');
+      return; // The socket stays open until the client gives up or the server closes.
+    }
+    if (fault === '429') {
+      res.setHeader('retry-after', String(o.retryAfterS));
+      return finish(res, started, info, apiError(429, 'Rate limit reached for requests (injected by bench serve --error-rate).', 'requests', null, 'rate_limit_exceeded'));
+    }
+    if (fault === '500') return finish(res, started, info, apiError(500, 'The server had an error while processing your request (injected by bench serve --error-rate).', 'server_error'));
+
+    let c: Completion;
+    try {
+      const sim = new SimModel(profile.id, profile, counter, { promptCache: o.promptCache, cache });
+      const { message, usage } = await sim.complete(chat, { runId: '', scenario: '', step: 0, round: 0, role: 'act' });
+      if (request.tool_choice === 'none' && message.tool_calls) {
+        // The caller forbade tools: keep the text, bill only what is returned.
+        delete message.tool_calls;
+        usage.completion_tokens = counter.produced(message);
+      }
+      c = completion(`chatcmpl-${(++served).toString(36)}${Date.now().toString(36)}`, request.model, Math.floor(Date.now() / 1000), message, usage);
+    } catch (e) {
+      if (!(e instanceof ModelError)) throw e;
+      return finish(res, started, info, apiError(400, e.message));
+    }
+    if (fault) c = spoil(c, fault);
+    const u = c.usage;
+    const toolCalls = (c.choices[0]?.message.tool_calls ?? []).map((t) => t.function.name);
+    logLine(started, { ...info, id: c.id, toolCalls }, 200, u ? { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, cached_tokens: u.prompt_tokens_details.cached_tokens } : null, null);
+    if (!request.stream) return sendJson(res, 200, c);
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    for (const chunk of streamChunks(c, request.stream_options?.include_usage === true)) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+    res.end('data: [DONE]\n\n');
+  }
+
+  type Info = { model?: string; profile?: string; stream?: boolean; messages?: number; fault?: Fault | null; id?: string; toolCalls?: string[] };
+
+  function finish(res: http.ServerResponse, started: number, info: Info | null, error: ApiError): void {
+    logLine(started, info ?? {}, error.status, null, error.body.error.message);
+    send(res, error);
+  }
+
+  function logLine(started: number, i: Info, status: number, usage: { prompt_tokens: number; completion_tokens: number; cached_tokens: number } | null, error: string | null): void {
+    if (!log) return;
+    const line: UsageLine = {
+      time: new Date().toISOString(),
+      id: i.id ?? null,
+      model: i.model ?? null,
+      profile: i.profile ?? null,
+      stream: i.stream ?? false,
+      status,
+      fault: i.fault ?? null,
+      messages: i.messages ?? 0,
+      prompt_tokens: usage?.prompt_tokens ?? 0,
+      completion_tokens: usage?.completion_tokens ?? 0,
+      cached_tokens: usage?.cached_tokens ?? 0,
+      tool_calls: i.toolCalls ?? [],
+      latency_ms: Math.round(performance.now() - started),
+      error,
+    };
+    log.write(line);
+    log.flush();
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (e: NodeJS.ErrnoException) => reject(new UsageError(`cannot listen on ${o.host}:${o.port} (${e.code ?? e.message})`)));
+    server.listen(o.port, o.host, resolve);
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = o.host.includes(':') ? `[${o.host}]` : o.host;
+  return {
+    url: `http://${host}:${port}/v1`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => {
+          log?.close();
+          resolve();
+        });
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function readBody(req: http.IncomingMessage): Promise<{ value: unknown } | { error: ApiError }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of req as AsyncIterable<Buffer>) {
+    size += c.length;
+    if (size > MAX_BODY) return { error: apiError(413, `Request body larger than ${MAX_BODY} bytes`) };
+    chunks.push(c);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (!text.trim()) return { error: apiError(400, 'Request body is empty: send a JSON chat-completions request') };
+  try {
+    return { value: JSON.parse(text) };
+  } catch (e) {
+    return { error: apiError(400, `Request body is not valid JSON (${(e as Error).message})`) };
+  }
+}
+
+function send(res: http.ServerResponse, e: ApiError): void {
+  sendJson(res, e.status, e.body);
+}
+
+function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}

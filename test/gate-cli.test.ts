@@ -125,6 +125,7 @@ describe('bench check through the CLI', () => {
   it('refuses bad flag values (exit 2, one line)', async () => {
     const cases: Array<[string[], RegExp]> = [
       [['check', pass, '--shard', '3/2'], /^bench: --shard: '3\/2' is not a shard i\/n/],
+      [['--shard', '0/3', '-q'], /^bench: --shard: '0\/3' is not a shard i\/n/],
       [['check', pass, '--ci-max-spend', '-1'], /^bench: --ci-max-spend: -1 is below the minimum 0/],
       [['--ci-max-spend', '1', '--max-cost', 'off', '-q'], /^bench: --ci-max-spend needs a per-run --max-cost/],
       [['check', pass, '--from', path.join(dir, 'pass'), '--shard', '1/2'], /^bench: --from judges finished results/],

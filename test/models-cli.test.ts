@@ -9,7 +9,7 @@ import { transportFrom } from '../src/cli/model-options.ts';
 import { buildSweepSpec, type RunOptions } from '../src/cli/run.ts';
 import { serveOptions } from '../src/cli/serve.ts';
 import { RUN_DEFAULTS } from '../src/cli/run-defaults.ts';
-import { spawnServe } from '../src/serve/concurrency-bench.ts';
+import { spawnServe } from '../src/serve/spawn.ts';
 import type { RunningServer } from '../src/serve/server.ts';
 import { benchAsync, FAKE_KEY, serve } from './serve-helpers.ts';
 

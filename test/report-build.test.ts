@@ -23,7 +23,7 @@ describe('buildReports', () => {
     const dir = path.join(tmp, 'full');
     writeResults(dir, sampleSweep([10, 30], 3));
     const built = await buildReports(dir, { volumes: [10_000] });
-    for (const f of ['steps.csv', 'runs.csv', 'summary.csv', 'steps_by_index.csv', 'fit.csv', 'repricing.csv', 'report.html', 'summary.md'])
+    for (const f of ['steps.csv', 'runs.csv', 'summary.csv', 'steps_by_index.csv', 'fit.csv', 'step_ratios.csv', 'step_limit_savings.csv', 'repricing.csv', 'report.html', 'summary.md'])
       expect(fs.statSync(path.join(dir, f)).size, f).toBeGreaterThan(0);
     const charts = ['cumulative-input-tokens', 'input-tokens-per-call', 'cost-per-run', 'stop-reasons', 'success-vs-cost'];
     for (const c of charts) {
@@ -36,6 +36,14 @@ describe('buildReports', () => {
     const summaryCsv = fs.readFileSync(path.join(dir, 'summary.csv'), 'utf8').split('\n')[0]!.split(',');
     expect(summaryCsv).toEqual(expect.arrayContaining(['input_tokens_mean', 'cost_usd_mean', 'success_rate_ci95_lo', 'cost_usd_per_day_at_10000_runs_per_day', 'cost_usd_per_month_at_10000_runs_per_day']));
     for (const h of summaryCsv) expect(h).toMatch(/^[a-z0-9_]+$/);
+
+    const ratios = fs.readFileSync(path.join(dir, 'step_ratios.csv'), 'utf8').trim().split('\n');
+    expect(ratios[0]).toBe('scenario,from_max_steps,to_max_steps,steps_ratio,input_tokens_ratio,fit_input_tokens_ratio');
+    const seedRow = ratios.find((l) => l.startsWith('seed-shaped,'))!.split(',');
+    expect(Number(seedRow[4])).toBeCloseTo(267_000 / 29_000, 9);
+    const savings = fs.readFileSync(path.join(dir, 'step_limit_savings.csv'), 'utf8');
+    expect(savings).toMatch(/^scenario,config_id,max_steps,highest_max_steps,cost_usd_mean,highest_cost_usd_mean,cost_saved_fraction,runs,successes_lost,highest_successes\n/);
+    expect(savings).toMatch(/\nchecked,checked steps=10,10,30,[0-9.e-]+,[0-9.e-]+,0\.[0-9]+,3,1,3\n/);
 
     const md = fs.readFileSync(path.join(dir, 'summary.md'), 'utf8');
     expect(md).toContain('| seed-shaped | 10 → 30 | ×3 | ×9.21 | ×9.21 |');
@@ -78,15 +86,18 @@ describe('bench report', () => {
   it('refuses bad --volume and unknown --price-as models with one line and exit code 2', async () => {
     const dir = path.join(tmp, 'bad');
     writeResults(dir, sampleSweep([10], 1));
-    for (const [args, msg] of [
+    const cases = [
       [['--volume', 'lots'], "--volume: 'lots' is not a positive number of runs"],
       [['--price-as', 'gpt-9'], "no price for model 'gpt-9'"],
       [['--pricing', 'x.yaml'], '--pricing: only used with --price-as'],
-    ] as const) {
-      const err = await bench(['report', dir, ...args]).then(() => null, (e: { code: number; stderr: string }) => e);
+    ] as const;
+    // In parallel: each is a fresh CLI process.
+    const results = await Promise.all(cases.map(([args]) => bench(['report', dir, ...args]).then(() => null, (e: { code: number; stderr: string }) => e)));
+    cases.forEach(([, msg], i) => {
+      const err = results[i];
       expect(err?.code).toBe(2);
       expect(err?.stderr).toContain(msg);
       expect(err?.stderr.trim().split('\n')).toHaveLength(1);
-    }
+    });
   });
 });

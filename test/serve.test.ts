@@ -91,6 +91,8 @@ describe('bench serve answers the official openai SDK', () => {
     for await (const m of client.models.list()) ids.push(m.id);
     expect(ids).toContain('seed-calibrated');
     expect(ids).toContain('tiny-agent');
+    expect((await client.models.retrieve('tiny-agent')).id).toBe('tiny-agent');
+    await expect(client.models.retrieve('gpt-9')).rejects.toBeInstanceOf(OpenAI.NotFoundError);
   });
 
   it('logs one usage line per request', () => {

@@ -4,6 +4,7 @@ import type { Clock } from '../runner/clock.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { ModelCaller } from './caller.ts';
+import type { LoopHooks } from './hooks.ts';
 
 /** Everything an agent loop gets for one run. Loops do no I/O of their own beyond these. */
 export interface AgentRun {
@@ -12,6 +13,8 @@ export interface AgentRun {
   tools: ToolRegistry;
   clock: Clock;
   signal?: AbortSignal;
+  /** Context strategy and reflection (see withContext, withReflection); absent: PLAIN_HOOKS. */
+  hooks?: LoopHooks;
 }
 
 export interface AgentOutcome {

@@ -57,6 +57,11 @@ export class ModelCaller {
     return this.env.settings;
   }
 
+  /** Tokens a request would be billed as input, counted before it is sent (for context decisions). */
+  promptTokens(messages: ChatMessage[], tools?: ToolSpec[]): number {
+    return this.env.counter.prompt(messages, tools);
+  }
+
   /** Check the brakes, make the call, meter it. A refused or failed call ends the run with its Stop. */
   async call(role: Role, messages: ChatMessage[], tools?: ToolSpec[], action?: (m: ChatResult) => Pick<StepRecord, 'action' | 'fingerprint'>): Promise<CallOutcome> {
     const { env, state } = this;

@@ -1,19 +1,25 @@
 // The ReAct loop: Thought → Action (tool call) → Observation (appended) → repeat, until the model
 // answers without a tool call or a brake stops it. Messages grow exactly as in a real OpenAI
 // tool-calling loop: the assistant message with its tool_calls, then one tool message per call.
+// The run's hooks decide what each call sends (context strategy) and whether an answer stands
+// (reflection); without hooks the whole conversation is sent and the first answer ends the run.
 import type { ChatMessage } from '../models/chat.ts';
 import type { AgentOutcome, AgentRun } from './agent.ts';
 import { actionOf, executeToolCalls } from './actions.ts';
+import { PLAIN_HOOKS } from './hooks.ts';
 
 export async function runReact(run: AgentRun): Promise<AgentOutcome> {
   const { scenario, caller } = run;
+  const hooks = run.hooks ?? PLAIN_HOOKS;
   const messages: ChatMessage[] = [
     { role: 'system', content: scenario.system },
     { role: 'user', content: scenario.goal },
   ];
   const tools = run.tools.specs.length ? run.tools.specs : undefined;
   for (;;) {
-    const out = await caller.call('act', messages, tools, ({ message }) => {
+    const view = await hooks.view(messages, tools);
+    if (!view.ok) return { stop: view.stop, answer: null, messages };
+    const out = await caller.call('act', view.messages, tools, ({ message }) => {
       const calls = message.tool_calls ?? [];
       if (calls.length === 0) return { action: null, fingerprint: null };
       const actions = calls.map(actionOf);
@@ -24,10 +30,17 @@ export async function runReact(run: AgentRun): Promise<AgentOutcome> {
     messages.push(message);
     const calls = message.tool_calls ?? [];
     if (calls.length === 0) {
+      const answer = message.content ?? '';
+      const review = await hooks.onAnswer(messages, answer, tools);
+      if (review.kind === 'stop') return { stop: review.stop, answer: null, messages };
+      if (review.kind === 'reopen') {
+        messages.push(review.feedback);
+        continue;
+      }
       const step = caller.state.steps;
-      return { stop: { reason: 'done', detail: `final answer at step ${step}`, step }, answer: message.content ?? '', messages };
+      return { stop: { reason: 'done', detail: `final answer at step ${step}`, step }, answer, messages };
     }
-    const stop = await executeToolCalls(run, calls, messages);
+    const stop = (await executeToolCalls(run, calls, messages)) ?? (await hooks.afterAction(messages, tools));
     if (stop) return { stop, answer: null, messages };
   }
 }

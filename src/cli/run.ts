@@ -2,7 +2,8 @@
 import { Command, Option } from 'commander';
 import { DEFAULT_PRICED_MODEL, loadPricing, priceFor, DEFAULT_PRICING_FILE } from '../meter/pricing.ts';
 import { validateModelSpec, MODEL_SPECS_HELP, simProfileFor, DEFAULT_TRANSPORT, type ModelTransport } from '../models/factory.ts';
-import type { Price, Reflection } from '../runner/settings.ts';
+import { CONTEXT_HELP, parseContextList } from '../agents/context-spec.ts';
+import { REFLECTIONS, type Price } from '../runner/settings.ts';
 import type { Grid, SweepSpec } from '../runner/sweep.ts';
 import { parseChoiceList, parseNumberList, parseOne as one } from '../runner/values.ts';
 import { resolveScenarios } from '../scenario/loader.ts';
@@ -33,6 +34,10 @@ export interface RunOptions extends TransportFlags {
   priceCached?: string;
   promptCache: string;
   maxOutputTokens: string;
+  /** Optional so callers that build options in code (before these flags existed) keep working. */
+  reflection?: string;
+  maxReflections?: string;
+  context?: string;
 }
 
 function resolvePrice(o: RunOptions, models: string[]): Price {
@@ -66,8 +71,8 @@ function buildGrid(o: RunOptions, transport: ModelTransport): Grid {
     max_tokens: limit(o.maxTokens, '--max-tokens', { integer: true, min: 1 }),
     max_calls: limit(o.maxCalls, '--max-calls', { integer: true, min: 1 }),
     max_rounds: [null],
-    reflection: ['off' as Reflection],
-    context: ['full'],
+    reflection: parseChoiceList(o.reflection ?? 'off', '--reflection', REFLECTIONS),
+    context: parseContextList(o.context ?? 'full'),
     agent: {},
   };
   // A run needs at least one brake that bounds its length; refuse a grid point that has none.
@@ -91,7 +96,7 @@ export function buildSweepSpec(o: RunOptions, transport: ModelTransport = DEFAUL
       price: resolvePrice(o, grid.model),
       prompt_cache: promptCache[0] === 'on',
       max_output_tokens: one(o.maxOutputTokens, '--max-output-tokens', { integer: true, min: 1, max: 1_000_000 }),
-      max_reflections: 2,
+      max_reflections: one(o.maxReflections ?? '2', '--max-reflections', { integer: true, min: 1, max: 100 }),
     },
     repeat: one(o.repeat, '--repeat', { integer: true, min: 1, max: 100_000 }),
     seed: one(o.seed, '--seed', { integer: true, min: 0 }),
@@ -126,7 +131,10 @@ export function addRunOptions(cmd: Command): Command {
     .option('--price-out <usd>', 'custom output price, USD per 1M tokens (with --price-in)')
     .option('--price-cached <usd>', 'custom cached-input price, USD per 1M tokens (default: the input price)')
     .addOption(new Option('--prompt-cache <on|off>', 'bill repeated prompt prefixes at the cached rate, as providers do').default(RUN_DEFAULTS.promptCache))
-    .option('--max-output-tokens <n>', 'max_tokens per call; the budget brake projects this worst case', RUN_DEFAULTS.maxOutputTokens);
+    .option('--max-output-tokens <n>', 'max_tokens per call; the budget brake projects this worst case', RUN_DEFAULTS.maxOutputTokens)
+    .option('--reflection <list>', `outer reflection to sweep: ${REFLECTIONS.join(', ')} (final: one critique per answer, REVISE reopens the loop; every-step: also a critique after each action)`, 'off')
+    .option('--max-reflections <n>', 'how often a critique may reopen an answer per run', '2')
+    .option('--context <list>', `context strategies to sweep: ${CONTEXT_HELP}`, 'full');
 }
 
 export function registerRun(program: Command): void {

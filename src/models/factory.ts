@@ -53,14 +53,14 @@ function replayedModel(file: string): string {
 /** Check a spec without building anything (so bad input fails before a results directory exists). */
 export function validateModelSpec(spec: string, transport: ModelTransport = DEFAULT_TRANSPORT): void {
   const [kind, arg] = splitSpec(spec);
-  if (transport.replay) return;
   if (kind === 'sim') {
     if (arg) cachedProfile(arg);
     return;
   }
   if (kind === 'openai') {
     if (!arg) throw new UsageError(`--model ${spec}: name the model, e.g. openai:gpt-4o-mini`);
-    if (!transport.apiKey) throw new UsageError(`${API_KEY_VAR} is not set: --model ${spec} needs it (or replay a cassette with --replay FILE)`);
+    // A replayed model is answered from the cassette: no key needed.
+    if (!transport.apiKey && !transport.replay) throw new UsageError(`${API_KEY_VAR} is not set: --model ${spec} needs it (or replay a cassette with --replay FILE)`);
     return;
   }
   if (kind === 'replay') {

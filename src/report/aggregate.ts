@@ -41,16 +41,21 @@ export function wilson(k: number, n: number, z = 1.96): Interval {
   return { lo: Math.max(0, centre - half), hi: Math.min(1, centre + half) };
 }
 
-export function summarizeConfigs(runs: readonly RunRecord[]): ConfigSummary[] {
+/** Runs grouped by configuration, in the order configurations first appear. */
+export function groupByConfig(runs: readonly RunRecord[]): RunRecord[][] {
   const groups = new Map<string, RunRecord[]>();
   for (const r of runs) {
     const g = groups.get(r.config_id);
     if (g) g.push(r);
     else groups.set(r.config_id, [r]);
   }
+  return [...groups.values()];
+}
+
+export function summarizeConfigs(runs: readonly RunRecord[]): ConfigSummary[] {
   // Scenarios in the order they first appear, configurations in natural order (steps=12 before steps=30).
   const scenarioOrder = [...new Set(runs.map((r) => r.scenario))];
-  const ordered = [...groups.values()].sort(
+  const ordered = groupByConfig(runs).sort(
     (a, b) => scenarioOrder.indexOf(a[0]!.scenario) - scenarioOrder.indexOf(b[0]!.scenario) || a[0]!.config_id.localeCompare(b[0]!.config_id, 'en', { numeric: true }),
   );
   return ordered.map((g) => {

@@ -12,10 +12,11 @@ import { resultFile } from '../runner/results-dir.ts';
 import { writeFileAtomic } from '../runner/atomic.ts';
 import { StepIndexAccumulator, summarizeConfigs, type ConfigSummary } from './aggregate.ts';
 import { buildCharts } from './charts.ts';
-import { fitRow, repriceRow, runRow, stepIndexRow, stepRow, summaryRow, toCsv } from './csv.ts';
+import { fitRow, ratioRow, repriceRow, runRow, savingRow, stepIndexRow, stepRow, summaryRow, toCsv } from './csv.ts';
 import { findings } from './findings.ts';
 import { QuadraticFitAccumulator, ratioTable, stepLimitSavings } from './fit.ts';
 import { renderHtml } from './html.ts';
+import { loopReports } from './loop-reports.ts';
 import { renderMarkdown } from './markdown.ts';
 import { svgToPng, toSvg } from './render.ts';
 import type { ReportData } from './report-data.ts';
@@ -46,11 +47,13 @@ interface StepPass {
   points: StepIndexAccumulator;
   fit: QuadraticFitAccumulator;
   cached: CachedTokensEstimator;
+  /** Largest single-call input per configuration (the context report's 'largest prompt'). */
+  maxInput: Map<string, number>;
 }
 
 /** One pass over steps.jsonl: steps.csv streamed out in chunks, every per-step aggregate fed. */
 async function passSteps(dir: string): Promise<StepPass> {
-  const pass: StepPass = { skipped: 0, points: new StepIndexAccumulator(), fit: new QuadraticFitAccumulator(), cached: new CachedTokensEstimator() };
+  const pass: StepPass = { skipped: 0, points: new StepIndexAccumulator(), fit: new QuadraticFitAccumulator(), cached: new CachedTokensEstimator(), maxInput: new Map() };
   const tmp = `${resultFile(dir, 'stepsCsv')}.tmp`;
   const fd = fs.openSync(tmp, 'w');
   let header = true;
@@ -70,7 +73,9 @@ async function passSteps(dir: string): Promise<StepPass> {
       const r = line.value as StepRecord;
       chunk.push(stepRow(r));
       pass.points.add(r);
-      pass.fit.addStep(r);
+      // The quadratic finding is about the plain loop: a context strategy or critique calls bend the curve (the context report fits those per configuration).
+      if (r.settings.context === 'full' && r.settings.reflection === 'off') pass.fit.addStep(r);
+      pass.maxInput.set(r.config_id, Math.max(pass.maxInput.get(r.config_id) ?? 0, r.input_tokens));
       pass.cached.add(r);
       if (chunk.length >= 2000) flush();
     }
@@ -98,7 +103,8 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   const savings = stepLimitSavings(summary);
   const volumes = projectVolumes(summary, o.volumes ?? DEFAULT_VOLUMES);
   const repriced = repriceRuns(runs, o.priceAs ?? recordedPrices(runs), (r) => steps.cached.forRun(r.run_id));
-  const sentences = findings({ summary, fits, ratios, savings, volumes });
+  const loop = loopReports(runs, points, steps.maxInput);
+  const sentences = [...findings({ summary, fits, ratios, savings, volumes }), ...loop.findings];
 
   const files: string[] = [];
   const write = (rel: string, data: string | Uint8Array) => {
@@ -110,11 +116,14 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   write(rel('runsCsv'), toCsv(runs.map(runRow)));
   write(rel('summaryCsv'), toCsv(summary.map((c) => summaryRow(c, volumes))));
   write(rel('stepIndexCsv'), toCsv(points.map(stepIndexRow)));
-  write(rel('fitCsv'), toCsv(fits.map((f) => fitRow(f, ratios))));
+  write(rel('fitCsv'), toCsv(fits.map(fitRow)));
+  write(rel('ratiosCsv'), toCsv(ratios.map(ratioRow)));
+  write(rel('savingsCsv'), toCsv(savings.map(savingRow)));
   write(rel('repriceCsv'), toCsv(repriced.map(repriceRow)));
+  for (const [name, rows] of Object.entries(loop.csv)) write(name, toCsv(rows));
 
   const charts = [];
-  for (const c of buildCharts({ summary, points, fits, runs })) {
+  for (const c of [...buildCharts({ summary, points, fits, runs }), ...loop.charts]) {
     const svg = await toSvg(c.spec);
     const stem = path.join(rel('charts'), c.name);
     write(`${stem}.vl.json`, `${JSON.stringify(c.spec, null, 2)}\n`);
@@ -136,6 +145,7 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
     repriced,
     findings: sentences,
     charts,
+    loop,
     skipped: { steps: steps.skipped, runs: skippedRuns },
   };
   write(rel('html'), renderHtml(data));

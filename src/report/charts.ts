@@ -6,6 +6,7 @@ import type { QuadraticFit } from './fit.ts';
 import { predict } from './fit.ts';
 import { fitFormula } from './findings.ts';
 import type { RunRecord } from '../runner/records.ts';
+import { STOP_REASONS, type StopReason } from '../brakes/stop-reason.ts';
 
 export const CHART_FONT = 'DejaVu Sans';
 
@@ -119,8 +120,24 @@ function costPerRun(runs: readonly RunRecord[], order: string[]): ChartSpec {
   };
 }
 
+/** One colour per stop reason in every report: done is green, the brakes warm, failures dark. */
+const REASON_COLOUR: Record<StopReason, string> = {
+  done: '#3a9a4a',
+  queue_empty: '#8cc084',
+  max_steps: '#f28e2b',
+  max_cost: '#e15759',
+  timeout: '#b07aa1',
+  spin: '#edc948',
+  max_tokens: '#ff9da7',
+  max_calls: '#9c755f',
+  max_rounds: '#76b7b2',
+  error: '#333333',
+  interrupted: '#bab0ac',
+};
+
 function stopReasons(summary: readonly ConfigSummary[], order: string[]): ChartSpec {
   const values = summary.flatMap((c) => Object.entries(c.stop_reasons).map(([reason, runs]) => ({ config: c.config_id, reason, runs })));
+  const present = STOP_REASONS.filter((r) => values.some((v) => v.reason === r));
   return {
     name: 'stop-reasons',
     title: 'Why runs stopped',
@@ -133,7 +150,7 @@ function stopReasons(summary: readonly ConfigSummary[], order: string[]): ChartS
       encoding: {
         y: { field: 'config', type: 'nominal', title: null, sort: order },
         x: { field: 'runs', type: 'quantitative', title: 'runs', stack: 'zero' },
-        color: { field: 'reason', type: 'nominal', title: 'stop reason', legend: { orient: 'right', direction: 'vertical' } },
+        color: { field: 'reason', type: 'nominal', title: 'stop reason', scale: { domain: present, range: present.map((r) => REASON_COLOUR[r]) }, legend: { orient: 'right', direction: 'vertical' } },
         tooltip: [{ field: 'config' }, { field: 'reason' }, { field: 'runs' }],
       },
     },

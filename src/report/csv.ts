@@ -3,7 +3,7 @@ import { stringify } from 'csv-stringify/sync';
 import { STOP_REASONS } from '../brakes/stop-reason.ts';
 import type { RunRecord, StepRecord } from '../runner/records.ts';
 import type { ConfigSummary, StepPoint } from './aggregate.ts';
-import type { QuadraticFit, StepRatio } from './fit.ts';
+import type { QuadraticFit, StepLimitSaving, StepRatio } from './fit.ts';
 import type { RepricedConfig } from './reprice.ts';
 import type { VolumeProjection } from './volume.ts';
 
@@ -131,17 +131,35 @@ export const stepIndexRow = (p: StepPoint) => ({
   cum_input_tokens_mean: p.cum_input_tokens,
 });
 
-export const fitRow = (f: QuadraticFit, ratios: readonly StepRatio[]) => ({
+export const fitRow = (f: QuadraticFit) => ({
   scenario: f.scenario,
   a_tokens_per_step: f.a,
   b_tokens_per_step_squared: f.b,
   r_squared: f.r2,
   calls_fitted: f.points,
   max_step: f.max_step,
-  step_ratios: ratios
-    .filter((r) => r.scenario === f.scenario)
-    .map((r) => `${r.from_steps}->${r.to_steps}: steps x${r.steps_ratio.toFixed(2)} tokens x${r.tokens_ratio.toFixed(2)}`)
-    .join('; '),
+});
+
+export const ratioRow = (r: StepRatio) => ({
+  scenario: r.scenario,
+  from_max_steps: r.from_steps,
+  to_max_steps: r.to_steps,
+  steps_ratio: r.steps_ratio,
+  input_tokens_ratio: r.tokens_ratio,
+  fit_input_tokens_ratio: r.fit_tokens_ratio ?? '',
+});
+
+export const savingRow = (s: StepLimitSaving) => ({
+  scenario: s.scenario,
+  config_id: s.config_id,
+  max_steps: s.max_steps,
+  highest_max_steps: s.highest_steps,
+  cost_usd_mean: s.cost_usd_mean,
+  highest_cost_usd_mean: s.highest_cost_usd_mean,
+  cost_saved_fraction: s.cost_saved,
+  runs: s.runs,
+  successes_lost: s.successes_lost ?? '',
+  highest_successes: s.highest_successes ?? '',
 });
 
 export const repriceRow = (r: RepricedConfig) => ({

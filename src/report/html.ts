@@ -1,6 +1,7 @@
 // report.html: one self-contained file (inline CSS and SVG, no scripts, no external requests),
 // readable on screen and printable.
 import { describePrices, describeSettings, type ReportData } from './report-data.ts';
+import { contextTable, reflectionTable } from './loop-tables.ts';
 import { fitTable, ratioTableRows, repriceTable, runsTable, savingsTable, summaryTable, volumeTable, type Table } from './tables.ts';
 
 /** Per-run rows beyond this are in runs.csv; the HTML stays light for big sweeps. */
@@ -35,7 +36,7 @@ dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; 
 dl.meta dt { color: #555; } dl.meta dd { margin: 0; font-family: "DejaVu Sans Mono", monospace; word-break: break-all; }
 ul.findings li { margin: 6px 0; font-size: 15px; }
 figure { margin: 18px 0 26px; break-inside: avoid; page-break-inside: avoid; }
-figure svg { width: 100%; max-width: 860px; height: auto; display: block; }
+figure svg { max-width: 100%; height: auto; display: block; }
 figcaption { font-size: 13px; color: #444; margin-top: 4px; }
 .scroll { overflow-x: auto; }
 table { border-collapse: collapse; font-size: 13px; margin: 8px 0 16px; }
@@ -100,6 +101,12 @@ ${d.fits.length ? table(fitTable(d.fits), 'Least-squares fit per scenario') : '<
 ${d.ratios.length ? table(ratioTableRows(d.ratios), 'Steps ×k → input tokens ×r, for the step limits swept') : ''}
 ${d.savings.length ? table(savingsTable(d.savings), 'Each lower step limit against the highest') : ''}
 </section>
+${d.loop?.stability.length ? `<section id="reflection"><h2>Reflection: what it costs and what it buys</h2>
+${table(reflectionTable(d.loop.stability), 'Per configuration over its repeats: success, pass^k, answers reflection changed, and tokens and cost against reflection off (stability.csv, pass-hat-k.csv)')}
+</section>` : ''}
+${d.loop?.context.length ? `<section id="context"><h2>Context strategies: what each saves</h2>
+${table(contextTable(d.loop.context), 'Input tokens and cost per run against full context, the largest prompt sent, and the fit of cumulative input tokens per strategy (context.csv)')}
+</section>` : ''}
 <section id="volume"><h2>Volume projection</h2>
 ${table(volumeTable(d.volumes))}
 <p class="note">Mean cost per run × runs; a month is 30 days.</p>

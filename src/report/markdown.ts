@@ -1,5 +1,6 @@
 // summary.md: the findings and a compact table, sized for a pull-request comment or $GITHUB_STEP_SUMMARY.
 import { describePrices, type ReportData } from './report-data.ts';
+import { contextTable, reflectionTable } from './loop-tables.ts';
 import { ratioTableRows, savingsTable, summaryTable, volumeTable, type Table } from './tables.ts';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -28,6 +29,8 @@ export function renderMarkdown(d: ReportData): string {
   ];
   if (d.ratios.length) parts.push('', '### Steps ×k → input tokens ×r', '', markdownTable(ratioTableRows(d.ratios)));
   if (d.savings.length) parts.push('', '### Lower step limits against the highest', '', markdownTable(savingsTable(d.savings)));
+  if (d.loop?.stability.length) parts.push('', '### Reflection: what it costs and what it buys', '', markdownTable(reflectionTable(d.loop.stability)));
+  if (d.loop?.context.length) parts.push('', '### Context strategies: what each saves', '', markdownTable(contextTable(d.loop.context)));
   parts.push('', '### Volume projection', '', markdownTable(volumeTable(d.volumes)), '', 'Charts, the fit, re-pricing and every run: `report.html` in the results directory.', '');
   return parts.join('\n');
 }

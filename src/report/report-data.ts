@@ -4,6 +4,7 @@ import type { ChartSpec } from './charts.ts';
 import type { QuadraticFit, StepLimitSaving, StepRatio } from './fit.ts';
 import type { RepricedConfig } from './reprice.ts';
 import type { VolumeProjection } from './volume.ts';
+import type { LoopReports } from './loop-reports.ts';
 import type { Meta } from '../runner/meta.ts';
 import type { RunRecord } from '../runner/records.ts';
 
@@ -25,6 +26,8 @@ export interface ReportData {
   repriced: readonly RepricedConfig[];
   findings: readonly string[];
   charts: readonly RenderedChart[];
+  /** Reflection and context-strategy reports (empty when neither was used). */
+  loop?: Pick<LoopReports, 'stability' | 'context'>;
   skipped: { steps: number; runs: number };
 }
 

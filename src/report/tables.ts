@@ -18,16 +18,28 @@ export interface Table {
 const successCell = (c: ConfigSummary) =>
   c.success_rate === null ? 'not checked' : `${c.successes}/${c.runs} (${pct(c.success_ci!.lo)}–${pct(c.success_ci!.hi)})`;
 
+/** The compact table fits a PR comment; the full one adds p95 input, max cost and (when any run had cache hits) cached tokens. */
 export function summaryTable(summary: readonly ConfigSummary[], compact = false): Table {
-  const head = ['configuration', 'runs', 'success (95% CI)', 'stop reasons', 'steps mean', 'input tokens mean', 'output tokens mean', 'cost mean', 'cost p95'];
-  const full = ['input tokens p95', 'cached tokens mean', 'cost max', 'cost total'];
+  const cached = !compact && summary.some((c) => c.cached_tokens.mean > 0);
+  type Col = [string, (c: ConfigSummary) => string, boolean];
+  const cols: Col[] = [
+    ['configuration', (c) => c.config_id, false],
+    ['runs', (c) => String(c.runs), true],
+    ['success (95% CI)', successCell, false],
+    ['stop reasons', formatStopReasons, false],
+    ['steps mean', (c) => c.steps.mean.toFixed(1), true],
+    ['input tokens mean', (c) => int(c.input_tokens.mean), true],
+    ...(compact ? [] : [['input tokens p95', (c) => int(c.input_tokens.p95), true] as Col]),
+    ...(cached ? [['cached tokens mean', (c) => int(c.cached_tokens.mean), true] as Col] : []),
+    ['output tokens mean', (c) => int(c.output_tokens.mean), true],
+    ['cost mean', (c) => usd(c.cost_usd.mean), true],
+    ['cost p95', (c) => usd(c.cost_usd.p95), true],
+    ...(compact ? [] : [['cost max', (c) => usd(c.cost_usd.max), true] as Col]),
+  ];
   return {
-    head: compact ? head : [...head, ...full],
-    rows: summary.map((c) => {
-      const row = [c.config_id, String(c.runs), successCell(c), formatStopReasons(c), c.steps.mean.toFixed(1), int(c.input_tokens.mean), int(c.output_tokens.mean), usd(c.cost_usd.mean), usd(c.cost_usd.p95)];
-      return compact ? row : [...row, int(c.input_tokens.p95), int(c.cached_tokens.mean), usd(c.cost_usd.max), usd(c.total_cost_usd)];
-    }),
-    numeric: compact ? [1, 4, 5, 6, 7, 8] : [1, 4, 5, 6, 7, 8, 9, 10, 11, 12],
+    head: cols.map(([h]) => h),
+    rows: summary.map((c) => cols.map(([, f]) => f(c))),
+    numeric: cols.flatMap(([, , n], i) => (n ? [i] : [])),
   };
 }
 

@@ -11,6 +11,8 @@ export const FILES = {
   summaryCsv: 'summary.csv',
   stepIndexCsv: 'steps_by_index.csv',
   fitCsv: 'fit.csv',
+  ratiosCsv: 'step_ratios.csv',
+  savingsCsv: 'step_limit_savings.csv',
   repriceCsv: 'repricing.csv',
   html: 'report.html',
   markdown: 'summary.md',

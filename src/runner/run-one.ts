@@ -1,7 +1,10 @@
 // One run: build its model, clock, brakes and caller; run the agent; turn the outcome into a RunRecord.
-import type { AgentOutcome, AgentRun } from '../agents/agent.ts';
+import type { AgentOutcome } from '../agents/agent.ts';
 import { ModelCaller, type CallLog } from '../agents/caller.ts';
+import { withContext } from '../agents/context.ts';
+import type { AgentLoop } from '../agents/hooks.ts';
 import { runReact } from '../agents/react.ts';
+import { withReflection } from '../agents/reflection.ts';
 import { brakesFor } from '../brakes/index.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
 import { createModel, type ModelTransport } from '../models/factory.ts';
@@ -27,7 +30,7 @@ export interface RunResult {
   messages: AgentOutcome['messages'];
 }
 
-const AGENTS: Record<string, (run: AgentRun) => Promise<AgentOutcome>> = { react: runReact };
+const AGENTS: Record<string, AgentLoop> = { react: runReact };
 
 export async function executeRun(plan: RunPlan, deps: RunDeps): Promise<RunResult> {
   const { settings, scenario } = plan;
@@ -45,7 +48,8 @@ export async function executeRun(plan: RunPlan, deps: RunDeps): Promise<RunResul
     onStep: deps.onStep,
     signal: deps.signal,
   });
-  const agent = AGENTS[scenario.agent]!;
+  // The context strategy is the outer layer, so critique calls see the same view as the agent.
+  const agent = withContext(withReflection(AGENTS[scenario.agent]!));
   const outcome = await agent({ scenario, caller, tools: deps.tools(plan), clock, signal: deps.signal });
   const s = caller.state;
   const record: RunRecord = {

@@ -20,7 +20,8 @@ export interface Limits {
   max_rounds: number | null;
 }
 
-export type Reflection = 'off' | 'final' | 'every-step';
+export const REFLECTIONS = ['off', 'final', 'every-step'] as const;
+export type Reflection = (typeof REFLECTIONS)[number];
 
 export interface Settings {
   scenario: string;

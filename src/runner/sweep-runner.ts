@@ -44,6 +44,15 @@ export interface SweepOutcome extends BuiltReports {
 }
 
 export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
+  const status = await executeSweep(o);
+  // Loaded on first use: the chart renderer (vega, resvg) is heavy and only needed here.
+  const { buildReports } = await import('../report/build.ts');
+  const built = await buildReports(o.dir);
+  return { ...built, dir: o.dir, status, ...(o.spend ? { spend: o.spend.state } : {}) };
+}
+
+/** The runs and their records (meta.json, steps.jsonl, runs.jsonl, transcripts), without the reports. */
+export async function executeSweep(o: SweepOptions): Promise<Meta['status']> {
   fs.mkdirSync(o.dir, { recursive: true });
   if (o.transcripts) fs.mkdirSync(path.join(o.dir, FILES.transcripts), { recursive: true });
   const meta: Meta = {
@@ -117,8 +126,5 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
   meta.status = o.signal?.aborted ? 'interrupted' : o.spend?.state.stopped ? 'capped' : 'complete';
   meta.finished_at = new Date().toISOString();
   writeJsonAtomic(resultFile(o.dir, 'meta'), meta);
-  // Loaded on first use: the chart renderer (vega, resvg) is heavy and only needed here.
-  const { buildReports } = await import('../report/build.ts');
-  const built = await buildReports(o.dir);
-  return { ...built, dir: o.dir, status: meta.status, spend: o.spend?.state };
+  return meta.status;
 }

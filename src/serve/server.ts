@@ -86,10 +86,13 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://x');
     const route = url.pathname.replace(/\/+$/, '');
-    if (route === '/v1/models') {
-      if (req.method !== 'GET') return send(res, apiError(405, `Method ${req.method} not allowed on /v1/models (use GET)`));
+    if (route === '/v1/models' || route.startsWith('/v1/models/')) {
+      if (req.method !== 'GET') return send(res, apiError(405, `Method ${req.method} not allowed on ${url.pathname} (use GET)`));
       const data = (o.profile ? [o.profile] : listProfiles()).map((id) => ({ id, object: 'model', created: 0, owned_by: 'loopbench-sim' }));
-      return sendJson(res, 200, { object: 'list', data });
+      if (route === '/v1/models') return sendJson(res, 200, { object: 'list', data });
+      const id = decodeURIComponent(route.slice('/v1/models/'.length));
+      const model = o.profile ? { ...data[0]!, id } : data.find((m) => m.id === id);
+      return model ? sendJson(res, 200, model) : send(res, apiError(404, `The model '${id}' does not exist`, 'invalid_request_error', 'model', 'model_not_found'));
     }
     if (route !== '/v1/chat/completions') return send(res, apiError(404, `Unknown route ${req.method} ${url.pathname} (served: POST /v1/chat/completions, GET /v1/models)`, 'invalid_request_error', null, 'unknown_url'));
     if (req.method !== 'POST') return send(res, apiError(405, `Method ${req.method} not allowed on /v1/chat/completions (use POST)`));

@@ -12,7 +12,7 @@ import { readJsonl } from '../runner/jsonl.ts';
 import type { RunRecord, StepRecord } from '../runner/records.ts';
 import { resultFile } from '../runner/results-dir.ts';
 import { expandSweep } from '../runner/sweep.ts';
-import { runSweep } from '../runner/sweep-runner.ts';
+import { executeSweep } from '../runner/sweep-runner.ts';
 
 export interface SweepResult {
   dir: string;
@@ -22,7 +22,7 @@ export interface SweepResult {
   runsMs: number;
 }
 
-/** Runs a sweep as `bench` would with these flags; `env` supplies OPENAI_API_KEY / OPENAI_BASE_URL. */
+/** Runs a sweep as `bench` would with these flags, minus the reports; `env` supplies OPENAI_API_KEY / OPENAI_BASE_URL. */
 export async function sweepWith(flags: Partial<RunOptions & TransportFlags & StartOptions>, o: { env?: NodeJS.ProcessEnv; dir?: string; transport?: ModelTransport } = {}): Promise<SweepResult> {
   const opts = { ...RUN_DEFAULTS, transcripts: false, ...flags };
   const transport = o.transport ?? transportFrom(opts, o.env ?? process.env);
@@ -31,7 +31,7 @@ export async function sweepWith(flags: Partial<RunOptions & TransportFlags & Sta
   const dir = o.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-sweep-'));
   const started = performance.now();
   let runsMs = 0;
-  await runSweep({
+  await executeSweep({
     dir,
     spec,
     plans,

@@ -1,25 +1,16 @@
 // How the sim plays the ReAct role: a numbered thought and one tool call per step, then the answer.
+// After a critic's REVISE it takes the profile's revision actions and answers again, right or
+// wrong as the critique's objection dictates (see critic.ts).
 import type { ChatMessage, ChatRequest } from '../chat.ts';
-import { decide, draw, fillArgs } from './behaviour.ts';
+import { cyclic, decide, draw, fillArgs, type Decision } from './behaviour.ts';
+import { answerText, pendingRevision } from './critic.ts';
 import type { Profile } from './profile.ts';
 import { hash32, rng } from './rng.ts';
 import type { SimAnswer } from './sim-model.ts';
+import { stepOf } from './step.ts';
 import { words } from './text.ts';
 
-const STEP_MARK = /^(?:Thought|Answer) (\d+):/;
-
-/** The sim numbers its own messages, so it knows its step from the conversation alone (any context window keeps the last one). */
-export function stepOf(messages: ChatMessage[]): number {
-  let assistants = 0;
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i]!;
-    if (m.role !== 'assistant') continue;
-    const mark = STEP_MARK.exec(m.content ?? '');
-    if (mark) return Number(mark[1]) + 1;
-    assistants++;
-  }
-  return assistants + 1;
-}
+export { stepOf } from './step.ts';
 
 function lastObservation(messages: ChatMessage[]): string {
   for (let i = messages.length - 1; i >= 0; i--) {
@@ -38,10 +29,16 @@ export function writeAct(p: Profile, request: ChatRequest): SimAnswer {
   const step = stepOf(request.messages);
   const r = rng(seed, step, 'act');
   const latencyMs = Math.round(draw(r, p.latency_ms));
-  const decision = decide(p, step, seed);
+  const revision = pendingRevision(p, request.messages);
+  const decision: Decision = revision
+    ? step <= revision.answerStep + p.critic.revision_actions
+      ? cyclic(p.actions, step - 1)
+      : { kind: 'answer' }
+    : decide(p, step, seed);
   if (decision.kind === 'answer') {
-    const answer = p.answer.replaceAll('{observation}', lastObservation(request.messages));
-    return { message: { role: 'assistant', content: `Answer ${step}: ${answer}` }, latencyMs };
+    const wrong = revision ? revision.wrong : rng(seed, 'answer_error')() < p.answer_error_rate;
+    const body = wrong ? p.wrong_answer : p.answer.replaceAll('{observation}', lastObservation(request.messages));
+    return { message: { role: 'assistant', content: answerText(step, body) }, latencyMs };
   }
   const t = decision.template;
   const thought = `Thought ${step}: ${t.thought ? `${t.thought} ` : ''}${words(r, Math.round(draw(r, p.thought_tokens)))}`;

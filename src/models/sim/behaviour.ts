@@ -18,7 +18,7 @@ export function drawStepsToDone(d: StepsToDone, seed: number): number {
   return Math.max(1, Math.round(d.lognormal.median * Math.exp(d.lognormal.sigma * normal(r, 0, 1))));
 }
 
-function cyclic(list: ActionTemplate[], index: number): Decision {
+export function cyclic(list: ActionTemplate[], index: number): Decision {
   return { kind: 'action', template: list[index % list.length]!, n: Math.floor(index / list.length) + 1 };
 }
 

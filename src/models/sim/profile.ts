@@ -5,13 +5,10 @@ import { z } from 'zod';
 import { UsageError } from '../../cli/errors.ts';
 import { dataPath } from '../../paths.ts';
 import { loadYamlFile } from '../../scenario/yaml-file.ts';
+import { CriticProfile } from './critic-profile.ts';
+import { Dist } from './dist.ts';
 
-/** A number, or a normal distribution drawn per use (clamped at `min`). */
-export const Dist = z.union([
-  z.number().nonnegative(),
-  z.object({ mean: z.number().nonnegative(), sd: z.number().nonnegative(), min: z.number().nonnegative().optional() }).strict(),
-]);
-export type Dist = z.infer<typeof Dist>;
+export { Dist } from './dist.ts';
 
 const StepsToDone = z.union([
   z.object({ fixed: z.number().int().positive() }).strict(),
@@ -49,6 +46,11 @@ export const Profile = z
     improvements: z.array(ActionTemplate).default([]),
     /** Final answer; {observation} is the last line of the latest tool result. */
     answer: z.string().default('Done. Result: {observation}'),
+    /** Share of runs whose first answer is wrong; a wrong answer reads `wrong_answer` (literal text). */
+    answer_error_rate: z.number().min(0).max(1).default(0),
+    wrong_answer: z.string().min(1).default('Done. I could not confirm the result, so I give no value.'),
+    /** How it plays the critic of an outer reflection loop, and how critiques change its answers. */
+    critic: CriticProfile.default(CriticProfile.parse({})),
   })
   .strict()
   .superRefine((p, ctx) => {

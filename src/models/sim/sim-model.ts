@@ -4,7 +4,9 @@ import { ModelError, roleOf, type AssistantMessage, type CallContext, type ChatM
 import type { TokenCounter } from '../../meter/tokens.ts';
 import { PrefixCache } from '../../meter/prefix-cache.ts';
 import { writeAct } from './act.ts';
+import { writeCritic } from './critic.ts';
 import type { Profile } from './profile.ts';
+import { writeSummary } from './summarizer.ts';
 
 export interface SimOptions {
   promptCache: boolean;
@@ -54,4 +56,6 @@ export interface SimAnswer {
 /** How the sim plays each role; a role without a writer is an error, not a silent default. */
 const ROLE_WRITERS: Partial<Record<Role, (p: Profile, request: ChatRequest) => SimAnswer>> = {
   act: writeAct,
+  reflect: writeCritic,
+  summarize: writeSummary,
 };

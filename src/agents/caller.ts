@@ -20,6 +20,9 @@ export interface CallerEnv {
   clock: Clock;
   onStep: (record: StepRecord) => void;
   signal?: AbortSignal;
+  /** Keep every call (what was sent, what came back) for the transcript; default true. Without it a
+   *  run holds nothing per call, and no copy of the growing conversation is made per call. */
+  keepLog?: boolean;
 }
 
 export type CallOutcome = { ok: true; result: ChatResult } | { ok: false; stop: Stop };
@@ -48,7 +51,7 @@ export class ModelCaller {
     elapsedMs: 0,
     repeats: new Map(),
   };
-  /** Every call made, for the run's transcript. */
+  /** Every call made, for the run's transcript (empty when the env says not to keep it). */
   readonly log: CallLog[] = [];
 
   constructor(private readonly env: CallerEnv) {}
@@ -90,7 +93,7 @@ export class ModelCaller {
       state.calls++;
       if (isAgentStep(role)) state.steps = step;
       this.emit(role, step, { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0 }, 0, retries, null, message);
-      this.log.push({ call: state.calls, step, round: state.rounds, role, sent: messages.slice(), received: null, usage: null, error: message });
+      this.keep({ call: state.calls, step, round: state.rounds, role, sent: messages, received: null, usage: null, error: message });
       const interrupted = env.signal?.aborted;
       return {
         ok: false,
@@ -103,8 +106,12 @@ export class ModelCaller {
     if (isAgentStep(role)) state.steps = step;
     env.clock.advance(result.latencyMs);
     this.emit(role, step, result.usage, result.latencyMs, result.retries, action?.(result) ?? null, null);
-    this.log.push({ call: state.calls, step, round: state.rounds, role, sent: messages.slice(), received: result.message, usage: result.usage, error: null });
+    this.keep({ call: state.calls, step, round: state.rounds, role, sent: messages, received: result.message, usage: result.usage, error: null });
     return { ok: true, result };
+  }
+
+  private keep(call: CallLog): void {
+    if (this.env.keepLog ?? true) this.log.push({ ...call, sent: call.sent.slice() });
   }
 
   /** Spin and other action brakes; counts the action when it is allowed to run. */

@@ -6,6 +6,7 @@ import { registerScenarios } from './scenarios.ts';
 import { registerReport } from './report.ts';
 import { registerCheck } from './check.ts';
 import { registerMerge } from './merge.ts';
+import { registerPerf } from './perf.ts';
 import { registerServe } from './serve.ts';
 
 const program = new Command('bench')
@@ -20,6 +21,7 @@ registerScenarios(program);
 registerReport(program);
 registerCheck(program);
 registerMerge(program);
+registerPerf(program);
 registerServe(program);
 
 const debug = process.argv.includes('--debug');

@@ -8,6 +8,11 @@ import type { TokenCounter } from './tokens.ts';
 
 const LIMIT = 200_000;
 
+/** The hash of a prefix extended by one message: arithmetic, no string built per message per call. */
+function chainHash(chain: number, message: number): number {
+  return Math.imul(chain ^ message, 0x01000193) + Math.imul(message, 0x5bd1e995) >>> 0;
+}
+
 export class PrefixCache {
   private readonly seen = new Set<number>();
   private readonly hashes = new WeakMap<object, number>();
@@ -29,7 +34,7 @@ export class PrefixCache {
     let prefix = counter.tools(tools);
     if (this.seen.size > LIMIT) this.seen.clear();
     for (const m of messages) {
-      chain = hash32(`${chain}:${this.hashOf(m)}`);
+      chain = chainHash(chain, this.hashOf(m));
       prefix += counter.message(m);
       if (matching && this.seen.has(chain)) shared = prefix;
       else matching = false;

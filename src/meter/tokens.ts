@@ -34,6 +34,11 @@ export function completionTokens(m: AssistantMessage): number {
   return n;
 }
 
+/** Input tokens of an answer when it is sent back, given its completion tokens (adds the message wrapper). */
+export function answerInputTokens(m: AssistantMessage, completion: number): number {
+  return completion + TOKENS_PER_MESSAGE + countText(m.role) + (m.name ? 1 + countText(m.name) : 0);
+}
+
 /** Tool schemas as the model sees them (a TypeScript-like namespace, as OpenAI renders functions). */
 export function renderTools(tools: ToolSpec[]): string {
   const lines = ['# Tools', '', '## functions', '', 'namespace functions {', ''];
@@ -60,8 +65,15 @@ export function toolsTokensUncached(tools: ToolSpec[] | undefined): number {
 
 const CONTENT_CACHE_LIMIT = 50_000;
 
+/** A conversation array as last counted: its message objects and the running token sums (sums[i] = first i messages). */
+interface Tally {
+  seen: ChatMessage[];
+  sums: number[];
+}
+
 export class TokenCounter {
   private readonly byObject = new WeakMap<object, number>();
+  private readonly tallies = new WeakMap<ChatMessage[], Tally>();
   private readonly byContent = new Map<string, number>();
   /** Tokenizer calls made (for the perf report: each message should be tokenized once). */
   tokenizations = 0;
@@ -94,7 +106,7 @@ export class TokenCounter {
   produced(m: AssistantMessage): number {
     const n = completionTokens(m);
     this.tokenizations++;
-    this.byObject.set(m, n + TOKENS_PER_MESSAGE + countText('assistant') + (m.name ? 1 + countText(m.name) : 0));
+    this.byObject.set(m, answerInputTokens(m, n));
     return n;
   }
 
@@ -108,23 +120,25 @@ export class TokenCounter {
     return n;
   }
 
-  /** Input tokens of a whole request: tools, every message, reply priming. */
+  /**
+   * Input tokens of a whole request: tools, every message, reply priming. An agent sends the same
+   * growing array call after call, so the sum over the prefix it already counted is reused as long
+   * as that prefix holds the same message objects (checked by identity, one compare per message):
+   * each call costs its new messages, not a map lookup per message of the whole history.
+   */
   prompt(messages: ChatMessage[], tools?: ToolSpec[]): number {
-    let n = this.tools(tools) + REPLY_PRIMING;
-    for (const m of messages) n += this.message(m);
-    return n;
-  }
-
-  /** Tokens of the longest common prefix of two requests (tools first, then whole messages). */
-  sharedPrefix(prev: ChatMessage[], next: ChatMessage[], tools?: ToolSpec[]): number {
-    let n = this.tools(tools);
-    const len = Math.min(prev.length, next.length);
-    for (let i = 0; i < len; i++) {
-      const a = prev[i]!;
-      const b = next[i]!;
-      if (a !== b && JSON.stringify(a) !== JSON.stringify(b)) break;
-      n += this.message(b);
+    let t = this.tallies.get(messages);
+    if (!t) this.tallies.set(messages, (t = { seen: [], sums: [0] }));
+    let i = 0;
+    const same = Math.min(t.seen.length, messages.length);
+    while (i < same && t.seen[i] === messages[i]) i++;
+    t.seen.length = i;
+    t.sums.length = i + 1;
+    for (; i < messages.length; i++) {
+      const m = messages[i]!;
+      t.seen.push(m);
+      t.sums.push(t.sums[i]! + this.message(m));
     }
-    return n;
+    return this.tools(tools) + REPLY_PRIMING + t.sums[messages.length]!;
   }
 }

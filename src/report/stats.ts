@@ -8,8 +8,11 @@ export function mean(xs: readonly number[]): number {
 
 /** Percentile by linear interpolation between closest ranks (p in 0..100). */
 export function percentile(xs: readonly number[], p: number): number {
-  if (xs.length === 0) return 0;
-  const sorted = [...xs].sort((a, b) => a - b);
+  return percentileOfSorted([...xs].sort((a, b) => a - b), p);
+}
+
+function percentileOfSorted(sorted: ArrayLike<number>, p: number): number {
+  if (sorted.length === 0) return 0;
   const rank = (p / 100) * (sorted.length - 1);
   const lo = Math.floor(rank);
   const hi = Math.ceil(rank);
@@ -24,5 +27,7 @@ export interface Spread {
 }
 
 export function spread(xs: readonly number[]): Spread {
-  return { mean: mean(xs), p50: percentile(xs, 50), p95: percentile(xs, 95), max: xs.length ? Math.max(...xs) : 0 };
+  // Sorted once for every percentile; no Math.max(...xs), which overflows the stack on large arrays.
+  const sorted = Float64Array.from(xs).sort();
+  return { mean: mean(xs), p50: percentileOfSorted(sorted, 50), p95: percentileOfSorted(sorted, 95), max: sorted.length ? sorted[sorted.length - 1]! : 0 };
 }

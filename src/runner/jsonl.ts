@@ -11,7 +11,11 @@ export class JsonlWriter {
   }
 
   write(record: unknown): void {
-    const line = `${JSON.stringify(record)}\n`;
+    this.writeLine(`${JSON.stringify(record)}\n`);
+  }
+
+  /** A line already serialised (ending in a newline). */
+  writeLine(line: string): void {
     this.buffer.push(line);
     this.bytes += line.length;
     if (this.bytes >= 64 * 1024) this.flush();

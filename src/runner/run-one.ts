@@ -19,6 +19,8 @@ export interface RunDeps {
   tools: (plan: RunPlan) => ToolRegistry;
   onStep: (record: StepRecord) => void;
   signal?: AbortSignal;
+  /** Whether the run's calls are kept for a transcript (default true). */
+  transcript?: boolean;
   /** How non-simulated models are reached (API key, base URL, retries, cassettes). */
   transport?: ModelTransport;
 }
@@ -47,6 +49,7 @@ export async function executeRun(plan: RunPlan, deps: RunDeps): Promise<RunResul
     clock,
     onStep: deps.onStep,
     signal: deps.signal,
+    keepLog: deps.transcript,
   });
   // The context strategy is the outer layer, so critique calls see the same view as the agent.
   const agent = withContext(withReflection(AGENTS[scenario.agent]!));

@@ -1,8 +1,7 @@
 // Runs a planned sweep into a results directory: records stream to disk as they happen,
-// runs go through a shared concurrency limiter, reports are built at the end.
+// `concurrency` workers pull runs one at a time (nothing is kept per run), reports are built at the end.
 import fs from 'node:fs';
 import path from 'node:path';
-import pLimit from 'p-limit';
 import { TokenCounter } from '../meter/tokens.ts';
 import type { ModelTransport } from '../models/factory.ts';
 import type { BuiltReports } from '../report/build.ts';
@@ -13,11 +12,13 @@ import { JsonlWriter } from './jsonl.ts';
 import { gitCommit, versions, type Meta } from './meta.ts';
 import type { Progress } from './progress.ts';
 import { scenarioDigest } from './digest.ts';
+import { forEachConcurrently } from './pool.ts';
 import type { RunRecord } from './records.ts';
 import { FILES, resultFile } from './results-dir.ts';
 import { executeRun } from './run-one.ts';
 import type { Shard } from './shard.ts';
 import type { SpendLimiter, SpendState } from './spend-limiter.ts';
+import { stepLine } from './step-line.ts';
 import type { RunPlan, SweepSpec } from './sweep.ts';
 import { buildTranscript } from './transcript.ts';
 
@@ -34,6 +35,8 @@ export interface SweepOptions {
   shard?: Shard & { runs_total: number };
   /** A cap on the metered spend of the whole sweep: runs that would cross it are not started. */
   spend?: SpendLimiter;
+  /** The sweep's token counter (default: a fresh one); `bench perf` passes its own to count tokenizations. */
+  counter?: TokenCounter;
   transport?: ModelTransport;
 }
 
@@ -78,7 +81,7 @@ export async function executeSweep(o: SweepOptions): Promise<Meta['status']> {
 
   const steps = new JsonlWriter(resultFile(o.dir, 'steps'));
   const runs = new JsonlWriter(resultFile(o.dir, 'runs'));
-  const counter = new TokenCounter();
+  const counter = o.counter ?? new TokenCounter();
   const registries = new Map<Scenario, ToolRegistry>();
   const tools = (plan: RunPlan) => {
     let r = registries.get(plan.scenario);
@@ -86,7 +89,7 @@ export async function executeSweep(o: SweepOptions): Promise<Meta['status']> {
     return r;
   };
   const runPlan = async (plan: RunPlan): Promise<RunRecord> => {
-    const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.write(r), signal: o.signal, transport: o.transport });
+    const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.writeLine(stepLine(r)), signal: o.signal, transcript: o.transcripts, transport: o.transport });
     steps.flush();
     runs.write(result.record);
     runs.flush();
@@ -98,24 +101,19 @@ export async function executeSweep(o: SweepOptions): Promise<Meta['status']> {
     o.progress.tick(`${plan.configId}: ${result.record.stop_reason}`);
     return result.record;
   };
-  const limit = pLimit(o.concurrency);
   try {
-    await Promise.all(
-      o.plans.map((plan) =>
-        limit(async () => {
-          if (!o.spend) return void (await runPlan(plan));
-          // A run's own max-cost brake bounds what it can spend; the CLI insists on one under a cap.
-          const worstCase = plan.settings.limits.max_cost_usd ?? Infinity;
-          if (!(await o.spend.acquire(worstCase))) return;
-          let spent = 0;
-          try {
-            spent = (await runPlan(plan)).cost_usd;
-          } finally {
-            o.spend.release(worstCase, spent);
-          }
-        }),
-      ),
-    );
+    await forEachConcurrently(o.plans, o.concurrency, async (plan) => {
+      if (!o.spend) return void (await runPlan(plan));
+      // A run's own max-cost brake bounds what it can spend; the CLI insists on one under a cap.
+      const worstCase = plan.settings.limits.max_cost_usd ?? Infinity;
+      if (!(await o.spend.acquire(worstCase))) return;
+      let spent = 0;
+      try {
+        spent = (await runPlan(plan)).cost_usd;
+      } finally {
+        o.spend.release(worstCase, spent);
+      }
+    });
   } finally {
     steps.close();
     runs.close();

@@ -22,18 +22,18 @@ export const VOCABULARY: readonly string[] = [...new Set(CANDIDATES)].filter((w)
 
 /** About `tokens` tokens of sentence-like text (each word one token, each sentence's full stop one more). */
 export function words(r: Rng, tokens: number): string {
-  const out: string[] = [];
+  let out = '';
   let n = 0;
   let sentence = 0;
   while (n < tokens) {
-    out.push(VOCABULARY[Math.floor(r() * VOCABULARY.length)]!);
+    out += `${n === 0 ? '' : ' '}${VOCABULARY[Math.floor(r() * VOCABULARY.length)]!}`;
     n++;
     sentence++;
     if (sentence >= 8 + Math.floor(r() * 7) && n < tokens) {
-      out[out.length - 1] += '.';
+      out += '.';
       n++;
       sentence = 0;
     }
   }
-  return out.join(' ');
+  return out;
 }

@@ -1,0 +1,43 @@
+// `bench perf`: is loopbench itself fast and small enough? Micro-benchmarks of the hot operations
+// (tinybench) and whole-sweep measurements against the performance targets.
+import type { Command } from 'commander';
+import { parseChoiceList, parseNumberList } from '../runner/values.ts';
+import { UsageError } from './errors.ts';
+
+export const PERF_PARTS = ['micro', 'overhead', 'linear', 'concurrency', 'scale'] as const;
+type Part = (typeof PERF_PARTS)[number];
+
+interface PerfOptions {
+  only: string;
+  repeat: string;
+  quick?: boolean;
+  json?: boolean;
+}
+
+/** Sizes of every measurement; `--quick` shrinks them for a smoke test (figures then not comparable with the targets). */
+export function perfSizes(quick: boolean, scaleRepeat: number) {
+  return quick
+    ? { microMs: 50, overheadRepeat: 1, linearRepeat: 1, concurrencyRuns: 16, scaleRepeat }
+    : { microMs: 500, overheadRepeat: 10, linearRepeat: 10, concurrencyRuns: 100, scaleRepeat };
+}
+
+export function registerPerf(program: Command): void {
+  program
+    .command('perf')
+    .description("measure loopbench's own speed and memory against its performance targets (see README, Performance)")
+    .option('--only <parts>', `what to measure, comma-separated: ${PERF_PARTS.join(', ')}`, PERF_PARTS.join(','))
+    .option('-n, --repeat <n>', 'runs per configuration of the scale sweep (seed-calibrated, --steps 10..100:10)', '100')
+    .option('--quick', 'small sizes everywhere: a smoke test, not a measurement against the targets')
+    .option('--json', 'print the results as JSON on stdout')
+    .action(async (o: PerfOptions, cmd: Command) => {
+      const parts = new Set<Part>(parseChoiceList(o.only, '--only', PERF_PARTS));
+      const repeat = parseNumberList(o.repeat, { flag: '--repeat', integer: true, min: 1, max: 100_000 });
+      if (repeat.length !== 1) throw new UsageError(`--repeat: takes one value, got '${o.repeat}'`);
+      const defaultRepeat = cmd.getOptionValueSource('repeat') === 'default';
+      const sizes = perfSizes(o.quick ?? false, o.quick && defaultRepeat ? 2 : repeat[0]!);
+      const { runPerf, printPerf } = await import('../perf/run.ts');
+      const results = await runPerf(parts, sizes, (line) => !o.json && console.error(line));
+      if (o.json) console.log(JSON.stringify(results, null, 2));
+      else printPerf(results);
+    });
+}

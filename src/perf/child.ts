@@ -1,0 +1,47 @@
+// `bench` commands run in a child process, timed, with their peak RSS: what a user's run costs.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { ROOT } from '../paths.ts';
+import { tempDir } from './sweep.ts';
+
+export interface ChildRun {
+  /** Wall-clock time, in ms. */
+  ms: number;
+  /** CPU time of the child (user + system, all its threads), in ms: steady when other work shares the machine. */
+  cpuMs: number;
+  /** Peak resident set size of the child, in MB. */
+  peakRssMb: number;
+  stdout: string;
+}
+
+const PROBE = pathToFileURL(path.join(path.dirname(fileURLToPath(import.meta.url)), 'rss-probe.ts')).href;
+
+/** Runs `bench ARGS` (through tsx, as `npm run bench` does) and measures it. */
+export async function runBenchChild(args: string[]): Promise<ChildRun> {
+  const probeDir = tempDir();
+  const probeFile = path.join(probeDir, 'probe.json');
+  try {
+    const start = performance.now();
+    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', '--import', PROBE, path.join(ROOT, 'src/cli/main.ts'), ...args], {
+        cwd: ROOT,
+        env: { ...process.env, LOOPBENCH_PROBE_FILE: probeFile },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (err += d));
+      child.on('error', reject);
+      child.on('close', (c) => resolve({ code: c, stdout: out, stderr: err }));
+    });
+    const ms = performance.now() - start;
+    if (code !== 0) throw new Error(`bench ${args.join(' ')} exited with ${code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`);
+    const probe = JSON.parse(fs.readFileSync(probeFile, 'utf8')) as { maxRSS: number; cpu: number };
+    return { ms, cpuMs: probe.cpu / 1000, peakRssMb: probe.maxRSS / 1024, stdout };
+  } finally {
+    fs.rmSync(probeDir, { recursive: true, force: true });
+  }
+}

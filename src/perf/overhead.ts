@@ -1,0 +1,82 @@
+// Target 1: metering overhead. A simulated sweep should cost little more than tokenizing its new
+// text once: the sweep's total time is compared with the time to tokenize every message it
+// created, once each, with the same tokenizer, in the same process.
+import type { AssistantMessage, ChatMessage, ToolSpec } from '../models/chat.ts';
+import { answerInputTokens, completionTokens, messageTokensUncached, TokenCounter, toolsTokensUncached } from '../meter/tokens.ts';
+import { cpuMsSince, timeSweep, type SweepTiming } from './sweep.ts';
+
+type Tokenized = { kind: 'message'; m: ChatMessage } | { kind: 'answer'; m: AssistantMessage } | { kind: 'tools'; tools: ToolSpec[] };
+
+/** A TokenCounter that keeps every object it tokenizes, so the same text can be tokenized again alone. */
+export class RecordingCounter extends TokenCounter {
+  readonly tokenized: Tokenized[] = [];
+
+  private record<T>(item: Tokenized, count: () => T): T {
+    const before = this.tokenizations;
+    const n = count();
+    if (this.tokenizations > before) this.tokenized.push(item);
+    return n;
+  }
+
+  override message(m: ChatMessage): number {
+    return this.record({ kind: 'message', m }, () => super.message(m));
+  }
+
+  override produced(m: AssistantMessage): number {
+    return this.record({ kind: 'answer', m }, () => super.produced(m));
+  }
+
+  override tools(tools: ToolSpec[] | undefined): number {
+    return tools && tools.length ? this.record({ kind: 'tools', tools }, () => super.tools(tools)) : 0;
+  }
+}
+
+/** Tokenizes each item once, with no caching machinery: the floor a metered sweep can reach. */
+export function tokenizeOnce(items: readonly Tokenized[]): { cpuMs: number; ms: number; tokens: number } {
+  const start = performance.now();
+  const cpu = process.cpuUsage();
+  let tokens = 0;
+  for (const it of items) {
+    if (it.kind === 'message') tokens += messageTokensUncached(it.m);
+    else if (it.kind === 'answer') tokens += answerInputTokens(it.m, completionTokens(it.m));
+    else tokens += toolsTokensUncached(it.tools);
+  }
+  return { cpuMs: cpuMsSince(cpu), ms: performance.now() - start, tokens };
+}
+
+export interface OverheadResult {
+  /** Median sweep timing (CPU and wall). */
+  sweep: SweepTiming;
+  /** Median time to tokenize the sweep's new text once. */
+  tokenize: { cpuMs: number; ms: number };
+  /** Distinct messages and tool lists the sweep tokenized (each once). */
+  tokenized: number;
+  tokens: number;
+  /** Sweep ÷ tokenizing, on CPU time (steady on a shared machine, where wall time is not). */
+  ratio: number;
+  wallRatio: number;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/**
+ * A recording sweep first (it also warms the tokenizer's caches), then `rounds` alternating timings
+ * of the sweep and of tokenizing its messages once; medians are compared. The sweep is
+ * deterministic, so every round creates the same text.
+ */
+export async function measureOverhead(args: string[], rounds = 3): Promise<OverheadResult> {
+  const recorder = new RecordingCounter();
+  await timeSweep(args, recorder);
+  const sweeps: SweepTiming[] = [];
+  const tokenize: Array<{ cpuMs: number; ms: number }> = [];
+  let tokens = 0;
+  for (let i = 0; i < rounds; i++) {
+    sweeps.push(await timeSweep(args, new TokenCounter()));
+    const t = tokenizeOnce(recorder.tokenized);
+    tokenize.push(t);
+    tokens = t.tokens;
+  }
+  const sweep = { ...sweeps[0]!, cpuMs: median(sweeps.map((s) => s.cpuMs)), ms: median(sweeps.map((s) => s.ms)) };
+  const tok = { cpuMs: median(tokenize.map((t) => t.cpuMs)), ms: median(tokenize.map((t) => t.ms)) };
+  return { sweep, tokenize: tok, tokenized: recorder.tokenized.length, tokens, ratio: sweep.cpuMs / tok.cpuMs, wallRatio: sweep.ms / tok.ms };
+}

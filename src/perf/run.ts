@@ -1,0 +1,64 @@
+// Runs the parts of `bench perf` that were asked for and prints them.
+import { CONCURRENCY_TARGET, concurrencyBench, type ConcurrencyBenchResult } from '../serve/concurrency-bench.ts';
+import { measureLinearity, type LinearityResult } from './linear.ts';
+import { runMicro, type MicroResult } from './micro.ts';
+import { measureOverhead, type OverheadResult } from './overhead.ts';
+import { measureScale, scaleArgs, type ScaleResult } from './scale.ts';
+import { concurrencyRow, formatMicro, formatTargets, linearRow, overheadRow, scaleRows, type TargetRow } from './table.ts';
+
+export interface PerfSizes {
+  microMs: number;
+  overheadRepeat: number;
+  linearRepeat: number;
+  scaleRepeat: number;
+  concurrencyRuns: number;
+}
+
+export interface PerfResults {
+  sizes: PerfSizes;
+  micro?: MicroResult[];
+  overhead?: OverheadResult;
+  linear?: LinearityResult;
+  scale?: ScaleResult;
+  concurrency?: ConcurrencyBenchResult;
+  targets: TargetRow[];
+}
+
+/** The overhead sweep is the scale sweep, smaller: the same scenario, steps and brakes. */
+const overheadArgs = (repeat: number) => scaleArgs(repeat, 'unused').slice(0, -2);
+
+export async function runPerf(parts: ReadonlySet<string>, sizes: PerfSizes, log: (line: string) => void): Promise<PerfResults> {
+  const out: PerfResults = { sizes, targets: [] };
+  if (parts.has('micro')) {
+    log('micro-benchmarks…');
+    out.micro = await runMicro(sizes.microMs);
+  }
+  if (parts.has('overhead')) {
+    log(`metering overhead: bench ${overheadArgs(sizes.overheadRepeat).join(' ')}, in process…`);
+    out.overhead = await measureOverhead(overheadArgs(sizes.overheadRepeat));
+    out.targets.push(overheadRow(out.overhead));
+  }
+  if (parts.has('linear')) {
+    log('linearity: 10-step vs 100-step runs, same total steps…');
+    out.linear = await measureLinearity(sizes.linearRepeat);
+    out.targets.push(linearRow(out.linear));
+  }
+  if (parts.has('concurrency')) {
+    const o = { ...CONCURRENCY_TARGET, runs: sizes.concurrencyRuns };
+    log(`concurrency: ${o.runs} runs × ${o.steps} steps at --concurrency ${o.concurrency} against bench serve --latency ${o.latencyMs}…`);
+    out.concurrency = await concurrencyBench(o);
+    out.targets.push(concurrencyRow(out.concurrency));
+  }
+  if (parts.has('scale')) {
+    log(`scale: bench ${scaleArgs(sizes.scaleRepeat, 'DIR').join(' ')} in a child process, then bench report DIR…`);
+    out.scale = await measureScale(sizes.scaleRepeat);
+    out.targets.push(...scaleRows(out.scale));
+  }
+  out.targets.sort((a, b) => a.target.localeCompare(b.target, 'en', { numeric: true }));
+  return out;
+}
+
+export function printPerf(r: PerfResults): void {
+  if (r.micro) console.log(`${formatMicro(r.micro)}\n`);
+  if (r.targets.length) console.log(formatTargets(r.targets));
+}

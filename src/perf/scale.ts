@@ -1,0 +1,40 @@
+// Targets 3 and 5: the scale sweep (seed-calibrated, --steps 10..100:10, --repeat N: about 55
+// model calls per run) in a child process, with calls/second and peak RSS; then `bench report`
+// on its results, timed.
+import fs from 'node:fs';
+import path from 'node:path';
+import { readJsonlLines } from '../runner/jsonl.ts';
+import type { RunRecord } from '../runner/records.ts';
+import { resultFile } from '../runner/results-dir.ts';
+import { runBenchChild, type ChildRun } from './child.ts';
+import { tempDir } from './sweep.ts';
+
+export interface ScaleResult {
+  command: string;
+  sweep: ChildRun;
+  runs: number;
+  calls: number;
+  callsPerSecond: number;
+  report: ChildRun;
+}
+
+export const scaleArgs = (repeat: number, out: string) => ['--scenario', 'seed-calibrated', '--steps', '10..100:10', '--repeat', String(repeat), '--no-transcripts', '-q', '--out', out];
+
+export async function measureScale(repeat: number): Promise<ScaleResult> {
+  const dir = tempDir();
+  const out = path.join(dir, 'scale');
+  try {
+    const sweep = await runBenchChild(scaleArgs(repeat, out));
+    let runs = 0;
+    let calls = 0;
+    for await (const line of readJsonlLines(resultFile(out, 'runs'))) {
+      if (!line.ok) continue;
+      runs++;
+      calls += (line.value as RunRecord).calls;
+    }
+    const report = await runBenchChild(['report', out]);
+    return { command: `bench ${scaleArgs(repeat, 'DIR').join(' ')}`, sweep, runs, calls, callsPerSecond: calls / (sweep.ms / 1000), report };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}

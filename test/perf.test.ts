@@ -1,0 +1,146 @@
+// Performance as behaviour (never wall-clock): each message is tokenized once, counting a growing
+// conversation is incremental yet exact, nothing is held per run, and the fast output paths write
+// exactly what the plain ones would.
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { stringify } from 'csv-stringify/sync';
+import { describe, expect, it } from 'vitest';
+import { messageTokensUncached, TokenCounter, toolsTokensUncached } from '../src/meter/tokens.ts';
+import type { ChatMessage } from '../src/models/chat.ts';
+import { measureOverhead, RecordingCounter, tokenizeOnce } from '../src/perf/overhead.ts';
+import { formatTargets, overheadRow } from '../src/perf/table.ts';
+import { csvLine, runRow, stepRow } from '../src/report/csv.ts';
+import { forEachConcurrently } from '../src/runner/pool.ts';
+import { stepLine } from '../src/runner/step-line.ts';
+import { resolveScenario } from '../src/scenario/loader.ts';
+import { ToolRegistry } from '../src/tools/registry.ts';
+import { gridOf, runOnce, runPlans, specOf } from './helpers.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const OFF = { timeout_s: null, max_cost_usd: null, max_repeat: null };
+
+describe('metering cost', () => {
+  it('a 100-step run tokenizes each message once: tokenizations = distinct messages + the tool list', async () => {
+    const counter = new TokenCounter();
+    const r = await runOnce('seed-calibrated', { ...OFF, max_steps: 100 }, {});
+    expect(r.record.steps).toBe(100);
+    const again = (await runPlans(specOf(['seed-calibrated'], gridOf({ ...OFF, max_steps: 100 })), counter))[0]!;
+    expect(again.record.input_tokens).toBe(r.record.input_tokens);
+    expect(new Set(again.messages).size).toBe(again.messages.length);
+    expect(counter.tokenizations).toBe(again.messages.length + 1);
+  });
+
+  it('counts a conversation incrementally and still exactly, even when a message is replaced mid-way', () => {
+    const tools = ToolRegistry.fromDecls(resolveScenario('seed-calibrated').tools).specs;
+    const counter = new TokenCounter();
+    const exact = (ms: ChatMessage[]) => 3 + toolsTokensUncached(tools) + ms.reduce((s, m) => s + messageTokensUncached(m), 0);
+    const messages: ChatMessage[] = [
+      { role: 'system', content: 'You are terse.' },
+      { role: 'user', content: 'Sum the squares of 1..10.' },
+    ];
+    expect(counter.prompt(messages, tools)).toBe(exact(messages));
+    messages.push({ role: 'assistant', content: 'Thought 1: compute it.' }, { role: 'user', content: 'go on' });
+    expect(counter.prompt(messages, tools)).toBe(exact(messages));
+    messages[1] = { role: 'user', content: 'A much longer replacement goal, with many more words in it than before.' };
+    expect(counter.prompt(messages, tools)).toBe(exact(messages));
+    messages.length = 2;
+    expect(counter.prompt(messages, tools)).toBe(exact(messages));
+  });
+
+  it('the overhead baseline tokenizes exactly what the sweep tokenized, and its table row compares the two', async () => {
+    const recorder = new RecordingCounter();
+    const ran = await runPlans(specOf(['seed-calibrated'], gridOf({ max_steps: 8 }), { repeat: 2 }), recorder);
+    // runPlans builds a tool list per run (a sweep shares one per scenario): each is tokenized once too.
+    const distinct = ran.reduce((s, r) => s + r.messages.length + 1, 0);
+    expect(recorder.tokenized.length).toBe(distinct);
+    expect(recorder.tokenizations).toBe(distinct);
+    expect(tokenizeOnce(recorder.tokenized).tokens).toBeGreaterThan(0);
+
+    const o = await measureOverhead(['--scenario', 'seed-calibrated', '--steps', '3', '--repeat', '2'], 1);
+    expect(o.sweep.steps).toBe(6);
+    expect(o.tokenized).toBe(2 * (2 + 2 * 3) + 1);
+    expect(o.ratio).toBeCloseTo(o.sweep.cpuMs / o.tokenize.cpuMs, 9);
+    const row = overheadRow(o);
+    expect(row.ok).toBe(o.ratio <= 1.25);
+    const lines = formatTargets([row]).split('\n');
+    expect(lines[0]).toMatch(/^target +measured +limit +ratio +ok$/);
+    expect(lines[2]).toMatch(new RegExp(`^1\\. metering overhead.* 1\\.25 +[0-9.,]+ +${row.ok ? 'yes' : 'NO'}$`));
+  });
+
+  it('keeps no per-call log when no transcript is written', async () => {
+    const { executeRun } = await import('../src/runner/run-one.ts');
+    const { expandSweep } = await import('../src/runner/sweep.ts');
+    const plan = expandSweep(specOf(['seed-calibrated'], gridOf({ max_steps: 5 })))[0]!;
+    const deps = { counter: new TokenCounter(), tools: () => ToolRegistry.fromDecls(plan.scenario.tools), onStep: () => {} };
+    expect((await executeRun(plan, { ...deps, transcript: false })).calls).toHaveLength(0);
+    expect((await executeRun(plan, deps)).calls).toHaveLength(5);
+  });
+});
+
+describe('memory does not grow with the number of runs', () => {
+  it('the sweep pool pulls a run only when a worker is free, never more than the concurrency at once', async () => {
+    let pulled = 0;
+    let done = 0;
+    let inFlight = 0;
+    let maxInFlight = 0;
+    let maxAhead = 0;
+    function* items() {
+      for (let i = 0; i < 2000; i++) {
+        pulled++;
+        maxAhead = Math.max(maxAhead, pulled - done);
+        yield i;
+      }
+    }
+    await forEachConcurrently(items(), 4, async () => {
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      await new Promise((r) => setImmediate(r));
+      inFlight--;
+      done++;
+    });
+    expect(done).toBe(2000);
+    expect(maxInFlight).toBe(4);
+    expect(maxAhead).toBeLessThanOrEqual(4);
+  });
+});
+
+describe('fast output paths write the same bytes', () => {
+  it('stepLine is JSON.stringify of the step record', async () => {
+    const r = await runOnce('seed-calibrated', { max_steps: 3 });
+    for (const s of r.steps) expect(stepLine(s)).toBe(`${JSON.stringify(s)}\n`);
+  });
+
+  it('csvLine writes what csv-stringify writes, quotes, commas, newlines and empties included', async () => {
+    const r = await runOnce('seed-calibrated', { max_steps: 3 });
+    const rows = [
+      ...r.steps.map(stepRow),
+      runRow(r.record),
+      { a: 'say "hi", then go', b: 'two\nlines', c: '', d: null, e: true, f: false, g: 0.1 + 0.2, h: 'cr\rhere', i: undefined },
+    ];
+    for (const row of rows) {
+      const reference = stringify([row], { header: true, columns: Object.keys(row), cast: { boolean: (v) => String(v) } });
+      expect(csvLine(row, true) + csvLine(row)).toBe(reference);
+    }
+  });
+});
+
+describe('bench perf flags', () => {
+  const bench = (...args: string[]) => spawnSync(process.execPath, [path.join(ROOT, 'bin/bench.js'), ...args], { cwd: ROOT, encoding: 'utf8' });
+
+  it.each([
+    [['--only', 'speed'], /--only: 'speed' is not accepted \(accepted: micro, overhead, linear, concurrency, scale\)/],
+    [['--repeat', '0'], /--repeat: 0 is below the minimum 1/],
+    [['--repeat', '2,3'], /--repeat: takes one value/],
+  ])('bench perf %j fails with one line and exit code 2', (args, message) => {
+    const r = bench('perf', ...args);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('documents every flag in --help', () => {
+    const r = bench('perf', '--help');
+    expect(r.status).toBe(0);
+    for (const flag of ['--only', '--repeat', '--quick', '--json']) expect(r.stdout).toContain(flag);
+  });
+});

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSweepSpec, type RunOptions } from '../src/cli/run.ts';
+import type { StartOptions } from '../src/cli/start-sweep.ts';
 import { listScenarioFiles } from '../src/scenario/loader.ts';
 import { BAD_INPUTS, GOOD_SCENARIO, type BadInput } from './helpers/bad-inputs.ts';
 import { bench, benchInProcess, ROOT } from './helpers/cli.ts';
@@ -61,7 +62,7 @@ describe('bad input → one line, exit 2, nothing written', { timeout: 240_000 }
   });
 
   it('every shipped scenario passes the same checks (its own profile only calls tools it declares)', () => {
-    const base = { model: 'sim', steps: '12', maxCost: '0.5', timeout: '120', maxRepeat: '3', maxTokens: 'off', maxCalls: 'off', repeat: '1', seed: '1', concurrency: '1', transcripts: false, promptCache: 'off', maxOutputTokens: '1024', requestTimeout: '60', maxRetries: '2' } satisfies RunOptions;
+    const base = { model: 'sim', steps: '12', maxCost: '0.5', timeout: '120', maxRepeat: '3', maxTokens: 'off', maxCalls: 'off', repeat: '1', seed: '1', concurrency: '1', transcripts: false, promptCache: 'off', maxOutputTokens: '1024', requestTimeout: '60', maxRetries: '2' } satisfies RunOptions & StartOptions;
     for (const file of listScenarioFiles()) expect(() => buildSweepSpec({ ...base, scenario: file })).not.toThrow();
     expect(GOOD_SCENARIO).toContain('profile: tiny-agent');
   });

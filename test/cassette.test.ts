@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../src/cli/errors.ts';
 import { transportFrom } from '../src/cli/model-options.ts';
 import { Cassette } from '../src/models/cassette.ts';
-import { sweepWith, RUN_DEFAULTS, type SweepResult } from '../src/serve/sweep-against.ts';
+import { RUN_DEFAULTS } from '../src/cli/run-defaults.ts';
+import { sweepWith, type SweepResult } from '../src/serve/sweep-against.ts';
 import { envFor, FAKE_KEY, serve } from './serve-helpers.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-cassette-'));

@@ -8,7 +8,7 @@ import { UsageError } from '../src/cli/errors.ts';
 import { transportFrom } from '../src/cli/model-options.ts';
 import { buildSweepSpec, type RunOptions } from '../src/cli/run.ts';
 import { serveOptions } from '../src/cli/serve.ts';
-import { RUN_DEFAULTS } from '../src/serve/sweep-against.ts';
+import { RUN_DEFAULTS } from '../src/cli/run-defaults.ts';
 import { spawnServe } from '../src/serve/spawn.ts';
 import type { RunningServer } from '../src/serve/server.ts';
 import { benchAsync, FAKE_KEY, serve } from './serve-helpers.ts';

@@ -4,10 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { UsageError } from '../src/cli/errors.ts';
 import { buildSweepSpec, type RunOptions } from '../src/cli/run.ts';
 import { expandSweep } from '../src/runner/sweep.ts';
-import { RUN_DEFAULTS } from '../src/serve/sweep-against.ts';
+import { RUN_DEFAULTS } from '../src/cli/run-defaults.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const defaults: RunOptions = { ...RUN_DEFAULTS, scenario: 'seed-calibrated', repeat: '2', concurrency: '1' };
+const defaults: RunOptions = { ...RUN_DEFAULTS, scenario: 'seed-calibrated', repeat: '2' };
 
 describe('--reflection, --max-reflections, --context', () => {
   it('sweep every listed value, one configuration each', () => {

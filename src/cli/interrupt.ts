@@ -1,5 +1,6 @@
 // Ctrl-C during a sweep: the first SIGINT or SIGTERM stops new model calls and lets the sweep
 // record what it has (unfinished runs as `interrupted`, reports written); a second one quits at once.
+import { setMaxListeners } from 'node:events';
 
 export interface InterruptTrap {
   signal: AbortSignal;
@@ -12,6 +13,8 @@ export const exitCodeFor = (sig: NodeJS.Signals | null) => (sig === 'SIGTERM' ? 
 
 export function trapInterrupts(): InterruptTrap {
   const controller = new AbortController();
+  // Every in-flight request and tool listens to this one signal; many at once is expected, not a leak.
+  setMaxListeners(0, controller.signal);
   let first: NodeJS.Signals | null = null;
   const onSignal = (sig: NodeJS.Signals) => {
     if (first) {

@@ -7,6 +7,8 @@ import { registerScenarios } from './scenarios.ts';
 import { registerReport } from './report.ts';
 import { registerPerf } from './perf.ts';
 import { registerServe } from './serve.ts';
+import { registerCheck } from './check.ts';
+import { registerMerge } from './merge.ts';
 
 export function buildProgram(): Command {
   const program = new Command('bench')
@@ -21,6 +23,8 @@ export function buildProgram(): Command {
   registerReport(program);
   registerPerf(program);
   registerServe(program);
+  registerCheck(program);
+  registerMerge(program);
   return program;
 }
 

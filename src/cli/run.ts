@@ -1,23 +1,21 @@
 // `bench [options]`: the default command — run a sweep and print its summary.
-import fs from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { DEFAULT_PRICED_MODEL, loadPricing, priceFor, DEFAULT_PRICING_FILE, type PricingTable } from '../meter/pricing.ts';
 import { validateModelSpec, MODEL_SPECS_HELP, simProfileFor, DEFAULT_TRANSPORT, type ModelTransport } from '../models/factory.ts';
-import { createProgress } from '../runner/progress.ts';
-import { FILES, hasRecords, resultsDirFor } from '../runner/results-dir.ts';
+import { FILES, resultsDirFor } from '../runner/results-dir.ts';
 import { CONTEXT_HELP, parseContextList } from '../agents/context-spec.ts';
 import { REFLECTIONS, type Price } from '../runner/settings.ts';
-import { expandSweep, type Grid, type SweepSpec } from '../runner/sweep.ts';
-import { runSweep, type SweepOptions, type SweepOutcome } from '../runner/sweep-runner.ts';
+import type { Grid, SweepSpec } from '../runner/sweep.ts';
 import { planResume } from '../runner/resume.ts';
-import { parseChoiceList, parseNumberList, parseOne } from '../runner/values.ts';
+import { parseChoiceList, parseNumberList, parseOne as one } from '../runner/values.ts';
 import { resolveScenarios } from '../scenario/loader.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import { UsageError } from './errors.ts';
-import { exitCodeFor, trapInterrupts } from './interrupt.ts';
 import { TASKQUEUE_FLAG_DEFAULTS, addTaskqueueOptions, loadResumeState, modelPrices, parsePauseAt, parseRoleModels, roleModelSpecs, taskqueueGrid, type TaskqueueFlags } from './taskqueue-options.ts';
 import { addTransportOptions, transportFrom, type TransportFlags } from './model-options.ts';
+import { RUN_DEFAULTS } from './run-defaults.ts';
+import { addStartOptions, runTrapped, startSweep, type StartedOutcome, type StartOptions } from './start-sweep.ts';
 import { printSummary } from './summary-table.ts';
 
 export const DEFAULT_SCENARIOS = ['tiny-agent-sum-of-squares', 'seed-calibrated'];
@@ -33,12 +31,6 @@ export interface RunOptions extends TaskqueueFlags, TransportFlags {
   maxCalls: string;
   repeat: string;
   seed: string;
-  concurrency: string;
-  out?: string;
-  force?: boolean;
-  json?: boolean;
-  quiet?: boolean;
-  transcripts: boolean;
   pricing?: string;
   priceModel?: string;
   priceIn?: string;
@@ -52,8 +44,6 @@ export interface RunOptions extends TaskqueueFlags, TransportFlags {
   maxReflections?: string;
   context?: string;
 }
-
-const one = parseOne;
 
 function resolvePrice(o: RunOptions, models: string[], table: PricingTable): Price {
   const custom = [o.priceIn, o.priceOut].filter((x) => x !== undefined).length;
@@ -95,9 +85,9 @@ function buildGrid(o: RunOptions, transport: ModelTransport): Grid {
   return grid;
 }
 
-/** Validates everything the flags say, before anything is written. */
-export function buildSweepSpec(o: RunOptions, transport: ModelTransport = DEFAULT_TRANSPORT): SweepSpec {
-  const scenarios: Scenario[] = resolveScenarios((o.scenario ?? DEFAULT_SCENARIOS.join(',')).split(',').map((s) => s.trim()).filter(Boolean));
+/** Validates everything the flags say, before anything is written. `given` replaces `--scenario` (bench check). */
+export function buildSweepSpec(o: RunOptions, transport: ModelTransport = DEFAULT_TRANSPORT, given?: Scenario[]): SweepSpec {
+  const scenarios: Scenario[] = given ?? resolveScenarios((o.scenario ?? DEFAULT_SCENARIOS.join(',')).split(',').map((s) => s.trim()).filter(Boolean));
   if (scenarios.length === 0) throw new UsageError('--scenario: no scenario given');
   const grid = buildGrid(o, transport);
   for (const s of scenarios) for (const m of grid.model) if (m.startsWith('sim') && !transport.replay) checkProfile(s, m, '--model');
@@ -140,28 +130,23 @@ function checkProfile(s: Scenario, model: string, flag: string): void {
 export function addRunOptions(cmd: Command): Command {
   return addTaskqueueOptions(addTransportOptions(cmd))
     .option('-s, --scenario <ids>', `scenario ids or .yaml paths, comma-separated (default: ${DEFAULT_SCENARIOS.join(',')})`)
-    .option('-m, --model <specs>', `model(s) to sweep: ${MODEL_SPECS_HELP}`, 'sim')
-    .option('--steps <list>', 'MAX_STEPS values to sweep: 12,30 or 5..30:5 or off', '12')
-    .option('--max-cost <list>', 'budget per run in USD (never exceeded: the next call is projected), list or off', '0.5')
-    .option('--timeout <list>', 'wall-clock limit per run in seconds (virtual clock for simulated models), list or off', '120')
-    .option('--max-repeat <list>', 'spin detection: how often one action (tool + arguments) may run, list or off', '3')
-    .option('--max-tokens <list>', 'total tokens (input + output) per run, list or off', 'off')
-    .option('--max-calls <list>', 'model calls per run, list or off', 'off')
-    .option('-n, --repeat <n>', 'runs per configuration, each with its own seed', '10')
-    .option('--seed <n>', 'sweep seed: the same seed gives the same runs', '1')
-    .option('-j, --concurrency <n>', 'runs at once', '4')
-    .option('-o, --out <name>', 'results directory: results/<name>, or a path (default: a timestamp)')
-    .option('--force', 'overwrite an existing results directory')
+    .option('-m, --model <specs>', `model(s) to sweep: ${MODEL_SPECS_HELP}`, RUN_DEFAULTS.model)
+    .option('--steps <list>', 'MAX_STEPS values to sweep: 12,30 or 5..30:5 or off', RUN_DEFAULTS.steps)
+    .option('--max-cost <list>', 'budget per run in USD (never exceeded: the next call is projected), list or off', RUN_DEFAULTS.maxCost)
+    .option('--timeout <list>', 'wall-clock limit per run in seconds (virtual clock for simulated models), list or off', RUN_DEFAULTS.timeout)
+    .option('--max-repeat <list>', 'spin detection: how often one action (tool + arguments) may run, list or off', RUN_DEFAULTS.maxRepeat)
+    .option('--max-tokens <list>', 'total tokens (input + output) per run, list or off', RUN_DEFAULTS.maxTokens)
+    .option('--max-calls <list>', 'model calls per run, list or off', RUN_DEFAULTS.maxCalls)
+    .option('-n, --repeat <n>', 'runs per configuration, each with its own seed', RUN_DEFAULTS.repeat)
+    .option('--seed <n>', 'sweep seed: the same seed gives the same runs', RUN_DEFAULTS.seed)
     .option('--json', 'print the summary as JSON on stdout')
-    .option('-q, --quiet', 'no progress bar')
-    .option('--no-transcripts', 'do not save transcripts/<run_id>.json')
     .option('--pricing <file>', 'pricing table (YAML, like data/pricing.yaml)')
     .option('--price-model <name>', `price the tokens as this model from the pricing table (default: ${DEFAULT_PRICED_MODEL}, or the openai: model swept)`)
     .option('--price-in <usd>', 'custom input price, USD per 1M tokens (with --price-out)')
     .option('--price-out <usd>', 'custom output price, USD per 1M tokens (with --price-in)')
     .option('--price-cached <usd>', 'custom cached-input price, USD per 1M tokens (default: the input price)')
-    .addOption(new Option('--prompt-cache <on|off>', 'bill repeated prompt prefixes at the cached rate, as providers do').default('off'))
-    .option('--max-output-tokens <n>', 'max_tokens per call; the budget brake projects this worst case', '1024')
+    .addOption(new Option('--prompt-cache <on|off>', 'bill repeated prompt prefixes at the cached rate, as providers do').default(RUN_DEFAULTS.promptCache))
+    .option('--max-output-tokens <n>', 'max_tokens per call; the budget brake projects this worst case', RUN_DEFAULTS.maxOutputTokens)
     .option('--resume <dir>', 'finish an interrupted sweep: results/<dir>, or a path, with the settings of its meta.json (only -q, --json and the transport flags may go with it)')
     .option('--reflection <list>', `outer reflection to sweep: ${REFLECTIONS.join(', ')} (final: one critique per answer, REVISE reopens the loop; every-step: also a critique after each action)`, 'off')
     .option('--max-reflections <n>', 'how often a critique may reopen an answer per run', '2')
@@ -172,28 +157,21 @@ export function addRunOptions(cmd: Command): Command {
 const RESUME_COMPATIBLE = new Set(['resume', 'quiet', 'json', 'baseUrl', 'requestTimeout', 'maxRetries', 'record', 'replay']);
 
 export function registerRun(program: Command): void {
-  addRunOptions(program.command('run', { isDefault: true }).description('run a sweep (the default command): scenarios × settings × repeats'))
-    .action(async (o: RunOptions, cmd: Command) => {
+  addStartOptions(addRunOptions(program.command('run', { isDefault: true }).description('run a sweep (the default command): scenarios × settings × repeats')))
+    .action(async (o: RunOptions & StartOptions, cmd: Command) => {
       if (o.resume !== undefined) return resume(o, cmd);
       const transport = transportFrom(o);
       // A replayed sweep runs the models it recorded unless --model says otherwise.
       if (transport.replay && cmd.getOptionValueSource('model') === 'default') o.model = transport.replay.models().join(',') || o.model;
       const spec = buildSweepSpec(o, transport);
       const control = { pauseAt: parsePauseAt(o.pauseAt), resume: loadResumeState(o.resumeState, spec.scenarios) };
-      const plans = expandSweep(spec);
-      const concurrency = one(o.concurrency, '--concurrency', { integer: true, min: 1, max: 1024 });
-      const dir = resultsDirFor(o.out);
-      if (fs.existsSync(dir) && hasRecords(dir)) {
-        if (!o.force) throw new UsageError(`${dir} already holds results (use --force to overwrite, or another --out)`);
-        fs.rmSync(dir, { recursive: true, force: true });
-      }
-      const trace = o.trace ? (line: string) => process.stderr.write(`${line}
-`) : undefined;
-      await sweepAndReport(o, { dir, spec, plans, concurrency, transcripts: o.transcripts, command: process.argv.slice(2), transport, trace, control });
+      const trace = o.trace ? (line: string) => process.stderr.write(`${line}\n`) : undefined;
+      const outcome = await startSweep(spec, o, process.argv.slice(2), transport, { trace, control });
+      report(o, outcome, control.pauseAt);
     });
 }
 
-async function resume(o: RunOptions, cmd: Command): Promise<void> {
+async function resume(o: RunOptions & StartOptions, cmd: Command): Promise<void> {
   const extra = cmd.options.map((opt) => opt.attributeName()).filter((k) => !RESUME_COMPATIBLE.has(k) && cmd.getOptionValueSource(k) === 'cli');
   if (extra.length > 0) {
     const flags = cmd.options.filter((opt) => extra.includes(opt.attributeName())).map((opt) => opt.long);
@@ -205,24 +183,18 @@ async function resume(o: RunOptions, cmd: Command): Promise<void> {
   const options = plan.meta.options ?? { concurrency: 4, transcripts: true };
   if (plan.todo.length === 0) console.error(`bench: ${dir}: all ${plan.done} runs are finished; rebuilding the reports only`);
   else console.error(`bench: resuming ${dir}: ${plan.done} runs finished, ${plan.todo.length} to run`);
-  await sweepAndReport(o, { dir, spec: plan.spec, plans: plan.todo, concurrency: options.concurrency, transcripts: options.transcripts, command: plan.meta.command, resume: { meta: plan.meta, done: plan.done }, transport });
+  const sweep = { dir, spec: plan.spec, plans: plan.todo, concurrency: options.concurrency, transcripts: options.transcripts, command: plan.meta.command, resume: { meta: plan.meta, done: plan.done }, transport };
+  report(o, await runTrapped(sweep, Boolean(o.quiet || o.json)), undefined);
 }
 
-/** Runs the sweep with Ctrl-C handled, prints its summary, and says how to finish an interrupted one. */
-async function sweepAndReport(o: RunOptions, sweep: Omit<SweepOptions, 'progress' | 'signal'>): Promise<void> {
-  const trap = trapInterrupts();
-  let outcome: SweepOutcome;
-  try {
-    outcome = await runSweep({ ...sweep, progress: createProgress(sweep.plans.length, !o.quiet && !o.json), signal: trap.signal });
-  } finally {
-    trap.dispose();
-  }
+/** Prints the summary, and says how to go on from a paused or interrupted sweep. */
+function report(o: RunOptions & StartOptions, outcome: StartedOutcome, pauseAt: number | undefined): void {
   printSummary(outcome.summary, { json: o.json, dir: outcome.dir, findings: outcome.findings });
   const paused = outcome.runs.filter((r) => r.extra?.paused).length;
   if (paused > 0)
-    console.error(`paused ${paused} run(s) after round ${sweep.control?.pauseAt}; state in ${path.join(outcome.dir, FILES.state)}/<run_id>.json — continue with --resume-state FILE`);
-  if (outcome.status === 'interrupted') {
+    console.error(`paused ${paused} run(s) after round ${pauseAt}; state in ${path.join(outcome.dir, FILES.state)}/<run_id>.json — continue with --resume-state FILE`);
+  if (outcome.interruptExitCode !== null) {
     console.error(`bench: interrupted: ${outcome.runsDone} of ${outcome.runsPlanned} runs finished, the others are recorded as interrupted; finish them with: bench --resume ${outcome.dir}`);
-    process.exitCode = exitCodeFor(trap.received());
+    process.exitCode = outcome.interruptExitCode;
   }
 }

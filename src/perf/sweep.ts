@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Command } from 'commander';
 import { addRunOptions, buildSweepSpec, type RunOptions } from '../cli/run.ts';
+import { addStartOptions, type StartOptions } from '../cli/start-sweep.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
 import { expandSweep } from '../runner/sweep.ts';
 import { runSweep } from '../runner/sweep-runner.ts';
@@ -20,10 +21,10 @@ export interface SweepTiming {
 }
 
 /** Parses `bench run` flags (defaults included) into run options. */
-export function runOptions(args: string[]): RunOptions {
-  const cmd = addRunOptions(new Command()).exitOverride();
+export function runOptions(args: string[]): RunOptions & StartOptions {
+  const cmd = addStartOptions(addRunOptions(new Command())).exitOverride();
   cmd.parse(args, { from: 'user' });
-  return cmd.opts<RunOptions>();
+  return cmd.opts<RunOptions & StartOptions>();
 }
 
 /** CPU time since `start` (from process.cpuUsage()), in ms. */

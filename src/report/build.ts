@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { readJsonl, readJsonlLines } from '../runner/jsonl.ts';
-import type { Meta } from '../runner/meta.ts';
+import { readMeta } from '../runner/meta.ts';
 import type { RunRecord, StepRecord } from '../runner/records.ts';
 import type { Price } from '../runner/settings.ts';
 import { resultFile } from '../runner/results-dir.ts';
@@ -86,14 +86,6 @@ async function passSteps(dir: string): Promise<StepPass> {
   }
   out.commit();
   return pass;
-}
-
-function readMeta(dir: string): Meta | null {
-  try {
-    return JSON.parse(fs.readFileSync(resultFile(dir, 'meta'), 'utf8')) as Meta;
-  } catch {
-    return null;
-  }
 }
 
 /** The recorded prices, one per distinct price in the runs. */

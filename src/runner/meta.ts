@@ -2,18 +2,23 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../paths.ts';
+import type { Shard } from './shard.ts';
+import type { SpendState } from './spend-limiter.ts';
 import type { Grid, Fixed } from './sweep.ts';
 
 export interface Meta {
   tool: 'loopbench';
   version: string;
-  status: 'running' | 'complete' | 'interrupted';
+  /** `capped`: a spend cap stopped the sweep before every planned run had started. */
+  status: 'running' | 'complete' | 'interrupted' | 'capped';
   created_at: string;
   finished_at: string | null;
   command: string[];
   scenarios: string[];
   /** Where each scenario was loaded from, so `bench --resume` rebuilds the same sweep (absent before resume existed). */
   scenario_files?: string[];
+  /** A digest of each scenario's content (prompt, tools, check), so results made with another prompt are told apart. */
+  scenario_digests?: Record<string, string>;
   grid: Grid;
   fixed: Fixed;
   repeat: number;
@@ -26,6 +31,12 @@ export interface Meta {
   resumed_at?: string[];
   versions: Record<string, string>;
   git_commit: string | null;
+  /** Set when this directory holds one slice of a sweep (`--shard i/n`). */
+  shard?: Shard & { runs_total: number };
+  /** Set when the sweep ran under a spend cap (`--ci-max-spend`). */
+  spend?: SpendState;
+  /** Set by `bench merge`: the shard directories this one was merged from. */
+  merged_from?: string[];
 }
 
 function pkgVersion(name: string): string {
@@ -44,6 +55,15 @@ export function versions(): Record<string, string> {
 export function gitCommit(): string | null {
   try {
     return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  } catch {
+    return null;
+  }
+}
+
+/** meta.json of a results directory; null when it is missing or unreadable (records alone still report). */
+export function readMeta(dir: string): Meta | null {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dir, 'meta.json'), 'utf8')) as Meta;
   } catch {
     return null;
   }

@@ -11,9 +11,13 @@ import { writeJsonAtomic } from './atomic.ts';
 import { JsonlWriter } from './jsonl.ts';
 import { gitCommit, versions, type Meta } from './meta.ts';
 import type { Progress } from './progress.ts';
+import { scenarioDigest } from './digest.ts';
 import { forEachConcurrently } from './pool.ts';
+import type { RunRecord } from './records.ts';
 import { FILES, resultFile } from './results-dir.ts';
 import { executeRun, type RunDeps } from './run-one.ts';
+import type { Shard } from './shard.ts';
+import type { SpendLimiter, SpendState } from './spend-limiter.ts';
 import { stepLine } from './step-line.ts';
 import type { RunPlan, SweepSpec } from './sweep.ts';
 import { buildTranscript } from './transcript.ts';
@@ -33,6 +37,10 @@ export interface SweepOptions {
   resume?: { meta: Meta; done: number };
   trace?: RunDeps['trace'];
   control?: RunDeps['control'];
+  /** Which slice of the sweep `plans` is (recorded in meta.json for `bench merge`). */
+  shard?: Shard & { runs_total: number };
+  /** A cap on the metered spend of the whole sweep: runs that would cross it are not started. */
+  spend?: SpendLimiter;
   /** The sweep's token counter (default: a fresh one); `bench perf` passes its own to count tokenizations. */
   counter?: TokenCounter;
   transport?: ModelTransport;
@@ -43,6 +51,7 @@ export interface SweepOutcome extends BuiltReports {
   status: Meta['status'];
   runsDone: number;
   runsPlanned: number;
+  spend?: SpendState;
 }
 
 function freshMeta(o: SweepOptions): Meta {
@@ -55,6 +64,7 @@ function freshMeta(o: SweepOptions): Meta {
     command: o.command,
     scenarios: o.spec.scenarios.map((s) => s.id),
     scenario_files: o.spec.scenarios.map((s) => path.resolve(s.file)),
+    scenario_digests: Object.fromEntries(o.spec.scenarios.map((s) => [s.id, scenarioDigest(s)])),
     grid: o.spec.grid,
     fixed: o.spec.fixed,
     repeat: o.spec.repeat,
@@ -64,6 +74,7 @@ function freshMeta(o: SweepOptions): Meta {
     options: { concurrency: o.concurrency, transcripts: o.transcripts },
     versions: versions(),
     git_commit: gitCommit(),
+    ...(o.shard ? { shard: o.shard } : {}),
   };
 }
 
@@ -72,7 +83,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
   // Loaded on first use: the chart renderer (vega, resvg) is heavy and only needed here.
   const { buildReports } = await import('../report/build.ts');
   const built = await buildReports(o.dir);
-  return { ...built, dir: o.dir, status: meta.status, runsDone: meta.runs_done, runsPlanned: meta.runs_planned };
+  return { ...built, dir: o.dir, status: meta.status, runsDone: meta.runs_done, runsPlanned: meta.runs_planned, ...(o.spend ? { spend: o.spend.state } : {}) };
 }
 
 /** The runs and their records (meta.json, steps.jsonl, runs.jsonl, transcripts), without the reports; returns the final meta. */
@@ -93,20 +104,33 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
     if (!r) registries.set(plan.scenario, (r = ToolRegistry.fromDecls(plan.scenario.tools)));
     return r;
   };
+  const runPlan = async (plan: RunPlan): Promise<RunRecord> => {
+    const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.writeLine(stepLine(r)), signal: o.signal, transcript: o.transcripts, transport: o.transport, trace: o.trace, control: o.control });
+    steps.flush();
+    runs.write(result.record);
+    runs.flush();
+    o.transport?.record?.save();
+    if (o.transcripts) {
+      writeJsonAtomic(path.join(o.dir, FILES.transcripts, `${plan.runId}.json`), buildTranscript(result.record, result.calls, result.messages));
+    }
+    if (result.record.extra?.paused) writeJsonAtomic(path.join(o.dir, FILES.state, `${plan.runId}.json`), result.record.extra.state);
+    // A run paused on purpose (--pause-at) is finished as far as this sweep goes; one cut by Ctrl-C is not.
+    if (result.record.stop_reason !== 'interrupted' || result.record.extra?.paused) meta.runs_done++;
+    o.progress.tick(`${plan.configId}: ${result.record.stop_reason}`);
+    return result.record;
+  };
   try {
     await forEachConcurrently(o.plans, o.concurrency, async (plan) => {
-      const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.writeLine(stepLine(r)), signal: o.signal, transcript: o.transcripts, transport: o.transport, trace: o.trace, control: o.control });
-      steps.flush();
-      runs.write(result.record);
-      runs.flush();
-      o.transport?.record?.save();
-      if (o.transcripts) {
-        writeJsonAtomic(path.join(o.dir, FILES.transcripts, `${plan.runId}.json`), buildTranscript(result.record, result.calls, result.messages));
+      if (!o.spend) return void (await runPlan(plan));
+      // A run's own max-cost brake bounds what it can spend; the CLI insists on one under a cap.
+      const worstCase = plan.settings.limits.max_cost_usd ?? Infinity;
+      if (!(await o.spend.acquire(worstCase))) return;
+      let spent = 0;
+      try {
+        spent = (await runPlan(plan)).cost_usd;
+      } finally {
+        o.spend.release(worstCase, spent);
       }
-      if (result.record.extra?.paused) writeJsonAtomic(path.join(o.dir, FILES.state, `${plan.runId}.json`), result.record.extra.state);
-      // A run paused on purpose (--pause-at) is finished as far as this sweep goes; one cut by Ctrl-C is not.
-      if (result.record.stop_reason !== 'interrupted' || result.record.extra?.paused) meta.runs_done++;
-      o.progress.tick(`${plan.configId}: ${result.record.stop_reason}`);
     });
   } finally {
     steps.close();
@@ -114,7 +138,8 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
     o.transport?.record?.save();
     o.progress.stop();
   }
-  meta.status = meta.runs_done < meta.runs_planned ? 'interrupted' : 'complete';
+  if (o.spend) meta.spend = o.spend.state;
+  meta.status = o.signal?.aborted ? 'interrupted' : o.spend?.state.stopped ? 'capped' : meta.runs_done < meta.runs_planned ? 'interrupted' : 'complete';
   meta.finished_at = new Date().toISOString();
   writeJsonAtomic(resultFile(o.dir, 'meta'), meta);
   return meta;

@@ -12,10 +12,16 @@ export function issuePath(p: readonly PropertyKey[]): string {
 
 const MAX_ISSUES = 6;
 
+/** A key or value as it may appear in a one-line message (YAML keys can be whole multi-line documents). */
+const oneLine = (s: string) => {
+  const flat = s.replace(/\s+/g, ' ').trim();
+  return flat.length > 60 ? `${flat.slice(0, 57)}...` : flat;
+};
+
 export function formatZodError(file: string, error: z.ZodError): string {
   const issues = error.issues.map((i) => {
     const where = issuePath(i.path);
-    if (i.code === 'unrecognized_keys') return `${where}: unknown field(s) ${i.keys.map((k) => `'${k}'`).join(', ')}`;
+    if (i.code === 'unrecognized_keys') return `${where}: unknown field(s) ${i.keys.map((k) => `'${oneLine(k)}'`).join(', ')}`;
     if (i.code === 'invalid_type' && i.message.endsWith('received undefined')) return `${where}: missing (expected ${i.expected})`;
     return `${where}: ${i.message}`;
   });

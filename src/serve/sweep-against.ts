@@ -4,6 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildSweepSpec, type RunOptions } from '../cli/run.ts';
+import { RUN_DEFAULTS } from '../cli/run-defaults.ts';
+import type { StartOptions } from '../cli/start-sweep.ts';
 import { transportFrom, type TransportFlags } from '../cli/model-options.ts';
 import type { ModelTransport } from '../models/factory.ts';
 import { readJsonl } from '../runner/jsonl.ts';
@@ -11,25 +13,6 @@ import type { RunRecord, StepRecord } from '../runner/records.ts';
 import { resultFile } from '../runner/results-dir.ts';
 import { expandSweep } from '../runner/sweep.ts';
 import { executeSweep } from '../runner/sweep-runner.ts';
-
-/** The run command's defaults, as commander would fill them in. */
-export const RUN_DEFAULTS: RunOptions = {
-  model: 'sim',
-  steps: '12',
-  maxCost: '0.5',
-  timeout: '120',
-  maxRepeat: '3',
-  maxTokens: 'off',
-  maxCalls: 'off',
-  repeat: '10',
-  seed: '1',
-  concurrency: '4',
-  transcripts: false,
-  promptCache: 'off',
-  maxOutputTokens: '1024',
-  requestTimeout: '60',
-  maxRetries: '2',
-};
 
 export interface SweepResult {
   dir: string;
@@ -40,8 +23,8 @@ export interface SweepResult {
 }
 
 /** Runs a sweep as `bench` would with these flags, minus the reports; `env` supplies OPENAI_API_KEY / OPENAI_BASE_URL. */
-export async function sweepWith(flags: Partial<RunOptions & TransportFlags>, o: { env?: NodeJS.ProcessEnv; dir?: string; transport?: ModelTransport } = {}): Promise<SweepResult> {
-  const opts = { ...RUN_DEFAULTS, ...flags };
+export async function sweepWith(flags: Partial<RunOptions & TransportFlags & StartOptions>, o: { env?: NodeJS.ProcessEnv; dir?: string; transport?: ModelTransport } = {}): Promise<SweepResult> {
+  const opts = { ...RUN_DEFAULTS, transcripts: false, ...flags };
   const transport = o.transport ?? transportFrom(opts, o.env ?? process.env);
   const spec = buildSweepSpec(opts, transport);
   const plans = expandSweep(spec);

@@ -1,0 +1,85 @@
+// `bench check budgets.yaml`: the CI gate. Runs the sweep the budgets file describes (or reads a
+// finished one with --from), judges every budget, writes junit.xml, summary.md and baseline.json
+// next to the results, and exits 0 (all hold), 1 (a budget breached) or 2 (usage error).
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { buildReports } from '../report/build.ts';
+import { readMeta, type Meta } from '../runner/meta.ts';
+import { hasRecords, resultFile } from '../runner/results-dir.ts';
+import type { RunRecord } from '../runner/records.ts';
+import { writeFileAtomic, writeJsonAtomic } from '../runner/atomic.ts';
+import { baselineOf, loadBaseline } from '../gate/baseline.ts';
+import { publishToGithub } from '../gate/github.ts';
+import { judge } from '../gate/judge.ts';
+import { junitXml } from '../gate/junit.ts';
+import { loadBudgets, type LoadedBudgets } from '../gate/load-budgets.ts';
+import { assertSameSweep } from '../gate/same-sweep.ts';
+import { checkSummaryMd, verdictLine } from '../gate/summary-md.ts';
+import type { Verdict } from '../gate/verdict.ts';
+import type { ModelTransport } from '../models/factory.ts';
+import { UsageError } from './errors.ts';
+import { addTransportOptions, transportFrom, type TransportFlags } from './model-options.ts';
+import { addStartOptions, startSweep, type StartOptions } from './start-sweep.ts';
+
+interface CheckOptions extends StartOptions, TransportFlags {
+  baseline?: string;
+  from?: string;
+}
+
+function printVerdicts(verdicts: readonly Verdict[]): void {
+  const w = (f: (v: Verdict) => string) => Math.max(...verdicts.map((v) => f(v).length));
+  const ws = w((v) => v.suite);
+  const wn = w((v) => v.name);
+  for (const v of verdicts) console.log(`${v.pass ? 'PASS' : 'FAIL'}  ${v.suite.padEnd(ws)}  ${v.name.padEnd(wn)}  ${v.measured}${v.limit === '-' ? '' : `  (limit ${v.limit})`}`);
+}
+
+/** The finished results to judge (read with --from, or run now); null for a shard, which is not judged alone. */
+async function resultsToJudge(file: string, loaded: LoadedBudgets, o: CheckOptions, transport: ModelTransport): Promise<{ dir: string; meta: Meta; runs: RunRecord[] } | null> {
+  if (o.from !== undefined) {
+    const dir = path.resolve(o.from);
+    const meta = fs.existsSync(dir) && hasRecords(dir) ? readMeta(dir) : null;
+    if (!meta) throw new UsageError(`--from ${o.from}: not a results directory (no meta.json and runs.jsonl)`);
+    assertSameSweep(loaded, meta, o.from);
+    return { dir, meta, runs: (await buildReports(dir)).runs };
+  }
+  const outcome = await startSweep(loaded.spec, o, process.argv.slice(2), transport);
+  const meta = readMeta(outcome.dir)!;
+  if (meta.shard) {
+    console.log(`shard ${meta.shard.index}/${meta.shard.count}: ${meta.runs_done} of ${meta.shard.runs_total} runs written to ${outcome.dir}`);
+    console.log(`budgets are judged on the whole sweep: bench merge the shard directories, then bench check ${file} --from MERGED`);
+    return null;
+  }
+  return { dir: outcome.dir, meta, runs: outcome.runs };
+}
+
+export function registerCheck(program: Command): void {
+  const cmd = program
+    .command('check')
+    .description('CI gate: run the sweep a budgets file describes and check every budget (exit 0 all hold, 1 a budget breached, 2 usage error)')
+    .argument('<budgets>', 'budgets file (YAML): scenarios with the prompt under test, model, repeats, limits, assertions')
+    .option('--baseline <dir|json>', "compare with a previous results directory or baseline.json; fail beyond the file's max_regression")
+    .option('--from <dir>', 'judge a finished (e.g. merged) results directory instead of running the sweep');
+  addStartOptions(addTransportOptions(cmd)).action(async (file: string, o: CheckOptions) => {
+    const transport = transportFrom(o);
+    const loaded = loadBudgets(file, transport);
+    if (o.from !== undefined && (o.shard !== undefined || o.ciMaxSpend !== undefined || o.out !== undefined))
+      throw new UsageError('--from judges finished results: it does not go with --shard, --ci-max-spend or --out');
+    const baseline = o.baseline === undefined ? undefined : await loadBaseline(o.baseline);
+
+    const results = await resultsToJudge(file, loaded, o, transport);
+    if (!results) return;
+    const { dir, meta, runs } = results;
+    const verdicts = judge(loaded.checks, runs, { baseline, spend: meta.spend });
+    printVerdicts(verdicts);
+    const report = fs.readFileSync(resultFile(dir, 'markdown'), 'utf8');
+    const md = checkSummaryMd({ budgetsFile: file, model: loaded.budgets.model, verdicts, report });
+    writeFileAtomic(path.join(dir, 'junit.xml'), junitXml(verdicts));
+    writeFileAtomic(resultFile(dir, 'markdown'), md);
+    writeJsonAtomic(path.join(dir, 'baseline.json'), baselineOf(runs));
+    publishToGithub(process.env, verdicts, file, md);
+    const failed = verdicts.some((v) => !v.pass);
+    console.log(`\nbench check: ${verdictLine(verdicts)} · ${dir} (junit.xml, summary.md, baseline.json)`);
+    if (failed) process.exitCode = 1;
+  });
+}

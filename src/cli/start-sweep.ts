@@ -1,0 +1,104 @@
+// What `bench run` and `bench check` share once a SweepSpec is built: the shard slice, the spend cap,
+// the results directory, the progress bar, and the sweep itself.
+import fs from 'node:fs';
+import type { Command } from 'commander';
+import type { ModelTransport } from '../models/factory.ts';
+import { createProgress } from '../runner/progress.ts';
+import { hasRecords, resultsDirFor } from '../runner/results-dir.ts';
+import { parseShard, shardSlice } from '../runner/shard.ts';
+import { SpendLimiter } from '../runner/spend-limiter.ts';
+import { expandSweep, type RunPlan, type SweepSpec } from '../runner/sweep.ts';
+import { runSweep, type SweepOptions, type SweepOutcome } from '../runner/sweep-runner.ts';
+import { parseOne as one } from '../runner/values.ts';
+import { usd } from '../report/format.ts';
+import { UsageError } from './errors.ts';
+import { exitCodeFor, trapInterrupts } from './interrupt.ts';
+import { RUN_DEFAULTS } from './run-defaults.ts';
+
+export interface StartOptions {
+  out?: string;
+  force?: boolean;
+  concurrency: string;
+  quiet?: boolean;
+  json?: boolean;
+  transcripts: boolean;
+  shard?: string;
+  ciMaxSpend?: string;
+}
+
+export function addStartOptions(cmd: Command): Command {
+  return cmd
+    .option('-j, --concurrency <n>', 'runs at once', RUN_DEFAULTS.concurrency)
+    .option('-o, --out <name>', 'results directory: results/<name>, or a path (default: a timestamp)')
+    .option('--force', 'overwrite an existing results directory')
+    .option('-q, --quiet', 'no progress bar')
+    .option('--no-transcripts', 'do not save transcripts/<run_id>.json')
+    .option('--shard <i/n>', 'run only shard i of n (a deterministic slice of the planned runs); join the pieces with bench merge')
+    .option(
+      '--ci-max-spend <usd>',
+      'hard cap on the metered spend of all runs together: a run that could cross it (at its --max-cost worst case) is not started. Sims meter what a real model would bill',
+    );
+}
+
+function spendLimiterFor(text: string | undefined, plans: RunPlan[]): SpendLimiter | undefined {
+  if (text === undefined) return undefined;
+  const cap = one(text, '--ci-max-spend', { min: 0 });
+  if (plans.some((p) => p.settings.limits.max_cost_usd === null))
+    throw new UsageError('--ci-max-spend needs a per-run --max-cost (max_cost in budgets.yaml): it bounds what a run can spend before it starts');
+  return new SpendLimiter(cap);
+}
+
+export interface StartedOutcome extends SweepOutcome {
+  /** The exit code to end with when the sweep was interrupted by a signal (130 SIGINT, 143 SIGTERM). */
+  interruptExitCode: number | null;
+}
+
+/** Runs a sweep with Ctrl-C handled: the first signal stops new model calls and the reports are still written. */
+export async function runTrapped(options: Omit<SweepOptions, 'signal' | 'progress'>, quiet: boolean): Promise<StartedOutcome> {
+  const trap = trapInterrupts();
+  try {
+    const outcome = await runSweep({ ...options, progress: createProgress(options.plans.length, !quiet), signal: trap.signal });
+    return { ...outcome, interruptExitCode: outcome.status === 'interrupted' ? exitCodeFor(trap.received()) : null };
+  } finally {
+    trap.dispose();
+  }
+}
+
+export async function startSweep(
+  spec: SweepSpec,
+  o: StartOptions,
+  command: string[],
+  transport?: ModelTransport,
+  loop: Pick<SweepOptions, 'trace' | 'control'> = {},
+): Promise<StartedOutcome> {
+  const all = expandSweep(spec);
+  const shard = o.shard === undefined ? undefined : parseShard(o.shard);
+  const plans = shardSlice(all, shard);
+  const concurrency = one(o.concurrency, '--concurrency', { integer: true, min: 1, max: 1024 });
+  const spend = spendLimiterFor(o.ciMaxSpend, plans);
+  const dir = resultsDirFor(o.out);
+  if (fs.existsSync(dir) && hasRecords(dir)) {
+    if (!o.force) throw new UsageError(`${dir} already holds results (use --force to overwrite, or another --out)`);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  const outcome = await runTrapped(
+    {
+      dir,
+      spec,
+      plans,
+      concurrency,
+      transcripts: o.transcripts,
+      command,
+      ...loop,
+      ...(transport ? { transport } : {}),
+      ...(shard ? { shard: { ...shard, runs_total: all.length } } : {}),
+      ...(spend ? { spend } : {}),
+    },
+    Boolean(o.quiet || o.json),
+  );
+  if (outcome.spend?.stopped)
+    console.error(
+      `bench: spend cap ${usd(outcome.spend.cap_usd)} reached: ${outcome.spend.runs_skipped} of ${plans.length} run(s) not started (${usd(outcome.spend.spent_usd)} spent)`,
+    );
+  return outcome;
+}

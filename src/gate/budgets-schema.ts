@@ -1,0 +1,96 @@
+// budgets.yaml: what `bench check` runs (scenarios with the prompt under test, model, repeats, the
+// brakes) and the budgets each scenario must hold.
+import { z } from 'zod';
+
+const Id = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes');
+
+/** A brake limit: a number, or `off`. */
+const Limit = z.union([z.number().positive(), z.literal('off')]);
+const Count = z.union([z.number().int().positive(), z.literal('off')]);
+
+/** Upper bounds on one per-run metric, by statistic over the scenario's runs. */
+const Bound = z
+  .object({ max: z.number().nonnegative(), mean: z.number().nonnegative(), p50: z.number().nonnegative(), p95: z.number().nonnegative() })
+  .partial()
+  .strict()
+  .refine((b) => Object.keys(b).length > 0, 'give at least one of max, mean, p50, p95');
+
+export const METRICS = ['steps', 'calls', 'input_tokens', 'output_tokens', 'total_tokens', 'cost_usd'] as const;
+export type Metric = (typeof METRICS)[number];
+export const STATS = ['max', 'mean', 'p50', 'p95'] as const;
+export type Stat = (typeof STATS)[number];
+
+const Assertions = z
+  .object({
+    /** Every run must stop with one of these reasons. */
+    stop_reason: z.array(z.string().min(1)).min(1).optional(),
+    /** The 95% Wilson lower bound of the success rate must reach `min`. */
+    success_rate: z.object({ min: z.number().min(0).max(1) }).strict().optional(),
+    ...Object.fromEntries(METRICS.map((m) => [m, Bound.optional()])),
+  })
+  .strict() as z.ZodType<AssertionsSpec>;
+
+export interface AssertionsSpec {
+  stop_reason?: string[];
+  success_rate?: { min: number };
+  steps?: Partial<Record<Stat, number>>;
+  calls?: Partial<Record<Stat, number>>;
+  input_tokens?: Partial<Record<Stat, number>>;
+  output_tokens?: Partial<Record<Stat, number>>;
+  total_tokens?: Partial<Record<Stat, number>>;
+  cost_usd?: Partial<Record<Stat, number>>;
+}
+
+/** `10%` or 0.10: a relative increase for cost and tokens; for success, a drop in percentage points. */
+const Fraction = z.union([
+  z.number().nonnegative(),
+  z
+    .string()
+    .regex(/^\d+(\.\d+)?%$/, "a fraction like 0.1 or a percentage like '10%'")
+    .transform((s) => Number(s.slice(0, -1)) / 100),
+]);
+
+export const MaxRegression = z.object({ cost: Fraction, tokens: Fraction, success: Fraction }).partial().strict();
+export type MaxRegression = z.infer<typeof MaxRegression>;
+
+const ScenarioEntry = z
+  .object({
+    /** A shipped scenario id or a path to a scenario file (relative to budgets.yaml). */
+    scenario: z.string().min(1),
+    /** Run it under another id (to check two prompts of one scenario side by side). */
+    id: Id.optional(),
+    /** The prompt under test: replaces the scenario's system prompt / goal, inline or from a file. */
+    system: z.string().trim().min(1).optional(),
+    system_file: z.string().min(1).optional(),
+    goal: z.string().trim().min(1).optional(),
+    goal_file: z.string().min(1).optional(),
+    assertions: Assertions,
+    max_regression: MaxRegression.optional(),
+  })
+  .strict()
+  .superRefine((e, ctx) => {
+    if (e.system !== undefined && e.system_file !== undefined) ctx.addIssue({ code: 'custom', path: ['system_file'], message: 'give system or system_file, not both' });
+    if (e.goal !== undefined && e.goal_file !== undefined) ctx.addIssue({ code: 'custom', path: ['goal_file'], message: 'give goal or goal_file, not both' });
+  });
+export type ScenarioEntry = z.infer<typeof ScenarioEntry>;
+
+export const BudgetsSchema = z
+  .object({
+    /** `sim`, `sim:<profile>`, `openai:<model>`, `replay:<cassette>`. */
+    model: z.string().min(1).default('sim'),
+    repeats: z.number().int().min(1).max(100_000).default(10),
+    seed: z.number().int().min(0).default(1),
+    /** The brakes every run gets, as the bench flags of the same names. */
+    limits: z
+      .object({ steps: Count, max_cost: Limit, timeout: Limit, max_repeat: Count, max_tokens: Count, max_calls: Count })
+      .partial()
+      .strict()
+      .default({}),
+    /** Price the tokens as this model of data/pricing.yaml. */
+    price_model: z.string().min(1).optional(),
+    max_output_tokens: z.number().int().min(1).max(1_000_000).optional(),
+    max_regression: MaxRegression.default({}),
+    scenarios: z.array(ScenarioEntry).min(1, 'name at least one scenario'),
+  })
+  .strict();
+export type Budgets = z.infer<typeof BudgetsSchema>;

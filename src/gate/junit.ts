@@ -1,0 +1,37 @@
+// JUnit XML, the format CI systems show as test results: one testsuite per scenario (plus `gate`
+// for checks over the whole run), one testcase per assertion, a <failure> for each breach.
+import type { Verdict } from './verdict.ts';
+
+const escape = (s: string) =>
+  s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    // Kept as characters: a parser would turn a literal line break in an attribute into a space.
+    .replace(/\n/g, '&#10;')
+    .replace(/\r/g, '&#13;')
+    // Characters XML 1.0 cannot carry at all.
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
+
+export function junitXml(verdicts: readonly Verdict[], name = 'bench check'): string {
+  const suites = new Map<string, Verdict[]>();
+  for (const v of verdicts) suites.set(v.suite, [...(suites.get(v.suite) ?? []), v]);
+  const failures = (vs: readonly Verdict[]) => vs.filter((v) => !v.pass).length;
+  const lines = ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites name="${escape(name)}" tests="${verdicts.length}" failures="${failures(verdicts)}" errors="0">`];
+  for (const [suite, vs] of suites) {
+    lines.push(`  <testsuite name="${escape(suite)}" tests="${vs.length}" failures="${failures(vs)}" errors="0" skipped="0">`);
+    for (const v of vs) {
+      const open = `    <testcase classname="${escape(`bench.${suite}`)}" name="${escape(v.name)}"`;
+      if (v.pass) lines.push(`${open}/>`);
+      else {
+        lines.push(`${open}>`);
+        lines.push(`      <failure type="budget" message="${escape(v.message)}">measured: ${escape(v.measured)}; limit: ${escape(v.limit)}</failure>`);
+        lines.push('    </testcase>');
+      }
+    }
+    lines.push('  </testsuite>');
+  }
+  lines.push('</testsuites>', '');
+  return lines.join('\n');
+}

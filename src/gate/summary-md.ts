@@ -1,0 +1,29 @@
+// summary.md of a check: the verdict first (what a pull-request reader wants), then the results
+// directory's own summary.md (findings and the runs table) as `bench report` writes it.
+import { markdownTable } from '../report/markdown.ts';
+import type { Verdict } from './verdict.ts';
+
+export function verdictLine(verdicts: readonly Verdict[]): string {
+  const failed = verdicts.filter((v) => !v.pass).length;
+  return failed === 0 ? `all ${verdicts.length} budgets hold` : `${failed} of ${verdicts.length} budgets breached`;
+}
+
+export function checkSummaryMd(o: { budgetsFile: string; model: string; verdicts: readonly Verdict[]; report: string }): string {
+  const failed = o.verdicts.filter((v) => !v.pass);
+  const table = {
+    head: ['', 'scenario', 'budget', 'measured', 'limit'],
+    rows: o.verdicts.map((v) => [v.pass ? '✅' : '❌', v.suite, v.name, v.measured, v.limit]),
+    numeric: [],
+  };
+  return [
+    `## ${failed.length ? '❌' : '✅'} bench check: ${verdictLine(o.verdicts)}`,
+    '',
+    `Budgets \`${o.budgetsFile}\`, model \`${o.model}\`.`,
+    '',
+    markdownTable(table),
+    ...(failed.length ? ['', ...failed.map((v) => `- ${v.message}`)] : []),
+    '',
+    // The report's own headings sit one level below the verdict.
+    o.report.replace(/^(#+) /gm, '#$1 '),
+  ].join('\n');
+}

@@ -1,0 +1,120 @@
+// `bench merge`: shard directories of one sweep → one results directory, as if it had run on one
+// machine, so `bench report` and `bench check --from` read it like any other.
+import fs from 'node:fs';
+import path from 'node:path';
+import { UsageError } from '../cli/errors.ts';
+import { writeJsonAtomic } from './atomic.ts';
+import { JsonlWriter, readJsonlLines } from './jsonl.ts';
+import { readMeta, type Meta } from './meta.ts';
+import { FILES, resultFile } from './results-dir.ts';
+
+/** Fields every shard of one sweep shares; a difference means the shards are not one sweep. */
+const SAME = ['scenarios', 'scenario_digests', 'grid', 'fixed', 'repeat', 'seed'] as const;
+
+interface ShardDir {
+  dir: string;
+  meta: Meta & { shard: NonNullable<Meta['shard']> };
+}
+
+function readShards(dirs: string[]): ShardDir[] {
+  const shards = dirs.map((dir) => {
+    const meta = readMeta(dir);
+    if (!meta) throw new UsageError(`${dir}: not a results directory (no meta.json)`);
+    if (!meta.shard) throw new UsageError(`${dir}: not a shard (its meta.json has no shard; run with --shard i/n)`);
+    return { dir, meta: meta as ShardDir['meta'] };
+  });
+  const first = shards[0]!;
+  const count = first.meta.shard.count;
+  for (const s of shards) {
+    for (const k of SAME)
+      if (JSON.stringify(s.meta[k]) !== JSON.stringify(first.meta[k])) throw new UsageError(`${s.dir}: ${k} differs from ${first.dir}: not a shard of the same sweep`);
+    if (s.meta.shard.count !== count) throw new UsageError(`${s.dir}: shard ${s.meta.shard.index}/${s.meta.shard.count}, but ${first.dir} is one of ${count}`);
+  }
+  const seen = new Map<number, string>();
+  for (const s of shards) {
+    const other = seen.get(s.meta.shard.index);
+    if (other) throw new UsageError(`${s.dir} and ${other} are both shard ${s.meta.shard.index}/${count}`);
+    seen.set(s.meta.shard.index, s.dir);
+  }
+  const missing = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !seen.has(i));
+  if (missing.length) throw new UsageError(`missing shard(s) ${missing.map((i) => `${i}/${count}`).join(', ')}: a merge needs all ${count}`);
+  return shards.sort((a, b) => a.meta.shard.index - b.meta.shard.index);
+}
+
+/** Complete lines only: a shard's crash can leave a partial last line, which the merge drops. */
+async function appendRecords(from: string, to: JsonlWriter, seen?: Set<string>): Promise<number> {
+  let skipped = 0;
+  for await (const line of readJsonlLines(from)) {
+    if (!line.ok) {
+      skipped++;
+      continue;
+    }
+    if (seen) {
+      const id = (line.value as { run_id: string }).run_id;
+      if (seen.has(id)) throw new UsageError(`${from}: run ${id} is in two shards`);
+      seen.add(id);
+    }
+    to.write(line.value);
+  }
+  to.flush();
+  return skipped;
+}
+
+function mergedMeta(shards: ShardDir[], command: string[]): Meta {
+  const metas = shards.map((s) => s.meta);
+  const statuses = new Set(metas.map((m) => m.status));
+  const status: Meta['status'] = statuses.has('running') || statuses.has('interrupted') ? 'interrupted' : statuses.has('capped') ? 'capped' : 'complete';
+  const spends = metas.flatMap((m) => (m.spend ? [m.spend] : []));
+  const finished = metas.map((m) => m.finished_at);
+  const { shard: _shard, ...first } = metas[0]!;
+  return {
+    ...first,
+    status,
+    command,
+    created_at: metas.map((m) => m.created_at).sort()[0]!,
+    finished_at: finished.includes(null) ? null : (finished as string[]).sort().at(-1)!,
+    runs_planned: metas[0]!.shard.runs_total,
+    runs_done: metas.reduce((n, m) => n + m.runs_done, 0),
+    merged_from: shards.map((s) => s.dir),
+    ...(spends.length
+      ? {
+          spend: {
+            cap_usd: spends.reduce((n, s) => n + s.cap_usd, 0),
+            spent_usd: spends.reduce((n, s) => n + s.spent_usd, 0),
+            stopped: spends.some((s) => s.stopped),
+            runs_skipped: spends.reduce((n, s) => n + s.runs_skipped, 0),
+          },
+        }
+      : {}),
+  };
+}
+
+export interface MergeOutcome {
+  shards: number;
+  runs: number;
+  skippedLines: number;
+  status: Meta['status'];
+}
+
+export async function mergeShards(dirs: string[], out: string, command: string[]): Promise<MergeOutcome> {
+  const shards = readShards(dirs);
+  fs.mkdirSync(out, { recursive: true });
+  const steps = new JsonlWriter(resultFile(out, 'steps'));
+  const runs = new JsonlWriter(resultFile(out, 'runs'));
+  const runIds = new Set<string>();
+  let skipped = 0;
+  try {
+    for (const s of shards) {
+      skipped += await appendRecords(resultFile(s.dir, 'steps'), steps);
+      skipped += await appendRecords(resultFile(s.dir, 'runs'), runs, runIds);
+      const transcripts = path.join(s.dir, FILES.transcripts);
+      if (fs.existsSync(transcripts)) fs.cpSync(transcripts, path.join(out, FILES.transcripts), { recursive: true });
+    }
+  } finally {
+    steps.close();
+    runs.close();
+  }
+  const meta = mergedMeta(shards, command);
+  writeJsonAtomic(resultFile(out, 'meta'), meta);
+  return { shards: shards.length, runs: runIds.size, skippedLines: skipped, status: meta.status };
+}

@@ -1,0 +1,56 @@
+// A hard cap on the metered spend of a whole sweep (or a whole `bench check`). Each run reserves its
+// worst case (its own max-cost brake guarantees it never spends more) before it starts, and gives
+// back what it did not spend when it ends: so the total can never cross the cap, even with runs in
+// flight at once. Once a run does not fit, no further run starts.
+
+export class SpendLimiter {
+  private spent = 0;
+  private reserved = 0;
+  private inFlight = 0;
+  private stopped = false;
+  private skipped = 0;
+  private waiters: Array<() => void> = [];
+
+  constructor(readonly capUsd: number) {}
+
+  /** Waits for runs in flight to settle when the worst case does not fit yet; false: do not start. */
+  async acquire(worstCaseUsd: number): Promise<boolean> {
+    for (;;) {
+      if (this.stopped) break;
+      if (this.spent + this.reserved + worstCaseUsd <= this.capUsd) {
+        this.reserved += worstCaseUsd;
+        this.inFlight++;
+        return true;
+      }
+      if (this.inFlight === 0) {
+        this.stopped = true;
+        break;
+      }
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
+    }
+    this.skipped++;
+    return false;
+  }
+
+  /** A run that acquired `worstCaseUsd` ended having spent `actualUsd`. */
+  release(worstCaseUsd: number, actualUsd: number): void {
+    this.reserved -= worstCaseUsd;
+    this.spent += actualUsd;
+    this.inFlight--;
+    const waiting = this.waiters;
+    this.waiters = [];
+    for (const w of waiting) w();
+  }
+
+  get state(): SpendState {
+    return { cap_usd: this.capUsd, spent_usd: this.spent, stopped: this.stopped, runs_skipped: this.skipped };
+  }
+}
+
+export interface SpendState {
+  cap_usd: number;
+  spent_usd: number;
+  /** True once a run was refused: the sweep is incomplete. */
+  stopped: boolean;
+  runs_skipped: number;
+}

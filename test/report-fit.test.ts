@@ -87,6 +87,18 @@ describe('ratio table and savings', () => {
   });
 });
 
+describe('findings on runs that end on their own', () => {
+  it('counts an emptied task queue as finishing, not as a run the brakes had to stop', () => {
+    const mk = (repeat: number, reason: 'queue_empty' | 'max_rounds') => {
+      const { run } = synthRun({ scenario: 'queue', maxSteps: 5, repeat, input: () => 100 });
+      return { ...run, stop_reason: reason };
+    };
+    const summary = summarizeConfigs([mk(0, 'queue_empty'), mk(1, 'queue_empty'), mk(2, 'max_rounds')]);
+    const text = findings({ summary, fits: [], ratios: [], savings: [], volumes: [] });
+    expect(text).toContain('queue steps=5: 1 of 3 runs did not finish on their own (queue_empty 2 @5, max_rounds 1 @5).');
+  });
+});
+
 describe('aggregation', () => {
   it('Wilson interval matches the textbook values', () => {
     expect(wilson(10, 10).lo).toBeCloseTo(0.7225, 4);

@@ -48,7 +48,8 @@ export function findings(f: ReportFacts): string[] {
   }
   for (const s of f.savings) out.push(savingSentence(s, f.summary));
   for (const c of f.summary) {
-    const unfinished = c.runs - (c.stop_reasons.done ?? 0);
+    // An emptied task queue is the task-queue agent finishing on its own, like `done` for ReAct.
+    const unfinished = c.runs - (c.stop_reasons.done ?? 0) - (c.stop_reasons.queue_empty ?? 0);
     if (unfinished > 0 && !f.savings.some((s) => s.config_id === c.config_id))
       out.push(`${c.config_id}: ${unfinished} of ${c.runs} runs did not finish on their own (${formatStopReasons(c)}).`);
   }

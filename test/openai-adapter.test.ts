@@ -65,6 +65,8 @@ describe('redact', () => {
     expect(redact('key sk-test-SECRET123 here', [])).toBe('key *** here');
     expect(redact('Authorization: Bearer abc.def', [])).toBe('Authorization: Bearer ***');
     expect(redact('token hunter2hunter2', ['hunter2hunter2'])).toBe('token ***');
+    expect(redact('--base-url=https://user:pa55@proxy.local/v1')).toBe('--base-url=https://***@proxy.local/v1');
+    expect(redact('https://proxy.local/v1')).toBe('https://proxy.local/v1');
     expect(redact('a task-list of 12 steps', [])).toBe('a task-list of 12 steps');
   });
 });

@@ -2,10 +2,12 @@
 // model adapter passes through here.
 const KEY_LIKE = /\b(?:sk|rk|pk)-[A-Za-z0-9_-]{8,}/g;
 const BEARER = /\bBearer\s+[^\s"',]+/gi;
+/** user:password@ in a URL such as --base-url https://u:p@proxy/v1 */
+const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@]+@/gi;
 
-/** The text with every given secret, anything shaped like an API key, and bearer tokens masked. */
+/** The text with every given secret, anything shaped like an API key, bearer tokens and URL credentials masked. */
 export function redact(text: string, secrets: readonly (string | undefined)[] = []): string {
   let out = text;
   for (const s of secrets) if (s) out = out.split(s).join('***');
-  return out.replace(BEARER, 'Bearer ***').replace(KEY_LIKE, '***');
+  return out.replace(BEARER, 'Bearer ***').replace(KEY_LIKE, '***').replace(URL_CREDENTIALS, '$1***@');
 }

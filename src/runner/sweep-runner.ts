@@ -8,6 +8,7 @@ import type { BuiltReports } from '../report/build.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import { ToolRegistry } from '../tools/registry.ts';
 import { writeJsonAtomic } from './atomic.ts';
+import { redact } from '../models/redact.ts';
 import { JsonlWriter } from './jsonl.ts';
 import { gitCommit, versions, type Meta } from './meta.ts';
 import type { Progress } from './progress.ts';
@@ -61,7 +62,8 @@ function freshMeta(o: SweepOptions): Meta {
     status: 'running',
     created_at: new Date().toISOString(),
     finished_at: null,
-    command: o.command,
+    // The command line may carry a key or a credentialed --base-url; meta.json must not.
+    command: o.command.map((arg) => redact(arg)),
     scenarios: o.spec.scenarios.map((s) => s.id),
     scenario_files: o.spec.scenarios.map((s) => path.resolve(s.file)),
     scenario_digests: Object.fromEntries(o.spec.scenarios.map((s) => [s.id, scenarioDigest(s)])),

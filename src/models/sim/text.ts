@@ -20,20 +20,25 @@ document folder files download reorganize category structure criteria pass`.spli
 /** Words that are exactly one token after a space. */
 export const VOCABULARY: readonly string[] = [...new Set(CANDIDATES)].filter((w) => w && encode(` ${w}`).length === 1);
 
-/** About `tokens` tokens of sentence-like text (each word one token, each sentence's full stop one more). */
+/**
+ * About `tokens` tokens of sentence-like text (each word one token, each sentence's full stop one more).
+ * Built as parts joined once: `+=` would leave a rope of hundreds of pieces per message that lives as
+ * long as the conversation and costs the garbage collector more than writing the text.
+ */
 export function words(r: Rng, tokens: number): string {
-  let out = '';
+  const parts: string[] = [];
   let n = 0;
   let sentence = 0;
   while (n < tokens) {
-    out += `${n === 0 ? '' : ' '}${VOCABULARY[Math.floor(r() * VOCABULARY.length)]!}`;
+    let word = VOCABULARY[Math.floor(r() * VOCABULARY.length)]!;
     n++;
     sentence++;
     if (sentence >= 8 + Math.floor(r() * 7) && n < tokens) {
-      out += '.';
+      word += '.';
       n++;
       sentence = 0;
     }
+    parts.push(word);
   }
-  return out;
+  return parts.join(' ');
 }

@@ -110,6 +110,17 @@ describe('fast output paths write the same bytes', () => {
     for (const s of r.steps) expect(stepLine(s)).toBe(`${JSON.stringify(s)}\n`);
   });
 
+  it('a scripted tool writes each distinct call once, and what it remembers is what it would write afresh', async () => {
+    const decls = resolveScenario('seed-calibrated').tools;
+    const tool = ToolRegistry.fromDecls(decls).get('search')!;
+    const first = await tool.run({ query: 'agent loop cost, source 1' });
+    expect(await tool.run({ query: 'agent loop cost, source 1' })).toBe(first);
+    expect(await ToolRegistry.fromDecls(decls).get('search')!.run({ query: 'agent loop cost, source 1' })).toBe(first);
+    const other = await tool.run({ query: 'agent loop cost, source 2' });
+    expect(other).not.toBe(first);
+    expect(await ToolRegistry.fromDecls(decls).get('search')!.run({ query: 'agent loop cost, source 2' })).toBe(other);
+  });
+
   it('csvLine writes what csv-stringify writes, quotes, commas, newlines and empties included', async () => {
     const r = await runOnce('seed-calibrated', { max_steps: 3 });
     const rows = [

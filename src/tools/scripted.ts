@@ -16,16 +16,27 @@ export interface ScriptedToolOptions {
   virtualMs: number;
 }
 
+/** Distinct argument sets remembered per tool: a sweep's runs ask the same questions step after step. */
+const RESULT_CACHE_LIMIT = 1024;
+
 export function scriptedTool(o: ScriptedToolOptions): Tool {
   const name = o.spec.function.name;
+  // The result is a pure function of the arguments, so each distinct call is written once.
+  const results = new Map<string, string>();
   return {
     spec: o.spec,
     virtualMs: o.virtualMs,
     run: async (args) => {
       const key = canonicalJson(args);
-      const r = rng(name, key);
-      const head = o.header ?? `${name} ${key}:`;
-      return `${head}\n${words(r, Math.round(draw(r, o.resultTokens)))}`;
+      let text = results.get(key);
+      if (text === undefined) {
+        const r = rng(name, key);
+        const head = o.header ?? `${name} ${key}:`;
+        text = `${head}\n${words(r, Math.round(draw(r, o.resultTokens)))}`;
+        if (results.size >= RESULT_CACHE_LIMIT) results.clear();
+        results.set(key, text);
+      }
+      return text;
     },
   };
 }

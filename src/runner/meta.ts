@@ -52,12 +52,17 @@ export function versions(): Record<string, string> {
   return { loopbench: own, node: process.version, 'gpt-tokenizer': pkgVersion('gpt-tokenizer'), openai: pkgVersion('openai') };
 }
 
+let commit: string | null | undefined;
+
+/** The checkout's commit, asked of git once per process (a subprocess costs more than a small sweep's step). */
 export function gitCommit(): string | null {
+  if (commit !== undefined) return commit;
   try {
-    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
   } catch {
-    return null;
+    commit = null;
   }
+  return commit;
 }
 
 /** meta.json of a results directory; null when it is missing or unreadable (records alone still report). */

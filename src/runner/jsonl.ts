@@ -1,11 +1,15 @@
 import fs from 'node:fs';
 import { AtomicFileWriter } from './atomic.ts';
 
+const BUFFER_BYTES = 256 * 1024;
+
 /** Appends records as whole lines. A crash can leave at most one partial last line, which readers detect and skip. */
 export class JsonlWriter {
   private readonly fd: number;
-  private buffer: string[] = [];
-  private bytes = 0;
+  // Lines are encoded straight into one reused buffer: no array of strings to join and no
+  // per-flush allocation, which matters at a line per model call.
+  private readonly buffer = Buffer.allocUnsafe(BUFFER_BYTES);
+  private used = 0;
 
   constructor(readonly file: string) {
     this.fd = fs.openSync(file, 'a');
@@ -17,18 +21,25 @@ export class JsonlWriter {
 
   /** A line already serialised (ending in a newline). */
   writeLine(line: string): void {
-    this.buffer.push(line);
-    this.bytes += line.length;
-    if (this.bytes >= 64 * 1024) this.flush();
+    // UTF-8 takes at most 3 bytes per UTF-16 code unit.
+    if (this.used + line.length * 3 > BUFFER_BYTES) {
+      this.flush();
+      if (line.length * 3 > BUFFER_BYTES) return this.writeAll(Buffer.from(line, 'utf8'));
+    }
+    this.used += this.buffer.write(line, this.used, 'utf8');
   }
 
   /** Buffered lines reach the file here; called at least at the end of every run. */
   flush(): void {
-    if (this.buffer.length === 0) return;
-    // One write of whole lines (writeFileSync retries short writes), so a crash cuts at most the last line.
-    fs.writeFileSync(this.fd, this.buffer.join(''));
-    this.buffer = [];
-    this.bytes = 0;
+    if (this.used === 0) return;
+    this.writeAll(this.buffer.subarray(0, this.used));
+    this.used = 0;
+  }
+
+  /** One write of whole lines, retried on short writes, so a crash cuts at most the last line. */
+  private writeAll(bytes: Uint8Array): void {
+    let off = 0;
+    while (off < bytes.length) off += fs.writeSync(this.fd, bytes, off, bytes.length - off);
   }
 
   close(): void {

@@ -1,5 +1,6 @@
 // Executing the tool calls of one assistant message: parse, fingerprint, brake, run, observe.
 // Bad calls (unknown tool, malformed JSON) become error observations the model can read.
+import type { Action } from '../brakes/brake.ts';
 import type { Stop } from '../brakes/stop-reason.ts';
 import { fingerprint } from '../brakes/fingerprint.ts';
 import type { ChatMessage, ToolCall } from '../models/chat.ts';
@@ -15,30 +16,35 @@ function parseArgs(raw: string): { ok: true; args: Record<string, unknown> } | {
   }
 }
 
-export function actionOf(call: ToolCall): { tool: string; fingerprint: string } {
-  const parsed = parseArgs(call.function.arguments);
-  return { tool: call.function.name, fingerprint: fingerprint(call.function.name, parsed.ok ? parsed.args : call.function.arguments) };
+/** A tool call with its arguments parsed once: the step record, the spin brake and the tool all use it. */
+export interface ParsedCall extends Action {
+  call: ToolCall;
+  args: ReturnType<typeof parseArgs>;
+}
+
+export function parseCall(call: ToolCall): ParsedCall {
+  const args = parseArgs(call.function.arguments);
+  return { call, args, tool: call.function.name, fingerprint: fingerprint(call.function.name, args.ok ? args.args : call.function.arguments) };
 }
 
 /** Runs each call in order, appending one tool message per call; returns a Stop if a brake blocks an action. */
-export async function executeToolCalls(run: AgentRun, calls: ToolCall[], messages: ChatMessage[]): Promise<Stop | null> {
-  for (const call of calls) {
-    const stop = run.caller.checkAction(actionOf(call));
+export async function executeToolCalls(run: AgentRun, calls: readonly ParsedCall[], messages: ChatMessage[]): Promise<Stop | null> {
+  for (const parsed of calls) {
+    const stop = run.caller.checkAction(parsed);
     if (stop) return stop;
-    messages.push({ role: 'tool', tool_call_id: call.id, content: await observe(run, call) });
+    messages.push({ role: 'tool', tool_call_id: parsed.call.id, content: await observe(run, parsed) });
   }
   return null;
 }
 
-async function observe(run: AgentRun, call: ToolCall): Promise<string> {
+async function observe(run: AgentRun, { call, args }: ParsedCall): Promise<string> {
   const name = call.function.name;
   const tool = run.tools.get(name);
   if (!tool) return `Error: unknown tool '${name}'. Available tools: ${run.tools.names.join(', ') || '(none)'}.`;
-  const parsed = parseArgs(call.function.arguments);
-  if (!parsed.ok) return `Error: ${name}: ${parsed.error}. Call the tool again with valid JSON arguments.`;
+  if (!args.ok) return `Error: ${name}: ${args.error}. Call the tool again with valid JSON arguments.`;
   run.clock.advance(tool.virtualMs);
   try {
-    return await tool.run(parsed.args, run.signal);
+    return await tool.run(args.args, run.signal);
   } catch (e) {
     return `Error: ${name} failed: ${(e as Error).message}`;
   }

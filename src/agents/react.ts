@@ -5,7 +5,7 @@
 // (reflection); without hooks the whole conversation is sent and the first answer ends the run.
 import type { ChatMessage } from '../models/chat.ts';
 import type { AgentOutcome, AgentRun } from './agent.ts';
-import { actionOf, executeToolCalls } from './actions.ts';
+import { executeToolCalls, parseCall, type ParsedCall } from './actions.ts';
 import { PLAIN_HOOKS } from './hooks.ts';
 
 export async function runReact(run: AgentRun): Promise<AgentOutcome> {
@@ -20,16 +20,15 @@ export async function runReact(run: AgentRun): Promise<AgentOutcome> {
   for (;;) {
     const view = await hooks.view(messages, tools);
     if (!view.ok) return { stop: view.stop, answer: null, messages };
+    let calls: ParsedCall[] = [];
     const out = await caller.call('act', view.messages, tools, ({ message }) => {
-      const calls = message.tool_calls ?? [];
+      calls = (message.tool_calls ?? []).map(parseCall);
       if (calls.length === 0) return { action: null, fingerprint: null };
-      const actions = calls.map(actionOf);
-      return { action: actions.map((a) => a.tool).join('|'), fingerprint: actions.map((a) => a.fingerprint).join('|') };
+      return { action: calls.map((a) => a.tool).join('|'), fingerprint: calls.map((a) => a.fingerprint).join('|') };
     });
     if (!out.ok) return { stop: out.stop, answer: null, messages };
     const message = out.result.message;
     messages.push(message);
-    const calls = message.tool_calls ?? [];
     if (calls.length === 0) {
       const answer = message.content ?? '';
       const review = await hooks.onAnswer(messages, answer, tools);

@@ -21,7 +21,7 @@ const f = (x: number, digits = 0) => x.toLocaleString('en-US', { maximumFraction
 export function overheadRow(o: OverheadResult): TargetRow {
   return row(
     '1. metering overhead: sweep ÷ tokenizing its new text once (CPU)',
-    `sweep ${f(o.sweep.cpuMs)} ms (${f(o.sweep.steps)} steps) ÷ tokenize ${f(o.tokenize.cpuMs)} ms (${f(o.tokenized)} messages, ${f(o.tokens)} tokens) = ${f(o.ratio, 2)}`,
+    `sweep ${f(o.sweep.cpuMs)} ms (${f(o.sweep.steps)} steps) ÷ tokenize ${f(o.tokenize.cpuMs)} ms (${f(o.tokenized)} messages, ${f(o.tokens)} tokens): ${f(o.ratio, 2)} (wall: ${f(o.wallRatio, 2)})`,
     o.ratio,
     1.25,
   );

@@ -3,7 +3,7 @@
 // pre-tokenizer never merges across a space, so n words (plus one token per full stop) are
 // n tokens. The meter still counts the result with the real tokenizer.
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
-import type { Rng } from './rng.ts';
+import { rng, type Rng } from './rng.ts';
 
 const CANDIDATES = `the agent loop step cost token model tool call result search page source check
 complete verify answer budget limit time report data file sort type date project size value list
@@ -20,25 +20,57 @@ document folder files download reorganize category structure criteria pass`.spli
 /** Words that are exactly one token after a space. */
 export const VOCABULARY: readonly string[] = [...new Set(CANDIDATES)].filter((w) => w && encode(` ${w}`).length === 1);
 
+/** Sentences of 8–14 vocabulary words and a full stop, written once per process from a fixed seed. */
+interface Sentence {
+  /** The words, space-separated, ending in '.'. */
+  text: string;
+  /** ends[k] = where the text of the first k + 1 words ends (for a last, cut sentence). */
+  ends: number[];
+}
+
+const POOL_SIZE = 4096;
+let pool: Sentence[] | undefined;
+
+function sentencePool(): Sentence[] {
+  if (pool) return pool;
+  const r = rng('sim-text-sentences');
+  pool = [];
+  for (let i = 0; i < POOL_SIZE; i++) {
+    const n = 8 + Math.floor(r() * 7);
+    const picked: string[] = [];
+    const ends: number[] = [];
+    let length = -1;
+    for (let k = 0; k < n; k++) {
+      const word = VOCABULARY[Math.floor(r() * VOCABULARY.length)]!;
+      picked.push(word);
+      ends.push((length += 1 + word.length));
+    }
+    // Joined, not concatenated: a flat string copies fast into every text that uses it.
+    pool.push({ text: `${picked.join(' ')}.`, ends });
+  }
+  return pool;
+}
+
 /**
- * About `tokens` tokens of sentence-like text (each word one token, each sentence's full stop one more).
- * Built as parts joined once: `+=` would leave a rope of hundreds of pieces per message that lives as
- * long as the conversation and costs the garbage collector more than writing the text.
+ * Exactly `tokens` tokens of sentence-like text (each word one token, each full stop one more; the
+ * first word, with no space before it, may take two). Whole sentences drawn from a pool, one draw
+ * per sentence rather than per word: a sweep writes millions of words, and writing them must cost
+ * far less than the tokenizer counting them.
  */
 export function words(r: Rng, tokens: number): string {
+  const sentences = sentencePool();
   const parts: string[] = [];
-  let n = 0;
-  let sentence = 0;
-  while (n < tokens) {
-    let word = VOCABULARY[Math.floor(r() * VOCABULARY.length)]!;
-    n++;
-    sentence++;
-    if (sentence >= 8 + Math.floor(r() * 7) && n < tokens) {
-      word += '.';
-      n++;
-      sentence = 0;
+  let left = tokens;
+  while (left > 0) {
+    const s = sentences[Math.floor(r() * sentences.length)]!;
+    const size = s.ends.length + 1;
+    if (left >= size) {
+      parts.push(s.text);
+      left -= size;
+    } else {
+      parts.push(s.text.slice(0, s.ends[left - 1]));
+      left = 0;
     }
-    parts.push(word);
   }
   return parts.join(' ');
 }

@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { ROOT } from '../paths.ts';
 import { tempDir } from './sweep.ts';
 
@@ -16,16 +16,17 @@ export interface ChildRun {
   stdout: string;
 }
 
-const PROBE = pathToFileURL(path.join(path.dirname(fileURLToPath(import.meta.url)), 'rss-probe.ts')).href;
+// The bundled probe and CLI (scripts/build.mjs), exactly what `npm run bench` runs.
+const PROBE = pathToFileURL(path.join(ROOT, 'dist', 'rss-probe.js')).href;
 
-/** Runs `bench ARGS` (through tsx, as `npm run bench` does) and measures it. */
+/** Runs `bench ARGS` as a user's `npm run bench -- ARGS` does (bin/bench.js, the bundled CLI) and measures it. */
 export async function runBenchChild(args: string[]): Promise<ChildRun> {
   const probeDir = tempDir();
   const probeFile = path.join(probeDir, 'probe.json');
   try {
     const start = performance.now();
     const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', '--import', PROBE, path.join(ROOT, 'src/cli/main.ts'), ...args], {
+      const child = spawn(process.execPath, ['--import', PROBE, path.join(ROOT, 'bin', 'bench.js'), ...args], {
         cwd: ROOT,
         env: { ...process.env, LOOPBENCH_PROBE_FILE: probeFile },
         stdio: ['ignore', 'pipe', 'pipe'],

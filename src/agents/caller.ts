@@ -6,6 +6,7 @@ import type { Stop } from '../brakes/stop-reason.ts';
 import { ModelError, type ChatMessage, type ChatModel, type ChatResult, type Role, type ToolSpec } from '../models/chat.ts';
 import { callCost } from '../meter/pricing.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
+import type { CallSlots } from '../runner/call-slots.ts';
 import type { Clock } from '../runner/clock.ts';
 import type { StepRecord } from '../runner/records.ts';
 import type { Settings } from '../runner/settings.ts';
@@ -22,6 +23,8 @@ export interface CallerEnv {
   clock: Clock;
   onStep: (record: StepRecord) => void;
   signal?: AbortSignal;
+  /** The sweep's shared call slots (`--concurrency` against a real provider): held for each call. */
+  slots?: CallSlots;
   /** Keep every call (what was sent, what came back) for the transcript; default true. Without it a
    *  run holds nothing per call, and no copy of the growing conversation is made per call. */
   keepLog?: boolean;
@@ -98,6 +101,12 @@ export class ModelCaller {
     const model = env.roleModels?.[role] ?? env.model;
     const request = { model: model.id, messages, tools, max_tokens: s.max_output_tokens, seed: s.seed };
     const context = { runId: env.runId, scenario: s.scenario, step, round: state.rounds, role, signal: env.signal };
+    if (env.slots) {
+      const queued = performance.now();
+      const granted = await env.slots.acquire(env.signal);
+      env.clock.exclude(performance.now() - queued);
+      if (!granted) return { ok: false, stop: { reason: 'interrupted', detail: 'interrupted before the next model call', step: state.steps } };
+    }
     let result: ChatResult;
     try {
       result = await model.complete(request, context);
@@ -115,6 +124,8 @@ export class ModelCaller {
           ? { reason: 'interrupted', detail: `interrupted during model call at step ${step}`, step }
           : { reason: 'error', detail: `model call failed at step ${step}: ${message}`, step },
       };
+    } finally {
+      env.slots?.release();
     }
     state.calls++;
     if (isAgentStep(role)) state.steps = step;

@@ -28,7 +28,7 @@ export interface StartOptions {
 
 export function addStartOptions(cmd: Command): Command {
   return cmd
-    .option('-j, --concurrency <n>', 'runs at once', RUN_DEFAULTS.concurrency)
+    .option('-j, --concurrency <n>', 'simulated models: runs at once; a provider (openai:): model calls in flight at once, shared by up to 4×N open runs', RUN_DEFAULTS.concurrency)
     .option('-o, --out <name>', 'results directory: results/<name>, or a path (default: a timestamp)')
     .option('--force', 'overwrite an existing results directory')
     .option('-q, --quiet', 'no progress bar')

@@ -81,6 +81,12 @@ export function simProfileFor(spec: string, scenario: Scenario): Profile {
   return cachedProfile(arg || scenario.profile);
 }
 
+/** Whether runs with these settings call a provider over the network (so latency, not CPU, bounds them). */
+export function callsProvider(settings: Settings, transport: ModelTransport = DEFAULT_TRANSPORT): boolean {
+  if (transport.replay) return false;
+  return [settings.model, ...Object.values(settings.role_models ?? {})].some((spec) => splitSpec(spec ?? '')[0] === 'openai');
+}
+
 export function createModel(settings: Settings, scenario: Scenario, counter: TokenCounter, transport: ModelTransport = DEFAULT_TRANSPORT): ChatModel {
   const spec = settings.model;
   if (transport.replay) return new ReplayModel(spec, spec, transport.replay);

@@ -4,6 +4,8 @@ export interface Clock {
   elapsedMs(): number;
   /** Account for simulated time (a model's latency, a scripted tool's duration). No-op on a wall clock. */
   advance(ms: number): void;
+  /** Leave out time the run spent queued for a call slot: other runs' calls are not this run's time. */
+  exclude(ms: number): void;
 }
 
 export class VirtualClock implements Clock {
@@ -14,12 +16,16 @@ export class VirtualClock implements Clock {
   advance(ms: number): void {
     this.t += ms;
   }
+  exclude(): void {}
 }
 
 export class WallClock implements Clock {
-  private readonly start = performance.now();
+  private start = performance.now();
   elapsedMs(): number {
     return performance.now() - this.start;
   }
   advance(): void {}
+  exclude(ms: number): void {
+    this.start += ms;
+  }
 }

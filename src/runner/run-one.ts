@@ -13,6 +13,7 @@ import type { Scenario } from '../scenario/schema.ts';
 import { createModel, type ModelTransport } from '../models/factory.ts';
 import { checkAnswer } from '../scenario/check.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
+import type { CallSlots } from './call-slots.ts';
 import { VirtualClock, WallClock } from './clock.ts';
 import type { RunRecord, StepRecord } from './records.ts';
 import type { RunPlan } from './sweep.ts';
@@ -28,6 +29,8 @@ export interface RunDeps {
   transcript?: boolean;
   /** How non-simulated models are reached (API key, base URL, retries, cassettes). */
   transport?: ModelTransport;
+  /** The sweep's shared call slots, when its runs call a provider. */
+  slots?: CallSlots;
 }
 
 export interface RunResult {
@@ -63,6 +66,7 @@ export async function executeRun(plan: RunPlan, deps: RunDeps): Promise<RunResul
     brakes: brakesFor(settings.limits),
     clock,
     onStep: deps.onStep,
+    slots: deps.slots,
     signal: deps.signal,
     keepLog: deps.transcript,
   });

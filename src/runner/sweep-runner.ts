@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { TokenCounter } from '../meter/tokens.ts';
-import type { ModelTransport } from '../models/factory.ts';
+import { callsProvider, type ModelTransport } from '../models/factory.ts';
 import type { BuiltReports } from '../report/build.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import { ToolRegistry } from '../tools/registry.ts';
@@ -14,6 +14,7 @@ import { gitCommit, versions, type Meta } from './meta.ts';
 import type { Progress } from './progress.ts';
 import { scenarioDigest } from './digest.ts';
 import { forEachConcurrently } from './pool.ts';
+import { CallSlots } from './call-slots.ts';
 import type { RunRecord } from './records.ts';
 import { FILES, resultFile } from './results-dir.ts';
 import { executeRun, type RunDeps } from './run-one.ts';
@@ -22,6 +23,9 @@ import type { SpendLimiter, SpendState } from './spend-limiter.ts';
 import { stepLine } from './step-line.ts';
 import type { RunPlan, SweepSpec } from './sweep.ts';
 import { buildTranscript } from './transcript.ts';
+
+/** Runs open per call slot against a provider: enough waiting runs that a freed slot is taken at once. */
+const OPEN_RUNS_PER_SLOT = 4;
 
 export interface SweepOptions {
   dir: string;
@@ -106,8 +110,13 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
     if (!r) registries.set(plan.scenario, (r = ToolRegistry.fromDecls(plan.scenario.tools)));
     return r;
   };
+  // Against a provider, --concurrency bounds the calls in flight and more runs than that are open
+  // (see call-slots.ts); simulated runs are CPU work with nothing to overlap, one open run per slot.
+  const networked = o.plans.some((p) => callsProvider(p.settings, o.transport));
+  const slots = networked ? new CallSlots(o.concurrency) : undefined;
+  const openRuns = networked ? OPEN_RUNS_PER_SLOT * o.concurrency : o.concurrency;
   const runPlan = async (plan: RunPlan): Promise<RunRecord> => {
-    const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.writeLine(stepLine(r)), signal: o.signal, transcript: o.transcripts, transport: o.transport, trace: o.trace, control: o.control });
+    const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.writeLine(stepLine(r)), signal: o.signal, transcript: o.transcripts, transport: o.transport, trace: o.trace, control: o.control, slots });
     steps.flush();
     runs.write(result.record);
     runs.flush();
@@ -122,7 +131,7 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
     return result.record;
   };
   try {
-    await forEachConcurrently(o.plans, o.concurrency, async (plan) => {
+    await forEachConcurrently(o.plans, openRuns, async (plan) => {
       if (!o.spend) return void (await runPlan(plan));
       // A run's own max-cost brake bounds what it can spend; the CLI insists on one under a cap.
       const worstCase = plan.settings.limits.max_cost_usd ?? Infinity;

@@ -45,7 +45,7 @@ export function registerServe(program: Command): void {
     .description('OpenAI-compatible HTTP server over the simulated models: point any agent at it and measure its loop cost for free')
     .option('-p, --port <n>', 'port (0 picks a free one)', '8787')
     .option('--host <addr>', 'address to listen on', '127.0.0.1')
-    .option('--latency <ms>', 'delay added before every answer, in milliseconds', '0')
+    .option('--latency <ms>', 'time from each request to its answer, in milliseconds (the simulated work is done within it)', '0')
     .option('--error-rate <r>', 'share of requests (0..1) answered with an injected fault', '0')
     .option('--faults <list>', `faults --error-rate draws from: ${Object.keys(FAULTS).join(', ')}`, DEFAULT_FAULTS.join(','))
     .option('--retry-after <s>', 'seconds an injected 429 asks the client to wait (retry-after header)', '1')

@@ -58,6 +58,8 @@ export interface RunningServer {
 }
 
 const MAX_BODY = 16 * 1024 * 1024;
+/** Faults answered without writing a completion. */
+const NO_ANSWER: ReadonlySet<Fault> = new Set(['reset', 'timeout', '429', '500']);
 
 export async function startServe(o: ServeOptions): Promise<RunningServer> {
   const counter = new TokenCounter(true);
@@ -110,8 +112,11 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
       return finish(res, started, { model: request.model }, apiError(404, `The model '${request.model}' does not exist: it names no simulated profile (known: ${listProfiles().join(', ')}), and bench serve was started without --profile`, 'invalid_request_error', 'model', 'model_not_found'));
     }
     const fault = pickFault(o.errorRate, o.faults, random);
-    if (o.latencyMs > 0) await sleep(o.latencyMs);
+    // Every answer, fault or not, arrives `latencyMs` after its request arrived: the work of writing
+    // it is part of that time (as a provider's is), not added on top.
+    const latency = () => sleep(Math.max(0, o.latencyMs - (performance.now() - started)));
     const info = { model: request.model, profile: profile.id, stream: request.stream === true, messages: chat.messages.length, fault };
+    if (fault && NO_ANSWER.has(fault)) await latency();
     if (fault === 'reset') {
       req.socket.destroy();
       return logLine(started, info, 0, null, 'connection reset (injected)');
@@ -138,9 +143,11 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
       c = completion(`chatcmpl-${(++served).toString(36)}${Date.now().toString(36)}`, request.model, Math.floor(Date.now() / 1000), message, usage);
     } catch (e) {
       if (!(e instanceof ModelError)) throw e;
+      await latency();
       return finish(res, started, info, apiError(400, e.message));
     }
     if (fault) c = spoil(c, fault);
+    await latency();
     const u = c.usage;
     const toolCalls = (c.choices[0]?.message.tool_calls ?? []).map((t) => t.function.name);
     logLine(started, { ...info, id: c.id, toolCalls }, 200, u ? { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, cached_tokens: u.prompt_tokens_details.cached_tokens } : null, null);

@@ -8,7 +8,10 @@ import { addRunOptions, buildSweepSpec, type RunOptions } from '../cli/run.ts';
 import { addStartOptions, type StartOptions } from '../cli/start-sweep.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
 import { expandSweep } from '../runner/sweep.ts';
-import { runSweep } from '../runner/sweep-runner.ts';
+import { readJsonlLines } from '../runner/jsonl.ts';
+import type { RunRecord } from '../runner/records.ts';
+import { resultFile } from '../runner/results-dir.ts';
+import { executeSweep } from '../runner/sweep-runner.ts';
 
 export interface SweepTiming {
   /** CPU time of this process (user + system, all threads) during the sweep, in ms. */
@@ -39,10 +42,10 @@ export function tempDir(): string {
 
 /**
  * Runs the sweep `bench run ARGS --no-transcripts -q` would, in this process, into a temporary
- * directory. Timed: runSweep from its start (meta.json) through every run, its metering and its
- * records, to the moment the runs are done (the progress bar stops). Not timed: reading the
- * scenario files and expanding the plan, and the report step after the runs, whose cost does not
- * depend on metering and is measured on its own (`bench report`, target 5).
+ * directory. Timed: the sweep from its start (meta.json) through every run, its metering and its
+ * records, to the moment the runs are done. Not timed, and not done: reading the scenario files
+ * and expanding the plan, and the reports, whose cost does not depend on metering and is measured
+ * on its own (`bench report`, target 5).
  */
 export async function timeSweep(args: string[], counter?: TokenCounter): Promise<SweepTiming> {
   const dir = tempDir();
@@ -50,7 +53,6 @@ export async function timeSweep(args: string[], counter?: TokenCounter): Promise
     const options = runOptions(args);
     const spec = buildSweepSpec(options);
     const plans = expandSweep(spec);
-    const concurrency = Number(options.concurrency);
     const start = performance.now();
     const cpu = process.cpuUsage();
     let ms = 0;
@@ -62,9 +64,16 @@ export async function timeSweep(args: string[], counter?: TokenCounter): Promise
         cpuMs = cpuMsSince(cpu);
       },
     };
-    const out = await runSweep({ dir, spec, plans, concurrency, transcripts: false, progress, command: [], counter });
-    const total = (f: (c: (typeof out.summary)[number]) => number) => Math.round(out.summary.reduce((s, c) => s + f(c) * c.runs, 0));
-    return { cpuMs, ms, runs: plans.length, steps: total((c) => c.steps.mean), calls: total((c) => c.calls.mean) };
+    await executeSweep({ dir, spec, plans, concurrency: Number(options.concurrency), transcripts: false, progress, command: [], counter });
+    let steps = 0;
+    let calls = 0;
+    for await (const line of readJsonlLines(resultFile(dir, 'runs'))) {
+      if (!line.ok) continue;
+      const run = line.value as RunRecord;
+      steps += run.steps;
+      calls += run.calls;
+    }
+    return { cpuMs, ms, runs: plans.length, steps, calls };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

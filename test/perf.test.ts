@@ -60,6 +60,7 @@ describe('metering cost', () => {
     expect(o.sweep.steps).toBe(6);
     expect(o.tokenized).toBe(2 * (2 + 2 * 3) + 1);
     expect(o.ratio).toBeCloseTo(o.sweep.cpuMs / o.tokenize.cpuMs, 9);
+    expect(o.harnessUsPerStep).toBeGreaterThan(0);
     const row = overheadRow(o);
     expect(row.ok).toBe(o.ratio <= 1.25);
     const lines = formatTargets([row]).split('\n');

@@ -31,6 +31,29 @@ export class RecordingCounter extends TokenCounter {
   }
 }
 
+/**
+ * A meter that does not tokenize (characters ÷ 4): a sweep timed with it is the harness alone
+ * (simulated model, tools, brakes, records), to split a sweep's overhead into the harness's own
+ * work and what the two cost together (garbage collection, caches). Only ever used here.
+ */
+class UntokenizedCounter extends TokenCounter {
+  private static estimate(m: ChatMessage): number {
+    return Math.ceil((m.content ?? '').length / 4);
+  }
+
+  override message(m: ChatMessage): number {
+    return UntokenizedCounter.estimate(m);
+  }
+
+  override produced(m: AssistantMessage): number {
+    return UntokenizedCounter.estimate(m);
+  }
+
+  override tools(): number {
+    return 0;
+  }
+}
+
 /** Tokenizes each item once, with no caching machinery: the floor a metered sweep can reach. */
 export function tokenizeOnce(items: readonly Tokenized[]): { cpuMs: number; ms: number; tokens: number } {
   const start = performance.now();
@@ -56,13 +79,15 @@ export interface OverheadResult {
   ratio: number;
   /** The same on wall-clock time. */
   wallRatio: number;
+  /** Median CPU per step of the same sweep with a meter that does not tokenize: the harness alone. */
+  harnessUsPerStep: number;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /**
  * A recording sweep first (it also warms the tokenizer's caches), then `rounds` pairs: the sweep,
- * then tokenizing its messages once. The sweep is deterministic, so every round creates the same
+ * then tokenizing its messages once (and, apart, the sweep with a meter that does not tokenize). The sweep is deterministic, so every round creates the same
  * text. The ratio is the median of the pairs' ratios: a pair runs back to back, so a slow spell of
  * a shared machine slows both halves of it, where comparing separate medians would not cancel it.
  */
@@ -72,15 +97,18 @@ export async function measureOverhead(args: string[], rounds = 5): Promise<Overh
   const sweeps: SweepTiming[] = [];
   const tokenize: Array<{ cpuMs: number; ms: number }> = [];
   let tokens = 0;
+  const harness: number[] = [];
   for (let i = 0; i < rounds; i++) {
     sweeps.push(await timeSweep(args, new TokenCounter()));
     const t = tokenizeOnce(recorder.tokenized);
     tokenize.push(t);
     tokens = t.tokens;
+    const alone = await timeSweep(args, new UntokenizedCounter());
+    harness.push((alone.cpuMs * 1000) / Math.max(1, alone.steps));
   }
   const sweep = { ...sweeps[0]!, cpuMs: median(sweeps.map((s) => s.cpuMs)), ms: median(sweeps.map((s) => s.ms)) };
   const tok = { cpuMs: median(tokenize.map((t) => t.cpuMs)), ms: median(tokenize.map((t) => t.ms)) };
   const ratio = median(sweeps.map((s, i) => s.cpuMs / tokenize[i]!.cpuMs));
   const wallRatio = median(sweeps.map((s, i) => s.ms / tokenize[i]!.ms));
-  return { sweep, tokenize: tok, tokenized: recorder.tokenized.length, tokens, ratio, wallRatio };
+  return { sweep, tokenize: tok, tokenized: recorder.tokenized.length, tokens, ratio, wallRatio, harnessUsPerStep: median(harness) };
 }

@@ -9,6 +9,7 @@ import type { Scenario } from '../scenario/schema.ts';
 import { ToolRegistry } from '../tools/registry.ts';
 import { writeJsonAtomic } from './atomic.ts';
 import { redact } from '../models/redact.ts';
+import { MemoryGuard, releaseMemory } from './release-memory.ts';
 import { JsonlWriter } from './jsonl.ts';
 import { gitCommit, versions, type Meta } from './meta.ts';
 import type { Progress } from './progress.ts';
@@ -86,6 +87,7 @@ function freshMeta(o: SweepOptions): Meta {
 
 export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
   const meta = await executeSweep(o);
+  releaseMemory();
   // Loaded on first use: the chart renderer (vega, resvg) is heavy and only needed here.
   const { buildReports } = await import('../report/build.ts');
   const built = await buildReports(o.dir);
@@ -115,6 +117,7 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
   const networked = o.plans.some((p) => callsProvider(p.settings, o.transport));
   const slots = networked ? new CallSlots(o.concurrency) : undefined;
   const openRuns = networked ? OPEN_RUNS_PER_SLOT * o.concurrency : o.concurrency;
+  const memory = new MemoryGuard();
   const runPlan = async (plan: RunPlan): Promise<RunRecord> => {
     const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.writeLine(stepLine(r)), signal: o.signal, transcript: o.transcripts, transport: o.transport, trace: o.trace, control: o.control, slots });
     steps.flush();
@@ -128,6 +131,7 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
     // A run paused on purpose (--pause-at) is finished as far as this sweep goes; one cut by Ctrl-C is not.
     if (result.record.stop_reason !== 'interrupted' || result.record.extra?.paused) meta.runs_done++;
     o.progress.tick(`${plan.configId}: ${result.record.stop_reason}`);
+    memory.check();
     return result.record;
   };
   try {

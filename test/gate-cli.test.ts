@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { QUICK_SUM, tempDir, writeBudgets } from './gate-helpers.ts';
+import { once, QUICK_SUM, tempDir, writeBudgets } from './gate-helpers.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../bin/bench.js');
 const dir = tempDir('loopbench-gate-cli-');
@@ -105,9 +105,11 @@ describe('bench check through the CLI', () => {
     expect(capped.stdout).toMatch(/^FAIL {2}gate .*ci spend ≤ \$0\.012 .*run\(s\) not started/m);
   }, 120_000);
 
+  const shards = [1, 2].map((i) => path.join(dir, `shard-${i}`));
+  const shardRuns = once(() => Promise.all(shards.map((out, i) => bench(['check', pass, '-q', '-o', out, '--shard', `${i + 1}/2`]))));
+
   it('runs shards, merges them (with the report), and judges the merged results with --from', async () => {
-    const shards = [1, 2].map((i) => path.join(dir, `shard-${i}`));
-    const runs = await Promise.all(shards.map((out, i) => bench(['check', pass, '-q', '-o', out, '--shard', `${i + 1}/2`])));
+    const runs = await shardRuns();
     for (const r of runs) {
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/^shard \d\/2: 3 of 6 runs written to /m);
@@ -123,6 +125,7 @@ describe('bench check through the CLI', () => {
   }, 180_000);
 
   it('refuses bad flag values (exit 2, one line)', async () => {
+    await shardRuns(); // the half merge below needs shard 1/2 on disk
     const cases: Array<[string[], RegExp]> = [
       [['check', pass, '--shard', '3/2'], /^bench: --shard: '3\/2' is not a shard i\/n/],
       [['--shard', '0/3', '-q'], /^bench: --shard: '0\/3' is not a shard i\/n/],

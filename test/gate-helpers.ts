@@ -39,3 +39,9 @@ export async function runBudgets(file: string, out: string, o: { shard?: Shard; 
     ...(o.spend ? { spend: o.spend } : {}),
   });
 }
+
+/** A fixture built by whichever test asks first, then shared: tests stay independent of their order. */
+export function once<T>(build: () => Promise<T>): () => Promise<T> {
+  let built: Promise<T> | undefined;
+  return () => (built ??= build());
+}

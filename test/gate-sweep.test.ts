@@ -15,7 +15,7 @@ import { readMeta } from '../src/runner/meta.ts';
 import type { RunRecord, StepRecord } from '../src/runner/records.ts';
 import { parseShard, shardSlice } from '../src/runner/shard.ts';
 import { SpendLimiter } from '../src/runner/spend-limiter.ts';
-import { QUICK_SUM, runBudgets, tempDir, writeBudgets } from './gate-helpers.ts';
+import { once, QUICK_SUM, runBudgets, tempDir, writeBudgets } from './gate-helpers.ts';
 
 const dir = tempDir();
 const budgets = (extra = '') =>
@@ -116,14 +116,22 @@ describe('shards', () => {
     for (const bad of ['0/4', '5/4', '2', 'a/b', '1/0']) expect(() => parseShard(bad)).toThrow(/--shard: '.*' is not a shard i\/n/);
   });
 
-  it('merges 4 shards into the same records as the unsharded run (timestamps aside)', async () => {
+  const shards = [1, 2, 3, 4].map((i) => path.join(dir, `shard-${i}`));
+  const merged = path.join(dir, 'merged');
+  /** The unsharded sweep and its four shards, run once for the tests below. */
+  const sharded = once(async () => {
     const file = budgets();
     await runBudgets(file, path.join(dir, 'whole'));
-    const shards = [1, 2, 3, 4].map((i) => path.join(dir, `shard-${i}`));
     // Out of order on purpose: the merge must not depend on it.
     for (const i of [3, 1, 4, 2]) await runBudgets(file, shards[i - 1]!, { shard: { index: i, count: 4 } });
-    const merged = path.join(dir, 'merged');
-    const outcome = await mergeShards([shards[2]!, shards[0]!, shards[3]!, shards[1]!], merged, ['merge']);
+  });
+  const merge = once(async () => {
+    await sharded();
+    return mergeShards([shards[2]!, shards[0]!, shards[3]!, shards[1]!], merged, ['merge']);
+  });
+
+  it('merges 4 shards into the same records as the unsharded run (timestamps aside)', async () => {
+    const outcome = await merge();
     expect(outcome).toEqual({ shards: 4, runs: 8, skippedLines: 0, status: 'complete' });
 
     const strip = <T extends object>(rs: T[]) =>
@@ -145,19 +153,20 @@ describe('shards', () => {
     expect(meta.merged_from).toEqual(shards);
   });
 
-  it('bench check --from judges only results of the same sweep: merged, same prompts, same settings', () => {
-    const merged = readMeta(path.join(dir, 'merged'))!;
+  it('bench check --from judges only results of the same sweep: merged, same prompts, same settings', async () => {
+    await merge();
+    const mergedMeta = readMeta(merged)!;
     const loaded = loadBudgets(budgets());
-    expect(() => assertSameSweep(loaded, merged, 'merged')).not.toThrow();
+    expect(() => assertSameSweep(loaded, mergedMeta, 'merged')).not.toThrow();
     expect(() => assertSameSweep(loaded, readMeta(path.join(dir, 'shard-1'))!, 'shard-1')).toThrow(/only shard 1\/4 \(merge the shards with bench merge first\)/);
     const changed = loadBudgets(budgets('    system: "Another prompt."\n'));
-    expect(() => assertSameSweep(changed, merged, 'merged')).toThrow("--from merged: these results do not match " + changed.file + ": scenario 'quick-sum' was run with another prompt");
+    expect(() => assertSameSweep(changed, mergedMeta, 'merged')).toThrow("--from merged: these results do not match " + changed.file + ": scenario 'quick-sum' was run with another prompt");
     const more = loadBudgets(writeBudgets(dir, fs.readFileSync(budgets(), 'utf8').replace('repeats: 4', 'repeats: 5'), 'more.yaml'));
-    expect(() => assertSameSweep(more, merged, 'merged')).toThrow(/: repeats 4, not 5$/);
+    expect(() => assertSameSweep(more, mergedMeta, 'merged')).toThrow(/: repeats 4, not 5$/);
   });
 
   it('refuses an incomplete or mixed set of shards', async () => {
-    const shards = [1, 2, 3, 4].map((i) => path.join(dir, `shard-${i}`));
+    await sharded();
     const out = path.join(dir, 'bad-merge');
     await expect(mergeShards(shards.slice(0, 3), out, [])).rejects.toThrow('missing shard(s) 4/4: a merge needs all 4');
     await expect(mergeShards([shards[0]!, shards[0]!, shards[1]!, shards[2]!], out, [])).rejects.toThrow(/are both shard 1\/4/);

@@ -5,8 +5,20 @@
 // Counting is incremental: each message object is tokenized once (WeakMap), so metering a run
 // costs O(new text), not O(steps²). `bench serve` sees fresh objects per request, so it also
 // keys by content (bounded Map).
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { createRequire } from 'node:module';
 import type { AssistantMessage, ChatMessage, ToolSpec } from '../models/chat.ts';
+
+type O200k = typeof import('gpt-tokenizer/encoding/o200k_base');
+let tokenizer: O200k | undefined;
+const require = createRequire(import.meta.url);
+
+/**
+ * The o200k_base tokenizer, loaded on first use: its tables take ~70 MB, which commands that only
+ * read results (`bench report`, `bench merge`, `bench check --from`) never need.
+ */
+export function o200k(): O200k {
+  return (tokenizer ??= require('gpt-tokenizer/encoding/o200k_base') as O200k);
+}
 
 export const TOKENS_PER_MESSAGE = 3;
 export const REPLY_PRIMING = 3;
@@ -14,7 +26,7 @@ export const REPLY_PRIMING = 3;
 export const TOKENS_PER_TOOL_CALL = 3;
 
 export function countText(text: string): number {
-  return text.length === 0 ? 0 : countTokens(text);
+  return text.length === 0 ? 0 : o200k().countTokens(text);
 }
 
 /** Tokens a message costs when it is sent as input. */

@@ -2,7 +2,7 @@
 // every word in the vocabulary is one o200k_base token when preceded by a space, and the
 // pre-tokenizer never merges across a space, so n words (plus one token per full stop) are
 // n tokens. The meter still counts the result with the real tokenizer.
-import { encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { o200k } from '../../meter/tokens.ts';
 import { rng, type Rng } from './rng.ts';
 
 const CANDIDATES = `the agent loop step cost token model tool call result search page source check
@@ -17,8 +17,8 @@ refine format detail section part item entry record line table chart figure numb
 python code print range function loop round draft final version check review sources article
 document folder files download reorganize category structure criteria pass`.split(/\s+/);
 
-/** Words that are exactly one token after a space. */
-export const VOCABULARY: readonly string[] = [...new Set(CANDIDATES)].filter((w) => w && encode(` ${w}`).length === 1);
+/** Words that are exactly one token after a space (checked when the pool is first written). */
+const vocabulary = (): string[] => [...new Set(CANDIDATES)].filter((w) => w && o200k().encode(` ${w}`).length === 1);
 
 /** Sentences of 8–14 vocabulary words and a full stop, written once per process from a fixed seed. */
 interface Sentence {
@@ -34,6 +34,7 @@ let pool: Sentence[] | undefined;
 function sentencePool(): Sentence[] {
   if (pool) return pool;
   const r = rng('sim-text-sentences');
+  const vocab = vocabulary();
   pool = [];
   for (let i = 0; i < POOL_SIZE; i++) {
     const n = 8 + Math.floor(r() * 7);
@@ -41,7 +42,7 @@ function sentencePool(): Sentence[] {
     const ends: number[] = [];
     let length = -1;
     for (let k = 0; k < n; k++) {
-      const word = VOCABULARY[Math.floor(r() * VOCABULARY.length)]!;
+      const word = vocab[Math.floor(r() * vocab.length)]!;
       picked.push(word);
       ends.push((length += 1 + word.length));
     }

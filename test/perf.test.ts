@@ -2,6 +2,8 @@
 // conversation is incremental yet exact, nothing is held per run, and the fast output paths write
 // exactly what the plain ones would.
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
@@ -9,7 +11,8 @@ import { messageTokensUncached, TokenCounter, toolsTokensUncached } from '../src
 import type { ChatMessage } from '../src/models/chat.ts';
 import { measureOverhead, RecordingCounter, tokenizeOnce } from '../src/perf/overhead.ts';
 import { formatTargets, overheadRow } from '../src/perf/table.ts';
-import { csvLine, runRow, stepRow } from '../src/report/csv.ts';
+import { csvLine, runRow, stepRow, toCsv } from '../src/report/csv.ts';
+import { CsvFileWriter } from '../src/report/csv-file.ts';
 import { forEachConcurrently } from '../src/runner/pool.ts';
 import { stepLine } from '../src/runner/step-line.ts';
 import { resolveScenario } from '../src/scenario/loader.ts';
@@ -109,6 +112,23 @@ describe('fast output paths write the same bytes', () => {
   it('stepLine is JSON.stringify of the step record', async () => {
     const r = await runOnce('seed-calibrated', { max_steps: 3 });
     for (const s of r.steps) expect(stepLine(s)).toBe(`${JSON.stringify(s)}\n`);
+  });
+
+  it('CsvFileWriter streams what toCsv would write whole: header from the first row, chunks, nothing for no rows', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-csv-'));
+    try {
+      const r = await runOnce('seed-calibrated', { max_steps: 3 });
+      const rows = Array.from({ length: 3000 }, (_, i) => ({ ...runRow(r.record), run_id: `run "${i}", again`, answer: i % 7 ? '' : 'two\nlines' }));
+      const many = new CsvFileWriter(path.join(dir, 'many.csv'));
+      for (const row of rows) many.add(row);
+      many.commit();
+      expect(fs.readFileSync(path.join(dir, 'many.csv'), 'utf8')).toBe(toCsv(rows));
+      const none = new CsvFileWriter(path.join(dir, 'none.csv'));
+      none.commit();
+      expect(fs.readFileSync(path.join(dir, 'none.csv'), 'utf8')).toBe(toCsv([]));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a scripted tool writes each distinct call once, and what it remembers is what it would write afresh', async () => {

@@ -1,5 +1,6 @@
 // Runs a planned sweep into a results directory: records stream to disk as they happen,
-// `concurrency` workers pull runs one at a time (nothing is kept per run), reports are built at the end.
+// workers pull runs one at a time (nothing is kept per run; `concurrency` of them, or 4× that sharing
+// `concurrency` call slots against a provider), reports are built at the end.
 import fs from 'node:fs';
 import path from 'node:path';
 import { o200k, TokenCounter } from '../meter/tokens.ts';

@@ -47,9 +47,13 @@ function pkgVersion(name: string): string {
   }
 }
 
+let known: Record<string, string> | undefined;
+
+/** Versions that decide what a sweep measures, read once per process. */
 export function versions(): Record<string, string> {
-  const own = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version as string;
-  return { loopbench: own, node: process.version, 'gpt-tokenizer': pkgVersion('gpt-tokenizer'), openai: pkgVersion('openai') };
+  const own = () => JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version as string;
+  known ??= { loopbench: own(), node: process.version, 'gpt-tokenizer': pkgVersion('gpt-tokenizer'), openai: pkgVersion('openai') };
+  return { ...known };
 }
 
 let commit: string | null | undefined;

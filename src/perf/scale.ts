@@ -3,11 +3,8 @@
 // on its results, timed.
 import fs from 'node:fs';
 import path from 'node:path';
-import { readJsonlLines } from '../runner/jsonl.ts';
-import type { RunRecord } from '../runner/records.ts';
-import { resultFile } from '../runner/results-dir.ts';
 import { runBenchChild, type ChildRun } from './child.ts';
-import { tempDir } from './sweep.ts';
+import { recordedTotals, tempDir } from './sweep.ts';
 
 export interface ScaleResult {
   command: string;
@@ -25,13 +22,7 @@ export async function measureScale(repeat: number): Promise<ScaleResult> {
   const out = path.join(dir, 'scale');
   try {
     const sweep = await runBenchChild(scaleArgs(repeat, out));
-    let runs = 0;
-    let calls = 0;
-    for await (const line of readJsonlLines(resultFile(out, 'runs'))) {
-      if (!line.ok) continue;
-      runs++;
-      calls += (line.value as RunRecord).calls;
-    }
+    const { runs, calls } = await recordedTotals(out);
     const report = await runBenchChild(['report', out]);
     return { command: `bench ${scaleArgs(repeat, 'DIR').join(' ')}`, sweep, runs, calls, callsPerSecond: calls / (sweep.ms / 1000), report };
   } finally {

@@ -30,6 +30,19 @@ export function runOptions(args: string[]): RunOptions & StartOptions {
   return cmd.opts<RunOptions & StartOptions>();
 }
 
+/** Runs, steps and model calls recorded in a results directory's runs.jsonl (streamed). */
+export async function recordedTotals(dir: string): Promise<{ runs: number; steps: number; calls: number }> {
+  const totals = { runs: 0, steps: 0, calls: 0 };
+  for await (const line of readJsonlLines(resultFile(dir, 'runs'))) {
+    if (!line.ok) continue;
+    const run = line.value as RunRecord;
+    totals.runs++;
+    totals.steps += run.steps;
+    totals.calls += run.calls;
+  }
+  return totals;
+}
+
 /** CPU time since `start` (from process.cpuUsage()), in ms. */
 export function cpuMsSince(start: NodeJS.CpuUsage): number {
   const d = process.cpuUsage(start);
@@ -65,14 +78,7 @@ export async function timeSweep(args: string[], counter?: TokenCounter): Promise
       },
     };
     await executeSweep({ dir, spec, plans, concurrency: Number(options.concurrency), transcripts: false, progress, command: [], counter });
-    let steps = 0;
-    let calls = 0;
-    for await (const line of readJsonlLines(resultFile(dir, 'runs'))) {
-      if (!line.ok) continue;
-      const run = line.value as RunRecord;
-      steps += run.steps;
-      calls += run.calls;
-    }
+    const { steps, calls } = await recordedTotals(dir);
     return { cpuMs, ms, runs: plans.length, steps, calls };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

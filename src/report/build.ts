@@ -9,7 +9,7 @@ import type { RunRecord, StepRecord } from '../runner/records.ts';
 import type { Price } from '../runner/settings.ts';
 import { resultFile } from '../runner/results-dir.ts';
 import { writeFileAtomic } from '../runner/atomic.ts';
-import { CsvFileWriter } from './csv-file.ts';
+import { writeCsvFile } from './csv-file.ts';
 import { StepIndexAccumulator, summarizeConfigs, type ConfigSummary } from './aggregate.ts';
 import { buildCharts } from './charts.ts';
 import { fitRow, ratioRow, repriceRow, runRow, savingRow, stepIndexRow, stepRow, summaryRow, toCsv } from './csv.ts';
@@ -56,39 +56,22 @@ interface StepPass {
 /** One pass over steps.jsonl: steps.csv streamed out row by row, every per-step aggregate fed. */
 async function passSteps(dir: string): Promise<StepPass> {
   const pass: StepPass = { skipped: 0, points: new StepIndexAccumulator(), fit: new QuadraticFitAccumulator(), cached: new CachedTokensEstimator(), maxInput: new Map() };
-  const out = new CsvFileWriter(resultFile(dir, 'stepsCsv'));
-  try {
+  await writeCsvFile(resultFile(dir, 'stepsCsv'), async (add) => {
     for await (const line of readJsonlLines(resultFile(dir, 'steps'))) {
       if (!line.ok) {
         pass.skipped++;
         continue;
       }
       const r = line.value as StepRecord;
-      out.add(stepRow(r));
+      add(stepRow(r));
       pass.points.add(r);
       // The quadratic finding is about the plain loop: a context strategy or critique calls bend the curve (the context report fits those per configuration).
       if (r.settings.context === 'full' && r.settings.reflection === 'off') pass.fit.addStep(r);
       pass.maxInput.set(r.config_id, Math.max(pass.maxInput.get(r.config_id) ?? 0, r.input_tokens));
       pass.cached.add(r);
     }
-  } catch (e) {
-    out.abandon();
-    throw e;
-  }
-  out.commit();
+  });
   return pass;
-}
-
-/** runs.csv, row by row: a 100,000-run sweep's rows and CSV text would otherwise be held whole. */
-function writeRunsCsv(file: string, runs: readonly RunRecord[]): void {
-  const out = new CsvFileWriter(file);
-  try {
-    for (const r of runs) out.add(runRow(r));
-  } catch (e) {
-    out.abandon();
-    throw e;
-  }
-  out.commit();
 }
 
 /** The recorded prices, one per distinct price in the runs. */
@@ -117,7 +100,8 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   };
   files.push(path.basename(resultFile(dir, 'stepsCsv')));
   const rel = (k: Parameters<typeof resultFile>[1]) => path.basename(resultFile(dir, k));
-  writeRunsCsv(resultFile(dir, 'runsCsv'), runs);
+  // Row by row: a 100,000-run sweep's rows and CSV text would otherwise be held whole.
+  await writeCsvFile(resultFile(dir, 'runsCsv'), (add) => runs.forEach((r) => add(runRow(r))));
   files.push(rel('runsCsv'));
   write(rel('summaryCsv'), toCsv(summary.map((c) => summaryRow(c, volumes))));
   write(rel('stepIndexCsv'), toCsv(points.map(stepIndexRow)));

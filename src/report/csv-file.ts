@@ -5,6 +5,18 @@ import { csvLine } from './csv.ts';
 
 const CHUNK = 256 * 1024;
 
+/** Fills `file` through `add`; the file appears whole when `fill` succeeds and is left as it was when it throws. */
+export async function writeCsvFile(file: string, fill: (add: (row: Record<string, unknown>) => void) => void | Promise<void>): Promise<void> {
+  const out = new CsvFileWriter(file);
+  try {
+    await fill((row) => out.add(row));
+  } catch (e) {
+    out.abandon();
+    throw e;
+  }
+  out.commit();
+}
+
 export class CsvFileWriter {
   private readonly out: AtomicFileWriter;
   private chunk = '';

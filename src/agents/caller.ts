@@ -86,7 +86,7 @@ export class ModelCaller {
     const { env, state } = this;
     const s = env.settings;
     state.elapsedMs = env.clock.elapsedMs();
-    if (env.signal?.aborted) return { ok: false, stop: { reason: 'interrupted', detail: 'interrupted before the next model call', step: state.steps } };
+    if (env.signal?.aborted) return this.notStarted();
     const inputTokens = env.counter.prompt(messages, tools);
     const pending = {
       role,
@@ -105,7 +105,7 @@ export class ModelCaller {
       const queued = performance.now();
       const granted = await env.slots.acquire(env.signal);
       env.clock.exclude(performance.now() - queued);
-      if (!granted) return { ok: false, stop: { reason: 'interrupted', detail: 'interrupted before the next model call', step: state.steps } };
+      if (!granted) return this.notStarted();
     }
     let result: ChatResult;
     try {
@@ -133,6 +133,11 @@ export class ModelCaller {
     this.emit(role, step, result.usage, result.latencyMs, result.retries, action?.(result) ?? null, null);
     this.keep({ call: state.calls, step, round: state.rounds, role, sent: messages, received: result.message, usage: result.usage, error: null });
     return { ok: true, result };
+  }
+
+  /** Ctrl-C came before this call was sent. */
+  private notStarted(): CallOutcome {
+    return { ok: false, stop: { reason: 'interrupted', detail: 'interrupted before the next model call', step: this.state.steps } };
   }
 
   private keep(call: CallLog): void {

@@ -1,0 +1,2 @@
+/** Bundles src/ into dist/ (see build.mjs). */
+export function buildBench(): Promise<void>;

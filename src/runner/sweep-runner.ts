@@ -3,7 +3,7 @@
 // `concurrency` call slots against a provider), reports are built at the end.
 import fs from 'node:fs';
 import path from 'node:path';
-import { o200k, TokenCounter } from '../meter/tokens.ts';
+import { TokenCounter } from '../meter/tokens.ts';
 import { callsProvider, type ModelTransport } from '../models/factory.ts';
 import type { BuiltReports } from '../report/build.ts';
 import type { Scenario } from '../scenario/schema.ts';
@@ -104,8 +104,6 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
     : freshMeta(o);
   writeJsonAtomic(resultFile(o.dir, 'meta'), meta);
 
-  // Loaded now, not by the first run's first call: its load time is no run's time.
-  o200k();
   const steps = new JsonlWriter(resultFile(o.dir, 'steps'));
   const runs = new JsonlWriter(resultFile(o.dir, 'runs'));
   const counter = o.counter ?? new TokenCounter();

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UsageError } from '../cli/errors.ts';
 import { PrefixCache } from '../meter/prefix-cache.ts';
-import { o200k, TokenCounter } from '../meter/tokens.ts';
+import { TokenCounter } from '../meter/tokens.ts';
 import { ModelError } from '../models/chat.ts';
 import { listProfiles, loadProfile, type Profile } from '../models/sim/profile.ts';
 import { SimModel } from '../models/sim/sim-model.ts';
@@ -63,7 +63,6 @@ const NO_ANSWER: ReadonlySet<Fault> = new Set(['reset', 'timeout', '429', '500']
 
 export async function startServe(o: ServeOptions): Promise<RunningServer> {
   const counter = new TokenCounter(true);
-  o200k(); // loaded before the first request, not during it
   const cache = new PrefixCache();
   const random = o.random ?? Math.random;
   const log = o.logFile ? new JsonlWriter(o.logFile) : null;

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JsonlWriter, readJsonl } from '../src/runner/jsonl.ts';
+import { JsonlWriter, readJsonl, readJsonlAt, readJsonlLines } from '../src/runner/jsonl.ts';
 
 let tmp: string;
 beforeAll(() => void (tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-jsonl-'))));
@@ -34,5 +34,28 @@ describe('JsonlWriter', () => {
     w.flush();
     w.close();
     expect(fs.readFileSync(file, 'utf8')).toBe('{"before":true}\n{"a":1}\n{"b":"ü"}\n');
+  });
+});
+
+describe('readJsonlLines', () => {
+  it('gives each line its byte place, across read chunks and multi-byte text, so it can be read again alone', async () => {
+    const file = path.join(tmp, 'places.jsonl');
+    // Over 1 MiB (one read chunk), with a line that crosses the chunk boundary.
+    const records = Array.from({ length: 4000 }, (_, i) => ({ i, text: `étape ${i} ✓ ${'y'.repeat(i % 300)}` }));
+    records.splice(2000, 0, { i: -1, text: 'ü'.repeat(300_000) });
+    fs.writeFileSync(file, records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    const seen: Array<{ value: unknown; offset: number; bytes: number }> = [];
+    for await (const line of readJsonlLines(file)) if (line.ok) seen.push(line);
+    expect(seen.map((l) => l.value)).toEqual(records);
+    const picks = [records.length - 1, 2000, 0, 2001, 1999];
+    expect([...readJsonlAt(file, picks.map((k) => seen[k]!))]).toEqual(picks.map((k) => records[k]));
+  });
+
+  it('numbers bad lines as an editor would, skips blank ones, reads CRLF and a last line without a newline', async () => {
+    const file = path.join(tmp, 'mixed.jsonl');
+    fs.writeFileSync(file, '{"a":1}\r\n\n{"b":\n{"c":3}\n{"d":4}');
+    const out: unknown[] = [];
+    for await (const line of readJsonlLines(file)) out.push(line.ok ? line.value : `bad line ${line.line}`);
+    expect(out).toEqual([{ a: 1 }, 'bad line 3', { c: 3 }, { d: 4 }]);
   });
 });

@@ -54,20 +54,73 @@ export interface JsonlRead<T> {
   skipped: number;
 }
 
-/** Streams a JSONL file line by line, so memory stays flat whatever its size. */
-export async function* readJsonlLines(file: string): AsyncGenerator<{ ok: true; value: unknown } | { ok: false; line: number }> {
+/** Where a line sits in its file: what `readJsonlLineAt` needs to read it again. */
+export interface LinePlace {
+  offset: number;
+  bytes: number;
+}
+
+export type JsonlLine = ({ ok: true; value: unknown } | { ok: false; line: number }) & LinePlace;
+
+const NEWLINE = 0x0a;
+
+/**
+ * Streams a JSONL file line by line, so memory stays flat whatever its size. Each line comes with
+ * its byte offset and length, so a reader can keep a few numbers per record instead of the record
+ * and read it again later (the runs.csv of a 100,000-run sweep).
+ */
+export async function* readJsonlLines(file: string): AsyncGenerator<JsonlLine> {
   if (!fs.existsSync(file)) return;
-  const { createInterface } = await import('node:readline');
-  const rl = createInterface({ input: fs.createReadStream(file, 'utf8'), crlfDelay: Infinity });
+  let carry: Buffer = Buffer.alloc(0);
+  let offset = 0;
   let n = 0;
-  for await (const line of rl) {
+  const parse = (bytes: Buffer, at: number): JsonlLine | null => {
     n++;
-    if (!line.trim()) continue;
+    // Lines end in \n; tolerate a \r before it (a file edited on Windows).
+    const end = bytes.length > 0 && bytes[bytes.length - 1] === 0x0d ? bytes.length - 1 : bytes.length;
+    const text = bytes.toString('utf8', 0, end);
+    if (!text.trim()) return null;
+    const place = { offset: at, bytes: end };
     try {
-      yield { ok: true, value: JSON.parse(line) };
+      return { ok: true, value: JSON.parse(text), ...place };
     } catch {
-      yield { ok: false, line: n };
+      return { ok: false, line: n, ...place };
     }
+  };
+  for await (const chunk of fs.createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+    const data = carry.length ? Buffer.concat([carry, chunk]) : chunk;
+    let start = 0;
+    for (let nl = data.indexOf(NEWLINE); nl !== -1; nl = data.indexOf(NEWLINE, start)) {
+      const line = parse(data.subarray(start, nl), offset + start);
+      if (line) yield line;
+      start = nl + 1;
+    }
+    // Copied, not a view: a view would pin the whole chunk until the next newline.
+    carry = Buffer.from(data.subarray(start));
+    offset += start;
+  }
+  if (carry.length) {
+    const line = parse(carry, offset);
+    if (line) yield line;
+  }
+}
+
+/** Records again, one at a time, from the places `readJsonlLines` gave for them, in the order given. */
+export function* readJsonlAt(file: string, places: Iterable<LinePlace>): Generator<unknown> {
+  const fd = fs.openSync(file, 'r');
+  try {
+    for (const place of places) {
+      const bytes = Buffer.allocUnsafe(place.bytes);
+      let got = 0;
+      while (got < place.bytes) {
+        const read = fs.readSync(fd, bytes, got, place.bytes - got, place.offset + got);
+        if (read === 0) throw new Error(`${file} ended before byte ${place.offset + place.bytes}: changed while being read?`);
+        got += read;
+      }
+      yield JSON.parse(bytes.toString('utf8'));
+    }
+  } finally {
+    fs.closeSync(fd);
   }
 }
 

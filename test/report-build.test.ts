@@ -5,6 +5,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildReports } from '../src/report/build.ts';
+import { runRow, toCsv } from '../src/report/csv.ts';
+import { percentile } from '../src/report/stats.ts';
 import { decodePng, inkPixels } from './helpers/png.ts';
 import { sampleSweep, writeResults } from './helpers/records.ts';
 
@@ -63,6 +65,40 @@ describe('buildReports', () => {
       // And the background really is background: a strip to the right of the title is clean.
       expect(inkPixels(img, { x0: img.width - 60, y0: 0, x1: img.width, y1: 20 }), c).toBe(0);
     }
+  });
+});
+
+describe('buildReports on runs held lean', () => {
+  it('writes runs.csv whole (detail, answer, seed) in configuration and repeat order from records in any order, and holds runs without their text', async () => {
+    const dir = path.join(tmp, 'lean');
+    const sweep = sampleSweep([10, 30], 3);
+    // Records arrive in completion order: reversed here, with a multi-byte answer to read back by byte offset.
+    sweep[1]!.run.answer = 'réponse ✓ 338350';
+    writeResults(dir, [...sweep].reverse());
+    const built = await buildReports(dir);
+
+    const order = built.summary.map((c) => c.config_id);
+    const expected = sweep.map((x) => x.run).sort((a, b) => order.indexOf(a.config_id) - order.indexOf(b.config_id) || a.settings.repeat - b.settings.repeat);
+    expect(fs.readFileSync(path.join(dir, 'runs.csv'), 'utf8')).toBe(toCsv(expected.map(runRow)));
+    expect(fs.readFileSync(path.join(dir, 'report.html'), 'utf8')).toContain('MAX_STEPS=10 reached');
+
+    expect(built.runs.map((r) => r.run_id)).toEqual(expected.map((r) => r.run_id));
+    expect(built.runs.every((r) => !('answer' in r) && !('stop_detail' in r))).toBe(true);
+    expect(built.runs.map((r) => r.settings.seed)).toEqual(expected.map((r) => r.settings.seed));
+    const [a, b] = built.runs.filter((r) => r.config_id === expected[0]!.config_id);
+    expect(a!.settings.limits).toBe(b!.settings.limits);
+  });
+
+  it('draws cost per run from five numbers per configuration, not one value per run', async () => {
+    const dir = path.join(tmp, 'box');
+    const sweep = sampleSweep([10, 30], 5);
+    writeResults(dir, sweep);
+    const built = await buildReports(dir);
+    const spec = JSON.parse(fs.readFileSync(path.join(dir, 'charts', 'cost-per-run.vl.json'), 'utf8'));
+    expect(spec.data.values).toHaveLength(built.summary.length);
+    const costs = sweep.filter((x) => x.run.config_id === 'checked steps=10').map((x) => x.run.cost_usd);
+    const row = spec.data.values.find((v: { config: string }) => v.config === 'checked steps=10');
+    expect(row).toEqual({ scenario: 'checked', config: 'checked steps=10', runs: 5, min: Math.min(...costs), q1: percentile(costs, 25), median: percentile(costs, 50), q3: percentile(costs, 75), max: Math.max(...costs) });
   });
 });
 

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { buildReports } from '../report/build.ts';
 import { readMeta, type Meta } from '../runner/meta.ts';
 import { hasRecords, resultFile } from '../runner/results-dir.ts';
-import type { RunRecord } from '../runner/records.ts';
+import type { RunFacts } from '../runner/records.ts';
 import { writeFileAtomic, writeJsonAtomic } from '../runner/atomic.ts';
 import { baselineOf, loadBaseline } from '../gate/baseline.ts';
 import { publishToGithub } from '../gate/github.ts';
@@ -35,7 +35,7 @@ function printVerdicts(verdicts: readonly Verdict[]): void {
 }
 
 /** The finished results to judge (read with --from, or run now); null for a shard, which is not judged alone. */
-async function resultsToJudge(file: string, loaded: LoadedBudgets, o: CheckOptions, transport: ModelTransport): Promise<{ dir: string; meta: Meta; runs: RunRecord[] } | null> {
+async function resultsToJudge(file: string, loaded: LoadedBudgets, o: CheckOptions, transport: ModelTransport): Promise<{ dir: string; meta: Meta; runs: RunFacts[] } | null> {
   if (o.from !== undefined) {
     const dir = path.resolve(o.from);
     const meta = fs.existsSync(dir) && hasRecords(dir) ? readMeta(dir) : null;

@@ -1,12 +1,12 @@
 // Evaluates a scenario's budgets over its run records. Pure: records in, verdicts out.
-import type { RunRecord } from '../runner/records.ts';
+import type { RunFacts } from '../runner/records.ts';
 import { wilson } from '../report/aggregate.ts';
 import { spread } from '../report/stats.ts';
 import { METRICS, STATS, type AssertionsSpec, type Metric } from './budgets-schema.ts';
 import { formatValue } from './format.ts';
 import type { Verdict } from './verdict.ts';
 
-const METRIC_OF: Record<Metric, (r: RunRecord) => number> = {
+const METRIC_OF: Record<Metric, (r: RunFacts) => number> = {
   steps: (r) => r.steps,
   calls: (r) => r.calls,
   input_tokens: (r) => r.input_tokens,
@@ -15,7 +15,7 @@ const METRIC_OF: Record<Metric, (r: RunRecord) => number> = {
   cost_usd: (r) => r.cost_usd,
 };
 
-export function evaluateAssertions(scenario: string, a: AssertionsSpec, runs: readonly RunRecord[]): Verdict[] {
+export function evaluateAssertions(scenario: string, a: AssertionsSpec, runs: readonly RunFacts[]): Verdict[] {
   const out: Verdict[] = [];
   const verdict = (name: string, pass: boolean, measured: string, limit: string, why: string) =>
     out.push({ suite: scenario, name, pass, measured, limit, message: `${scenario}: ${name} ${pass ? 'holds' : 'breached'}: ${why}` });

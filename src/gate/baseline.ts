@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { UsageError } from '../cli/errors.ts';
 import { mean } from '../report/stats.ts';
 import { readJsonl } from '../runner/jsonl.ts';
-import type { RunRecord } from '../runner/records.ts';
+import type { RunFacts, RunRecord } from '../runner/records.ts';
 import { resultFile } from '../runner/results-dir.ts';
 import { formatZodError } from '../scenario/yaml-file.ts';
 import { usd } from '../report/format.ts';
@@ -27,8 +27,8 @@ export const BaselineSchema = z.object({ tool: z.literal('loopbench-baseline'), 
 export type Baseline = z.infer<typeof BaselineSchema>;
 
 /** Per scenario: mean tokens (input + output) and cost per run, and the success rate. */
-export function baselineOf(runs: readonly RunRecord[], createdAt = new Date().toISOString()): Baseline {
-  const by = new Map<string, RunRecord[]>();
+export function baselineOf(runs: readonly RunFacts[], createdAt = new Date().toISOString()): Baseline {
+  const by = new Map<string, RunFacts[]>();
   for (const r of runs) by.set(r.scenario, [...(by.get(r.scenario) ?? []), r]);
   const scenarios: Record<string, BaselineEntry> = {};
   for (const [id, rs] of [...by].sort(([a], [b]) => a.localeCompare(b))) {

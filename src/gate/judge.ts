@@ -1,6 +1,6 @@
 // The whole verdict of a check: each scenario's budgets, its change against a baseline, and whether
 // the spend cap cut the run short. Pure: records and settings in, verdicts out.
-import type { RunRecord } from '../runner/records.ts';
+import type { RunFacts } from '../runner/records.ts';
 import type { SpendState } from '../runner/spend-limiter.ts';
 import { evaluateAssertions } from './assertions.ts';
 import { usd } from '../report/format.ts';
@@ -8,7 +8,7 @@ import { baselineOf, compareToBaseline, type Baseline } from './baseline.ts';
 import type { ScenarioBudget } from './load-budgets.ts';
 import type { Verdict } from './verdict.ts';
 
-export function judge(checks: readonly ScenarioBudget[], runs: readonly RunRecord[], o: { baseline?: Baseline; spend?: SpendState }): Verdict[] {
+export function judge(checks: readonly ScenarioBudget[], runs: readonly RunFacts[], o: { baseline?: Baseline; spend?: SpendState }): Verdict[] {
   const now = baselineOf(runs).scenarios;
   const out: Verdict[] = [];
   for (const c of checks) {

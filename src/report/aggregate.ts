@@ -1,6 +1,6 @@
 // Per-configuration summary of run records: what a cost review reads first.
 import type { StopReason } from '../brakes/stop-reason.ts';
-import type { RunRecord, StepRecord } from '../runner/records.ts';
+import type { RunFacts, StepRecord } from '../runner/records.ts';
 import type { Settings } from '../runner/settings.ts';
 import { spread, type Spread } from './stats.ts';
 
@@ -42,8 +42,8 @@ export function wilson(k: number, n: number, z = 1.96): Interval {
 }
 
 /** Runs grouped by configuration, in the order configurations first appear. */
-export function groupByConfig(runs: readonly RunRecord[]): RunRecord[][] {
-  const groups = new Map<string, RunRecord[]>();
+export function groupByConfig<R extends RunFacts>(runs: readonly R[]): R[][] {
+  const groups = new Map<string, R[]>();
   for (const r of runs) {
     const g = groups.get(r.config_id);
     if (g) g.push(r);
@@ -52,7 +52,7 @@ export function groupByConfig(runs: readonly RunRecord[]): RunRecord[][] {
   return [...groups.values()];
 }
 
-export function summarizeConfigs(runs: readonly RunRecord[]): ConfigSummary[] {
+export function summarizeConfigs(runs: readonly RunFacts[]): ConfigSummary[] {
   // Scenarios in the order they first appear, configurations in natural order (steps=12 before steps=30).
   const scenarioOrder = [...new Set(runs.map((r) => r.scenario))];
   const ordered = groupByConfig(runs).sort(
@@ -69,7 +69,7 @@ export function summarizeConfigs(runs: readonly RunRecord[]): ConfigSummary[] {
       const at = stop_steps[r.stop_reason];
       stop_steps[r.stop_reason] = at ? { min: Math.min(at.min, r.stop_step), max: Math.max(at.max, r.stop_step) } : { min: r.stop_step, max: r.stop_step };
     }
-    const pick = (f: (r: RunRecord) => number) => spread(g.map(f));
+    const pick = (f: (r: RunFacts) => number) => spread(g.map(f));
     return {
       config_id: first.config_id,
       scenario: first.scenario,

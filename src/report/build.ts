@@ -3,9 +3,9 @@
 // once, as a stream, feeding every per-step aggregate: memory stays flat for large sweeps.
 import fs from 'node:fs';
 import path from 'node:path';
-import { readJsonl, readJsonlLines } from '../runner/jsonl.ts';
+import { readJsonlLines } from '../runner/jsonl.ts';
 import { readMeta } from '../runner/meta.ts';
-import type { RunRecord, StepRecord } from '../runner/records.ts';
+import type { RunFacts, StepRecord } from '../runner/records.ts';
 import type { Price } from '../runner/settings.ts';
 import { resultFile } from '../runner/results-dir.ts';
 import { writeFileAtomic } from '../runner/atomic.ts';
@@ -15,7 +15,8 @@ import { buildCharts } from './charts.ts';
 import { fitRow, ratioRow, repriceRow, runRow, savingRow, stepIndexRow, stepRow, summaryRow, toCsv } from './csv.ts';
 import { findings } from './findings.ts';
 import { QuadraticFitAccumulator, ratioTable, stepLimitSavings } from './fit.ts';
-import { renderHtml } from './html.ts';
+import { MAX_RUN_ROWS, renderHtml } from './html.ts';
+import { loadRuns, wholeRecords, type LoadedRun } from './load-runs.ts';
 import { loopReports } from './loop-reports.ts';
 import { renderMarkdown } from './markdown.ts';
 import { svgToPng, toSvg } from './render.ts';
@@ -33,7 +34,8 @@ export interface BuildOptions {
 }
 
 export interface BuiltReports {
-  runs: RunRecord[];
+  /** Every run, without its free text (in runs.csv), in configuration order. */
+  runs: LoadedRun[];
   summary: ConfigSummary[];
   /** Lines of steps.jsonl / runs.jsonl that were not complete JSON and were skipped. */
   skippedLines: number;
@@ -75,10 +77,11 @@ async function passSteps(dir: string): Promise<StepPass> {
 }
 
 /** The recorded prices, one per distinct price in the runs. */
-const recordedPrices = (runs: readonly RunRecord[]): Price[] => [...new Map(runs.map((r) => [JSON.stringify(r.settings.price), r.settings.price])).values()];
+const recordedPrices = (runs: readonly RunFacts[]): Price[] => [...new Map(runs.map((r) => [JSON.stringify(r.settings.price), r.settings.price])).values()];
 
 export async function buildReports(dir: string, o: BuildOptions = {}): Promise<BuiltReports> {
-  const { records: runs, skipped: skippedRuns } = await readJsonl<RunRecord>(resultFile(dir, 'runs'));
+  const runsFile = resultFile(dir, 'runs');
+  const { runs, skipped: skippedRuns } = await loadRuns(runsFile);
   const steps = await passSteps(dir);
   const summary = summarizeConfigs(runs);
   // Runs in configuration order, then by repeat: records arrive in completion order.
@@ -100,8 +103,10 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   };
   files.push(path.basename(resultFile(dir, 'stepsCsv')));
   const rel = (k: Parameters<typeof resultFile>[1]) => path.basename(resultFile(dir, k));
-  // Row by row: a 100,000-run sweep's rows and CSV text would otherwise be held whole.
-  await writeCsvFile(resultFile(dir, 'runsCsv'), (add) => runs.forEach((r) => add(runRow(r))));
+  // Row by row, each from its whole record read again: a 100,000-run sweep's records, rows and CSV text would otherwise be held whole.
+  await writeCsvFile(resultFile(dir, 'runsCsv'), (add) => {
+    for (const r of wholeRecords(runsFile, runs)) add(runRow(r));
+  });
   files.push(rel('runsCsv'));
   write(rel('summaryCsv'), toCsv(summary.map((c) => summaryRow(c, volumes))));
   write(rel('stepIndexCsv'), toCsv(points.map(stepIndexRow)));
@@ -133,6 +138,7 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
     meta: readMeta(dir),
     generated_at: new Date().toISOString(),
     runs,
+    shownRuns: [...wholeRecords(runsFile, runs.slice(0, MAX_RUN_ROWS))],
     summary,
     points,
     fits,

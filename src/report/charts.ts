@@ -1,12 +1,14 @@
 // Vega-Lite specs for the five charts a cost review needs. Pure: data in, spec out; the data is
-// already aggregated (per step index, per configuration) except cost per run, which the boxplot summarises.
+// aggregated here (per step index, per configuration), so a spec's size does not grow with the runs.
 import type { TopLevelSpec } from 'vega-lite';
 import type { ConfigSummary, StepPoint } from './aggregate.ts';
 import type { QuadraticFit } from './fit.ts';
 import { predict } from './fit.ts';
 import { fitFormula } from './findings.ts';
-import type { RunRecord } from '../runner/records.ts';
+import type { RunFacts } from '../runner/records.ts';
 import { STOP_REASONS, type StopReason } from '../brakes/stop-reason.ts';
+import { groupByConfig } from './aggregate.ts';
+import { box } from './stats.ts';
 
 export const CHART_FONT = 'DejaVu Sans';
 
@@ -98,23 +100,29 @@ function perCallTokens(points: readonly StepPoint[]): ChartSpec {
   };
 }
 
-function costPerRun(runs: readonly RunRecord[], order: string[]): ChartSpec {
+function costPerRun(runs: readonly RunFacts[], order: string[]): ChartSpec {
+  // The box plot's five numbers per configuration, computed here rather than by Vega from every run.
+  const values = groupByConfig(runs).map((g) => ({ scenario: g[0]!.scenario, config: g[0]!.config_id, runs: g.length, ...box(g.map((r) => r.cost_usd)) }));
+  const y = { field: 'config', type: 'nominal' as const, title: null, sort: order };
+  // The layers share one axis; the same title on each keeps Vega-Lite from joining their field names.
+  const usd = (field: string) => ({ field, type: 'quantitative' as const, title: 'cost per run (USD)', axis: { format: '$.2~g' } });
+  const tooltip = [{ field: 'config' }, { field: 'runs' }, ...['min', 'q1', 'median', 'q3', 'max'].map((field) => ({ field, type: 'quantitative' as const, format: '$.4~g' }))];
   return {
     name: 'cost-per-run',
     title: 'Cost per run by configuration',
     caption: 'Box: middle half of the runs, line: median, whiskers: min to max; one row per configuration.',
     spec: {
       ...base('Cost per run by configuration', 'USD per run at the recorded prices; one panel per scenario'),
-      data: { values: runs.map((r) => ({ scenario: r.scenario, config: r.config_id, cost: r.cost_usd })) },
+      data: { values },
       ...byScenario(['x', 'y']),
       spec: {
         width: WIDTH,
-        mark: { type: 'boxplot', extent: 'min-max', size: 18 },
-        encoding: {
-          y: { field: 'config', type: 'nominal', title: null, sort: order },
-          x: { field: 'cost', type: 'quantitative', title: 'cost per run (USD)', scale: { zero: true }, axis: { format: '$.2~g' } },
-          color: { field: 'config', type: 'nominal', legend: null, sort: order },
-        },
+        encoding: { y, tooltip },
+        layer: [
+          { mark: { type: 'rule' }, encoding: { x: { ...usd('min'), scale: { zero: true } }, x2: { field: 'max' } } },
+          { mark: { type: 'bar', size: 18 }, encoding: { x: usd('q1'), x2: { field: 'q3' }, color: { field: 'config', type: 'nominal', legend: null, sort: order } } },
+          { mark: { type: 'tick', size: 18, color: 'white', thickness: 2 }, encoding: { x: usd('median') } },
+        ],
       },
     },
   };
@@ -190,7 +198,7 @@ function successVsCost(summary: readonly ConfigSummary[]): ChartSpec {
   };
 }
 
-export function buildCharts(d: { summary: readonly ConfigSummary[]; points: readonly StepPoint[]; fits: readonly QuadraticFit[]; runs: readonly RunRecord[] }): ChartSpec[] {
+export function buildCharts(d: { summary: readonly ConfigSummary[]; points: readonly StepPoint[]; fits: readonly QuadraticFit[]; runs: readonly RunFacts[] }): ChartSpec[] {
   const order = d.summary.map((c) => c.config_id);
   return [cumulativeTokens(d.points, d.fits), perCallTokens(d.points), costPerRun(d.runs, order), stopReasons(d.summary, order), successVsCost(d.summary)];
 }

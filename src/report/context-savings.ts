@@ -2,7 +2,7 @@
 // (same configuration otherwise), the largest prompt a call sent, and the fit a·N + b·N² of the
 // cumulative-input curve per configuration — quadratic with full context, flattening toward linear
 // with a window or summaries.
-import type { RunRecord } from '../runner/records.ts';
+import type { RunFacts } from '../runner/records.ts';
 import { groupByConfig, type StepPoint } from './aggregate.ts';
 import { QuadraticFitAccumulator, type QuadraticFit } from './fit.ts';
 import { settingsKey } from './stability.ts';
@@ -35,10 +35,10 @@ export function fitsByConfig(points: readonly StepPoint[]): Map<string, Quadrati
   return new Map(acc.fits().map((f) => [f.scenario, f]));
 }
 
-export function contextRows(runs: readonly RunRecord[], points: readonly StepPoint[], maxCallInput: ReadonlyMap<string, number>): ContextRow[] {
+export function contextRows(runs: readonly RunFacts[], points: readonly StepPoint[], maxCallInput: ReadonlyMap<string, number>): ContextRow[] {
   const groups = groupByConfig(runs);
   const fits = fitsByConfig(points);
-  const full = new Map<string, RunRecord[]>();
+  const full = new Map<string, RunFacts[]>();
   for (const g of groups) if (g[0]!.settings.context === 'full') full.set(settingsKey(g[0]!.settings, 'context', 'full'), g);
   return groups.map((g) => {
     const first = g[0]!;

@@ -70,7 +70,7 @@ export function renderHtml(d: ReportData): string {
     ['command', m ? `bench ${m.command.join(' ')}` : 'unknown'],
   ];
   const skipped = d.skipped.steps + d.skipped.runs;
-  const runs = d.runs.slice(0, MAX_RUN_ROWS);
+  const runs = d.shownRuns;
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -1,7 +1,7 @@
 // The reflection and context reports, computed once from the runs and the per-step aggregates:
 // stability.csv and pass-hat-k.csv when reflection was used, context.csv when a strategy other
 // than full context was swept, their charts, findings and tables. Pure: build.ts writes the files.
-import type { RunRecord } from '../runner/records.ts';
+import type { RunFacts } from '../runner/records.ts';
 import { REFLECTIONS, type Reflection } from '../runner/settings.ts';
 import type { StepPoint } from './aggregate.ts';
 import type { ChartSpec } from './charts.ts';
@@ -19,7 +19,7 @@ export interface LoopReports {
   csv: Record<string, Array<Record<string, unknown>>>;
 }
 
-export function loopReports(runs: readonly RunRecord[], points: readonly StepPoint[], maxCallInput: ReadonlyMap<string, number>): LoopReports {
+export function loopReports(runs: readonly RunFacts[], points: readonly StepPoint[], maxCallInput: ReadonlyMap<string, number>): LoopReports {
   const reflected = runs.some((r) => r.settings.reflection !== 'off');
   const contexts = runs.some((r) => r.settings.context !== 'full');
   // Baseline first: reflection off → final → every-step; full context before the strategies.

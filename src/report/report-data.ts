@@ -7,7 +7,7 @@ import type { VolumeProjection } from './volume.ts';
 import type { ConstraintRow, RoleRow, RoundRow } from './taskqueue.ts';
 import type { LoopReports } from './loop-reports.ts';
 import type { Meta } from '../runner/meta.ts';
-import type { RunRecord } from '../runner/records.ts';
+import type { RunFacts, RunRecord } from '../runner/records.ts';
 
 export interface RenderedChart extends Omit<ChartSpec, 'spec'> {
   svg: string;
@@ -17,7 +17,9 @@ export interface ReportData {
   name: string;
   meta: Meta | null;
   generated_at: string;
-  runs: readonly RunRecord[];
+  runs: readonly RunFacts[];
+  /** The first runs (up to MAX_RUN_ROWS) as whole records, for the HTML's runs table. */
+  shownRuns: readonly RunRecord[];
   summary: readonly ConfigSummary[];
   points: readonly StepPoint[];
   fits: readonly QuadraticFit[];

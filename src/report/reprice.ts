@@ -2,7 +2,7 @@
 // prompt caching, so a review can ask "what would this loop cost on model X" for free.
 import { callCost } from '../meter/pricing.ts';
 import { billableCachedTokens } from '../meter/prompt-cache.ts';
-import type { RunRecord, StepRecord } from '../runner/records.ts';
+import type { RunFacts, StepRecord } from '../runner/records.ts';
 import type { Price } from '../runner/settings.ts';
 
 /**
@@ -43,8 +43,8 @@ export interface RepricedConfig {
   ratio_to_recorded: number;
 }
 
-export function repriceRuns(runs: readonly RunRecord[], prices: readonly Price[], cachedFor: (r: RunRecord) => number): RepricedConfig[] {
-  const byConfig = new Map<string, RunRecord[]>();
+export function repriceRuns(runs: readonly RunFacts[], prices: readonly Price[], cachedFor: (r: RunFacts) => number): RepricedConfig[] {
+  const byConfig = new Map<string, RunFacts[]>();
   for (const r of runs) {
     const g = byConfig.get(r.config_id);
     if (g) g.push(r);

@@ -2,7 +2,7 @@
 // pass^k (τ-bench: all k of k trials succeed), how often reflection turned a right first answer
 // wrong and a wrong one right, and tokens and cost against the same configuration without reflection.
 import type { ReflectionRecord } from '../agents/reflection.ts';
-import type { RunRecord } from '../runner/records.ts';
+import type { RunFacts } from '../runner/records.ts';
 import type { Settings } from '../runner/settings.ts';
 import { groupByConfig } from './aggregate.ts';
 import { mean } from './stats.ts';
@@ -43,7 +43,7 @@ export interface StabilityRow {
   cost_ratio: number | null;
 }
 
-const reflectionOf = (r: RunRecord) => r.extra?.reflection as ReflectionRecord | undefined;
+const reflectionOf = (r: RunFacts) => r.extra?.reflection as ReflectionRecord | undefined;
 
 /** Configurations equal but for `omit` (and the per-run seed and repeat) share a key. */
 export function settingsKey(s: Settings, omit: keyof Settings, value: unknown): string {
@@ -51,7 +51,7 @@ export function settingsKey(s: Settings, omit: keyof Settings, value: unknown): 
   return JSON.stringify({ ...rest, [omit]: value });
 }
 
-export function stabilityRows(runs: readonly RunRecord[]): StabilityRow[] {
+export function stabilityRows(runs: readonly RunFacts[]): StabilityRow[] {
   const groups = groupByConfig(runs);
   const offCost = new Map<string, { config: string; tokens: number; cost: number }>();
   for (const g of groups) {
@@ -95,4 +95,4 @@ export function stabilityRows(runs: readonly RunRecord[]): StabilityRow[] {
   });
 }
 
-const tokens = (r: RunRecord) => r.input_tokens + r.output_tokens;
+const tokens = (r: RunFacts) => r.input_tokens + r.output_tokens;

@@ -31,3 +31,18 @@ export function spread(xs: readonly number[]): Spread {
   const sorted = Float64Array.from(xs).sort();
   return { mean: mean(xs), p50: percentileOfSorted(sorted, 50), p95: percentileOfSorted(sorted, 95), max: sorted.length ? sorted[sorted.length - 1]! : 0 };
 }
+
+export interface Box {
+  min: number;
+  q1: number;
+  median: number;
+  q3: number;
+  max: number;
+}
+
+/** The five numbers a min-max box plot draws (quartiles as Vega-Lite computes them). */
+export function box(xs: readonly number[]): Box {
+  const sorted = Float64Array.from(xs).sort();
+  const at = (p: number) => percentileOfSorted(sorted, p);
+  return { min: at(0), q1: at(25), median: at(50), q3: at(75), max: at(100) };
+}

@@ -1,6 +1,6 @@
 // Task-queue figures for the reports, from run records alone: queue length and calls per round,
 // tokens per role, and what each queue constraint changes when it is switched on.
-import type { RunRecord } from '../runner/records.ts';
+import type { RunFacts } from '../runner/records.ts';
 import { configKey } from '../runner/settings.ts';
 import { mean } from './stats.ts';
 
@@ -13,8 +13,8 @@ interface RoundExtra {
 }
 type RoleExtra = Record<string, { calls: number; input_tokens: number; output_tokens: number }>;
 
-const rounds = (r: RunRecord) => (r.extra?.rounds as RoundExtra[] | undefined) ?? [];
-const isTaskqueue = (r: RunRecord) => r.agent === 'taskqueue';
+const rounds = (r: RunFacts) => (r.extra?.rounds as RoundExtra[] | undefined) ?? [];
+const isTaskqueue = (r: RunFacts) => r.agent === 'taskqueue';
 
 function groupBy<T>(xs: readonly T[], key: (x: T) => string): Map<string, T[]> {
   const out = new Map<string, T[]>();
@@ -39,7 +39,7 @@ export interface RoundRow {
 }
 
 /** Per configuration and round: how long the queue is and what the round cost. Round 0 is the initial queue. */
-export function roundRows(runs: readonly RunRecord[]): RoundRow[] {
+export function roundRows(runs: readonly RunFacts[]): RoundRow[] {
   const out: RoundRow[] = [];
   for (const [config, g] of groupBy(runs.filter(isTaskqueue), (r) => r.config_id)) {
     const initial = g.map((r) => Number(r.extra?.initial_queue_length ?? 0));
@@ -64,9 +64,9 @@ export function roundRows(runs: readonly RunRecord[]): RoundRow[] {
  * Configurations that differ only in the round limit share their first rounds (the same seeds), so a
  * chart needs only the one with the highest limit of each such group.
  */
-export function longestRoundLimit(runs: readonly RunRecord[]): RunRecord[] {
-  const limit = (r: RunRecord) => r.settings.limits.max_rounds ?? Infinity;
-  const rest = (r: RunRecord) => configKey({ ...r.settings, limits: { ...r.settings.limits, max_rounds: null } });
+export function longestRoundLimit<R extends RunFacts>(runs: readonly R[]): R[] {
+  const limit = (r: RunFacts) => r.settings.limits.max_rounds ?? Infinity;
+  const rest = (r: RunFacts) => configKey({ ...r.settings, limits: { ...r.settings.limits, max_rounds: null } });
   const top = new Map<string, number>();
   for (const r of runs) top.set(rest(r), Math.max(top.get(rest(r)) ?? -Infinity, limit(r)));
   return runs.filter((r) => limit(r) === top.get(rest(r)));
@@ -81,12 +81,12 @@ export interface RoleRow {
 }
 
 /** Per configuration and role: calls and tokens per run (a role a run never called counts as 0). */
-export function roleRows(runs: readonly RunRecord[]): RoleRow[] {
+export function roleRows(runs: readonly RunFacts[]): RoleRow[] {
   const out: RoleRow[] = [];
   for (const [config, g] of groupBy(runs.filter(isTaskqueue), (r) => r.config_id)) {
     const roles = new Set(g.flatMap((r) => Object.keys((r.extra?.tokens_by_role as RoleExtra | undefined) ?? {})));
     for (const role of roles) {
-      const of = (r: RunRecord) => ((r.extra?.tokens_by_role as RoleExtra | undefined) ?? {})[role] ?? { calls: 0, input_tokens: 0, output_tokens: 0 };
+      const of = (r: RunFacts) => ((r.extra?.tokens_by_role as RoleExtra | undefined) ?? {})[role] ?? { calls: 0, input_tokens: 0, output_tokens: 0 };
       out.push({
         config_id: config,
         role,
@@ -120,12 +120,12 @@ export interface ConstraintRow {
 const OFF = (v: unknown) => v === null || v === false;
 
 /** Each constraint switched on against the same configuration with it off: what it changes. */
-export function constraintRows(runs: readonly RunRecord[]): ConstraintRow[] {
+export function constraintRows(runs: readonly RunFacts[]): ConstraintRow[] {
   const tq = runs.filter(isTaskqueue);
   const configs = groupBy(tq, (r) => r.config_id);
-  const byKey = new Map<string, RunRecord[]>();
+  const byKey = new Map<string, RunFacts[]>();
   for (const g of configs.values()) byKey.set(configKey(g[0]!.settings), g);
-  const avg = (g: RunRecord[], f: (r: RunRecord) => number) => mean(g.map(f));
+  const avg = (g: RunFacts[], f: (r: RunFacts) => number) => mean(g.map(f));
   const out: ConstraintRow[] = [];
   for (const [config, g] of configs) {
     const s = g[0]!.settings;

@@ -55,3 +55,9 @@ export interface RunRecord {
   /** Extra, agent-specific outcome data (task queue state, reflection changes...). */
   extra?: Record<string, unknown>;
 }
+
+/**
+ * What aggregation reads of a run: the record without its free text (detail, answer, timestamps).
+ * Reports hold one per run, so a large sweep's report holds these, not whole records.
+ */
+export type RunFacts = Omit<RunRecord, 'stop_detail' | 'answer' | 'started_at' | 'finished_at'>;

@@ -8,7 +8,7 @@ import { buildReports } from '../src/report/build.ts';
 import { runRow, toCsv } from '../src/report/csv.ts';
 import { percentile } from '../src/report/stats.ts';
 import { decodePng, inkPixels } from './helpers/png.ts';
-import { sampleSweep, writeResults } from './helpers/records.ts';
+import { sampleSweep, synthRun, writeResults } from './helpers/records.ts';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -99,6 +99,27 @@ describe('buildReports on runs held lean', () => {
     const costs = sweep.filter((x) => x.run.config_id === 'checked steps=10').map((x) => x.run.cost_usd);
     const row = spec.data.values.find((v: { config: string }) => v.config === 'checked steps=10');
     expect(row).toEqual({ scenario: 'checked', config: 'checked steps=10', runs: 5, min: Math.min(...costs), q1: percentile(costs, 25), median: percentile(costs, 50), q3: percentile(costs, 75), max: Math.max(...costs) });
+  });
+});
+
+describe('cumulative input tokens chart', () => {
+  it('marks and labels where each configuration stops: a lower limit is not hidden under a higher one', async () => {
+    const dir = path.join(tmp, 'ends');
+    // 'early' answers at step 4 under either limit: its two lines end at the same point.
+    const early = [10, 30].map((maxSteps) => synthRun({ scenario: 'early', maxSteps, repeat: 0, input: (n) => 100 * n, stepsToDone: 4 }));
+    writeResults(dir, [...sampleSweep([10, 30], 2), ...early]);
+    await buildReports(dir);
+    const spec = JSON.parse(fs.readFileSync(path.join(dir, 'charts', 'cumulative-input-tokens.vl.json'), 'utf8'));
+    const ends = spec.data.values.filter((v: { kind: string }) => v.kind === 'end').filter((v: { scenario: string }) => v.scenario === 'seed-shaped');
+    const points = spec.data.values.filter((v: { kind: string; series?: string }) => v.kind.startsWith('measured') && v.series?.startsWith('seed-shaped'));
+    const lastOf = (config: string) => points.filter((p: { series: string }) => p.series === config).sort((a: { step: number }, b: { step: number }) => b.step - a.step)[0];
+    expect(ends).toEqual([
+      { scenario: 'seed-shaped', step: 10, tokens: lastOf('seed-shaped steps=10').tokens, label: 'steps=10', kind: 'end' },
+      { scenario: 'seed-shaped', step: 30, tokens: lastOf('seed-shaped steps=30').tokens, label: 'steps=30', kind: 'end' },
+    ]);
+    // Lines that end at the same point share one label, in natural order.
+    const shared = spec.data.values.filter((v: { kind: string; scenario: string }) => v.kind === 'end' && v.scenario === 'early');
+    expect(shared).toEqual([{ scenario: 'early', step: 4, tokens: 1000, label: 'steps=10, steps=30', kind: 'end' }]);
   });
 });
 

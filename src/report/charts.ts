@@ -49,29 +49,63 @@ const byScenario = (independent: Array<'x' | 'y'>) => ({
   resolve: { scale: Object.fromEntries(independent.map((c) => [c, 'independent' as const])) },
 });
 
-function cumulativeTokens(points: readonly StepPoint[], fits: readonly QuadraticFit[]): ChartSpec {
+/**
+ * Where each configuration's line ends, labelled: a lower step limit's line lies under a higher
+ * one's until it stops, so without its end marked a reader cannot see where it stopped. Lines that
+ * end at the same point share one label.
+ */
+const naturally = (a: string, b: string) => a.localeCompare(b, 'en', { numeric: true });
+
+function lineEnds(points: readonly StepPoint[]): Array<{ scenario: string; step: number; tokens: number; label: string }> {
+  const last = new Map<string, StepPoint>();
+  for (const p of points) if ((last.get(p.config_id)?.step ?? -1) < p.step) last.set(p.config_id, p);
+  const ends = new Map<string, { scenario: string; step: number; tokens: number; names: string[] }>();
+  for (const p of last.values()) {
+    const tokens = Math.round(p.cum_input_tokens);
+    const key = `${p.scenario}\u0000${p.step}\u0000${tokens}`;
+    const name = p.config_id.startsWith(`${p.scenario} `) ? p.config_id.slice(p.scenario.length + 1) : p.config_id;
+    const end = ends.get(key);
+    if (end) end.names.push(name);
+    else ends.set(key, { scenario: p.scenario, step: p.step, tokens, names: [name] });
+  }
+  return [...ends.values()].map(({ names, ...e }) => ({ ...e, label: names.sort(naturally).join(', ') }));
+}
+
+function cumulativeTokens(points: readonly StepPoint[], fits: readonly QuadraticFit[], order: string[]): ChartSpec {
   const measured = points.map((p) => ({ scenario: p.scenario, series: p.config_id, kind: 'measured (mean over runs)', step: p.step, tokens: Math.round(p.cum_input_tokens) }));
   const fitted = fits.flatMap((f) =>
     Array.from({ length: f.max_step }, (_, i) => ({ scenario: f.scenario, series: `fit ${f.scenario}: ${fitFormula(f)}`, kind: 'fit a·N + b·N²', step: i + 1, tokens: Math.round(predict(f, i + 1)) })),
   );
+  const ends = lineEnds(points).map((e) => ({ ...e, kind: 'end' }));
+  const x = { field: 'step', type: 'quantitative' as const, title: 'step N', axis: STEP_AXIS };
+  const y = { field: 'tokens', type: 'quantitative' as const, title: 'cumulative input tokens', axis: { format: '~s' } };
+  const atEnds = [{ filter: "datum.kind === 'end'" }];
   return {
     name: 'cumulative-input-tokens',
     title: 'Steps vs cumulative input tokens',
-    caption: 'Input tokens consumed by a run up to each step, one line per configuration; dashed: the least-squares fit a·N + b·N² per scenario.',
+    caption: 'Input tokens consumed by a run up to each step, one line per configuration, its last step marked; dashed: the least-squares fit a·N + b·N² per scenario.',
     spec: {
-      ...base('Steps vs cumulative input tokens', 'mean over runs that reached the step; dashed = fitted a·N + b·N²'),
-      data: { values: [...measured, ...fitted] },
+      ...base('Steps vs cumulative input tokens', 'mean over runs that reached the step; dashed = fitted a·N + b·N²; dot = last step'),
+      data: { values: [...measured, ...fitted, ...ends] },
       ...byScenario(['x', 'y']),
       spec: {
         width: WIDTH,
         height: PANEL_HEIGHT,
-        mark: { type: 'line', point: false, strokeWidth: 2 },
-        encoding: {
-          x: { field: 'step', type: 'quantitative', title: 'step N', axis: STEP_AXIS },
-          y: { field: 'tokens', type: 'quantitative', title: 'cumulative input tokens', axis: { format: '~s' } },
-          color: { field: 'series', type: 'nominal', title: null },
-          strokeDash: { field: 'kind', type: 'nominal', title: null, scale: { domain: ['measured (mean over runs)', 'fit a·N + b·N²'], range: [[1, 0], [6, 4]] } },
-        },
+        layer: [
+          {
+            transform: [{ filter: "datum.kind !== 'end'" }],
+            mark: { type: 'line', point: false, strokeWidth: 2 },
+            encoding: {
+              x,
+              y,
+              // Fits first, then configurations in the summary's order (steps=20 before steps=100).
+              color: { field: 'series', type: 'nominal', title: null, sort: [...new Set(fitted.map((f) => f.series)), ...order] },
+              strokeDash: { field: 'kind', type: 'nominal', title: null, scale: { domain: ['measured (mean over runs)', 'fit a·N + b·N²'], range: [[1, 0], [6, 4]] } },
+            },
+          },
+          { transform: atEnds, mark: { type: 'point', filled: true, size: 50, color: '#333' }, encoding: { x, y, tooltip: [{ field: 'label', title: 'stops' }, { field: 'step' }, { field: 'tokens', format: ',' }] } },
+          { transform: atEnds, mark: { type: 'text', align: 'right', baseline: 'bottom', dx: -5, dy: -5, fontSize: 11, color: '#333' }, encoding: { x, y, text: { field: 'label' } } },
+        ],
       },
     },
   };
@@ -200,5 +234,5 @@ function successVsCost(summary: readonly ConfigSummary[]): ChartSpec {
 
 export function buildCharts(d: { summary: readonly ConfigSummary[]; points: readonly StepPoint[]; fits: readonly QuadraticFit[]; runs: readonly RunFacts[] }): ChartSpec[] {
   const order = d.summary.map((c) => c.config_id);
-  return [cumulativeTokens(d.points, d.fits), perCallTokens(d.points), costPerRun(d.runs, order), stopReasons(d.summary, order), successVsCost(d.summary)];
+  return [cumulativeTokens(d.points, d.fits, order), perCallTokens(d.points), costPerRun(d.runs, order), stopReasons(d.summary, order), successVsCost(d.summary)];
 }

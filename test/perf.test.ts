@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { messageTokensUncached, TokenCounter, toolsTokensUncached } from '../src/meter/tokens.ts';
 import type { ChatMessage } from '../src/models/chat.ts';
 import { measureOverhead, RecordingCounter, tokenizeOnce } from '../src/perf/overhead.ts';
-import { formatTargets, overheadRow } from '../src/perf/table.ts';
+import { concurrencyRow, formatTargets, overheadRow } from '../src/perf/table.ts';
 import { csvLine, runRow, stepRow, toCsv } from '../src/report/csv.ts';
 import { CsvFileWriter } from '../src/report/csv-file.ts';
 import { forEachConcurrently } from '../src/runner/pool.ts';
@@ -68,7 +68,19 @@ describe('metering cost', () => {
     expect(row.ok).toBe(o.ratio <= 1.25);
     const lines = formatTargets([row]).split('\n');
     expect(lines[0]).toMatch(/^target +measured +limit +ratio +ok$/);
-    expect(lines[2]).toMatch(new RegExp(`^1\\. metering overhead.* 1\\.25 +[0-9.,]+ +${row.ok ? 'yes' : 'NO'}$`));
+    expect(lines[2]).toMatch(new RegExp(`^1\\. metering overhead.* ${o.ratio.toFixed(2)} +≤ 1\\.25 +[0-9.,]+ +${row.ok ? 'yes' : 'NO'}$`));
+    // The detail goes under the table, numbered like its row, so the table stays narrow.
+    expect(lines[3]).toBe('');
+    expect(lines[4]).toMatch(/^1\. sweep [0-9,]+ ms CPU \(6 steps\) ÷ tokenizing its 17 messages/);
+    expect(Math.max(...lines.slice(0, 3).map((l) => l.length))).toBeLessThan(120);
+  });
+
+  it('a floor target (concurrency efficiency) uses limit ÷ measured as its ratio, with the limit in its unit', () => {
+    const bench = (measuredS: number) => ({ runs: 100, steps: 10, concurrency: 16, latencyMs: 200, calls: 1000, idealS: 12.5, measuredS, efficiency: 12.5 / measuredS, errors: 0, cpuMsPerCall: 1 });
+    const c = concurrencyRow(bench(13.1));
+    expect(c).toMatchObject({ measured: '95.4 %', limitText: '≥ 90.0 %', ok: true });
+    expect(c.ratio).toBeCloseTo(0.9 / (12.5 / 13.1), 9);
+    expect(concurrencyRow(bench(15)).ok).toBe(false);
   });
 
   it('keeps no per-call log when no transcript is written', async () => {

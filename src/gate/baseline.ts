@@ -5,8 +5,8 @@ import path from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../cli/errors.ts';
 import { mean } from '../report/stats.ts';
-import { readJsonl } from '../runner/jsonl.ts';
-import type { RunFacts, RunRecord } from '../runner/records.ts';
+import { loadRuns } from '../report/load-runs.ts';
+import type { RunFacts } from '../runner/records.ts';
 import { resultFile } from '../runner/results-dir.ts';
 import { formatZodError } from '../scenario/yaml-file.ts';
 import { usd } from '../report/format.ts';
@@ -45,9 +45,9 @@ export function baselineOf(runs: readonly RunFacts[], createdAt = new Date().toI
 
 export async function loadBaseline(ref: string): Promise<Baseline> {
   if (fs.existsSync(ref) && fs.statSync(ref).isDirectory()) {
-    const { records } = await readJsonl<RunRecord>(resultFile(ref, 'runs'));
-    if (records.length === 0) throw new UsageError(`--baseline ${ref}: no runs in ${path.join(ref, 'runs.jsonl')}`);
-    return baselineOf(records);
+    const { runs } = await loadRuns(resultFile(ref, 'runs'));
+    if (runs.length === 0) throw new UsageError(`--baseline ${ref}: no runs in ${path.join(ref, 'runs.jsonl')}`);
+    return baselineOf(runs);
   }
   let value: unknown;
   try {

@@ -84,9 +84,11 @@ describe('buildReports on runs held lean', () => {
 
     expect(built.runs.map((r) => r.run_id)).toEqual(expected.map((r) => r.run_id));
     expect(built.runs.every((r) => !('answer' in r) && !('stop_detail' in r))).toBe(true);
-    expect(built.runs.map((r) => r.settings.seed)).toEqual(expected.map((r) => r.settings.seed));
+    expect(built.runs.map((r) => r.repeat)).toEqual(expected.map((r) => r.settings.repeat));
+    // One settings object per configuration, whatever the number of its runs.
     const [a, b] = built.runs.filter((r) => r.config_id === expected[0]!.config_id);
-    expect(a!.settings.limits).toBe(b!.settings.limits);
+    expect(a!.settings).toBe(b!.settings);
+    expect(new Set(built.runs.map((r) => r.settings)).size).toBe(built.summary.length);
   });
 
   it('draws cost per run from five numbers per configuration, not one value per run', async () => {

@@ -1,13 +1,13 @@
 // Per-configuration summary of run records: what a cost review reads first.
 import type { StopReason } from '../brakes/stop-reason.ts';
 import type { RunFacts, StepRecord } from '../runner/records.ts';
-import type { Settings } from '../runner/settings.ts';
+import type { ConfigSettings } from '../runner/settings.ts';
 import { spread, type Spread } from './stats.ts';
 
 export interface ConfigSummary {
   config_id: string;
   scenario: string;
-  settings: Settings;
+  settings: ConfigSettings;
   runs: number;
   /** Runs whose answer was checked and passed; null when the scenario has no check. */
   successes: number | null;

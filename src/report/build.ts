@@ -87,7 +87,7 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   const summary = summarizeConfigs(runs);
   // Runs in configuration order, then by repeat: records arrive in completion order.
   const rank = new Map(summary.map((c, i) => [c.config_id, i]));
-  runs.sort((a, b) => rank.get(a.config_id)! - rank.get(b.config_id)! || a.settings.repeat - b.settings.repeat);
+  runs.sort((a, b) => rank.get(a.config_id)! - rank.get(b.config_id)! || a.repeat - b.repeat);
   const points = steps.points.points();
   const fits = steps.fit.fits();
   const ratios = ratioTable(summary, fits);

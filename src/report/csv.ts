@@ -5,12 +5,13 @@
 import { stringify } from 'csv-stringify/sync';
 import { STOP_REASONS } from '../brakes/stop-reason.ts';
 import type { RunRecord, StepRecord } from '../runner/records.ts';
+import type { ConfigSettings } from '../runner/settings.ts';
 import type { ConfigSummary, StepPoint } from './aggregate.ts';
 import type { QuadraticFit, StepLimitSaving, StepRatio } from './fit.ts';
 import type { RepricedConfig } from './reprice.ts';
 import type { VolumeProjection } from './volume.ts';
 
-const limitsColumns = (s: RunRecord['settings']) => ({
+const limitsColumns = (s: ConfigSettings) => ({
   max_steps: s.limits.max_steps ?? 'off',
   max_cost_usd: s.limits.max_cost_usd ?? 'off',
   timeout_s: s.limits.timeout_s ?? 'off',

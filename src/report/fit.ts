@@ -1,6 +1,7 @@
 // The quadratic finding, computed from the records: cumulative input tokens after N steps ≈ a·N + b·N²
 // (each call re-sends the whole history, so call n costs ~ base + growth·n and the sum is quadratic).
 import type { StepRecord } from '../runner/records.ts';
+import { configKey } from '../runner/settings.ts';
 import type { ConfigSummary } from './aggregate.ts';
 
 export interface QuadraticFit {
@@ -60,8 +61,7 @@ export function stepLimitFamilies(summary: readonly ConfigSummary[]): ConfigSumm
   const families = new Map<string, ConfigSummary[]>();
   for (const c of summary) {
     if (c.settings.limits.max_steps === null) continue;
-    const { seed: _s, repeat: _r, ...rest } = c.settings;
-    const key = JSON.stringify({ ...rest, limits: { ...rest.limits, max_steps: 0 } });
+    const key = configKey({ ...c.settings, limits: { ...c.settings.limits, max_steps: 0 } });
     const f = families.get(key);
     if (f) f.push(c);
     else families.set(key, [c]);

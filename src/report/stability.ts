@@ -3,7 +3,7 @@
 // wrong and a wrong one right, and tokens and cost against the same configuration without reflection.
 import type { ReflectionRecord } from '../agents/reflection.ts';
 import type { RunFacts } from '../runner/records.ts';
-import type { Settings } from '../runner/settings.ts';
+import { configKey, type ConfigSettings } from '../runner/settings.ts';
 import { groupByConfig } from './aggregate.ts';
 import { mean } from './stats.ts';
 
@@ -46,9 +46,8 @@ export interface StabilityRow {
 const reflectionOf = (r: RunFacts) => r.extra?.reflection as ReflectionRecord | undefined;
 
 /** Configurations equal but for `omit` (and the per-run seed and repeat) share a key. */
-export function settingsKey(s: Settings, omit: keyof Settings, value: unknown): string {
-  const { seed: _s, repeat: _r, ...rest } = s;
-  return JSON.stringify({ ...rest, [omit]: value });
+export function settingsKey(s: ConfigSettings, omit: keyof ConfigSettings, value: unknown): string {
+  return configKey({ ...s, [omit]: value });
 }
 
 export function stabilityRows(runs: readonly RunFacts[]): StabilityRow[] {

@@ -1,6 +1,6 @@
 import type { Role } from '../models/chat.ts';
 import type { StopReason } from '../brakes/stop-reason.ts';
-import type { Settings } from './settings.ts';
+import type { ConfigSettings, Settings } from './settings.ts';
 
 /** One line of steps.jsonl: one model call. */
 export interface StepRecord {
@@ -60,4 +60,7 @@ export interface RunRecord {
  * What aggregation reads of a run: the record without its free text (detail, answer, timestamps).
  * Reports hold one per run, so a large sweep's report holds these, not whole records.
  */
-export type RunFacts = Omit<RunRecord, 'stop_detail' | 'answer' | 'started_at' | 'finished_at'>;
+export type RunFacts = Omit<RunRecord, 'stop_detail' | 'answer' | 'started_at' | 'finished_at' | 'settings'> & {
+  /** The configuration's settings: without the per-run seed and repeat, so runs can share one object. */
+  settings: ConfigSettings;
+};

@@ -59,8 +59,12 @@ export const SEED_LIMITS: Limits = {
   max_rounds: null,
 };
 
+/** What the runs of one configuration share: their settings without the repeat-specific parts. */
+export type ConfigSettings = Omit<Settings, 'seed' | 'repeat'>;
+
 /** A configuration is the settings without the repeat-specific parts. */
-export function configKey(s: Settings): string {
-  const { seed: _seed, repeat: _repeat, ...rest } = s;
+export function configKey(s: ConfigSettings): string {
+  // A run's settings carry seed and repeat; a configuration's shared object may still hold its first run's.
+  const { seed: _seed, repeat: _repeat, ...rest } = s as Partial<Settings> & ConfigSettings;
   return JSON.stringify(rest);
 }

@@ -54,7 +54,7 @@ export interface JsonlRead<T> {
   skipped: number;
 }
 
-/** Where a line sits in its file: what `readJsonlLineAt` needs to read it again. */
+/** Where a line sits in its file: what `readJsonlAt` needs to read it again. */
 export interface LinePlace {
   offset: number;
   bytes: number;

@@ -51,6 +51,10 @@ describe('readJsonlLines', () => {
     expect([...readJsonlAt(file, picks.map((k) => seen[k]!))]).toEqual(picks.map((k) => records[k]));
   });
 
+  it('reads nothing, and needs no file, for no places', () => {
+    expect([...readJsonlAt(path.join(tmp, 'absent.jsonl'), [])]).toEqual([]);
+  });
+
   it('numbers bad lines as an editor would, skips blank ones, reads CRLF and a last line without a newline', async () => {
     const file = path.join(tmp, 'mixed.jsonl');
     fs.writeFileSync(file, '{"a":1}\r\n\n{"b":\n{"c":3}\n{"d":4}');

@@ -91,6 +91,15 @@ describe('buildReports on runs held lean', () => {
     expect(new Set(built.runs.map((r) => r.settings)).size).toBe(built.summary.length);
   });
 
+  it('builds from a directory with steps but no runs.jsonl (no record to read again, no file needed)', async () => {
+    const dir = path.join(tmp, 'no-runs');
+    writeResults(dir, sampleSweep([10], 1));
+    fs.rmSync(path.join(dir, 'runs.jsonl'));
+    const built = await buildReports(dir);
+    expect(built.runs).toEqual([]);
+    expect(fs.existsSync(path.join(dir, 'steps.csv'))).toBe(true);
+  });
+
   it('draws cost per run from five numbers per configuration, not one value per run', async () => {
     const dir = path.join(tmp, 'box');
     const sweep = sampleSweep([10, 30], 5);

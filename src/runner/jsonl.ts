@@ -107,9 +107,11 @@ export async function* readJsonlLines(file: string): AsyncGenerator<JsonlLine> {
 
 /** Records again, one at a time, from the places `readJsonlLines` gave for them, in the order given. */
 export function* readJsonlAt(file: string, places: Iterable<LinePlace>): Generator<unknown> {
-  const fd = fs.openSync(file, 'r');
+  // Opened for the first place only: no places, no file needed (a results directory without runs.jsonl).
+  let fd: number | undefined;
   try {
     for (const place of places) {
+      fd ??= fs.openSync(file, 'r');
       const bytes = Buffer.allocUnsafe(place.bytes);
       let got = 0;
       while (got < place.bytes) {
@@ -120,7 +122,7 @@ export function* readJsonlAt(file: string, places: Iterable<LinePlace>): Generat
       yield JSON.parse(bytes.toString('utf8'));
     }
   } finally {
-    fs.closeSync(fd);
+    if (fd !== undefined) fs.closeSync(fd);
   }
 }
 

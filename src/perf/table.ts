@@ -1,4 +1,4 @@
-// The `bench perf` report: each target with what was measured, its limit and measured ÷ limit.
+// The `bench perf` report: each target with what was measured, its limit and how much of the limit it uses.
 import type { ConcurrencyBenchResult } from '../serve/concurrency-bench.ts';
 import type { LinearityResult } from './linear.ts';
 import type { MicroResult } from './micro.ts';

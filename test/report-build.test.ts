@@ -5,6 +5,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildReports } from '../src/report/build.ts';
+import type { StepPoint } from '../src/report/aggregate.ts';
+import { lineEnds } from '../src/report/charts.ts';
 import { runRow, toCsv } from '../src/report/csv.ts';
 import { percentile } from '../src/report/stats.ts';
 import { decodePng, inkPixels } from './helpers/png.ts';
@@ -125,12 +127,21 @@ describe('cumulative input tokens chart', () => {
     const points = spec.data.values.filter((v: { kind: string; series?: string }) => v.kind.startsWith('measured') && v.series?.startsWith('seed-shaped'));
     const lastOf = (config: string) => points.filter((p: { series: string }) => p.series === config).sort((a: { step: number }, b: { step: number }) => b.step - a.step)[0];
     expect(ends).toEqual([
-      { scenario: 'seed-shaped', step: 10, tokens: lastOf('seed-shaped steps=10').tokens, label: 'steps=10', kind: 'end' },
-      { scenario: 'seed-shaped', step: 30, tokens: lastOf('seed-shaped steps=30').tokens, label: 'steps=30', kind: 'end' },
+      { scenario: 'seed-shaped', step: 10, tokens: lastOf('seed-shaped steps=10').tokens, label: 'steps=10', configs: 'steps=10', side: 'right', kind: 'end' },
+      { scenario: 'seed-shaped', step: 30, tokens: lastOf('seed-shaped steps=30').tokens, label: 'steps=30', configs: 'steps=30', side: 'left', kind: 'end' },
     ]);
     // Lines that end at the same point share one label, in natural order.
     const shared = spec.data.values.filter((v: { kind: string; scenario: string }) => v.kind === 'end' && v.scenario === 'early');
-    expect(shared).toEqual([{ scenario: 'early', step: 4, tokens: 1000, label: 'steps=10, steps=30', kind: 'end' }]);
+    expect(shared).toEqual([{ scenario: 'early', step: 4, tokens: 1000, label: 'steps=10, steps=30', configs: 'steps=10, steps=30', side: 'left', kind: 'end' }]);
+  });
+
+  it('labels many configurations ending together by what they share, and lists them all in the tooltip', () => {
+    const point = (config: string, step: number, cum: number): StepPoint => ({ config_id: `s ${config}`, scenario: 's', max_steps: null, step, calls: 1, input_tokens: 0, cum_input_tokens: cum });
+    const names = ['steps=12 reflection=final', 'steps=12 reflection=off', 'steps=12 reflection=every-step'];
+    const points = [...names.flatMap((n) => [point(n, 1, 10), point(n, 2, 30)]), point('steps=30 reflection=off', 1, 10), point('steps=30 reflection=off', 9, 500)];
+    const ends = lineEnds(points);
+    expect(ends).toContainEqual({ scenario: 's', step: 2, tokens: 30, label: 'steps=12 · 3 configurations', configs: 'steps=12 reflection=every-step, steps=12 reflection=final, steps=12 reflection=off', side: 'right' });
+    expect(ends).toContainEqual({ scenario: 's', step: 9, tokens: 500, label: 'steps=30 reflection=off', configs: 'steps=30 reflection=off', side: 'left' });
   });
 });
 

@@ -49,16 +49,33 @@ const byScenario = (independent: Array<'x' | 'y'>) => ({
   resolve: { scale: Object.fromEntries(independent.map((c) => [c, 'independent' as const])) },
 });
 
+const naturally = (a: string, b: string) => a.localeCompare(b, 'en', { numeric: true });
+/** Longer end labels (many configurations ending together) say how many; the tooltip lists them. */
+const END_LABEL_CHARS = 36;
+
+interface LineEnd {
+  scenario: string;
+  step: number;
+  tokens: number;
+  label: string;
+  /** Every configuration that ends here, for the tooltip. */
+  configs: string;
+  /** Which side of its dot the label goes: towards the middle of the panel, so it stays inside. */
+  side: 'left' | 'right';
+}
+
 /**
  * Where each configuration's line ends, labelled: a lower step limit's line lies under a higher
  * one's until it stops, so without its end marked a reader cannot see where it stopped. Lines that
  * end at the same point share one label.
  */
-const naturally = (a: string, b: string) => a.localeCompare(b, 'en', { numeric: true });
-
-function lineEnds(points: readonly StepPoint[]): Array<{ scenario: string; step: number; tokens: number; label: string }> {
+export function lineEnds(points: readonly StepPoint[]): LineEnd[] {
   const last = new Map<string, StepPoint>();
-  for (const p of points) if ((last.get(p.config_id)?.step ?? -1) < p.step) last.set(p.config_id, p);
+  const widest = new Map<string, number>();
+  for (const p of points) {
+    if ((last.get(p.config_id)?.step ?? -1) < p.step) last.set(p.config_id, p);
+    widest.set(p.scenario, Math.max(widest.get(p.scenario) ?? 0, p.step));
+  }
   const ends = new Map<string, { scenario: string; step: number; tokens: number; names: string[] }>();
   for (const p of last.values()) {
     const tokens = Math.round(p.cum_input_tokens);
@@ -68,7 +85,18 @@ function lineEnds(points: readonly StepPoint[]): Array<{ scenario: string; step:
     if (end) end.names.push(name);
     else ends.set(key, { scenario: p.scenario, step: p.step, tokens, names: [name] });
   }
-  return [...ends.values()].map(({ names, ...e }) => ({ ...e, label: names.sort(naturally).join(', ') }));
+  return [...ends.values()].map(({ names, ...e }) => {
+    const configs = names.sort(naturally).join(', ');
+    return { ...e, label: configs.length <= END_LABEL_CHARS ? configs : sharedLabel(names), configs, side: e.step > widest.get(e.scenario)! / 2 ? 'left' : 'right' };
+  });
+}
+
+/** `steps=12 · 2 configurations`: the settings every name shares (config ids are `key=value` words), and how many. */
+function sharedLabel(names: readonly string[]): string {
+  const [first, ...rest] = names.map((n) => n.split(' '));
+  const common = first!.filter((w) => rest.every((r) => r.includes(w)));
+  const count = `${names.length} configurations`;
+  return common.length ? `${common.join(' ')} · ${count}` : count;
 }
 
 function cumulativeTokens(points: readonly StepPoint[], fits: readonly QuadraticFit[], order: string[]): ChartSpec {
@@ -79,7 +107,6 @@ function cumulativeTokens(points: readonly StepPoint[], fits: readonly Quadratic
   const ends = lineEnds(points).map((e) => ({ ...e, kind: 'end' }));
   const x = { field: 'step', type: 'quantitative' as const, title: 'step N', axis: STEP_AXIS };
   const y = { field: 'tokens', type: 'quantitative' as const, title: 'cumulative input tokens', axis: { format: '~s' } };
-  const atEnds = [{ filter: "datum.kind === 'end'" }];
   return {
     name: 'cumulative-input-tokens',
     title: 'Steps vs cumulative input tokens',
@@ -103,8 +130,12 @@ function cumulativeTokens(points: readonly StepPoint[], fits: readonly Quadratic
               strokeDash: { field: 'kind', type: 'nominal', title: null, scale: { domain: ['measured (mean over runs)', 'fit a·N + b·N²'], range: [[1, 0], [6, 4]] } },
             },
           },
-          { transform: atEnds, mark: { type: 'point', filled: true, size: 50, color: '#333' }, encoding: { x, y, tooltip: [{ field: 'label', title: 'stops' }, { field: 'step' }, { field: 'tokens', format: ',' }] } },
-          { transform: atEnds, mark: { type: 'text', align: 'right', baseline: 'bottom', dx: -5, dy: -5, fontSize: 11, color: '#333' }, encoding: { x, y, text: { field: 'label' } } },
+          { transform: [{ filter: "datum.kind === 'end'" }], mark: { type: 'point', filled: true, size: 50, color: '#333' }, encoding: { x, y, tooltip: [{ field: 'configs', title: 'stops here' }, { field: 'step' }, { field: 'tokens', format: ',' }] } },
+          ...(['left', 'right'] as const).map((side) => ({
+            transform: [{ filter: `datum.kind === 'end' && datum.side === '${side}'` }],
+            mark: { type: 'text' as const, align: side === 'left' ? ('right' as const) : ('left' as const), baseline: 'bottom' as const, dx: side === 'left' ? -5 : 5, dy: -5, fontSize: 11, color: '#333' },
+            encoding: { x, y, text: { field: 'label' } },
+          })),
         ],
       },
     },

@@ -93,6 +93,25 @@ describe('buildReports on runs held lean', () => {
     expect(new Set(built.runs.map((r) => r.settings)).size).toBe(built.summary.length);
   });
 
+  it('gives the same reports whatever order the runs completed in (sums and means taken in plan order)', async () => {
+    const sweep = sampleSweep([10, 30], 7);
+    // Costs whose sum depends on the order it is taken in, as real ones do.
+    sweep.forEach((x, i) => (x.run.cost_usd = [0.1, 0.2, 0.3, 1e-17, 0.7, 3.3e-5][i % 6]! * (1 + i / 7)));
+    const orders = [sweep, [...sweep].reverse(), [...sweep].sort((a, b) => (a.run.run_id.length % 3) - (b.run.run_id.length % 3) || b.run.cost_usd - a.run.cost_usd)];
+    const outputs: string[] = [];
+    for (const [i, order] of orders.entries()) {
+      const dir = path.join(tmp, `order-${i}`);
+      writeResults(dir, order);
+      // The sweep's meta.json gives the planned scenario order (without it, the order they first appear in).
+      const meta = { scenarios: ['seed-shaped', 'checked'], command: [], runs_planned: sweep.length, status: 'complete', repeat: 7, seed: 1, created_at: '2026-11-30T00:00:00Z', version: '0.1.0', git_commit: null };
+      fs.writeFileSync(path.join(dir, 'meta.json'), JSON.stringify(meta));
+      await buildReports(dir);
+      outputs.push(['summary.csv', 'repricing.csv', 'runs.csv', 'step_limit_savings.csv'].map((f) => fs.readFileSync(path.join(dir, f), 'utf8')).join('\n'));
+    }
+    expect(outputs[1]).toBe(outputs[0]);
+    expect(outputs[2]).toBe(outputs[0]);
+  });
+
   it('builds from a directory with steps but no runs.jsonl (no record to read again, no file needed)', async () => {
     const dir = path.join(tmp, 'no-runs');
     writeResults(dir, sampleSweep([10], 1));

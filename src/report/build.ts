@@ -80,14 +80,25 @@ async function passSteps(dir: string): Promise<StepPass> {
 /** The recorded prices, one per distinct price in the runs. */
 const recordedPrices = (runs: readonly RunFacts[]): Price[] => [...new Map(runs.map((r) => [JSON.stringify(r.settings.price), r.settings.price])).values()];
 
+/**
+ * Records arrive in completion order, which concurrency changes from one run of a sweep to the next;
+ * every table, sum and mean is taken over the runs in plan order instead (scenarios as planned, then
+ * configurations in natural order, then repeats), so the same records always give the same reports.
+ */
+function inPlanOrder(runs: LoadedRun[], plannedScenarios: readonly string[]): void {
+  const scenario = new Map([...new Set([...plannedScenarios, ...runs.map((r) => r.scenario)])].map((s, i) => [s, i]));
+  const configs = [...new Set(runs.map((r) => r.config_id))].sort(new Intl.Collator('en', { numeric: true }).compare);
+  const config = new Map(configs.map((c, i) => [c, i]));
+  runs.sort((a, b) => scenario.get(a.scenario)! - scenario.get(b.scenario)! || config.get(a.config_id)! - config.get(b.config_id)! || a.repeat - b.repeat);
+}
+
 export async function buildReports(dir: string, o: BuildOptions = {}): Promise<BuiltReports> {
   const runsFile = resultFile(dir, 'runs');
   const { runs, skipped: skippedRuns } = await loadRuns(runsFile);
   const steps = await passSteps(dir);
+  const meta = readMeta(dir);
+  inPlanOrder(runs, meta?.scenarios ?? []);
   const summary = summarizeConfigs(runs);
-  // Runs in configuration order, then by repeat: records arrive in completion order.
-  const rank = new Map(summary.map((c, i) => [c.config_id, i]));
-  runs.sort((a, b) => rank.get(a.config_id)! - rank.get(b.config_id)! || a.repeat - b.repeat);
   const points = steps.points.points();
   const fits = steps.fit.fits();
   const ratios = ratioTable(summary, fits);
@@ -136,7 +147,7 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   }
   const data: ReportData = {
     name: path.basename(dir),
-    meta: readMeta(dir),
+    meta,
     generated_at: new Date().toISOString(),
     runs,
     shownRuns: [...wholeRecords(runsFile, runs.slice(0, MAX_RUN_ROWS))],

@@ -52,11 +52,14 @@ export function groupByConfig<R extends RunFacts>(runs: readonly R[]): R[][] {
   return [...groups.values()];
 }
 
+/** Names in natural order: `steps=12` before `steps=100`. The one order of configurations in every report. */
+export const naturalOrder = new Intl.Collator('en', { numeric: true }).compare;
+
 export function summarizeConfigs(runs: readonly RunFacts[]): ConfigSummary[] {
   // Scenarios in the order they first appear, configurations in natural order (steps=12 before steps=30).
   const scenarioOrder = [...new Set(runs.map((r) => r.scenario))];
   const ordered = groupByConfig(runs).sort(
-    (a, b) => scenarioOrder.indexOf(a[0]!.scenario) - scenarioOrder.indexOf(b[0]!.scenario) || a[0]!.config_id.localeCompare(b[0]!.config_id, 'en', { numeric: true }),
+    (a, b) => scenarioOrder.indexOf(a[0]!.scenario) - scenarioOrder.indexOf(b[0]!.scenario) || naturalOrder(a[0]!.config_id, b[0]!.config_id),
   );
   return ordered.map((g) => {
     const first = g[0]!;

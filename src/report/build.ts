@@ -11,7 +11,7 @@ import type { Price } from '../runner/settings.ts';
 import { resultFile } from '../runner/results-dir.ts';
 import { writeFileAtomic } from '../runner/atomic.ts';
 import { writeCsvFile } from './csv-file.ts';
-import { StepIndexAccumulator, summarizeConfigs, type ConfigSummary } from './aggregate.ts';
+import { naturalOrder, StepIndexAccumulator, summarizeConfigs, type ConfigSummary } from './aggregate.ts';
 import { buildCharts } from './charts.ts';
 import { fitRow, ratioRow, repriceRow, runRow, savingRow, stepIndexRow, stepRow, summaryRow, toCsv } from './csv.ts';
 import { findings } from './findings.ts';
@@ -87,7 +87,7 @@ const recordedPrices = (runs: readonly RunFacts[]): Price[] => [...new Map(runs.
  */
 function inPlanOrder(runs: LoadedRun[], plannedScenarios: readonly string[]): void {
   const scenario = new Map([...new Set([...plannedScenarios, ...runs.map((r) => r.scenario)])].map((s, i) => [s, i]));
-  const configs = [...new Set(runs.map((r) => r.config_id))].sort(new Intl.Collator('en', { numeric: true }).compare);
+  const configs = [...new Set(runs.map((r) => r.config_id))].sort(naturalOrder);
   const config = new Map(configs.map((c, i) => [c, i]));
   runs.sort((a, b) => scenario.get(a.scenario)! - scenario.get(b.scenario)! || config.get(a.config_id)! - config.get(b.config_id)! || a.repeat - b.repeat);
 }

@@ -7,7 +7,7 @@ import { predict } from './fit.ts';
 import { fitFormula } from './findings.ts';
 import type { RunFacts } from '../runner/records.ts';
 import { STOP_REASONS, type StopReason } from '../brakes/stop-reason.ts';
-import { groupByConfig } from './aggregate.ts';
+import { groupByConfig, naturalOrder } from './aggregate.ts';
 import { box } from './stats.ts';
 
 export const CHART_FONT = 'DejaVu Sans';
@@ -49,7 +49,6 @@ const byScenario = (independent: Array<'x' | 'y'>) => ({
   resolve: { scale: Object.fromEntries(independent.map((c) => [c, 'independent' as const])) },
 });
 
-const naturally = (a: string, b: string) => a.localeCompare(b, 'en', { numeric: true });
 /** Longer end labels (many configurations ending together) say how many; the tooltip lists them. */
 const END_LABEL_CHARS = 36;
 
@@ -86,7 +85,7 @@ export function lineEnds(points: readonly StepPoint[]): LineEnd[] {
     else ends.set(key, { scenario: p.scenario, step: p.step, tokens, names: [name] });
   }
   return [...ends.values()].map(({ names, ...e }) => {
-    const configs = names.sort(naturally).join(', ');
+    const configs = names.sort(naturalOrder).join(', ');
     return { ...e, label: configs.length <= END_LABEL_CHARS ? configs : sharedLabel(names), configs, side: e.step > widest.get(e.scenario)! / 2 ? 'left' : 'right' };
   });
 }

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { readJsonlLines } from '../runner/jsonl.ts';
 import { readMeta } from '../runner/meta.ts';
-import type { RunFacts, StepRecord } from '../runner/records.ts';
+import type { RunFacts, RunRecord, StepRecord } from '../runner/records.ts';
 import type { Price } from '../runner/settings.ts';
 import { resultFile } from '../runner/results-dir.ts';
 import { writeFileAtomic } from '../runner/atomic.ts';
@@ -116,8 +116,13 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   files.push(path.basename(resultFile(dir, 'stepsCsv')));
   const rel = (k: Parameters<typeof resultFile>[1]) => path.basename(resultFile(dir, k));
   // Row by row, each from its whole record read again: a 100,000-run sweep's records, rows and CSV text would otherwise be held whole.
+  // The HTML's runs table shows the first of them: kept from this same pass.
+  const shownRuns: RunRecord[] = [];
   await writeCsvFile(resultFile(dir, 'runsCsv'), (add) => {
-    for (const r of wholeRecords(runsFile, runs)) add(runRow(r));
+    for (const r of wholeRecords(runsFile, runs)) {
+      add(runRow(r));
+      if (shownRuns.length < MAX_RUN_ROWS) shownRuns.push(r);
+    }
   });
   files.push(rel('runsCsv'));
   write(rel('summaryCsv'), toCsv(summary.map((c) => summaryRow(c, volumes))));
@@ -150,7 +155,7 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
     meta,
     generated_at: new Date().toISOString(),
     runs,
-    shownRuns: [...wholeRecords(runsFile, runs.slice(0, MAX_RUN_ROWS))],
+    shownRuns,
     summary,
     points,
     fits,

@@ -3,7 +3,7 @@ import { CONCURRENCY_TARGET, concurrencyBench, type ConcurrencyBenchResult } fro
 import { measureLinearity, type LinearityResult } from './linear.ts';
 import { runMicro, type MicroResult } from './micro.ts';
 import { measureOverhead, type OverheadResult } from './overhead.ts';
-import { measureScale, scaleArgs, type ScaleResult } from './scale.ts';
+import { measureScale, scaleArgs, sweepArgs, type ScaleResult } from './scale.ts';
 import { concurrencyRow, formatMicro, formatTargets, linearRow, overheadRow, scaleRows, type TargetRow } from './table.ts';
 
 export interface PerfSizes {
@@ -24,9 +24,6 @@ export interface PerfResults {
   targets: TargetRow[];
 }
 
-/** The overhead sweep is the scale sweep, smaller: the same scenario, steps and brakes. */
-const overheadArgs = (repeat: number) => scaleArgs(repeat, 'unused').slice(0, -2);
-
 export async function runPerf(parts: ReadonlySet<string>, sizes: PerfSizes, log: (line: string) => void): Promise<PerfResults> {
   const out: PerfResults = { sizes, targets: [] };
   if (parts.has('micro')) {
@@ -34,8 +31,8 @@ export async function runPerf(parts: ReadonlySet<string>, sizes: PerfSizes, log:
     out.micro = await runMicro(sizes.microMs);
   }
   if (parts.has('overhead')) {
-    log(`metering overhead: bench ${overheadArgs(sizes.overheadRepeat).join(' ')}, in process…`);
-    out.overhead = await measureOverhead(overheadArgs(sizes.overheadRepeat));
+    log(`metering overhead: bench ${sweepArgs(sizes.overheadRepeat).join(' ')}, in process…`);
+    out.overhead = await measureOverhead(sweepArgs(sizes.overheadRepeat));
     out.targets.push(overheadRow(out.overhead));
   }
   if (parts.has('linear')) {

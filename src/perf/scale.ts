@@ -15,7 +15,9 @@ export interface ScaleResult {
   report: ChildRun;
 }
 
-export const scaleArgs = (repeat: number, out: string) => ['--scenario', 'seed-calibrated', '--steps', '10..100:10', '--repeat', String(repeat), '--no-transcripts', '-q', '--out', out];
+/** The scale sweep's flags (the overhead sweep is the same, smaller and in process). */
+export const sweepArgs = (repeat: number) => ['--scenario', 'seed-calibrated', '--steps', '10..100:10', '--repeat', String(repeat), '--no-transcripts', '-q'];
+export const scaleArgs = (repeat: number, out: string) => [...sweepArgs(repeat), '--out', out];
 
 export async function measureScale(repeat: number): Promise<ScaleResult> {
   const dir = tempDir();

@@ -3,6 +3,7 @@ import { StepIndexAccumulator, summarizeConfigs, wilson } from '../src/report/ag
 import { findings } from '../src/report/findings.ts';
 import { QuadraticFitAccumulator, ratioTable, stepLimitSavings } from '../src/report/fit.ts';
 import { times } from '../src/report/format.ts';
+import { groupBy } from '../src/report/group.ts';
 import { CachedTokensEstimator, repriceRuns } from '../src/report/reprice.ts';
 import { parseVolumes, projectVolumes } from '../src/report/volume.ts';
 import { UsageError } from '../src/cli/errors.ts';
@@ -145,5 +146,12 @@ describe('volume and re-pricing', () => {
     expect(cached.cost_usd_mean).toBeCloseTo(same.cost_usd_mean - ((1408 + 1920 + 2432) * 0.075) / 1e6, 12);
     const big = rows.find((x) => x.price_model === 'gpt-4o' && !x.prompt_cache)!;
     expect(big.cost_usd_mean).toBeCloseTo((r.run.input_tokens * 2.5 + r.run.output_tokens * 10) / 1e6, 12);
+  });
+});
+
+describe('groupBy', () => {
+  it('groups in one pass, keys in the order they first appear, items in input order', () => {
+    const g = groupBy(['b1', 'a1', 'b2', 'c1', 'a2'], (s) => s[0]!);
+    expect([...g]).toEqual([['b', ['b1', 'b2']], ['a', ['a1', 'a2']], ['c', ['c1']]]);
   });
 });

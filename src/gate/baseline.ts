@@ -12,6 +12,7 @@ import { formatZodError } from '../scenario/yaml-file.ts';
 import { usd } from '../report/format.ts';
 import type { MaxRegression } from './budgets-schema.ts';
 import type { Verdict } from './verdict.ts';
+import { groupBy } from '../report/group.ts';
 
 const Entry = z
   .object({
@@ -28,8 +29,7 @@ export type Baseline = z.infer<typeof BaselineSchema>;
 
 /** Per scenario: mean tokens (input + output) and cost per run, and the success rate. */
 export function baselineOf(runs: readonly RunFacts[], createdAt = new Date().toISOString()): Baseline {
-  const by = new Map<string, RunFacts[]>();
-  for (const r of runs) by.set(r.scenario, [...(by.get(r.scenario) ?? []), r]);
+  const by = groupBy(runs, (r) => r.scenario);
   const scenarios: Record<string, BaselineEntry> = {};
   for (const [id, rs] of [...by].sort(([a], [b]) => a.localeCompare(b))) {
     const checked = rs.filter((r) => r.success !== null);

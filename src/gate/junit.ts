@@ -1,6 +1,7 @@
 // JUnit XML, the format CI systems show as test results: one testsuite per scenario (plus `gate`
 // for checks over the whole run), one testcase per assertion, a <failure> for each breach.
 import type { Verdict } from './verdict.ts';
+import { groupBy } from '../report/group.ts';
 
 const escape = (s: string) =>
   s
@@ -15,8 +16,7 @@ const escape = (s: string) =>
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
 
 export function junitXml(verdicts: readonly Verdict[], name = 'bench check'): string {
-  const suites = new Map<string, Verdict[]>();
-  for (const v of verdicts) suites.set(v.suite, [...(suites.get(v.suite) ?? []), v]);
+  const suites = groupBy(verdicts, (v) => v.suite);
   const failures = (vs: readonly Verdict[]) => vs.filter((v) => !v.pass).length;
   const lines = ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites name="${escape(name)}" tests="${verdicts.length}" failures="${failures(verdicts)}" errors="0">`];
   for (const [suite, vs] of suites) {

@@ -2,6 +2,7 @@
 import type { StopReason } from '../brakes/stop-reason.ts';
 import type { RunFacts, StepRecord } from '../runner/records.ts';
 import type { ConfigSettings } from '../runner/settings.ts';
+import { groupBy } from './group.ts';
 import { spread, type Spread } from './stats.ts';
 
 export interface ConfigSummary {
@@ -43,13 +44,7 @@ export function wilson(k: number, n: number, z = 1.96): Interval {
 
 /** Runs grouped by configuration, in the order configurations first appear. */
 export function groupByConfig<R extends RunFacts>(runs: readonly R[]): R[][] {
-  const groups = new Map<string, R[]>();
-  for (const r of runs) {
-    const g = groups.get(r.config_id);
-    if (g) g.push(r);
-    else groups.set(r.config_id, [r]);
-  }
-  return [...groups.values()];
+  return [...groupBy(runs, (r) => r.config_id).values()];
 }
 
 /** Names in natural order: `steps=12` before `steps=100`. The one order of configurations in every report. */

@@ -3,6 +3,7 @@
 import type { StepRecord } from '../runner/records.ts';
 import { configKey } from '../runner/settings.ts';
 import type { ConfigSummary } from './aggregate.ts';
+import { groupBy } from './group.ts';
 
 export interface QuadraticFit {
   scenario: string;
@@ -58,14 +59,8 @@ export const predict = (f: Pick<QuadraticFit, 'a' | 'b'>, n: number) => f.a * n 
 
 /** Configurations that differ only in MAX_STEPS, lowest limit first; the unit the ratio and savings tables compare within. */
 export function stepLimitFamilies(summary: readonly ConfigSummary[]): ConfigSummary[][] {
-  const families = new Map<string, ConfigSummary[]>();
-  for (const c of summary) {
-    if (c.settings.limits.max_steps === null) continue;
-    const key = configKey({ ...c.settings, limits: { ...c.settings.limits, max_steps: 0 } });
-    const f = families.get(key);
-    if (f) f.push(c);
-    else families.set(key, [c]);
-  }
+  const limited = summary.filter((c) => c.settings.limits.max_steps !== null);
+  const families = groupBy(limited, (c) => configKey({ ...c.settings, limits: { ...c.settings.limits, max_steps: 0 } }));
   return [...families.values()]
     .map((f) => f.sort((x, y) => x.settings.limits.max_steps! - y.settings.limits.max_steps!))
     .filter((f) => f.length >= 2);

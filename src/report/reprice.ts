@@ -4,6 +4,7 @@ import { callCost } from '../meter/pricing.ts';
 import { billableCachedTokens } from '../meter/prompt-cache.ts';
 import type { RunFacts, StepRecord } from '../runner/records.ts';
 import type { Price } from '../runner/settings.ts';
+import { groupBy } from './group.ts';
 
 /**
  * Per run: the input tokens a provider would bill at the cached rate. A run recorded with caching on
@@ -44,12 +45,7 @@ export interface RepricedConfig {
 }
 
 export function repriceRuns(runs: readonly RunFacts[], prices: readonly Price[], cachedFor: (r: RunFacts) => number): RepricedConfig[] {
-  const byConfig = new Map<string, RunFacts[]>();
-  for (const r of runs) {
-    const g = byConfig.get(r.config_id);
-    if (g) g.push(r);
-    else byConfig.set(r.config_id, [r]);
-  }
+  const byConfig = groupBy(runs, (r) => r.config_id);
   const out: RepricedConfig[] = [];
   for (const [config_id, group] of byConfig) {
     const recorded = group.reduce((s, r) => s + r.cost_usd, 0);

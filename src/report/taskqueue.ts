@@ -3,6 +3,7 @@
 import type { RunFacts } from '../runner/records.ts';
 import { configKey } from '../runner/settings.ts';
 import { mean } from './stats.ts';
+import { groupBy } from './group.ts';
 
 interface RoundExtra {
   round: number;
@@ -15,17 +16,6 @@ type RoleExtra = Record<string, { calls: number; input_tokens: number; output_to
 
 const rounds = (r: RunFacts) => (r.extra?.rounds as RoundExtra[] | undefined) ?? [];
 const isTaskqueue = (r: RunFacts) => r.agent === 'taskqueue';
-
-function groupBy<T>(xs: readonly T[], key: (x: T) => string): Map<string, T[]> {
-  const out = new Map<string, T[]>();
-  for (const x of xs) {
-    const k = key(x);
-    const g = out.get(k);
-    if (g) g.push(x);
-    else out.set(k, [x]);
-  }
-  return out;
-}
 
 export interface RoundRow {
   config_id: string;

@@ -4,6 +4,7 @@ import { findings } from '../src/report/findings.ts';
 import { QuadraticFitAccumulator, ratioTable, stepLimitSavings } from '../src/report/fit.ts';
 import { times } from '../src/report/format.ts';
 import { groupBy } from '../src/report/group.ts';
+import { max } from '../src/report/stats.ts';
 import { CachedTokensEstimator, repriceRuns } from '../src/report/reprice.ts';
 import { parseVolumes, projectVolumes } from '../src/report/volume.ts';
 import { UsageError } from '../src/cli/errors.ts';
@@ -153,5 +154,14 @@ describe('groupBy', () => {
   it('groups in one pass, keys in the order they first appear, items in input order', () => {
     const g = groupBy(['b1', 'a1', 'b2', 'c1', 'a2'], (s) => s[0]!);
     expect([...g]).toEqual([['b', ['b1', 'b2']], ['a', ['a1', 'a2']], ['c', ['c1']]]);
+  });
+});
+
+describe('max', () => {
+  it('takes the largest of any number of values, where Math.max(...xs) overflows the stack', () => {
+    const xs = Array.from({ length: 300_000 }, (_, i) => (i * 7919) % 300_001);
+    expect(() => Math.max(...xs)).toThrow(RangeError);
+    expect(max(xs)).toBe(xs.reduce((m, x) => (x > m ? x : m)));
+    expect(max([])).toBe(-Infinity);
   });
 });

@@ -6,6 +6,13 @@ export function mean(xs: readonly number[]): number {
   return s / xs.length;
 }
 
+/** Largest of a list (−Infinity for none), without spreading it into arguments: that overflows the stack past ~100,000 values. */
+export function max(xs: readonly number[]): number {
+  let m = -Infinity;
+  for (const x of xs) if (x > m) m = x;
+  return m;
+}
+
 /** Percentile by linear interpolation between closest ranks (p in 0..100). */
 export function percentile(xs: readonly number[], p: number): number {
   return percentileOfSorted([...xs].sort((a, b) => a - b), p);

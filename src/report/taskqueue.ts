@@ -2,7 +2,7 @@
 // tokens per role, and what each queue constraint changes when it is switched on.
 import type { RunFacts } from '../runner/records.ts';
 import { configKey } from '../runner/settings.ts';
-import { mean } from './stats.ts';
+import { max, mean } from './stats.ts';
 import { groupBy } from './group.ts';
 
 interface RoundExtra {
@@ -33,7 +33,7 @@ export function roundRows(runs: readonly RunFacts[]): RoundRow[] {
   const out: RoundRow[] = [];
   for (const [config, g] of groupBy(runs.filter(isTaskqueue), (r) => r.config_id)) {
     const initial = g.map((r) => Number(r.extra?.initial_queue_length ?? 0));
-    out.push({ config_id: config, round: 0, runs: g.length, queue_length_mean: mean(initial), queue_length_max: Math.max(...initial), calls_mean: 0, tokens_mean: 0 });
+    out.push({ config_id: config, round: 0, runs: g.length, queue_length_mean: mean(initial), queue_length_max: max(initial), calls_mean: 0, tokens_mean: 0 });
     const byRound = groupBy(g.flatMap(rounds), (x) => String(x.round));
     for (const [round, xs] of [...byRound].sort((a, b) => Number(a[0]) - Number(b[0]))) {
       out.push({
@@ -41,7 +41,7 @@ export function roundRows(runs: readonly RunFacts[]): RoundRow[] {
         round: Number(round),
         runs: xs.length,
         queue_length_mean: mean(xs.map((x) => x.queue_length)),
-        queue_length_max: Math.max(...xs.map((x) => x.queue_length)),
+        queue_length_max: max(xs.map((x) => x.queue_length)),
         calls_mean: mean(xs.map((x) => x.calls)),
         tokens_mean: mean(xs.map((x) => x.input_tokens + x.output_tokens)),
       });

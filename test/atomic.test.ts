@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildReports } from '../src/report/build.ts';
-import { writeFileAtomic } from '../src/runner/atomic.ts';
+import { writeFileAtomic } from '../src/results/atomic.ts';
 import { benchInProcess, ROOT } from './helpers/cli.ts';
 
 let tmp: string;
@@ -80,7 +80,7 @@ describe('atomic artifacts', { timeout: 180_000 }, () => {
       // gate/github.ts: appends to GitHub's own $GITHUB_STEP_SUMMARY file, as GitHub documents (not our artifact).
       // rss-probe.ts: a measurement probe a `bench perf` child writes for its parent at exit, not an
       // artifact; it stays dependency-free so it does not change what it measures.
-      if (!rel.endsWith('.ts') || ['runner/atomic.ts', 'runner/jsonl.ts', 'perf/rss-probe.ts', 'gate/github.ts'].includes(rel)) continue;
+      if (!rel.endsWith('.ts') || ['results/atomic.ts', 'results/jsonl.ts', 'perf/rss-probe.ts', 'gate/github.ts'].includes(rel)) continue;
       const text = fs.readFileSync(path.join(src, rel), 'utf8');
       for (const api of ['writeFileSync', 'writeFile(', 'appendFile', 'createWriteStream', 'writeSync', 'openSync', 'renameSync', 'copyFileSync'])
         if (text.includes(api)) offenders.push(`${rel}: ${api}`);

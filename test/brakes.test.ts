@@ -1,7 +1,7 @@
 // Each brake fires at the right step — not one early, not one late — on the shipped scenarios.
 import { describe, expect, it } from 'vitest';
-import { STOP_REASONS } from '../src/brakes/stop-reason.ts';
-import { fingerprint, canonicalJson } from '../src/brakes/fingerprint.ts';
+import { STOP_REASONS } from '../src/contracts/stop-reason.ts';
+import { fingerprint, canonicalJson } from '../src/contracts/fingerprint.ts';
 import { callCost } from '../src/meter/pricing.ts';
 import { TokenCounter } from '../src/meter/tokens.ts';
 import { resolveScenario } from '../src/scenario/loader.ts';

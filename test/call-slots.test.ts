@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readJsonl } from '../src/runner/jsonl.ts';
+import { readJsonl } from '../src/results/jsonl.ts';
 import { CallSlots } from '../src/runner/call-slots.ts';
 import type { UsageLine } from '../src/serve/server.ts';
 import { sweepWith } from '../src/serve/sweep-against.ts';

@@ -3,10 +3,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UsageError } from '../src/cli/errors.ts';
-import { transportFrom } from '../src/cli/model-options.ts';
+import { UsageError } from '../src/contracts/errors.ts';
+import { transportFrom } from '../src/runner/transport.ts';
 import { Cassette } from '../src/models/cassette.ts';
-import { RUN_DEFAULTS } from '../src/cli/run-defaults.ts';
+import { RUN_DEFAULTS } from '../src/runner/run-defaults.ts';
 import { sweepWith, type SweepResult } from '../src/serve/sweep-against.ts';
 import { envFor, FAKE_KEY, serve } from './serve-helpers.ts';
 

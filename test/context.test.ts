@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../src/cli/errors.ts';
+import { UsageError } from '../src/contracts/errors.ts';
 import { parseContextList, parseContextSpec } from '../src/agents/context-spec.ts';
 import { exchangeStarts, headLength, windowView } from '../src/agents/context.ts';
-import type { ChatMessage } from '../src/models/chat.ts';
+import type { ChatMessage } from '../src/contracts/chat.ts';
 import { oneRun } from './support/one-run.ts';
 
 /** A provider's rule: every tool message answers a call of an earlier assistant message in the same request, and every call is answered. */

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../src/cli/errors.ts';
+import { UsageError } from '../src/contracts/errors.ts';
 import { evaluateAssertions } from '../src/gate/assertions.ts';
 import { loadBudgets } from '../src/gate/load-budgets.ts';
 import { wilson } from '../src/report/aggregate.ts';
-import type { RunRecord } from '../src/runner/records.ts';
+import type { RunRecord } from '../src/contracts/records.ts';
 import { QUICK_SUM, tempDir, writeBudgets } from './gate-helpers.ts';
 
 const run = (over: Partial<RunRecord>): RunRecord =>

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadBudgets } from '../src/gate/load-budgets.ts';
-import type { Shard } from '../src/runner/shard.ts';
+import type { Shard } from '../src/contracts/sweep-state.ts';
 import { shardSlice } from '../src/runner/shard.ts';
 import type { SpendLimiter } from '../src/runner/spend-limiter.ts';
 import { expandSweep } from '../src/runner/sweep.ts';

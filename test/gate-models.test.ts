@@ -4,8 +4,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readJsonl } from '../src/runner/jsonl.ts';
-import type { RunRecord } from '../src/runner/records.ts';
+import { readJsonl } from '../src/results/jsonl.ts';
+import type { RunRecord } from '../src/contracts/records.ts';
 import type { RunningServer } from '../src/serve/server.ts';
 import { tempDir, writeBudgets } from './gate-helpers.ts';
 import { benchAsync, envFor, serve } from './serve-helpers.ts';

@@ -1,10 +1,10 @@
 // Test helpers: run one scenario in process, exactly as a sweep would, and collect its records.
 import { DEFAULT_PRICED_MODEL, loadPricing, priceFor } from '../src/meter/pricing.ts';
 import { TokenCounter } from '../src/meter/tokens.ts';
-import type { RunRecord, StepRecord } from '../src/runner/records.ts';
+import type { RunRecord, StepRecord } from '../src/contracts/records.ts';
 import { executeRun, type RunResult } from '../src/runner/run-one.ts';
-import { SEED_LIMITS, type Limits, type Settings } from '../src/runner/settings.ts';
-import { expandSweep, type Grid, type SweepSpec } from '../src/runner/sweep.ts';
+import { SEED_LIMITS, type Limits, type Settings, type Grid } from '../src/contracts/settings.ts';
+import { expandSweep, type SweepSpec } from '../src/runner/sweep.ts';
 import { resolveScenario } from '../src/scenario/loader.ts';
 import type { Scenario } from '../src/scenario/schema.ts';
 import { ToolRegistry } from '../src/tools/registry.ts';

@@ -5,8 +5,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readJsonl } from '../src/runner/jsonl.ts';
-import type { RunRecord, StepRecord } from '../src/runner/records.ts';
+import { readJsonl } from '../src/results/jsonl.ts';
+import type { RunRecord, StepRecord } from '../src/contracts/records.ts';
 import { benchInProcess, fixture, spawnBench, type Spawned } from './helpers/cli.ts';
 
 const SWEEP = ['-s', fixture('slow-python.yaml'), '-m', `sim:${fixture('slow-python-profile.yaml')}`, '--steps', '5', '-n', '8', '-j', '2', '-q'];

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JsonlWriter, readJsonl, readJsonlAt, readJsonlLines } from '../src/runner/jsonl.ts';
+import { JsonlWriter, readJsonl, readJsonlAt, readJsonlLines } from '../src/results/jsonl.ts';
 
 let tmp: string;
 beforeAll(() => void (tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-jsonl-'))));

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ReflectionRecord } from '../src/agents/reflection.ts';
-import type { RunRecord } from '../src/runner/records.ts';
-import { SEED_LIMITS, type Settings } from '../src/runner/settings.ts';
+import type { ReflectionRecord, RunRecord } from '../src/contracts/records.ts';
+import { SEED_LIMITS, type Settings } from '../src/contracts/settings.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -3,7 +3,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ModelError } from '../src/models/chat.ts';
+import { ModelError } from '../src/contracts/chat.ts';
 import { OpenAIModel } from '../src/models/openai.ts';
 import { redact } from '../src/models/redact.ts';
 import { FAKE_KEY } from './serve-helpers.ts';

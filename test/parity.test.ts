@@ -3,7 +3,7 @@
 // steps, stop reasons and token counts. This is what shows the real-provider path meters correctly.
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunRecord, StepRecord } from '../src/runner/records.ts';
+import type { RunRecord, StepRecord } from '../src/contracts/records.ts';
 import type { RunningServer } from '../src/serve/server.ts';
 import { sweepWith, type SweepResult } from '../src/serve/sweep-against.ts';
 import { envFor, serve } from './serve-helpers.ts';

@@ -8,13 +8,13 @@ import path from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
 import { messageTokensUncached, TokenCounter, toolsTokensUncached } from '../src/meter/tokens.ts';
-import type { ChatMessage } from '../src/models/chat.ts';
+import type { ChatMessage } from '../src/contracts/chat.ts';
 import { measureOverhead, RecordingCounter, tokenizeOnce } from '../src/perf/overhead.ts';
 import { concurrencyRow, formatTargets, overheadRow } from '../src/perf/table.ts';
 import { csvLine, runRow, stepRow, toCsv } from '../src/report/csv.ts';
 import { CsvFileWriter } from '../src/report/csv-file.ts';
 import { forEachConcurrently } from '../src/runner/pool.ts';
-import { stepLine } from '../src/runner/step-line.ts';
+import { stepLine } from '../src/results/step-line.ts';
 import { resolveScenario } from '../src/scenario/loader.ts';
 import { ToolRegistry } from '../src/tools/registry.ts';
 import { gridOf, runOnce, runPlans, specOf } from './helpers.ts';
@@ -59,7 +59,7 @@ describe('metering cost', () => {
     expect(recorder.tokenizations).toBe(distinct);
     expect(tokenizeOnce(recorder.tokenized).tokens).toBeGreaterThan(0);
 
-    const o = await measureOverhead(['--scenario', 'seed-calibrated', '--steps', '3', '--repeat', '2'], 1);
+    const o = await measureOverhead({ scenario: 'seed-calibrated', steps: '3', repeat: '2' }, 1);
     expect(o.sweep.steps).toBe(6);
     expect(o.tokenized).toBe(2 * (2 + 2 * 3) + 1);
     expect(o.ratio).toBeCloseTo(o.sweep.cpuMs / o.tokenize.cpuMs, 9);

@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../src/cli/errors.ts';
-import { buildSweepSpec, type RunOptions } from '../src/cli/run.ts';
+import { UsageError } from '../src/contracts/errors.ts';
+import { buildSweepSpec, type RunOptions } from '../src/runner/plan.ts';
 import { expandSweep } from '../src/runner/sweep.ts';
-import { RUN_DEFAULTS } from '../src/cli/run-defaults.ts';
+import { RUN_DEFAULTS } from '../src/runner/run-defaults.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const defaults: RunOptions = { ...RUN_DEFAULTS, scenario: 'seed-calibrated', repeat: '2' };

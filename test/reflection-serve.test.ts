@@ -2,7 +2,7 @@
 // official SDK) they give the same verdicts, revisions, summaries and token counts as in process.
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunRecord } from '../src/runner/records.ts';
+import type { RunRecord } from '../src/contracts/records.ts';
 import type { RunningServer } from '../src/serve/server.ts';
 import { sweepWith } from '../src/serve/sweep-against.ts';
 import { envFor, serve } from './serve-helpers.ts';

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { parseVerdict } from '../src/agents/reflection.ts';
-import type { ReflectionRecord } from '../src/agents/reflection.ts';
+import type { ReflectionRecord } from '../src/contracts/records.ts';
 import { TokenCounter } from '../src/meter/tokens.ts';
-import { judge } from '../src/models/sim/critic.ts';
-import { loadProfile, Profile } from '../src/models/sim/profile.ts';
-import { rng } from '../src/models/sim/rng.ts';
-import { SimModel } from '../src/models/sim/sim-model.ts';
+import { judge } from '../src/sim/critic.ts';
+import { loadProfile, Profile } from '../src/sim/profile.ts';
+import { rng } from '../src/sim/rng.ts';
+import { SimModel } from '../src/sim/sim-model.ts';
 import { oneRun, tempYaml } from './support/one-run.ts';
 
 // A scripted scenario (no python) whose right answer is 42; the profile's wrong answer says 41.

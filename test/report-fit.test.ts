@@ -7,7 +7,7 @@ import { groupBy } from '../src/report/group.ts';
 import { max } from '../src/report/stats.ts';
 import { CachedTokensEstimator, repriceRuns } from '../src/report/reprice.ts';
 import { parseVolumes, projectVolumes } from '../src/report/volume.ts';
-import { UsageError } from '../src/cli/errors.ts';
+import { UsageError } from '../src/contracts/errors.ts';
 import { PRICE, sampleSweep, seedInput, synthRun } from './helpers/records.ts';
 
 describe('quadratic fit', () => {

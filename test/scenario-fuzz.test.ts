@@ -7,7 +7,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UsageError } from '../src/cli/errors.ts';
+import { UsageError } from '../src/contracts/errors.ts';
 import { listScenarioFiles, loadScenarioFile } from '../src/scenario/loader.ts';
 import { ScenarioSchema } from '../src/scenario/schema.ts';
 

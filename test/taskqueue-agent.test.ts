@@ -5,7 +5,7 @@ import type { RoundLog } from '../src/agents/taskqueue.ts';
 import { countText } from '../src/meter/tokens.ts';
 import { runTq } from './taskqueue-helpers.ts';
 import { callCost, loadPricing, priceFor } from '../src/meter/pricing.ts';
-import { modelPrices } from '../src/cli/taskqueue-options.ts';
+import { modelPrices } from '../src/runner/taskqueue-plan.ts';
 
 const extra = (r: { record: { extra?: Record<string, unknown> } }) =>
   r.record.extra as { rounds: RoundLog[]; events: QueueEvent[]; state: QueueState; final_queue_length: number; paused?: boolean; resumed_at_round?: number };

@@ -5,12 +5,13 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { addRunOptions, buildSweepSpec, type RunOptions } from '../src/cli/run.ts';
-import { UsageError } from '../src/cli/errors.ts';
-import { loadResumeState, parsePauseAt } from '../src/cli/taskqueue-options.ts';
+import { addRunOptions } from '../src/cli/run.ts';
+import { buildSweepSpec, type RunOptions } from '../src/runner/plan.ts';
+import { UsageError } from '../src/contracts/errors.ts';
+import { loadResumeState, parsePauseAt } from '../src/runner/taskqueue-plan.ts';
 import { expandSweep } from '../src/runner/sweep.ts';
 import { resolveScenarios } from '../src/scenario/loader.ts';
-import { ROOT } from '../src/paths.ts';
+import { ROOT } from '../src/contracts/paths.ts';
 
 function options(args: string[]): RunOptions {
   const cmd = addRunOptions(new Command().exitOverride()).configureOutput({ writeErr: () => {} });

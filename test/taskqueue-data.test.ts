@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../src/cli/errors.ts';
+import { UsageError } from '../src/contracts/errors.ts';
 import { TokenCounter } from '../src/meter/tokens.ts';
-import type { ChatMessage } from '../src/models/chat.ts';
-import { loadProfile, Profile } from '../src/models/sim/profile.ts';
-import { SimModel } from '../src/models/sim/sim-model.ts';
+import type { ChatMessage } from '../src/contracts/chat.ts';
+import { loadProfile, Profile } from '../src/sim/profile.ts';
+import { SimModel } from '../src/sim/sim-model.ts';
 import { ScenarioSchema } from '../src/scenario/schema.ts';
 import { parseYaml } from '../src/scenario/yaml-file.ts';
-import { writeSections } from '../src/agents/queue/format.ts';
+import { writeSections } from '../src/contracts/taskqueue-format.ts';
 
 const TQ = `id: t
 description: d

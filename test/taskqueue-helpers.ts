@@ -3,9 +3,9 @@ import type { AgentRun } from '../src/agents/agent.ts';
 import { TASKQUEUE_DEFAULTS, type TaskqueueOptions } from '../src/agents/queue/options.ts';
 import { loadPricing, priceFor } from '../src/meter/pricing.ts';
 import { TokenCounter } from '../src/meter/tokens.ts';
-import type { StepRecord } from '../src/runner/records.ts';
+import type { StepRecord } from '../src/contracts/records.ts';
 import { executeRun, type RunResult } from '../src/runner/run-one.ts';
-import { SEED_LIMITS, type Limits, type Settings } from '../src/runner/settings.ts';
+import { SEED_LIMITS, type Limits, type Settings } from '../src/contracts/settings.ts';
 import { resolveScenario } from '../src/scenario/loader.ts';
 import { ToolRegistry } from '../src/tools/registry.ts';
 

@@ -2,7 +2,7 @@
 // `bench serve`, the same sweep gives the same calls, tokens, queues and stop reasons.
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunRecord } from '../src/runner/records.ts';
+import type { RunRecord } from '../src/contracts/records.ts';
 import type { RunningServer } from '../src/serve/server.ts';
 import { sweepWith, type SweepResult } from '../src/serve/sweep-against.ts';
 import { envFor, serve } from './serve-helpers.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { admitTasks, capQueue, parsePriority } from '../src/agents/queue/constraints.ts';
-import { listItems, parseCreated, readSections, writeSections } from '../src/agents/queue/format.ts';
+import { listItems, parseCreated, readSections, writeSections } from '../src/contracts/taskqueue-format.ts';
 import { closest, similarity } from '../src/agents/queue/similarity.ts';
 import { maxRoundsBrake } from '../src/brakes/max-rounds.ts';
 import type { RunState } from '../src/brakes/brake.ts';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { constraintRows, longestRoundLimit, roleRows, roundRows } from '../src/report/taskqueue.ts';
 import { queueLengthChart } from '../src/report/taskqueue-chart.ts';
-import type { RunRecord } from '../src/runner/records.ts';
-import type { Settings } from '../src/runner/settings.ts';
+import type { RunRecord } from '../src/contracts/records.ts';
+import type { Settings } from '../src/contracts/settings.ts';
 
 const settings = (agent: Settings['agent']) => ({ scenario: 's', model: 'sim', limits: {}, agent, seed: 1, repeat: 0 }) as unknown as Settings;
 function run(config: string, agent: Settings['agent'], queues: number[], cost: number, roles: Record<string, [number, number, number]>): RunRecord {

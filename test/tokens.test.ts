@@ -1,7 +1,7 @@
 // The sim's billed usage against an independent count of the same messages with the tokenizer.
 import { encode, encodeChat } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage, ToolSpec } from '../src/models/chat.ts';
+import type { ChatMessage, ToolSpec } from '../src/contracts/chat.ts';
 import { billableCachedTokens } from '../src/meter/prompt-cache.ts';
 import { TokenCounter, renderTools } from '../src/meter/tokens.ts';
 import { resolveScenario } from '../src/scenario/loader.ts';

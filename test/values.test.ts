@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../src/cli/errors.ts';
+import { UsageError } from '../src/contracts/errors.ts';
 import { parseNumberList } from '../src/runner/values.ts';
 
 const steps = { flag: '--steps', integer: true, min: 1, off: true };

@@ -1,9 +1,9 @@
 // Executing the tool calls of one assistant message: parse, fingerprint, brake, run, observe.
 // Bad calls (unknown tool, malformed JSON) become error observations the model can read.
 import type { Action } from '../brakes/brake.ts';
-import type { Stop } from '../brakes/stop-reason.ts';
-import { fingerprint } from '../brakes/fingerprint.ts';
-import type { ChatMessage, ToolCall } from '../models/chat.ts';
+import type { Stop } from '../contracts/stop-reason.ts';
+import { fingerprint } from '../contracts/fingerprint.ts';
+import type { ChatMessage, ToolCall } from '../contracts/chat.ts';
 import type { AgentRun } from './agent.ts';
 
 function parseArgs(raw: string): { ok: true; args: Record<string, unknown> } | { ok: false; error: string } {

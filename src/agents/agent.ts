@@ -1,6 +1,6 @@
-import type { Stop } from '../brakes/stop-reason.ts';
-import type { ChatMessage } from '../models/chat.ts';
-import type { Clock } from '../runner/clock.ts';
+import type { Stop } from '../contracts/stop-reason.ts';
+import type { ChatMessage } from '../contracts/chat.ts';
+import type { Clock } from '../contracts/clock.ts';
 import type { QueueState } from './queue/state.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import type { ToolRegistry } from '../tools/registry.ts';

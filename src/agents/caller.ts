@@ -2,14 +2,14 @@
 // metering after it, and one StepRecord per call. Agent loops never call a ChatModel directly.
 import type { Action, Brake, RunState } from '../brakes/brake.ts';
 import { firstStop, isAgentStep } from '../brakes/brake.ts';
-import type { Stop } from '../brakes/stop-reason.ts';
-import { ModelError, type ChatMessage, type ChatModel, type ChatResult, type Role, type ToolSpec } from '../models/chat.ts';
+import type { Stop } from '../contracts/stop-reason.ts';
+import { ModelError, type ChatMessage, type ChatModel, type ChatResult, type Role, type ToolSpec } from '../contracts/chat.ts';
 import { callCost } from '../meter/pricing.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
-import type { CallSlots } from '../runner/call-slots.ts';
-import type { Clock } from '../runner/clock.ts';
-import type { StepRecord } from '../runner/records.ts';
-import type { Settings } from '../runner/settings.ts';
+import type { CallSlotPool } from '../contracts/call-slots.ts';
+import type { Clock } from '../contracts/clock.ts';
+import type { StepRecord } from '../contracts/records.ts';
+import type { Settings } from '../contracts/settings.ts';
 
 export interface CallerEnv {
   runId: string;
@@ -24,7 +24,7 @@ export interface CallerEnv {
   onStep: (record: StepRecord) => void;
   signal?: AbortSignal;
   /** The sweep's shared call slots (`--concurrency` against a real provider): held for each call. */
-  slots?: CallSlots;
+  slots?: CallSlotPool;
   /** Keep every call (what was sent, what came back) for the transcript; default true. Without it a
    *  run holds nothing per call, and no copy of the growing conversation is made per call. */
   keepLog?: boolean;

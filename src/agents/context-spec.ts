@@ -1,6 +1,6 @@
 // `--context` values: `full`, `window:K` (keep the last K exchanges) or `summarize:T` (fold older
 // history into a summary whenever the prompt would pass T tokens). Parsed once, validated up front.
-import { UsageError } from '../cli/errors.ts';
+import { UsageError } from '../contracts/errors.ts';
 
 export type ContextSpec = { kind: 'full' } | { kind: 'window'; exchanges: number } | { kind: 'summarize'; maxTokens: number };
 

@@ -5,7 +5,7 @@
 //                   made by a metered `summarize` call; the summary then stands in for them.
 // An exchange starts at an assistant message and holds the tool results that answer it (and any
 // feedback after them), so cutting at exchange starts never separates a tool call from its result.
-import type { ChatMessage, ToolSpec } from '../models/chat.ts';
+import type { ChatMessage, ToolSpec } from '../contracts/chat.ts';
 import type { ModelCaller } from './caller.ts';
 import { parseContextSpec } from './context-spec.ts';
 import { PLAIN_HOOKS, type AgentLoop, type ViewOutcome } from './hooks.ts';

@@ -1,8 +1,8 @@
 // Hooks a loop calls at its three decision points, so context strategies and reflection wrap any
 // loop (ReAct, task queue) without the loop knowing which are on. A loop without hooks behaves as
 // with PLAIN_HOOKS: it sends the whole conversation and accepts its first answer.
-import type { Stop } from '../brakes/stop-reason.ts';
-import type { ChatMessage, ToolSpec } from '../models/chat.ts';
+import type { Stop } from '../contracts/stop-reason.ts';
+import type { ChatMessage, ToolSpec } from '../contracts/chat.ts';
 import type { AgentOutcome, AgentRun } from './agent.ts';
 
 export type ViewOutcome = { ok: true; messages: ChatMessage[] } | { ok: false; stop: Stop };

@@ -3,7 +3,7 @@
 // tool-calling loop: the assistant message with its tool_calls, then one tool message per call.
 // The run's hooks decide what each call sends (context strategy) and whether an answer stands
 // (reflection); without hooks the whole conversation is sent and the first answer ends the run.
-import type { ChatMessage } from '../models/chat.ts';
+import type { ChatMessage } from '../contracts/chat.ts';
 import type { AgentOutcome, AgentRun } from './agent.ts';
 import { executeToolCalls, parseCall, type ParsedCall } from './actions.ts';
 import { PLAIN_HOOKS } from './hooks.ts';

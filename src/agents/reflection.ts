@@ -5,11 +5,12 @@
 //   every-step — as final, plus a critique call after every action, fed back to the agent.
 // Critique calls are metered with role `reflect`. The critic sees what the agent would see next
 // (the context strategy's view), under its own system prompt.
-import type { Stop } from '../brakes/stop-reason.ts';
-import type { ChatMessage, ToolSpec } from '../models/chat.ts';
+import type { Stop } from '../contracts/stop-reason.ts';
+import type { ChatMessage, ToolSpec } from '../contracts/chat.ts';
 import { checkAnswer } from '../scenario/check.ts';
 import type { AgentRun } from './agent.ts';
 import { PLAIN_HOOKS, type AgentLoop, type AnswerReview, type LoopHooks } from './hooks.ts';
+import type { ReflectionRecord } from '../contracts/records.ts';
 
 export const CRITIC_SYSTEM: ChatMessage = {
   role: 'system',
@@ -26,21 +27,6 @@ export function parseVerdict(text: string | null): 'approve' | 'revise' | null {
   return m ? (m[1]!.toUpperCase() === 'APPROVE' ? 'approve' : 'revise') : null;
 }
 
-/** What RunRecord.extra.reflection holds: the stability report's raw material. */
-export interface ReflectionRecord {
-  mode: string;
-  /** Critiques of answers, and of steps (every-step only). */
-  critiques: number;
-  step_critiques: number;
-  /** Answers sent back by the critic. */
-  reopens: number;
-  /** Critiques without an APPROVE/REVISE verdict (taken as approval). */
-  unparsed: number;
-  /** An answer was accepted unreviewed because max_reflections reopens had been used. */
-  max_reached: boolean;
-  /** Whether each successive answer passed the scenario's check (null: no check). */
-  answers: Array<boolean | null>;
-}
 
 class Reflection implements LoopHooks {
   readonly record: ReflectionRecord;

@@ -2,13 +2,13 @@
 // create new tasks from the goal, the last result and the queue → reprioritise the queue. Shared
 // state is the queue and the result store. It ends when the queue is empty or a brake fires
 // (rounds, calls, cost, tokens, time), or pauses after a chosen round for a person to look.
-import type { Stop } from '../brakes/stop-reason.ts';
-import type { ChatMessage, Role } from '../models/chat.ts';
+import type { Stop } from '../contracts/stop-reason.ts';
+import type { ChatMessage, Role } from '../contracts/chat.ts';
 import { truncateTokens } from '../meter/truncate.ts';
 import type { TaskqueueScenario } from '../scenario/schema.ts';
 import type { AgentOutcome, AgentRun } from './agent.ts';
 import { admitTasks, capQueue, parsePriority, type QueueEvent } from './queue/constraints.ts';
-import { parseCreated } from './queue/format.ts';
+import { parseCreated } from '../contracts/taskqueue-format.ts';
 import { taskqueueOptions } from './queue/options.ts';
 import { createRequest, executeRequest, prioritizeRequest, summarizeRequest } from './queue/prompts.ts';
 import type { QueueState } from './queue/state.ts';

@@ -1,5 +1,5 @@
-import type { Role } from '../models/chat.ts';
-import type { Stop } from './stop-reason.ts';
+import type { Role } from '../contracts/chat.ts';
+import type { Stop } from '../contracts/stop-reason.ts';
 
 /** What brakes see of a run. Maintained by the ModelCaller; brakes only read it. */
 export interface RunState {

@@ -1,4 +1,4 @@
-import type { Limits } from '../runner/settings.ts';
+import type { Limits } from '../contracts/settings.ts';
 import type { Brake } from './brake.ts';
 import { maxCallsBrake } from './max-calls.ts';
 import { maxRoundsBrake } from './max-rounds.ts';

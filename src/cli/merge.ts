@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { buildReports } from '../report/build.ts';
-import { mergeShards } from '../runner/merge.ts';
-import { hasRecords, resultsDirFor } from '../runner/results-dir.ts';
-import { UsageError } from './errors.ts';
+import { mergeShards } from '../results/merge.ts';
+import { hasRecords, resultsDirFor } from '../results/results-dir.ts';
+import { UsageError } from '../contracts/errors.ts';
 import { printSummary } from './summary-table.ts';
 
 export function registerMerge(program: Command): void {

@@ -2,7 +2,7 @@
 // (tinybench) and whole-sweep measurements against the performance targets.
 import type { Command } from 'commander';
 import { parseChoiceList, parseNumberList } from '../runner/values.ts';
-import { UsageError } from './errors.ts';
+import { UsageError } from '../contracts/errors.ts';
 
 export const PERF_PARTS = ['micro', 'overhead', 'linear', 'concurrency', 'scale'] as const;
 type Part = (typeof PERF_PARTS)[number];

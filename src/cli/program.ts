@@ -1,7 +1,7 @@
 // The `bench` program as a function of its arguments, so tests can drive every command in-process;
 // main.ts only wires it to the real process. A fresh Command each time: commander keeps parsed state.
 import { Command, CommanderError } from 'commander';
-import { UsageError } from './errors.ts';
+import { UsageError } from '../contracts/errors.ts';
 import { registerRun } from './run.ts';
 import { registerScenarios } from './scenarios.ts';
 import { registerReport } from './report.ts';

@@ -3,10 +3,10 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { DEFAULT_PRICING_FILE, loadPricing, priceFor } from '../meter/pricing.ts';
 import { DEFAULT_VOLUMES, parseVolumes } from '../report/volume.ts';
-import { resultFile } from '../runner/results-dir.ts';
-import type { Price } from '../runner/settings.ts';
+import { resultFile } from '../results/results-dir.ts';
+import type { Price } from '../contracts/settings.ts';
 import { parseChoiceList } from '../runner/values.ts';
-import { UsageError } from './errors.ts';
+import { UsageError } from '../contracts/errors.ts';
 import { printSummary } from './summary-table.ts';
 
 interface ReportOptions {

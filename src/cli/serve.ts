@@ -2,12 +2,12 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { ROOT } from '../paths.ts';
+import { ROOT } from '../contracts/paths.ts';
 import { parseChoiceList, parseOne } from '../runner/values.ts';
 import { DEFAULT_FAULTS, FAULTS, parseFaults } from '../serve/faults.ts';
 import { startServe } from '../serve/server.ts';
-import { loadProfile } from '../models/sim/profile.ts';
-import { UsageError } from './errors.ts';
+import { loadProfile } from '../sim/profile.ts';
+import { UsageError } from '../contracts/errors.ts';
 
 interface ServeFlags {
   port: string;

@@ -4,27 +4,18 @@ import fs from 'node:fs';
 import type { Command } from 'commander';
 import type { ModelTransport } from '../models/factory.ts';
 import { createProgress } from '../runner/progress.ts';
-import { hasRecords, resultsDirFor } from '../runner/results-dir.ts';
+import { hasRecords, resultsDirFor } from '../results/results-dir.ts';
 import { parseShard, shardSlice } from '../runner/shard.ts';
 import { SpendLimiter } from '../runner/spend-limiter.ts';
 import { expandSweep, type RunPlan, type SweepSpec } from '../runner/sweep.ts';
 import { runSweep, type SweepOptions, type SweepOutcome } from '../runner/sweep-runner.ts';
 import { parseOne as one } from '../runner/values.ts';
 import { usd } from '../report/format.ts';
-import { UsageError } from './errors.ts';
+import { UsageError } from '../contracts/errors.ts';
 import { exitCodeFor, trapInterrupts } from './interrupt.ts';
-import { RUN_DEFAULTS } from './run-defaults.ts';
+import { RUN_DEFAULTS } from '../runner/run-defaults.ts';
+import type { StartOptions } from '../runner/plan.ts';
 
-export interface StartOptions {
-  out?: string;
-  force?: boolean;
-  concurrency: string;
-  quiet?: boolean;
-  json?: boolean;
-  transcripts: boolean;
-  shard?: string;
-  ciMaxSpend?: string;
-}
 
 export function addStartOptions(cmd: Command): Command {
   return cmd

@@ -1,5 +1,5 @@
 // Evaluates a scenario's budgets over its run records. Pure: records in, verdicts out.
-import type { RunFacts } from '../runner/records.ts';
+import type { RunFacts } from '../contracts/records.ts';
 import { wilson } from '../report/aggregate.ts';
 import { spread } from '../report/stats.ts';
 import { METRICS, STATS, type AssertionsSpec, type Metric } from './budgets-schema.ts';

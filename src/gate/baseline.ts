@@ -3,11 +3,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { UsageError } from '../cli/errors.ts';
+import { UsageError } from '../contracts/errors.ts';
 import { mean } from '../report/stats.ts';
 import { loadRuns } from '../report/load-runs.ts';
-import type { RunFacts } from '../runner/records.ts';
-import { resultFile } from '../runner/results-dir.ts';
+import type { RunFacts } from '../contracts/records.ts';
+import { resultFile } from '../results/results-dir.ts';
 import { formatZodError } from '../scenario/yaml-file.ts';
 import { usd } from '../report/format.ts';
 import type { MaxRegression } from './budgets-schema.ts';

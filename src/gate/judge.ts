@@ -1,7 +1,7 @@
 // The whole verdict of a check: each scenario's budgets, its change against a baseline, and whether
 // the spend cap cut the run short. Pure: records and settings in, verdicts out.
-import type { RunFacts } from '../runner/records.ts';
-import type { SpendState } from '../runner/spend-limiter.ts';
+import type { RunFacts } from '../contracts/records.ts';
+import type { SpendState } from '../contracts/sweep-state.ts';
 import { evaluateAssertions } from './assertions.ts';
 import { usd } from '../report/format.ts';
 import { baselineOf, compareToBaseline, type Baseline } from './baseline.ts';

@@ -2,9 +2,9 @@
 // budgets to hold. Every problem names the file and the field.
 import fs from 'node:fs';
 import path from 'node:path';
-import { UsageError } from '../cli/errors.ts';
-import { RUN_DEFAULTS } from '../cli/run-defaults.ts';
-import { buildSweepSpec, type RunOptions } from '../cli/run.ts';
+import { UsageError } from '../contracts/errors.ts';
+import { RUN_DEFAULTS } from '../runner/run-defaults.ts';
+import { buildSweepSpec, type RunOptions } from '../runner/plan.ts';
 import { DEFAULT_TRANSPORT, validateModelSpec, type ModelTransport } from '../models/factory.ts';
 import type { SweepSpec } from '../runner/sweep.ts';
 import { resolveScenario } from '../scenario/loader.ts';

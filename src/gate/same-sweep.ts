@@ -1,6 +1,6 @@
-import { UsageError } from '../cli/errors.ts';
-import { scenarioDigest } from '../runner/digest.ts';
-import type { Meta } from '../runner/meta.ts';
+import { UsageError } from '../contracts/errors.ts';
+import { scenarioDigest } from '../results/digest.ts';
+import type { Meta } from '../results/meta.ts';
 import type { LoadedBudgets } from './load-budgets.ts';
 
 /** Results made by another budgets file (another prompt, model or repeats) must not be judged as this one's. */

@@ -1,8 +1,8 @@
 // A provider-side prompt cache, as simulated models (and `bench serve`) bill it: the longest
 // prefix of this request (tools, then whole messages) that an earlier request also sent.
 // Prefixes are remembered as chained per-message hashes, each message hashed once.
-import type { ChatMessage, ToolSpec } from '../models/chat.ts';
-import { hash32 } from '../models/sim/rng.ts';
+import type { ChatMessage, ToolSpec } from '../contracts/chat.ts';
+import { hash32 } from '../contracts/hash.ts';
 import { billableCachedTokens } from './prompt-cache.ts';
 import type { TokenCounter } from './tokens.ts';
 

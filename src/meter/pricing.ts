@@ -1,9 +1,9 @@
 // The pricing table is data (data/pricing.yaml), validated at load; errors name the file and field.
 import { z } from 'zod';
-import type { Price } from '../runner/settings.ts';
+import type { Price } from '../contracts/settings.ts';
 import { loadYamlFile } from '../scenario/yaml-file.ts';
-import { UsageError } from '../cli/errors.ts';
-import { dataPath } from '../paths.ts';
+import { UsageError } from '../contracts/errors.ts';
+import { dataPath } from '../contracts/paths.ts';
 
 const ModelPrice = z
   .object({

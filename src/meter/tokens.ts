@@ -6,7 +6,7 @@
 // costs O(new text), not O(steps²). `bench serve` sees fresh objects per request, so it also
 // keys by content (bounded Map).
 import { createRequire } from 'node:module';
-import type { AssistantMessage, ChatMessage, ToolSpec } from '../models/chat.ts';
+import type { AssistantMessage, ChatMessage, ToolSpec } from '../contracts/chat.ts';
 
 type O200k = typeof import('gpt-tokenizer/encoding/o200k_base');
 let tokenizer: O200k | undefined;

@@ -4,11 +4,11 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { z } from 'zod';
-import { UsageError } from '../cli/errors.ts';
-import { canonicalJson } from '../brakes/fingerprint.ts';
-import { writeJsonAtomic } from '../runner/atomic.ts';
+import { UsageError } from '../contracts/errors.ts';
+import { canonicalJson } from '../contracts/fingerprint.ts';
+import { writeJsonAtomic } from '../results/atomic.ts';
 import { formatZodError } from '../scenario/yaml-file.ts';
-import type { ChatRequest, Role, AssistantMessage, Usage } from './chat.ts';
+import type { ChatRequest, Role, AssistantMessage, Usage } from '../contracts/chat.ts';
 
 export const CASSETTE_VERSION = 1;
 

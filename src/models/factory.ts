@@ -1,14 +1,14 @@
 // Model specs on the command line → ChatModel instances.
-import { UsageError } from '../cli/errors.ts';
+import { UsageError } from '../contracts/errors.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
-import type { Settings } from '../runner/settings.ts';
+import type { Settings } from '../contracts/settings.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import { Cassette } from './cassette.ts';
-import type { ChatModel } from './chat.ts';
+import type { ChatModel } from '../contracts/chat.ts';
 import { OpenAIModel } from './openai.ts';
 import { RecordingModel, ReplayModel } from './recorded.ts';
-import { loadProfile, type Profile } from './sim/profile.ts';
-import { SimModel } from './sim/sim-model.ts';
+import { loadProfile, type Profile } from '../sim/profile.ts';
+import { SimModel } from '../sim/sim-model.ts';
 
 export const MODEL_SPECS_HELP = "sim (the scenario's own profile), sim:<profile>, openai:<model>, replay:<cassette.json>";
 

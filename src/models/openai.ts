@@ -2,7 +2,7 @@
 // Ollama, LiteLLM, `bench serve`). Timeouts and retries are the SDK's own (429 honours retry-after,
 // 5xx, connection errors and timeouts back off); we only count the attempts and read the usage.
 import OpenAI from 'openai';
-import { ModelError, type AssistantMessage, type CallContext, type ChatModel, type ChatRequest, type ChatResult, type ToolCall, type Usage } from './chat.ts';
+import { ModelError, type AssistantMessage, type CallContext, type ChatModel, type ChatRequest, type ChatResult, type ToolCall, type Usage } from '../contracts/chat.ts';
 import { redact } from './redact.ts';
 
 export interface OpenAIOptions {

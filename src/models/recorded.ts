@@ -1,7 +1,7 @@
 // Models that record into a cassette, and that answer from one.
 import type { Cassette } from './cassette.ts';
 import { requestKey } from './cassette.ts';
-import { ModelError, type CallContext, type ChatModel, type ChatRequest, type ChatResult } from './chat.ts';
+import { ModelError, type CallContext, type ChatModel, type ChatRequest, type ChatResult } from '../contracts/chat.ts';
 
 /** Passes calls to a model and records every answered request/response pair. */
 export class RecordingModel implements ChatModel {

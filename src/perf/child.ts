@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ROOT } from '../paths.ts';
+import { ROOT } from '../contracts/paths.ts';
 import { tempDir } from './sweep.ts';
 
 export interface ChildRun {

@@ -6,12 +6,12 @@ import { firstStop } from '../brakes/brake.ts';
 import { brakesFor } from '../brakes/index.ts';
 import { callCost } from '../meter/pricing.ts';
 import { messageTokensUncached, TokenCounter } from '../meter/tokens.ts';
-import type { AssistantMessage, ChatMessage } from '../models/chat.ts';
+import type { AssistantMessage, ChatMessage } from '../contracts/chat.ts';
 import { summarizeConfigs } from '../report/aggregate.ts';
-import type { RunRecord } from '../runner/records.ts';
+import type { RunRecord } from '../contracts/records.ts';
 import { executeRun } from '../runner/run-one.ts';
 import { expandSweep, type RunPlan } from '../runner/sweep.ts';
-import { buildSweepSpec } from '../cli/run.ts';
+import { buildSweepSpec } from '../runner/plan.ts';
 import { ToolRegistry } from '../tools/registry.ts';
 import { runOptions } from './sweep.ts';
 
@@ -25,7 +25,7 @@ export interface MicroResult {
 }
 
 function plan(steps: number): RunPlan {
-  return expandSweep(buildSweepSpec(runOptions(['--scenario', 'seed-calibrated', '--steps', String(steps), '--repeat', '1', '--timeout', 'off', '--max-cost', 'off'])))[0]!;
+  return expandSweep(buildSweepSpec(runOptions({ scenario: 'seed-calibrated', steps: String(steps), repeat: '1', timeout: 'off', maxCost: 'off' })))[0]!;
 }
 
 const run = (p: RunPlan, counter = new TokenCounter()) =>

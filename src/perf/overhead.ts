@@ -1,9 +1,9 @@
 // Target 1: metering overhead. A simulated sweep should cost little more than tokenizing its new
 // text once: the sweep's total time is compared with the time to tokenize every message it
 // created, once each, with the same tokenizer, in the same process.
-import type { AssistantMessage, ChatMessage, ToolSpec } from '../models/chat.ts';
+import type { AssistantMessage, ChatMessage, ToolSpec } from '../contracts/chat.ts';
 import { answerInputTokens, completionTokens, messageTokensUncached, TokenCounter, toolsTokensUncached } from '../meter/tokens.ts';
-import { cpuMsSince, timeSweep, type SweepTiming } from './sweep.ts';
+import { cpuMsSince, timeSweep, type SweepFlags, type SweepTiming } from './sweep.ts';
 
 type Tokenized = { kind: 'message'; m: ChatMessage } | { kind: 'answer'; m: AssistantMessage } | { kind: 'tools'; tools: ToolSpec[] };
 
@@ -91,7 +91,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
  * text. The ratio is the median of the pairs' ratios: a pair runs back to back, so a slow spell of
  * a shared machine slows both halves of it, where comparing separate medians would not cancel it.
  */
-export async function measureOverhead(args: string[], rounds = 5): Promise<OverheadResult> {
+export async function measureOverhead(args: SweepFlags, rounds = 5): Promise<OverheadResult> {
   const recorder = new RecordingCounter();
   await timeSweep(args, recorder);
   const sweeps: SweepTiming[] = [];

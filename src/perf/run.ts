@@ -3,7 +3,8 @@ import { CONCURRENCY_TARGET, concurrencyBench, type ConcurrencyBenchResult } fro
 import { measureLinearity, type LinearityResult } from './linear.ts';
 import { runMicro, type MicroResult } from './micro.ts';
 import { measureOverhead, type OverheadResult } from './overhead.ts';
-import { measureScale, scaleArgs, sweepArgs, type ScaleResult } from './scale.ts';
+import { measureScale, scaleArgs, sweepFlags, type ScaleResult } from './scale.ts';
+import { argvOf } from './sweep.ts';
 import { concurrencyRow, formatMicro, formatTargets, linearRow, overheadRow, scaleRows, type TargetRow } from './table.ts';
 
 export interface PerfSizes {
@@ -31,8 +32,8 @@ export async function runPerf(parts: ReadonlySet<string>, sizes: PerfSizes, log:
     out.micro = await runMicro(sizes.microMs);
   }
   if (parts.has('overhead')) {
-    log(`metering overhead: bench ${sweepArgs(sizes.overheadRepeat).join(' ')}, in process…`);
-    out.overhead = await measureOverhead(sweepArgs(sizes.overheadRepeat));
+    log(`metering overhead: bench ${argvOf(sweepFlags(sizes.overheadRepeat)).join(' ')}, in process…`);
+    out.overhead = await measureOverhead(sweepFlags(sizes.overheadRepeat));
     out.targets.push(overheadRow(out.overhead));
   }
   if (parts.has('linear')) {

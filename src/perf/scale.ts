@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { runBenchChild, type ChildRun } from './child.ts';
-import { recordedTotals, tempDir } from './sweep.ts';
+import { argvOf, recordedTotals, tempDir, type SweepFlags } from './sweep.ts';
 
 export interface ScaleResult {
   command: string;
@@ -16,8 +16,8 @@ export interface ScaleResult {
 }
 
 /** The scale sweep's flags (the overhead sweep is the same, smaller and in process). */
-export const sweepArgs = (repeat: number) => ['--scenario', 'seed-calibrated', '--steps', '10..100:10', '--repeat', String(repeat), '--no-transcripts', '-q'];
-export const scaleArgs = (repeat: number, out: string) => [...sweepArgs(repeat), '--out', out];
+export const sweepFlags = (repeat: number): SweepFlags => ({ scenario: 'seed-calibrated', steps: '10..100:10', repeat: String(repeat) });
+export const scaleArgs = (repeat: number, out: string) => [...argvOf(sweepFlags(repeat)), '--no-transcripts', '-q', '--out', out];
 
 export async function measureScale(repeat: number): Promise<ScaleResult> {
   const dir = tempDir();

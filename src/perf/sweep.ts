@@ -3,14 +3,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Command } from 'commander';
-import { addRunOptions, buildSweepSpec, type RunOptions } from '../cli/run.ts';
-import { addStartOptions, type StartOptions } from '../cli/start-sweep.ts';
+import { buildSweepSpec, type RunOptions, type StartOptions } from '../runner/plan.ts';
+import { RUN_DEFAULTS } from '../runner/run-defaults.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
 import { expandSweep } from '../runner/sweep.ts';
-import { readJsonlLines } from '../runner/jsonl.ts';
-import type { RunRecord } from '../runner/records.ts';
-import { resultFile } from '../runner/results-dir.ts';
+import { readJsonlLines } from '../results/jsonl.ts';
+import type { RunRecord } from '../contracts/records.ts';
+import { resultFile } from '../results/results-dir.ts';
 import { executeSweep } from '../runner/sweep-runner.ts';
 
 export interface SweepTiming {
@@ -23,11 +22,16 @@ export interface SweepTiming {
   calls: number;
 }
 
-/** Parses `bench run` flags (defaults included) into run options. */
-export function runOptions(args: string[]): RunOptions & StartOptions {
-  const cmd = addStartOptions(addRunOptions(new Command())).exitOverride();
-  cmd.parse(args, { from: 'user' });
-  return cmd.opts<RunOptions & StartOptions>();
+/** The options of a `bench run` sweep: values as the flags spell them (camelCase keys), over the defaults. */
+export type SweepFlags = Partial<RunOptions>;
+
+export function runOptions(flags: SweepFlags): RunOptions & StartOptions {
+  return { ...RUN_DEFAULTS, transcripts: false, quiet: true, ...flags };
+}
+
+/** The command line that runs the same sweep: `{ maxCost: 'off' }` → `--max-cost off`. */
+export function argvOf(flags: SweepFlags): string[] {
+  return Object.entries(flags).flatMap(([key, value]) => [`--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, String(value)]);
 }
 
 /** Runs, steps and model calls recorded in a results directory's runs.jsonl (streamed). */
@@ -54,16 +58,16 @@ export function tempDir(): string {
 }
 
 /**
- * Runs the sweep `bench run ARGS --no-transcripts -q` would, in this process, into a temporary
+ * Runs the sweep `bench run FLAGS --no-transcripts -q` would, in this process, into a temporary
  * directory. Timed: the sweep from its start (meta.json) through every run, its metering and its
  * records, to the moment the runs are done. Not timed, and not done: reading the scenario files
  * and expanding the plan, and the reports, whose cost does not depend on metering and is measured
  * on its own (`bench report`, target 5).
  */
-export async function timeSweep(args: string[], counter?: TokenCounter): Promise<SweepTiming> {
+export async function timeSweep(flags: SweepFlags, counter?: TokenCounter): Promise<SweepTiming> {
   const dir = tempDir();
   try {
-    const options = runOptions(args);
+    const options = runOptions(flags);
     const spec = buildSweepSpec(options);
     const plans = expandSweep(spec);
     const start = performance.now();

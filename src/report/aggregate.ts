@@ -1,7 +1,7 @@
 // Per-configuration summary of run records: what a cost review reads first.
-import type { StopReason } from '../brakes/stop-reason.ts';
-import type { RunFacts, StepRecord } from '../runner/records.ts';
-import type { ConfigSettings } from '../runner/settings.ts';
+import type { StopReason } from '../contracts/stop-reason.ts';
+import type { RunFacts, StepRecord } from '../contracts/records.ts';
+import type { ConfigSettings } from '../contracts/settings.ts';
 import { groupBy } from './group.ts';
 import { spread, type Spread } from './stats.ts';
 

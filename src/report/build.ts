@@ -4,12 +4,12 @@
 // (load-runs.ts), its whole records read again only to write them out: memory stays low for large sweeps.
 import fs from 'node:fs';
 import path from 'node:path';
-import { readJsonlLines } from '../runner/jsonl.ts';
-import { readMeta } from '../runner/meta.ts';
-import type { RunFacts, RunRecord, StepRecord } from '../runner/records.ts';
-import type { Price } from '../runner/settings.ts';
-import { resultFile } from '../runner/results-dir.ts';
-import { writeFileAtomic } from '../runner/atomic.ts';
+import { readJsonlLines } from '../results/jsonl.ts';
+import { readMeta } from '../results/meta.ts';
+import type { RunFacts, RunRecord, StepRecord } from '../contracts/records.ts';
+import type { Price } from '../contracts/settings.ts';
+import { resultFile } from '../results/results-dir.ts';
+import { writeFileAtomic } from '../results/atomic.ts';
 import { writeCsvFile } from './csv-file.ts';
 import { naturalOrder, StepIndexAccumulator, summarizeConfigs, type ConfigSummary } from './aggregate.ts';
 import { buildCharts } from './charts.ts';

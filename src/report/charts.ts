@@ -5,8 +5,8 @@ import type { ConfigSummary, StepPoint } from './aggregate.ts';
 import type { QuadraticFit } from './fit.ts';
 import { predict } from './fit.ts';
 import { fitFormula } from './findings.ts';
-import type { RunFacts } from '../runner/records.ts';
-import { STOP_REASONS, type StopReason } from '../brakes/stop-reason.ts';
+import type { RunFacts } from '../contracts/records.ts';
+import { STOP_REASONS, type StopReason } from '../contracts/stop-reason.ts';
 import { groupByConfig, naturalOrder } from './aggregate.ts';
 import { box } from './stats.ts';
 

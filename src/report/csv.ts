@@ -3,9 +3,9 @@
 // `csvLine`, which writes exactly what csv-stringify writes for these rows (a test holds it to that)
 // at a fraction of its per-field cost.
 import { stringify } from 'csv-stringify/sync';
-import { STOP_REASONS } from '../brakes/stop-reason.ts';
-import type { RunRecord, StepRecord } from '../runner/records.ts';
-import type { ConfigSettings } from '../runner/settings.ts';
+import { STOP_REASONS } from '../contracts/stop-reason.ts';
+import type { RunRecord, StepRecord } from '../contracts/records.ts';
+import type { ConfigSettings } from '../contracts/settings.ts';
 import type { ConfigSummary, StepPoint } from './aggregate.ts';
 import type { QuadraticFit, StepLimitSaving, StepRatio } from './fit.ts';
 import type { RepricedConfig } from './reprice.ts';

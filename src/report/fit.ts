@@ -1,7 +1,7 @@
 // The quadratic finding, computed from the records: cumulative input tokens after N steps ≈ a·N + b·N²
 // (each call re-sends the whole history, so call n costs ~ base + growth·n and the sum is quadratic).
-import type { StepRecord } from '../runner/records.ts';
-import { configKey } from '../runner/settings.ts';
+import type { StepRecord } from '../contracts/records.ts';
+import { configKey } from '../contracts/settings.ts';
 import type { ConfigSummary } from './aggregate.ts';
 import { groupBy } from './group.ts';
 

@@ -1,8 +1,8 @@
 // The reflection and context reports, computed once from the runs and the per-step aggregates:
 // stability.csv and pass-hat-k.csv when reflection was used, context.csv when a strategy other
 // than full context was swept, their charts, findings and tables. Pure: build.ts writes the files.
-import type { RunFacts } from '../runner/records.ts';
-import { REFLECTIONS, type Reflection } from '../runner/settings.ts';
+import type { RunFacts } from '../contracts/records.ts';
+import { REFLECTIONS, type Reflection } from '../contracts/settings.ts';
 import type { StepPoint } from './aggregate.ts';
 import type { ChartSpec } from './charts.ts';
 import { contextRows, type ContextRow } from './context-savings.ts';

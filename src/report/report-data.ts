@@ -6,8 +6,8 @@ import type { RepricedConfig } from './reprice.ts';
 import type { VolumeProjection } from './volume.ts';
 import type { ConstraintRow, RoleRow, RoundRow } from './taskqueue.ts';
 import type { LoopReports } from './loop-reports.ts';
-import type { Meta } from '../runner/meta.ts';
-import type { RunFacts, RunRecord } from '../runner/records.ts';
+import type { Meta } from '../results/meta.ts';
+import type { RunFacts, RunRecord } from '../contracts/records.ts';
 
 export interface RenderedChart extends Omit<ChartSpec, 'spec'> {
   svg: string;

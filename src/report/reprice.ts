@@ -2,8 +2,8 @@
 // prompt caching, so a review can ask "what would this loop cost on model X" for free.
 import { callCost } from '../meter/pricing.ts';
 import { billableCachedTokens } from '../meter/prompt-cache.ts';
-import type { RunFacts, StepRecord } from '../runner/records.ts';
-import type { Price } from '../runner/settings.ts';
+import type { RunFacts, StepRecord } from '../contracts/records.ts';
+import type { Price } from '../contracts/settings.ts';
 import { groupBy } from './group.ts';
 
 /**

@@ -1,9 +1,8 @@
 // What reflection costs and what it buys, per configuration, across --repeat N runs: success share,
 // pass^k (τ-bench: all k of k trials succeed), how often reflection turned a right first answer
 // wrong and a wrong one right, and tokens and cost against the same configuration without reflection.
-import type { ReflectionRecord } from '../agents/reflection.ts';
-import type { RunFacts } from '../runner/records.ts';
-import { configKey, type ConfigSettings } from '../runner/settings.ts';
+import type { ReflectionRecord, RunFacts } from '../contracts/records.ts';
+import { configKey, type ConfigSettings } from '../contracts/settings.ts';
 import { groupByConfig } from './aggregate.ts';
 import { mean } from './stats.ts';
 

@@ -5,7 +5,7 @@ import type { QuadraticFit, StepLimitSaving, StepRatio } from './fit.ts';
 import { int, pct, times, usd } from './format.ts';
 import type { RepricedConfig } from './reprice.ts';
 import type { VolumeProjection } from './volume.ts';
-import type { RunRecord } from '../runner/records.ts';
+import type { RunRecord } from '../contracts/records.ts';
 import { distinct } from './report-data.ts';
 
 export interface Table {

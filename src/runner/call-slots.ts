@@ -5,7 +5,9 @@
 // 16 slots cannot finish before 7 waves × 2 s = 14 s, 89% of the ideal 12.5 s).
 // First come, first served: every open run advances at the same pace and none waits forever.
 
-export class CallSlots {
+import type { CallSlotPool } from '../contracts/call-slots.ts';
+
+export class CallSlots implements CallSlotPool {
   private free: number;
   private readonly waiting: Array<() => void> = [];
 

@@ -4,14 +4,14 @@
 // directory ends up as an uninterrupted sweep would have left it.
 import fs from 'node:fs';
 import { z } from 'zod';
-import { UsageError } from '../cli/errors.ts';
+import { UsageError } from '../contracts/errors.ts';
 import { validateModelSpec, type ModelTransport } from '../models/factory.ts';
 import { resolveScenarios } from '../scenario/loader.ts';
 import { formatZodError } from '../scenario/yaml-file.ts';
-import { filterJsonl } from './jsonl.ts';
-import type { Meta } from './meta.ts';
-import type { RunRecord, StepRecord } from './records.ts';
-import { resultFile } from './results-dir.ts';
+import { filterJsonl } from '../results/jsonl.ts';
+import type { Meta } from '../results/meta.ts';
+import type { RunRecord, StepRecord } from '../contracts/records.ts';
+import { resultFile } from '../results/results-dir.ts';
 import { expandSweep, type RunPlan, type SweepSpec } from './sweep.ts';
 
 const Limit = z.array(z.number().nullable());

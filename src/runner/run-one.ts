@@ -8,14 +8,14 @@ import { runTaskqueue } from '../agents/taskqueue.ts';
 import { withReflection } from '../agents/reflection.ts';
 import { brakesFor } from '../brakes/index.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
-import type { ChatModel, Role } from '../models/chat.ts';
+import type { ChatModel, Role } from '../contracts/chat.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import { createModel, type ModelTransport } from '../models/factory.ts';
 import { checkAnswer } from '../scenario/check.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { CallSlots } from './call-slots.ts';
-import { VirtualClock, WallClock } from './clock.ts';
-import type { RunRecord, StepRecord } from './records.ts';
+import { VirtualClock, WallClock } from '../contracts/clock.ts';
+import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import type { RunPlan } from './sweep.ts';
 
 export interface RunDeps {

@@ -1,12 +1,8 @@
 // `--shard i/n`: a deterministic slice of the planned runs, so a sweep too big for one machine runs
 // on a CI matrix and `bench merge` puts the pieces back together.
-import { UsageError } from '../cli/errors.ts';
+import { UsageError } from '../contracts/errors.ts';
+import type { Shard } from '../contracts/sweep-state.ts';
 
-export interface Shard {
-  /** 1-based, as CI matrices count. */
-  index: number;
-  count: number;
-}
 
 export function parseShard(text: string, flag = '--shard'): Shard {
   const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);

@@ -3,6 +3,8 @@
 // back what it did not spend when it ends: so the total can never cross the cap, even with runs in
 // flight at once. Once a run does not fit, no further run starts.
 
+import type { SpendState } from '../contracts/sweep-state.ts';
+
 export class SpendLimiter {
   private spent = 0;
   private reserved = 0;
@@ -47,10 +49,3 @@ export class SpendLimiter {
   }
 }
 
-export interface SpendState {
-  cap_usd: number;
-  spent_usd: number;
-  /** True once a run was refused: the sweep is incomplete. */
-  stopped: boolean;
-  runs_skipped: number;
-}

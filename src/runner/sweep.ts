@@ -1,30 +1,9 @@
 // A Sweep = scenarios × settings grid × repeats. Expansion is pure and deterministic, so shards,
 // resume and merge all see the same run ids.
-import { hash32 } from '../models/sim/rng.ts';
+import { hash32 } from '../contracts/hash.ts';
 import type { Scenario } from '../scenario/schema.ts';
-import type { Limits, Price, Reflection, Settings } from './settings.ts';
+import type { Fixed, Grid, Limits, Price, Reflection, Settings } from '../contracts/settings.ts';
 
-/** Every dimension a sweep can vary; each holds the values to sweep. */
-export interface Grid {
-  model: string[];
-  max_steps: Array<number | null>;
-  max_cost_usd: Array<number | null>;
-  timeout_s: Array<number | null>;
-  max_repeat: Array<number | null>;
-  max_tokens: Array<number | null>;
-  max_calls: Array<number | null>;
-  max_rounds: Array<number | null>;
-  reflection: Reflection[];
-  context: string[];
-  /** Agent-specific dimensions (task queue: queue_cap, dedup, ...). */
-  agent: Record<string, Array<string | number | boolean | null>>;
-}
-
-/** Settings the sweep does not vary. */
-export type Fixed = Pick<Settings, 'price' | 'prompt_cache' | 'max_output_tokens' | 'max_reflections' | 'role_models'> & {
-  /** Prices of the per-role model specs that have their own entry in the pricing table. */
-  model_prices?: Record<string, Price>;
-};
 
 /** A scenario's own per-role models, overridden by the sweep's; each role priced by its model when known. */
 function roleSettings(scenario: Scenario, fixed: Fixed): Pick<Settings, 'role_models' | 'role_prices'> {

@@ -1,8 +1,8 @@
 // A run's transcript: every message sent and received, exactly as billed. Messages are stored
 // once and each call lists the indices it sent, so a 100-step run's file stays linear in size.
 import type { CallLog } from '../agents/caller.ts';
-import type { ChatMessage } from '../models/chat.ts';
-import type { RunRecord } from './records.ts';
+import type { ChatMessage } from '../contracts/chat.ts';
+import type { RunRecord } from '../contracts/records.ts';
 
 export interface Transcript {
   run_id: string;

@@ -1,5 +1,5 @@
 // Parsing sweep values from flags: lists (`12,30`), ranges (`5..30:5`) and `off`.
-import { UsageError } from '../cli/errors.ts';
+import { UsageError } from '../contracts/errors.ts';
 
 export interface NumberRule {
   flag: string;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { UsageError } from '../cli/errors.ts';
-import { scenariosDir } from '../paths.ts';
+import { UsageError } from '../contracts/errors.ts';
+import { scenariosDir } from '../contracts/paths.ts';
 import { loadYamlFile } from './yaml-file.ts';
 import { ScenarioSchema, type Scenario } from './schema.ts';
 

@@ -1,7 +1,7 @@
 // A scenario is a fixed goal the harness replays: prompt, tools, how the answer is checked, and the
 // simulated profile that stands in for a model by default.
 import { z } from 'zod';
-import { Dist } from '../models/sim/profile.ts';
+import { Dist } from '../contracts/dist.ts';
 
 const Id = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes');
 

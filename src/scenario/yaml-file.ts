@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { parseDocument } from 'yaml';
 import type { z } from 'zod';
-import { UsageError } from '../cli/errors.ts';
+import { UsageError } from '../contracts/errors.ts';
 
 /** Where in the file a zod issue points, e.g. `limits.max_steps` or `tools[1].name`. */
 export function issuePath(p: readonly PropertyKey[]): string {

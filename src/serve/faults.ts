@@ -1,6 +1,6 @@
 // Provider faults `bench serve` can inject, so an agent's (or loopbench's own) handling of a bad
 // provider can be tested without one. Each is what real providers do now and then.
-import { UsageError } from '../cli/errors.ts';
+import { UsageError } from '../contracts/errors.ts';
 import type { Completion } from './protocol.ts';
 
 export const FAULTS = {

@@ -1,7 +1,7 @@
 // The OpenAI chat-completions wire format as `bench serve` reads and writes it: request validation
 // (with errors in OpenAI's format), the completion object, and its streamed chunks. Pure: no I/O.
 import { z } from 'zod';
-import type { AssistantMessage, ChatMessage, ChatRequest, ToolSpec, Usage } from '../models/chat.ts';
+import type { AssistantMessage, ChatMessage, ChatRequest, ToolSpec, Usage } from '../contracts/chat.ts';
 import { issuePath } from '../scenario/yaml-file.ts';
 
 /** Text, or an array of content parts of which only text parts are read. */

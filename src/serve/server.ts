@@ -5,13 +5,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { UsageError } from '../cli/errors.ts';
+import { UsageError } from '../contracts/errors.ts';
 import { PrefixCache } from '../meter/prefix-cache.ts';
 import { TokenCounter } from '../meter/tokens.ts';
-import { ModelError } from '../models/chat.ts';
-import { listProfiles, loadProfile, type Profile } from '../models/sim/profile.ts';
-import { SimModel } from '../models/sim/sim-model.ts';
-import { JsonlWriter } from '../runner/jsonl.ts';
+import { ModelError } from '../contracts/chat.ts';
+import { listProfiles, loadProfile, type Profile } from '../sim/profile.ts';
+import { SimModel } from '../sim/sim-model.ts';
+import { JsonlWriter } from '../results/jsonl.ts';
 import { pickFault, spoil, type Fault } from './faults.ts';
 import { apiError, completion, parseCompletionRequest, streamChunks, type ApiError, type Completion } from './protocol.ts';
 

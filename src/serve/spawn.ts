@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT } from '../paths.ts';
+import { ROOT } from '../contracts/paths.ts';
 
 /** `bench serve` in its own process on a free port, as a user runs it (and on its own core). */
 export async function spawnServe(args: string[]): Promise<{ url: string; close(): Promise<void> }> {

@@ -3,14 +3,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildSweepSpec, type RunOptions } from '../cli/run.ts';
-import { RUN_DEFAULTS } from '../cli/run-defaults.ts';
-import type { StartOptions } from '../cli/start-sweep.ts';
-import { transportFrom, type TransportFlags } from '../cli/model-options.ts';
+import { buildSweepSpec, type RunOptions, type StartOptions } from '../runner/plan.ts';
+import { RUN_DEFAULTS } from '../runner/run-defaults.ts';
+import { transportFrom, type TransportFlags } from '../runner/transport.ts';
 import type { ModelTransport } from '../models/factory.ts';
-import { readJsonl } from '../runner/jsonl.ts';
-import type { RunRecord, StepRecord } from '../runner/records.ts';
-import { resultFile } from '../runner/results-dir.ts';
+import { readJsonl } from '../results/jsonl.ts';
+import type { RunRecord, StepRecord } from '../contracts/records.ts';
+import { resultFile } from '../results/results-dir.ts';
 import { expandSweep } from '../runner/sweep.ts';
 import { executeSweep } from '../runner/sweep-runner.ts';
 

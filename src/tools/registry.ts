@@ -1,8 +1,8 @@
 import type { ToolDecl } from '../scenario/schema.ts';
-import type { ToolSpec } from '../models/chat.ts';
+import type { ToolSpec } from '../contracts/chat.ts';
 import { runPythonTool } from './run-python.ts';
-import { scriptedTool } from './scripted.ts';
-import type { Tool } from './tool.ts';
+import { scriptedTool } from '../sim/scripted.ts';
+import type { Tool } from '../contracts/tool.ts';
 
 /** The tools a scenario declares, by name, and their specs as sent to the model (built once). */
 export class ToolRegistry {

@@ -2,7 +2,7 @@
 // limit, scrubbed environment, fresh temporary working directory); returns the tail of its output.
 import { execFileSync } from 'node:child_process';
 import { runSandboxed, type SandboxLimits } from './python-sandbox.ts';
-import type { Tool } from './tool.ts';
+import type { Tool } from '../contracts/tool.ts';
 import { scrubbedEnv } from './scrub-env.ts';
 
 export interface RunPythonOptions extends SandboxLimits {

@@ -2,7 +2,7 @@
 // the in-process table test and the closing list in the report.
 import fs from 'node:fs';
 import path from 'node:path';
-import { listProfiles } from '../../src/models/sim/profile.ts';
+import { listProfiles } from '../../src/sim/profile.ts';
 import { listScenarioFiles } from '../../src/scenario/loader.ts';
 import { ROOT } from './cli.ts';
 

@@ -1,8 +1,8 @@
 // Synthetic records for report tests: runs whose per-call input grows linearly, as a full-history loop does.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { RunRecord, StepRecord } from '../../src/runner/records.ts';
-import { SEED_LIMITS, type Settings } from '../../src/runner/settings.ts';
+import type { RunRecord, StepRecord } from '../../src/contracts/records.ts';
+import { SEED_LIMITS, type Settings } from '../../src/contracts/settings.ts';
 
 export const PRICE = { model: 'gpt-4o-mini', input_per_1m: 0.15, cached_input_per_1m: 0.075, output_per_1m: 0.6 };
 

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { TokenCounter } from '../../src/meter/tokens.ts';
-import type { Reflection } from '../../src/runner/settings.ts';
+import type { Reflection } from '../../src/contracts/settings.ts';
 import { gridOf, runPlans, specOf, type Ran } from '../helpers.ts';
 
 export interface OneRunOptions {

@@ -1,8 +1,8 @@
 // The queue constraints, each switchable so its effect can be measured: goal anchoring and
 // de-duplication when tasks are created, the cap after prioritization. Pure functions; every
 // decision they make is returned as an event for the run's log.
-import type { CreatedTask } from './format.ts';
-import { listItems } from './format.ts';
+import type { CreatedTask } from '../../contracts/taskqueue-format.ts';
+import { listItems } from '../../contracts/taskqueue-format.ts';
 import { closest } from './similarity.ts';
 
 export type QueueEvent =

@@ -1,5 +1,5 @@
 // The task queue's knobs, read from Settings.agent (where sweeps vary them and records keep them).
-import type { Settings } from '../../runner/settings.ts';
+import type { Settings } from '../../contracts/settings.ts';
 
 export interface TaskqueueOptions {
   /** Keep the top N tasks after prioritization (null: no cap). */

@@ -1,8 +1,8 @@
 // The four roles' requests. Each role's system prompt comes from the scenario and names the role
 // (the `name` field), the data follows in `## Section` blocks.
-import type { ChatMessage } from '../../models/chat.ts';
+import type { ChatMessage } from '../../contracts/chat.ts';
 import type { TaskqueueRole, TaskqueueScenario } from '../../scenario/schema.ts';
-import { bulletList, numberedList, writeSections } from './format.ts';
+import { bulletList, numberedList, writeSections } from '../../contracts/taskqueue-format.ts';
 import type { QueueState, ResultEntry } from './state.ts';
 
 const entry = (r: ResultEntry) => `- [round ${r.round}] ${r.task}: ${r.result}`;

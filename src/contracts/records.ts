@@ -1,5 +1,5 @@
-import type { Role } from '../models/chat.ts';
-import type { StopReason } from '../brakes/stop-reason.ts';
+import type { Role } from './chat.ts';
+import type { StopReason } from './stop-reason.ts';
 import type { ConfigSettings, Settings } from './settings.ts';
 
 /** One line of steps.jsonl: one model call. */
@@ -64,3 +64,19 @@ export type RunFacts = Omit<RunRecord, 'stop_detail' | 'answer' | 'started_at' |
   /** The configuration's settings: without the per-run seed and repeat, so runs can share one object. */
   settings: ConfigSettings;
 };
+
+/** What RunRecord.extra.reflection holds: the stability report's raw material. */
+export interface ReflectionRecord {
+  mode: string;
+  /** Critiques of answers, and of steps (every-step only). */
+  critiques: number;
+  step_critiques: number;
+  /** Answers sent back by the critic. */
+  reopens: number;
+  /** Critiques without an APPROVE/REVISE verdict (taken as approval). */
+  unparsed: number;
+  /** An answer was accepted unreviewed because max_reflections reopens had been used. */
+  max_reached: boolean;
+  /** Whether each successive answer passed the scenario's check (null: no check). */
+  answers: Array<boolean | null>;
+}

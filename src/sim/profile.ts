@@ -2,14 +2,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { UsageError } from '../../cli/errors.ts';
-import { dataPath } from '../../paths.ts';
-import { loadYamlFile } from '../../scenario/yaml-file.ts';
+import { UsageError } from '../contracts/errors.ts';
+import { dataPath } from '../contracts/paths.ts';
+import { loadYamlFile } from '../scenario/yaml-file.ts';
 import { CriticProfile } from './critic-profile.ts';
-import { Dist } from './dist.ts';
+import { Dist } from '../contracts/dist.ts';
 import { TaskqueueProfile } from './taskqueue-profile.ts';
 
-export { Dist } from './dist.ts';
+export { Dist } from '../contracts/dist.ts';
 
 const StepsToDone = z.union([
   z.object({ fixed: z.number().int().positive() }).strict(),

@@ -1,7 +1,7 @@
 // How the sim plays the ReAct role: a numbered thought and one tool call per step, then the answer.
 // After a critic's REVISE it takes the profile's revision actions and answers again, right or
 // wrong as the critique's objection dictates (see critic.ts).
-import type { ChatMessage, ChatRequest } from '../chat.ts';
+import type { ChatMessage, ChatRequest } from '../contracts/chat.ts';
 import { cyclic, decide, draw, fillArgs, type Decision } from './behaviour.ts';
 import { answerText, pendingRevision } from './critic.ts';
 import type { Profile } from './profile.ts';

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../chat.ts';
+import type { ChatMessage } from '../contracts/chat.ts';
 
 const STEP_MARK = /^(?:Thought|Answer) (\d+):/;
 

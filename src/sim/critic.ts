@@ -2,7 +2,7 @@
 // do to the agent's next answer. Stateless like every sim role: the verdict is a pure function of
 // the profile, the seed and the conversation (which answer is under review, and whether it is the
 // profile's wrong answer), so it is the same in process and behind `bench serve`.
-import type { AssistantMessage, ChatMessage, ChatRequest } from '../chat.ts';
+import type { AssistantMessage, ChatMessage, ChatRequest } from '../contracts/chat.ts';
 import { draw } from './behaviour.ts';
 import type { Profile } from './profile.ts';
 import { rng, type Rng } from './rng.ts';

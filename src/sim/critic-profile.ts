@@ -1,7 +1,7 @@
 // How a simulated model plays the critic (role `reflect`) of an outer reflection loop: data in a
 // profile's `critic:` section. Success is still measured by the scenario's check, never assumed.
 import { z } from 'zod';
-import { Dist } from './dist.ts';
+import { Dist } from '../contracts/dist.ts';
 
 const Rate = z.number().min(0).max(1);
 const Texts = (first: string) => z.array(z.string().min(1)).min(1).default([first]);

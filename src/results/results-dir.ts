@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT } from '../paths.ts';
+import { ROOT } from '../contracts/paths.ts';
 
 export const FILES = {
   meta: 'meta.json',

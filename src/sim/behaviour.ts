@@ -1,7 +1,7 @@
 // What a simulated model does at a given step: a pure function of its profile, the step and the
 // run's draw of how many steps it needs. No state: the step comes from the conversation itself.
 import type { ActionTemplate, Dist, Profile, StepsToDone } from './profile.ts';
-import { ModelError } from '../chat.ts';
+import { ModelError } from '../contracts/chat.ts';
 import { normal, rng, type Rng } from './rng.ts';
 
 export type Decision = { kind: 'action'; template: ActionTemplate; n: number } | { kind: 'answer' };

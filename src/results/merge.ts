@@ -2,7 +2,7 @@
 // machine, so `bench report` and `bench check --from` read it like any other.
 import fs from 'node:fs';
 import path from 'node:path';
-import { UsageError } from '../cli/errors.ts';
+import { UsageError } from '../contracts/errors.ts';
 import { writeJsonAtomic } from './atomic.ts';
 import { JsonlWriter, readJsonlLines } from './jsonl.ts';
 import { readMeta, type Meta } from './meta.ts';

@@ -1,6 +1,6 @@
 // How a simulated model plays the task queue's roles: data in a profile's `taskqueue:` section.
 import { z } from 'zod';
-import { Dist } from './dist.ts';
+import { Dist } from '../contracts/dist.ts';
 
 const Rate = z.number().min(0).max(1);
 const Count = z.number().int().nonnegative();

@@ -1,12 +1,12 @@
 // A scripted tool: returns canned text of a given size, deterministic in its arguments, so a
 // scenario can model "a search returns a 450-token page" without any network.
-import { canonicalJson } from '../brakes/fingerprint.ts';
-import { draw } from '../models/sim/behaviour.ts';
-import type { Dist } from '../models/sim/profile.ts';
-import { rng } from '../models/sim/rng.ts';
-import { words } from '../models/sim/text.ts';
-import type { ToolSpec } from '../models/chat.ts';
-import type { Tool } from './tool.ts';
+import { canonicalJson } from '../contracts/fingerprint.ts';
+import { draw } from './behaviour.ts';
+import type { Dist } from './profile.ts';
+import { rng } from './rng.ts';
+import { words } from './text.ts';
+import type { ToolSpec } from '../contracts/chat.ts';
+import type { Tool } from '../contracts/tool.ts';
 
 export interface ScriptedToolOptions {
   spec: ToolSpec;

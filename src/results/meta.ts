@@ -1,10 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT } from '../paths.ts';
-import type { Shard } from './shard.ts';
-import type { SpendState } from './spend-limiter.ts';
-import type { Grid, Fixed } from './sweep.ts';
+import { ROOT } from '../contracts/paths.ts';
+import type { Shard, SpendState } from '../contracts/sweep-state.ts';
+import type { Grid, Fixed } from '../contracts/settings.ts';
 
 export interface Meta {
   tool: 'loopbench';

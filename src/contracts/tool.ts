@@ -1,4 +1,4 @@
-import type { ToolSpec } from '../models/chat.ts';
+import type { ToolSpec } from './chat.ts';
 
 /** A tool the agent may call. `run` returns the observation text (errors included: it never throws for bad input). */
 export interface Tool {

@@ -1,6 +1,6 @@
 // Settings: everything a sweep varies for one run. Serialised whole into every record,
 // so any row can be re-run alone (`bench --scenario X` with the same flags and seed).
-import type { Role } from '../models/chat.ts';
+import type { Role } from './chat.ts';
 
 export interface Price {
   /** Pricing-table entry these rates came from, or `custom`. */
@@ -68,3 +68,25 @@ export function configKey(s: ConfigSettings): string {
   const { seed: _seed, repeat: _repeat, ...rest } = s as Partial<Settings> & ConfigSettings;
   return JSON.stringify(rest);
 }
+
+/** Every dimension a sweep can vary; each holds the values to sweep. */
+export interface Grid {
+  model: string[];
+  max_steps: Array<number | null>;
+  max_cost_usd: Array<number | null>;
+  timeout_s: Array<number | null>;
+  max_repeat: Array<number | null>;
+  max_tokens: Array<number | null>;
+  max_calls: Array<number | null>;
+  max_rounds: Array<number | null>;
+  reflection: Reflection[];
+  context: string[];
+  /** Agent-specific dimensions (task queue: queue_cap, dedup, ...). */
+  agent: Record<string, Array<string | number | boolean | null>>;
+}
+
+/** Settings the sweep does not vary. */
+export type Fixed = Pick<Settings, 'price' | 'prompt_cache' | 'max_output_tokens' | 'max_reflections' | 'role_models'> & {
+  /** Prices of the per-role model specs that have their own entry in the pricing table. */
+  model_prices?: Record<string, Price>;
+};

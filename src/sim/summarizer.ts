@@ -1,8 +1,8 @@
 // How the sim plays the summarizer of a context strategy (role `summarize`): a paragraph of real
 // text, its length drawn per summary, deterministic in the seed and the steps it folds.
-import type { ChatRequest } from '../chat.ts';
+import type { ChatRequest } from '../contracts/chat.ts';
 import { draw } from './behaviour.ts';
-import type { Dist } from './dist.ts';
+import type { Dist } from '../contracts/dist.ts';
 import type { Profile } from './profile.ts';
 import { rng } from './rng.ts';
 import type { SimAnswer } from './sim-model.ts';

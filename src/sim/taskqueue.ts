@@ -1,8 +1,8 @@
 // How the sim plays the task queue's roles. Each writer is a pure function of the profile, the seed
 // and the request's content (the `## Section` blocks the agent writes), so it behaves the same in
 // process and behind `bench serve`.
-import { listItems, numberedList, readSections, formatCreated, type CreatedTask, type Sections } from '../../agents/queue/format.ts';
-import { ModelError, type ChatRequest } from '../chat.ts';
+import { listItems, numberedList, readSections, formatCreated, type CreatedTask, type Sections } from '../contracts/taskqueue-format.ts';
+import { ModelError, type ChatRequest } from '../contracts/chat.ts';
 import { draw } from './behaviour.ts';
 import type { Profile } from './profile.ts';
 import { hash32, rng, type Rng } from './rng.ts';

@@ -1,8 +1,8 @@
 // A simulated model: writes real text and real JSON tool calls, deterministic per seed, and bills
 // its usage with the real tokenizer and chat-format overheads, as a provider would.
-import { ModelError, roleOf, type AssistantMessage, type CallContext, type ChatModel, type ChatRequest, type ChatResult, type Role } from '../chat.ts';
-import type { TokenCounter } from '../../meter/tokens.ts';
-import { PrefixCache } from '../../meter/prefix-cache.ts';
+import { ModelError, roleOf, type AssistantMessage, type CallContext, type ChatModel, type ChatRequest, type ChatResult, type Role } from '../contracts/chat.ts';
+import type { TokenCounter } from '../meter/tokens.ts';
+import { PrefixCache } from '../meter/prefix-cache.ts';
 import { writeAct } from './act.ts';
 import { writeCritic } from './critic.ts';
 import type { Profile } from './profile.ts';

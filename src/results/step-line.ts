@@ -1,5 +1,5 @@
-import type { StepRecord } from './records.ts';
-import type { Settings } from './settings.ts';
+import type { StepRecord } from '../contracts/records.ts';
+import type { Settings } from '../contracts/settings.ts';
 
 const settingsJson = new WeakMap<Settings, string>();
 

@@ -2,14 +2,7 @@
 // and a key (step, purpose), so a sim is stateless and gives the same answer in process and
 // behind `bench serve`.
 
-function hash32(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
+import { hash32 } from '../contracts/hash.ts';
 
 export type Rng = () => number;
 

@@ -2,7 +2,7 @@
 // every word in the vocabulary is one o200k_base token when preceded by a space, and the
 // pre-tokenizer never merges across a space, so n words (plus one token per full stop) are
 // n tokens. The meter still counts the result with the real tokenizer.
-import { o200k } from '../../meter/tokens.ts';
+import { o200k } from '../meter/tokens.ts';
 import { rng, type Rng } from './rng.ts';
 
 const CANDIDATES = `the agent loop step cost token model tool call result search page source check

@@ -1,0 +1,65 @@
+// The layers of src/ (README "Layout"): each folder imports only the folders listed for it, all of
+// them below it, so the folder graph is a DAG. Type-only imports count (tsPreCompilationDeps).
+// `npm run lint:deps` checks it; .ci/run fails on a break.
+
+/** Folder → the folders of ours it may import. Order is bottom to top. */
+const LAYERS = {
+  contracts: [],
+  scenario: ['contracts'],
+  results: ['contracts', 'scenario'],
+  meter: ['contracts', 'scenario'],
+  brakes: ['contracts'],
+  sim: ['contracts', 'scenario', 'meter'],
+  tools: ['contracts', 'scenario', 'sim'],
+  models: ['contracts', 'scenario', 'results', 'meter', 'sim'],
+  agents: ['contracts', 'scenario', 'meter', 'brakes', 'tools'],
+  report: ['contracts', 'results', 'meter'],
+  runner: ['contracts', 'scenario', 'results', 'meter', 'brakes', 'sim', 'tools', 'models', 'agents', 'report'],
+  gate: ['contracts', 'scenario', 'results', 'models', 'report', 'runner'],
+  serve: ['contracts', 'scenario', 'results', 'meter', 'sim', 'models', 'runner'],
+  perf: ['contracts', 'scenario', 'results', 'meter', 'brakes', 'tools', 'report', 'runner', 'serve'],
+};
+
+/** The command line sits on top of every other layer. */
+LAYERS.cli = Object.keys(LAYERS);
+
+const layerRules = Object.entries(LAYERS).map(([folder, allowed]) => ({
+  name: `layer-${folder}`,
+  comment: `src/${folder}/ may import only ${allowed.length ? allowed.map((f) => `src/${f}/`).join(', ') : 'nothing of ours'} (and itself)`,
+  severity: 'error',
+  from: { path: `^src/${folder}/` },
+  to: { path: '^src/', pathNot: `^src/(${[folder, ...allowed].join('|')})/` },
+}));
+
+module.exports = {
+  forbidden: [
+    ...layerRules,
+    {
+      name: 'no-cli-imports',
+      comment: 'the command line is the top: nothing imports it',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/cli/' },
+      to: { path: '^src/cli/' },
+    },
+    {
+      name: 'reports-read-results-only',
+      comment: 'reports and the results store read records, never the code that made them',
+      severity: 'error',
+      from: { path: '^src/(report|results)/' },
+      to: { path: '^src/(agents|models|brakes|tools|sim|runner)/' },
+    },
+    {
+      name: 'no-folder-outside-layers',
+      comment: 'every file of src/ lives in a layer folder listed in .dependency-cruiser.cjs',
+      severity: 'error',
+      from: { path: '^src/', pathNot: `^src/(${Object.keys(LAYERS).join('|')})/` },
+      to: {},
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], extensions: ['.ts', '.js', '.mjs', '.json'] },
+  },
+};

@@ -1,0 +1,38 @@
+// How non-simulated models are reached (base URL, timeout, retries, cassettes), from the transport flags.
+// None of this is a swept setting; the API key is read from the environment only.
+import { Cassette } from '../models/cassette.ts';
+import { API_KEY_VAR, DEFAULT_TRANSPORT, type ModelTransport } from '../models/factory.ts';
+import { parseOne } from './values.ts';
+import { UsageError } from '../contracts/errors.ts';
+
+export interface TransportFlags {
+  baseUrl?: string;
+  requestTimeout: string;
+  maxRetries: string;
+  record?: string;
+  replay?: string;
+}
+
+export function transportFrom(o: TransportFlags, env: NodeJS.ProcessEnv = process.env): ModelTransport {
+  if (o.record && o.replay) throw new UsageError('--record and --replay do not go together');
+  const baseURL = o.baseUrl ?? (env.OPENAI_BASE_URL || undefined);
+  if (baseURL !== undefined) checkUrl(baseURL, o.baseUrl !== undefined ? '--base-url' : 'OPENAI_BASE_URL');
+  return {
+    apiKey: env[API_KEY_VAR] || undefined,
+    baseURL,
+    timeoutMs: parseOne(o.requestTimeout, '--request-timeout', { min: 0.001, max: 3600 }) * 1000,
+    maxRetries: parseOne(o.maxRetries, '--max-retries', { integer: true, min: 0, max: 20 }),
+    record: o.record ? Cassette.open(o.record) : undefined,
+    replay: o.replay ? Cassette.load(o.replay) : undefined,
+  };
+}
+
+function checkUrl(text: string, flag: string): void {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`${flag}: '${text}' is not a URL (accepted: http://host:port/v1 or https://...)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${flag}: '${text}' is not http or https`);
+}

@@ -2,7 +2,7 @@
 // options) to a validated SweepSpec. Below the CLI, so the gate, `bench serve` and `bench perf` plan
 // sweeps without importing the command line.
 import { DEFAULT_PRICED_MODEL, loadPricing, priceFor, DEFAULT_PRICING_FILE, type PricingTable } from '../meter/pricing.ts';
-import { validateModelSpec, simProfileFor, DEFAULT_TRANSPORT, type ModelTransport } from '../models/factory.ts';
+import { isSimulated, pricedModelOf, validateModelSpec, simProfileFor, DEFAULT_TRANSPORT, type ModelTransport } from '../models/factory.ts';
 import { parseContextList } from '../agents/context-spec.ts';
 import { REFLECTIONS, type Price, type Grid } from '../contracts/settings.ts';
 import type { SweepSpec } from './sweep.ts';
@@ -64,8 +64,9 @@ function resolvePrice(o: RunOptions, models: string[], table: PricingTable): Pri
       cached_input_per_1m: o.priceCached === undefined ? input : one(o.priceCached, '--price-cached', { min: 0 }),
     };
   }
-  const openai = models.filter((m) => m.startsWith('openai:')).map((m) => m.slice('openai:'.length));
-  const priced = o.priceModel ?? (openai.length === 1 && models.length === 1 && table.models[openai[0]!] ? openai[0]! : DEFAULT_PRICED_MODEL);
+  // One swept model that names a priced model (openai:gpt-4o) is billed as that model unless --price-model says otherwise.
+  const named = models.length === 1 ? pricedModelOf(models[0]!) : undefined;
+  const priced = o.priceModel ?? (named && table.models[named] ? named : DEFAULT_PRICED_MODEL);
   return priceFor(table, priced, o.pricing ?? DEFAULT_PRICING_FILE);
 }
 
@@ -97,12 +98,12 @@ export function buildSweepSpec(o: RunOptions, transport: ModelTransport = DEFAUL
   const scenarios: Scenario[] = given ?? resolveScenarios((o.scenario ?? DEFAULT_SCENARIOS.join(',')).split(',').map((s) => s.trim()).filter(Boolean));
   if (scenarios.length === 0) throw new UsageError('--scenario: no scenario given');
   const grid = buildGrid(o, transport);
-  for (const s of scenarios) for (const m of grid.model) if (m.startsWith('sim') && !transport.replay) checkProfile(s, m, '--model');
+  for (const s of scenarios) for (const m of grid.model) if (isSimulated(m) && !transport.replay) checkProfile(s, m, '--model');
   const table = loadPricing(o.pricing ?? DEFAULT_PRICING_FILE);
   const price = resolvePrice(o, grid.model, table);
   grid.agent = taskqueueGrid(o, scenarios, price, table);
   const roleModels = parseRoleModels(o.roleModel, transport);
-  for (const s of scenarios) for (const m of Object.values(roleModels ?? {})) if (m.startsWith('sim')) checkProfile(s, m, '--role-model');
+  for (const s of scenarios) for (const m of Object.values(roleModels ?? {})) if (isSimulated(m)) checkProfile(s, m, '--role-model');
   const promptCache = parseChoiceList(o.promptCache, '--prompt-cache', ['on', 'off'] as const);
   if (promptCache.length !== 1) throw new UsageError('--prompt-cache: takes one value, on or off');
   return {

@@ -3,7 +3,7 @@
 // The flags themselves are declared in src/cli/taskqueue-options.ts.
 import { QueueState } from '../agents/queue/state.ts';
 import { contextWindow, priceFor, type PricingTable } from '../meter/pricing.ts';
-import { validateModelSpec, type ModelTransport } from '../models/factory.ts';
+import { pricedModelOf, validateModelSpec, type ModelTransport } from '../models/factory.ts';
 import type { Price, Grid } from '../contracts/settings.ts';
 import { parseChoiceList, parseNumberList } from './values.ts';
 import { TASKQUEUE_ROLES, type Scenario, type TaskqueueRole } from '../scenario/schema.ts';
@@ -89,7 +89,7 @@ export function parseRoleModels(text: string | undefined, transport?: ModelTrans
 export function modelPrices(specs: string[], table: PricingTable, file: string): Record<string, Price> {
   const out: Record<string, Price> = {};
   for (const spec of specs) {
-    const name = spec.startsWith('openai:') ? spec.slice('openai:'.length) : null;
+    const name = pricedModelOf(spec);
     if (name && table.models[name]) out[spec] = priceFor(table, name, file);
   }
   return out;

@@ -106,7 +106,7 @@ describe('buildReports on runs held lean', () => {
       const meta = { scenarios: ['seed-shaped', 'checked'], command: [], runs_planned: sweep.length, status: 'complete', repeat: 7, seed: 1, created_at: '2026-11-30T00:00:00Z', version: '0.1.0', git_commit: null };
       fs.writeFileSync(path.join(dir, 'meta.json'), JSON.stringify(meta));
       await buildReports(dir);
-      outputs.push(['summary.csv', 'repricing.csv', 'runs.csv', 'step_limit_savings.csv'].map((f) => fs.readFileSync(path.join(dir, f), 'utf8')).join('\n'));
+      outputs.push(['summary.csv', 'repricing.csv', 'runs.csv', 'step_limit_savings.csv', 'fit.csv', 'step_ratios.csv'].map((f) => fs.readFileSync(path.join(dir, f), 'utf8')).join('\n'));
     }
     expect(outputs[1]).toBe(outputs[0]);
     expect(outputs[2]).toBe(outputs[0]);

@@ -100,7 +100,9 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   inPlanOrder(runs, meta?.scenarios ?? []);
   const summary = summarizeConfigs(runs);
   const points = steps.points.points();
-  const fits = steps.fit.fits();
+  // Fits come in the order scenarios first appear in steps.jsonl (completion order): put them in plan order.
+  const rank = new Map([...new Set(runs.map((r) => r.scenario))].map((sc, i) => [sc, i]));
+  const fits = steps.fit.fits().sort((a, b) => (rank.get(a.scenario) ?? rank.size) - (rank.get(b.scenario) ?? rank.size));
   const ratios = ratioTable(summary, fits);
   const savings = stepLimitSavings(summary);
   const volumes = projectVolumes(summary, o.volumes ?? DEFAULT_VOLUMES);

@@ -14,6 +14,7 @@ const LAYERS = {
   models: ['contracts', 'scenario', 'results', 'meter', 'sim'],
   agents: ['contracts', 'scenario', 'meter', 'brakes', 'tools'],
   report: ['contracts', 'results', 'meter'],
+  trajectories: ['contracts', 'scenario', 'results', 'meter'],
   runner: ['contracts', 'scenario', 'results', 'meter', 'brakes', 'sim', 'tools', 'models', 'agents', 'report'],
   gate: ['contracts', 'scenario', 'results', 'models', 'report', 'runner'],
   serve: ['contracts', 'scenario', 'results', 'meter', 'sim', 'models', 'runner'],

@@ -9,6 +9,8 @@ import { registerPerf } from './perf.ts';
 import { registerServe } from './serve.ts';
 import { registerCheck } from './check.ts';
 import { registerMerge } from './merge.ts';
+import { registerImport } from './import.ts';
+import { registerExport } from './export.ts';
 
 export function buildProgram(): Command {
   const program = new Command('bench')
@@ -25,6 +27,8 @@ export function buildProgram(): Command {
   registerServe(program);
   registerCheck(program);
   registerMerge(program);
+  registerImport(program);
+  registerExport(program);
   return program;
 }
 

@@ -12,6 +12,8 @@ export const STOP_REASONS = [
   'queue_empty',
   'error',
   'interrupted',
+  /** A run imported from a trajectory that does not say why it ended (`bench import`). */
+  'imported',
 ] as const;
 
 export type StopReason = (typeof STOP_REASONS)[number];

@@ -205,6 +205,7 @@ const REASON_COLOUR: Record<StopReason, string> = {
   max_rounds: '#76b7b2',
   error: '#333333',
   interrupted: '#bab0ac',
+  imported: '#79706e',
 };
 
 function stopReasons(summary: readonly ConfigSummary[], order: string[]): ChartSpec {

@@ -36,6 +36,8 @@ export interface Meta {
   spend?: SpendState;
   /** Set by `bench merge`: the shard directories this one was merged from. */
   merged_from?: string[];
+  /** Set by `bench import`: the records come from trajectory files, not from a sweep. */
+  imported?: { format: string; files: number; skipped: number; notes: string[] };
 }
 
 function pkgVersion(name: string): string {

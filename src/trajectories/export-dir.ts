@@ -1,0 +1,48 @@
+// `bench export DIR --format atif`: every run of a results directory (a sweep, an agent-cmd run, an
+// import) as one ATIF trajectory file, named by its run id.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { RunRecord, StepRecord } from '../contracts/records.ts';
+import { writeJsonAtomic } from '../results/atomic.ts';
+import { readJsonlLines } from '../results/jsonl.ts';
+import { readMeta } from '../results/meta.ts';
+import { FILES, resultFile } from '../results/results-dir.ts';
+import { toAtif, type TranscriptView } from './to-atif.ts';
+
+/** A run id as a file name: the ids loopbench makes are safe already; imported ones may not be. */
+const fileName = (runId: string) => `${runId.replace(/[^A-Za-z0-9._=-]/g, '_')}.json`;
+
+function transcriptOf(dir: string, runId: string): TranscriptView | null {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dir, FILES.transcripts, `${runId}.json`), 'utf8')) as TranscriptView;
+  } catch {
+    return null;
+  }
+}
+
+/** Writes one trajectory per run into `out`; returns how many runs, and how many had a transcript. */
+export async function exportAtif(dir: string, out: string): Promise<{ runs: number; withTranscript: number }> {
+  // Step records are grouped by run first: steps.jsonl interleaves the runs of a concurrent sweep.
+  const steps = new Map<string, StepRecord[]>();
+  for await (const line of readJsonlLines(resultFile(dir, 'steps'))) {
+    if (!line.ok) continue;
+    const s = line.value as StepRecord;
+    let list = steps.get(s.run_id);
+    if (!list) steps.set(s.run_id, (list = []));
+    list.push(s);
+  }
+  const scenarios = readMeta(dir)?.scenarios ?? [];
+  fs.mkdirSync(out, { recursive: true });
+  let runs = 0;
+  let withTranscript = 0;
+  for await (const line of readJsonlLines(resultFile(dir, 'runs'))) {
+    if (!line.ok) continue;
+    const run = line.value as RunRecord;
+    const own = (steps.get(run.run_id) ?? []).sort((a, b) => a.call - b.call);
+    const transcript = transcriptOf(dir, run.run_id);
+    if (transcript) withTranscript++;
+    writeJsonAtomic(path.join(out, fileName(run.run_id)), toAtif(run, own, transcript, scenarios));
+    runs++;
+  }
+  return { runs, withTranscript };
+}

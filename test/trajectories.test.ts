@@ -1,0 +1,186 @@
+// `bench import` / `bench export`: ATIF trajectories in and out of results directories.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { RunRecord, StepRecord } from '../src/contracts/records.ts';
+import { AtifTrajectory } from '../src/trajectories/atif-schema.ts';
+import { fromAtif } from '../src/trajectories/from-atif.ts';
+import { splitFingerprint } from '../src/trajectories/fingerprint-parse.ts';
+import { fingerprint } from '../src/contracts/fingerprint.ts';
+import { benchInProcess, fixture } from './helpers/cli.ts';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-atif-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+const load = (rel: string) => AtifTrajectory.parse(JSON.parse(fs.readFileSync(fixture(`atif/${rel}`), 'utf8')));
+const jsonl = <T>(file: string): T[] => fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as T);
+const gpt4oMini = { model: 'gpt-4o-mini', input_per_1m: 0.15, cached_input_per_1m: 0.075, output_per_1m: 0.6 };
+
+describe('an ATIF trajectory as a run', () => {
+  it('the specification example: one step per agent turn, its metrics as recorded, parallel tool calls as one action', () => {
+    const { run, steps } = fromAtif(load('harbor-rfc-0001-example.json'), { repeat: 1 });
+    expect(steps.map((s) => [s.input_tokens, s.output_tokens, s.cached_tokens, s.cost_usd])).toEqual([
+      [520, 80, 200, 0.00045],
+      [600, 44, 0, 0.00033],
+    ]);
+    // The totals agree with the trajectory's own final_metrics (1120 / 124 / 200 / $0.00078).
+    expect([run.input_tokens, run.output_tokens, run.cached_tokens]).toEqual([1120, 124, 200]);
+    expect(run.cost_usd).toBeCloseTo(0.00078, 12);
+    expect(steps[0]!.action).toBe('financial_search|financial_search');
+    expect(steps[0]!.fingerprint).toBe('financial_search({"metric":"price","ticker":"GOOGL"})|financial_search({"metric":"volume","ticker":"GOOGL"})');
+    expect(steps.map((s) => s.latency_ms)).toEqual([2000, 3000]);
+    expect(run.stop_reason).toBe('done');
+    expect(run.answer).toMatch(/^As of October 11, 2025, Alphabet/);
+    expect(run.success).toBeNull();
+    expect(run.scenario).toBe('harbor-agent');
+  });
+
+  it('tokens without cost are priced from the table, by hand: (600·0.15 + 400·0.075 + 100·0.60) / 1e6', () => {
+    const { run, steps, notes } = fromAtif(load('edges/tokens-no-cost.json'), { repeat: 1, price: gpt4oMini });
+    expect(steps[0]!.cost_usd).toBeCloseTo(0.00018, 15);
+    expect(steps[1]!.cost_usd).toBeCloseTo((1200 * 0.15 + 10 * 0.6) / 1e6, 15);
+    expect(steps[1]!.cum_input_tokens).toBe(2200);
+    expect(run.success).toBe(true);
+    expect(notes.join(' ')).toMatch(/priced as gpt-4o-mini/);
+  });
+
+  it('a trajectory that ends after a tool call stops as imported; one without metrics says so', () => {
+    expect(fromAtif(load('edges/stops-after-tool.json'), { repeat: 1 }).run.stop_reason).toBe('imported');
+    const bare = fromAtif(load('edges/missing-metrics.json'), { repeat: 1 });
+    expect(bare.steps).toHaveLength(1);
+    expect(bare.run.cost_usd).toBe(0);
+    expect(bare.notes.join(' ')).toMatch(/without metrics/);
+  });
+
+  it('subagents are referenced from the parent run, not summed into it', () => {
+    const { run } = fromAtif(load('edges/subagent.json'), { repeat: 1 });
+    expect(run.extra?.imported).toMatchObject({ subagents: ['edge-subagent-child'] });
+    expect(run.input_tokens).toBe(650);
+  });
+
+  it('a side file decides success over the trajectory', () => {
+    expect(fromAtif(load('edges/tokens-no-cost.json'), { repeat: 1, success: false }).run.success).toBe(false);
+  });
+});
+
+describe('fingerprints back into actions', () => {
+  it('splits actions whose arguments hold the separator, brackets and quotes', () => {
+    const actions = [
+      { tool: 'run_python', args: { code: 'print("a|b)(")\nx = [1, {"y": "]"}]' } },
+      { tool: 'search', args: { q: 'x|y', page: 2 } },
+    ];
+    const fp = actions.map((a) => fingerprint(a.tool, a.args)).join('|');
+    expect(splitFingerprint(fp)).toEqual(actions);
+  });
+
+  it('keeps arguments that never parsed as their raw text', () => {
+    expect(splitFingerprint('sort({"by": oops)|sort({"by":"date"})')).toEqual([
+      { tool: 'sort', args: '{"by": oops' },
+      { tool: 'sort', args: { by: 'date' } },
+    ]);
+  });
+});
+
+describe('bench import', () => {
+  it('imports every valid file, skips each bad one with one line naming the file and field, and builds the reports', async () => {
+    const out = path.join(tmp, 'fixtures');
+    const r = await benchInProcess(['import', fixture('atif'), '-o', out]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/imported 5 run\(s\), 9 agent step\(s\); 3 file\(s\) skipped/);
+    const skipped = r.stderr.split('\n').filter((l) => l.startsWith('bench: skipped'));
+    expect(skipped).toHaveLength(3);
+    expect(skipped.find((l) => l.includes('missing-session.json'))).toMatch(/session_id: missing/);
+    expect(skipped.find((l) => l.includes('wrong-source.json'))).toMatch(/steps\[0\]\.source/);
+    expect(skipped.find((l) => l.includes('not-json.json'))).toMatch(/not JSON/);
+    for (const f of ['runs.jsonl', 'steps.jsonl', 'meta.json', 'summary.csv', 'fit.csv', 'report.html', 'summary.md']) expect(fs.existsSync(path.join(out, f)), f).toBe(true);
+    const meta = JSON.parse(fs.readFileSync(path.join(out, 'meta.json'), 'utf8'));
+    expect(meta.imported).toMatchObject({ format: 'atif', files: 8, skipped: 3 });
+    // The model named with its provider (openai/gpt-4o-mini) was priced from the table; the others kept their cost_usd.
+    const runs = jsonl<RunRecord>(path.join(out, 'runs.jsonl'));
+    expect(runs.find((x) => x.run_id.endsWith('edge-tokens-no-cost'))!.cost_usd).toBeCloseTo(0.00018 + 0.000186, 15);
+  });
+
+  it('nothing valid to import is a usage error', async () => {
+    const r = await benchInProcess(['import', fixture('atif/bad'), '-o', path.join(tmp, 'none')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/nothing imported: 3 file\(s\) skipped/);
+  });
+
+  it('--outcomes decides success per session', async () => {
+    const outcomes = path.join(tmp, 'outcomes.json');
+    fs.writeFileSync(outcomes, JSON.stringify({ '025B810F-B3A2-4C67-93C0-FE7A142A947A': true }));
+    const out = path.join(tmp, 'outcomes');
+    expect((await benchInProcess(['import', fixture('atif/harbor-rfc-0001-example.json'), '-o', out, '--outcomes', outcomes])).code).toBe(0);
+    expect(jsonl<RunRecord>(path.join(out, 'runs.jsonl'))[0]!.success).toBe(true);
+  });
+
+  it('a quadratic history in real traces shows as a quadratic fit', async () => {
+    // 12 trajectories of 3..14 steps; each step re-sends the history: prompt = 300 + 450·(k − 1) tokens.
+    const dir = path.join(tmp, 'traffic');
+    fs.mkdirSync(dir);
+    for (let n = 3; n <= 14; n++) {
+      const steps = [{ step_id: 1, source: 'user', message: 'goal' }];
+      for (let k = 1; k <= n; k++)
+        steps.push({ step_id: k + 1, source: 'agent', message: '', ...(k < n ? { tool_calls: [{ tool_call_id: `c${k}`, function_name: 'search', arguments: { q: `page ${k}` } }] } : {}), metrics: { prompt_tokens: 300 + 450 * (k - 1), completion_tokens: 150 } } as never);
+      fs.writeFileSync(path.join(dir, `run-${n}.json`), JSON.stringify({ schema_version: 'ATIF-v1.6', session_id: `s${n}`, agent: { name: 'prod-agent', version: '2', model_name: 'gpt-4o-mini' }, steps }));
+    }
+    const out = path.join(tmp, 'traffic-out');
+    const r = await benchInProcess(['import', dir, '-o', out]);
+    expect(r.code).toBe(0);
+    // Σ_{k=1..N} (300 + 450(k−1)) = 225·N² + 75·N exactly.
+    expect(r.stdout).toMatch(/prod-agent: cumulative input tokens after N steps fit 225·N² \+ 75·N \(R² = 1\.0000\)/);
+  });
+});
+
+describe('bench export, and back', () => {
+  const sweep = path.join(tmp, 'sweep');
+  const exported = path.join(tmp, 'exported');
+
+  it('every run of a sweep becomes a valid ATIF trajectory with its messages, tool calls and metrics', async () => {
+    expect((await benchInProcess(['--scenario', 'tiny-agent-sum-of-squares,seed-calibrated', '--steps', '4,8', '-n', '2', '--out', sweep, '-q'])).code).toBe(0);
+    const r = await benchInProcess(['export', sweep, '-o', exported]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/exported 8 run\(s\).*\(8 with their messages/);
+    const files = fs.readdirSync(exported);
+    expect(files).toHaveLength(8);
+    const t = AtifTrajectory.parse(JSON.parse(fs.readFileSync(path.join(exported, files.find((f) => f.startsWith('tiny-agent'))!), 'utf8')));
+    expect(t.steps[0]!.source).toBe('system');
+    expect(t.steps[1]!.source).toBe('user');
+    const act = t.steps.find((s) => s.tool_calls?.length)!;
+    expect(act.tool_calls![0]!.function_name).toBe('run_python');
+    expect(act.observation!.results[0]!.content).toMatch(/338350/);
+  });
+
+  it('an export imported again gives the same records and the same reports', async () => {
+    const back = path.join(tmp, 'back');
+    const imported = await benchInProcess(['import', exported, '-o', back]);
+    expect(imported.code, imported.stderr).toBe(0);
+    const sortLines = (f: string) => fs.readFileSync(f, 'utf8').trim().split('\n').sort();
+    for (const f of ['runs.jsonl', 'steps.jsonl']) expect(sortLines(path.join(back, f))).toEqual(sortLines(path.join(sweep, f)));
+    for (const f of ['summary.csv', 'fit.csv', 'step_ratios.csv', 'step_limit_savings.csv', 'steps_by_index.csv', 'repricing.csv'])
+      expect(fs.readFileSync(path.join(back, f), 'utf8'), f).toBe(fs.readFileSync(path.join(sweep, f), 'utf8'));
+  });
+
+  it('from the standard ATIF fields alone (another tool wrote it), tokens, costs and actions survive', async () => {
+    const plain = path.join(tmp, 'plain');
+    fs.mkdirSync(plain);
+    for (const f of fs.readdirSync(exported)) {
+      const t = JSON.parse(fs.readFileSync(path.join(exported, f), 'utf8'));
+      delete t.extra.loopbench;
+      for (const s of t.steps) delete s.extra;
+      fs.writeFileSync(path.join(plain, f), JSON.stringify(t));
+    }
+    const back = path.join(tmp, 'plain-back');
+    expect((await benchInProcess(['import', plain, '-o', back])).code).toBe(0);
+    const key = (s: StepRecord) => [s.input_tokens, s.output_tokens, s.cached_tokens, s.cost_usd, s.fingerprint];
+    const bySession = (dir: string, idOf: (s: StepRecord) => string) => {
+      const m = new Map<string, unknown[]>();
+      for (const s of jsonl<StepRecord>(path.join(dir, 'steps.jsonl'))) m.set(idOf(s), [...(m.get(idOf(s)) ?? []), key(s)]);
+      return m;
+    };
+    const original = bySession(sweep, (s) => s.run_id);
+    const imported = bySession(back, (s) => s.run_id.slice(s.run_id.indexOf('_') + 1));
+    expect(imported).toEqual(original);
+  });
+});

@@ -104,7 +104,7 @@ describe('bench import', () => {
   it('nothing valid to import is a usage error', async () => {
     const r = await benchInProcess(['import', fixture('atif/bad'), '-o', path.join(tmp, 'none')]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/nothing imported: 3 file\(s\) skipped/);
+    expect(r.stderr).toMatch(/nothing imported: 3 file\(s\) or line\(s\) skipped/);
   });
 
   it('--outcomes decides success per session', async () => {
@@ -130,6 +130,52 @@ describe('bench import', () => {
     expect(r.code).toBe(0);
     // Σ_{k=1..N} (300 + 450(k−1)) = 225·N² + 75·N exactly.
     expect(r.stdout).toMatch(/prod-agent: cumulative input tokens after N steps fit 225·N² \+ 75·N \(R² = 1\.0000\)/);
+  });
+});
+
+describe('bench import --format chatlog', () => {
+  const call = (run: string, prompt: number, tools: Array<[string, object]>, cached = 0) => ({
+    metadata: { run_id: run },
+    request: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'goal' }] },
+    response: {
+      model: 'gpt-4o-mini-2024-07-18',
+      choices: [{ message: { content: tools.length ? null : 'final answer', tool_calls: tools.map(([name, args], i) => ({ id: `c${i}`, type: 'function', function: { name, arguments: JSON.stringify(args) } })) } }],
+      usage: { prompt_tokens: prompt, completion_tokens: 50, prompt_tokens_details: { cached_tokens: cached } },
+    },
+  });
+
+  it('groups request/response pairs into runs by the named field, in line order, and skips bad lines one line each', async () => {
+    const dir = path.join(tmp, 'chatlog');
+    fs.mkdirSync(dir);
+    const lines = [
+      call('a', 100, [['search', { q: 'x' }]]),
+      call('b', 200, [['search', { q: 'y' }]]),
+      call('a', 300, [['search', { q: 'x' }], ['open', { id: 1 }]], 100),
+      'not json',
+      { metadata: { run_id: 'a' }, request: {}, response: { choices: [] } },
+      call('a', 500, []),
+    ];
+    fs.writeFileSync(path.join(dir, 'gateway.jsonl'), lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n'));
+    const out = path.join(tmp, 'chatlog-out');
+    const r = await benchInProcess(['import', dir, '--format', 'chatlog', '--group-by', 'metadata.run_id', '--scenario', 'support-bot', '-o', out]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/skipped .*gateway\.jsonl:4: not JSON/);
+    expect(r.stderr).toMatch(/skipped .*gateway\.jsonl:5: neither a request\/response pair nor a usage line/);
+    const runs = jsonl<RunRecord>(path.join(out, 'runs.jsonl'));
+    const a = runs.find((x) => x.run_id === 'support-bot_a')!;
+    expect([a.steps, a.input_tokens, a.cached_tokens, a.stop_reason, a.answer]).toEqual([3, 900, 100, 'done', 'final answer']);
+    expect(runs.find((x) => x.run_id === 'support-bot_b')!.stop_reason).toBe('imported');
+    const steps = jsonl<StepRecord>(path.join(out, 'steps.jsonl')).filter((x) => x.run_id === 'support-bot_a');
+    expect(steps.map((x) => x.fingerprint)).toEqual(['search({"q":"x"})', 'search({"q":"x"})|open({"id":1})', null]);
+    // No cost in the log: priced as the model the request named (the pricing table knows it), by hand.
+    expect(a.settings.model).toBe('imported:gpt-4o-mini');
+    expect(a.cost_usd).toBeCloseTo(((100 + 200 + 500) * 0.15 + 100 * 0.075 + 150 * 0.6) / 1e6, 15);
+  });
+
+  it('--format chatlog without --group-by is a usage error', async () => {
+    const r = await benchInProcess(['import', tmp, '--format', 'chatlog', '-o', path.join(tmp, 'x')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/needs --group-by FIELD/);
   });
 });
 

@@ -1,7 +1,6 @@
 // `bench import FILES|DIR -o OUT`: real agents' trajectories (ATIF) into a results directory, then
 // the same reports a sweep gets.
 import fs from 'node:fs';
-import path from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { UsageError } from '../contracts/errors.ts';
@@ -9,12 +8,15 @@ import type { Price } from '../contracts/settings.ts';
 import { DEFAULT_PRICING_FILE, loadPricing, priceFor } from '../meter/pricing.ts';
 import { hasRecords, resultsDirFor } from '../results/results-dir.ts';
 import { loadYamlFile } from '../scenario/yaml-file.ts';
-import { importAtif } from '../trajectories/import-dir.ts';
+import { atifSource, importTrajectories, trajectoryFiles, type ImportOptions } from '../trajectories/import-dir.ts';
+import { chatLogTrajectories } from '../trajectories/chatlog.ts';
+import { readTrajectoryFile } from '../trajectories/read-file.ts';
 import { printSummary } from './summary-table.ts';
 
 interface ImportFlags {
   out: string;
   format: string;
+  groupBy?: string;
   scenario?: string;
   priceModel?: string;
   pricing?: string;
@@ -38,13 +40,36 @@ function pricing(o: ImportFlags): Price | ((model: string) => Price | undefined)
   };
 }
 
+function importAtifFiles(paths: string[], out: string, options: ImportOptions) {
+  const files = trajectoryFiles(paths);
+  return importTrajectories(atifSource(files), files, 'atif', out, options);
+}
+
+/** Chat logs are read whole first: one run's calls may be spread over several files. */
+function importChatLogs(paths: string[], groupBy: string, out: string, options: ImportOptions) {
+  const files = trajectoryFiles(paths, '.jsonl');
+  const unreadable: string[] = [];
+  const texts = files.flatMap((file) => {
+    try {
+      return [{ file, text: readTrajectoryFile(file) }];
+    } catch (e) {
+      unreadable.push(`${file}: ${(e as Error).message}`);
+      return [];
+    }
+  });
+  const read = chatLogTrajectories(texts, groupBy, options.scenario ?? 'chatlog');
+  const done = importTrajectories([{ ok: read.trajectories }], files, 'chatlog', out, options);
+  return { ...done, skipped: [...unreadable, ...read.skipped, ...done.skipped] };
+}
+
 export function registerImport(program: Command): void {
   program
     .command('import')
-    .description('import agent trajectories (ATIF JSON files, or folders of them) into a results directory, and build its reports')
-    .argument('<paths...>', 'ATIF trajectory files (one trajectory, or an array of them, per file) or folders searched for *.json')
+    .description('import agent trajectories (ATIF JSON files, or OpenAI-format chat logs) into a results directory, and build its reports')
+    .argument('<paths...>', 'ATIF files (one trajectory, or an array of them, per file) or folders searched for *.json; with --format chatlog, .jsonl files or folders of them')
     .requiredOption('-o, --out <name>', 'results directory: results/<name>, or a path')
-    .option('--format <format>', 'input format: atif', 'atif')
+    .option('--format <format>', 'input format: atif (trajectory JSON files), or chatlog (OpenAI-format JSON lines, one model call each: request/response pairs, or bench serve --log lines)', 'atif')
+    .option('--group-by <field>', 'chatlog: the field whose value names a call\'s run, a dotted path (e.g. metadata.run_id)')
     .option('--scenario <name>', "file every run under this scenario (default: each trajectory's agent name)")
     .option('--price-model <name>', "price steps that have tokens but no cost_usd as this model (default: the trajectory's model, when the pricing table has it)")
     .option('--pricing <file>', 'pricing table (YAML, like data/pricing.yaml)')
@@ -52,7 +77,9 @@ export function registerImport(program: Command): void {
     .option('--force', 'overwrite an existing results directory')
     .option('--json', 'print the summary as JSON on stdout')
     .action(async (inputs: string[], o: ImportFlags) => {
-      if (o.format !== 'atif') throw new UsageError(`--format: '${o.format}' is not supported (accepted: atif)`);
+      if (o.format !== 'atif' && o.format !== 'chatlog') throw new UsageError(`--format: '${o.format}' is not supported (accepted: atif, chatlog)`);
+      if (o.format === 'chatlog' && !o.groupBy) throw new UsageError('--format chatlog needs --group-by FIELD: the field that says which run each call belongs to');
+      if (o.format === 'atif' && o.groupBy) throw new UsageError('--group-by: only for --format chatlog (an ATIF file is one run already)');
       const out = resultsDirFor(o.out);
       if (fs.existsSync(out) && hasRecords(out)) {
         if (!o.force) throw new UsageError(`${out} already holds results (use --force to overwrite, or another --out)`);
@@ -60,14 +87,15 @@ export function registerImport(program: Command): void {
       }
       const price = pricing(o);
       const outcomes = o.outcomes ? loadYamlFile(o.outcomes, Outcomes) : undefined;
-      const done = importAtif(inputs.map((p) => path.resolve(p)), out, { scenario: o.scenario, price, outcomes, command: process.argv.slice(2) });
+      const options = { scenario: o.scenario, price, outcomes, command: process.argv.slice(2) };
+      const done = o.format === 'atif' ? importAtifFiles(inputs, out, options) : importChatLogs(inputs, o.groupBy!, out, options); // paths as given: skipped files are named as the user wrote them
       for (const line of done.skipped) console.error(`bench: skipped ${line}`);
-      if (done.runs.length === 0) throw new UsageError(`nothing imported: ${done.skipped.length} file(s) skipped, none held a valid ATIF trajectory`);
+      if (done.runs.length === 0) throw new UsageError(`nothing imported: ${done.skipped.length} file(s) or line(s) skipped, none held a valid ${o.format === 'atif' ? 'ATIF trajectory' : 'model call'}`);
       for (const note of done.notes) console.error(`bench: note: ${note}`);
       // Loaded here so flag errors (and every other command) do not wait for vega and resvg to load.
       const { buildReports } = await import('../report/build.ts');
       const built = await buildReports(out);
-      if (!o.json) console.log(`imported ${done.runs.length} run(s), ${done.steps} agent step(s)${done.skipped.length ? `; ${done.skipped.length} file(s) skipped` : ''}`);
+      if (!o.json) console.log(`imported ${done.runs.length} run(s), ${done.steps} agent step(s)${done.skipped.length ? `; ${done.skipped.length} ${o.format === 'atif' ? 'file(s)' : 'line(s)'} skipped` : ''}`);
       printSummary(built.summary, { json: o.json, dir: out, findings: built.findings });
     });
 }

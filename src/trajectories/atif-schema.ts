@@ -64,5 +64,8 @@ export const AtifTrajectory = z.looseObject({
 });
 export type AtifTrajectory = z.infer<typeof AtifTrajectory>;
 
+/** A step extra flag: its tool calls' arguments were not recorded, so the actions have no fingerprint. */
+export const ARGUMENTS_UNKNOWN = 'loopbench_arguments_unknown';
+
 /** The version loopbench writes. */
 export const ATIF_VERSION = 'ATIF-v1.6';

@@ -6,7 +6,7 @@ import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import type { Price, Settings } from '../contracts/settings.ts';
 import { STOP_REASONS, type StopReason } from '../contracts/stop-reason.ts';
 import { callCost } from '../meter/pricing.ts';
-import type { AtifStep, AtifTrajectory } from './atif-schema.ts';
+import { ARGUMENTS_UNKNOWN, type AtifStep, type AtifTrajectory } from './atif-schema.ts';
 import { exportedRecords } from './exported.ts';
 
 export interface AtifImportOptions {
@@ -115,6 +115,7 @@ export function fromAtif(t: AtifTrajectory, o: AtifImportOptions): ImportedRun {
     const calls = s.tool_calls ?? [];
     const latency = at !== null && prev !== null ? Math.max(0, at - prev) : 0;
     if (at === null) notes.add('steps without timestamps have latency 0');
+    if (s.extra?.[ARGUMENTS_UNKNOWN]) notes.add('calls logged with tool names but not their arguments have no action fingerprint (spin cannot be derived from them)');
     prev = at ?? prev;
     steps.push({
       run_id: runId,
@@ -135,7 +136,7 @@ export function fromAtif(t: AtifTrajectory, o: AtifImportOptions): ImportedRun {
       elapsed_ms: at !== null && first !== null ? at - first : 0,
       retries: 0,
       action: calls.length ? calls.map((c) => c.function_name).join('|') : null,
-      fingerprint: calls.length ? calls.map((c) => fingerprint(c.function_name, c.arguments)).join('|') : null,
+      fingerprint: calls.length && !s.extra?.[ARGUMENTS_UNKNOWN] ? calls.map((c) => fingerprint(c.function_name, c.arguments)).join('|') : null,
       error: null,
       settings,
     });

@@ -34,8 +34,8 @@ export interface ImportOutcome {
   notes: string[];
 }
 
-/** The trajectory files under the given paths: files as given, folders searched for *.json, in name order. */
-export function trajectoryFiles(inputs: readonly string[]): string[] {
+/** The files under the given paths: files as given, folders searched for `*<ext>`, in name order. */
+export function trajectoryFiles(inputs: readonly string[], ext = '.json'): string[] {
   const out: string[] = [];
   const walk = (p: string) => {
     const st = fs.statSync(p, { throwIfNoEntry: false });
@@ -44,7 +44,7 @@ export function trajectoryFiles(inputs: readonly string[]): string[] {
     for (const e of fs.readdirSync(p).sort()) {
       const child = path.join(p, e);
       if (fs.statSync(child).isDirectory()) walk(child);
-      else if (e.endsWith('.json')) out.push(child);
+      else if (e.endsWith(ext)) out.push(child);
     }
   };
   for (const p of inputs) walk(p);
@@ -73,7 +73,7 @@ function priceOf(o: ImportOptions, t: AtifTrajectory): Price | undefined {
   return typeof o.price === 'function' ? o.price(modelOf(t)) : o.price;
 }
 
-function metaFor(runs: readonly RunRecord[], order: readonly string[], o: ImportOptions, files: readonly string[], skipped: number, notes: string[]): Meta {
+function metaFor(runs: readonly RunRecord[], order: readonly string[], o: ImportOptions, imported: NonNullable<Meta['imported']>): Meta {
   const distinct = <T>(xs: T[]) => [...new Set(xs)];
   const first = runs[0]!.settings;
   const now = new Date().toISOString();
@@ -106,25 +106,28 @@ function metaFor(runs: readonly RunRecord[], order: readonly string[], o: Import
     runs_done: runs.length,
     versions: versions(),
     git_commit: gitCommit(),
-    imported: { format: 'atif', files: files.length, skipped, notes },
+    imported,
   };
 }
 
-/** Imports ATIF trajectories into `dir` (which must not hold records yet). */
-export function importAtif(inputs: readonly string[], dir: string, o: ImportOptions): ImportOutcome {
-  const files = trajectoryFiles(inputs);
+/** Where trajectories come from: per file, its trajectories, or why none could be read. */
+export type TrajectorySource = Iterable<{ ok: AtifTrajectory[]; error?: string }>;
+
+/** ATIF files: each read, parsed and validated on its own, so a bad one is skipped, not fatal. */
+export function atifSource(files: readonly string[]): TrajectorySource {
+  return files.map(readTrajectories);
+}
+
+/** Imports trajectories into `dir` (which must not hold records yet). */
+export function importTrajectories(source: TrajectorySource, files: readonly string[], format: string, dir: string, o: ImportOptions): ImportOutcome {
   const skipped: string[] = [];
   const notes = new Set<string>();
   const imported: ImportedRun[] = [];
   const repeats = new Map<string, number>();
   const seen = new Set<string>();
   const order: string[] = [];
-  for (const file of files) {
-    const read = readTrajectories(file);
-    if (read.error) {
-      skipped.push(read.error);
-      continue;
-    }
+  for (const read of source) {
+    if (read.error) skipped.push(read.error);
     for (const t of read.ok) {
       if (order.length === 0) order.push(...scenarioOrder(t));
       const config = `${o.scenario ?? t.agent.name}\u0000${modelOf(t)}`;
@@ -132,7 +135,7 @@ export function importAtif(inputs: readonly string[], dir: string, o: ImportOpti
       const outcome = o.outcomes?.[t.session_id];
       const run = fromAtif(t, { scenario: o.scenario, price: priceOf(o, t), repeat, ...(outcome !== undefined ? { success: outcome } : {}) });
       if (seen.has(run.run.run_id)) {
-        skipped.push(`${file}: session_id '${t.session_id}' was already imported (run ${run.run.run_id})`);
+        skipped.push(`session_id '${t.session_id}' appears twice (run ${run.run.run_id}): the second is skipped`);
         continue;
       }
       seen.add(run.run.run_id);
@@ -141,7 +144,7 @@ export function importAtif(inputs: readonly string[], dir: string, o: ImportOpti
       for (const n of run.notes) notes.add(n);
     }
   }
-  if (imported.length > 0) writeRecords(dir, imported, metaFor(imported.map((r) => r.run), order, o, files, skipped.length, [...notes]));
+  if (imported.length > 0) writeRecords(dir, imported, metaFor(imported.map((r) => r.run), order, o, { format, files: files.length, skipped: skipped.length, notes: [...notes] }));
   return { runs: imported.map((r) => r.run), steps: imported.reduce((n, r) => n + r.steps.length, 0), skipped, notes: [...notes] };
 }
 

@@ -34,6 +34,9 @@ describe('an ATIF trajectory as a run', () => {
     expect(run.answer).toMatch(/^As of October 11, 2025, Alphabet/);
     expect(run.success).toBeNull();
     expect(run.scenario).toBe('harbor-agent');
+    // One call per agent step: replayed like a ReAct run by what-if limits; the agent's own name is kept.
+    expect(run.agent).toBe('react');
+    expect(run.extra?.imported).toMatchObject({ agent: 'harbor-agent', agent_version: '1.0.0', format: 'ATIF-v1.4' });
   });
 
   it('tokens without cost are priced from the table, by hand: (600·0.15 + 400·0.075 + 100·0.60) / 1e6', () => {

@@ -40,9 +40,15 @@ export function modelOf(t: AtifTrajectory): string {
   return t.agent.model_name ?? t.steps.find((s) => s.source === 'agent' && s.model_name)?.model_name ?? 'unknown';
 }
 
+/** The scenario a run is filed under: the flag, else the trajectory's own `extra.scenario`, else its agent's name. */
+export function scenarioOf(t: AtifTrajectory, o: Pick<AtifImportOptions, 'scenario'>): string {
+  const own = t.extra?.scenario;
+  return o.scenario ?? (typeof own === 'string' && own ? own : t.agent.name);
+}
+
 function settingsFor(t: AtifTrajectory, o: AtifImportOptions): Settings {
   return {
-    scenario: o.scenario ?? t.agent.name,
+    scenario: scenarioOf(t, o),
     model: `imported:${modelOf(t)}`,
     // The original agent's limits are not in the format: every brake is unknown (off here).
     limits: { max_steps: null, max_cost_usd: null, timeout_s: null, max_repeat: null, max_tokens: null, max_calls: null, max_rounds: null },
@@ -150,7 +156,9 @@ export function fromAtif(t: AtifTrajectory, o: AtifImportOptions): ImportedRun {
     run_id: runId,
     config_id: configId,
     scenario: settings.scenario,
-    agent: t.agent.name,
+    // One model call per agent step, tools in between: a ReAct-shaped loop as far as the records go,
+    // so what-if limits replay over it as over a built-in ReAct run. The agent's own name is kept in extra.
+    agent: 'react',
     settings,
     stop_reason: stop.reason,
     stop_detail: stop.detail,
@@ -167,7 +175,7 @@ export function fromAtif(t: AtifTrajectory, o: AtifImportOptions): ImportedRun {
     success: successOf(t, o),
     started_at: stamps[0] ?? '',
     finished_at: stamps.at(-1) ?? '',
-    extra: { imported: { format: t.schema_version, session_id: t.session_id, agent_version: t.agent.version ?? null, ...(subagents.length ? { subagents } : {}) } },
+    extra: { imported: { format: t.schema_version, session_id: t.session_id, agent: t.agent.name, agent_version: t.agent.version ?? null, ...(subagents.length ? { subagents } : {}) } },
   };
   return { run, steps, notes: [...notes] };
 }

@@ -12,7 +12,7 @@ import { FILES, resultFile } from '../results/results-dir.ts';
 import { formatZodError } from '../scenario/yaml-file.ts';
 import { AtifTrajectory } from './atif-schema.ts';
 import { scenarioOrder } from './exported.ts';
-import { fromAtif, modelOf, type ImportedRun } from './from-atif.ts';
+import { fromAtif, modelOf, scenarioOf, type ImportedRun } from './from-atif.ts';
 import { readTrajectoryFile } from './read-file.ts';
 
 export interface ImportOptions {
@@ -130,7 +130,7 @@ export function importTrajectories(source: TrajectorySource, files: readonly str
     if (read.error) skipped.push(read.error);
     for (const t of read.ok) {
       if (order.length === 0) order.push(...scenarioOrder(t));
-      const config = `${o.scenario ?? t.agent.name}\u0000${modelOf(t)}`;
+      const config = `${scenarioOf(t, o)}\u0000${modelOf(t)}`;
       const repeat = (repeats.get(config) ?? 0) + 1;
       const outcome = o.outcomes?.[t.session_id];
       const run = fromAtif(t, { scenario: o.scenario, price: priceOf(o, t), repeat, ...(outcome !== undefined ? { success: outcome } : {}) });

@@ -75,7 +75,7 @@ export function toAtif(run: RunRecord, steps: readonly StepRecord[], transcript:
   return {
     schema_version: ATIF_VERSION,
     session_id: run.run_id,
-    agent: { name: run.agent, version: 'loopbench', model_name: run.settings.model },
+    agent: { name: `loopbench-${run.agent}`, version: 'loopbench', model_name: run.settings.model },
     steps: out,
     notes: `loopbench run ${run.run_id} (${run.config_id}): stopped by ${run.stop_reason} — ${run.stop_detail}`,
     final_metrics: {
@@ -86,6 +86,7 @@ export function toAtif(run: RunRecord, steps: readonly StepRecord[], transcript:
       total_steps: out.length,
     },
     extra: {
+      scenario: run.scenario,
       stop_reason: run.stop_reason,
       ...(run.success === null ? {} : { success: run.success }),
       ...(scenarios.length ? { [SCENARIO_ORDER_KEY]: scenarios } : {}),

@@ -49,7 +49,7 @@ describe('a sweep stopped by --ci-max-spend', () => {
     const capped = path.join(tmp, 'capped');
     const first = await benchInProcess([...sweep, '--ci-max-spend', '0.004', '-o', capped]);
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stderr).toContain(`run them with: bench --resume ${capped} --ci-max-spend <usd>`);
+    expect(first.stderr).toContain(`bench: run the rest under a new cap with: bench --resume ${capped} --ci-max-spend <usd>`);
     expect(meta(capped)).toMatchObject({ status: 'capped', runs_done: 1, spend: { cap_usd: 0.004, stopped: true, runs_skipped: 5 } });
 
     const refused = await benchInProcess(['--resume', capped, '-q']);

@@ -100,6 +100,7 @@ function resumedSpend(dir: string, meta: Meta, text: string | undefined, todo: R
 /** Prints the summary, and says how to go on from a paused or interrupted sweep. */
 function report(o: RunOptions & StartOptions, outcome: StartedOutcome, pauseAt: number | undefined): void {
   printSummary(outcome.summary, { json: o.json, dir: outcome.dir, findings: outcome.findings });
+  if (outcome.spend?.stopped) console.error(`bench: run the rest under a new cap with: bench --resume ${outcome.dir} --ci-max-spend <usd>`);
   const paused = outcome.runs.filter((r) => r.extra?.paused).length;
   if (paused > 0)
     console.error(`paused ${paused} run(s) after round ${pauseAt}; state in ${path.join(outcome.dir, FILES.state)}/<run_id>.json — continue with --resume-state FILE`);

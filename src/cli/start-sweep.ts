@@ -95,6 +95,6 @@ export async function startSweep(
 export function reportSpend(outcome: StartedOutcome, planned: number): void {
   if (outcome.spend?.stopped)
     console.error(
-      `bench: spend cap ${usd(outcome.spend.cap_usd)} reached: ${outcome.spend.runs_skipped} of ${planned} run(s) not started (${usd(outcome.spend.spent_usd)} spent); run them with: bench --resume ${outcome.dir} --ci-max-spend <usd>`,
+      `bench: spend cap ${usd(outcome.spend.cap_usd)} reached: ${outcome.spend.runs_skipped} of ${planned} run(s) not started (${usd(outcome.spend.spent_usd)} spent)`,
     );
 }

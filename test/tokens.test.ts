@@ -3,7 +3,7 @@ import { encode, encodeChat } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage, ToolSpec } from '../src/contracts/chat.ts';
 import { billableCachedTokens } from '../src/meter/prompt-cache.ts';
-import { TokenCounter, renderTools } from '../src/meter/tokens.ts';
+import { TokenCounter } from '../src/meter/tokens.ts';
 import { resolveScenario } from '../src/scenario/loader.ts';
 import { ToolRegistry } from '../src/tools/registry.ts';
 import { runOnce } from './helpers.ts';
@@ -16,11 +16,27 @@ function independentPrompt(messages: ChatMessage[], tools: ToolSpec[]): number {
   for (const m of messages) {
     if (m.role === 'assistant') for (const c of m.tool_calls ?? []) n += 3 + encode(c.function.name).length + encode(c.function.arguments).length;
   }
-  return n + 3 + encode(renderTools(tools)).length;
+  return n + cookbookTools(tools);
+}
+
+/** The cookbook's tool-counting function for gpt-4o (flat parameters, as the scenarios send). */
+function cookbookTools(tools: ToolSpec[]): number {
+  const strip = (d = '') => (d.endsWith('.') ? d.slice(0, -1) : d);
+  let n = 12;
+  for (const { function: f } of tools) {
+    n += 7 + encode(`${f.name}:${strip(f.description)}`).length;
+    const props = Object.entries((f.parameters?.properties ?? {}) as Record<string, { type: string; description?: string; enum?: string[] }>);
+    if (props.length > 0) n += 3;
+    for (const [key, p] of props) {
+      n += 3 + encode(`${key}:${p.type}:${strip(p.description)}`).length;
+      if (p.enum) n += -3 + p.enum.reduce((s, v) => s + 3 + encode(v).length, 0);
+    }
+  }
+  return n;
 }
 
 describe('metering with a real tokenizer', () => {
-  it.each(['tiny-agent-sum-of-squares', 'seed-calibrated', 'autogpt-recursive-verification'])(
+  it.each(['tiny-agent-sum-of-squares', 'seed-calibrated', 'autogpt-recursive-verification', 'downloads-reorg'])(
     '%s: every call bills exactly the tokens of what was sent and received',
     async (id) => {
       const r = await runOnce(id, { max_steps: 12 });

@@ -39,6 +39,8 @@ export interface CallLog {
   round: number;
   role: Role;
   sent: ChatMessage[];
+  /** The tool definitions sent with the call (billed as input too). */
+  tools: ToolSpec[] | null;
   received: ChatMessage | null;
   usage: ChatResult['usage'] | null;
   error: string | null;
@@ -116,7 +118,7 @@ export class ModelCaller {
       state.calls++;
       if (isAgentStep(role)) state.steps = step;
       this.emit(role, step, { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0 }, 0, retries, null, message);
-      this.keep({ call: state.calls, step, round: state.rounds, role, sent: messages, received: null, usage: null, error: message });
+      this.keep({ call: state.calls, step, round: state.rounds, role, sent: messages, tools: tools ?? null, received: null, usage: null, error: message });
       const interrupted = env.signal?.aborted;
       return {
         ok: false,
@@ -131,7 +133,7 @@ export class ModelCaller {
     if (isAgentStep(role)) state.steps = step;
     env.clock.advance(result.latencyMs);
     this.emit(role, step, result.usage, result.latencyMs, result.retries, action?.(result) ?? null, null);
-    this.keep({ call: state.calls, step, round: state.rounds, role, sent: messages, received: result.message, usage: result.usage, error: null });
+    this.keep({ call: state.calls, step, round: state.rounds, role, sent: messages, tools: tools ?? null, received: result.message, usage: result.usage, error: null });
     return { ok: true, result };
   }
 

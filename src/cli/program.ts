@@ -12,12 +12,16 @@ import { registerMerge } from './merge.ts';
 import { registerImport } from './import.ts';
 import { registerExport } from './export.ts';
 
+/** Commander's own errors (unknown flag, missing value) as one line, like every other bad input. */
+function oneLineErrors(help: string) {
+  return { outputError: (text: string, write: (s: string) => void) => write(`bench: ${text.replace(/^error: /, '').trim().replace(/\s*\n\s*/g, ' ')} (run ${help} for usage)\n`) };
+}
+
 export function buildProgram(): Command {
   const program = new Command('bench')
     .description('loopbench: measure what LLM agent loops cost and whether they stop.')
     .option('--debug', 'show stack traces for errors')
-    // Commander's own errors (unknown flag, missing value) as one line, like every other bad input.
-    .configureOutput({ outputError: (text, write) => write(`bench: ${text.replace(/^error: /, '').trim().replace(/\s*\n\s*/g, ' ')} (run bench --help for usage)\n`) })
+    .configureOutput(oneLineErrors('bench --help'))
     .exitOverride()
     .addHelpText('after', '\nWith no command, bench runs a sweep: `bench --steps 12,30`. See `bench run --help` for its options.');
   registerRun(program);
@@ -29,6 +33,8 @@ export function buildProgram(): Command {
   registerMerge(program);
   registerImport(program);
   registerExport(program);
+  // A command's bad flag points to that command's help, where its flags are listed.
+  for (const command of program.commands) command.configureOutput(oneLineErrors(`bench ${command.name()} --help`));
   return program;
 }
 

@@ -42,6 +42,7 @@ export function registerReport(program: Command): void {
       const built = await buildReports(dir, { priceAs, volumes });
       if (built.skippedStepLines > 0) console.error(`bench: skipped ${built.skippedStepLines} incomplete line(s) of steps.jsonl`);
       if (built.skippedRunLines > 0) console.error(`bench: skipped ${built.skippedRunLines} incomplete line(s) of runs.jsonl`);
+      if (!fs.existsSync(resultFile(dir, 'runs'))) console.error(`bench: ${dirArg} has no runs.jsonl: built the per-step reports (steps.csv, steps_by_index.csv, fit.csv); tables of runs are empty`);
       printSummary(built.summary, { json: opts.json, dir, findings: built.findings });
     });
 }

@@ -14,7 +14,11 @@ import { addTransportOptions } from './model-options.ts';
 import { transportFrom } from '../runner/transport.ts';
 import { RUN_DEFAULTS } from '../runner/run-defaults.ts';
 import { buildSweepSpec, DEFAULT_SCENARIOS, type RunOptions, type StartOptions } from '../runner/plan.ts';
-import { addStartOptions, runTrapped, startSweep, type StartedOutcome } from './start-sweep.ts';
+import { addStartOptions, reportSpend, runTrapped, spendLimiterFor, startSweep, type StartedOutcome } from './start-sweep.ts';
+import type { Meta } from '../results/meta.ts';
+import type { RunPlan } from '../runner/sweep.ts';
+import type { SpendLimiter } from '../runner/spend-limiter.ts';
+import { usd } from '../report/format.ts';
 import { printSummary } from './summary-table.ts';
 
 export function addRunOptions(cmd: Command): Command {
@@ -37,14 +41,14 @@ export function addRunOptions(cmd: Command): Command {
     .option('--price-cached <usd>', 'custom cached-input price, USD per 1M tokens (default: the input price)')
     .addOption(new Option('--prompt-cache <on|off>', 'bill repeated prompt prefixes at the cached rate, as providers do').default(RUN_DEFAULTS.promptCache))
     .option('--max-output-tokens <n>', 'max_tokens per call; the budget brake projects this worst case', RUN_DEFAULTS.maxOutputTokens)
-    .option('--resume <dir>', 'finish an interrupted sweep: results/<dir>, or a path, with the settings of its meta.json (only -q, --json and the transport flags may go with it)')
+    .option('--resume <dir>', 'finish an interrupted sweep: results/<dir>, or a path, with the settings of its meta.json (only -q, --json, --ci-max-spend — required for a sweep that ran under a cap — and the transport flags may go with it)')
     .option('--reflection <list>', `outer reflection to sweep: ${REFLECTIONS.join(', ')} (final: one critique per answer, REVISE reopens the loop; every-step: also a critique after each action)`, 'off')
     .option('--max-reflections <n>', 'how often a critique may reopen an answer per run', '2')
     .option('--context <list>', `context strategies to sweep: ${CONTEXT_HELP}`, 'full');
 }
 
 /** Flags --resume accepts: the sweep itself comes from meta.json; how models are reached does not. */
-const RESUME_COMPATIBLE = new Set(['resume', 'quiet', 'json', 'baseUrl', 'requestTimeout', 'maxRetries', 'record', 'replay']);
+const RESUME_COMPATIBLE = new Set(['resume', 'quiet', 'json', 'ciMaxSpend', 'baseUrl', 'requestTimeout', 'maxRetries', 'record', 'replay']);
 
 export function registerRun(program: Command): void {
   addStartOptions(addRunOptions(program.command('run', { isDefault: true }).description('run a sweep (the default command): scenarios × settings × repeats')))
@@ -65,21 +69,38 @@ async function resume(o: RunOptions & StartOptions, cmd: Command): Promise<void>
   const extra = cmd.options.map((opt) => opt.attributeName()).filter((k) => !RESUME_COMPATIBLE.has(k) && cmd.getOptionValueSource(k) === 'cli');
   if (extra.length > 0) {
     const flags = cmd.options.filter((opt) => extra.includes(opt.attributeName())).map((opt) => opt.long);
-    throw new UsageError(`--resume takes the sweep's settings from its meta.json; drop ${flags.join(', ')} (accepted with --resume: -q, --json and the transport flags --base-url, --request-timeout, --max-retries, --record, --replay)`);
+    throw new UsageError(`--resume takes the sweep's settings from its meta.json; drop ${flags.join(', ')} (accepted with --resume: -q, --json, --ci-max-spend and the transport flags --base-url, --request-timeout, --max-retries, --record, --replay)`);
   }
   const transport = transportFrom(o);
   const dir = resultsDirFor(o.resume);
   const plan = await planResume(dir, transport);
   const options = plan.meta.options ?? { concurrency: 4, transcripts: true };
+  const spend = resumedSpend(dir, plan.meta, o.ciMaxSpend, plan.todo);
   if (plan.todo.length === 0) console.error(`bench: ${dir}: all ${plan.done} runs are finished; rebuilding the reports only`);
-  else console.error(`bench: resuming ${dir}: ${plan.done} runs finished, ${plan.todo.length} to run`);
-  const sweep = { dir, spec: plan.spec, plans: plan.todo, concurrency: options.concurrency, transcripts: options.transcripts, command: plan.meta.command, resume: { meta: plan.meta, done: plan.done }, transport };
-  report(o, await runTrapped(sweep, Boolean(o.quiet || o.json)), undefined);
+  else console.error(`bench: resuming ${dir}: ${plan.done} runs finished, ${plan.todo.length} to run${spend ? ` (their spend capped at ${usd(spend.capUsd)})` : ''}`);
+  const sweep = { dir, spec: plan.spec, plans: plan.todo, concurrency: options.concurrency, transcripts: options.transcripts, command: plan.meta.command, resume: { meta: plan.meta, done: plan.done }, transport, ...(spend ? { spend } : {}) };
+  const outcome = await runTrapped(sweep, Boolean(o.quiet || o.json));
+  reportSpend(outcome, plan.todo.length);
+  report(o, outcome, undefined);
+}
+
+/**
+ * A sweep that ran under a spend cap resumes only under a new one (`--ci-max-spend`, capping what
+ * the resumed runs spend): the old cap is spent or nearly so, and running the rest uncapped would
+ * break the promise the cap made.
+ */
+function resumedSpend(dir: string, meta: Meta, text: string | undefined, todo: RunPlan[]): SpendLimiter | undefined {
+  if (meta.spend && text === undefined && todo.length > 0) {
+    const why = meta.status === 'capped' ? `was stopped by its spend cap (${usd(meta.spend.cap_usd)}, ${usd(meta.spend.spent_usd)} spent, ${meta.spend.runs_skipped} run(s) not started)` : `ran under a spend cap (${usd(meta.spend.cap_usd)})`;
+    throw new UsageError(`--resume ${dir}: the sweep ${why}; resume it with a new --ci-max-spend <usd>, which caps what the resumed runs spend`);
+  }
+  return todo.length > 0 ? spendLimiterFor(text, todo) : undefined;
 }
 
 /** Prints the summary, and says how to go on from a paused or interrupted sweep. */
 function report(o: RunOptions & StartOptions, outcome: StartedOutcome, pauseAt: number | undefined): void {
   printSummary(outcome.summary, { json: o.json, dir: outcome.dir, findings: outcome.findings });
+  if (outcome.spend?.stopped) console.error(`bench: run the rest under a new cap with: bench --resume ${outcome.dir} --ci-max-spend <usd>`);
   const paused = outcome.runs.filter((r) => r.extra?.paused).length;
   if (paused > 0)
     console.error(`paused ${paused} run(s) after round ${pauseAt}; state in ${path.join(outcome.dir, FILES.state)}/<run_id>.json — continue with --resume-state FILE`);

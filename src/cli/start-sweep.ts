@@ -31,7 +31,7 @@ export function addStartOptions(cmd: Command): Command {
     );
 }
 
-function spendLimiterFor(text: string | undefined, plans: RunPlan[]): SpendLimiter | undefined {
+export function spendLimiterFor(text: string | undefined, plans: RunPlan[]): SpendLimiter | undefined {
   if (text === undefined) return undefined;
   const cap = one(text, '--ci-max-spend', { min: 0 });
   if (plans.some((p) => p.settings.limits.max_cost_usd === null))
@@ -87,9 +87,14 @@ export async function startSweep(
     },
     Boolean(o.quiet || o.json),
   );
+  reportSpend(outcome, plans.length);
+  return outcome;
+}
+
+/** Says when the spend cap stopped runs from starting, and how to go on. */
+export function reportSpend(outcome: StartedOutcome, planned: number): void {
   if (outcome.spend?.stopped)
     console.error(
-      `bench: spend cap ${usd(outcome.spend.cap_usd)} reached: ${outcome.spend.runs_skipped} of ${plans.length} run(s) not started (${usd(outcome.spend.spent_usd)} spent)`,
+      `bench: spend cap ${usd(outcome.spend.cap_usd)} reached: ${outcome.spend.runs_skipped} of ${planned} run(s) not started (${usd(outcome.spend.spent_usd)} spent)`,
     );
-  return outcome;
 }

@@ -1,6 +1,7 @@
 // budgets.yaml: what `bench check` runs (scenarios with the prompt under test, model, repeats, the
 // brakes) and the budgets each scenario must hold.
 import { z } from 'zod';
+import { STOP_REASONS } from '../contracts/stop-reason.ts';
 
 const Id = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes');
 
@@ -22,8 +23,8 @@ export type Stat = (typeof STATS)[number];
 
 const Assertions = z
   .object({
-    /** Every run must stop with one of these reasons. */
-    stop_reason: z.array(z.string().min(1)).min(1).optional(),
+    /** Every run must stop with one of these reasons (checked at load against the closed set: a typo would fail every run). */
+    stop_reason: z.array(z.enum(STOP_REASONS)).min(1).optional(),
     /** The 95% Wilson lower bound of the success rate must reach `min`. */
     success_rate: z.object({ min: z.number().min(0).max(1) }).strict().optional(),
     ...Object.fromEntries(METRICS.map((m) => [m, Bound.optional()])),

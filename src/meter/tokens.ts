@@ -1,12 +1,13 @@
 // Token counting with a real tokenizer (o200k_base, as gpt-4o and gpt-4o-mini bill), plus the
-// chat-format overheads providers add: 3 tokens per message, 3 to prime the reply, and the
-// tool schemas rendered the way the model sees them.
+// chat-format overheads providers add: 3 tokens per message, 3 to prime the reply, and the tool
+// definitions counted by the rule fitted to the API's measured prompts (tool-tokens.ts).
 //
 // Counting is incremental: each message object is tokenized once (WeakMap), so metering a run
 // costs O(new text), not O(steps²). `bench serve` sees fresh objects per request, so it also
 // keys by content (bounded Map).
 import { createRequire } from 'node:module';
 import type { AssistantMessage, ChatMessage, ToolSpec } from '../contracts/chat.ts';
+import { toolDefinitionTokens } from './tool-tokens.ts';
 
 type O200k = typeof import('gpt-tokenizer/encoding/o200k_base');
 let tokenizer: O200k | undefined;
@@ -51,28 +52,9 @@ export function answerInputTokens(m: AssistantMessage, completion: number): numb
   return completion + TOKENS_PER_MESSAGE + countText(m.role) + (m.name ? 1 + countText(m.name) : 0);
 }
 
-/** Tool schemas as the model sees them (a TypeScript-like namespace, as OpenAI renders functions). */
-export function renderTools(tools: ToolSpec[]): string {
-  const lines = ['# Tools', '', '## functions', '', 'namespace functions {', ''];
-  for (const t of tools) {
-    const f = t.function;
-    if (f.description) lines.push(`// ${f.description}`);
-    const props = (f.parameters?.properties ?? {}) as Record<string, { type?: string; description?: string }>;
-    const required = new Set((f.parameters?.required as string[] | undefined) ?? []);
-    lines.push(`type ${f.name} = (_: {`);
-    for (const [key, p] of Object.entries(props)) {
-      if (p.description) lines.push(`// ${p.description}`);
-      lines.push(`${key}${required.has(key) ? '' : '?'}: ${p.type ?? 'any'},`);
-    }
-    lines.push('}) => any;', '');
-  }
-  lines.push('} // namespace functions');
-  return lines.join('\n');
-}
-
+/** Tokens the tool definitions of a request are billed (src/meter/tool-tokens.ts has the rule). */
 export function toolsTokensUncached(tools: ToolSpec[] | undefined): number {
-  if (!tools || tools.length === 0) return 0;
-  return TOKENS_PER_MESSAGE + countText(renderTools(tools));
+  return tools ? toolDefinitionTokens(tools, countText) : 0;
 }
 
 const CONTENT_CACHE_LIMIT = 50_000;

@@ -18,6 +18,7 @@ import { findings } from './findings.ts';
 import { QuadraticFitAccumulator, ratioTable, stepLimitSavings } from './fit.ts';
 import { MAX_RUN_ROWS, renderHtml } from './html.ts';
 import { loadRuns, wholeRecords, type LoadedRun } from './load-runs.ts';
+import { checkStepRecord } from './record-shape.ts';
 import { loopReports } from './loop-reports.ts';
 import { renderMarkdown } from './markdown.ts';
 import { svgToPng, toSvg } from './render.ts';
@@ -59,12 +60,14 @@ interface StepPass {
 /** One pass over steps.jsonl: steps.csv streamed out row by row, every per-step aggregate fed. */
 async function passSteps(dir: string): Promise<StepPass> {
   const pass: StepPass = { skipped: 0, points: new StepIndexAccumulator(), fit: new QuadraticFitAccumulator(), cached: new CachedTokensEstimator(), maxInput: new Map() };
+  const file = resultFile(dir, 'steps');
   await writeCsvFile(resultFile(dir, 'stepsCsv'), async (add) => {
-    for await (const line of readJsonlLines(resultFile(dir, 'steps'))) {
+    for await (const line of readJsonlLines(file)) {
       if (!line.ok) {
         pass.skipped++;
         continue;
       }
+      checkStepRecord(file, line.line, line.value);
       const r = line.value as StepRecord;
       add(stepRow(r));
       pass.points.add(r);

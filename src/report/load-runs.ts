@@ -5,6 +5,7 @@
 import { readJsonlAt, readJsonlLines, type LinePlace } from '../results/jsonl.ts';
 import type { RunFacts, RunRecord } from '../contracts/records.ts';
 import { configKey, type ConfigSettings } from '../contracts/settings.ts';
+import { checkRunRecord } from './record-shape.ts';
 
 export interface LoadedRun extends RunFacts {
   /** Its repeat index within the configuration (the one per-run part of its settings the report orders by). */
@@ -42,6 +43,7 @@ export async function loadRuns(file: string): Promise<LoadedRuns> {
       skipped++;
       continue;
     }
+    checkRunRecord(file, line.line, line.value);
     const r = line.value as RunRecord;
     runs.push({
       run_id: r.run_id,

@@ -60,7 +60,8 @@ export interface LinePlace {
   bytes: number;
 }
 
-export type JsonlLine = ({ ok: true; value: unknown } | { ok: false; line: number }) & LinePlace;
+/** A line and its 1-based number in the file (blank lines counted). */
+export type JsonlLine = ({ ok: true; value: unknown } | { ok: false }) & { line: number } & LinePlace;
 
 const NEWLINE = 0x0a;
 
@@ -82,7 +83,7 @@ export async function* readJsonlLines(file: string): AsyncGenerator<JsonlLine> {
     if (!text.trim()) return null;
     const place = { offset: at, bytes: end };
     try {
-      return { ok: true, value: JSON.parse(text), ...place };
+      return { ok: true, value: JSON.parse(text), line: n, ...place };
     } catch {
       return { ok: false, line: n, ...place };
     }

@@ -98,6 +98,7 @@ export function buildSweepSpec(o: RunOptions, transport: ModelTransport = DEFAUL
   const scenarios: Scenario[] = given ?? resolveScenarios((o.scenario ?? DEFAULT_SCENARIOS.join(',')).split(',').map((s) => s.trim()).filter(Boolean));
   if (scenarios.length === 0) throw new UsageError('--scenario: no scenario given');
   const grid = buildGrid(o, transport);
+  requireReactFor(grid, scenarios);
   for (const s of scenarios) for (const m of grid.model) if (isSimulated(m) && !transport.replay) checkProfile(s, m, '--model');
   const table = loadPricing(o.pricing ?? DEFAULT_PRICING_FILE);
   const price = resolvePrice(o, grid.model, table);
@@ -120,6 +121,21 @@ export function buildSweepSpec(o: RunOptions, transport: ModelTransport = DEFAUL
     repeat: one(o.repeat, '--repeat', { integer: true, min: 1, max: 100_000 }),
     seed: one(o.seed, '--seed', { integer: true, min: 0 }),
   };
+}
+
+/**
+ * The task-queue loop has no context strategy and no reflection: a taskqueue run labelled with them
+ * would record what did not happen (and pay twice for identical runs under two labels).
+ */
+function requireReactFor(grid: Grid, scenarios: Scenario[]): void {
+  const queues = scenarios.filter((s) => s.agent === 'taskqueue').map((s) => s.id);
+  if (queues.length === 0) return;
+  const given = [
+    ...(grid.reflection.some((r) => r !== 'off') ? ['--reflection'] : []),
+    ...(grid.context.some((c) => c !== 'full') ? ['--context'] : []),
+  ];
+  if (given.length)
+    throw new UsageError(`${given.join(', ')}: only for ReAct scenarios, and taskqueue scenario ${queues.join(', ')} is in this sweep (its loop has no context strategy or reflection; sweep it separately)`);
 }
 
 /** A profile that cannot play the scenario's agent, or calls tools it does not declare, would only produce errors or refusals: say so up front. */

@@ -1,7 +1,8 @@
-// A run's transcript: every message sent and received, exactly as billed. Messages are stored
-// once and each call lists the indices it sent, so a 100-step run's file stays linear in size.
+// A run's transcript: every message sent and received, and the tool definitions sent, exactly as
+// billed, so any call can be recounted from the transcript alone. Messages and tool lists are
+// stored once and each call lists the indices it sent, so a 100-step run's file stays linear in size.
 import type { CallLog } from '../agents/caller.ts';
-import type { ChatMessage } from '../contracts/chat.ts';
+import type { ChatMessage, ToolSpec } from '../contracts/chat.ts';
 import type { RunRecord } from '../contracts/records.ts';
 
 export interface Transcript {
@@ -10,21 +11,37 @@ export interface Transcript {
   stop_reason: RunRecord['stop_reason'];
   stop_detail: string;
   messages: ChatMessage[];
-  calls: Array<Omit<CallLog, 'sent' | 'received'> & { sent: number[]; received: number | null }>;
+  /** The distinct tool lists the run sent; a call's `tools` is an index into it (null: none sent). */
+  tools: ToolSpec[][];
+  calls: Array<Omit<CallLog, 'sent' | 'received' | 'tools'> & { sent: number[]; tools: number | null; received: number | null }>;
+}
+
+/** Index of each distinct object, by identity, in the order first seen. */
+function interner<T extends object>(): { list: T[]; of: (x: T) => number } {
+  const index = new Map<T, number>();
+  const list: T[] = [];
+  return {
+    list,
+    of(x) {
+      let i = index.get(x);
+      if (i === undefined) {
+        i = list.push(x) - 1;
+        index.set(x, i);
+      }
+      return i;
+    },
+  };
 }
 
 export function buildTranscript(record: RunRecord, calls: CallLog[], conversation: ChatMessage[]): Transcript {
-  const index = new Map<ChatMessage, number>();
-  const messages: ChatMessage[] = [];
-  const idx = (m: ChatMessage) => {
-    let i = index.get(m);
-    if (i === undefined) {
-      i = messages.push(m) - 1;
-      index.set(m, i);
-    }
-    return i;
-  };
-  const out = calls.map((c) => ({ ...c, sent: c.sent.map(idx), received: c.received ? idx(c.received) : null }));
-  for (const m of conversation) idx(m);
-  return { run_id: record.run_id, settings: record.settings, stop_reason: record.stop_reason, stop_detail: record.stop_detail, messages, calls: out };
+  const messages = interner<ChatMessage>();
+  const tools = interner<ToolSpec[]>();
+  const out = calls.map((c) => ({
+    ...c,
+    sent: c.sent.map(messages.of),
+    tools: c.tools && c.tools.length > 0 ? tools.of(c.tools) : null,
+    received: c.received ? messages.of(c.received) : null,
+  }));
+  for (const m of conversation) messages.of(m);
+  return { run_id: record.run_id, settings: record.settings, stop_reason: record.stop_reason, stop_detail: record.stop_detail, messages: messages.list, tools: tools.list, calls: out };
 }

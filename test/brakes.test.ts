@@ -121,6 +121,6 @@ describe('done', () => {
   });
 
   it('has a closed set of stop reasons', () => {
-    expect(STOP_REASONS).toEqual(['done', 'max_steps', 'max_cost', 'timeout', 'spin', 'max_tokens', 'max_calls', 'max_rounds', 'queue_empty', 'error', 'interrupted']);
+    expect(STOP_REASONS).toEqual(['done', 'max_steps', 'max_cost', 'timeout', 'spin', 'max_tokens', 'max_calls', 'max_rounds', 'queue_empty', 'error', 'interrupted', 'imported']);
   });
 });

@@ -48,14 +48,14 @@ export async function executeToolCalls(run: AgentRun, calls: readonly ParsedCall
   return null;
 }
 
-async function observe(run: AgentRun, { call, args }: ParsedCall): Promise<string> {
+async function observe(run: AgentRun, { call, args, fingerprint }: ParsedCall): Promise<string> {
   const name = call.function.name;
   const tool = run.tools.get(name);
   if (!tool) return `Error: unknown tool '${name}'. Available tools: ${run.tools.names.join(', ') || '(none)'}.`;
   if (!args.ok) return `Error: ${name}: ${args.error}. Call the tool again with valid JSON arguments.`;
   run.clock.advance(tool.virtualMs);
   try {
-    return await tool.run(args.args, run.signal);
+    return await tool.run(args.args, run.signal, { repeat: run.caller.state.repeats.get(fingerprint) ?? 1 });
   } catch (e) {
     return `Error: ${name} failed: ${(e as Error).message}`;
   }

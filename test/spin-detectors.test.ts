@@ -1,0 +1,94 @@
+// The spin detectors on the shipped scenarios: each catches its loop early, with a detail that names
+// the pattern and the actions, and none stops the look-alikes that are not loops (polling a job whose
+// status moves on, reading search results page after page) over 100 seeds at the recommended settings.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Grid } from '../src/contracts/settings.ts';
+import { detectorRows } from '../src/report/spin-detectors.ts';
+import { benchInProcess } from './helpers/cli.ts';
+import { gridOf, runOnce, runPlans, specOf } from './helpers.ts';
+
+/** The README's recommended settings when a detector is switched on. */
+const RECOMMENDED = { max_cycle: 4, max_same_error: 3, near_duplicate: 0.98 } as const;
+
+describe('each detector on its own loop', () => {
+  it('cycle: downloads-reorg is blocked at step 9 (the exact-repeat brake waits until 13), naming the four re-sorts', async () => {
+    const r = await runOnce('downloads-reorg', { max_steps: 30, max_cycle: 4 });
+    expect([r.record.stop_reason, r.record.stop_step]).toEqual(['spin', 9]);
+    expect(r.record.stop_detail).toBe(
+      'cycle: sort_files({"criterion":"type"}) → sort_files({"criterion":"date"}) → sort_files({"criterion":"project"}) → sort_files({"criterion":"size"}) repeated (period 4, max cycle 4); blocked at step 9',
+    );
+    expect((await runOnce('downloads-reorg', { max_steps: 30 })).record.stop_step).toBe(13);
+  });
+
+  it('near-duplicate: the perfectionist is blocked at its first recycled refinement (step 6) instead of running to the step limit', async () => {
+    const r = await runOnce('perfectionist', { max_steps: 30, timeout_s: null, near_duplicate: 0.98 });
+    expect([r.record.stop_reason, r.record.stop_step]).toEqual(['spin', 6]);
+    expect(r.record.stop_detail).toMatch(/^near-duplicate: run_python\(\{"code":"# refinement 2: a named function.* similar to step 3's run_python\(\{"code":"# refinement 1: a named function.*; blocked at step 6$/);
+    expect((await runOnce('perfectionist', { max_steps: 30, timeout_s: null })).record.stop_reason).toBe('max_steps');
+  });
+
+  it('same error: missing-file (real Python, a FileNotFoundError each time) is blocked at step 4; exact repeats never occur', async () => {
+    const r = await runOnce('missing-file', { max_steps: 12, max_same_error: 3 });
+    expect([r.record.stop_reason, r.record.stop_step]).toEqual(['spin', 4]);
+    expect(r.record.stop_detail).toBe(
+      `same error: run_python failed 3 times in a row with "FileNotFoundError: [Errno 2] No such file or directory: '/data/sales-2025.csv'" (max same error 3); blocked at step 4`,
+    );
+    expect((await runOnce('missing-file', { max_steps: 12 })).record.stop_reason).toBe('max_steps');
+  });
+});
+
+describe('false stops, paired run by run with the detector off', () => {
+  const sweep = async (scenarios: string[], detectors: Partial<Record<keyof typeof RECOMMENDED, Array<number | null>>>, repeat: number) => {
+    const grid: Grid = { ...gridOf({ max_steps: 30, max_repeat: null }), ...detectors };
+    const ran = await runPlans(specOf(scenarios, grid, { repeat }));
+    return detectorRows(ran.map((r) => ({ ...r.record, repeat: r.record.settings.repeat })));
+  };
+
+  it('none over 100 seeds of the look-alikes (polling a job, reading pages) at the recommended settings', { timeout: 120_000 }, async () => {
+    const rows = await sweep(['job-polling', 'paginated-search'], {
+      max_cycle: [RECOMMENDED.max_cycle, null],
+      max_same_error: [RECOMMENDED.max_same_error, null],
+      near_duplicate: [RECOMMENDED.near_duplicate, null],
+    }, 100);
+    expect(rows.map((r) => [r.flag, r.scenario, r.runs, r.stopped, r.false_stops])).toEqual(
+      ['--max-cycle', '--max-same-error', '--near-duplicate'].flatMap((flag) => ['job-polling', 'paginated-search'].map((s) => [flag, s, 400, 0, 0])),
+    );
+  });
+
+  it('counts the false stops a looser threshold makes: near-duplicate 0.95 stops every paginated search at page 2', async () => {
+    const [row] = await sweep(['paginated-search'], { near_duplicate: [0.95, null] }, 10);
+    expect([row!.stopped, row!.false_stops, row!.loops_caught]).toEqual([10, 10, 0]);
+  });
+
+  it('and the exact-repeat brake at its default 3 stops every poll at the 4th, which the cycle detector does not', async () => {
+    const r = await runOnce('job-polling', { max_steps: 30, max_cycle: 4 });
+    expect([r.record.stop_reason, r.record.stop_step]).toEqual(['spin', 4]);
+    expect(r.record.stop_detail).toMatch(/^spin: job_status/);
+    const off = await runOnce('job-polling', { max_steps: 30, max_repeat: null, max_cycle: 4 });
+    expect([off.record.stop_reason, off.record.success]).toEqual(['done', true]);
+  });
+});
+
+describe('the report', () => {
+  it('gets a spin-detector section and spin_detectors.csv when a detector is swept on and off, and none otherwise', { timeout: 60_000 }, async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-detectors-'));
+    const on = await benchInProcess(['--scenario', 'downloads-reorg,paginated-search', '--steps', '30', '--max-cycle', '4,off', '-n', '3', '-q', '--no-transcripts', '-o', path.join(dir, 'on')]);
+    expect(on.code).toBe(0);
+    const csv = fs.readFileSync(path.join(dir, 'on', 'spin_detectors.csv'), 'utf8');
+    expect(csv.split('\n')[0]).toBe('detector,flag,threshold,scenario,configurations,runs,stopped,loops_caught,steps_saved_mean,cost_saved_usd,cost_saved_fraction,false_stops');
+    expect(csv).toMatch(/^cycle,--max-cycle,4,downloads-reorg,1,3,3,3,4,/m);
+    expect(csv).toMatch(/^cycle,--max-cycle,4,paginated-search,1,3,0,0,,0,0,0$/m);
+    const md = fs.readFileSync(path.join(dir, 'on', 'summary.md'), 'utf8');
+    expect(md).toContain('### Spin detectors: loops caught and false stops');
+    expect(md).toContain('| --max-cycle 4 | downloads-reorg | 3 | 3 | 3 | 4.0 |');
+    expect(md).toMatch(/- --max-cycle 4: caught 3 looping run\(s\) of 6 paired with it off, saving \$0\.\d+; 0 false stop\(s\)\./);
+    const off = await benchInProcess(['--scenario', 'downloads-reorg', '--steps', '30', '-n', '1', '-q', '--no-transcripts', '-o', path.join(dir, 'off')]);
+    expect(off.code).toBe(0);
+    expect(fs.existsSync(path.join(dir, 'off', 'spin_detectors.csv'))).toBe(false);
+    expect(fs.readFileSync(path.join(dir, 'off', 'runs.csv'), 'utf8').split('\n')[0]).not.toContain('max_cycle');
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});

@@ -40,6 +40,19 @@ describe('each detector on its own loop', () => {
   });
 });
 
+describe('the thresholds the README table reports', () => {
+  it('near-duplicate 0.98 stops the AutoGPT loop at step 3 (its searches differ by a counter); 0.99 lets it run', async () => {
+    const at = async (t: number) => (await runOnce('autogpt-recursive-verification', { max_steps: 30, max_repeat: null, near_duplicate: t })).record;
+    expect([(await at(0.98)).stop_reason, (await at(0.98)).stop_step]).toEqual(['spin', 3]);
+    expect((await at(0.99)).stop_reason).not.toBe('spin');
+  });
+
+  it('a cycle detector with a limit below the cycle period (2 < 4) does not see downloads-reorg', async () => {
+    const r = await runOnce('downloads-reorg', { max_steps: 30, max_repeat: null, max_cycle: 2 });
+    expect(r.record.stop_reason).not.toBe('spin');
+  });
+});
+
 describe('false stops, paired run by run with the detector off', () => {
   const sweep = async (scenarios: string[], detectors: Partial<Record<keyof typeof RECOMMENDED, Array<number | null>>>, repeat: number) => {
     const grid: Grid = { ...gridOf({ max_steps: 30, max_repeat: null }), ...detectors };

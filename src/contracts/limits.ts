@@ -99,12 +99,6 @@ export const optionName = (d: LimitDef) => d.flag.slice(2).replace(/-(\w)/g, (_,
 /** `--max-cost` → `max_cost` (the budgets file's field). */
 export const fieldName = (d: LimitDef) => d.flag.slice(2).replaceAll('-', '_');
 
-/** What the rule accepts, in words, for errors and schemas. */
-export function describeRule(r: LimitRule): string {
-  const bounds = [r.min !== undefined ? `≥ ${r.min}` : '', r.above !== undefined ? `> ${r.above}` : '', r.max !== undefined ? `≤ ${r.max}` : ''].filter(Boolean);
-  return `${r.integer ? 'whole numbers' : 'numbers'} ${bounds.join(' and ')}`;
-}
-
 /** The zod schema of one value a rule accepts (budgets files, meta.json). */
 export function limitValue(r: LimitRule): z.ZodNumber {
   let v = r.integer ? z.number().int() : z.number();

@@ -20,6 +20,7 @@ import { failureOf } from '../src/agents/actions.ts';
 import { LIMITS, SEED_LIMITS } from '../src/contracts/limits.ts';
 import { canonicalJson } from '../src/contracts/fingerprint.ts';
 import { BudgetsSchema } from '../src/gate/budgets-schema.ts';
+import { loadBudgets } from '../src/gate/load-budgets.ts';
 import { limitGrid } from '../src/runner/plan.ts';
 import { expandSweep } from '../src/runner/sweep.ts';
 import { readMeta } from '../src/runner/resume.ts';
@@ -199,6 +200,18 @@ describe('the table of brakes', () => {
     const ok = BudgetsSchema.safeParse({ ...base, limits: { steps: 6, max_rounds: 4, max_cycle: 4, near_duplicate: 0.98, timeout: 0.5 } });
     expect(ok.success).toBe(true);
     for (const bad of [{ steps: 2.5 }, { timeout: 0 }, { near_duplicate: 1.5 }, { max_same_error: 0 }]) expect(BudgetsSchema.safeParse({ ...base, limits: bad }).success).toBe(false);
+  });
+
+  it('a budgets file sets them for bench check, named by their own field', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-budgets-'));
+    const file = path.join(dir, 'budgets.yaml');
+    const write = (limits: string) => fs.writeFileSync(file, `limits: ${limits}\nscenarios:\n  - scenario: downloads-reorg\n    assertions: { stop_reason: [spin] }\n`);
+    write('{ steps: 30, max_rounds: 5, max_cycle: 4 }');
+    const { spec } = loadBudgets(file);
+    expect([spec.grid.max_steps, spec.grid.max_rounds, spec.grid.max_cycle, spec.grid.near_duplicate]).toEqual([[30], [5], [4], undefined]);
+    write('{ max_cycle: 0 }');
+    expect(() => loadBudgets(file)).toThrow(`${file}: limits.max_cycle: Too small: expected number to be >=1`);
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('resume checks each limit of meta.json by its rule', () => {

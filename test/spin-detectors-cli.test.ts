@@ -31,6 +31,7 @@ describe('the report', () => {
     expect(md).toContain('### Spin detectors: loops caught and false stops');
     expect(md).toContain('| --max-cycle 4 | downloads-reorg | 3 | 3 | 3 | 4.0 |');
     expect(md).toMatch(/- --max-cycle 4: caught 3 looping run\(s\) of 6 paired with it off, saving \$0\.\d+; 0 false stop\(s\)\./);
+    expect(fs.readFileSync(path.join(dir, 'on', 'report.html'), 'utf8')).toContain('<section id="spin-detectors"><h2>Spin detectors: loops caught and false stops</h2>');
     const off = await benchInProcess(['--scenario', 'downloads-reorg', '--steps', '30', '-n', '1', '-q', '--no-transcripts', '-o', path.join(dir, 'off')]);
     expect(off.code).toBe(0);
     expect(fs.existsSync(path.join(dir, 'off', 'spin_detectors.csv'))).toBe(false);

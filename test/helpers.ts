@@ -4,22 +4,18 @@ import { TokenCounter } from '../src/meter/tokens.ts';
 import type { RunRecord, StepRecord } from '../src/contracts/records.ts';
 import { executeRun, type RunResult } from '../src/runner/run-one.ts';
 import { SEED_LIMITS, type Limits, type Settings, type Grid } from '../src/contracts/settings.ts';
+import { LIMITS, type LimitGrid } from '../src/contracts/limits.ts';
 import { expandSweep, type SweepSpec } from '../src/runner/sweep.ts';
 import { resolveScenario } from '../src/scenario/loader.ts';
 import type { Scenario } from '../src/scenario/schema.ts';
 import { ToolRegistry } from '../src/tools/registry.ts';
 
 export function gridOf(limits: Partial<Limits> = {}, extra: Partial<Grid> = {}): Grid {
-  const l = { ...SEED_LIMITS, ...limits };
+  const l: Partial<Limits> = { ...SEED_LIMITS, ...limits };
   return {
     model: ['sim'],
-    max_steps: [l.max_steps],
-    max_cost_usd: [l.max_cost_usd],
-    timeout_s: [l.timeout_s],
-    max_repeat: [l.max_repeat],
-    max_tokens: [l.max_tokens],
-    max_calls: [l.max_calls],
-    max_rounds: [l.max_rounds],
+    // Every limit given (the detectors only when asked for, as the CLI leaves them out while off).
+    ...(Object.fromEntries(LIMITS.flatMap((d) => (d.key in l ? [[d.key, [l[d.key] ?? null]]] : []))) as LimitGrid),
     reflection: ['off'],
     context: ['full'],
     agent: {},

@@ -98,7 +98,7 @@ describe('max_rounds brake', () => {
   it('lets round N start while fewer than N are done, then stops with the detail', () => {
     const b = maxRoundsBrake(3);
     expect(b.beforeRound!(state(2))).toBeNull();
-    expect(b.beforeRound!(state(3))).toEqual({ reason: 'max_rounds', detail: 'round limit reached: 3 of 3 rounds done', step: 3 });
+    expect(b.beforeRound!(state(3))).toEqual({ reason: 'max_rounds', detail: 'round limit reached: 3 of 3 rounds done', step: 3, fired: { brake: 'max_rounds', value: 3, limit: 3 } });
     expect(b.beforeCall).toBeUndefined();
   });
 });

@@ -57,6 +57,7 @@ export class ModelCaller {
     costUsd: 0,
     elapsedMs: 0,
     repeats: new Map(),
+    history: [],
   };
   /** Every call made, for the run's transcript (empty when the env says not to keep it). */
   readonly log: CallLog[] = [];
@@ -151,6 +152,11 @@ export class ModelCaller {
     const stop = firstStop(this.env.brakes, (b) => b.beforeAction?.(this.state, action));
     if (!stop) this.state.repeats.set(action.fingerprint, (this.state.repeats.get(action.fingerprint) ?? 0) + 1);
     return stop;
+  }
+
+  /** What an executed action returned, for the detectors that compare outcomes. */
+  observed(action: Action, observation: string, failure: string | null): void {
+    this.state.history.push({ step: this.state.steps, tool: action.tool, fingerprint: action.fingerprint, argsJson: action.argsJson, observation, failure });
   }
 
   private emit(

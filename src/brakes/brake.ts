@@ -1,5 +1,5 @@
 import type { Role } from '../contracts/chat.ts';
-import type { Stop } from '../contracts/stop-reason.ts';
+import type { Fired, Stop, StopReason } from '../contracts/stop-reason.ts';
 
 /** What brakes see of a run. Maintained by the ModelCaller; brakes only read it. */
 export interface RunState {
@@ -15,6 +15,17 @@ export interface RunState {
   elapsedMs: number;
   /** How often each action fingerprint has been executed. */
   repeats: Map<string, number>;
+  /** The actions executed so far, in order, with what they returned. */
+  history: ActionOutcome[];
+}
+
+/** An executed action and its observation, as the spin detectors compare them. */
+export interface ActionOutcome extends Action {
+  /** The agent step that proposed it. */
+  step: number;
+  observation: string;
+  /** How it failed (`FileNotFoundError: …`), or null when it did not. */
+  failure: string | null;
 }
 
 /** The call about to be made, projected before it is sent. */
@@ -31,6 +42,8 @@ export interface PendingCall {
 export interface Action {
   tool: string;
   fingerprint: string;
+  /** Canonical JSON of the arguments, or the raw text when it did not parse. */
+  argsJson: string;
 }
 
 /** A pure check; returns null to let the run go on, or the Stop that ends it. */
@@ -40,6 +53,11 @@ export interface Brake {
   beforeAction?(state: RunState, action: Action): Stop | null;
   /** Checked before a round-based agent (the task queue) starts its next round. */
   beforeRound?(state: RunState): Stop | null;
+}
+
+/** A brake's Stop: the typed fields, and the detail written from them (with the brake's own context). */
+export function limitStop(reason: StopReason, fired: Fired, step: number, detail: (f: Fired) => string): Stop {
+  return { reason, detail: detail(fired), step, fired };
 }
 
 /** Brakes compose as any-of: the first that fires stops the run. */

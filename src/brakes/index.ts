@@ -1,22 +1,35 @@
-import type { Limits } from '../contracts/settings.ts';
+import type { LimitKey, Limits } from '../contracts/limits.ts';
 import type { Brake } from './brake.ts';
+import { cycleBrake } from './cycle.ts';
 import { maxCallsBrake } from './max-calls.ts';
 import { maxRoundsBrake } from './max-rounds.ts';
 import { maxCostBrake } from './max-cost.ts';
 import { maxStepsBrake } from './max-steps.ts';
 import { maxTokensBrake } from './max-tokens.ts';
+import { nearDuplicateBrake } from './near-duplicate.ts';
+import { sameErrorBrake } from './same-error.ts';
 import { spinBrake } from './spin.ts';
 import { timeoutBrake } from './timeout.ts';
 
+/** Each row of the table of brakes (src/contracts/limits.ts) → the brake it makes; a row without one
+ *  does not compile. Listed in the order they are checked when several would fire at once. */
+const FACTORIES: { readonly [K in LimitKey]: (limit: number) => Brake } = {
+  max_steps: maxStepsBrake,
+  max_rounds: maxRoundsBrake,
+  max_calls: maxCallsBrake,
+  timeout_s: timeoutBrake,
+  max_cost_usd: maxCostBrake,
+  max_tokens: maxTokensBrake,
+  max_repeat: spinBrake,
+  max_cycle: cycleBrake,
+  max_same_error: sameErrorBrake,
+  near_duplicate: nearDuplicateBrake,
+};
+
 /** The brakes a run's limits switch on, in the order they are checked. */
 export function brakesFor(limits: Limits): Brake[] {
-  const out: Brake[] = [];
-  if (limits.max_steps !== null) out.push(maxStepsBrake(limits.max_steps));
-  if (limits.max_rounds !== null) out.push(maxRoundsBrake(limits.max_rounds));
-  if (limits.max_calls !== null) out.push(maxCallsBrake(limits.max_calls));
-  if (limits.timeout_s !== null) out.push(timeoutBrake(limits.timeout_s));
-  if (limits.max_cost_usd !== null) out.push(maxCostBrake(limits.max_cost_usd));
-  if (limits.max_tokens !== null) out.push(maxTokensBrake(limits.max_tokens));
-  if (limits.max_repeat !== null) out.push(spinBrake(limits.max_repeat));
-  return out;
+  return Object.entries(FACTORIES).flatMap(([key, make]) => {
+    const limit = limits[key as LimitKey];
+    return limit === null || limit === undefined ? [] : [make(limit)];
+  });
 }

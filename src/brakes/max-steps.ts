@@ -1,11 +1,11 @@
-import { isAgentStep, type Brake } from './brake.ts';
+import { isAgentStep, limitStop, type Brake } from './brake.ts';
 
 export function maxStepsBrake(limit: number): Brake {
   return {
     name: 'max_steps',
     beforeCall: (s, next) =>
       isAgentStep(next.role) && s.steps >= limit
-        ? { reason: 'max_steps', detail: `step limit reached: ${s.steps} of ${limit} steps taken`, step: s.steps }
+        ? limitStop('max_steps', { brake: 'max_steps', value: s.steps, limit }, s.steps, (f) => `step limit reached: ${f.value} of ${f.limit} steps taken`)
         : null,
   };
 }

@@ -1,4 +1,4 @@
-import type { Brake } from './brake.ts';
+import { limitStop, type Brake } from './brake.ts';
 
 /** An action already executed `maxRepeat` times is not executed again: the run stops as `spin`. */
 export function spinBrake(maxRepeat: number): Brake {
@@ -7,11 +7,12 @@ export function spinBrake(maxRepeat: number): Brake {
     beforeAction: (s, a) => {
       const seen = s.repeats.get(a.fingerprint) ?? 0;
       return seen >= maxRepeat
-        ? {
-            reason: 'spin',
-            detail: `spin: ${a.fingerprint} already ran ${seen} times (max repeat ${maxRepeat}); repeat ${seen + 1} blocked at step ${s.steps}`,
-            step: s.steps,
-          }
+        ? limitStop(
+            'spin',
+            { brake: 'max_repeat', value: seen, limit: maxRepeat },
+            s.steps,
+            (f) => `spin: ${a.fingerprint} already ran ${f.value} times (max repeat ${f.limit}); repeat ${f.value + 1} blocked at step ${s.steps}`,
+          )
         : null;
     },
   };

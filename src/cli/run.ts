@@ -6,6 +6,7 @@ import { MODEL_SPECS_HELP } from '../models/factory.ts';
 import { FILES, resultsDirFor } from '../results/results-dir.ts';
 import { CONTEXT_HELP } from '../agents/context-spec.ts';
 import { REFLECTIONS } from '../contracts/settings.ts';
+import { LIMITS } from '../contracts/limits.ts';
 import { planResume } from '../runner/resume.ts';
 import { UsageError } from '../contracts/errors.ts';
 import { addTaskqueueOptions } from './taskqueue-options.ts';
@@ -21,16 +22,16 @@ import type { SpendLimiter } from '../runner/spend-limiter.ts';
 import { usd } from '../report/format.ts';
 import { printSummary } from './summary-table.ts';
 
+/** One flag per row of the table of brakes. */
+function addLimitOptions(cmd: Command): Command {
+  for (const d of LIMITS) cmd.option(`${d.flag} <list>`, d.help, d.default);
+  return cmd;
+}
+
 export function addRunOptions(cmd: Command): Command {
-  return addTaskqueueOptions(addTransportOptions(cmd))
+  return addTaskqueueOptions(addLimitOptions(addTransportOptions(cmd)
     .option('-s, --scenario <ids>', `scenario ids or .yaml paths, comma-separated (default: ${DEFAULT_SCENARIOS.join(',')})`)
-    .option('-m, --model <specs>', `model(s) to sweep: ${MODEL_SPECS_HELP}`, RUN_DEFAULTS.model)
-    .option('--steps <list>', 'MAX_STEPS values to sweep: 12,30 or 5..30:5 or off', RUN_DEFAULTS.steps)
-    .option('--max-cost <list>', 'budget per run in USD (never exceeded: the next call is projected), list or off', RUN_DEFAULTS.maxCost)
-    .option('--timeout <list>', 'wall-clock limit per run in seconds (virtual clock for simulated models), list or off', RUN_DEFAULTS.timeout)
-    .option('--max-repeat <list>', 'spin detection: how often one action (tool + arguments) may run, list or off', RUN_DEFAULTS.maxRepeat)
-    .option('--max-tokens <list>', 'total tokens (input + output) per run, list or off', RUN_DEFAULTS.maxTokens)
-    .option('--max-calls <list>', 'model calls per run, list or off', RUN_DEFAULTS.maxCalls)
+    .option('-m, --model <specs>', `model(s) to sweep: ${MODEL_SPECS_HELP}`, RUN_DEFAULTS.model)))
     .option('-n, --repeat <n>', 'runs per configuration, each with its own seed', RUN_DEFAULTS.repeat)
     .option('--seed <n>', 'sweep seed: the same seed gives the same runs', RUN_DEFAULTS.seed)
     .option('--json', 'print the summary as JSON on stdout')

@@ -5,7 +5,6 @@ import { TASKQUEUE_FLAG_DEFAULTS as DEFAULTS } from '../runner/taskqueue-plan.ts
 
 export function addTaskqueueOptions(cmd: Command): Command {
   return cmd
-    .option('--max-rounds <list>', 'task queue: rounds per run (execute → create → prioritize), list or off', DEFAULTS.maxRounds)
     .option('--queue-cap <list>', 'task queue: keep the top N tasks after prioritization, log the cut; list or off', DEFAULTS.queueCap)
     .option('--dedup <list>', 'task queue: drop a new task whose string similarity (0..1) to a queued or done one reaches this; list or off', DEFAULTS.dedup)
     .option('--anchor <list>', 'task queue: goal anchoring, drop created tasks with no stated link to the goal: on, off or on,off', DEFAULTS.anchor)

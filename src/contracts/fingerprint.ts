@@ -10,5 +10,8 @@ export function canonicalJson(value: unknown): string {
 
 /** `args` is the parsed arguments, or the raw string when it did not parse. */
 export function fingerprint(tool: string, args: unknown): string {
-  return `${tool}(${typeof args === 'string' ? args : canonicalJson(args)})`;
+  return `${tool}(${argsJson(args)})`;
 }
+
+/** The arguments as the detectors compare them: canonical JSON, or the raw text when it did not parse. */
+export const argsJson = (args: unknown): string => (typeof args === 'string' ? args : canonicalJson(args));

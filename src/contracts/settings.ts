@@ -1,6 +1,9 @@
 // Settings: everything a sweep varies for one run. Serialised whole into every record,
 // so any row can be re-run alone (`bench --scenario X` with the same flags and seed).
 import type { Role } from './chat.ts';
+import type { LimitGrid, Limits } from './limits.ts';
+
+export { SEED_LIMITS, type Limits } from './limits.ts';
 
 export interface Price {
   /** Pricing-table entry these rates came from, or `custom`. */
@@ -8,17 +11,6 @@ export interface Price {
   input_per_1m: number;
   cached_input_per_1m: number;
   output_per_1m: number;
-}
-
-/** Each limit is a number or null (brake off). */
-export interface Limits {
-  max_steps: number | null;
-  max_cost_usd: number | null;
-  timeout_s: number | null;
-  max_repeat: number | null;
-  max_tokens: number | null;
-  max_calls: number | null;
-  max_rounds: number | null;
 }
 
 export const REFLECTIONS = ['off', 'final', 'every-step'] as const;
@@ -49,16 +41,6 @@ export interface Settings {
   agent: Record<string, string | number | boolean | null>;
 }
 
-export const SEED_LIMITS: Limits = {
-  max_steps: 12,
-  max_cost_usd: 0.5,
-  timeout_s: 120,
-  max_repeat: 3,
-  max_tokens: null,
-  max_calls: null,
-  max_rounds: null,
-};
-
 /** What the runs of one configuration share: their settings without the repeat-specific parts. */
 export type ConfigSettings = Omit<Settings, 'seed' | 'repeat'>;
 
@@ -70,20 +52,13 @@ export function configKey(s: ConfigSettings): string {
 }
 
 /** Every dimension a sweep can vary; each holds the values to sweep. */
-export interface Grid {
+export type Grid = LimitGrid & {
   model: string[];
-  max_steps: Array<number | null>;
-  max_cost_usd: Array<number | null>;
-  timeout_s: Array<number | null>;
-  max_repeat: Array<number | null>;
-  max_tokens: Array<number | null>;
-  max_calls: Array<number | null>;
-  max_rounds: Array<number | null>;
   reflection: Reflection[];
   context: string[];
   /** Agent-specific dimensions (task queue: queue_cap, dedup, ...). */
   agent: Record<string, Array<string | number | boolean | null>>;
-}
+};
 
 /** Settings the sweep does not vary. */
 export type Fixed = Pick<Settings, 'price' | 'prompt_cache' | 'max_output_tokens' | 'max_reflections' | 'role_models'> & {

@@ -5,5 +5,6 @@ export interface Tool {
   readonly spec: ToolSpec;
   /** Simulated duration, added to the virtual clock of simulated runs. */
   readonly virtualMs: number;
-  run(args: Record<string, unknown>, signal?: AbortSignal): Promise<string>;
+  /** `call.repeat`: how often this run has executed this exact call, this one included (1 the first time). */
+  run(args: Record<string, unknown>, signal?: AbortSignal, call?: { repeat: number }): Promise<string>;
 }

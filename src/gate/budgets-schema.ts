@@ -2,12 +2,12 @@
 // brakes) and the budgets each scenario must hold.
 import { z } from 'zod';
 import { STOP_REASONS } from '../contracts/stop-reason.ts';
+import { LIMITS, fieldName, limitValue } from '../contracts/limits.ts';
 
 const Id = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes');
 
-/** A brake limit: a number, or `off`. */
-const Limit = z.union([z.number().positive(), z.literal('off')]);
-const Count = z.union([z.number().int().positive(), z.literal('off')]);
+/** Each brake's field: a value its row of the table of brakes accepts, or `off`. */
+const limitFields = Object.fromEntries(LIMITS.map((d) => [fieldName(d), z.union([limitValue(d.rule), z.literal('off')]).optional()]));
 
 /** Upper bounds on one per-run metric, by statistic over the scenario's runs. */
 const Bound = z
@@ -83,8 +83,7 @@ export const BudgetsSchema = z
     seed: z.number().int().min(0).default(1),
     /** The brakes every run gets, as the bench flags of the same names. */
     limits: z
-      .object({ steps: Count, max_cost: Limit, timeout: Limit, max_repeat: Count, max_tokens: Count, max_calls: Count })
-      .partial()
+      .object(limitFields)
       .strict()
       .default({}),
     /** Price the tokens as this model of data/pricing.yaml. */

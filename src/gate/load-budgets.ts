@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../contracts/errors.ts';
 import { RUN_DEFAULTS } from '../runner/run-defaults.ts';
+import { LIMITS, fieldName, optionName } from '../contracts/limits.ts';
 import { buildSweepSpec, type RunOptions } from '../runner/plan.ts';
 import { DEFAULT_TRANSPORT, validateModelSpec, type ModelTransport } from '../models/factory.ts';
 import type { SweepSpec } from '../runner/sweep.ts';
@@ -61,8 +62,6 @@ function scenarioUnderTest(file: string, e: ScenarioEntry, i: number): Scenario 
   return { ...base, id: e.id ?? base.id, system: system ?? base.system, goal: goal ?? base.goal };
 }
 
-const flag = (v: number | 'off' | undefined, fallback: string) => (v === undefined ? fallback : String(v));
-
 /** `replay:<cassette>` is a path relative to the budgets file, like its other files. */
 function modelSpec(file: string, model: string): string {
   const replay = /^replay:(.+)$/.exec(model);
@@ -83,16 +82,11 @@ export function loadBudgets(file: string, transport: ModelTransport = DEFAULT_TR
     if (ids.has(c.scenario.id)) throw new UsageError(`${file}: scenarios[${i}]: scenario '${c.scenario.id}' is named twice (give one an id)`);
     ids.add(c.scenario.id);
   });
-  const l = budgets.limits;
+  const l: Record<string, number | 'off' | undefined> = budgets.limits;
   const options: RunOptions = {
     ...RUN_DEFAULTS,
+    ...Object.fromEntries(LIMITS.flatMap((d) => (l[fieldName(d)] === undefined ? [] : [[optionName(d), String(l[fieldName(d)])]]))),
     model,
-    steps: flag(l.steps, RUN_DEFAULTS.steps),
-    maxCost: flag(l.max_cost, RUN_DEFAULTS.maxCost),
-    timeout: flag(l.timeout, RUN_DEFAULTS.timeout),
-    maxRepeat: flag(l.max_repeat, RUN_DEFAULTS.maxRepeat),
-    maxTokens: flag(l.max_tokens, RUN_DEFAULTS.maxTokens),
-    maxCalls: flag(l.max_calls, RUN_DEFAULTS.maxCalls),
     repeat: String(budgets.repeats),
     seed: String(budgets.seed),
     maxOutputTokens: String(budgets.max_output_tokens ?? RUN_DEFAULTS.maxOutputTokens),

@@ -61,7 +61,7 @@ export async function runMicro(timeMs: number): Promise<MicroResult[]> {
   const base = conversation.length;
 
   const brakes = brakesFor({ ...settings.limits, max_steps: 100, max_cost_usd: 0.5, timeout_s: 120, max_repeat: 3 });
-  const state: RunState = { steps: 50, calls: 50, rounds: 0, inputTokens: 500_000, outputTokens: 7_000, cachedTokens: 0, costUsd: 0.08, elapsedMs: 60_000, repeats: new Map() };
+  const state: RunState = { steps: 50, calls: 50, rounds: 0, inputTokens: 500_000, outputTokens: 7_000, cachedTokens: 0, costUsd: 0.08, elapsedMs: 60_000, repeats: new Map(), history: [] };
   const pending: PendingCall = { role: 'act', inputTokens: 30_000, maxOutputTokens: 1024, projectedCostUsd: callCost(settings.price, 30_000, 1024, 0) };
 
   const records = syntheticRuns(long.record, 10_000);

@@ -27,6 +27,7 @@ import { CachedTokensEstimator, repriceRuns } from './reprice.ts';
 import { DEFAULT_VOLUMES, projectVolumes } from './volume.ts';
 import { constraintRows, longestRoundLimit, roleRows, roundRows } from './taskqueue.ts';
 import { queueLengthChart } from './taskqueue-chart.ts';
+import { detectorFindings, detectorRows } from './spin-detectors.ts';
 
 export interface BuildOptions {
   /** Prices to re-price the recorded tokens under (default: the recorded prices). */
@@ -111,7 +112,8 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   const volumes = projectVolumes(summary, o.volumes ?? DEFAULT_VOLUMES);
   const repriced = repriceRuns(runs, o.priceAs ?? recordedPrices(runs), (r) => steps.cached.forRun(r.run_id));
   const loop = loopReports(runs, points, steps.maxInput);
-  const sentences = [...findings({ summary, fits, ratios, savings, volumes }), ...loop.findings];
+  const detectors = detectorRows(runs);
+  const sentences = [...findings({ summary, fits, ratios, savings, volumes }), ...loop.findings, ...detectorFindings(detectors)];
 
   const files: string[] = [];
   const write = (rel: string, data: string | Uint8Array) => {
@@ -145,6 +147,7 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   }
 
   for (const [name, rows] of Object.entries(loop.csv)) write(name, toCsv(rows));
+  if (detectors.length) write(rel('spinDetectorsCsv'), toCsv(detectors.map((r) => ({ ...r }))));
 
   const charts = [];
   for (const c of [...buildCharts({ summary, points, fits, runs }), ...loop.charts, ...(taskqueue ? [queueLengthChart(roundRows(longestRoundLimit(runs)))] : [])]) {
@@ -173,6 +176,7 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
     loop,
     skipped: { steps: steps.skipped, runs: skippedRuns },
     taskqueue,
+    detectors,
   };
   write(rel('html'), renderHtml(data));
   write(rel('markdown'), renderMarkdown(data));

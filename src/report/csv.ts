@@ -4,6 +4,7 @@
 // at a fraction of its per-field cost.
 import { stringify } from 'csv-stringify/sync';
 import { STOP_REASONS } from '../contracts/stop-reason.ts';
+import { LIMITS, showLimit } from '../contracts/limits.ts';
 import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import type { ConfigSettings } from '../contracts/settings.ts';
 import type { ConfigSummary, StepPoint } from './aggregate.ts';
@@ -11,15 +12,9 @@ import type { QuadraticFit, StepLimitSaving, StepRatio } from './fit.ts';
 import type { RepricedConfig } from './reprice.ts';
 import type { VolumeProjection } from './volume.ts';
 
-const limitsColumns = (s: ConfigSettings) => ({
-  max_steps: s.limits.max_steps ?? 'off',
-  max_cost_usd: s.limits.max_cost_usd ?? 'off',
-  timeout_s: s.limits.timeout_s ?? 'off',
-  max_repeat: s.limits.max_repeat ?? 'off',
-  max_tokens: s.limits.max_tokens ?? 'off',
-  max_calls: s.limits.max_calls ?? 'off',
-  max_rounds: s.limits.max_rounds ?? 'off',
-});
+/** One column per limit of the table of brakes; a detector only when the sweep had it on (LimitDef.detector). */
+const limitsColumns = (s: ConfigSettings) =>
+  Object.fromEntries(LIMITS.flatMap((d) => (d.key in s.limits || !('detector' in d) ? [[d.key, showLimit(s.limits[d.key])]] : [])));
 
 export function toCsv(rows: Array<Record<string, unknown>>): string {
   if (rows.length === 0) return '';

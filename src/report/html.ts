@@ -4,6 +4,7 @@ import { describePrices, describeSettings, type ReportData } from './report-data
 import { contextTable, reflectionTable } from './loop-tables.ts';
 import { fitTable, ratioTableRows, repriceTable, runsTable, savingsTable, summaryTable, volumeTable, type Table } from './tables.ts';
 import { constraintTable, queueTable, roleTable } from './taskqueue-tables.ts';
+import { DETECTOR_NOTE, detectorTable } from './spin-detectors.ts';
 
 /** Per-run rows beyond this are in runs.csv; the HTML stays light for big sweeps. */
 export const MAX_RUN_ROWS = 500;
@@ -117,6 +118,10 @@ ${table(repriceTable(d.repriced))}
 <p class="note">The recorded tokens priced at other models' rates. "on (estimated)": the run was recorded without prompt caching; each call's cached prefix is estimated as the previous call's prompt, billed as the provider does (from 1,024 tokens, in 128-token steps).</p>
 </section>
 ${d.taskqueue ? taskqueueSection(d.taskqueue) : ''}
+${d.detectors?.length ? `<section id="spin-detectors"><h2>Spin detectors: loops caught and false stops</h2>
+${table(detectorTable(d.detectors), 'Each detector setting against the same configuration with it off, run by run at the same seed (spin_detectors.csv)')}
+<p class="note">${esc(DETECTOR_NOTE)}</p>
+</section>` : ''}
 <section id="runs"><h2>Runs</h2>
 ${table(runsTable(runs))}
 ${d.runs.length > runs.length ? `<p class="note">The first ${runs.length} of ${d.runs.length} runs; all are in runs.csv.</p>` : ''}

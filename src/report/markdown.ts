@@ -3,6 +3,7 @@ import { describePrices, type ReportData } from './report-data.ts';
 import { contextTable, reflectionTable } from './loop-tables.ts';
 import { ratioTableRows, savingsTable, summaryTable, volumeTable, type Table } from './tables.ts';
 import { constraintTable, queueTable } from './taskqueue-tables.ts';
+import { DETECTOR_NOTE, detectorTable } from './spin-detectors.ts';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -36,6 +37,7 @@ export function renderMarkdown(d: ReportData): string {
     parts.push('', '### Task queue: length after each round', '', markdownTable(queueTable(d.taskqueue.rounds)));
     if (d.taskqueue.constraints.length) parts.push('', '### Task queue: each constraint on vs off', '', markdownTable(constraintTable(d.taskqueue.constraints)));
   }
+  if (d.detectors?.length) parts.push('', '### Spin detectors: loops caught and false stops', '', markdownTable(detectorTable(d.detectors)), '', DETECTOR_NOTE);
   parts.push('', '### Volume projection', '', markdownTable(volumeTable(d.volumes)), '', 'Charts, the fit, re-pricing and every run: `report.html` in the results directory.', '');
   return parts.join('\n');
 }

@@ -5,6 +5,7 @@ import type { QuadraticFit, StepLimitSaving, StepRatio } from './fit.ts';
 import type { RepricedConfig } from './reprice.ts';
 import type { VolumeProjection } from './volume.ts';
 import type { ConstraintRow, RoleRow, RoundRow } from './taskqueue.ts';
+import type { DetectorRow } from './spin-detectors.ts';
 import type { LoopReports } from './loop-reports.ts';
 import type { Meta } from '../results/meta.ts';
 import type { RunFacts, RunRecord } from '../contracts/records.ts';
@@ -34,6 +35,8 @@ export interface ReportData {
   skipped: { steps: number; runs: number };
   /** Present when the results hold task-queue runs. */
   taskqueue: { rounds: readonly RoundRow[]; roles: readonly RoleRow[]; constraints: readonly ConstraintRow[] } | null;
+  /** Spin detectors paired with the same configuration without them (empty when none was swept on and off). */
+  detectors?: readonly DetectorRow[];
 }
 
 /** Distinct values of one field over the configurations, in order. */

@@ -21,6 +21,8 @@ export const FILES = {
   taskqueueRoundsCsv: 'taskqueue_rounds.csv',
   taskqueueRolesCsv: 'taskqueue_roles.csv',
   taskqueueConstraintsCsv: 'taskqueue_constraints.csv',
+  /** Spin detectors against the same configuration with them off: loops caught, false stops. */
+  spinDetectorsCsv: 'spin_detectors.csv',
   transcripts: 'transcripts',
   /** Task-queue states written by --pause-at. */
   state: 'state',

@@ -5,12 +5,13 @@ import { DEFAULT_PRICED_MODEL, loadPricing, priceFor, DEFAULT_PRICING_FILE, type
 import { isSimulated, pricedModelOf, validateModelSpec, simProfileFor, DEFAULT_TRANSPORT, type ModelTransport } from '../models/factory.ts';
 import { parseContextList } from '../agents/context-spec.ts';
 import { REFLECTIONS, type Price, type Grid } from '../contracts/settings.ts';
+import { LIMITS, optionName, type LimitGrid, type LimitOptions } from '../contracts/limits.ts';
 import type { SweepSpec } from './sweep.ts';
 import { parseChoiceList, parseNumberList, parseOne as one } from './values.ts';
 import { resolveScenarios } from '../scenario/loader.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import { UsageError } from '../contracts/errors.ts';
-import { TASKQUEUE_FLAG_DEFAULTS, modelPrices, parseRoleModels, roleModelSpecs, taskqueueGrid, type TaskqueueFlags } from './taskqueue-plan.ts';
+import { modelPrices, parseRoleModels, roleModelSpecs, taskqueueGrid, type TaskqueueFlags } from './taskqueue-plan.ts';
 import type { TransportFlags } from './transport.ts';
 
 /** How a planned sweep is started: where it writes, how many at once, which slice, the spend cap. */
@@ -27,15 +28,9 @@ export interface StartOptions {
 
 export const DEFAULT_SCENARIOS = ['tiny-agent-sum-of-squares', 'seed-calibrated'];
 
-export interface RunOptions extends TaskqueueFlags, TransportFlags {
+export interface RunOptions extends TaskqueueFlags, TransportFlags, LimitOptions {
   scenario?: string;
   model: string;
-  steps: string;
-  maxCost: string;
-  timeout: string;
-  maxRepeat: string;
-  maxTokens: string;
-  maxCalls: string;
   repeat: string;
   seed: string;
   pricing?: string;
@@ -70,27 +65,30 @@ function resolvePrice(o: RunOptions, models: string[], table: PricingTable): Pri
   return priceFor(table, priced, o.pricing ?? DEFAULT_PRICING_FILE);
 }
 
+/** Every limit flag parsed by its row of the table of brakes; a detector left off is left out. */
+export function limitGrid(o: LimitOptions): LimitGrid {
+  const grid: Record<string, Array<number | null>> = {};
+  for (const d of LIMITS) {
+    const values = parseNumberList(o[optionName(d) as keyof LimitOptions] ?? d.default, { flag: d.flag, off: true, ...d.rule });
+    if (!('detector' in d) || values.some((v) => v !== null)) grid[d.key] = values;
+  }
+  // A run needs at least one brake that bounds its length; refuse a grid point that has none.
+  const bounding = LIMITS.filter((d) => d.bounds);
+  if (bounding.every((d) => grid[d.key]!.includes(null)))
+    throw new UsageError(`every length brake is off in some configuration: keep at least one of ${bounding.map((d) => d.flag).join(', ')} on`);
+  return grid as LimitGrid;
+}
+
 function buildGrid(o: RunOptions, transport: ModelTransport): Grid {
-  const limit = (text: string, flag: string, rule: { integer?: boolean; min?: number }) => parseNumberList(text, { flag, off: true, ...rule });
   const models = parseChoiceList(o.model, '--model', (v) => v.length > 0);
   for (const m of models) validateModelSpec(m, transport);
-  const grid: Grid = {
+  return {
     model: models,
-    max_steps: limit(o.steps, '--steps', { integer: true, min: 1 }),
-    max_cost_usd: limit(o.maxCost, '--max-cost', { min: 0 }),
-    timeout_s: limit(o.timeout, '--timeout', { min: 0.001 }),
-    max_repeat: limit(o.maxRepeat, '--max-repeat', { integer: true, min: 1 }),
-    max_tokens: limit(o.maxTokens, '--max-tokens', { integer: true, min: 1 }),
-    max_calls: limit(o.maxCalls, '--max-calls', { integer: true, min: 1 }),
-    max_rounds: limit(o.maxRounds ?? TASKQUEUE_FLAG_DEFAULTS.maxRounds, '--max-rounds', { integer: true, min: 1 }),
+    ...limitGrid(o),
     reflection: parseChoiceList(o.reflection ?? 'off', '--reflection', REFLECTIONS),
     context: parseContextList(o.context ?? 'full'),
     agent: {},
   };
-  // A run needs at least one brake that bounds its length; refuse a grid point that has none.
-  const unbounded = grid.max_steps.includes(null) && grid.max_cost_usd.includes(null) && grid.timeout_s.includes(null) && grid.max_tokens.includes(null) && grid.max_calls.includes(null) && grid.max_rounds.includes(null);
-  if (unbounded) throw new UsageError('every length brake is off in some configuration: keep at least one of --steps, --max-cost, --timeout, --max-tokens, --max-calls, --max-rounds on');
-  return grid;
 }
 
 /** Validates everything the flags say, before anything is written. `given` replaces `--scenario` (bench check). */

@@ -12,9 +12,16 @@ import { filterJsonl } from '../results/jsonl.ts';
 import type { Meta } from '../results/meta.ts';
 import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import { resultFile } from '../results/results-dir.ts';
+import { LIMITS, limitValue } from '../contracts/limits.ts';
 import { expandSweep, type RunPlan, type SweepSpec } from './sweep.ts';
 
-const Limit = z.array(z.number().nullable());
+/** Each limit's values, checked by its row of the table of brakes; a detector may be absent (off). */
+const limitGrid = Object.fromEntries(
+  LIMITS.map((d) => {
+    const values = z.array(limitValue(d.rule).nullable()).min(1);
+    return [d.key, 'detector' in d ? values.optional() : values];
+  }),
+);
 /** What resume needs from meta.json, checked: the file may have been edited or damaged. */
 const ResumableMeta = z
   .object({
@@ -24,13 +31,7 @@ const ResumableMeta = z
     scenario_files: z.array(z.string()).min(1).optional(),
     grid: z.object({
       model: z.array(z.string()).min(1),
-      max_steps: Limit,
-      max_cost_usd: Limit,
-      timeout_s: Limit,
-      max_repeat: Limit,
-      max_tokens: Limit,
-      max_calls: Limit,
-      max_rounds: Limit,
+      ...limitGrid,
       reflection: z.array(z.enum(['off', 'final', 'every-step'])),
       context: z.array(z.string()),
       agent: z.record(z.string(), z.array(z.union([z.string(), z.number(), z.boolean(), z.null()]))),

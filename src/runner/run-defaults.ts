@@ -1,15 +1,9 @@
-// The defaults of the sweep flags, shared by `bench run`, the budgets file of `bench check` and
+// The defaults of the sweep flags (the limits' are in the table of brakes, src/contracts/limits.ts), shared by `bench run`, the budgets file of `bench check` and
 // sweeps started from code (src/serve/sweep-against.ts).
 import { DEFAULT_TRANSPORT } from '../models/factory.ts';
 
 export const RUN_DEFAULTS = {
   model: 'sim',
-  steps: '12',
-  maxCost: '0.5',
-  timeout: '120',
-  maxRepeat: '3',
-  maxTokens: 'off',
-  maxCalls: 'off',
   repeat: '10',
   seed: '1',
   concurrency: '4',

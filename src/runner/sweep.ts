@@ -3,6 +3,7 @@
 import { hash32 } from '../contracts/hash.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import type { Fixed, Grid, Limits, Price, Reflection, Settings } from '../contracts/settings.ts';
+import { LIMITS } from '../contracts/limits.ts';
 
 
 /** A scenario's own per-role models, overridden by the sweep's; each role priced by its model when known. */
@@ -28,28 +29,22 @@ export interface RunPlan {
   settings: Settings;
 }
 
-const LIMIT_KEYS = ['max_steps', 'max_cost_usd', 'timeout_s', 'max_repeat', 'max_tokens', 'max_calls', 'max_rounds'] as const;
 /** Short names used in configuration labels. */
 const LABEL: Record<string, string> = {
   model: 'model',
-  max_steps: 'steps',
-  max_cost_usd: 'cost',
-  timeout_s: 'timeout',
-  max_repeat: 'repeat',
-  max_tokens: 'tokens',
-  max_calls: 'calls',
-  max_rounds: 'rounds',
+  ...Object.fromEntries(LIMITS.map((d) => [d.key, d.label])),
   queue_cap: 'cap',
   max_result_tokens: 'result_tokens',
   reflection: 'reflection',
   context: 'context',
 };
 
-type Dim = { key: string; values: unknown[]; agent: boolean };
+type Dim = { key: string; values: unknown[]; agent: boolean; limit?: true };
 
 function dims(grid: Grid): Dim[] {
   const out: Dim[] = [{ key: 'model', values: grid.model, agent: false }];
-  for (const k of LIMIT_KEYS) out.push({ key: k, values: grid[k], agent: false });
+  // A detector the grid leaves out is off and not a dimension (LimitDef.detector).
+  for (const { key } of LIMITS) if (grid[key]) out.push({ key, values: grid[key], agent: false, limit: true });
   out.push({ key: 'reflection', values: grid.reflection, agent: false }, { key: 'context', values: grid.context, agent: false });
   for (const [k, v] of Object.entries(grid.agent)) out.push({ key: k, values: v, agent: true });
   return out;
@@ -75,7 +70,7 @@ export function expandSweep(spec: SweepSpec): RunPlan[] {
   for (const scenario of spec.scenarios) {
     for (const point of cartesian(ds)) {
       const label = [scenario.id, ...varying.map((d) => `${LABEL[d.key] ?? d.key}=${show(point[d.key])}`)].join(' ');
-      const limits = Object.fromEntries(LIMIT_KEYS.map((k) => [k, point[k]])) as unknown as Limits;
+      const limits = Object.fromEntries(ds.filter((d) => d.limit).map((d) => [d.key, point[d.key]])) as Limits;
       const agent = Object.fromEntries(ds.filter((d) => d.agent).map((d) => [d.key, point[d.key]])) as Settings['agent'];
       for (let repeat = 0; repeat < spec.repeat; repeat++) {
         const settings: Settings = {

@@ -12,7 +12,6 @@ import { UsageError } from '../contracts/errors.ts';
 
 /** Optional so code that builds RunOptions by hand need not know them; absent means the default. */
 export interface TaskqueueFlags {
-  maxRounds?: string;
   queueCap?: string;
   dedup?: string;
   anchor?: string;
@@ -25,7 +24,7 @@ export interface TaskqueueFlags {
 }
 
 /** Flag defaults; a flag changed from its default with no taskqueue scenario in the sweep is an error. */
-export const TASKQUEUE_FLAG_DEFAULTS = { maxRounds: 'off', queueCap: 'off', dedup: 'off', anchor: 'off', maxResultTokens: 'off', compressAt: 'auto' } as const;
+export const TASKQUEUE_FLAG_DEFAULTS = { queueCap: 'off', dedup: 'off', anchor: 'off', maxResultTokens: 'off', compressAt: 'auto' } as const;
 const DEFAULTS = TASKQUEUE_FLAG_DEFAULTS;
 type Defaulted = keyof typeof DEFAULTS;
 const flag = (o: TaskqueueFlags, k: Defaulted): string => o[k] ?? DEFAULTS[k];

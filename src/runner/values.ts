@@ -5,6 +5,8 @@ export interface NumberRule {
   flag: string;
   integer?: boolean;
   min?: number;
+  /** Values must be strictly above this. */
+  above?: number;
   max?: number;
   /** Whether `off` (brake disabled → null) is accepted. */
   off?: boolean;
@@ -18,12 +20,13 @@ function parseNumber(token: string, rule: NumberRule): number {
   if (token.trim() === '' || !Number.isFinite(n) || (rule.integer && !Number.isInteger(n)))
     throw new UsageError(`${rule.flag}: '${token}' is not ${kind}${accepted(rule)}`);
   if (rule.min !== undefined && n < rule.min) throw new UsageError(`${rule.flag}: ${token} is below the minimum ${rule.min}${accepted(rule)}`);
+  if (rule.above !== undefined && n <= rule.above) throw new UsageError(`${rule.flag}: ${token} is not above ${rule.above}${accepted(rule)}`);
   if (rule.max !== undefined && n > rule.max) throw new UsageError(`${rule.flag}: ${token} is above the maximum ${rule.max}${accepted(rule)}`);
   return n;
 }
 
 function accepted(rule: NumberRule): string {
-  const bounds = [rule.min !== undefined ? `≥ ${rule.min}` : '', rule.max !== undefined ? `≤ ${rule.max}` : ''].filter(Boolean).join(' and ');
+  const bounds = [rule.min !== undefined ? `≥ ${rule.min}` : '', rule.above !== undefined ? `> ${rule.above}` : '', rule.max !== undefined ? `≤ ${rule.max}` : ''].filter(Boolean).join(' and ');
   const range = bounds ? ` ${bounds}` : '';
   if (rule.single) return ` (accepted: ${rule.integer ? 'a whole number' : 'a number'}${range})`;
   return ` (accepted: ${rule.integer ? 'whole numbers' : 'numbers'}${range}, lists like 12,30, ranges like 5..30:5${rule.off ? ', or off' : ''})`;
@@ -43,7 +46,7 @@ export function parseNumberList(text: string, rule: NumberRule): Array<number | 
     if (range) {
       const from = parseNumber(range[1]!, rule);
       const to = parseNumber(range[2]!, rule);
-      const by = range[3] === undefined ? 1 : parseNumber(range[3], { ...rule, min: Number.MIN_VALUE, max: undefined });
+      const by = range[3] === undefined ? 1 : parseNumber(range[3], { ...rule, min: undefined, above: 0, max: undefined });
       if (to < from) throw new UsageError(`${rule.flag}: range '${token}' runs backwards (write ${range[2]}..${range[1]})`);
       if ((to - from) / by > 10_000) throw new UsageError(`${rule.flag}: range '${token}' has more than 10,000 values`);
       for (let v = from; v <= to + 1e-9; v += by) out.push(Number(v.toFixed(10)));

@@ -26,6 +26,9 @@ const ScriptedTool = z
     /** Size of each result in tokens (a number, or {mean, sd}). */
     result_tokens: Dist,
     header: z.string().optional(),
+    /** Status lines that successive identical calls in one run end with, in order (the last one repeats):
+     *  a long job that moves on while the agent polls it. */
+    progress: z.array(z.string().min(1)).min(2).optional(),
     virtual_ms: z.number().nonnegative().default(300),
   })
   .strict();

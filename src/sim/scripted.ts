@@ -13,6 +13,8 @@ export interface ScriptedToolOptions {
   resultTokens: Dist;
   /** Optional fixed text placed before the generated body. */
   header?: string;
+  /** Status lines after the body: the n-th identical call of a run ends with the n-th (the last repeats). */
+  progress?: string[];
   virtualMs: number;
 }
 
@@ -26,7 +28,7 @@ export function scriptedTool(o: ScriptedToolOptions): Tool {
   return {
     spec: o.spec,
     virtualMs: o.virtualMs,
-    run: async (args) => {
+    run: async (args, _signal, call) => {
       const key = canonicalJson(args);
       let text = results.get(key);
       if (text === undefined) {
@@ -36,7 +38,8 @@ export function scriptedTool(o: ScriptedToolOptions): Tool {
         if (results.size >= RESULT_CACHE_LIMIT) results.clear();
         results.set(key, text);
       }
-      return text;
+      if (!o.progress) return text;
+      return `${text}\n${o.progress[Math.min((call?.repeat ?? 1) - 1, o.progress.length - 1)]}`;
     },
   };
 }

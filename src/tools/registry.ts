@@ -31,6 +31,7 @@ export class ToolRegistry {
               spec: { type: 'function', function: { name: d.name, description: d.description, parameters: d.parameters } },
               resultTokens: d.result_tokens,
               header: d.header,
+              progress: d.progress,
               virtualMs: d.virtual_ms,
             }),
       ),

@@ -41,7 +41,21 @@ export interface CallLog {
   sent: ChatMessage[];
   received: ChatMessage | null;
   usage: ChatResult['usage'] | null;
+  /** `length`: the answer was cut at max_tokens (absent when the model did not say). */
+  finish_reason?: ChatResult['finishReason'];
   error: string | null;
+}
+
+/** Answers longer than the max_tokens they were asked for: a misbehaving provider, recorded per run. */
+export interface OutputOverrun {
+  calls: number;
+  /** Output tokens billed beyond max_tokens, summed over those calls. */
+  tokens: number;
+  /** What those extra tokens cost: spend the budget brake's worst case did not foresee. */
+  cost_usd: number;
+  first_step: number;
+  largest_output_tokens: number;
+  max_output_tokens: number;
 }
 
 export class ModelCaller {
@@ -58,6 +72,8 @@ export class ModelCaller {
   };
   /** Every call made, for the run's transcript (empty when the env says not to keep it). */
   readonly log: CallLog[] = [];
+  /** Set once a model returns more output than max_tokens: the run's worst case did not hold. */
+  overrun: OutputOverrun | null = null;
 
   constructor(private readonly env: CallerEnv) {}
 
@@ -130,9 +146,20 @@ export class ModelCaller {
     state.calls++;
     if (isAgentStep(role)) state.steps = step;
     env.clock.advance(result.latencyMs);
+    this.noteOverrun(role, step, result.usage.completion_tokens);
     this.emit(role, step, result.usage, result.latencyMs, result.retries, action?.(result) ?? null, null);
-    this.keep({ call: state.calls, step, round: state.rounds, role, sent: messages, received: result.message, usage: result.usage, error: null });
+    this.keep({ call: state.calls, step, round: state.rounds, role, sent: messages, received: result.message, usage: result.usage, ...(result.finishReason ? { finish_reason: result.finishReason } : {}), error: null });
     return { ok: true, result };
+  }
+
+  private noteOverrun(role: Role, step: number, output: number): void {
+    const max = this.env.settings.max_output_tokens;
+    if (output <= max) return;
+    const o = (this.overrun ??= { calls: 0, tokens: 0, cost_usd: 0, first_step: step, largest_output_tokens: 0, max_output_tokens: max });
+    o.calls++;
+    o.tokens += output - max;
+    o.cost_usd += callCost(this.priceOf(role), 0, output - max, 0);
+    o.largest_output_tokens = Math.max(o.largest_output_tokens, output);
   }
 
   /** Ctrl-C came before this call was sent. */

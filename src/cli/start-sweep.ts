@@ -87,9 +87,12 @@ export async function startSweep(
     },
     Boolean(o.quiet || o.json),
   );
-  if (outcome.spend?.stopped)
+  const sp = outcome.spend;
+  if (sp?.overrun_usd)
     console.error(
-      `bench: spend cap ${usd(outcome.spend.cap_usd)} reached: ${outcome.spend.runs_skipped} of ${plans.length} run(s) not started (${usd(outcome.spend.spent_usd)} spent)`,
+      `bench: a model returned more output than max_tokens, so runs spent ${usd(sp.overrun_usd)} beyond their budgets: no further run was started (${sp.runs_skipped} of ${plans.length} not started; ${usd(sp.spent_usd)} spent, ${sp.spent_usd > sp.cap_usd ? 'past' : 'within'} the ${usd(sp.cap_usd)} cap)`,
     );
+  else if (sp?.stopped)
+    console.error(`bench: spend cap ${usd(sp.cap_usd)} reached: ${sp.runs_skipped} of ${plans.length} run(s) not started (${usd(sp.spent_usd)} spent)`);
   return outcome;
 }

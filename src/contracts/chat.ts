@@ -59,9 +59,14 @@ export interface CallContext {
   signal?: AbortSignal;
 }
 
+/** Why the answer ended, as providers say it: `length` = cut at max_tokens. */
+export type FinishReason = 'stop' | 'tool_calls' | 'length';
+
 export interface ChatResult {
   message: AssistantMessage;
   usage: Usage;
+  /** Absent when the source did not say (a cassette recorded before it was kept). */
+  finishReason?: FinishReason;
   /** Latency of the call as the model reports it (simulated for sims, measured otherwise). */
   latencyMs: number;
   /** Retries the transport made before this answer (0 when the first attempt answered). */

@@ -12,4 +12,6 @@ export interface SpendState {
   /** True once a run was refused: the sweep is incomplete. */
   stopped: boolean;
   runs_skipped: number;
+  /** Spent beyond runs' own budgets by models that ignored max_tokens; present once it happened. */
+  overrun_usd?: number;
 }

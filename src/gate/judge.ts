@@ -24,9 +24,11 @@ export function judge(checks: readonly ScenarioBudget[], runs: readonly RunFacts
       pass: !s.stopped,
       measured: `${usd(s.spent_usd)} spent${s.stopped ? `, ${s.runs_skipped} run(s) not started` : ''}`,
       limit: `≤ ${usd(s.cap_usd)}`,
-      message: s.stopped
-        ? `the spend cap ${usd(s.cap_usd)} stopped the check: ${s.runs_skipped} run(s) were not started, so the budgets were judged on partial results`
-        : `spent ${usd(s.spent_usd)} of the ${usd(s.cap_usd)} cap`,
+      message: s.overrun_usd
+        ? `a model returned more output than max_tokens: runs spent ${usd(s.overrun_usd)} beyond their budgets, so no further run was started (${s.runs_skipped} not started; ${usd(s.spent_usd)} spent of the ${usd(s.cap_usd)} cap)`
+        : s.stopped
+          ? `the spend cap ${usd(s.cap_usd)} stopped the check: ${s.runs_skipped} run(s) were not started, so the budgets were judged on partial results`
+          : `spent ${usd(s.spent_usd)} of the ${usd(s.cap_usd)} cap`,
     });
   }
   return out;

@@ -8,7 +8,7 @@ import { UsageError } from '../contracts/errors.ts';
 import { canonicalJson } from '../contracts/fingerprint.ts';
 import { writeJsonAtomic } from '../results/atomic.ts';
 import { formatZodError } from '../scenario/yaml-file.ts';
-import type { ChatRequest, Role, AssistantMessage, Usage } from '../contracts/chat.ts';
+import type { ChatRequest, FinishReason, Role, AssistantMessage, Usage } from '../contracts/chat.ts';
 
 export const CASSETTE_VERSION = 1;
 
@@ -34,6 +34,7 @@ const Entry = z
         message: Message,
         usage: z.object({ prompt_tokens: z.number().int().nonnegative(), completion_tokens: z.number().int().nonnegative(), cached_tokens: z.number().int().nonnegative() }).strict(),
         latency_ms: z.number().nonnegative(),
+        finish_reason: z.enum(['stop', 'tool_calls', 'length']).optional(),
       })
       .strict(),
   })
@@ -87,9 +88,9 @@ export class Cassette {
     return this.entries.get(key);
   }
 
-  add(entry: { key: string; model: string; scenario: string; step: number; role: Role; message: AssistantMessage; usage: Usage; latencyMs: number }): void {
-    const { message, usage, latencyMs, ...id } = entry;
-    this.entries.set(entry.key, { ...id, response: { message, usage, latency_ms: Math.round(latencyMs) } });
+  add(entry: { key: string; model: string; scenario: string; step: number; role: Role; message: AssistantMessage; usage: Usage; latencyMs: number; finishReason?: FinishReason }): void {
+    const { message, usage, latencyMs, finishReason, ...id } = entry;
+    this.entries.set(entry.key, { ...id, response: { message, usage, latency_ms: Math.round(latencyMs), ...(finishReason ? { finish_reason: finishReason } : {}) } });
     this.dirty = true;
   }
 

@@ -23,7 +23,7 @@ export class RecordingModel implements ChatModel {
   async complete(request: ChatRequest, context: CallContext): Promise<ChatResult> {
     const result = await this.inner.complete(request, context);
     const key = requestKey(this.spec, request);
-    this.cassette.add({ key, model: this.spec, scenario: context.scenario, step: context.step, role: context.role, message: result.message, usage: result.usage, latencyMs: result.latencyMs });
+    this.cassette.add({ key, model: this.spec, scenario: context.scenario, step: context.step, role: context.role, message: result.message, usage: result.usage, latencyMs: result.latencyMs, finishReason: result.finishReason });
     return result;
   }
 }
@@ -49,6 +49,7 @@ export class ReplayModel implements ChatModel {
       throw new ModelError(
         `replay: ${this.cassette.file} has no recorded answer for scenario '${context.scenario}' step ${context.step} (model ${this.recorded}, request ${key.slice(0, 12)}); record this sweep again with --record`,
       );
-    return { message: structuredClone(hit.response.message), usage: { ...hit.response.usage }, latencyMs: hit.response.latency_ms, retries: 0 };
+    const r = hit.response;
+    return { message: structuredClone(r.message), usage: { ...r.usage }, latencyMs: r.latency_ms, retries: 0, ...(r.finish_reason ? { finishReason: r.finish_reason } : {}) };
   }
 }

@@ -17,6 +17,7 @@ import type { CallSlots } from './call-slots.ts';
 import { VirtualClock, WallClock } from '../contracts/clock.ts';
 import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import type { RunPlan } from './sweep.ts';
+import { overrunDetail } from './overrun.ts';
 
 export interface RunDeps {
   counter: TokenCounter;
@@ -75,6 +76,8 @@ export async function executeRun(plan: RunPlan, deps: RunDeps): Promise<RunResul
   const trace = deps.trace && ((line: string) => deps.trace!(line.replace(/^/gm, `[${plan.runId}] `)));
   const outcome = await agent({ scenario, caller, tools: deps.tools(plan), clock, signal: deps.signal, trace, control: deps.control });
   const s = caller.state;
+  const overrun = caller.overrun;
+  const extra = overrun ? { ...outcome.extra, output_overrun: overrun } : outcome.extra;
   const record: RunRecord = {
     run_id: plan.runId,
     config_id: plan.configId,
@@ -82,7 +85,7 @@ export async function executeRun(plan: RunPlan, deps: RunDeps): Promise<RunResul
     agent: scenario.agent,
     settings,
     stop_reason: outcome.stop.reason,
-    stop_detail: outcome.stop.detail,
+    stop_detail: overrun ? `${outcome.stop.detail} — ${overrunDetail(overrun, s.costUsd, settings.limits.max_cost_usd)}` : outcome.stop.detail,
     stop_step: outcome.stop.step,
     steps: s.steps,
     calls: s.calls,
@@ -96,7 +99,7 @@ export async function executeRun(plan: RunPlan, deps: RunDeps): Promise<RunResul
     success: scenario.agent !== 'react' ? null : outcome.stop.reason === 'done' ? checkAnswer(scenario.check, outcome.answer) : scenario.check ? false : null,
     started_at: startedAt,
     finished_at: new Date().toISOString(),
-    ...(outcome.extra ? { extra: outcome.extra } : {}),
+    ...(extra ? { extra } : {}),
   };
   return { record, calls: caller.log, messages: outcome.messages };
 }

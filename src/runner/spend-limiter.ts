@@ -1,7 +1,9 @@
 // A hard cap on the metered spend of a whole sweep (or a whole `bench check`). Each run reserves its
 // worst case (its own max-cost brake guarantees it never spends more) before it starts, and gives
 // back what it did not spend when it ends: so the total can never cross the cap, even with runs in
-// flight at once. Once a run does not fit, no further run starts.
+// flight at once. Once a run does not fit, no further run starts. That holds while models honour
+// max_tokens; a run that spent more than its budget (a model that ignored max_tokens) stops the
+// sweep from starting any further run, and the overrun is reported.
 
 import type { SpendState } from '../contracts/sweep-state.ts';
 
@@ -11,6 +13,7 @@ export class SpendLimiter {
   private inFlight = 0;
   private stopped = false;
   private skipped = 0;
+  private overrun = 0;
   private waiters: Array<() => void> = [];
 
   constructor(readonly capUsd: number) {}
@@ -38,6 +41,10 @@ export class SpendLimiter {
   release(worstCaseUsd: number, actualUsd: number): void {
     this.reserved -= worstCaseUsd;
     this.spent += actualUsd;
+    if (actualUsd > worstCaseUsd) {
+      this.overrun += actualUsd - worstCaseUsd;
+      this.stopped = true;
+    }
     this.inFlight--;
     const waiting = this.waiters;
     this.waiters = [];
@@ -45,7 +52,7 @@ export class SpendLimiter {
   }
 
   get state(): SpendState {
-    return { cap_usd: this.capUsd, spent_usd: this.spent, stopped: this.stopped, runs_skipped: this.skipped };
+    return { cap_usd: this.capUsd, spent_usd: this.spent, stopped: this.stopped, runs_skipped: this.skipped, ...(this.overrun > 0 ? { overrun_usd: this.overrun } : {}) };
   }
 }
 

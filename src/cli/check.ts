@@ -14,6 +14,7 @@ import { publishToGithub } from '../gate/github.ts';
 import { judge } from '../gate/judge.ts';
 import { junitXml } from '../gate/junit.ts';
 import { loadBudgets, type LoadedBudgets } from '../gate/load-budgets.ts';
+import { ALLOW_OUTSIDE_FLAG } from '../gate/named-file.ts';
 import { assertSameSweep } from '../gate/same-sweep.ts';
 import { checkSummaryMd, verdictLine } from '../gate/summary-md.ts';
 import type { Verdict } from '../gate/verdict.ts';
@@ -27,6 +28,7 @@ import { type StartOptions } from '../runner/plan.ts';
 interface CheckOptions extends StartOptions, TransportFlags {
   baseline?: string;
   from?: string;
+  allowOutsideFiles?: boolean;
 }
 
 function printVerdicts(verdicts: readonly Verdict[]): void {
@@ -61,10 +63,11 @@ export function registerCheck(program: Command): void {
     .description('CI gate: run the sweep a budgets file describes and check every budget (exit 0 all hold, 1 a budget breached, 2 usage error)')
     .argument('<budgets>', 'budgets file (YAML): scenarios with the prompt under test, model, repeats, limits, assertions')
     .option('--baseline <dir|json>', "compare with a previous results directory or baseline.json; fail beyond the file's max_regression")
-    .option('--from <dir>', 'judge a finished (e.g. merged) results directory instead of running the sweep');
+    .option('--from <dir>', 'judge a finished (e.g. merged) results directory instead of running the sweep')
+    .option(ALLOW_OUTSIDE_FLAG, "read scenario and prompt files the budgets file names outside its own directory and the working directory (refused by default: a budgets file from a pull request could name /proc/self/environ)");
   addStartOptions(addTransportOptions(cmd)).action(async (file: string, o: CheckOptions) => {
     const transport = transportFrom(o);
-    const loaded = loadBudgets(file, transport);
+    const loaded = loadBudgets(file, transport, { allowOutsideFiles: o.allowOutsideFiles === true });
     if (o.from !== undefined && (o.shard !== undefined || o.ciMaxSpend !== undefined || o.out !== undefined))
       throw new UsageError('--from judges finished results: it does not go with --shard, --ci-max-spend or --out');
     const baseline = o.baseline === undefined ? undefined : await loadBaseline(o.baseline);

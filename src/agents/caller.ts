@@ -3,7 +3,7 @@
 import type { Action, Brake, RunState } from '../brakes/brake.ts';
 import { firstStop, isAgentStep } from '../brakes/brake.ts';
 import type { Stop } from '../contracts/stop-reason.ts';
-import { ModelError, type ChatMessage, type ChatModel, type ChatResult, type Role, type ToolSpec } from '../contracts/chat.ts';
+import { ModelError, type ReplayMiss, type ChatMessage, type ChatModel, type ChatResult, type Role, type ToolSpec } from '../contracts/chat.ts';
 import { callCost } from '../meter/pricing.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
 import type { CallSlotPool } from '../contracts/call-slots.ts';
@@ -74,6 +74,8 @@ export class ModelCaller {
   readonly log: CallLog[] = [];
   /** Set once a model returns more output than max_tokens: the run's worst case did not hold. */
   overrun: OutputOverrun | null = null;
+  /** Set when a replayed call was not in the cassette: the run stopped having measured nothing further. */
+  replayMiss: ReplayMiss | null = null;
 
   constructor(private readonly env: CallerEnv) {}
 
@@ -129,6 +131,7 @@ export class ModelCaller {
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       const retries = e instanceof ModelError ? e.retries : 0;
+      if (e instanceof ModelError && e.replayMiss) this.replayMiss = e.replayMiss;
       state.calls++;
       if (isAgentStep(role)) state.steps = step;
       this.emit(role, step, { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0 }, 0, retries, null, message);

@@ -81,11 +81,28 @@ export interface ChatModel {
   complete(request: ChatRequest, context: CallContext): Promise<ChatResult>;
 }
 
+/** A replayed request the cassette does not hold: nothing was measured, and what changed since recording. */
+export interface ReplayMiss {
+  cassette: string;
+  /** The model spec the cassette was recorded under. */
+  model: string;
+  scenario: string;
+  step: number;
+  role: Role;
+  /** The nearest recorded request's step, and what differs from it (empty when it cannot be told). */
+  nearest_step: number | null;
+  differs: string[];
+  /** The same in one clause, for people. */
+  explanation: string;
+}
+
 /** A model call failed for good (after the transport's own retries). Ends the run as `error`. */
 export class ModelError extends Error {
   constructor(
     message: string,
     readonly retries = 0,
+    /** Set when a replay had no recorded answer: the run measured nothing, which is not a breach. */
+    readonly replayMiss?: ReplayMiss,
   ) {
     super(message);
     this.name = 'ModelError';

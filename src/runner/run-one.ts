@@ -77,7 +77,8 @@ export async function executeRun(plan: RunPlan, deps: RunDeps): Promise<RunResul
   const outcome = await agent({ scenario, caller, tools: deps.tools(plan), clock, signal: deps.signal, trace, control: deps.control });
   const s = caller.state;
   const overrun = caller.overrun;
-  const extra = overrun ? { ...outcome.extra, output_overrun: overrun } : outcome.extra;
+  const found = { ...(overrun ? { output_overrun: overrun } : {}), ...(caller.replayMiss ? { replay_miss: caller.replayMiss } : {}) };
+  const extra = Object.keys(found).length ? { ...outcome.extra, ...found } : outcome.extra;
   const record: RunRecord = {
     run_id: plan.runId,
     config_id: plan.configId,

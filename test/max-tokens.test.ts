@@ -141,23 +141,28 @@ describe('a provider that ignores max_tokens (bench serve --faults overlong)', (
     }
     expect(r.code, r.stderr).toBe(0);
     const runs = jsonl<RunRecord>(path.join(out, 'runs.jsonl'));
-    // Two runs fit the cap at once (a provider sweep keeps several runs open); once one comes back
-    // over its budget, no further run starts.
+    // Two runs fit the cap at once (a provider sweep keeps several runs open, here sharing one call
+    // slot); the first answer over max_tokens halts the sweep: the other run makes no call, no
+    // further run starts, and the spend stays within the cap.
     expect(runs).toHaveLength(2);
-    for (const run of runs) {
-      const overrun = run.extra!.output_overrun as { calls: number; tokens: number; max_output_tokens: number };
-      expect(overrun.calls).toBe(1);
-      expect(overrun.max_output_tokens).toBe(20);
-      expect(overrun.tokens).toBeGreaterThan(100);
-      expect(run.cost_usd).toBeGreaterThan(0.001);
-      expect(run.stop_detail).toMatch(/^budget \$0\.0010: spent .* — model ignored max_tokens: 1 call\(s\) returned more than 20 output tokens .*; budget \$0\.001 exceeded: spent \$0\.00\d+$/);
-    }
-    expect(r.stdout).toMatch(/the model ignored max_tokens in 2 of 2 runs/);
-    expect(fs.readFileSync(path.join(out, 'summary.md'), 'utf8')).toMatch(/the model ignored max_tokens in 2 of 2 runs/);
-    expect(r.stderr).toMatch(/a model returned more output than max_tokens, so runs spent \$[\d.]+ beyond their budgets: no further run was started \(3 of 5 not started; \$[\d.]+ spent, past the \$0\.0025 cap\)/);
-    const meta = JSON.parse(fs.readFileSync(path.join(out, 'meta.json'), 'utf8')) as { status: string; spend: { overrun_usd: number; runs_skipped: number } };
+    const [over, halted] = [...runs].sort((a, b) => Number(!a.extra?.output_overrun) - Number(!b.extra?.output_overrun));
+    const overrun = over!.extra!.output_overrun as { calls: number; tokens: number; max_output_tokens: number };
+    expect(overrun.calls).toBe(1);
+    expect(overrun.max_output_tokens).toBe(20);
+    expect(overrun.tokens).toBeGreaterThan(100);
+    expect(over!.cost_usd).toBeGreaterThan(0.001);
+    expect(over!.stop_detail).toMatch(/^budget \$0\.0010: spent .* — model ignored max_tokens: 1 call\(s\) returned more than 20 output tokens .*; budget \$0\.001 exceeded: spent \$0\.00\d+$/);
+    expect(halted!.extra?.output_overrun).toBeUndefined();
+    expect(halted!.stop_reason).toBe('error');
+    expect(halted!.stop_detail).toBe('not continued at step 0: a model in this sweep returned more output than max_tokens, so the spend cap stopped every further call');
+    expect(halted!.cost_usd).toBe(0);
+    expect(r.stdout).toMatch(/the model ignored max_tokens in 1 of 2 runs/);
+    expect(fs.readFileSync(path.join(out, 'summary.md'), 'utf8')).toMatch(/the model ignored max_tokens in 1 of 2 runs/);
+    expect(r.stderr).toMatch(/a model returned more output than max_tokens, so runs spent \$[\d.]+ beyond their budgets: no further run was started \(3 of 5 not started; \$[\d.]+ spent, within the \$0\.0025 cap\)/);
+    const meta = JSON.parse(fs.readFileSync(path.join(out, 'meta.json'), 'utf8')) as { status: string; spend: { spent_usd: number; overrun_usd: number; runs_skipped: number } };
     expect(meta.status).toBe('capped');
     expect(meta.spend.overrun_usd).toBeGreaterThan(0);
+    expect(meta.spend.spent_usd).toBeLessThanOrEqual(0.0025);
     expect(meta.spend.runs_skipped).toBe(3);
   });
 });

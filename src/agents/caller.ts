@@ -7,6 +7,7 @@ import { ModelError, type ReplayMiss, type ChatMessage, type ChatModel, type Cha
 import { callCost } from '../meter/pricing.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
 import type { CallSlotPool } from '../contracts/call-slots.ts';
+import type { SpendGuard } from '../contracts/sweep-state.ts';
 import type { Clock } from '../contracts/clock.ts';
 import type { StepRecord } from '../contracts/records.ts';
 import type { Settings } from '../contracts/settings.ts';
@@ -25,6 +26,8 @@ export interface CallerEnv {
   signal?: AbortSignal;
   /** The sweep's shared call slots (`--concurrency` against a real provider): held for each call. */
   slots?: CallSlotPool;
+  /** The sweep's spend cap, when there is one: told of an overrun, and halting every run after one. */
+  spend?: SpendGuard;
   /** Keep every call (what was sent, what came back) for the transcript; default true. Without it a
    *  run holds nothing per call, and no copy of the growing conversation is made per call. */
   keepLog?: boolean;
@@ -125,6 +128,10 @@ export class ModelCaller {
       env.clock.exclude(performance.now() - queued);
       if (!granted) return this.notStarted();
     }
+    if (env.spend?.halted) {
+      env.slots?.release();
+      return { ok: false, stop: { reason: 'error', detail: `not continued at step ${state.steps}: a model in this sweep returned more output than max_tokens, so the spend cap stopped every further call`, step: state.steps } };
+    }
     let result: ChatResult;
     try {
       result = await model.complete(request, context);
@@ -163,6 +170,7 @@ export class ModelCaller {
     o.tokens += output - max;
     o.cost_usd += callCost(this.priceOf(role), 0, output - max, 0);
     o.largest_output_tokens = Math.max(o.largest_output_tokens, output);
+    this.env.spend?.noteOverrun();
   }
 
   /** Ctrl-C came before this call was sent. */

@@ -6,6 +6,15 @@ export interface Shard {
   count: number;
 }
 
+/**
+ * What a run sees of the sweep's spend cap: a model returning more output than max_tokens breaks
+ * every run's worst case, so the first such answer stops every further call of the sweep.
+ */
+export interface SpendGuard {
+  readonly halted: boolean;
+  noteOverrun(): void;
+}
+
 export interface SpendState {
   cap_usd: number;
   spent_usd: number;

@@ -17,6 +17,7 @@ import type { CallSlots } from './call-slots.ts';
 import { VirtualClock, WallClock } from '../contracts/clock.ts';
 import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import type { RunPlan } from './sweep.ts';
+import type { SpendGuard } from '../contracts/sweep-state.ts';
 import { overrunDetail } from './overrun.ts';
 
 export interface RunDeps {
@@ -32,6 +33,8 @@ export interface RunDeps {
   transport?: ModelTransport;
   /** The sweep's shared call slots, when its runs call a provider. */
   slots?: CallSlots;
+  /** The sweep's spend cap (`--ci-max-spend`), which an overrun halts. */
+  spend?: SpendGuard;
 }
 
 export interface RunResult {
@@ -68,6 +71,7 @@ export async function executeRun(plan: RunPlan, deps: RunDeps): Promise<RunResul
     clock,
     onStep: deps.onStep,
     slots: deps.slots,
+    spend: deps.spend,
     signal: deps.signal,
     keepLog: deps.transcript,
   });

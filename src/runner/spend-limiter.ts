@@ -2,18 +2,19 @@
 // worst case (its own max-cost brake guarantees it never spends more) before it starts, and gives
 // back what it did not spend when it ends: so the total can never cross the cap, even with runs in
 // flight at once. Once a run does not fit, no further run starts. That holds while models honour
-// max_tokens; a run that spent more than its budget (a model that ignored max_tokens) stops the
-// sweep from starting any further run, and the overrun is reported.
+// max_tokens; the first answer longer than max_tokens (a misbehaving provider) halts the sweep: no
+// further call in any run, no further run, and the overrun is reported.
 
-import type { SpendState } from '../contracts/sweep-state.ts';
+import type { SpendGuard, SpendState } from '../contracts/sweep-state.ts';
 
-export class SpendLimiter {
+export class SpendLimiter implements SpendGuard {
   private spent = 0;
   private reserved = 0;
   private inFlight = 0;
   private stopped = false;
   private skipped = 0;
   private overrun = 0;
+  private overrunSeen = false;
   private waiters: Array<() => void> = [];
 
   constructor(readonly capUsd: number) {}
@@ -35,6 +36,17 @@ export class SpendLimiter {
     }
     this.skipped++;
     return false;
+  }
+
+  /** True once any call returned more than max_tokens: runs in flight make no further call. */
+  get halted(): boolean {
+    return this.overrunSeen;
+  }
+
+  /** A call came back longer than max_tokens: no run starts, and no run in flight calls again. */
+  noteOverrun(): void {
+    this.overrunSeen = true;
+    this.stopped = true;
   }
 
   /** A run that acquired `worstCaseUsd` ended having spent `actualUsd`. */

@@ -123,6 +123,25 @@ describe('bench serve honours max_tokens on the wire', () => {
       await server.close();
     }
   });
+
+  it('a cut inside the tool call returns the call with truncated, invalid JSON arguments', async () => {
+    const server = await serve({ profile: LONG_ARGS });
+    try {
+      const res = await fetch(`${server.url}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'any', seed: 1, max_tokens: 40, messages: [{ role: 'user', content: 'Collect sources.' }] }),
+      });
+      const c = (await res.json()) as { choices: Array<{ finish_reason: string; message: AssistantMessage }>; usage: { completion_tokens: number } };
+      expect(c.choices[0]!.finish_reason).toBe('length');
+      expect(c.usage.completion_tokens).toBe(40);
+      const args = c.choices[0]!.message.tool_calls![0]!.function.arguments;
+      expect(args.startsWith('{"query":"agent loop token cost')).toBe(true);
+      expect(() => JSON.parse(args)).toThrow();
+    } finally {
+      await server.close();
+    }
+  });
 });
 
 describe('a provider that ignores max_tokens (bench serve --faults overlong)', () => {

@@ -7,6 +7,8 @@ import { once, QUICK_SUM, tempDir, writeBudgets } from './gate-helpers.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../bin/bench.js');
 const dir = tempDir('loopbench-gate-cli-');
+// The scenario file sits next to the budgets files, as a check reads only files inside that tree.
+fs.copyFileSync(QUICK_SUM, path.join(dir, 'quick-sum.yaml'));
 
 interface Exit {
   code: number;
@@ -31,7 +33,7 @@ const budgets = (name: string, quickSteps: number) =>
 limits: { steps: 12, max_cost: 0.01 }
 max_regression: { cost: 10% }
 scenarios:
-  - scenario: ${QUICK_SUM}
+  - scenario: ./quick-sum.yaml
     assertions:
       stop_reason: [done]
       steps: { max: ${quickSteps} }

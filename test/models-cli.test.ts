@@ -125,7 +125,7 @@ describe('bench serve flags', () => {
     ['port', '70000', /--port: 70000 is above the maximum 65535/],
     ['latency', '-1', /--latency: -1 is below the minimum 0/],
     ['errorRate', '1.5', /--error-rate: 1.5 is above the maximum 1/],
-    ['faults', '500,lag', /--faults: unknown fault 'lag' \(accepted: 429, 500, reset, timeout, empty, no-usage, bad-args\)/],
+    ['faults', '500,lag', /--faults: unknown fault 'lag' \(accepted: 429, 500, reset, timeout, empty, no-usage, bad-args, overlong\)/],
     ['retryAfter', 'soon', /--retry-after: 'soon' is not a number/],
     ['profile', 'nope', /unknown simulated profile 'nope'/],
     ['promptCache', 'maybe', /--prompt-cache: 'maybe' is not accepted/],

@@ -10,6 +10,8 @@ import { modelPrices } from '../src/runner/taskqueue-plan.ts';
 const extra = (r: { record: { extra?: Record<string, unknown> } }) =>
   r.record.extra as { rounds: RoundLog[]; events: QueueEvent[]; state: QueueState; final_queue_length: number; paused?: boolean; resumed_at_round?: number };
 const eventsOf = (r: Parameters<typeof extra>[0], kind: QueueEvent['kind']) => extra(r).events.filter((e) => e.kind === kind);
+/** max_tokens that lets babyagi-long-result's 6,000-token page through whole (the default 1024 cuts it, as a provider would). */
+const LONG_PAGE = 8192;
 
 describe('task-queue agent: one round is execute → create → prioritize', () => {
   it('makes its calls in role order, each record carrying role and round', async () => {
@@ -125,7 +127,7 @@ describe('guardrails', () => {
   });
 
   it('caps an over-long execution result and logs it', async () => {
-    const r = await runTq('babyagi-long-result', { agent: { max_result_tokens: 200 }, limits: { max_rounds: 4 } });
+    const r = await runTq('babyagi-long-result', { agent: { max_result_tokens: 200 }, limits: { max_rounds: 4 }, max_output_tokens: LONG_PAGE });
     const caps = eventsOf(r, 'result_cap') as Array<Extract<QueueEvent, { kind: 'result_cap' }>>;
     expect(caps.map((c) => c.round)).toEqual([3]);
     expect(caps[0]!.tokens).toBeGreaterThan(6000);
@@ -133,14 +135,14 @@ describe('guardrails', () => {
   });
 
   it('without a cap the long result crowds later rounds: more twins and redone tasks (the debugging chain)', async () => {
-    const capped = await runTq('babyagi-long-result', { agent: { max_result_tokens: 300, dedup: 0.8 } });
-    const raw = await runTq('babyagi-long-result', { agent: { dedup: 0.8 } });
+    const capped = await runTq('babyagi-long-result', { agent: { max_result_tokens: 300, dedup: 0.8 }, max_output_tokens: LONG_PAGE });
+    const raw = await runTq('babyagi-long-result', { agent: { dedup: 0.8 }, max_output_tokens: LONG_PAGE });
     expect(eventsOf(raw, 'dedup').length).toBeGreaterThan(eventsOf(capped, 'dedup').length);
     expect(raw.record.input_tokens).toBeGreaterThan(2 * capped.record.input_tokens);
   });
 
   it('compresses the history with a metered summarize call when the create prompt passes the threshold', async () => {
-    const r = await runTq('babyagi-long-result', { agent: { compress_at: 3000 }, limits: { max_rounds: 6 } });
+    const r = await runTq('babyagi-long-result', { agent: { compress_at: 3000 }, limits: { max_rounds: 6 }, max_output_tokens: LONG_PAGE });
     const comp = eventsOf(r, 'compress') as Array<Extract<QueueEvent, { kind: 'compress' }>>;
     expect(comp.length).toBeGreaterThan(0);
     expect(comp[0]!.prompt_tokens).toBeGreaterThan(3000);
@@ -155,9 +157,12 @@ describe('guardrails', () => {
   });
 
   it('a role can use its own model', async () => {
-    const r = await runTq('babyagi-queue-explosion', { role_models: { execute: 'sim:babyagi-long-result' }, limits: { max_rounds: 3 } });
+    const r = await runTq('babyagi-queue-explosion', { role_models: { execute: 'sim:babyagi-long-result' }, limits: { max_rounds: 3 }, max_output_tokens: LONG_PAGE });
     const exec3 = r.steps.find((s) => s.role === 'execute' && s.round === 3)!;
     expect(exec3.output_tokens).toBeGreaterThan(6000);
+    // At the default max_tokens the same page is cut, as a provider cuts it.
+    const cut = await runTq('babyagi-queue-explosion', { role_models: { execute: 'sim:babyagi-long-result' }, limits: { max_rounds: 3 } });
+    expect(cut.steps.find((s) => s.role === 'execute' && s.round === 3)!.output_tokens).toBe(1024);
     const bad = await runTq('babyagi-queue-explosion', { role_models: { create: 'sim:tiny-agent' }, limits: { max_rounds: 3 } });
     expect(bad.record.stop_reason).toBe('error');
     expect(bad.record.stop_detail).toContain("'tiny-agent' has no taskqueue section");

@@ -16,6 +16,8 @@ export interface TqRunOptions {
   role_models?: Settings['role_models'];
   role_prices?: Settings['role_prices'];
   seed?: number;
+  /** max_tokens per call (default 1024); babyagi-long-result's 6,000-token page needs more, or it is cut. */
+  max_output_tokens?: number;
   control?: AgentRun['control'];
   trace?: (line: string) => void;
 }
@@ -31,7 +33,7 @@ export async function runTq(scenarioId: string, o: TqRunOptions = {}): Promise<R
     context: 'full',
     price: priceFor(loadPricing(), 'gpt-4o-mini'),
     prompt_cache: false,
-    max_output_tokens: 1024,
+    max_output_tokens: o.max_output_tokens ?? 1024,
     seed: o.seed ?? 7,
     repeat: 0,
     agent: { ...TASKQUEUE_DEFAULTS, ...o.agent },

@@ -3,10 +3,11 @@
 import type { Action, Brake, RunState } from '../brakes/brake.ts';
 import { firstStop, isAgentStep } from '../brakes/brake.ts';
 import type { Stop } from '../contracts/stop-reason.ts';
-import { ModelError, type ChatMessage, type ChatModel, type ChatResult, type Role, type ToolSpec } from '../contracts/chat.ts';
+import { ModelError, type ReplayMiss, type ChatMessage, type ChatModel, type ChatResult, type Role, type ToolSpec } from '../contracts/chat.ts';
 import { callCost } from '../meter/pricing.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
 import type { CallSlotPool } from '../contracts/call-slots.ts';
+import type { SpendGuard } from '../contracts/sweep-state.ts';
 import type { Clock } from '../contracts/clock.ts';
 import type { StepRecord } from '../contracts/records.ts';
 import type { Settings } from '../contracts/settings.ts';
@@ -25,6 +26,8 @@ export interface CallerEnv {
   signal?: AbortSignal;
   /** The sweep's shared call slots (`--concurrency` against a real provider): held for each call. */
   slots?: CallSlotPool;
+  /** The sweep's spend cap, when there is one: told of an overrun, and halting every run after one. */
+  spend?: SpendGuard;
   /** Keep every call (what was sent, what came back) for the transcript; default true. Without it a
    *  run holds nothing per call, and no copy of the growing conversation is made per call. */
   keepLog?: boolean;
@@ -43,7 +46,21 @@ export interface CallLog {
   tools: ToolSpec[] | null;
   received: ChatMessage | null;
   usage: ChatResult['usage'] | null;
+  /** `length`: the answer was cut at max_tokens (absent when the model did not say). */
+  finish_reason?: ChatResult['finishReason'];
   error: string | null;
+}
+
+/** Answers longer than the max_tokens they were asked for: a misbehaving provider, recorded per run. */
+export interface OutputOverrun {
+  calls: number;
+  /** Output tokens billed beyond max_tokens, summed over those calls. */
+  tokens: number;
+  /** What those extra tokens cost: spend the budget brake's worst case did not foresee. */
+  cost_usd: number;
+  first_step: number;
+  largest_output_tokens: number;
+  max_output_tokens: number;
 }
 
 export class ModelCaller {
@@ -61,6 +78,10 @@ export class ModelCaller {
   };
   /** Every call made, for the run's transcript (empty when the env says not to keep it). */
   readonly log: CallLog[] = [];
+  /** Set once a model returns more output than max_tokens: the run's worst case did not hold. */
+  overrun: OutputOverrun | null = null;
+  /** Set when a replayed call was not in the cassette: the run stopped having measured nothing further. */
+  replayMiss: ReplayMiss | null = null;
 
   constructor(private readonly env: CallerEnv) {}
 
@@ -110,12 +131,17 @@ export class ModelCaller {
       env.clock.exclude(performance.now() - queued);
       if (!granted) return this.notStarted();
     }
+    if (env.spend?.halted) {
+      env.slots?.release();
+      return { ok: false, stop: { reason: 'error', detail: `not continued at step ${state.steps}: a model in this sweep returned more output than max_tokens, so the spend cap stopped every further call`, step: state.steps } };
+    }
     let result: ChatResult;
     try {
       result = await model.complete(request, context);
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       const retries = e instanceof ModelError ? e.retries : 0;
+      if (e instanceof ModelError && e.replayMiss) this.replayMiss = e.replayMiss;
       state.calls++;
       if (isAgentStep(role)) state.steps = step;
       this.emit(role, step, { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0 }, 0, retries, null, message);
@@ -133,9 +159,21 @@ export class ModelCaller {
     state.calls++;
     if (isAgentStep(role)) state.steps = step;
     env.clock.advance(result.latencyMs);
+    this.noteOverrun(role, step, result.usage.completion_tokens);
     this.emit(role, step, result.usage, result.latencyMs, result.retries, action?.(result) ?? null, null);
-    this.keep({ call: state.calls, step, round: state.rounds, role, sent: messages, tools: tools ?? null, received: result.message, usage: result.usage, error: null });
+    this.keep({ call: state.calls, step, round: state.rounds, role, sent: messages, tools: tools ?? null, received: result.message, usage: result.usage, ...(result.finishReason ? { finish_reason: result.finishReason } : {}), error: null });
     return { ok: true, result };
+  }
+
+  private noteOverrun(role: Role, step: number, output: number): void {
+    const max = this.env.settings.max_output_tokens;
+    if (output <= max) return;
+    const o = (this.overrun ??= { calls: 0, tokens: 0, cost_usd: 0, first_step: step, largest_output_tokens: 0, max_output_tokens: max });
+    o.calls++;
+    o.tokens += output - max;
+    o.cost_usd += callCost(this.priceOf(role), 0, output - max, 0);
+    o.largest_output_tokens = Math.max(o.largest_output_tokens, output);
+    this.env.spend?.noteOverrun();
   }
 
   /** Ctrl-C came before this call was sent. */

@@ -38,7 +38,9 @@ export async function runReact(run: AgentRun): Promise<AgentOutcome> {
         continue;
       }
       const step = caller.state.steps;
-      return { stop: { reason: 'done', detail: `final answer at step ${step}`, step }, answer, messages };
+      // A provider's cut (finish_reason length) ends the loop like any answer without a tool call; the record says so.
+      const cut = out.result.finishReason === 'length' ? ` (cut at max_tokens ${caller.settings.max_output_tokens}: finish_reason length)` : '';
+      return { stop: { reason: 'done', detail: `final answer at step ${step}${cut}`, step }, answer, messages };
     }
     const stop = (await executeToolCalls(run, calls, messages)) ?? (await hooks.afterAction(messages, tools));
     if (stop) return { stop, answer: null, messages };

@@ -1,6 +1,7 @@
 // `bench check budgets.yaml`: the CI gate. Runs the sweep the budgets file describes (or reads a
 // finished one with --from), judges every budget, writes junit.xml, summary.md and baseline.json
-// next to the results, and exits 0 (all hold), 1 (a budget breached) or 2 (usage error).
+// next to the results, and exits 0 (all hold), 1 (a budget breached), 2 (usage error) or 3 (no
+// breach, but a replayed cassette lacked some requests, so those scenarios were not measured).
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -14,9 +15,12 @@ import { publishToGithub } from '../gate/github.ts';
 import { judge } from '../gate/judge.ts';
 import { junitXml } from '../gate/junit.ts';
 import { loadBudgets, type LoadedBudgets } from '../gate/load-budgets.ts';
+import { ALLOW_OUTSIDE_FLAG } from '../gate/named-file.ts';
 import { assertSameSweep } from '../gate/same-sweep.ts';
 import { checkSummaryMd, verdictLine } from '../gate/summary-md.ts';
-import type { Verdict } from '../gate/verdict.ts';
+import { BREACH_EXIT, isBreach, REPLAY_MISS_EXIT, type Verdict } from '../gate/verdict.ts';
+import { replayMissHint } from '../gate/replay-hint.ts';
+import type { ReplayMiss } from '../contracts/chat.ts';
 import type { ModelTransport } from '../models/factory.ts';
 import { UsageError } from '../contracts/errors.ts';
 import { addTransportOptions } from './model-options.ts';
@@ -27,13 +31,14 @@ import { type StartOptions } from '../runner/plan.ts';
 interface CheckOptions extends StartOptions, TransportFlags {
   baseline?: string;
   from?: string;
+  allowOutsideFiles?: boolean;
 }
 
 function printVerdicts(verdicts: readonly Verdict[]): void {
   const w = (f: (v: Verdict) => string) => Math.max(...verdicts.map((v) => f(v).length));
   const ws = w((v) => v.suite);
   const wn = w((v) => v.name);
-  for (const v of verdicts) console.log(`${v.pass ? 'PASS' : 'FAIL'}  ${v.suite.padEnd(ws)}  ${v.name.padEnd(wn)}  ${v.measured}${v.limit === '-' ? '' : `  (limit ${v.limit})`}`);
+  for (const v of verdicts) console.log(`${v.pass ? 'PASS' : v.miss ? 'MISS' : 'FAIL'}  ${v.suite.padEnd(ws)}  ${v.name.padEnd(wn)}  ${v.measured}${v.limit === '-' ? '' : `  (limit ${v.limit})`}`);
 }
 
 /** The finished results to judge (read with --from, or run now); null for a shard, which is not judged alone. */
@@ -58,13 +63,14 @@ async function resultsToJudge(file: string, loaded: LoadedBudgets, o: CheckOptio
 export function registerCheck(program: Command): void {
   const cmd = program
     .command('check')
-    .description('CI gate: run the sweep a budgets file describes and check every budget (exit 0 all hold, 1 a budget breached, 2 usage error)')
+    .description('CI gate: run the sweep a budgets file describes and check every budget (exit 0 all hold, 1 a budget breached, 2 usage error, 3 a replayed cassette lacks requests: not measured, re-record it)')
     .argument('<budgets>', 'budgets file (YAML): scenarios with the prompt under test, model, repeats, limits, assertions')
     .option('--baseline <dir|json>', "compare with a previous results directory or baseline.json; fail beyond the file's max_regression")
-    .option('--from <dir>', 'judge a finished (e.g. merged) results directory instead of running the sweep');
+    .option('--from <dir>', 'judge a finished (e.g. merged) results directory instead of running the sweep')
+    .option(ALLOW_OUTSIDE_FLAG, "read scenario and prompt files the budgets file names outside its own directory and the working directory (refused by default: a budgets file from a pull request could name /proc/self/environ)");
   addStartOptions(addTransportOptions(cmd)).action(async (file: string, o: CheckOptions) => {
     const transport = transportFrom(o);
-    const loaded = loadBudgets(file, transport);
+    const loaded = loadBudgets(file, transport, { allowOutsideFiles: o.allowOutsideFiles === true });
     if (o.from !== undefined && (o.shard !== undefined || o.ciMaxSpend !== undefined || o.out !== undefined))
       throw new UsageError('--from judges finished results: it does not go with --shard, --ci-max-spend or --out');
     const baseline = o.baseline === undefined ? undefined : await loadBaseline(o.baseline);
@@ -80,8 +86,10 @@ export function registerCheck(program: Command): void {
     writeFileAtomic(resultFile(dir, 'markdown'), md);
     writeJsonAtomic(path.join(dir, 'baseline.json'), baselineOf(runs));
     publishToGithub(process.env, verdicts, file, md);
-    const failed = verdicts.some((v) => !v.pass);
     console.log(`\nbench check: ${verdictLine(verdicts)} · ${dir} (junit.xml, summary.md, baseline.json)`);
-    if (failed) process.exitCode = 1;
+    const misses = runs.flatMap((r) => (r.extra?.replay_miss ? [r.extra.replay_miss as ReplayMiss] : []));
+    if (misses.length) for (const line of replayMissHint({ budgetsFile: file, budgetsModel: loaded.budgets.model, misses })) console.error(line);
+    if (verdicts.some(isBreach)) process.exitCode = BREACH_EXIT;
+    else if (verdicts.some((v) => v.miss)) process.exitCode = REPLAY_MISS_EXIT;
   });
 }

@@ -91,10 +91,12 @@ export async function startSweep(
   return outcome;
 }
 
-/** Says when the spend cap stopped runs from starting, and how to go on. */
+/** Says when the spend cap (or a model that ignored max_tokens) stopped runs from starting. */
 export function reportSpend(outcome: StartedOutcome, planned: number): void {
-  if (outcome.spend?.stopped)
+  const sp = outcome.spend;
+  if (sp?.overrun_usd)
     console.error(
-      `bench: spend cap ${usd(outcome.spend.cap_usd)} reached: ${outcome.spend.runs_skipped} of ${planned} run(s) not started (${usd(outcome.spend.spent_usd)} spent)`,
+      `bench: a model returned more output than max_tokens, so runs spent ${usd(sp.overrun_usd)} beyond their budgets: no further run was started (${sp.runs_skipped} of ${planned} not started; ${usd(sp.spent_usd)} spent, ${sp.spent_usd > sp.cap_usd ? 'past' : 'within'} the ${usd(sp.cap_usd)} cap)`,
     );
+  else if (sp?.stopped) console.error(`bench: spend cap ${usd(sp.cap_usd)} reached: ${sp.runs_skipped} of ${planned} run(s) not started (${usd(sp.spent_usd)} spent)`);
 }

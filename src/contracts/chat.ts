@@ -59,9 +59,14 @@ export interface CallContext {
   signal?: AbortSignal;
 }
 
+/** Why the answer ended, as providers say it: `length` = cut at max_tokens. */
+export type FinishReason = 'stop' | 'tool_calls' | 'length';
+
 export interface ChatResult {
   message: AssistantMessage;
   usage: Usage;
+  /** Absent when the source did not say (a cassette recorded before it was kept). */
+  finishReason?: FinishReason;
   /** Latency of the call as the model reports it (simulated for sims, measured otherwise). */
   latencyMs: number;
   /** Retries the transport made before this answer (0 when the first attempt answered). */
@@ -76,11 +81,28 @@ export interface ChatModel {
   complete(request: ChatRequest, context: CallContext): Promise<ChatResult>;
 }
 
+/** A replayed request the cassette does not hold: nothing was measured, and what changed since recording. */
+export interface ReplayMiss {
+  cassette: string;
+  /** The model spec the cassette was recorded under. */
+  model: string;
+  scenario: string;
+  step: number;
+  role: Role;
+  /** The nearest recorded request's step, and what differs from it (empty when it cannot be told). */
+  nearest_step: number | null;
+  differs: string[];
+  /** The same in one clause, for people. */
+  explanation: string;
+}
+
 /** A model call failed for good (after the transport's own retries). Ends the run as `error`. */
 export class ModelError extends Error {
   constructor(
     message: string,
     readonly retries = 0,
+    /** Set when a replay had no recorded answer: the run measured nothing, which is not a breach. */
+    readonly replayMiss?: ReplayMiss,
   ) {
     super(message);
     this.name = 'ModelError';

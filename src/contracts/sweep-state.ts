@@ -6,10 +6,21 @@ export interface Shard {
   count: number;
 }
 
+/**
+ * What a run sees of the sweep's spend cap: a model returning more output than max_tokens breaks
+ * every run's worst case, so the first such answer stops every further call of the sweep.
+ */
+export interface SpendGuard {
+  readonly halted: boolean;
+  noteOverrun(): void;
+}
+
 export interface SpendState {
   cap_usd: number;
   spent_usd: number;
   /** True once a run was refused: the sweep is incomplete. */
   stopped: boolean;
   runs_skipped: number;
+  /** Spent beyond runs' own budgets by models that ignored max_tokens; present once it happened. */
+  overrun_usd?: number;
 }

@@ -8,7 +8,9 @@ const data = (s: string) => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace
 const property = (s: string) => data(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
 
 export function errorAnnotations(verdicts: readonly Verdict[], file: string): string[] {
-  return verdicts.filter((v) => !v.pass).map((v) => `::error file=${property(file)},title=${property(`budget breached: ${v.suite}`)}::${data(v.message)}`);
+  return verdicts
+    .filter((v) => !v.pass)
+    .map((v) => `::error file=${property(file)},title=${property(`${v.miss ? 'not measured (replay miss)' : 'budget breached'}: ${v.suite}`)}::${data(v.message)}`);
 }
 
 export function publishToGithub(env: NodeJS.ProcessEnv, verdicts: readonly Verdict[], file: string, summaryMd: string): void {

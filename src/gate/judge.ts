@@ -1,6 +1,7 @@
 // The whole verdict of a check: each scenario's budgets, its change against a baseline, and whether
 // the spend cap cut the run short. Pure: records and settings in, verdicts out.
 import type { RunFacts } from '../contracts/records.ts';
+import type { ReplayMiss } from '../contracts/chat.ts';
 import type { SpendState } from '../contracts/sweep-state.ts';
 import { evaluateAssertions } from './assertions.ts';
 import { usd } from '../report/format.ts';
@@ -8,12 +9,38 @@ import { baselineOf, compareToBaseline, type Baseline } from './baseline.ts';
 import type { ScenarioBudget } from './load-budgets.ts';
 import type { Verdict } from './verdict.ts';
 
+const missOf = (r: RunFacts) => r.extra?.replay_miss as ReplayMiss | undefined;
+
+/** One verdict for a scenario whose requests the replayed cassette does not hold; null when it holds them all. */
+function replayMiss(scenario: string, runs: readonly RunFacts[]): Verdict | null {
+  const missed = runs.filter((r) => missOf(r));
+  if (missed.length === 0) return null;
+  const first = missOf(missed[0]!)!;
+  const measured = `${missed.length} of ${runs.length} run(s) asked for requests not in the cassette`;
+  return {
+    suite: scenario,
+    name: 'replay: requests recorded',
+    pass: false,
+    miss: true,
+    measured,
+    limit: 'every request recorded',
+    message: `${scenario}: not measured — ${measured} ${first.cassette} (first at step ${first.step}: ${first.explanation}); re-record it against the real model`,
+  };
+}
+
 export function judge(checks: readonly ScenarioBudget[], runs: readonly RunFacts[], o: { baseline?: Baseline; spend?: SpendState }): Verdict[] {
   const now = baselineOf(runs).scenarios;
   const out: Verdict[] = [];
   for (const c of checks) {
     const id = c.scenario.id;
-    out.push(...evaluateAssertions(id, c.assertions, runs.filter((r) => r.scenario === id)));
+    const mine = runs.filter((r) => r.scenario === id);
+    const missed = replayMiss(id, mine);
+    if (missed) {
+      // Runs that stopped on a replay miss measured nothing: judging them would report a breach that never happened.
+      out.push(missed);
+      continue;
+    }
+    out.push(...evaluateAssertions(id, c.assertions, mine));
     if (o.baseline && now[id]) out.push(...compareToBaseline(id, o.baseline.scenarios[id], now[id], c.maxRegression));
   }
   if (o.spend) {
@@ -24,9 +51,11 @@ export function judge(checks: readonly ScenarioBudget[], runs: readonly RunFacts
       pass: !s.stopped,
       measured: `${usd(s.spent_usd)} spent${s.stopped ? `, ${s.runs_skipped} run(s) not started` : ''}`,
       limit: `≤ ${usd(s.cap_usd)}`,
-      message: s.stopped
-        ? `the spend cap ${usd(s.cap_usd)} stopped the check: ${s.runs_skipped} run(s) were not started, so the budgets were judged on partial results`
-        : `spent ${usd(s.spent_usd)} of the ${usd(s.cap_usd)} cap`,
+      message: s.overrun_usd
+        ? `a model returned more output than max_tokens: runs spent ${usd(s.overrun_usd)} beyond their budgets, so no further run was started (${s.runs_skipped} not started; ${usd(s.spent_usd)} spent of the ${usd(s.cap_usd)} cap)`
+        : s.stopped
+          ? `the spend cap ${usd(s.cap_usd)} stopped the check: ${s.runs_skipped} run(s) were not started, so the budgets were judged on partial results`
+          : `spent ${usd(s.spent_usd)} of the ${usd(s.cap_usd)} cap`,
     });
   }
   return out;

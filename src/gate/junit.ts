@@ -1,6 +1,7 @@
 // JUnit XML, the format CI systems show as test results: one testsuite per scenario (plus `gate`
-// for checks over the whole run), one testcase per assertion, a <failure> for each breach.
-import type { Verdict } from './verdict.ts';
+// for checks over the whole run), one testcase per assertion, a <failure> for each breach, an
+// <error> for a scenario that was not measured (a replay miss).
+import { isBreach, type Verdict } from './verdict.ts';
 import { groupBy } from '../report/group.ts';
 
 const escape = (s: string) =>
@@ -17,16 +18,18 @@ const escape = (s: string) =>
 
 export function junitXml(verdicts: readonly Verdict[], name = 'bench check'): string {
   const suites = groupBy(verdicts, (v) => v.suite);
-  const failures = (vs: readonly Verdict[]) => vs.filter((v) => !v.pass).length;
-  const lines = ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites name="${escape(name)}" tests="${verdicts.length}" failures="${failures(verdicts)}" errors="0">`];
+  const failures = (vs: readonly Verdict[]) => vs.filter(isBreach).length;
+  const errors = (vs: readonly Verdict[]) => vs.filter((v) => v.miss).length;
+  const lines = ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites name="${escape(name)}" tests="${verdicts.length}" failures="${failures(verdicts)}" errors="${errors(verdicts)}">`];
   for (const [suite, vs] of suites) {
-    lines.push(`  <testsuite name="${escape(suite)}" tests="${vs.length}" failures="${failures(vs)}" errors="0" skipped="0">`);
+    lines.push(`  <testsuite name="${escape(suite)}" tests="${vs.length}" failures="${failures(vs)}" errors="${errors(vs)}" skipped="0">`);
     for (const v of vs) {
       const open = `    <testcase classname="${escape(`bench.${suite}`)}" name="${escape(v.name)}"`;
       if (v.pass) lines.push(`${open}/>`);
       else {
         lines.push(`${open}>`);
-        lines.push(`      <failure type="budget" message="${escape(v.message)}">measured: ${escape(v.measured)}; limit: ${escape(v.limit)}</failure>`);
+        const tag = v.miss ? 'error' : 'failure';
+        lines.push(`      <${tag} type="${v.miss ? 'replay-miss' : 'budget'}" message="${escape(v.message)}">measured: ${escape(v.measured)}; limit: ${escape(v.limit)}</${tag}>`);
         lines.push('    </testcase>');
       }
     }

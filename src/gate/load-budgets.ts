@@ -11,6 +11,7 @@ import type { SweepSpec } from '../runner/sweep.ts';
 import { resolveScenario } from '../scenario/loader.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import { loadYamlFile } from '../scenario/yaml-file.ts';
+import { namedFile } from './named-file.ts';
 import { BudgetsSchema, type AssertionsSpec, type Budgets, type MaxRegression, type ScenarioEntry } from './budgets-schema.ts';
 
 export interface ScenarioBudget {
@@ -36,8 +37,8 @@ function at<T>(file: string, field: string | null, f: () => T): T {
   }
 }
 
-function readText(file: string, relative: string, field: string): string {
-  const p = path.resolve(path.dirname(file), relative);
+function readText(file: string, relative: string, field: string, allowOutside: boolean): string {
+  const p = namedFile(file, relative, `${file}: ${field}`, allowOutside);
   try {
     const text = fs.readFileSync(p, 'utf8').trim();
     if (text) return text;
@@ -47,12 +48,12 @@ function readText(file: string, relative: string, field: string): string {
   throw new UsageError(`${file}: ${field}: ${relative} is empty`);
 }
 
-function scenarioUnderTest(file: string, e: ScenarioEntry, i: number): Scenario {
+function scenarioUnderTest(file: string, e: ScenarioEntry, i: number, allowOutside: boolean): Scenario {
   const field = `scenarios[${i}]`;
-  const ref = /[/\\]|\.ya?ml$/.test(e.scenario) ? path.resolve(path.dirname(file), e.scenario) : e.scenario;
+  const ref = /[/\\]|\.ya?ml$/.test(e.scenario) ? namedFile(file, e.scenario, `${file}: ${field}.scenario`, allowOutside) : e.scenario;
   const base = at(file, `${field}.scenario`, () => resolveScenario(ref));
-  const system = e.system_file !== undefined ? readText(file, e.system_file, `${field}.system_file`) : e.system;
-  const goal = e.goal_file !== undefined ? readText(file, e.goal_file, `${field}.goal_file`) : e.goal;
+  const system = e.system_file !== undefined ? readText(file, e.system_file, `${field}.system_file`, allowOutside) : e.system;
+  const goal = e.goal_file !== undefined ? readText(file, e.goal_file, `${field}.goal_file`, allowOutside) : e.goal;
   if (e.assertions.success_rate && !base.check)
     throw new UsageError(`${file}: ${field}.assertions.success_rate: scenario '${base.id}' has no check, so its success is not measured`);
   if (base.agent !== 'react') {
@@ -68,12 +69,17 @@ function modelSpec(file: string, model: string): string {
   return replay ? `replay:${path.resolve(path.dirname(file), replay[1]!)}` : model;
 }
 
-export function loadBudgets(file: string, transport: ModelTransport = DEFAULT_TRANSPORT): LoadedBudgets {
+export interface LoadOptions {
+  /** Read scenario and prompt files outside the budgets file's tree and the working directory (--allow-outside-files). */
+  allowOutsideFiles?: boolean;
+}
+
+export function loadBudgets(file: string, transport: ModelTransport = DEFAULT_TRANSPORT, o: LoadOptions = {}): LoadedBudgets {
   const budgets = loadYamlFile(file, BudgetsSchema);
   const model = modelSpec(file, budgets.model);
   at(file, 'model', () => validateModelSpec(model, transport));
   const checks = budgets.scenarios.map((e, i) => ({
-    scenario: scenarioUnderTest(file, e, i),
+    scenario: scenarioUnderTest(file, e, i, o.allowOutsideFiles ?? false),
     assertions: e.assertions,
     maxRegression: { ...budgets.max_regression, ...e.max_regression },
   }));

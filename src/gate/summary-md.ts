@@ -1,22 +1,25 @@
 // summary.md of a check: the verdict first (what a pull-request reader wants), then the results
 // directory's own summary.md (findings and the runs table) as `bench report` writes it.
 import { markdownTable } from '../report/markdown.ts';
-import type { Verdict } from './verdict.ts';
+import { isBreach, type Verdict } from './verdict.ts';
 
 export function verdictLine(verdicts: readonly Verdict[]): string {
-  const failed = verdicts.filter((v) => !v.pass).length;
-  return failed === 0 ? `all ${verdicts.length} budgets hold` : `${failed} of ${verdicts.length} budgets breached`;
+  const missed = verdicts.filter((v) => v.miss).length;
+  const judged = verdicts.length - missed;
+  const failed = verdicts.filter(isBreach).length;
+  const line = failed === 0 ? `all ${judged} budgets hold` : `${failed} of ${judged} budgets breached`;
+  return missed === 0 ? line : `${missed} scenario(s) not measured (replay miss); ${judged === 0 ? 'no budget judged' : line}`;
 }
 
 export function checkSummaryMd(o: { budgetsFile: string; model: string; verdicts: readonly Verdict[]; report: string }): string {
   const failed = o.verdicts.filter((v) => !v.pass);
   const table = {
     head: ['', 'scenario', 'budget', 'measured', 'limit'],
-    rows: o.verdicts.map((v) => [v.pass ? '✅' : '❌', v.suite, v.name, v.measured, v.limit]),
+    rows: o.verdicts.map((v) => [v.pass ? '✅' : v.miss ? '⚠️' : '❌', v.suite, v.name, v.measured, v.limit]),
     numeric: [],
   };
   return [
-    `## ${failed.length ? '❌' : '✅'} bench check: ${verdictLine(o.verdicts)}`,
+    `## ${o.verdicts.some(isBreach) ? '❌' : failed.length ? '⚠️' : '✅'} bench check: ${verdictLine(o.verdicts)}`,
     '',
     `Budgets \`${o.budgetsFile}\`, model \`${o.model}\`.`,
     '',

@@ -9,4 +9,12 @@ export interface Verdict {
   limit: string;
   /** One sentence for a person (the failure message, an annotation). */
   message: string;
+  /** Not a breach: the replayed cassette lacks this scenario's requests, so nothing was measured. */
+  miss?: true;
 }
+
+export const isBreach = (v: Verdict) => !v.pass && !v.miss;
+
+/** `bench check` exit codes: 1 a budget breached; 3 no breach, but a replay missed, so something was not measured. */
+export const BREACH_EXIT = 1;
+export const REPLAY_MISS_EXIT = 3;

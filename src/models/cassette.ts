@@ -8,7 +8,8 @@ import { UsageError } from '../contracts/errors.ts';
 import { canonicalJson } from '../contracts/fingerprint.ts';
 import { writeJsonAtomic } from '../results/atomic.ts';
 import { formatZodError } from '../scenario/yaml-file.ts';
-import type { ChatRequest, Role, AssistantMessage, Usage } from '../contracts/chat.ts';
+import { partsDiffer, RequestParts } from './request-parts.ts';
+import type { ChatRequest, FinishReason, Role, AssistantMessage, Usage } from '../contracts/chat.ts';
 
 export const CASSETTE_VERSION = 1;
 
@@ -29,11 +30,14 @@ const Entry = z
     scenario: z.string(),
     step: z.number().int().nonnegative(),
     role: z.string(),
+    /** Hashes of the request's parts, so a replay miss can say what changed (absent in older cassettes). */
+    request: RequestParts.optional(),
     response: z
       .object({
         message: Message,
         usage: z.object({ prompt_tokens: z.number().int().nonnegative(), completion_tokens: z.number().int().nonnegative(), cached_tokens: z.number().int().nonnegative() }).strict(),
         latency_ms: z.number().nonnegative(),
+        finish_reason: z.enum(['stop', 'tool_calls', 'length']).optional(),
       })
       .strict(),
   })
@@ -87,10 +91,31 @@ export class Cassette {
     return this.entries.get(key);
   }
 
-  add(entry: { key: string; model: string; scenario: string; step: number; role: Role; message: AssistantMessage; usage: Usage; latencyMs: number }): void {
-    const { message, usage, latencyMs, ...id } = entry;
-    this.entries.set(entry.key, { ...id, response: { message, usage, latency_ms: Math.round(latencyMs) } });
+  add(entry: { key: string; model: string; scenario: string; step: number; role: Role; request: RequestParts; message: AssistantMessage; usage: Usage; latencyMs: number; finishReason?: FinishReason }): void {
+    const { message, usage, latencyMs, finishReason, ...id } = entry;
+    this.entries.set(entry.key, { ...id, response: { message, usage, latency_ms: Math.round(latencyMs), ...(finishReason ? { finish_reason: finishReason } : {}) } });
     this.dirty = true;
+  }
+
+  /**
+   * Why a request is not here, in words: what differs from the nearest recorded request of the same
+   * model (same scenario first, then fewest differences, then the nearest step).
+   */
+  explainMiss(model: string, scenario: string, step: number, parts: RequestParts): { nearest_step: number | null; differs: string[]; text: string } {
+    const same = [...this.entries.values()].filter((e) => e.model === model);
+    const ofScenario = same.filter((e) => e.scenario === scenario);
+    if (ofScenario.length === 0) {
+      const held = [...new Set(same.map((e) => e.scenario))];
+      return { nearest_step: null, differs: [], text: `it holds no request for scenario '${scenario}' (it holds: ${held.join(', ') || 'nothing for this model'})` };
+    }
+    const kept = ofScenario.filter((e) => e.request);
+    if (kept.length === 0) return { nearest_step: null, differs: [], text: 'it was recorded before loopbench kept request fingerprints, so what changed cannot be told' };
+    const ranked = kept
+      .map((e) => ({ e, differs: partsDiffer(e.request!, parts) }))
+      .sort((a, b) => a.differs.length - b.differs.length || Math.abs(a.e.step - step) - Math.abs(b.e.step - step));
+    const best = ranked[0]!;
+    const what = best.differs.length ? `differs in ${best.differs.join(', ')}` : 'matches it in every part kept (model, messages, tools and parameters hash alike only when equal)';
+    return { nearest_step: best.e.step, differs: best.differs, text: `the nearest recorded request (step ${best.e.step}) ${what}` };
   }
 
   /** Writes the file (atomically) if anything was added since the last save. */

@@ -2,7 +2,7 @@
 // Ollama, LiteLLM, `bench serve`). Timeouts and retries are the SDK's own (429 honours retry-after,
 // 5xx, connection errors and timeouts back off); we only count the attempts and read the usage.
 import OpenAI from 'openai';
-import { ModelError, type AssistantMessage, type CallContext, type ChatModel, type ChatRequest, type ChatResult, type ToolCall, type Usage } from '../contracts/chat.ts';
+import { ModelError, type AssistantMessage, type CallContext, type ChatModel, type ChatRequest, type ChatResult, type ToolCall, type Usage, type FinishReason } from '../contracts/chat.ts';
 import { redact } from './redact.ts';
 
 export interface OpenAIOptions {
@@ -85,7 +85,7 @@ export class OpenAIModel implements ChatModel {
 export function parseCompletion(
   response: OpenAI.Chat.Completions.ChatCompletion,
   fail: (message: string) => Error,
-): { message: AssistantMessage; usage: Usage } {
+): { message: AssistantMessage; usage: Usage; finishReason?: FinishReason } {
   const choice = response.choices?.[0];
   if (!choice) throw fail('response has no choices');
   const u = response.usage;
@@ -97,8 +97,10 @@ export function parseCompletion(
     .map((c) => ({ id: c.id, type: 'function', function: { name: c.function.name, arguments: c.function.arguments } }));
   const message: AssistantMessage = { role: 'assistant', content: m.content ?? null };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  const finish = choice.finish_reason;
   return {
     message,
+    ...(finish === 'stop' || finish === 'tool_calls' || finish === 'length' ? { finishReason: finish } : {}),
     usage: {
       prompt_tokens: u.prompt_tokens,
       completion_tokens: u.completion_tokens,

@@ -15,6 +15,7 @@ import { naturalOrder, StepIndexAccumulator, summarizeConfigs, type ConfigSummar
 import { buildCharts } from './charts.ts';
 import { fitRow, ratioRow, repriceRow, runRow, savingRow, stepIndexRow, stepRow, summaryRow, toCsv } from './csv.ts';
 import { findings } from './findings.ts';
+import { overrunFindings } from './overrun-findings.ts';
 import { QuadraticFitAccumulator, ratioTable, stepLimitSavings } from './fit.ts';
 import { MAX_RUN_ROWS, renderHtml } from './html.ts';
 import { loadRuns, wholeRecords, type LoadedRun } from './load-runs.ts';
@@ -113,7 +114,7 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   const repriced = repriceRuns(runs, o.priceAs ?? recordedPrices(runs), (r) => steps.cached.forRun(r.run_id));
   const loop = loopReports(runs, points, steps.maxInput);
   const detectors = detectorRows(runs);
-  const sentences = [...findings({ summary, fits, ratios, savings, volumes }), ...loop.findings, ...detectorFindings(detectors)];
+  const sentences = [...overrunFindings(runs), ...findings({ summary, fits, ratios, savings, volumes }), ...loop.findings, ...detectorFindings(detectors)];
 
   const files: string[] = [];
   const write = (rel: string, data: string | Uint8Array) => {

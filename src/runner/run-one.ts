@@ -17,6 +17,8 @@ import type { CallSlots } from './call-slots.ts';
 import { VirtualClock, WallClock } from '../contracts/clock.ts';
 import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import type { RunPlan } from './sweep.ts';
+import type { SpendGuard } from '../contracts/sweep-state.ts';
+import { overrunDetail } from './overrun.ts';
 
 export interface RunDeps {
   counter: TokenCounter;
@@ -31,6 +33,8 @@ export interface RunDeps {
   transport?: ModelTransport;
   /** The sweep's shared call slots, when its runs call a provider. */
   slots?: CallSlots;
+  /** The sweep's spend cap (`--ci-max-spend`), which an overrun halts. */
+  spend?: SpendGuard;
 }
 
 export interface RunResult {
@@ -67,6 +71,7 @@ export async function executeRun(plan: RunPlan, deps: RunDeps): Promise<RunResul
     clock,
     onStep: deps.onStep,
     slots: deps.slots,
+    spend: deps.spend,
     signal: deps.signal,
     keepLog: deps.transcript,
   });
@@ -75,6 +80,9 @@ export async function executeRun(plan: RunPlan, deps: RunDeps): Promise<RunResul
   const trace = deps.trace && ((line: string) => deps.trace!(line.replace(/^/gm, `[${plan.runId}] `)));
   const outcome = await agent({ scenario, caller, tools: deps.tools(plan), clock, signal: deps.signal, trace, control: deps.control });
   const s = caller.state;
+  const overrun = caller.overrun;
+  const found = { ...(overrun ? { output_overrun: overrun } : {}), ...(caller.replayMiss ? { replay_miss: caller.replayMiss } : {}) };
+  const extra = Object.keys(found).length ? { ...outcome.extra, ...found } : outcome.extra;
   const record: RunRecord = {
     run_id: plan.runId,
     config_id: plan.configId,
@@ -82,7 +90,7 @@ export async function executeRun(plan: RunPlan, deps: RunDeps): Promise<RunResul
     agent: scenario.agent,
     settings,
     stop_reason: outcome.stop.reason,
-    stop_detail: outcome.stop.detail,
+    stop_detail: overrun ? `${outcome.stop.detail} — ${overrunDetail(overrun, s.costUsd, settings.limits.max_cost_usd)}` : outcome.stop.detail,
     stop_step: outcome.stop.step,
     steps: s.steps,
     calls: s.calls,
@@ -96,7 +104,7 @@ export async function executeRun(plan: RunPlan, deps: RunDeps): Promise<RunResul
     success: scenario.agent !== 'react' ? null : outcome.stop.reason === 'done' ? checkAnswer(scenario.check, outcome.answer) : scenario.check ? false : null,
     started_at: startedAt,
     finished_at: new Date().toISOString(),
-    ...(outcome.extra ? { extra: outcome.extra } : {}),
+    ...(extra ? { extra } : {}),
   };
   return { record, calls: caller.log, messages: outcome.messages };
 }

@@ -120,7 +120,7 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
   const openRuns = networked ? OPEN_RUNS_PER_SLOT * o.concurrency : o.concurrency;
   const memory = new MemoryGuard();
   const runPlan = async (plan: RunPlan): Promise<RunRecord> => {
-    const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.writeLine(stepLine(r)), signal: o.signal, transcript: o.transcripts, transport: o.transport, trace: o.trace, control: o.control, slots });
+    const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.writeLine(stepLine(r)), signal: o.signal, transcript: o.transcripts, transport: o.transport, trace: o.trace, control: o.control, slots, spend: o.spend });
     steps.flush();
     runs.write(result.record);
     runs.flush();

@@ -1,6 +1,7 @@
 // How non-simulated models are reached (base URL, timeout, retries, cassettes), from the transport flags.
 // None of this is a swept setting; the API key is read from the environment only.
 import { Cassette } from '../models/cassette.ts';
+import { redact } from '../models/redact.ts';
 import { API_KEY_VAR, DEFAULT_TRANSPORT, type ModelTransport } from '../models/factory.ts';
 import { parseOne } from './values.ts';
 import { UsageError } from '../contracts/errors.ts';
@@ -32,7 +33,7 @@ function checkUrl(text: string, flag: string): void {
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(`${flag}: '${text}' is not a URL (accepted: http://host:port/v1 or https://...)`);
+    throw new UsageError(`${flag}: '${redact(text)}' is not a URL (accepted: http://host:port/v1 or https://...)`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${flag}: '${text}' is not http or https`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${flag}: '${redact(text)}' is not http or https`);
 }

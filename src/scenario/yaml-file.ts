@@ -11,17 +11,29 @@ export function issuePath(p: readonly PropertyKey[]): string {
 }
 
 const MAX_ISSUES = 6;
+/** Unknown keys quoted in an error; the rest are counted. */
+const MAX_KEYS_QUOTED = 3;
 
-/** A key or value as it may appear in a one-line message (YAML keys can be whole multi-line documents). */
-const oneLine = (s: string) => {
-  const flat = s.replace(/\s+/g, ' ').trim();
-  return flat.length > 60 ? `${flat.slice(0, 57)}...` : flat;
-};
+/** A key worth quoting: shaped like a field name (a typo of one), not a line of some other file. */
+const FIELD_NAME = /^[A-Za-z0-9_.-]{1,40}$/;
+
+/**
+ * At most a few keys, and only field-name-shaped ones: a file that is not what it was said to be
+ * (say /etc/shadow, whose lines parse as YAML keys) is never echoed into an error.
+ */
+function unknownFields(keys: readonly string[]): string {
+  const named = keys.filter((k) => FIELD_NAME.test(k));
+  const shown = named.slice(0, MAX_KEYS_QUOTED).map((k) => `'${k}'`);
+  const rest = keys.length - shown.length;
+  const other = keys.length - named.length;
+  if (shown.length === 0) return `${keys.length} unknown field(s), none shaped like a field name (is this the right file?)`;
+  return `unknown field(s) ${shown.join(', ')}${rest > 0 ? ` and ${rest} more${other > 0 ? ', not shown' : ''}` : ''}`;
+}
 
 export function formatZodError(file: string, error: z.ZodError): string {
   const issues = error.issues.map((i) => {
     const where = issuePath(i.path);
-    if (i.code === 'unrecognized_keys') return `${where}: unknown field(s) ${i.keys.map((k) => `'${oneLine(k)}'`).join(', ')}`;
+    if (i.code === 'unrecognized_keys') return `${where}: ${unknownFields(i.keys)}`;
     if (i.code === 'invalid_type' && i.message.endsWith('received undefined')) return `${where}: missing (expected ${i.expected})`;
     return `${where}: ${i.message}`;
   });

@@ -11,6 +11,7 @@ export const FAULTS = {
   empty: 'HTTP 200 with an empty choices list',
   'no-usage': 'HTTP 200 without the usage field',
   'bad-args': 'HTTP 200 whose tool call arguments are not valid JSON',
+  overlong: 'HTTP 200 that ignores max_tokens (the whole answer, billed in full)',
 } as const;
 export type Fault = keyof typeof FAULTS;
 

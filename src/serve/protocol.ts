@@ -1,7 +1,7 @@
 // The OpenAI chat-completions wire format as `bench serve` reads and writes it: request validation
 // (with errors in OpenAI's format), the completion object, and its streamed chunks. Pure: no I/O.
 import { z } from 'zod';
-import type { AssistantMessage, ChatMessage, ChatRequest, ToolSpec, Usage } from '../contracts/chat.ts';
+import type { AssistantMessage, ChatMessage, ChatRequest, FinishReason, ToolSpec, Usage } from '../contracts/chat.ts';
 import { issuePath } from '../scenario/yaml-file.ts';
 
 /** Text, or an array of content parts of which only text parts are read. */
@@ -115,7 +115,7 @@ export interface Completion {
   created: number;
   model: string;
   system_fingerprint: string;
-  choices: Array<{ index: number; message: AssistantMessage & { refusal: null }; finish_reason: 'stop' | 'tool_calls'; logprobs: null }>;
+  choices: Array<{ index: number; message: AssistantMessage & { refusal: null }; finish_reason: FinishReason; logprobs: null }>;
   usage?: WireUsage;
 }
 
@@ -139,14 +139,15 @@ export function wireUsage(u: Usage): WireUsage {
 
 export const SYSTEM_FINGERPRINT = 'fp_loopbench_sim';
 
-export function completion(id: string, model: string, created: number, message: AssistantMessage, usage: Usage): Completion {
+/** `finishReason` defaults to what the message shows (`tool_calls` or `stop`); `length` must be said. */
+export function completion(id: string, model: string, created: number, message: AssistantMessage, usage: Usage, finishReason?: FinishReason): Completion {
   return {
     id,
     object: 'chat.completion',
     created,
     model,
     system_fingerprint: SYSTEM_FINGERPRINT,
-    choices: [{ index: 0, message: { ...message, refusal: null }, finish_reason: message.tool_calls?.length ? 'tool_calls' : 'stop', logprobs: null }],
+    choices: [{ index: 0, message: { ...message, refusal: null }, finish_reason: finishReason ?? (message.tool_calls?.length ? 'tool_calls' : 'stop'), logprobs: null }],
     usage: wireUsage(usage),
   };
 }

@@ -134,13 +134,17 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
     let c: Completion;
     try {
       const sim = new SimModel(profile.id, profile, counter, { promptCache: o.promptCache, cache });
-      const { message, usage } = await sim.complete(chat, { runId: '', scenario: '', step: 0, round: 0, role: 'act' });
+      // The `overlong` fault plays a provider that ignores max_tokens.
+      const asked = fault === 'overlong' ? { ...chat, max_tokens: undefined } : chat;
+      const { message, usage, finishReason } = await sim.complete(asked, { runId: '', scenario: '', step: 0, round: 0, role: 'act' });
+      let finish = finishReason;
       if (request.tool_choice === 'none' && message.tool_calls) {
         // The caller forbade tools: keep the text, bill only what is returned.
         delete message.tool_calls;
         usage.completion_tokens = counter.produced(message);
+        if (finish === 'tool_calls') finish = 'stop';
       }
-      c = completion(`chatcmpl-${(++served).toString(36)}${Date.now().toString(36)}`, request.model, Math.floor(Date.now() / 1000), message, usage);
+      c = completion(`chatcmpl-${(++served).toString(36)}${Date.now().toString(36)}`, request.model, Math.floor(Date.now() / 1000), message, usage, finish);
     } catch (e) {
       if (!(e instanceof ModelError)) throw e;
       await latency();

@@ -17,7 +17,7 @@ export const CriticProfile = z
     /** Length of the free text after the verdict. */
     critique_tokens: Dist.default({ mean: 50, sd: 10, min: 10 }),
     /** Actions the agent takes after a REVISE before it answers again (its action list, continued). */
-    revision_actions: z.number().int().nonnegative().default(1),
+    revision_actions: z.number().int().nonnegative().max(1000).default(1),
     /** What the critic writes after APPROVE. */
     approve: Texts('The answer follows from the observations and meets the goal.'),
     /** Objections that turn a correct answer into a wrong one. */

@@ -6,15 +6,18 @@ import { UsageError } from '../contracts/errors.ts';
 import { dataPath } from '../contracts/paths.ts';
 import { loadYamlFile } from '../scenario/yaml-file.ts';
 import { CriticProfile } from './critic-profile.ts';
-import { Dist } from '../contracts/dist.ts';
+import { Dist, LatencyDist } from '../contracts/dist.ts';
 import { TaskqueueProfile } from './taskqueue-profile.ts';
 
 export { Dist } from '../contracts/dist.ts';
 
+/** Steps are counted one model call each: more than this is no run anyone waits for. */
+const MAX_STEPS_TO_DONE = 1_000_000;
+const Steps = z.number().int().positive().max(MAX_STEPS_TO_DONE);
 const StepsToDone = z.union([
-  z.object({ fixed: z.number().int().positive() }).strict(),
-  z.object({ uniform: z.tuple([z.number().int().positive(), z.number().int().positive()]) }).strict(),
-  z.object({ lognormal: z.object({ median: z.number().positive(), sigma: z.number().nonnegative() }).strict() }).strict(),
+  z.object({ fixed: Steps }).strict(),
+  z.object({ uniform: z.tuple([Steps, Steps]) }).strict(),
+  z.object({ lognormal: z.object({ median: z.number().positive().max(MAX_STEPS_TO_DONE), sigma: z.number().nonnegative().max(10) }).strict() }).strict(),
 ]);
 export type StepsToDone = z.infer<typeof StepsToDone>;
 
@@ -40,7 +43,7 @@ export const Profile = z
     steps_to_done: StepsToDone.optional(),
     /** Length of the free-text thought written before each tool call. */
     thought_tokens: Dist.default(40),
-    latency_ms: Dist.default(1000),
+    latency_ms: LatencyDist.default(1000),
     /** Share of tool calls whose JSON arguments come out malformed. */
     malformed_args_rate: z.number().min(0).max(1).default(0),
     actions: z.array(ActionTemplate).default([]),

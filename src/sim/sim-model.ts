@@ -4,6 +4,7 @@ import { ModelError, roleOf, type AssistantMessage, type CallContext, type ChatM
 import type { TokenCounter } from '../meter/tokens.ts';
 import { PrefixCache } from '../meter/prefix-cache.ts';
 import { writeAct } from './act.ts';
+import { capOutput } from './max-tokens.ts';
 import { writeCritic } from './critic.ts';
 import type { Profile } from './profile.ts';
 import { writeCreate, writeExecute, writePrioritize, writeSummarize } from './taskqueue.ts';
@@ -37,13 +38,18 @@ export class SimModel implements ChatModel {
   }
 
   async complete(request: ChatRequest, _context: CallContext): Promise<ChatResult> {
-    const { message, latencyMs } = this.respond(request);
+    const answer = this.respond(request);
+    // Like a provider: the answer stops at max_tokens, and a cut answer bills all max_tokens.
+    const whole = this.counter.produced(answer.message);
+    const { message, finishReason } = capOutput(answer.message, whole, request.max_tokens);
+    const produced = message === answer.message ? whole : this.counter.produced(message);
     const promptTokens = this.counter.prompt(request.messages, request.tools);
     const cached = this.options.promptCache ? this.cache.cachedTokens(request.messages, request.tools, this.counter) : 0;
     return {
       message,
-      usage: { prompt_tokens: promptTokens, completion_tokens: this.counter.produced(message), cached_tokens: cached },
-      latencyMs,
+      usage: { prompt_tokens: promptTokens, completion_tokens: finishReason === 'length' ? request.max_tokens! : produced, cached_tokens: cached },
+      finishReason,
+      latencyMs: answer.latencyMs,
       retries: 0,
     };
   }

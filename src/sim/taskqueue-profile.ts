@@ -1,9 +1,11 @@
 // How a simulated model plays the task queue's roles: data in a profile's `taskqueue:` section.
 import { z } from 'zod';
-import { Dist } from '../contracts/dist.ts';
+import { Dist, MAX_DRAWN_TOKENS } from '../contracts/dist.ts';
 
 const Rate = z.number().min(0).max(1);
-const Count = z.number().int().nonnegative();
+/** Tasks per round and round numbers: a queue beyond these is no run anyone waits for. */
+const Count = z.number().int().nonnegative().max(1000);
+const RoundNumber = z.number().int().positive().max(1_000_000);
 const Range = z.tuple([Count, Count]).refine(([a, b]) => a <= b, 'the range [min, max] is empty');
 
 const Execute = z
@@ -11,14 +13,14 @@ const Execute = z
     /** Length of an ordinary execution result. */
     result_tokens: Dist.default({ mean: 120, sd: 20, min: 30 }),
     /** One over-long result (a page pasted whole): at this round, this many tokens. */
-    long_result: z.object({ round: z.number().int().positive(), tokens: z.number().int().positive() }).strict().optional(),
+    long_result: z.object({ round: RoundNumber, tokens: z.number().int().positive().max(MAX_DRAWN_TOKENS) }).strict().optional(),
   })
   .strict();
 
 /** When the history the creator reads passes `history_tokens`, it loses track: more twins, done tasks proposed again. */
 const Crowded = z
   .object({
-    history_tokens: z.number().int().positive(),
+    history_tokens: z.number().int().positive().max(100 * MAX_DRAWN_TOKENS),
     new_tasks: Range.optional(),
     duplicate_rate: Rate,
     /** Share of new tasks that re-propose a task already done (the loop of the debugging chain). */
@@ -31,7 +33,7 @@ const Create = z
     /** New tasks per round, drawn uniformly from [min, max]. */
     new_tasks: Range.default([2, 4]),
     /** From this round on the creator proposes nothing (a converging model); absent: never stops. */
-    stop_after_round: Count.optional(),
+    stop_after_round: z.number().int().nonnegative().max(1_000_000).optional(),
     /** Shares of new tasks that near-duplicate a queued task, drift off the goal, or split the current task finer. */
     duplicate_rate: Rate.default(0),
     off_goal_rate: Rate.default(0),

@@ -9,6 +9,7 @@ import { registerPerf } from './perf.ts';
 import { registerServe } from './serve.ts';
 import { registerCheck } from './check.ts';
 import { registerMerge } from './merge.ts';
+import { registerDiff } from './diff.ts';
 
 export function buildProgram(): Command {
   const program = new Command('bench')
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
   registerServe(program);
   registerCheck(program);
   registerMerge(program);
+  registerDiff(program);
   return program;
 }
 

@@ -9,7 +9,7 @@ import type { ScenarioBudget } from './load-budgets.ts';
 import type { Verdict } from './verdict.ts';
 
 export function judge(checks: readonly ScenarioBudget[], runs: readonly RunFacts[], o: { baseline?: Baseline; spend?: SpendState }): Verdict[] {
-  const now = baselineOf(runs).scenarios;
+  const now = baselineOf(runs, undefined).scenarios;
   const out: Verdict[] = [];
   for (const c of checks) {
     const id = c.scenario.id;

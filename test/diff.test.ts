@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { benchInProcess, ROOT } from './helpers/cli.ts';
+import { benchInProcess } from './helpers/cli.ts';
+import { QUICK_SUM } from './gate-helpers.ts';
 
 let tmp: string;
 const dir = (name: string) => path.join(tmp, name);
@@ -16,40 +17,43 @@ const sweep = async (name: string, args: string[]) => {
 
 beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-diff-'));
-  // The tiny agent's scenario with a longer system prompt: the same id, another prompt.
-  const original = fs.readFileSync(path.join(ROOT, 'scenarios', 'tiny-agent-sum-of-squares.yaml'), 'utf8');
+  // The tiny agent's task (its tool scripted, so no Python runs) with a longer system prompt: the same id, another prompt.
+  const original = fs.readFileSync(QUICK_SUM, 'utf8');
   const longer = original.replace(/^system: \|\n/m, `system: |\n  ${'Before every step, restate the goal and say what you are about to do and why. '.repeat(40)}\n`);
   expect(longer).not.toBe(original);
   fs.mkdirSync(dir('prompts'));
-  const longerFile = path.join(dir('prompts'), 'tiny-agent-sum-of-squares.yaml');
+  const longerFile = path.join(dir('prompts'), 'quick-sum.yaml');
   fs.writeFileSync(longerFile, longer);
-  const base = ['--scenario', 'tiny-agent-sum-of-squares,seed-calibrated', '--steps', '4,12', '-n', '4'];
+  const base = ['--scenario', `${QUICK_SUM},seed-calibrated`, '--steps', '4,12', '-n', '4'];
   await sweep('seed1', base);
-  await sweep('seed2', [...base, '--seed', '2']);
-  await sweep('prompt', ['--scenario', `${longerFile},seed-calibrated`, '--steps', '4,12', '-n', '4']);
-  await sweep('other', ['--scenario', 'tiny-agent-sum-of-squares,seed-calibrated', '--steps', '4,30', '-n', '3']);
+  // Another prompt and another seed.
+  await sweep('prompt', ['--scenario', `${longerFile},seed-calibrated`, '--steps', '4,12', '-n', '4', '--seed', '2']);
+  await sweep('other', ['--scenario', `${QUICK_SUM},seed-calibrated`, '--steps', '4,30', '-n', '3']);
 }, 120_000);
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 describe('bench diff', () => {
-  it('compares two seeds per configuration, with Welch and Newcombe intervals, as a table, Markdown and CSV', async () => {
+  it('compares two sweeps per configuration, with Welch and Newcombe intervals, as a table, Markdown and CSV', async () => {
     const md = dir('diff.md');
     const csv = dir('diff.csv');
-    const r = await benchInProcess(['diff', dir('seed1'), dir('seed2'), '--allow', 'seed', '--md', md, '--csv', csv]);
+    const r = await benchInProcess(['diff', dir('seed1'), dir('prompt'), '--allow', 'prompt,seed', '--md', md, '--csv', csv]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('They differ (allowed) in: seed 1 vs 2');
+    expect(r.stdout).toContain('They differ (allowed) in: scenario quick-sum: its prompt, tools or check differ; seed 1 vs 2');
     expect(r.stdout).toContain('4 configurations in both.');
-    expect(r.stdout).toMatch(/^tiny-agent-sum-of-squares steps=4 +cost per run \(USD\) +\$[\d.]+ +\$[\d.]+ +[+−±][\d.]*%? +\[−\$[\d.]+, \+\$[\d.]+\] +no clear change$/m);
+    // The longer prompt: more tokens, clearly (the interval excludes 0).
+    expect(r.stdout).toMatch(/^quick-sum steps=4 +cost per run \(USD\) +\$[\d.]+ +\$[\d.]+ +\+\d+\.\d% +\[\+\$[\d.]+, \+\$[\d.]+\] +B higher$/m);
+    expect(r.stdout).toMatch(/^ +tokens per run \(input \+ output\) +[\d,]+ +[\d,]+ +\+\d+\.\d% +\[\+[\d,]+, \+[\d,]+\] +B higher$/m);
     expect(r.stdout).toMatch(/^ +success rate +4\/4 \(100%\) +4\/4 \(100%\) +±0 pts +\[−\d+ pts, \+\d+ pts\] +no clear change$/m);
-    // seed-calibrated never finishes early: its steps are the limit in both sweeps, exactly.
+    // seed-calibrated (same prompt, another seed) never finishes early: its steps are the limit in both, exactly.
     expect(r.stdout).toMatch(/^ +steps per run +12\.0 +12\.0 +±0 +\[±0, ±0\] +same$/m);
+    expect(r.stdout).toMatch(/^seed-calibrated steps=12 +cost per run \(USD\) .* no clear change$/m);
     expect(r.stdout).toContain("Welch's t interval for the means (cost, tokens, steps), Newcombe's hybrid score interval for the success rate");
 
     // No field of this CSV holds a comma or a quote: a split reads it.
     const [head, ...lines] = fs.readFileSync(csv, 'utf8').trim().split('\n').map((l) => l.split(','));
     expect(head).toEqual(['scenario', 'config_id', 'metric', 'runs_a', 'runs_b', 'a', 'b', 'change', 'relative_change', 'ci95_lo', 'ci95_hi', 'interval', 'reading']);
     const rows = lines.map((l) => Object.fromEntries(head!.map((h, i) => [h, l[i]!])));
-    // Three metrics per configuration, and success where the scenario checks its answer (tiny agent).
+    // Three metrics per configuration, and success where the scenario checks its answer (quick-sum).
     expect(rows).toHaveLength(4 * 3 + 2);
     const cost = rows.find((x) => x.config_id === 'seed-calibrated steps=12' && x.metric === 'cost')!;
     expect(cost).toMatchObject({ scenario: 'seed-calibrated', runs_a: '4', runs_b: '4', interval: 'Welch' });
@@ -62,13 +66,6 @@ describe('bench diff', () => {
     expect(text).toMatch(/^\| seed-calibrated steps=4 \| cost per run \(USD\) \| \$[\d.]+ \| \$[\d.]+ \|/m);
   });
 
-  it('shows what a longer prompt costs: more tokens, clearly (the interval excludes 0)', async () => {
-    const r = await benchInProcess(['diff', dir('seed1'), dir('prompt'), '--allow', 'prompt']);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('They differ (allowed) in: scenario tiny-agent-sum-of-squares: its prompt, tools or check differ');
-    expect(r.stdout).toMatch(/^ +tokens per run \(input \+ output\) +[\d,]+ +[\d,]+ +\+\d+\.\d% +\[\+[\d,]+, \+[\d,]+\] +B higher$/m);
-  });
-
   it('refuses a pair that differs in what --allow does not name (exit 2, one line naming each difference)', async () => {
     const r = await benchInProcess(['diff', dir('seed1'), dir('other')]);
     expect(r.code).toBe(2);
@@ -78,18 +75,18 @@ describe('bench diff', () => {
 
     const prompt = await benchInProcess(['diff', dir('seed1'), dir('prompt'), '--allow', 'seed']);
     expect(prompt.code).toBe(2);
-    expect(prompt.stderr).toContain('they differ in scenario tiny-agent-sum-of-squares: its prompt, tools or check differ (if that is the comparison you mean, add --allow prompt)');
+    expect(prompt.stderr).toContain('they differ in scenario quick-sum: its prompt, tools or check differ (if that is the comparison you mean, add --allow prompt)');
   });
 
   it('with the difference allowed, compares the configurations both ran and names the rest', async () => {
     const r = await benchInProcess(['diff', dir('seed1'), dir('other'), '--allow', 'limits,repeats']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('2 configurations in both; only in A: tiny-agent-sum-of-squares steps=12, seed-calibrated steps=12; only in B: tiny-agent-sum-of-squares steps=30, seed-calibrated steps=30.');
+    expect(r.stdout).toContain('2 configurations in both; only in A: quick-sum steps=12, seed-calibrated steps=12; only in B: quick-sum steps=30, seed-calibrated steps=30.');
   });
 
   it('rejects bad input with one line and exit 2', async () => {
     const cases: Array<[string[], string]> = [
-      [['diff', dir('seed1'), dir('seed2'), '--allow', 'colour'], "--allow: 'colour' is not accepted (accepted: model, prompt, pricing, limits, seed, repeats, scenarios, loop)"],
+      [['diff', dir('seed1'), dir('prompt'), '--allow', 'colour'], "--allow: 'colour' is not accepted (accepted: model, prompt, pricing, limits, seed, repeats, scenarios, loop)"],
       [['diff', dir('seed1'), dir('nothing')], `B ${dir('nothing')}: not a results directory (no meta.json and runs.jsonl)`],
     ];
     for (const [args, msg] of cases) {
@@ -105,7 +102,7 @@ describe('bench check --baseline', () => {
 limits: { steps: ${steps}, max_cost: 0.01 }
 max_regression: { cost: 10% }
 scenarios:
-  - scenario: ${path.join(ROOT, 'test', 'fixtures', 'quick-sum.yaml')}
+  - scenario: ${QUICK_SUM}
     assertions:
       stop_reason: [done]
 `;

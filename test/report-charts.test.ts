@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toSvg } from '../src/report/render.ts';
 import { benchInProcess } from './helpers/cli.ts';
+import { QUICK_SUM } from './gate-helpers.ts';
 
 type Json = Record<string, unknown>;
 let tmp: string;
@@ -37,8 +38,9 @@ const rows = (spec: Json) => (spec.data as { values: Json[] }).values;
 beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-charts-'));
   const sweeps: Record<string, string[]> = {
-    // Planned order: tiny-agent first. Its limits never bind (it answers by step 4): four identical lines.
-    both: ['--scenario', 'tiny-agent-sum-of-squares,seed-calibrated', '--steps', '30,4,8,12', '-n', '3'],
+    // Planned order: quick-sum (the tiny agent's task, its tool scripted) first. Its limits never bind
+    // (it answers by step 4): four identical lines.
+    both: ['--scenario', `${QUICK_SUM},seed-calibrated`, '--steps', '30,4,8,12', '-n', '3'],
     unchecked: ['--scenario', 'seed-calibrated', '--steps', '5,40', '-n', '2'],
   };
   for (const [name, args] of Object.entries(sweeps)) {
@@ -66,8 +68,8 @@ describe('chart colours and legends', () => {
     for (const name of ['cumulative-input-tokens', 'cumulative-cost', 'input-tokens-per-call']) {
       const spec = specs.get('both')!.get(name)!;
       const drawn = rows(spec).filter((r) => r.kind === 'measured');
-      // tiny-agent answers by step 4 under every limit: four configurations, one line.
-      expect(new Set(drawn.filter((r) => r.scenario === 'tiny-agent-sum-of-squares').map((r) => r.config)), name).toEqual(new Set(['steps=30']));
+      // quick-sum answers by step 4 under every limit: four configurations, one line.
+      expect(new Set(drawn.filter((r) => r.scenario === 'quick-sum').map((r) => r.config)), name).toEqual(new Set(['steps=30']));
       // seed-calibrated's lower limits follow steps=30's line until they stop: one line, four marked ends.
       expect(new Set(drawn.filter((r) => r.scenario === 'seed-calibrated').map((r) => r.config)), name).toEqual(new Set(['steps=30']));
       expect(rows(spec).filter((r) => r.kind === 'end' && r.scenario === 'seed-calibrated').map((r) => r.configs), name).toEqual(['steps=4', 'steps=8', 'steps=12', 'steps=30']);
@@ -82,7 +84,7 @@ describe('chart colours and legends', () => {
 
   it('puts scenario panels in the planned order and configurations in natural order', () => {
     for (const [name, spec] of specs.get('both')!) {
-      for (const facet of findAll(spec, 'facet')) expect((facet.row as Json).sort, name).toEqual(name === 'success-vs-cost' ? ['tiny-agent-sum-of-squares'] : ['tiny-agent-sum-of-squares', 'seed-calibrated']);
+      for (const facet of findAll(spec, 'facet')) expect((facet.row as Json).sort, name).toEqual(name === 'success-vs-cost' ? ['quick-sum'] : ['quick-sum', 'seed-calibrated']);
     }
     const bars = specs.get('both')!.get('mean-cost')!;
     const y = findAll(bars, 'y').find((e) => e && (e as Json).field === 'config') as Json;
@@ -117,7 +119,7 @@ describe('the headline cost chart', () => {
   });
 
   it('adds cost per successful task where the scenario checks its answer, and names which bar is which', () => {
-    const bars = rows(specs.get('both')!.get('mean-cost')!).filter((r) => r.kind === 'bar' && r.scenario === 'tiny-agent-sum-of-squares');
+    const bars = rows(specs.get('both')!.get('mean-cost')!).filter((r) => r.kind === 'bar' && r.scenario === 'quick-sum');
     expect(bars.map((b) => [b.config, b.measure])).toEqual(['steps=4', 'steps=8', 'steps=12', 'steps=30'].flatMap((c) => [[c, 'per run'], [c, 'per successful task']]));
     expect(bars.find((b) => b.measure === 'per successful task' && b.config === 'steps=4')!.label).toMatch(/ per success · ±0% vs steps=30$/);
   });
@@ -140,7 +142,7 @@ describe('success vs cost', () => {
     const spec = specs.get('both')!.get('success-vs-cost')!;
     const x = findAll(spec, 'x').find((e) => e && (e as Json).field === 'cost') as Json;
     expect(x.title).toBe('cost per successful task (USD)');
-    const mean = rows(specs.get('both')!.get('mean-cost')!).find((r) => r.scenario === 'tiny-agent-sum-of-squares' && r.config === 'steps=30' && r.measure === 'per successful task')!;
+    const mean = rows(specs.get('both')!.get('mean-cost')!).find((r) => r.scenario === 'quick-sum' && r.config === 'steps=30' && r.measure === 'per successful task')!;
     expect(rows(spec)[0]!.cost).toBe(mean.cost);
   });
 });

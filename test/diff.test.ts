@@ -88,6 +88,8 @@ describe('bench diff', () => {
     const cases: Array<[string[], string]> = [
       [['diff', dir('seed1'), dir('prompt'), '--allow', 'colour'], "--allow: 'colour' is not accepted (accepted: model, prompt, pricing, limits, seed, repeats, scenarios, loop)"],
       [['diff', dir('seed1'), dir('nothing')], `B ${dir('nothing')}: not a results directory (no meta.json and runs.jsonl)`],
+      [['diff', dir('seed1'), dir('prompt'), '--allow', 'prompt,seed', '--md', ''], '--md: needs a file name'],
+      [['diff', dir('seed1'), dir('prompt'), '--allow', 'prompt,seed', '--csv', dir('no/such.csv')], `--csv ${dir('no/such.csv')}: the directory ${dir('no')} does not exist`],
     ];
     for (const [args, msg] of cases) {
       const r = await benchInProcess(args);

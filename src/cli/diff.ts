@@ -1,5 +1,7 @@
 // `bench diff A B`: two sweeps side by side, per matching configuration, with changes and 95%
 // intervals; refuses (exit 2) two sweeps that differ in anything the user did not allow.
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../contracts/errors.ts';
 import { writeFileAtomic } from '../results/atomic.ts';
@@ -32,7 +34,11 @@ export function registerDiff(program: Command): void {
     .option('--csv <file>', 'also write the comparison as CSV, one row per configuration and metric')
     .action(async (a: string, b: string, o: DiffOptions) => {
       const allowed = parseAllow(o.allow);
-      for (const [flag, file] of [['--md', o.md], ['--csv', o.csv]] as const) if (file === '') throw new UsageError(`${flag}: needs a file name`);
+      // Before the comparison: a file that cannot be written is bad input, not a failure after the work.
+      for (const [flag, file] of [['--md', o.md], ['--csv', o.csv]] as const) {
+        if (file === '') throw new UsageError(`${flag}: needs a file name`);
+        if (file !== undefined && !fs.existsSync(path.dirname(path.resolve(file)))) throw new UsageError(`${flag} ${file}: the directory ${path.dirname(file)} does not exist`);
+      }
       const { diff, differences } = await compareSweeps(a, b, allowed);
       process.stdout.write(diffText(a, b, diff, differences));
       if (o.md) writeFileAtomic(o.md, diffMarkdown(a, b, diff, differences));

@@ -121,7 +121,7 @@ export function costPerRunChart(runs: readonly RunFacts[], scenarios: readonly s
   return {
     name: 'cost-per-run',
     title: 'Cost per run by configuration',
-    caption: 'How the runs of each configuration spread: box = middle half of the runs, white line = median, whiskers = min to max. Runs that cost the same draw a thin line; the means are in the chart above.',
+    caption: 'How the runs of each configuration spread: box = middle half of the runs, dot = median, whiskers = min to max. Where runs cost about the same the box is a thin line at its dot; the means are in the first chart.',
     spec: {
       ...base('Spread of cost per run', 'USD per run at the recorded prices; one panel per scenario'),
       data: { values },
@@ -133,6 +133,8 @@ export function costPerRunChart(runs: readonly RunFacts[], scenarios: readonly s
           { mark: { type: 'rule' }, encoding: { x: { ...usdAxis('min'), scale: { zero: true } }, x2: { field: 'max' } } },
           { mark: { type: 'bar', size: 18, stroke: '#333', strokeWidth: 0.5 }, encoding: { x: usdAxis('q1'), x2: { field: 'q3' }, color: { ...colourBy('config', colours, []), legend: null } } },
           { mark: { type: 'tick', size: 18, color: 'white', thickness: 2 }, encoding: { x: usdAxis('median') } },
+          // Where every run cost about the same the box is a hairline: the median's dot keeps it in sight, in its colour.
+          { mark: { type: 'point', filled: true, size: 70, opacity: 1, stroke: '#333', strokeWidth: 0.5 }, encoding: { x: usdAxis('median'), color: { ...colourBy('config', colours, []), legend: null } } },
         ],
       },
     },

@@ -42,6 +42,8 @@ beforeAll(async () => {
     // (it answers by step 4): four identical lines.
     both: ['--scenario', `${QUICK_SUM},seed-calibrated`, '--steps', '30,4,8,12', '-n', '3'],
     unchecked: ['--scenario', 'seed-calibrated', '--steps', '5,40', '-n', '2'],
+    // Reflection and context charts: reflection does not change what a context strategy sends.
+    loops: ['--scenario', 'seed-calibrated', '--steps', '6', '--context', 'full,window:2', '--reflection', 'off,final', '-n', '2'],
   };
   for (const [name, args] of Object.entries(sweeps)) {
     const dir = path.join(tmp, name);
@@ -62,6 +64,17 @@ describe('chart colours and legends', () => {
     for (const s of scales) expect(s.scale, s.name).toEqual(first);
     // steps=30 is one colour, named the same, in both scenario panels and in every chart.
     expect(new Set((first.range as string[]).map((c) => c.toLowerCase())).size).toBe(4);
+  });
+
+  it('gives the reflection and context charts the same scale, and the context chart each distinct curve once', () => {
+    const all = specs.get('loops')!;
+    const scales = [...all.entries()].flatMap(([name, spec]) => configColours(spec).map((c) => ({ name, scale: c.scale })));
+    expect(new Set(scales.map((s) => s.name))).toEqual(new Set(['mean-cost', 'cumulative-input-tokens', 'cumulative-cost', 'input-tokens-per-call', 'cost-per-run', 'reflection-cost', 'context-cumulative-input']));
+    for (const s of scales) expect(s.scale, s.name).toEqual(scales[0]!.scale);
+    const context = all.get('context-cumulative-input')!;
+    const drawn = new Set(rows(context).filter((r) => r.kind === 'measured').map((r) => r.series));
+    expect(drawn.size).toBe(2);
+    expect(configColours(context).map((c) => (c.legend as Json).values)).toEqual([[...drawn].sort()]);
   });
 
   it('draws identical lines once and lists in the legend only the lines it draws', () => {

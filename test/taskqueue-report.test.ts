@@ -73,5 +73,10 @@ describe('task-queue report aggregation', () => {
     expect(chart.name).toBe('taskqueue-queue-length');
     const values = (chart.spec as { data: { values: Array<{ config: string; round: number; queue: number }> } }).data.values;
     expect(values.filter((v) => v.config === 'cap=3').map((v) => v.queue)).toEqual([1, 2, 3, 3]);
+    // The report's one colour scale, the legend naming only the lines drawn.
+    const color = (chart.spec as { encoding: { color: { scale: unknown; legend: { values: string[] } } } }).encoding.color;
+    const colours = configColours(runs);
+    expect(color.scale).toEqual({ domain: colours.domain, range: colours.range });
+    expect(color.legend.values).toEqual(colours.domain.filter((d) => values.some((v) => v.config === d)));
   });
 });

@@ -16,7 +16,7 @@ export interface SweepSettings {
 
 /** The kinds of difference a user may allow, and what each covers. */
 export const DIFFERENCE_KINDS = {
-  model: 'the models swept (and per-role models)',
+  model: 'the models swept, and per-role models',
   prompt: "a scenario's content: system prompt, goal, tools, check",
   pricing: 'prices and prompt caching',
   limits: 'the brakes: steps, cost, timeout, spin, tokens, calls, rounds, and max output tokens',

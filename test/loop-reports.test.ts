@@ -92,7 +92,7 @@ describe('stability rows', () => {
 });
 
 describe('context savings', () => {
-  const point = (config_id: string, step: number, cum: number) => ({ config_id, scenario: 's', max_steps: 30, step, calls: 1, input_tokens: 0, cum_input_tokens: cum });
+  const point = (config_id: string, step: number, cum: number) => ({ config_id, scenario: 's', max_steps: 30, step, calls: 1, input_tokens: 0, cum_input_tokens: cum, cum_cost_usd: 0 });
 
   it('fits a·N + b·N² per configuration, so strategies are not mixed in one curve', () => {
     const points = Array.from({ length: 30 }, (_, i) => i + 1).flatMap((n) => [point('full', n, 200 * n + 300 * n * n), point('win', n, 2000 * n + 40 * n * n)]);

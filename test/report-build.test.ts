@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildReports } from '../src/report/build.ts';
 import type { StepPoint } from '../src/report/aggregate.ts';
-import { lineEnds } from '../src/report/charts.ts';
+import { lineEnds } from '../src/report/step-charts.ts';
 import { runRow, toCsv } from '../src/report/csv.ts';
 import { percentile } from '../src/report/stats.ts';
 import { decodePng, inkPixels } from './helpers/png.ts';
@@ -23,13 +23,13 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 describe('buildReports', () => {
-  it('writes every artifact: CSVs, five charts as spec + SVG + PNG, report.html, summary.md', async () => {
+  it('writes every artifact: CSVs, seven charts as spec + SVG + PNG, report.html, summary.md', async () => {
     const dir = path.join(tmp, 'full');
     writeResults(dir, sampleSweep([10, 30], 3));
     const built = await buildReports(dir, { volumes: [10_000] });
     for (const f of ['steps.csv', 'runs.csv', 'summary.csv', 'steps_by_index.csv', 'fit.csv', 'step_ratios.csv', 'step_limit_savings.csv', 'repricing.csv', 'report.html', 'summary.md'])
       expect(fs.statSync(path.join(dir, f)).size, f).toBeGreaterThan(0);
-    const charts = ['cumulative-input-tokens', 'input-tokens-per-call', 'cost-per-run', 'stop-reasons', 'success-vs-cost'];
+    const charts = ['mean-cost', 'cumulative-input-tokens', 'cumulative-cost', 'input-tokens-per-call', 'cost-per-run', 'stop-reasons', 'success-vs-cost'];
     for (const c of charts) {
       const spec = JSON.parse(fs.readFileSync(path.join(dir, 'charts', `${c}.vl.json`), 'utf8'));
       expect(spec.$schema).toMatch(/vega-lite/);
@@ -129,8 +129,8 @@ describe('buildReports on runs held lean', () => {
     const spec = JSON.parse(fs.readFileSync(path.join(dir, 'charts', 'cost-per-run.vl.json'), 'utf8'));
     expect(spec.data.values).toHaveLength(built.summary.length);
     const costs = sweep.filter((x) => x.run.config_id === 'checked steps=10').map((x) => x.run.cost_usd);
-    const row = spec.data.values.find((v: { config: string }) => v.config === 'checked steps=10');
-    expect(row).toEqual({ scenario: 'checked', config: 'checked steps=10', runs: 5, min: Math.min(...costs), q1: percentile(costs, 25), median: percentile(costs, 50), q3: percentile(costs, 75), max: Math.max(...costs) });
+    const row = spec.data.values.find((v: { scenario: string; config: string }) => v.scenario === 'checked' && v.config === 'steps=10');
+    expect(row).toEqual({ scenario: 'checked', config: 'steps=10', runs: 5, min: Math.min(...costs), q1: percentile(costs, 25), median: percentile(costs, 50), q3: percentile(costs, 75), max: Math.max(...costs) });
   });
 });
 
@@ -143,24 +143,26 @@ describe('cumulative input tokens chart', () => {
     await buildReports(dir);
     const spec = JSON.parse(fs.readFileSync(path.join(dir, 'charts', 'cumulative-input-tokens.vl.json'), 'utf8'));
     const ends = spec.data.values.filter((v: { kind: string }) => v.kind === 'end').filter((v: { scenario: string }) => v.scenario === 'seed-shaped');
-    const points = spec.data.values.filter((v: { kind: string; series?: string }) => v.kind.startsWith('measured') && v.series?.startsWith('seed-shaped'));
-    const lastOf = (config: string) => points.filter((p: { series: string }) => p.series === config).sort((a: { step: number }, b: { step: number }) => b.step - a.step)[0];
+    // steps=10's line is the first ten steps of steps=30's: drawn once, its end marked on it.
+    const line = spec.data.values.filter((v: { kind: string; scenario: string }) => v.kind === 'measured' && v.scenario === 'seed-shaped');
+    expect(new Set(line.map((p: { config: string }) => p.config))).toEqual(new Set(['steps=30']));
+    const at = (step: number) => line.find((p: { step: number }) => p.step === step).value;
     expect(ends).toEqual([
-      { scenario: 'seed-shaped', step: 10, tokens: lastOf('seed-shaped steps=10').tokens, label: 'steps=10', configs: 'steps=10', side: 'right', kind: 'end' },
-      { scenario: 'seed-shaped', step: 30, tokens: lastOf('seed-shaped steps=30').tokens, label: 'steps=30', configs: 'steps=30', side: 'left', kind: 'end' },
+      { scenario: 'seed-shaped', step: 10, value: at(10), label: 'steps=10', configs: 'steps=10', side: 'right', kind: 'end' },
+      { scenario: 'seed-shaped', step: 30, value: at(30), label: 'steps=30', configs: 'steps=30', side: 'left', kind: 'end' },
     ]);
     // Lines that end at the same point share one label, in natural order.
     const shared = spec.data.values.filter((v: { kind: string; scenario: string }) => v.kind === 'end' && v.scenario === 'early');
-    expect(shared).toEqual([{ scenario: 'early', step: 4, tokens: 1000, label: 'steps=10, steps=30', configs: 'steps=10, steps=30', side: 'left', kind: 'end' }]);
+    expect(shared).toEqual([{ scenario: 'early', step: 4, value: 1000, label: 'steps=10, steps=30', configs: 'steps=10, steps=30', side: 'left', kind: 'end' }]);
   });
 
   it('labels many configurations ending together by what they share, and lists them all in the tooltip', () => {
-    const point = (config: string, step: number, cum: number): StepPoint => ({ config_id: `s ${config}`, scenario: 's', max_steps: null, step, calls: 1, input_tokens: 0, cum_input_tokens: cum });
+    const point = (config: string, step: number, cum: number): StepPoint => ({ config_id: `s ${config}`, scenario: 's', max_steps: null, step, calls: 1, input_tokens: 0, cum_input_tokens: cum, cum_cost_usd: 0 });
     const names = ['steps=12 reflection=final', 'steps=12 reflection=off', 'steps=12 reflection=every-step'];
     const points = [...names.flatMap((n) => [point(n, 1, 10), point(n, 2, 30)]), point('steps=30 reflection=off', 1, 10), point('steps=30 reflection=off', 9, 500)];
     const ends = lineEnds(points);
-    expect(ends).toContainEqual({ scenario: 's', step: 2, tokens: 30, label: 'steps=12 · 3 configurations', configs: 'steps=12 reflection=every-step, steps=12 reflection=final, steps=12 reflection=off', side: 'right' });
-    expect(ends).toContainEqual({ scenario: 's', step: 9, tokens: 500, label: 'steps=30 reflection=off', configs: 'steps=30 reflection=off', side: 'left' });
+    expect(ends).toContainEqual({ scenario: 's', step: 2, value: 30, label: 'steps=12 · 3 configurations', configs: 'steps=12 reflection=every-step, steps=12 reflection=final, steps=12 reflection=off', side: 'right' });
+    expect(ends).toContainEqual({ scenario: 's', step: 9, value: 500, label: 'steps=30 reflection=off', configs: 'steps=30 reflection=off', side: 'left' });
   });
 });
 

@@ -51,12 +51,30 @@ describe.skipIf(!hasChromium)('report.html in headless Chromium', () => {
           width: f.querySelector('svg')?.getBoundingClientRect().width ?? 0,
         })),
       );
-      expect(charts.map((c) => c.id)).toEqual(['chart-cumulative-input-tokens', 'chart-input-tokens-per-call', 'chart-cost-per-run', 'chart-stop-reasons', 'chart-success-vs-cost']);
+      expect(charts.map((c) => c.id)).toEqual(['chart-mean-cost', 'chart-cumulative-input-tokens', 'chart-cumulative-cost', 'chart-input-tokens-per-call', 'chart-cost-per-run', 'chart-stop-reasons', 'chart-success-vs-cost']);
       for (const c of charts) {
         expect(c.svgs, c.id).toBe(1);
         expect(c.marks, c.id).toBeGreaterThan(0);
         expect(c.width, c.id).toBeGreaterThan(300);
       }
+      // Nothing clipped: every piece of text of every chart lies inside its SVG, as laid out by the browser.
+      const outside = await page.$$eval('figure.chart svg', (svgs) =>
+        svgs.flatMap((svg) => {
+          const box = svg.getBoundingClientRect();
+          return [...svg.querySelectorAll('text')]
+            .filter((t) => (t.textContent ?? '').trim() !== '' && t.getAttribute('opacity') !== '0')
+            .map((t) => ({ chart: svg.closest('figure')!.id, text: t.textContent, r: t.getBoundingClientRect() }))
+            .filter(({ r }) => r.width > 0 && (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1))
+            .map(({ chart, text }) => `${chart}: ${text}`);
+        }),
+      );
+      expect(outside).toEqual([]);
+      // ...and none cut short by a label limit (vega ends a truncated label with an ellipsis).
+      const cut = await page.$$eval('figure.chart svg text', (ts) => ts.map((t) => t.textContent ?? '').filter((t) => t.endsWith('…')));
+      expect(cut).toEqual([]);
+      // The headline chart says what each lower limit saves.
+      expect(await page.locator('#chart-mean-cost').textContent()).toMatch(/−\d+% vs steps=8/);
+
       const findings = await page.$$eval('#findings li', (li) => li.map((x) => x.textContent ?? ''));
       expect(findings.some((f) => /lowering MAX_STEPS from 8 to 4 cuts mean cost by \d+%/.test(f))).toBe(true);
       expect(await page.locator('#summary table tbody tr').count()).toBe(4);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { constraintRows, longestRoundLimit, roleRows, roundRows } from '../src/report/taskqueue.ts';
 import { queueLengthChart } from '../src/report/taskqueue-chart.ts';
+import { configColours } from '../src/report/chart-colours.ts';
 import type { RunRecord } from '../src/contracts/records.ts';
 import type { Settings } from '../src/contracts/settings.ts';
 
@@ -68,9 +69,14 @@ describe('task-queue report aggregation', () => {
   });
 
   it('charts the queue length per round, one line per configuration', () => {
-    const chart = queueLengthChart(roundRows(runs));
+    const chart = queueLengthChart(roundRows(runs), configColours(runs));
     expect(chart.name).toBe('taskqueue-queue-length');
     const values = (chart.spec as { data: { values: Array<{ config: string; round: number; queue: number }> } }).data.values;
     expect(values.filter((v) => v.config === 'cap=3').map((v) => v.queue)).toEqual([1, 2, 3, 3]);
+    // The report's one colour scale, the legend naming only the lines drawn.
+    const color = (chart.spec as { encoding: { color: { scale: unknown; legend: { values: string[] } } } }).encoding.color;
+    const colours = configColours(runs);
+    expect(color.scale).toEqual({ domain: colours.domain, range: colours.range });
+    expect(color.legend.values).toEqual(colours.domain.filter((d) => values.some((v) => v.config === d)));
   });
 });

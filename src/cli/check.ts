@@ -10,7 +10,9 @@ import { readMeta, type Meta } from '../results/meta.ts';
 import { hasRecords, resultFile } from '../results/results-dir.ts';
 import type { RunFacts } from '../contracts/records.ts';
 import { writeFileAtomic, writeJsonAtomic } from '../results/atomic.ts';
-import { baselineOf, loadBaseline } from '../gate/baseline.ts';
+import { assertComparableBaseline, baselineOf, BASELINE_MAY_DIFFER, loadBaseline, settingsOfSpec } from '../gate/baseline.ts';
+import { settingsOf } from '../report/sweep-settings.ts';
+import { allowHelp, parseAllow } from './diff.ts';
 import { publishToGithub } from '../gate/github.ts';
 import { judge } from '../gate/judge.ts';
 import { junitXml } from '../gate/junit.ts';
@@ -30,6 +32,7 @@ import { type StartOptions } from '../runner/plan.ts';
 
 interface CheckOptions extends StartOptions, TransportFlags {
   baseline?: string;
+  allow?: string;
   from?: string;
   allowOutsideFiles?: boolean;
 }
@@ -66,6 +69,7 @@ export function registerCheck(program: Command): void {
     .description('CI gate: run the sweep a budgets file describes and check every budget (exit 0 all hold, 1 a budget breached, 2 usage error, 3 a replayed cassette lacks requests: not measured, re-record it)')
     .argument('<budgets>', 'budgets file (YAML): scenarios with the prompt under test, model, repeats, limits, assertions')
     .option('--baseline <dir|json>', "compare with a previous results directory or baseline.json; fail beyond the file's max_regression")
+    .option('--allow <kinds>', `with --baseline: what the baseline may differ in besides ${BASELINE_MAY_DIFFER.join(' and ')}, comma-separated: ${allowHelp}`)
     .option('--from <dir>', 'judge a finished (e.g. merged) results directory instead of running the sweep')
     .option(ALLOW_OUTSIDE_FLAG, "read scenario and prompt files the budgets file names outside its own directory and the working directory (refused by default: a budgets file from a pull request could name /proc/self/environ)");
   addStartOptions(addTransportOptions(cmd)).action(async (file: string, o: CheckOptions) => {
@@ -73,7 +77,10 @@ export function registerCheck(program: Command): void {
     const loaded = loadBudgets(file, transport, { allowOutsideFiles: o.allowOutsideFiles === true });
     if (o.from !== undefined && (o.shard !== undefined || o.ciMaxSpend !== undefined || o.out !== undefined))
       throw new UsageError('--from judges finished results: it does not go with --shard, --ci-max-spend or --out');
+    if (o.allow !== undefined && o.baseline === undefined) throw new UsageError('--allow: only used with --baseline');
     const baseline = o.baseline === undefined ? undefined : await loadBaseline(o.baseline);
+    // Before anything runs: a baseline made under other limits or repeats is no baseline for this check.
+    if (baseline) assertComparableBaseline(baseline, settingsOfSpec(loaded.spec), o.baseline!, parseAllow(o.allow));
 
     const results = await resultsToJudge(file, loaded, o, transport);
     if (!results) return;
@@ -84,7 +91,7 @@ export function registerCheck(program: Command): void {
     const md = checkSummaryMd({ budgetsFile: file, model: loaded.budgets.model, verdicts, report });
     writeFileAtomic(path.join(dir, 'junit.xml'), junitXml(verdicts));
     writeFileAtomic(resultFile(dir, 'markdown'), md);
-    writeJsonAtomic(path.join(dir, 'baseline.json'), baselineOf(runs));
+    writeJsonAtomic(path.join(dir, 'baseline.json'), baselineOf(runs, settingsOf(meta)));
     publishToGithub(process.env, verdicts, file, md);
     console.log(`\nbench check: ${verdictLine(verdicts)} · ${dir} (junit.xml, summary.md, baseline.json)`);
     const misses = runs.flatMap((r) => (r.extra?.replay_miss ? [r.extra.replay_miss as ReplayMiss] : []));

@@ -11,6 +11,7 @@ import { registerCheck } from './check.ts';
 import { registerMerge } from './merge.ts';
 import { registerImport } from './import.ts';
 import { registerExport } from './export.ts';
+import { registerDiff } from './diff.ts';
 
 /** Commander's own errors (unknown flag, missing value) as one line, like every other bad input. */
 function oneLineErrors(help: string) {
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
   registerMerge(program);
   registerImport(program);
   registerExport(program);
+  registerDiff(program);
   // A command's bad flag points to that command's help, where its flags are listed.
   for (const command of program.commands) command.configureOutput(oneLineErrors(`bench ${command.name()} --help`));
   return program;

@@ -13,6 +13,10 @@ import { usd } from '../report/format.ts';
 import type { MaxRegression } from './budgets-schema.ts';
 import type { Verdict } from './verdict.ts';
 import { groupBy } from '../report/group.ts';
+import { readMeta } from '../results/meta.ts';
+import { scenarioDigest } from '../results/digest.ts';
+import type { SweepSpec } from '../runner/sweep.ts';
+import { describeDifferences, disallowed, settingsOf, sweepDifferences, type DifferenceKind, type SweepSettings } from '../report/sweep-settings.ts';
 
 const Entry = z
   .object({
@@ -24,11 +28,25 @@ const Entry = z
   .strict();
 export type BaselineEntry = z.infer<typeof Entry>;
 
-export const BaselineSchema = z.object({ tool: z.literal('loopbench-baseline'), created_at: z.string(), scenarios: z.record(z.string(), Entry) }).strict();
-export type Baseline = z.infer<typeof BaselineSchema>;
+/** The settings the baseline was made with (the sweep's meta.json), checked field by field by sweepDifferences. */
+const Settings = z
+  .object({
+    scenarios: z.array(z.string()),
+    scenario_digests: z.record(z.string(), z.string()).optional(),
+    grid: z.record(z.string(), z.unknown()),
+    fixed: z.record(z.string(), z.unknown()),
+    repeat: z.number().int().positive(),
+    seed: z.number().int(),
+  })
+  .strict();
 
-/** Per scenario: mean tokens (input + output) and cost per run, and the success rate. */
-export function baselineOf(runs: readonly RunFacts[], createdAt = new Date().toISOString()): Baseline {
+export const BaselineSchema = z
+  .object({ tool: z.literal('loopbench-baseline'), created_at: z.string(), settings: Settings.optional(), scenarios: z.record(z.string(), Entry) })
+  .strict();
+export type Baseline = Omit<z.infer<typeof BaselineSchema>, 'settings'> & { settings?: SweepSettings };
+
+/** Per scenario: mean tokens (input + output) and cost per run, and the success rate; with the settings they were measured under. */
+export function baselineOf(runs: readonly RunFacts[], settings: SweepSettings | undefined, createdAt = new Date().toISOString()): Baseline {
   const by = groupBy(runs, (r) => r.scenario);
   const scenarios: Record<string, BaselineEntry> = {};
   for (const [id, rs] of [...by].sort(([a], [b]) => a.localeCompare(b))) {
@@ -40,14 +58,15 @@ export function baselineOf(runs: readonly RunFacts[], createdAt = new Date().toI
       success_rate: checked.length ? checked.filter((r) => r.success).length / checked.length : null,
     };
   }
-  return { tool: 'loopbench-baseline', created_at: createdAt, scenarios };
+  return { tool: 'loopbench-baseline', created_at: createdAt, ...(settings ? { settings } : {}), scenarios };
 }
 
 export async function loadBaseline(ref: string): Promise<Baseline> {
   if (fs.existsSync(ref) && fs.statSync(ref).isDirectory()) {
     const { runs } = await loadRuns(resultFile(ref, 'runs'));
     if (runs.length === 0) throw new UsageError(`--baseline ${ref}: no runs in ${path.join(ref, 'runs.jsonl')}`);
-    return baselineOf(runs);
+    const meta = readMeta(ref);
+    return baselineOf(runs, meta ? settingsOf(meta) : undefined);
   }
   let value: unknown;
   try {
@@ -58,7 +77,29 @@ export async function loadBaseline(ref: string): Promise<Baseline> {
   }
   const parsed = BaselineSchema.safeParse(value);
   if (!parsed.success) throw new UsageError(`--baseline ${formatZodError(ref, parsed.error)}`);
-  return parsed.data;
+  return parsed.data as Baseline;
+}
+
+/** The settings a budgets file's sweep runs with, as its meta.json will record them. */
+export function settingsOfSpec(spec: SweepSpec): SweepSettings {
+  return { scenarios: spec.scenarios.map((s) => s.id), scenario_digests: Object.fromEntries(spec.scenarios.map((s) => [s.id, scenarioDigest(s)])), grid: spec.grid, fixed: spec.fixed, repeat: spec.repeat, seed: spec.seed };
+}
+
+/** What a baseline may differ in without being asked: the prompt (what it exists to judge) and which scenarios are run. */
+export const BASELINE_MAY_DIFFER: readonly DifferenceKind[] = ['prompt', 'scenarios'];
+
+/**
+ * A baseline measured under other limits, repeats, model, prices or seed would compare two different
+ * things and call the difference a regression (or a saving): an error naming each difference.
+ */
+export function assertComparableBaseline(baseline: Baseline, now: SweepSettings, ref: string, allowed: ReadonlySet<DifferenceKind>): void {
+  if (!baseline.settings)
+    throw new UsageError(`--baseline ${ref}: records no settings it was made with (made by an older loopbench, or a directory without meta.json), so a change of limits, repeats or model cannot be ruled out; re-create it with bench check on the baseline's commit`);
+  const refused = disallowed(sweepDifferences(baseline.settings, now), new Set([...BASELINE_MAY_DIFFER, ...allowed]));
+  if (refused.length) {
+    const kinds = [...new Set(refused.map((d) => d.kind))].join(',');
+    throw new UsageError(`--baseline ${ref}: made with other settings than this check (baseline vs now): ${describeDifferences(refused)}; re-create the baseline with this budgets file, or add --allow ${kinds} if that comparison is meant`);
+  }
 }
 
 const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x * 100).toFixed(0)}%`;

@@ -29,7 +29,7 @@ function replayMiss(scenario: string, runs: readonly RunFacts[]): Verdict | null
 }
 
 export function judge(checks: readonly ScenarioBudget[], runs: readonly RunFacts[], o: { baseline?: Baseline; spend?: SpendState }): Verdict[] {
-  const now = baselineOf(runs).scenarios;
+  const now = baselineOf(runs, undefined).scenarios;
   const out: Verdict[] = [];
   for (const c of checks) {
     const id = c.scenario.id;

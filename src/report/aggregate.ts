@@ -111,27 +111,30 @@ export interface StepPoint {
   input_tokens: number;
   /** Mean input tokens consumed by the run up to and including this step: grows quadratically. */
   cum_input_tokens: number;
+  /** Mean cost of the run up to and including this step (USD, at the recorded prices). */
+  cum_cost_usd: number;
 }
 
 /** Per (configuration, step) sums, fed one StepRecord at a time, so a 55,000-call sweep needs O(configs × steps) memory. */
 export class StepIndexAccumulator {
-  private readonly cells = new Map<string, { base: Omit<StepPoint, 'input_tokens' | 'cum_input_tokens' | 'calls'>; calls: number; input: number; cum: number }>();
+  private readonly cells = new Map<string, { base: Omit<StepPoint, 'input_tokens' | 'cum_input_tokens' | 'cum_cost_usd' | 'calls'>; calls: number; input: number; cum: number; cost: number }>();
 
   add(r: StepRecord): void {
     const key = `${r.config_id}\u0000${r.step}`;
     let c = this.cells.get(key);
     if (!c) {
-      c = { base: { config_id: r.config_id, scenario: r.scenario, max_steps: r.settings.limits.max_steps, step: r.step }, calls: 0, input: 0, cum: 0 };
+      c = { base: { config_id: r.config_id, scenario: r.scenario, max_steps: r.settings.limits.max_steps, step: r.step }, calls: 0, input: 0, cum: 0, cost: 0 };
       this.cells.set(key, c);
     }
     c.calls++;
     c.input += r.input_tokens;
     c.cum += r.cum_input_tokens;
+    c.cost += r.cum_cost_usd;
   }
 
   points(): StepPoint[] {
     return [...this.cells.values()]
-      .map((c) => ({ ...c.base, calls: c.calls, input_tokens: c.input / c.calls, cum_input_tokens: c.cum / c.calls }))
+      .map((c) => ({ ...c.base, calls: c.calls, input_tokens: c.input / c.calls, cum_input_tokens: c.cum / c.calls, cum_cost_usd: c.cost / c.calls }))
       .sort((a, b) => a.config_id.localeCompare(b.config_id) || a.step - b.step);
   }
 }

@@ -13,6 +13,7 @@ import { writeFileAtomic } from '../results/atomic.ts';
 import { writeCsvFile } from './csv-file.ts';
 import { naturalOrder, StepIndexAccumulator, summarizeConfigs, type ConfigSummary } from './aggregate.ts';
 import { buildCharts } from './charts.ts';
+import { configColours } from './chart-colours.ts';
 import { fitRow, ratioRow, repriceRow, runRow, savingRow, stepIndexRow, stepRow, summaryRow, toCsv } from './csv.ts';
 import { findings } from './findings.ts';
 import { overrunFindings } from './overrun-findings.ts';
@@ -112,7 +113,9 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   const savings = stepLimitSavings(summary);
   const volumes = projectVolumes(summary, o.volumes ?? DEFAULT_VOLUMES);
   const repriced = repriceRuns(runs, o.priceAs ?? recordedPrices(runs), (r) => steps.cached.forRun(r.run_id));
-  const loop = loopReports(runs, points, steps.maxInput);
+  // One colour per configuration in every chart.
+  const colours = configColours(summary);
+  const loop = loopReports(runs, points, steps.maxInput, colours);
   const detectors = detectorRows(runs);
   const sentences = [...overrunFindings(runs), ...findings({ summary, fits, ratios, savings, volumes }), ...loop.findings, ...detectorFindings(detectors)];
 
@@ -151,7 +154,7 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   if (detectors.length) write(rel('spinDetectorsCsv'), toCsv(detectors.map((r) => ({ ...r }))));
 
   const charts = [];
-  for (const c of [...buildCharts({ summary, points, fits, runs }), ...loop.charts, ...(taskqueue ? [queueLengthChart(roundRows(longestRoundLimit(runs)))] : [])]) {
+  for (const c of [...buildCharts({ summary, points, fits, runs }, colours), ...loop.charts, ...(taskqueue ? [queueLengthChart(roundRows(longestRoundLimit(runs)), colours)] : [])]) {
     const svg = await toSvg(c.spec);
     const stem = path.join(rel('charts'), c.name);
     write(`${stem}.vl.json`, `${JSON.stringify(c.spec, null, 2)}\n`);

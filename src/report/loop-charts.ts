@@ -7,15 +7,18 @@ import { CHART_FONT, type ChartSpec } from './charts.ts';
 import type { ContextRow } from './context-savings.ts';
 import { predict } from './fit.ts';
 import type { StabilityRow } from './stability.ts';
+import { colourBy, type ColourScale } from './chart-colours.ts';
+import { drawnLines } from './step-charts.ts';
 
 const SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json';
 const config = { font: CHART_FONT, background: 'white', title: { fontSize: 15, anchor: 'start' as const }, legend: { orient: 'bottom' as const, direction: 'vertical' as const, labelLimit: 520 }, view: { stroke: null } };
 const coef = (x: number) => (Math.abs(x) >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(1));
 
-export function reflectionChart(rows: readonly StabilityRow[]): ChartSpec {
-  const bars = rows.map((r) => ({ config: r.config_id, reflection: r.reflection, tokens: Math.round(r.input_tokens_mean + r.output_tokens_mean), label: `$${r.cost_usd_mean.toFixed(4)} · ${r.successes ?? '-'}/${r.runs} right` }));
-  const curve = rows.flatMap((r) => r.pass_hat_k.map((p, i) => ({ config: r.config_id, reflection: r.reflection, k: i + 1, pass: p })));
-  const color = { field: 'config', type: 'nominal' as const, title: null, sort: null };
+export function reflectionChart(rows: readonly StabilityRow[], colours: ColourScale): ChartSpec {
+  const labelOf = (r: StabilityRow) => colours.labels.get(r.config_id) ?? r.config_id;
+  const bars = rows.map((r) => ({ id: r.config_id, config: labelOf(r), reflection: r.reflection, tokens: Math.round(r.input_tokens_mean + r.output_tokens_mean), label: `$${r.cost_usd_mean.toFixed(4)} · ${r.successes ?? '-'}/${r.runs} right` }));
+  const curve = rows.flatMap((r) => r.pass_hat_k.map((p, i) => ({ id: r.config_id, config: labelOf(r), reflection: r.reflection, k: i + 1, pass: p })));
+  const color = colourBy('config', colours, bars.map((b) => b.config));
   return {
     name: 'reflection-cost',
     title: 'What reflection costs and what it buys',
@@ -30,8 +33,8 @@ export function reflectionChart(rows: readonly StabilityRow[]): ChartSpec {
           height: 220,
           data: { values: bars },
           layer: [
-            { mark: 'bar', encoding: { y: { field: 'config', type: 'nominal', title: null, sort: null, axis: { labels: false, ticks: false } }, x: { field: 'tokens', type: 'quantitative', title: 'tokens per run (input + output)' }, color } },
-            { mark: { type: 'text', align: 'left', dx: 4 }, encoding: { y: { field: 'config', type: 'nominal', sort: null }, x: { field: 'tokens', type: 'quantitative' }, text: { field: 'label' } } },
+            { mark: 'bar', encoding: { y: { field: 'id', type: 'nominal', title: null, sort: null, axis: { labels: false, ticks: false } }, x: { field: 'tokens', type: 'quantitative', title: 'tokens per run (input + output)', axis: { format: ',d' } }, color } },
+            { mark: { type: 'text', align: 'left', dx: 4 }, encoding: { y: { field: 'id', type: 'nominal', sort: null }, x: { field: 'tokens', type: 'quantitative' }, text: { field: 'label' } } },
           ],
         },
         {
@@ -43,6 +46,7 @@ export function reflectionChart(rows: readonly StabilityRow[]): ChartSpec {
             x: { field: 'k', type: 'quantitative', title: 'k (runs that must all succeed)' },
             y: { field: 'pass', type: 'quantitative', title: 'pass^k', scale: { domain: [0, 1] } },
             color,
+            detail: { field: 'id', type: 'nominal' },
           },
         },
       ],
@@ -50,22 +54,25 @@ export function reflectionChart(rows: readonly StabilityRow[]): ChartSpec {
   };
 }
 
-export function contextChart(rows: readonly ContextRow[], points: readonly StepPoint[]): ChartSpec {
-  const curves = points.filter((p) => rows.some((r) => r.config_id === p.config_id));
+export function contextChart(rows: readonly ContextRow[], points: readonly StepPoint[], colours: ColourScale): ChartSpec {
+  // A curve another one covers (reflection does not change what a context strategy sends) is drawn once.
+  const shown = drawnLines(points.filter((p) => rows.some((r) => r.config_id === p.config_id)), (p) => Math.round(p.cum_input_tokens));
+  const curves = points.filter((p) => shown.has(p.config_id));
   const single = new Set(rows.map((r) => r.scenario)).size === 1;
-  const nameOf = (r: ContextRow) => (single && r.config_id.startsWith(`${r.scenario} `) ? r.config_id.slice(r.scenario.length + 1) : r.config_id);
-  const labelOf = new Map(rows.map((r) => [r.config_id, r.fit ? `${nameOf(r)}: a = ${coef(r.fit.a)}, b = ${coef(r.fit.b)}` : nameOf(r)]));
-  const measured = curves.map((p) => ({ series: labelOf.get(p.config_id) ?? p.config_id, kind: 'measured', step: p.step, tokens: Math.round(p.cum_input_tokens) }));
+  const labelOf = (id: string) => colours.labels.get(id) ?? id;
+  // The legend names each strategy with its fit; across scenarios one label has several fits, which context.csv lists.
+  const withFit = single ? Object.fromEntries(rows.filter((r) => r.fit).map((r) => [labelOf(r.config_id), `${labelOf(r.config_id)}: a = ${coef(r.fit!.a)}, b = ${coef(r.fit!.b)}`])) : {};
+  const measured = curves.map((p) => ({ id: p.config_id, series: labelOf(p.config_id), kind: 'measured', step: p.step, tokens: Math.round(p.cum_input_tokens) }));
   const fitted = rows.flatMap((r) => {
     const fit = r.fit;
-    if (!fit) return [];
+    if (!fit || !shown.has(r.config_id)) return [];
     const steps = curves.filter((p) => p.config_id === r.config_id).map((p) => p.step);
-    return steps.map((n) => ({ series: labelOf.get(r.config_id)!, kind: 'fit a·N + b·N²', step: n, tokens: Math.round(predict(fit, n)) }));
+    return steps.map((n) => ({ id: r.config_id, series: labelOf(r.config_id), kind: 'fit a·N + b·N²', step: n, tokens: Math.round(predict(fit, n)) }));
   });
   return {
     name: 'context-cumulative-input',
     title: 'Cumulative input tokens per context strategy',
-    caption: 'Input tokens a run has consumed by each step, one line per context strategy; dashed: the fit a·N + b·N². Full context is quadratic; a window or summaries flatten it toward linear.',
+    caption: 'Input tokens a run has consumed by each step, one line per context strategy (configurations with the very same curve drawn once); dashed: the fit a·N + b·N². Full context is quadratic; a window or summaries flatten it toward linear.',
     spec: {
       $schema: SCHEMA,
       title: { text: 'Cumulative input tokens per context strategy', subtitle: 'mean over runs; dashed = fitted a·N + b·N² (a and b in the legend)' },
@@ -76,8 +83,9 @@ export function contextChart(rows: readonly ContextRow[], points: readonly StepP
       mark: { type: 'line', strokeWidth: 2 },
       encoding: {
         x: { field: 'step', type: 'quantitative', title: 'step N' },
-        y: { field: 'tokens', type: 'quantitative', title: 'cumulative input tokens', axis: { format: '~s' } },
-        color: { field: 'series', type: 'nominal', title: single ? rows[0]!.scenario : null, sort: null, legend: { labelLimit: 600 } },
+        y: { field: 'tokens', type: 'quantitative', title: 'cumulative input tokens', axis: { format: ',d' } },
+        color: colourBy('series', colours, measured.map((m) => m.series), { title: single ? rows[0]!.scenario : null, labelLimit: 600, labelExpr: `${JSON.stringify(withFit)}[datum.label] || datum.label` }),
+        detail: { field: 'id', type: 'nominal' },
         strokeDash: { field: 'kind', type: 'nominal', title: null, scale: { domain: ['measured', 'fit a·N + b·N²'], range: [[1, 0], [6, 4]] } },
       },
     },

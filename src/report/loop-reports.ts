@@ -5,6 +5,7 @@ import type { RunFacts } from '../contracts/records.ts';
 import { REFLECTIONS, type Reflection } from '../contracts/settings.ts';
 import type { StepPoint } from './aggregate.ts';
 import type { ChartSpec } from './charts.ts';
+import type { ColourScale } from './chart-colours.ts';
 import { contextRows, type ContextRow } from './context-savings.ts';
 import { contextChart, reflectionChart } from './loop-charts.ts';
 import { contextFindings, reflectionFindings } from './loop-findings.ts';
@@ -19,7 +20,7 @@ export interface LoopReports {
   csv: Record<string, Array<Record<string, unknown>>>;
 }
 
-export function loopReports(runs: readonly RunFacts[], points: readonly StepPoint[], maxCallInput: ReadonlyMap<string, number>): LoopReports {
+export function loopReports(runs: readonly RunFacts[], points: readonly StepPoint[], maxCallInput: ReadonlyMap<string, number>, colours: ColourScale): LoopReports {
   const reflected = runs.some((r) => r.settings.reflection !== 'off');
   const contexts = runs.some((r) => r.settings.context !== 'full');
   // Baseline first: reflection off → final → every-step; full context before the strategies.
@@ -34,7 +35,7 @@ export function loopReports(runs: readonly RunFacts[], points: readonly StepPoin
   return {
     stability,
     context,
-    charts: [...(reflected ? [reflectionChart(stability)] : []), ...(contexts ? [contextChart(context, points)] : [])],
+    charts: [...(reflected ? [reflectionChart(stability, colours)] : []), ...(contexts ? [contextChart(context, points, colours)] : [])],
     findings: [...reflectionFindings(stability), ...contextFindings(context)],
     csv,
   };

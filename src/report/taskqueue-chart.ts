@@ -2,8 +2,10 @@
 // Pure: rows in, Vega-Lite spec out; build.ts renders it with the other charts.
 import { CHART_FONT, type ChartSpec } from './charts.ts';
 import type { RoundRow } from './taskqueue.ts';
+import { colourBy, type ColourScale } from './chart-colours.ts';
 
-export function queueLengthChart(rows: readonly RoundRow[]): ChartSpec {
+export function queueLengthChart(rows: readonly RoundRow[], colours: ColourScale): ChartSpec {
+  const values = rows.map((r) => ({ id: r.config_id, config: colours.labels.get(r.config_id) ?? r.config_id, round: r.round, queue: r.queue_length_mean, runs: r.runs }));
   return {
     name: 'taskqueue-queue-length',
     title: 'Task queue length per round',
@@ -14,13 +16,14 @@ export function queueLengthChart(rows: readonly RoundRow[]): ChartSpec {
       width: 560,
       height: 300,
       config: { font: CHART_FONT, background: 'white', legend: { labelLimit: 0 } },
-      data: { values: rows.map((r) => ({ config: r.config_id, round: r.round, queue: r.queue_length_mean, runs: r.runs })) },
+      data: { values },
       mark: { type: 'line', point: true, strokeWidth: 2 },
       encoding: {
         x: { field: 'round', type: 'quantitative', title: 'round', axis: { tickMinStep: 1 } },
         y: { field: 'queue', type: 'quantitative', title: 'tasks in the queue' },
-        color: { field: 'config', type: 'nominal', title: null, legend: { orient: 'bottom', direction: 'vertical' } },
-        tooltip: [{ field: 'config' }, { field: 'round' }, { field: 'queue', format: '.1f' }, { field: 'runs' }],
+        color: colourBy('config', colours, values.map((v) => v.config), { orient: 'bottom', direction: 'vertical' }),
+        detail: { field: 'id', type: 'nominal' },
+        tooltip: [{ field: 'id', title: 'configuration' }, { field: 'round' }, { field: 'queue', format: '.1f' }, { field: 'runs' }],
       },
     },
   };

@@ -1,0 +1,111 @@
+// 95% intervals for what the charts and `bench diff` compare: a mean (Student t), a difference of
+// means (Welch), a ratio of sums (cost per successful task, delta method) and a difference of
+// proportions (Newcombe's hybrid score interval from two Wilson intervals).
+import { wilson, type Interval } from './aggregate.ts';
+import { mean } from './stats.ts';
+
+/** ln Γ(x), Lanczos approximation (g = 7, 9 terms): ~15 digits for x > 0. */
+function lnGamma(x: number): number {
+  const c = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
+  if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - lnGamma(1 - x);
+  x -= 1;
+  let a = c[0]!;
+  const t = x + 7.5;
+  for (let i = 1; i < 9; i++) a += c[i]! / (x + i);
+  return 0.5 * Math.log(2 * Math.PI) + (x + 0.5) * Math.log(t) - t + Math.log(a);
+}
+
+/** Continued fraction of the incomplete beta function (modified Lentz). */
+function betaFraction(a: number, b: number, x: number): number {
+  const tiny = 1e-300;
+  let c = 1;
+  let d = 1 - ((a + b) * x) / (a + 1);
+  d = 1 / (Math.abs(d) < tiny ? tiny : d);
+  let h = d;
+  for (let m = 1; m <= 300; m++) {
+    const m2 = 2 * m;
+    for (const aa of [(m * (b - m) * x) / ((a + m2 - 1) * (a + m2)), (-(a + m) * (a + b + m) * x) / ((a + m2) * (a + m2 + 1))]) {
+      d = 1 + aa * d;
+      d = 1 / (Math.abs(d) < tiny ? tiny : d);
+      c = 1 + aa / c;
+      if (Math.abs(c) < tiny) c = tiny;
+      h *= d * c;
+    }
+    if (Math.abs(d * c - 1) < 1e-15) break;
+  }
+  return h;
+}
+
+/** Regularised incomplete beta I_x(a, b). */
+function incompleteBeta(x: number, a: number, b: number): number {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  const front = Math.exp(lnGamma(a + b) - lnGamma(a) - lnGamma(b) + a * Math.log(x) + b * Math.log(1 - x));
+  return x < (a + 1) / (a + b + 2) ? (front * betaFraction(a, b, x)) / a : 1 - (front * betaFraction(b, a, 1 - x)) / b;
+}
+
+/** P(T ≤ t) for Student's t with df degrees of freedom (df may be fractional, as Welch's is). */
+function tCdf(t: number, df: number): number {
+  const tail = 0.5 * incompleteBeta(df / (df + t * t), df / 2, 0.5);
+  return t >= 0 ? 1 - tail : tail;
+}
+
+/** The t value with P(|T| ≤ t) = level: 2.262 for df 9 at 95%. Bisection: the CDF is monotone. */
+export function tCritical(df: number, level = 0.95): number {
+  const target = 1 - (1 - level) / 2;
+  let lo = 0;
+  let hi = 1e6;
+  for (let i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
+    const mid = (lo + hi) / 2;
+    if (tCdf(mid, df) < target) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+const sampleVariance = (xs: readonly number[], m = mean(xs)) => xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1);
+
+/** Mean with its Student t 95% interval; the interval is null below two values (no spread to estimate). */
+export function meanInterval(xs: readonly number[]): { mean: number; ci: Interval | null } {
+  const m = mean(xs);
+  if (xs.length < 2) return { mean: m, ci: null };
+  const half = tCritical(xs.length - 1) * Math.sqrt(sampleVariance(xs, m) / xs.length);
+  return { mean: m, ci: { lo: m - half, hi: m + half } };
+}
+
+/** mean(b) − mean(a) with Welch's 95% interval (unequal variances); null interval below two values a side. */
+export function welchDifference(a: readonly number[], b: readonly number[]): { diff: number; ci: Interval | null } {
+  const diff = mean(b) - mean(a);
+  if (a.length < 2 || b.length < 2) return { diff, ci: null };
+  const va = sampleVariance(a) / a.length;
+  const vb = sampleVariance(b) / b.length;
+  const se = Math.sqrt(va + vb);
+  // Both sides constant (a deterministic model): the difference is exact.
+  if (se === 0) return { diff, ci: { lo: diff, hi: diff } };
+  const df = (va + vb) ** 2 / (va ** 2 / (a.length - 1) + vb ** 2 / (b.length - 1));
+  const half = tCritical(df) * se;
+  return { diff, ci: { lo: diff - half, hi: diff + half } };
+}
+
+/**
+ * Cost per successful task, Σ cost ÷ successes, with a 95% interval by the delta method for a ratio
+ * of means (t with n − 1 degrees of freedom); null when no run succeeded (no task was bought).
+ */
+export function costPerSuccess(runs: ReadonlyArray<{ cost_usd: number; success: boolean | null }>): { value: number; ci: Interval | null } | null {
+  const wins = runs.filter((r) => r.success).length;
+  if (wins === 0) return null;
+  const n = runs.length;
+  const value = runs.reduce((s, r) => s + r.cost_usd, 0) / wins;
+  if (n < 2) return { value, ci: null };
+  const residual = runs.reduce((s, r) => s + (r.cost_usd - value * (r.success ? 1 : 0)) ** 2, 0) / (n - 1);
+  const half = (tCritical(n - 1) * Math.sqrt(residual / n)) / (wins / n);
+  return { value, ci: { lo: Math.max(0, value - half), hi: value + half } };
+}
+
+/** p_b − p_a with Newcombe's hybrid score 95% interval (method 10), built from each side's Wilson interval. */
+export function proportionDifference(ka: number, na: number, kb: number, nb: number): { diff: number; ci: Interval } {
+  const [pa, pb] = [ka / na, kb / nb];
+  const [a, b] = [wilson(ka, na), wilson(kb, nb)];
+  const diff = pb - pa;
+  return { diff, ci: { lo: diff - Math.hypot(pb - b.lo, a.hi - pa), hi: diff + Math.hypot(b.hi - pb, pa - a.lo) } };
+}

@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import type { ModelTransport } from '../models/factory.ts';
 import { createProgress } from '../runner/progress.ts';
 import { hasRecords, resultsDirFor } from '../results/results-dir.ts';
+import { makeWritableDir } from '../results/writable-dir.ts';
 import { parseShard, shardSlice } from '../runner/shard.ts';
 import { SpendLimiter } from '../runner/spend-limiter.ts';
 import { expandSweep, type RunPlan, type SweepSpec } from '../runner/sweep.ts';
@@ -72,6 +73,7 @@ export async function startSweep(
     if (!o.force) throw new UsageError(`${dir} already holds results (use --force to overwrite, or another --out)`);
     fs.rmSync(dir, { recursive: true, force: true });
   }
+  makeWritableDir(dir, '--out');
   const outcome = await runTrapped(
     {
       dir,

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { UsageError } from '../contracts/errors.ts';
 import { writeJsonAtomic } from './atomic.ts';
 import { JsonlWriter, readJsonlLines } from './jsonl.ts';
+import { makeWritableDir } from './writable-dir.ts';
 import { readMeta, type Meta } from './meta.ts';
 import { FILES, resultFile } from './results-dir.ts';
 
@@ -98,7 +99,7 @@ export interface MergeOutcome {
 
 export async function mergeShards(dirs: string[], out: string, command: string[]): Promise<MergeOutcome> {
   const shards = readShards(dirs);
-  fs.mkdirSync(out, { recursive: true });
+  makeWritableDir(out, '--out');
   const steps = new JsonlWriter(resultFile(out, 'steps'));
   const runs = new JsonlWriter(resultFile(out, 'runs'));
   const runIds = new Set<string>();

@@ -2,6 +2,7 @@
 // simulated profile that stands in for a model by default.
 import { z } from 'zod';
 import { Dist } from '../contracts/dist.ts';
+import { compilePattern } from './pattern.ts';
 
 const Id = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes');
 
@@ -93,11 +94,8 @@ export const ScenarioSchema = z
       seen.add(t.name);
     });
     if (s.check && 'pattern' in s.check) {
-      try {
-        new RegExp(s.check.pattern);
-      } catch (e) {
-        ctx.addIssue({ code: 'custom', path: ['check', 'pattern'], message: `not a valid regular expression (${(e as Error).message})` });
-      }
+      const re = compilePattern(s.check.pattern);
+      if (typeof re === 'string') ctx.addIssue({ code: 'custom', path: ['check', 'pattern'], message: re });
     }
   });
 

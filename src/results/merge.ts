@@ -64,7 +64,7 @@ async function appendRecords(from: string, to: JsonlWriter, seen?: Set<string>):
 function mergedMeta(shards: ShardDir[], command: string[]): Meta {
   const metas = shards.map((s) => s.meta);
   const statuses = new Set(metas.map((m) => m.status));
-  const status: Meta['status'] = statuses.has('running') || statuses.has('interrupted') ? 'interrupted' : statuses.has('capped') ? 'capped' : 'complete';
+  const status: Meta['status'] = statuses.has('running') || statuses.has('interrupted') || statuses.has('failed') ? 'interrupted' : statuses.has('capped') ? 'capped' : 'complete';
   const spends = metas.flatMap((m) => (m.spend ? [m.spend] : []));
   const finished = metas.map((m) => m.finished_at);
   const { shard: _shard, ...first } = metas[0]!;

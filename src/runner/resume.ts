@@ -19,7 +19,7 @@ const Limit = z.array(z.number().nullable());
 const ResumableMeta = z
   .object({
     tool: z.literal('loopbench'),
-    status: z.enum(['running', 'complete', 'interrupted']),
+    status: z.enum(['running', 'complete', 'interrupted', 'failed']),
     scenarios: z.array(z.string()).min(1),
     scenario_files: z.array(z.string()).min(1).optional(),
     grid: z.object({

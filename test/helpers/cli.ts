@@ -22,8 +22,8 @@ export interface Spawned {
   done: Promise<Finished>;
 }
 
-export function spawnBench(args: string[], env: NodeJS.ProcessEnv = process.env): Spawned {
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'bench.js'), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+export function spawnBench(args: string[], env: NodeJS.ProcessEnv = process.env, o: { detached?: boolean } = {}): Spawned {
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'bench.js'), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: o.detached ?? false });
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));

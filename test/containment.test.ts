@@ -4,7 +4,9 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { readJsonl } from '../src/results/jsonl.ts';
+import type { RunRecord } from '../src/contracts/records.ts';
 import { checkAnswer } from '../src/scenario/check.ts';
 import { Cassette } from '../src/models/cassette.ts';
 import { loadBaseline } from '../src/gate/baseline.ts';
@@ -74,5 +76,44 @@ describe('--out', { timeout: 60_000 }, () => {
       expect((e as { status: number }).status).toBe(2);
     }
     expect(out).toBe(`bench: --out ${path.join(ro, 'out')}: cannot create ${path.join(ro, 'out')}: read-only file system (EROFS)\n`);
+  });
+});
+
+describe('a disk that fills up mid-sweep', { timeout: 120_000 }, () => {
+  const sweep = ['-s', fixture('quick-sum.yaml'), '-n', '30', '-j', '2', '-q', '--no-transcripts'];
+  const runsOf = async (dir: string) =>
+    (await readJsonl<RunRecord>(path.join(dir, 'runs.jsonl'))).records.map(({ started_at: _s, finished_at: _f, ...r }) => r).sort((a, b) => a.run_id.localeCompare(b.run_id));
+
+  it('ends the sweep with status failed and the reason; the records stay whole; --resume finishes it as if nothing happened', async () => {
+    const reference = path.join(tmp, 'full-reference');
+    expect((await benchInProcess([...sweep, '-o', reference])).code).toBe(0);
+
+    // The record writes start failing as on a full disk (meta.json, written otherwise, still fits).
+    const dir = path.join(tmp, 'full');
+    const real = fs.writeSync;
+    let writes = 0;
+    const full = vi.spyOn(fs, 'writeSync').mockImplementation(((...a: Parameters<typeof fs.writeSync>) => {
+      if (++writes > 12) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      return (real as (...x: unknown[]) => number)(...a);
+    }) as typeof fs.writeSync);
+    let r: Awaited<ReturnType<typeof benchInProcess>>;
+    try {
+      r = await benchInProcess([...sweep, '-o', dir]);
+    } finally {
+      full.mockRestore();
+    }
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`bench: the sweep stopped: ENOSPC: no space left on device, write (${dir}: status failed; the records written so far are kept; once fixed, finish it with: bench --resume ${dir})`);
+    const meta = JSON.parse(fs.readFileSync(path.join(dir, 'meta.json'), 'utf8'));
+    expect(meta.status).toBe('failed');
+    expect(meta.failure).toBe('ENOSPC: no space left on device, write');
+    expect(meta.runs_done).toBeLessThan(30);
+
+    const resumed = await benchInProcess(['--resume', dir, '-q']);
+    expect(resumed.code).toBe(0);
+    const after = JSON.parse(fs.readFileSync(path.join(dir, 'meta.json'), 'utf8'));
+    expect(after.status).toBe('complete');
+    expect(after.failure).toBeUndefined();
+    expect(await runsOf(dir)).toEqual(await runsOf(reference));
   });
 });

@@ -15,6 +15,8 @@ const PythonTool = z
     /** Address-space limit of the interpreter (ulimit -v). */
     max_memory_mb: z.number().int().min(64).max(65_536).default(1024),
     virtual_ms: z.number().nonnegative().default(500),
+    /** Variables of bench's environment the code may see besides the allow-list (PATH, HOME, LANG, ...). */
+    env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a variable name')).max(64).optional(),
   })
   .strict();
 

@@ -9,6 +9,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { detectContainment, type Containment } from '../src/tools/containment.ts';
+import { ToolRegistry } from '../src/tools/registry.ts';
+import { ScenarioSchema } from '../src/scenario/schema.ts';
 import { MAX_OUTPUT_BYTES } from '../src/tools/python-sandbox.ts';
 import { runPython, RUN_PYTHON_DEFAULTS, type RunPythonOptions } from '../src/tools/run-python.ts';
 
@@ -184,5 +186,31 @@ describe.each(CONTAINMENTS)('run_python sandbox (%s)', (containment) => {
     await expect.poll(startedFlag(name), { timeout: 10_000 }).toBe(true);
     ctl.abort();
     expect(await pending).toBe('Error: interrupted; process killed');
+  });
+});
+
+describe('a scenario declaring env: for run_python', () => {
+  const scenario = (env: string) =>
+    ScenarioSchema.safeParse({ id: 'x', description: 'd', system: 's', goal: 'g', tools: [{ name: 'run_python', kind: 'python', env: [env] }], profile: 'tiny-agent' });
+
+  it('passes the declared variable, and only it, through the registry to python', async () => {
+    const parsed = scenario('LOOPBENCH_DECLARED_VIA_SCENARIO');
+    expect(parsed.success).toBe(true);
+    if (!parsed.success || parsed.data.agent !== 'react') return;
+    const tool = ToolRegistry.fromDecls(parsed.data.tools).get('run_python')!;
+    const saved = { ...process.env };
+    Object.assign(process.env, { LOOPBENCH_DECLARED_VIA_SCENARIO: 'seen', DATABASE_URL: 'postgres://u:p@h/db' });
+    try {
+      const out = await tool.run({ code: 'import os; print(os.environ.get("LOOPBENCH_DECLARED_VIA_SCENARIO"), os.environ.get("DATABASE_URL"))' });
+      expect(out).toBe('seen None\n');
+    } finally {
+      process.env = saved;
+    }
+  });
+
+  it('refuses a name that is not a variable name', () => {
+    const parsed = scenario('NOT A NAME');
+    expect(parsed.success).toBe(false);
+    expect(parsed.error!.issues[0]!.path).toEqual(['tools', 0, 'env', 0]);
   });
 });

@@ -8,7 +8,8 @@ import path from 'node:path';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { detectContainment, type Containment } from '../src/tools/containment.ts';
+import { describeContainment, detectContainment, type Containment } from '../src/tools/containment.ts';
+import { bench } from './helpers/cli.ts';
 import { ToolRegistry } from '../src/tools/registry.ts';
 import { ScenarioSchema } from '../src/scenario/schema.ts';
 import { MAX_OUTPUT_BYTES } from '../src/tools/python-sandbox.ts';
@@ -212,5 +213,17 @@ describe('a scenario declaring env: for run_python', () => {
     const parsed = scenario('NOT A NAME');
     expect(parsed.success).toBe(false);
     expect(parsed.error!.issues[0]!.path).toEqual(['tools', 0, 'env', 0]);
+  });
+});
+
+describe('bench run and the sandbox in force', { timeout: 120_000 }, () => {
+  it('says once which protections are in force when the sweep runs run_python (and not with -q)', async () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-notice-'));
+    scratch.push(out);
+    const loud = await bench(['-s', 'tiny-agent-sum-of-squares', '-n', '2', '-o', path.join(out, 'a')]);
+    expect(loud.code).toBe(0);
+    expect(loud.stderr.split('\n').filter((l) => l.includes('run_python runs'))).toEqual([`bench: ${describeContainment()}`]);
+    const quiet = await bench(['-s', 'tiny-agent-sum-of-squares', '-n', '1', '-q', '-o', path.join(out, 'b')]);
+    expect(quiet.stderr).not.toContain('run_python runs');
   });
 });

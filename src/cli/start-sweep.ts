@@ -49,8 +49,8 @@ export interface StartedOutcome extends SweepOutcome {
 /** Runs a sweep with Ctrl-C handled: the first signal stops new model calls and the reports are still written. */
 export async function runTrapped(options: Omit<SweepOptions, 'signal' | 'progress'>, quiet: boolean): Promise<StartedOutcome> {
   const trap = trapInterrupts();
-  // Once per sweep that runs real code: what contains it on this machine.
-  if (options.plans.some((p) => p.scenario.agent === 'react' && p.scenario.tools.some((t) => t.kind === 'python'))) console.error(`bench: ${describeContainment()}`);
+  // Once per sweep that runs real code: what contains it on this machine (not with -q or --json).
+  if (!quiet && options.plans.some((p) => p.scenario.agent === 'react' && p.scenario.tools.some((t) => t.kind === 'python'))) console.error(`bench: ${describeContainment()}`);
   try {
     const outcome = await runSweep({ ...options, progress: createProgress(options.plans.length, !quiet), signal: trap.signal });
     return { ...outcome, interruptExitCode: outcome.status === 'interrupted' ? exitCodeFor(trap.received()) : null };

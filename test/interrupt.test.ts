@@ -113,6 +113,8 @@ describe('interrupting a sweep', { timeout: 300_000 }, () => {
     expect(end.stderr).toContain(`bench: ${second} again: quitting at once`);
     expect(end.stderr).not.toContain('bench: interrupted:');
     expect(end.code).toBe(second === 'SIGTERM' ? 143 : 130);
+    // Quitting at once still leaves a truthful status, not `running`.
+    expect(meta(dir).status).toBe('interrupted');
 
     // What a crash mid-write would leave: a partial last line. Readers skip it and say so.
     fs.appendFileSync(path.join(dir, 'steps.jsonl'), '{"run_id":"slow-python_steps=5_r007","step":');
@@ -125,5 +127,71 @@ describe('interrupting a sweep', { timeout: 300_000 }, () => {
     expect(meta(dir).status).toBe('complete');
     wholeLines(path.join(dir, 'steps.jsonl'));
     expect(await records(dir)).toEqual(reference);
+  });
+});
+
+/** `bench` in its own process group, as a terminal starts it: a Ctrl-C reaches the whole group. */
+function spawnGroup(args: string[]): Spawned & { interrupt(sig: NodeJS.Signals): void } {
+  const run = spawnBench(args, process.env, { detached: true });
+  return { ...run, interrupt: (sig) => process.kill(-run.child.pid!, sig) };
+}
+
+// A simulated sweep is pure CPU work; it must still turn the event loop often enough for a signal
+// to stop it. Bounds are generous (a loaded machine); the sweep uninterrupted takes minutes.
+describe('interrupting a large simulated sweep', { timeout: 300_000 }, () => {
+  it('SIGINT to the process group: the records are final within seconds, not after the 10,000 runs', async () => {
+    const dir = path.join(tmp, 'large');
+    const run = spawnGroup(['-s', 'seed-calibrated', '--steps', '30', '-n', '10000', '-j', '4', '-q', '-o', dir]);
+    await oneRunFinished(dir, run);
+    const signalled = Date.now();
+    run.interrupt('SIGINT');
+    const end = await run.done;
+    const exitedAfter = Date.now() - signalled;
+
+    expect(end.code).toBe(130);
+    const m = meta(dir);
+    expect(m.status).toBe('interrupted');
+    expect(m.runs_done).toBeLessThan(5000);
+    // Records and meta.json final soon after the signal (the promise is one second; this bound
+    // leaves room for a loaded machine); the reports of 10,000 runs follow.
+    expect(Date.parse(m.finished_at) - signalled).toBeLessThan(10_000);
+    expect(exitedAfter).toBeLessThan(60_000);
+    const runs = wholeLines(path.join(dir, 'runs.jsonl')) as RunRecord[];
+    expect(runs).toHaveLength(10_000);
+    expect(runs.filter((r) => r.stop_reason === 'interrupted')).toHaveLength(10_000 - m.runs_done);
+    wholeLines(path.join(dir, 'steps.jsonl'));
+    expect(fs.existsSync(path.join(dir, 'summary.csv'))).toBe(true);
+  });
+
+  it('--resume after SIGTERM equals the same sweep uninterrupted', async () => {
+    const sweep = ['-s', 'seed-calibrated', '--steps', '5', '-n', '300', '-j', '2', '-q'];
+    const ref = await benchInProcess([...sweep, '-o', path.join(tmp, 'sim-reference')]);
+    expect(ref.code).toBe(0);
+    const dir = path.join(tmp, 'sim-resumed');
+    const run = spawnGroup([...sweep, '-o', dir]);
+    await oneRunFinished(dir, run);
+    run.interrupt('SIGTERM');
+    expect((await run.done).code).toBe(143);
+    expect(meta(dir).status).toBe('interrupted');
+    expect(meta(dir).runs_done).toBeLessThan(300);
+    expect((await benchInProcess(['--resume', dir, '-q'])).code).toBe(0);
+    expect(meta(dir).status).toBe('complete');
+    expect(await records(dir)).toEqual(await records(path.join(tmp, 'sim-reference')));
+  });
+
+  it('bench check: SIGINT stops the sweep, writes the reports and judges nothing (exit 130)', async () => {
+    const budgets = path.join(tmp, 'budgets.yaml');
+    fs.writeFileSync(budgets, 'model: sim\nrepeats: 5000\nlimits: { steps: 30 }\nscenarios:\n  - scenario: seed-calibrated\n    assertions: { steps: { max: 30 } }\n');
+    const dir = path.join(tmp, 'check');
+    const run = spawnGroup(['check', budgets, '-q', '-o', dir]);
+    await oneRunFinished(dir, run);
+    run.interrupt('SIGINT');
+    const end = await run.done;
+    expect(end.code).toBe(130);
+    expect(end.stderr).toMatch(/bench: interrupted: \d+ of 5000 runs finished, budgets not judged; finish with: bench --resume /);
+    expect(end.stdout).not.toMatch(/PASS|FAIL/);
+    expect(meta(dir).status).toBe('interrupted');
+    expect(fs.existsSync(path.join(dir, 'junit.xml'))).toBe(false);
+    expect(fs.existsSync(path.join(dir, 'summary.csv'))).toBe(true);
   });
 });

@@ -9,6 +9,7 @@ import type { TokenCounter } from '../meter/tokens.ts';
 import type { CallSlotPool } from '../contracts/call-slots.ts';
 import type { SpendGuard } from '../contracts/sweep-state.ts';
 import type { Clock } from '../contracts/clock.ts';
+import { turnIfDue } from '../contracts/event-loop.ts';
 import type { StepRecord } from '../contracts/records.ts';
 import type { Settings } from '../contracts/settings.ts';
 
@@ -109,6 +110,9 @@ export class ModelCaller {
   async call(role: Role, messages: ChatMessage[], tools?: ToolSpec[], action?: (m: ChatResult) => Pick<StepRecord, 'action' | 'fingerprint'>): Promise<CallOutcome> {
     const { env, state } = this;
     const s = env.settings;
+    // Lets a Ctrl-C in before the call, even in a simulated sweep that never waits otherwise.
+    const turn = turnIfDue();
+    if (turn) await turn;
     state.elapsedMs = env.clock.elapsedMs();
     if (env.signal?.aborted) return this.notStarted();
     const inputTokens = env.counter.prompt(messages, tools);

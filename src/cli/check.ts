@@ -54,6 +54,12 @@ async function resultsToJudge(file: string, loaded: LoadedBudgets, o: CheckOptio
     return { dir, meta, runs: (await buildReports(dir)).runs };
   }
   const outcome = await startSweep(loaded.spec, o, process.argv.slice(2), transport);
+  if (outcome.interruptExitCode !== null) {
+    // Budgets judged on part of a sweep would pass or fail on what happened to finish: not judged.
+    console.error(`bench: interrupted: ${outcome.runsDone} of ${outcome.runsPlanned} runs finished, budgets not judged; finish with: bench --resume ${outcome.dir}, then bench check ${file} --from ${outcome.dir}`);
+    process.exitCode = outcome.interruptExitCode;
+    return null;
+  }
   const meta = readMeta(outcome.dir)!;
   if (meta.shard) {
     console.log(`shard ${meta.shard.index}/${meta.shard.count}: ${meta.runs_done} of ${meta.shard.runs_total} runs written to ${outcome.dir}`);

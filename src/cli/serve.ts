@@ -8,6 +8,7 @@ import { DEFAULT_FAULTS, FAULTS, parseFaults } from '../serve/faults.ts';
 import { startServe } from '../serve/server.ts';
 import { loadProfile } from '../sim/profile.ts';
 import { UsageError } from '../contracts/errors.ts';
+import { exitCodeFor } from './interrupt.ts';
 
 interface ServeFlags {
   port: string;
@@ -56,10 +57,13 @@ export function registerServe(program: Command): void {
       const o = serveOptions(f);
       const server = await startServe(o);
       console.log(`bench serve: ${server.url} (POST /chat/completions, GET /models); usage log ${o.logFile}; Ctrl-C stops`);
-      await new Promise<void>((resolve) => {
-        const stop = () => void server.close().then(resolve);
+      // The first signal closes the server (open connections are cut, the usage log flushed) and
+      // exits 130/143 as a sweep does; a second one, with no handler left, ends the process at once.
+      const sig = await new Promise<NodeJS.Signals>((resolve) => {
+        const stop = (s: NodeJS.Signals) => void server.close().then(() => resolve(s));
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);
       });
+      process.exitCode = exitCodeFor(sig);
     });
 }

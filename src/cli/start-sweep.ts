@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import type { ModelTransport } from '../models/factory.ts';
 import { createProgress } from '../runner/progress.ts';
 import { hasRecords, resultsDirFor } from '../results/results-dir.ts';
+import { makeWritableDir } from '../results/writable-dir.ts';
 import { parseShard, shardSlice } from '../runner/shard.ts';
 import { SpendLimiter } from '../runner/spend-limiter.ts';
 import { expandSweep, type RunPlan, type SweepSpec } from '../runner/sweep.ts';
@@ -13,6 +14,7 @@ import { parseOne as one } from '../runner/values.ts';
 import { usd } from '../report/format.ts';
 import { UsageError } from '../contracts/errors.ts';
 import { exitCodeFor, trapInterrupts } from './interrupt.ts';
+import { describeContainment } from '../tools/containment.ts';
 import { RUN_DEFAULTS } from '../runner/run-defaults.ts';
 import type { StartOptions } from '../runner/plan.ts';
 
@@ -47,6 +49,8 @@ export interface StartedOutcome extends SweepOutcome {
 /** Runs a sweep with Ctrl-C handled: the first signal stops new model calls and the reports are still written. */
 export async function runTrapped(options: Omit<SweepOptions, 'signal' | 'progress'>, quiet: boolean): Promise<StartedOutcome> {
   const trap = trapInterrupts();
+  // Once per sweep that runs real code: what contains it on this machine (not with -q or --json).
+  if (!quiet && options.plans.some((p) => p.scenario.agent === 'react' && p.scenario.tools.some((t) => t.kind === 'python'))) console.error(`bench: ${describeContainment()}`);
   try {
     const outcome = await runSweep({ ...options, progress: createProgress(options.plans.length, !quiet), signal: trap.signal });
     return { ...outcome, interruptExitCode: outcome.status === 'interrupted' ? exitCodeFor(trap.received()) : null };
@@ -72,6 +76,7 @@ export async function startSweep(
     if (!o.force) throw new UsageError(`${dir} already holds results (use --force to overwrite, or another --out)`);
     fs.rmSync(dir, { recursive: true, force: true });
   }
+  makeWritableDir(dir, '--out');
   const outcome = await runTrapped(
     {
       dir,

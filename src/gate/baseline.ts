@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../contracts/errors.ts';
+import { InputFileError, MAX_RECORDED_BYTES, readInputFile } from '../contracts/input-file.ts';
 import { mean } from '../report/stats.ts';
 import { loadRuns } from '../report/load-runs.ts';
 import type { RunFacts } from '../contracts/records.ts';
@@ -70,9 +71,9 @@ export async function loadBaseline(ref: string): Promise<Baseline> {
   }
   let value: unknown;
   try {
-    value = JSON.parse(fs.readFileSync(ref, 'utf8'));
+    value = JSON.parse(readInputFile(ref, MAX_RECORDED_BYTES));
   } catch (e) {
-    const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+    const why = e instanceof InputFileError ? e.why : (e as Error).message;
     throw new UsageError(`--baseline ${ref}: not a results directory or a baseline JSON file (${why})`);
   }
   const parsed = BaselineSchema.safeParse(value);

@@ -1,8 +1,8 @@
 // budgets.yaml → the scenarios under test (with their prompt overrides), the sweep to run, and the
 // budgets to hold. Every problem names the file and the field.
-import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../contracts/errors.ts';
+import { InputFileError, readInputFile } from '../contracts/input-file.ts';
 import { RUN_DEFAULTS } from '../runner/run-defaults.ts';
 import { LIMITS, fieldName, optionName } from '../contracts/limits.ts';
 import { buildSweepSpec, type RunOptions } from '../runner/plan.ts';
@@ -39,12 +39,14 @@ function at<T>(file: string, field: string | null, f: () => T): T {
 
 function readText(file: string, relative: string, field: string, allowOutside: boolean): string {
   const p = namedFile(file, relative, `${file}: ${field}`, allowOutside);
+  let text: string;
   try {
-    const text = fs.readFileSync(p, 'utf8').trim();
-    if (text) return text;
+    text = readInputFile(p).trim();
   } catch (e) {
-    throw new UsageError(`${file}: ${field}: cannot read ${relative} (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+    const why = e instanceof InputFileError ? e.why : String(e);
+    throw new UsageError(`${file}: ${field}: cannot read ${relative} (${why})`);
   }
+  if (text) return text;
   throw new UsageError(`${file}: ${field}: ${relative} is empty`);
 }
 

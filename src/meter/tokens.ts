@@ -30,14 +30,22 @@ export function countText(text: string): number {
   return text.length === 0 ? 0 : o200k().countTokens(text);
 }
 
-/** Tokens a message costs when it is sent as input. */
-export function messageTokensUncached(m: ChatMessage): number {
-  let n = TOKENS_PER_MESSAGE + countText(m.role) + countText(m.content ?? '');
-  if ('name' in m && m.name) n += 1 + countText(m.name);
+/** Tokens a message costs when it is sent as input; `count` tokenizes one text (default: here and now). */
+export function messageTokensUncached(m: ChatMessage, count: (text: string) => number = countText): number {
+  let n = TOKENS_PER_MESSAGE + count(m.role) + count(m.content ?? '');
+  if ('name' in m && m.name) n += 1 + count(m.name);
   if (m.role === 'assistant' && m.tool_calls) {
-    for (const c of m.tool_calls) n += TOKENS_PER_TOOL_CALL + countText(c.function.name) + countText(c.function.arguments);
+    for (const c of m.tool_calls) n += TOKENS_PER_TOOL_CALL + count(c.function.name) + count(c.function.arguments);
   }
   return n;
+}
+
+/** Every text of a message that messageTokensUncached tokenizes. */
+export function messageTexts(m: ChatMessage): string[] {
+  const texts = [m.role, m.content ?? ''];
+  if ('name' in m && m.name) texts.push(m.name);
+  if (m.role === 'assistant' && m.tool_calls) for (const c of m.tool_calls) texts.push(c.function.name, c.function.arguments);
+  return texts;
 }
 
 /** Tokens the model is billed for producing this message. */
@@ -98,6 +106,11 @@ export class TokenCounter {
       this.byContent.set(key, n);
     }
     return n;
+  }
+
+  /** A message's input tokens counted elsewhere (`bench serve` counts large requests off the main thread). */
+  remember(m: ChatMessage, tokens: number): void {
+    this.byObject.set(m, tokens);
   }
 
   /** Completion tokens of an answer; also remembers what it will cost when sent back as input. */

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { z } from 'zod';
 import { UsageError } from '../contracts/errors.ts';
+import { InputFileError, MAX_RECORDED_BYTES, readInputFile } from '../contracts/input-file.ts';
 import { canonicalJson } from '../contracts/fingerprint.ts';
 import { writeJsonAtomic } from '../results/atomic.ts';
 import { formatZodError } from '../scenario/yaml-file.ts';
@@ -66,9 +67,9 @@ export class Cassette {
   static load(file: string): Cassette {
     let raw: unknown;
     try {
-      raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+      raw = JSON.parse(readInputFile(file, MAX_RECORDED_BYTES));
     } catch (e) {
-      const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+      const why = e instanceof InputFileError ? e.why : (e as Error).message;
       throw new UsageError(`${file}: cannot read cassette (${why})`);
     }
     const parsed = File.safeParse(raw);

@@ -43,8 +43,11 @@ export class JsonlWriter {
   }
 
   close(): void {
-    this.flush();
-    fs.closeSync(this.fd);
+    try {
+      this.flush();
+    } finally {
+      fs.closeSync(this.fd);
+    }
   }
 }
 

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { UsageError } from '../contracts/errors.ts';
 import { writeJsonAtomic } from './atomic.ts';
 import { JsonlWriter, readJsonlLines } from './jsonl.ts';
+import { makeWritableDir } from './writable-dir.ts';
 import { readMeta, type Meta } from './meta.ts';
 import { FILES, resultFile } from './results-dir.ts';
 
@@ -63,7 +64,7 @@ async function appendRecords(from: string, to: JsonlWriter, seen?: Set<string>):
 function mergedMeta(shards: ShardDir[], command: string[]): Meta {
   const metas = shards.map((s) => s.meta);
   const statuses = new Set(metas.map((m) => m.status));
-  const status: Meta['status'] = statuses.has('running') || statuses.has('interrupted') ? 'interrupted' : statuses.has('capped') ? 'capped' : 'complete';
+  const status: Meta['status'] = statuses.has('running') || statuses.has('interrupted') || statuses.has('failed') ? 'interrupted' : statuses.has('capped') ? 'capped' : 'complete';
   const spends = metas.flatMap((m) => (m.spend ? [m.spend] : []));
   const finished = metas.map((m) => m.finished_at);
   const { shard: _shard, ...first } = metas[0]!;
@@ -98,7 +99,7 @@ export interface MergeOutcome {
 
 export async function mergeShards(dirs: string[], out: string, command: string[]): Promise<MergeOutcome> {
   const shards = readShards(dirs);
-  fs.mkdirSync(out, { recursive: true });
+  makeWritableDir(out, '--out');
   const steps = new JsonlWriter(resultFile(out, 'steps'));
   const runs = new JsonlWriter(resultFile(out, 'runs'));
   const runIds = new Set<string>();

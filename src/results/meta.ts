@@ -8,8 +8,10 @@ import type { Grid, Fixed } from '../contracts/settings.ts';
 export interface Meta {
   tool: 'loopbench';
   version: string;
-  /** `capped`: a spend cap stopped the sweep before every planned run had started. */
-  status: 'running' | 'complete' | 'interrupted' | 'capped';
+  /** `capped`: a spend cap stopped the sweep before every planned run had started. `failed`: the
+   *  records could not be written (disk full); `failure` says why, and --resume finishes the sweep. */
+  status: 'running' | 'complete' | 'interrupted' | 'capped' | 'failed';
+  failure?: string;
   created_at: string;
   finished_at: string | null;
   command: string[];

@@ -5,8 +5,20 @@
  */
 export async function forEachConcurrently<T>(items: Iterable<T>, concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
   const it = items[Symbol.iterator]();
+  // After a failure no worker takes another item, and the pool settles only once every worker has
+  // stopped: the caller may then close what the work writes to.
+  let failed = false;
   const worker = async () => {
-    for (let next = it.next(); !next.done; next = it.next()) await work(next.value);
+    for (let next = it.next(); !next.done && !failed; next = it.next()) {
+      try {
+        await work(next.value);
+      } catch (e) {
+        failed = true;
+        throw e;
+      }
+    }
   };
-  await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
+  const settled = await Promise.allSettled(Array.from({ length: Math.max(1, concurrency) }, worker));
+  const rejected = settled.find((s) => s.status === 'rejected');
+  if (rejected) throw rejected.reason;
 }

@@ -26,7 +26,7 @@ const limitGrid = Object.fromEntries(
 const ResumableMeta = z
   .object({
     tool: z.literal('loopbench'),
-    status: z.enum(['running', 'complete', 'interrupted', 'capped']),
+    status: z.enum(['running', 'complete', 'interrupted', 'capped', 'failed']),
     scenarios: z.array(z.string()).min(1),
     scenario_files: z.array(z.string()).min(1).optional(),
     grid: z.object({

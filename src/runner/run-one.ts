@@ -1,6 +1,6 @@
 // One run: build its model, clock, brakes and caller; run the agent; turn the outcome into a RunRecord.
 import type { AgentOutcome, AgentRun } from '../agents/agent.ts';
-import { ModelCaller, type CallLog } from '../agents/caller.ts';
+import { ModelCaller, type CallLog, type OutputOverrun } from '../agents/caller.ts';
 import { withContext } from '../agents/context.ts';
 import type { AgentLoop } from '../agents/hooks.ts';
 import { runReact } from '../agents/react.ts';
@@ -79,11 +79,30 @@ export async function executeRun(plan: RunPlan, deps: RunDeps): Promise<RunResul
   const agent = withContext(withReflection(AGENTS[scenario.agent] as AgentLoop));
   const trace = deps.trace && ((line: string) => deps.trace!(line.replace(/^/gm, `[${plan.runId}] `)));
   const outcome = await agent({ scenario, caller, tools: deps.tools(plan), clock, signal: deps.signal, trace, control: deps.control });
-  const s = caller.state;
   const overrun = caller.overrun;
   const found = { ...(overrun ? { output_overrun: overrun } : {}), ...(caller.replayMiss ? { replay_miss: caller.replayMiss } : {}) };
   const extra = Object.keys(found).length ? { ...outcome.extra, ...found } : outcome.extra;
-  const record: RunRecord = {
+  const record = recordOf(plan, { ...outcome, extra }, caller.state, clock.elapsedMs(), startedAt);
+  return { record, calls: caller.log, messages: outcome.messages };
+}
+
+type Counts = Pick<ModelCaller['state'], 'steps' | 'calls' | 'rounds' | 'inputTokens' | 'outputTokens' | 'cachedTokens' | 'costUsd'>;
+const NOTHING: Counts = { steps: 0, calls: 0, rounds: 0, inputTokens: 0, outputTokens: 0, cachedTokens: 0, costUsd: 0 };
+
+/**
+ * The record of a run Ctrl-C stopped before it started, made without building its model or agent:
+ * after a signal a large sweep records thousands of these, and must do so within a second.
+ */
+export function notStartedRecord(plan: RunPlan): RunRecord {
+  const now = new Date().toISOString();
+  const outcome: AgentOutcome = { stop: { reason: 'interrupted', detail: 'interrupted before the next model call', step: 0 }, answer: null, messages: [] };
+  return recordOf(plan, outcome, NOTHING, 0, now);
+}
+
+function recordOf(plan: RunPlan, outcome: AgentOutcome, s: Counts, elapsedMs: number, startedAt: string): RunRecord {
+  const { settings, scenario } = plan;
+  const overrun = outcome.extra?.output_overrun as OutputOverrun | undefined;
+  return {
     run_id: plan.runId,
     config_id: plan.configId,
     scenario: scenario.id,
@@ -99,12 +118,11 @@ export async function executeRun(plan: RunPlan, deps: RunDeps): Promise<RunResul
     output_tokens: s.outputTokens,
     cached_tokens: s.cachedTokens,
     cost_usd: s.costUsd,
-    elapsed_ms: Math.round(clock.elapsedMs()),
+    elapsed_ms: Math.round(elapsedMs),
     answer: outcome.answer,
     success: scenario.agent !== 'react' ? null : outcome.stop.reason === 'done' ? checkAnswer(scenario.check, outcome.answer) : scenario.check ? false : null,
     started_at: startedAt,
     finished_at: new Date().toISOString(),
-    ...(extra ? { extra } : {}),
+    ...(outcome.extra ? { extra: outcome.extra } : {}),
   };
-  return { record, calls: caller.log, messages: outcome.messages };
 }

@@ -19,7 +19,7 @@ import { forEachConcurrently } from './pool.ts';
 import { CallSlots } from './call-slots.ts';
 import type { RunRecord } from '../contracts/records.ts';
 import { FILES, resultFile } from '../results/results-dir.ts';
-import { executeRun, type RunDeps } from './run-one.ts';
+import { executeRun, notStartedRecord, type RunDeps } from './run-one.ts';
 import type { Shard, SpendState } from '../contracts/sweep-state.ts';
 import type { SpendLimiter } from './spend-limiter.ts';
 import { stepLine } from '../results/step-line.ts';
@@ -100,9 +100,17 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
   fs.mkdirSync(o.dir, { recursive: true });
   if (o.transcripts) fs.mkdirSync(path.join(o.dir, FILES.transcripts), { recursive: true });
   const meta: Meta = o.resume
-    ? { ...o.resume.meta, status: 'running', finished_at: null, runs_done: o.resume.done, resumed_at: [...(o.resume.meta.resumed_at ?? []), new Date().toISOString()] }
+    ? { ...o.resume.meta, status: 'running', failure: undefined, finished_at: null, runs_done: o.resume.done, resumed_at: [...(o.resume.meta.resumed_at ?? []), new Date().toISOString()] }
     : freshMeta(o);
   writeJsonAtomic(resultFile(o.dir, 'meta'), meta);
+  // A second Ctrl-C exits at once (interrupt.ts): meta.json must not be left saying `running`.
+  const onQuit = () => {
+    if (meta.status !== 'running') return;
+    meta.status = 'interrupted';
+    meta.finished_at = new Date().toISOString();
+    writeJsonAtomic(resultFile(o.dir, 'meta'), meta);
+  };
+  process.on('exit', onQuit);
 
   const steps = new JsonlWriter(resultFile(o.dir, 'steps'));
   const runs = new JsonlWriter(resultFile(o.dir, 'runs'));
@@ -120,12 +128,21 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
   const openRuns = networked ? OPEN_RUNS_PER_SLOT * o.concurrency : o.concurrency;
   const memory = new MemoryGuard();
   const runPlan = async (plan: RunPlan): Promise<RunRecord> => {
+    if (o.signal?.aborted) {
+      // After Ctrl-C: recorded as not started, flushed with the rest when the writer closes.
+      const record = notStartedRecord(plan);
+      runs.write(record);
+      o.progress.tick(`${plan.configId}: interrupted`);
+      return record;
+    }
     const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.writeLine(stepLine(r)), signal: o.signal, transcript: o.transcripts, transport: o.transport, trace: o.trace, control: o.control, slots, spend: o.spend });
     steps.flush();
     runs.write(result.record);
     runs.flush();
     o.transport?.record?.save();
-    if (o.transcripts) {
+    // A run stopped before its first call has nothing to transcribe (and after Ctrl-C there may be
+    // thousands of them, each a file write); --resume runs it again and writes its transcript.
+    if (o.transcripts && result.record.calls > 0) {
       writeJsonAtomic(path.join(o.dir, FILES.transcripts, `${plan.runId}.json`), buildTranscript(result.record, result.calls, result.messages));
     }
     if (result.record.extra?.paused) writeJsonAtomic(path.join(o.dir, FILES.state, `${plan.runId}.json`), result.record.extra.state);
@@ -135,6 +152,7 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
     memory.check();
     return result.record;
   };
+  let failure: unknown = null;
   try {
     await forEachConcurrently(o.plans, openRuns, async (plan) => {
       if (!o.spend) return void (await runPlan(plan));
@@ -148,15 +166,36 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
         o.spend.release(worstCase, spent);
       }
     });
-  } finally {
-    steps.close();
-    runs.close();
-    o.transport?.record?.save();
-    o.progress.stop();
+  } catch (e) {
+    failure = e;
   }
+  // Closing flushes the last lines, which can fail too (a full disk): each is tried, the first failure kept.
+  for (const close of [() => steps.close(), () => runs.close(), () => o.transport?.record?.save()]) {
+    try {
+      close();
+    } catch (e) {
+      failure ??= e;
+    }
+  }
+  o.progress.stop();
+  process.off('exit', onQuit);
   if (o.spend) meta.spend = o.spend.state;
-  meta.status = o.signal?.aborted ? 'interrupted' : o.spend?.state.stopped ? 'capped' : meta.runs_done < meta.runs_planned ? 'interrupted' : 'complete';
+  meta.status = failure ? 'failed' : o.signal?.aborted ? 'interrupted' : o.spend?.state.stopped ? 'capped' : meta.runs_done < meta.runs_planned ? 'interrupted' : 'complete';
+  if (failure) meta.failure = failure instanceof Error ? failure.message : String(failure);
   meta.finished_at = new Date().toISOString();
-  writeJsonAtomic(resultFile(o.dir, 'meta'), meta);
+  try {
+    writeJsonAtomic(resultFile(o.dir, 'meta'), meta);
+  } catch (e) {
+    // Still no room: meta.json keeps saying `running`, and the original failure is the one to report.
+    if (!failure) throw e;
+  }
+  if (failure) throw new SweepFailed(o.dir, meta.failure!, failure);
   return meta;
+}
+
+/** The sweep's records could not be written (a full disk, a vanished directory): the sweep stops, status `failed`. */
+export class SweepFailed extends Error {
+  constructor(dir: string, why: string, cause: unknown) {
+    super(`the sweep stopped: ${why} (${dir}: status failed; the records written so far are kept; once fixed, finish it with: bench --resume ${dir})`, { cause });
+  }
 }

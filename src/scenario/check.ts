@@ -1,3 +1,4 @@
+import { patternMatches } from './pattern.ts';
 import type { Check } from './schema.ts';
 
 /** Digits grouped with commas or spaces (338,350) count as the plain number. */
@@ -8,5 +9,5 @@ export function checkAnswer(check: Check | undefined, answer: string | null): bo
   if (!check) return null;
   if (answer === null) return false;
   if ('expected' in check) return new RegExp(`(^|\\D)${check.expected.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(\\D|$)`).test(normalise(answer));
-  return new RegExp(check.pattern).test(answer);
+  return patternMatches(check.pattern, answer);
 }

@@ -2,6 +2,7 @@
 // simulated profile that stands in for a model by default.
 import { z } from 'zod';
 import { Dist } from '../contracts/dist.ts';
+import { compilePattern } from './pattern.ts';
 
 const Id = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes');
 
@@ -14,6 +15,8 @@ const PythonTool = z
     /** Address-space limit of the interpreter (ulimit -v). */
     max_memory_mb: z.number().int().min(64).max(65_536).default(1024),
     virtual_ms: z.number().nonnegative().default(500),
+    /** Variables of bench's environment the code may see besides the allow-list (PATH, HOME, LANG, ...). */
+    env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a variable name')).max(64).optional(),
   })
   .strict();
 
@@ -96,11 +99,8 @@ export const ScenarioSchema = z
       seen.add(t.name);
     });
     if (s.check && 'pattern' in s.check) {
-      try {
-        new RegExp(s.check.pattern);
-      } catch (e) {
-        ctx.addIssue({ code: 'custom', path: ['check', 'pattern'], message: `not a valid regular expression (${(e as Error).message})` });
-      }
+      const re = compilePattern(s.check.pattern);
+      if (typeof re === 'string') ctx.addIssue({ code: 'custom', path: ['check', 'pattern'], message: re });
     }
   });
 

@@ -1,7 +1,7 @@
-import fs from 'node:fs';
 import { parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { UsageError } from '../contracts/errors.ts';
+import { readInputFile } from '../contracts/input-file.ts';
 
 /** Where in the file a zod issue points, e.g. `limits.max_steps` or `tools[1].name`. */
 export function issuePath(p: readonly PropertyKey[]): string {
@@ -64,11 +64,5 @@ export function parseYaml<T extends z.ZodType>(text: string, file: string, schem
 }
 
 export function loadYamlFile<T extends z.ZodType>(file: string, schema: T): z.infer<T> {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new UsageError(`${file}: cannot read file (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
-  }
-  return parseYaml(text, file, schema);
+  return parseYaml(readInputFile(file), file, schema);
 }

@@ -12,6 +12,7 @@ import { ModelError } from '../contracts/chat.ts';
 import { listProfiles, loadProfile, type Profile } from '../sim/profile.ts';
 import { SimModel } from '../sim/sim-model.ts';
 import { JsonlWriter } from '../results/jsonl.ts';
+import { OffThreadCounter } from './offthread-count.ts';
 import { pickFault, spoil, type Fault } from './faults.ts';
 import { apiError, completion, parseCompletionRequest, streamChunks, type ApiError, type Completion } from './protocol.ts';
 
@@ -63,6 +64,7 @@ const NO_ANSWER: ReadonlySet<Fault> = new Set(['reset', 'timeout', '429', '500']
 
 export async function startServe(o: ServeOptions): Promise<RunningServer> {
   const counter = new TokenCounter(true);
+  const offThread = new OffThreadCounter();
   const cache = new PrefixCache();
   const random = o.random ?? Math.random;
   const log = o.logFile ? new JsonlWriter(o.logFile) : null;
@@ -133,6 +135,7 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
 
     let c: Completion;
     try {
+      await offThread.precount(chat.messages, counter);
       const sim = new SimModel(profile.id, profile, counter, { promptCache: o.promptCache, cache });
       // The `overlong` fault plays a provider that ignores max_tokens.
       const asked = fault === 'overlong' ? { ...chat, max_tokens: undefined } : chat;
@@ -203,7 +206,7 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
       new Promise<void>((resolve) => {
         server.close(() => {
           log?.close();
-          resolve();
+          void offThread.close().then(resolve);
         });
         server.closeAllConnections();
       }),

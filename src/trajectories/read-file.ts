@@ -1,17 +1,12 @@
-// Trajectory files are read whole: only regular files, and only up to a size that fits in memory
-// comfortably (token ids and logprobs make real trajectories large, but not gigabytes).
-import fs from 'node:fs';
+// Trajectory files and chat logs are machine-written and grow with the traffic they record: read
+// through the one input reader with the larger cap (token ids and logprobs make trajectories large).
+import { InputFileError, MAX_RECORDED_BYTES, readInputFile } from '../contracts/input-file.ts';
 
-export const MAX_TRAJECTORY_BYTES = 128 * 1024 * 1024;
-
-export function readTrajectoryFile(file: string, maxBytes = MAX_TRAJECTORY_BYTES): string {
-  let st: fs.Stats;
+/** The file's text; an Error whose message is only the reason (the caller names the file). */
+export function readTrajectoryFile(file: string): string {
   try {
-    st = fs.statSync(file);
+    return readInputFile(file, MAX_RECORDED_BYTES);
   } catch (e) {
-    throw new Error(`cannot read file (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+    throw new Error(e instanceof InputFileError ? `cannot read file (${e.why})` : String(e));
   }
-  if (!st.isFile()) throw new Error('not a regular file');
-  if (st.size > maxBytes) throw new Error(`${st.size} bytes, over the ${maxBytes}-byte limit for one trajectory file`);
-  return fs.readFileSync(file, 'utf8');
 }

@@ -19,17 +19,19 @@ export interface Spawned {
   child: ChildProcess;
   /** Everything written to stderr so far. */
   stderr(): string;
+  /** Everything written to stdout so far. */
+  stdout(): string;
   done: Promise<Finished>;
 }
 
-export function spawnBench(args: string[], env: NodeJS.ProcessEnv = process.env): Spawned {
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'bench.js'), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+export function spawnBench(args: string[], env: NodeJS.ProcessEnv = process.env, o: { detached?: boolean } = {}): Spawned {
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'bench.js'), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: o.detached ?? false });
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const done = new Promise<Finished>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
-  return { child, stderr: () => stderr, done };
+  return { child, stderr: () => stderr, stdout: () => stdout, done };
 }
 
 export const bench = (args: string[], env?: NodeJS.ProcessEnv) => spawnBench(args, env).done;

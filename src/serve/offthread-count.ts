@@ -1,0 +1,61 @@
+// Tokenizing a large request takes seconds (a 15 MB prompt, ~3 s; one long run of a single character
+// far more, as BPE merges are quadratic in a piece's length). Done on the main thread it froze
+// `bench serve` for every other client. Large messages are counted on a worker thread instead,
+// with the same tokenizer; the server stays free while it works.
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type { ChatMessage } from '../contracts/chat.ts';
+import { countText, messageTexts, messageTokensUncached, type TokenCounter } from '../meter/tokens.ts';
+
+/** Texts longer than this are tokenized off the main thread (shorter ones take well under a millisecond). */
+export const OFF_THREAD_CHARS = 64 * 1024;
+
+// Plain CommonJS so the worker needs no file of its own in the bundle: it loads the tokenizer
+// package loopbench itself uses.
+const WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { countTokens } = require(workerData.tokenizer);
+parentPort.on('message', ({ id, texts }) => parentPort.postMessage({ id, counts: texts.map((t) => countTokens(t)) }));
+`;
+
+export class OffThreadCounter {
+  private worker: Worker | null = null;
+  private next = 0;
+  private readonly waiting = new Map<number, (counts: number[]) => void>();
+
+  private start(): Worker {
+    const tokenizer = createRequire(import.meta.url).resolve('gpt-tokenizer/encoding/o200k_base');
+    const w = new Worker(WORKER, { eval: true, workerData: { tokenizer } });
+    w.on('message', ({ id, counts }: { id: number; counts: number[] }) => {
+      this.waiting.get(id)?.(counts);
+      this.waiting.delete(id);
+    });
+    // Idle, it must not keep the process alive.
+    w.unref();
+    return w;
+  }
+
+  private count(texts: string[]): Promise<number[]> {
+    this.worker ??= this.start();
+    const id = this.next++;
+    return new Promise((resolve) => {
+      this.waiting.set(id, resolve);
+      this.worker!.postMessage({ id, texts });
+    });
+  }
+
+  /** Counts the messages holding a long text off the main thread and hands the totals to `counter`. */
+  async precount(messages: ChatMessage[], counter: TokenCounter): Promise<void> {
+    const large = messages.filter((m) => messageTexts(m).some((t) => t.length > OFF_THREAD_CHARS));
+    if (large.length === 0) return;
+    const texts = [...new Set(large.flatMap(messageTexts).filter((t) => t.length > OFF_THREAD_CHARS))];
+    const counts = await this.count(texts);
+    const counted = new Map(texts.map((t, i) => [t, counts[i]!]));
+    for (const m of large) counter.remember(m, messageTokensUncached(m, (t) => counted.get(t) ?? countText(t)));
+  }
+
+  async close(): Promise<void> {
+    await this.worker?.terminate();
+    this.worker = null;
+  }
+}

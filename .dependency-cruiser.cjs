@@ -48,12 +48,7 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/(report|results)/' },
       to: { path: '^src/(agents|models|tools|sim|runner)/' },
-    },
-    {
-      name: 'results-store-knows-no-brakes',
-      severity: 'error',
-      from: { path: '^src/results/' },
-      to: { path: '^src/brakes/' },
+
     },
     {
       name: 'no-folder-outside-layers',

@@ -9,6 +9,7 @@ import type { StepPoint } from '../src/report/aggregate.ts';
 import { lineEnds } from '../src/report/charts.ts';
 import { runRow, toCsv } from '../src/report/csv.ts';
 import { percentile } from '../src/report/stats.ts';
+import { parseVolumes } from '../src/report/volume.ts';
 import { decodePng, inkPixels } from './helpers/png.ts';
 import { sampleSweep, synthRun, writeResults } from './helpers/records.ts';
 
@@ -26,7 +27,7 @@ describe('buildReports', () => {
   it('writes every artifact: CSVs, five charts as spec + SVG + PNG, report.html, summary.md', async () => {
     const dir = path.join(tmp, 'full');
     writeResults(dir, sampleSweep([10, 30], 3));
-    const built = await buildReports(dir, { volumes: [10_000] });
+    const built = await buildReports(dir, { volumes: parseVolumes('10000/day') });
     for (const f of ['steps.csv', 'runs.csv', 'summary.csv', 'steps_by_index.csv', 'fit.csv', 'step_ratios.csv', 'step_limit_savings.csv', 'repricing.csv', 'report.html', 'summary.md'])
       expect(fs.statSync(path.join(dir, f)).size, f).toBeGreaterThan(0);
     const charts = ['cumulative-input-tokens', 'input-tokens-per-call', 'cost-per-run', 'stop-reasons', 'success-vs-cost'];

@@ -80,7 +80,7 @@ describe('ratio table and savings', () => {
     // repeat 0 needs 20 steps: it succeeds at 30 and is cut off at 10.
     expect(checked).toMatchObject({ max_steps: 10, highest_steps: 30, successes_lost: 1, highest_successes: 4 });
     expect(checked.cost_saved).toBeGreaterThan(0);
-    const text = findings({ summary, fits, ratios: ratioTable(summary, fits), savings, volumes: projectVolumes(summary, [10_000]) });
+    const text = findings({ summary, fits, ratios: ratioTable(summary, fits), savings, volumes: projectVolumes(summary, parseVolumes('10000/day')) });
     expect(text).toContain(
       `checked: lowering MAX_STEPS from 30 to 10 cuts mean cost by ${Math.round(checked.cost_saved * 100)}% ($0.0035 → $0.0016 per run) and loses 1 of 4 successes; 1 of 4 runs at 10 were stopped by the step limit.`,
     );

@@ -79,7 +79,7 @@ async function resume(o: RunOptions & StartOptions, cmd: Command): Promise<void>
 
 /** Prints the summary, and says how to go on from a paused or interrupted sweep. */
 function report(o: RunOptions & StartOptions, outcome: StartedOutcome, pauseAt: number | undefined): void {
-  printSummary(outcome.summary, { json: o.json, dir: outcome.dir, findings: outcome.findings });
+  printSummary(outcome, { json: o.json, dir: outcome.dir });
   const paused = outcome.runs.filter((r) => r.extra?.paused).length;
   if (paused > 0)
     console.error(`paused ${paused} run(s) after round ${pauseAt}; state in ${path.join(outcome.dir, FILES.state)}/<run_id>.json — continue with --resume-state FILE`);

@@ -1,8 +1,8 @@
 // report.html: one self-contained file (inline CSS and SVG, no scripts, no external requests),
 // readable on screen and printable.
-import { describePrices, describeSettings, type ReportData } from './report-data.ts';
+import { describeSettings, type ReportData } from './report-data.ts';
 import { contextTable, reflectionTable } from './loop-tables.ts';
-import { fitTable, ratioTableRows, repriceTable, runsTable, savingsTable, summaryTable, volumeTable, type Table } from './tables.ts';
+import { decisionTable, fitTable, ratioTableRows, repriceTable, runsTable, savingsTable, summaryTable, volumeTable, type Table } from './tables.ts';
 import { constraintTable, queueTable, roleTable } from './taskqueue-tables.ts';
 
 /** Per-run rows beyond this are in runs.csv; the HTML stays light for big sweeps. */
@@ -62,7 +62,7 @@ export function renderHtml(d: ReportData): string {
   const metaRows: Array<[string, string]> = [
     ['scenarios', scenarios.join(', ')],
     ...describeSettings(d.summary),
-    ['prices', describePrices(d.summary).join('; ')],
+    ['prices', d.pricing],
     ['runs', `${d.runs.length}${m ? ` of ${m.runs_planned} planned (${m.status})` : ''}${m ? `, ${m.repeat} per configuration` : ''}`],
     ['seed', m ? String(m.seed) : 'unknown (no meta.json)'],
     ['date', m ? m.created_at : 'unknown'],
@@ -82,7 +82,11 @@ export function renderHtml(d: ReportData): string {
 <body>
 <main>
 <h1>loopbench report: ${esc(d.name)}</h1>
-<p class="lede">What these agent loops cost and whether they stop: ${d.runs.length} runs over ${d.summary.length} configurations.</p>
+<p class="lede">What these agent loops cost and whether they stop: ${d.runs.length} runs over ${d.summary.length} configurations. Costs ${esc(d.pricing)}.</p>
+${d.decisions.length ? `<section id="decision"><h2>Recommended limits</h2>
+<ul class="findings">${d.decisions.map((x) => `<li>${esc(x)}</li>`).join('\n')}</ul>
+${table(decisionTable(d.summary, d.economics), 'Cost per run and per successful task; +1 step: the extra cost per extra step taken between neighbouring limits (measured), and of step N+1 on the fitted curve at the mean steps taken (fit)')}
+</section>` : ''}
 ${skipped > 0 ? `<p class="warn">${skipped} incomplete record line(s) were skipped (an interrupted run leaves a partial last line).</p>` : ''}
 <section id="run"><h2>What was run</h2>
 <dl class="meta">${metaRows.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>
@@ -92,7 +96,7 @@ ${skipped > 0 ? `<p class="warn">${skipped} incomplete record line(s) were skipp
 </section>
 <section id="summary"><h2>Summary by configuration</h2>
 ${table(summaryTable(d.summary))}
-<p class="note">Success: runs whose answer passed the scenario's check, with the Wilson 95% interval. Costs are USD per run at the recorded prices.</p>
+<p class="note">Success: runs whose answer passed the scenario's check, with the Wilson 95% interval. Costs are USD per run, ${esc(d.pricing)}.</p>
 </section>
 <section id="charts"><h2>Charts</h2>
 ${d.charts.map((c) => `<figure class="chart" id="chart-${c.name}">${scopeSvgIds(c.svg, c.name)}<figcaption>${esc(c.caption)}</figcaption></figure>`).join('\n')}

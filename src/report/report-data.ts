@@ -1,6 +1,7 @@
 // Everything the human-facing reports (HTML, Markdown) show, computed once by build.ts.
 import type { ConfigSummary, StepPoint } from './aggregate.ts';
 import type { ChartSpec } from './charts.ts';
+import type { ConfigEconomics } from './decision.ts';
 import type { QuadraticFit, StepLimitSaving, StepRatio } from './fit.ts';
 import type { RepricedConfig } from './reprice.ts';
 import type { VolumeProjection } from './volume.ts';
@@ -8,6 +9,7 @@ import type { ConstraintRow, RoleRow, RoundRow } from './taskqueue.ts';
 import type { LoopReports } from './loop-reports.ts';
 import type { Meta } from '../results/meta.ts';
 import type { RunFacts, RunRecord } from '../contracts/records.ts';
+import type { Price } from '../contracts/settings.ts';
 
 export interface RenderedChart extends Omit<ChartSpec, 'spec'> {
   svg: string;
@@ -21,6 +23,11 @@ export interface ReportData {
   /** The first runs (up to MAX_RUN_ROWS) as whole records, for the HTML's runs table. */
   shownRuns: readonly RunRecord[];
   summary: readonly ConfigSummary[];
+  economics: readonly ConfigEconomics[];
+  /** The recommended MAX_STEPS per scenario: what the report opens with. */
+  decisions: readonly string[];
+  /** How the report is priced (as recorded, or re-priced from the recorded tokens). */
+  pricing: string;
   points: readonly StepPoint[];
   fits: readonly QuadraticFit[];
   ratios: readonly StepRatio[];
@@ -39,12 +46,11 @@ export interface ReportData {
 /** Distinct values of one field over the configurations, in order. */
 export const distinct = <T>(xs: readonly T[]) => [...new Set(xs)];
 
-/** `gpt-4o-mini ($0.15 in / $0.075 cached / $0.60 out per 1M tokens)` */
+/** `gpt-4o-mini ($0.15 input / $0.075 cached input / $0.6 output per 1M tokens)` */
+export const describePrice = (p: Price) => `${p.model} ($${p.input_per_1m} input / $${p.cached_input_per_1m} cached input / $${p.output_per_1m} output per 1M tokens)`;
+
 export function describePrices(summary: readonly ConfigSummary[]): string[] {
-  return distinct(summary.map((c) => JSON.stringify(c.settings.price))).map((j) => {
-    const p = JSON.parse(j) as ConfigSummary['settings']['price'];
-    return `${p.model} ($${p.input_per_1m} input / $${p.cached_input_per_1m} cached input / $${p.output_per_1m} output per 1M tokens)`;
-  });
+  return distinct(summary.map((c) => JSON.stringify(c.settings.price))).map((j) => describePrice(JSON.parse(j) as Price));
 }
 
 /** The swept dimensions and the fixed limits, as `name: values` lines. */

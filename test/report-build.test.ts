@@ -188,7 +188,7 @@ describe('bench report', () => {
     const cases = [
       [['--volume', 'lots'], "--volume: 'lots' is not a positive number of runs"],
       [['--price-as', 'gpt-9'], "no price for model 'gpt-9'"],
-      [['--pricing', 'x.yaml'], '--pricing: only used with --price-as'],
+      [['--pricing', 'x.yaml'], '--pricing: only used with --price-model or --price-as'],
     ] as const;
     // In parallel: each is a fresh CLI process.
     const results = await Promise.all(cases.map(([args]) => bench(['report', dir, ...args]).then(() => null, (e: { code: number; stderr: string }) => e)));

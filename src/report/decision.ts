@@ -6,6 +6,7 @@ import { predict, stepLimitFamilies, type QuadraticFit } from './fit.ts';
 import { differingSettings } from './settings-diff.ts';
 import { pct, usd } from './format.ts';
 import { DAYS_PER_MONTH, type Volume } from './volume.ts';
+import { isDerived } from './whatif-configs.ts';
 
 export interface ConfigEconomics {
   config_id: string;
@@ -105,11 +106,14 @@ export function recommendLimits(summary: readonly ConfigSummary[], economics: re
         ? family.reduce((m, c) => (c.cost_usd.mean < m.cost_usd.mean ? c : m))
         : eligible.reduce((m, c) => (econ(c).cost_per_success! < econ(m).cost_per_success! ? c : m));
       const d = diff(pick);
+      const perSuccess = `${usd(econ(pick).cost_per_success!)} per successful task`;
       why = allFailed
         ? `no run succeeded at any limit (0 of ${family.reduce((s, c) => s + c.runs, 0)}), so only cost per run tells the limits apart`
-        : `${usd(econ(pick).cost_per_success!)} per successful task, success ${pick.successes}/${pick.runs} against ${best.successes}/${best.runs} at the best limit (${best.settings.limits.max_steps}; difference ${signedPoints(-d.hi)} to ${signedPoints(-d.lo)} points)`;
+        : pick === best
+          ? `${perSuccess}, success ${pick.successes}/${pick.runs}, the best of the limits swept`
+          : `${perSuccess}, success ${pick.successes}/${pick.runs} against ${best.successes}/${best.runs} at the best limit (${best.settings.limits.max_steps}; difference ${signedPoints(-d.hi)} to ${signedPoints(-d.lo)} points)`;
       if (allFailed) next = 'check the scenario: more steps did not make any run succeed';
-      else if (d.hi > 0.2) next = `the interval allows losing up to ${pct(d.hi)} of success: run --repeat ${pick.runs * 4} to halve it`;
+      else if (pick !== best && d.hi > 0.2) next = `the interval allows losing up to ${pct(d.hi)} of success: run --repeat ${pick.runs * 4} to halve it`;
       else if (pick === family[0] && pick.stop_reasons.max_steps) next = `the lowest limit swept was picked and stopped runs: try lower limits, e.g. --steps ${lowerRange(pick.settings.limits.max_steps!)}`;
       else {
         const below = family[family.indexOf(pick) - 1];
@@ -124,7 +128,12 @@ export function recommendLimits(summary: readonly ConfigSummary[], economics: re
     const saving = (top.cost_usd.mean - pick.cost_usd.mean) * volume.runs_per_day * DAYS_PER_MONTH;
     const rule = checked ? RULE_CHECKED : RULE_UNCHECKED;
     const at = family_ ? ` (${family_})` : '';
-    const saves = pick === top ? `it is the highest limit swept, so it saves nothing against it` : `against steps=${top.settings.limits.max_steps} it saves ${usd(saving)} a month at ${volume.as_written}`;
+    const saves =
+      pick === top
+        ? 'it is the highest limit swept, so it saves nothing against it'
+        : saving === 0
+          ? `it costs the same as steps=${top.settings.limits.max_steps} (no run took more steps there)`
+          : `against steps=${top.settings.limits.max_steps} it saves ${usd(saving)} a month at ${volume.as_written}`;
     out.push({
       scenario,
       family: family_,
@@ -135,7 +144,7 @@ export function recommendLimits(summary: readonly ConfigSummary[], economics: re
       saving_usd_per_month: saving,
       volume,
       next,
-      sentence: `${scenario}${at}: recommended MAX_STEPS ${steps} — ${why}; ${saves}. Rule: ${rule}.${next ? ` Next: ${next}.` : ''}`,
+      sentence: `${scenario}${at}: recommended MAX_STEPS ${steps}${isDerived(pick.config_id) ? ' (derived from recorded runs: a what-if)' : ''} — ${why}; ${saves}. Rule: ${rule}.${next ? ` Next: ${next}.` : ''}`,
     });
   }
   return out;

@@ -6,7 +6,8 @@ import type { StopReason } from '../contracts/stop-reason.ts';
 import { stepLimitFamilies, type QuadraticFit, type StepLimitSaving, type StepRatio } from './fit.ts';
 import { int, pct, signed, times, usdDistinct } from './format.ts';
 import { differingSettings } from './settings-diff.ts';
-import type { VolumeProjection } from './volume.ts';
+import { isDerived } from './whatif-configs.ts';
+import { DAYS_PER_MONTH, type VolumeProjection } from './volume.ts';
 
 export interface ReportFacts {
   summary: readonly ConfigSummary[];
@@ -75,6 +76,8 @@ function successClause(c: ConfigSummary, top: ConfigSummary): string {
   return `it succeeds as often (${at})`;
 }
 
+const mark = (c: ConfigSummary) => (isDerived(c.config_id) ? ' (derived)' : '');
+
 /** The highest-limit configuration a saving is measured against. */
 const topOf = (s: StepLimitSaving, summary: readonly ConfigSummary[]) => summary.find((x) => x.config_id === s.highest_config)!;
 
@@ -82,13 +85,13 @@ function savingSentence(s: StepLimitSaving, summary: readonly ConfigSummary[]): 
   const c = summary.find((x) => x.config_id === s.config_id)!;
   const top = topOf(s, summary);
   const usd = usdDistinct([s.cost_usd_mean, s.highest_cost_usd_mean]);
-  const cut = s.cost_saved >= 0 ? `cuts mean cost by ${pct(s.cost_saved)}` : `raises mean cost by ${pct(-s.cost_saved)}`;
+  const cut = s.cost_saved === 0 ? 'costs the same' : s.cost_saved > 0 ? `cuts mean cost by ${pct(s.cost_saved)}` : `raises mean cost by ${pct(-s.cost_saved)}`;
   const taken = `steps taken ${top.steps.mean.toFixed(1)} → ${c.steps.mean.toFixed(1)}`;
   const braked = c.stop_reasons.max_steps ?? 0;
   const cutOff =
     preemption(c) !== '' ? `; at steps=${s.max_steps}, ${whatStopped(c)}` : braked > 0 ? `; ${braked} of ${c.runs} runs at ${s.max_steps} were cut off by the step limit` : `; no run at ${s.max_steps} reached the step limit`;
   return (
-    `${familyName(c, summary)}: lowering MAX_STEPS from ${s.highest_steps} to ${s.max_steps} ${cut} (${usd(s.highest_cost_usd_mean)} → ${usd(s.cost_usd_mean)} per run; ${taken}); ${successClause(c, top)}` +
+    `${familyName(c, summary)}: lowering MAX_STEPS from ${s.highest_steps}${mark(top)} to ${s.max_steps}${mark(c)} ${cut} (${usd(s.highest_cost_usd_mean)} → ${usd(s.cost_usd_mean)} per run; ${taken}); ${successClause(c, top)}` +
     `${cutOff}${preemption(top)}.`
   );
 }
@@ -129,13 +132,17 @@ export function findings(f: ReportFacts): string[] {
   }
   const volume = chosenVolume(f.volumes);
   if (volume !== undefined) {
-    const at = f.volumes.filter((v) => v.runs_per_day === volume.runs_per_day).sort((a, b) => b.cost_usd_per_day - a.cost_usd_per_day);
-    const top = at[0]!;
-    const low = at[at.length - 1]!;
-    const usd = usdDistinct([top.cost_usd_per_day, low.cost_usd_per_day]);
+    const at = f.volumes.filter((v) => v.runs_per_day === volume.runs_per_day);
+    const usd = usdDistinct(at.map((v) => v.cost_usd_per_day));
+    // Configurations that cost the same are named together: neither is "the" most expensive.
+    const costing = (x: number) => at.filter((v) => v.cost_usd_per_day === x).map((v) => v.config_id);
+    const hi = Math.max(...at.map((v) => v.cost_usd_per_day));
+    const lo = Math.min(...at.map((v) => v.cost_usd_per_day));
+    const name = (ids: string[], one: string, many: string) => (ids.length === 1 ? `${one} (${ids[0]})` : `${many} (${ids.join(', ')})`);
+    const month = usdDistinct([hi * DAYS_PER_MONTH])(hi * DAYS_PER_MONTH);
     out.push(
-      `At ${volume.as_written}, the most expensive configuration (${top.config_id}) costs ${usd(top.cost_usd_per_day)} a day, ${usdDistinct([top.cost_usd_per_month])(top.cost_usd_per_month)} a month` +
-        (at.length > 1 ? `; the cheapest (${low.config_id}) costs ${usd(low.cost_usd_per_day)} a day.` : '.'),
+      `At ${volume.as_written}, ${name(costing(hi), 'the most expensive configuration', 'the most expensive configurations')} ${costing(hi).length === 1 ? 'costs' : 'each cost'} ${usd(hi)} a day, ${month} a month` +
+        (hi !== lo ? `; ${name(costing(lo), 'the cheapest', 'the cheapest')} ${costing(lo).length === 1 ? 'costs' : 'each cost'} ${usd(lo)} a day.` : '.'),
     );
   }
   return out;

@@ -11,7 +11,7 @@ export interface Volume {
   as_written: string;
 }
 
-const perDay = (n: number, unit = 'day'): Volume => ({ runs_per_day: n * PER_DAY[unit]!, as_written: `${n.toLocaleString('en-US', { maximumFractionDigits: 3 })} runs a ${unit}` });
+const perDay = (n: number, unit = 'day'): Volume => ({ runs_per_day: n * PER_DAY[unit]!, as_written: `${n.toLocaleString('en-US', { maximumFractionDigits: 3 })} runs ${unit === 'hour' ? 'an' : 'a'} ${unit}` });
 export const DEFAULT_VOLUMES: Volume[] = [1_000, 10_000, 100_000].map((n) => perDay(n));
 
 /** `10000/day,5000/hour,2e6/month` (a bare number is per day). */

@@ -189,6 +189,12 @@ describe('bench report', () => {
       [['--volume', 'lots'], "--volume: 'lots' is not a positive number of runs"],
       [['--price-as', 'gpt-9'], "no price for model 'gpt-9'"],
       [['--pricing', 'x.yaml'], '--pricing: only used with --price-model or --price-as'],
+      [['--price-in', '1'], '--price-in and --price-out go together'],
+      [['--price-cached', '1'], '--price-cached: only used with --price-in and --price-out'],
+      [['--price-model', 'gpt-9'], "no price for model 'gpt-9'"],
+      [['--what-if', 'steps'], "--what-if: 'steps' is not LIMIT=VALUES, like steps=5..30:5"],
+      [['--what-if', 'rounds=3'], "--what-if: 'rounds' is not a limit a what-if can derive (accepted: steps, tokens, cost, timeout, repeat, calls)"],
+      [['--what-if', 'steps=0'], '--what-if steps: 0 is below the minimum 1'],
     ] as const;
     // In parallel: each is a fresh CLI process.
     const results = await Promise.all(cases.map(([args]) => bench(['report', dir, ...args]).then(() => null, (e: { code: number; stderr: string }) => e)));

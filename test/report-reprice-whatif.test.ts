@@ -20,7 +20,7 @@ let at30: string;
 let fouroOut: string;
 beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-decide-'));
-  [fouro, at12, at30] = ['4o', 'at12', 'at30'].map((d) => path.join(tmp, d));
+  [fouro, at12, at30] = ['4o', 'at12', 'at30'].map((d) => path.join(tmp, d)) as [string, string, string];
   const [run4o] = await Promise.all([sweep(fouro, '--steps', '12,30', '--price-model', 'gpt-4o'), sweep(at12, '--steps', '12'), sweep(at30, '--steps', '30')]);
   fouroOut = run4o.stdout;
 }, 60_000);
@@ -30,6 +30,18 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 function summaryCsv(dir: string): Map<string, Record<string, string>> {
   const [head, ...rows] = fs.readFileSync(path.join(dir, 'summary.csv'), 'utf8').trim().split('\n').map((l) => l.split(','));
   return new Map(rows.map((r) => [r[0]!, Object.fromEntries(head!.map((h, i) => [h, r[i]!]))]));
+}
+
+/** The cost-per-run chart's five-number row of one configuration, wherever the spec holds its data. */
+function findBox(node: unknown, config: string): { median: number } | undefined {
+  if (node === null || typeof node !== 'object') return undefined;
+  const o = node as Record<string, unknown>;
+  if (o.config === config && typeof o.median === 'number') return o as { median: number };
+  for (const v of Object.values(o)) {
+    const hit = findBox(v, config);
+    if (hit) return hit;
+  }
+  return undefined;
 }
 
 describe('the gpt-4o sweep the issue reproduces', () => {
@@ -58,6 +70,9 @@ describe('bench report re-prices everything the reader reads', () => {
     expect(repriced.price_model).toBe('gpt-4o');
     expect(md).toContain(`costs ${usd(Number(truth.cost_usd_mean) * 10_000)} a day`);
     expect(fs.readFileSync(path.join(mini, 'report.html'), 'utf8')).toContain('re-priced as gpt-4o');
+    // The charts too: the cost-per-run box of steps=12 has the gpt-4o median.
+    const spec = fs.readFileSync(path.join(mini, 'charts', 'cost-per-run.vl.json'), 'utf8');
+    expect(findBox(JSON.parse(spec), 'seed-calibrated steps=12')?.median).toBeCloseTo(Number(truth.cost_usd_p50), 9);
     const steps = fs.readFileSync(path.join(mini, 'steps.csv'), 'utf8').trim().split('\n');
     const cum = steps[0]!.split(',').indexOf('cum_cost_usd');
     const last = steps.filter((l) => l.startsWith('seed-calibrated_steps=12_r000,')).at(-1)!.split(',');

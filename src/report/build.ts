@@ -101,10 +101,10 @@ async function passSteps(dir: string, price: Price | undefined, keepSteps: boole
   return pass;
 }
 
-/** The recorded prices, one per distinct price in the runs. */
 /** Derived runs, one row each, next to runs.csv. */
 const WHAT_IF_RUNS_CSV = 'whatif_runs.csv';
 
+/** The recorded prices, one per distinct price in the runs. */
 const recordedPrices = (runs: readonly RunFacts[]): Price[] => [...new Map(runs.map((r) => [JSON.stringify(r.settings.price), r.settings.price])).values()];
 
 /**
@@ -172,7 +172,7 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   write(rel('ratiosCsv'), toCsv(ratios.map(ratioRow)));
   write(rel('savingsCsv'), toCsv(savings.map(savingRow)));
   write(rel('repriceCsv'), toCsv(repriced.map(repriceRow)));
-  const taskqueue = runs.some((r) => r.agent === 'taskqueue') ? { rounds: roundRows(runs), roles: roleRows(runs), constraints: constraintRows(runs) } : null;
+  const taskqueue = all.some((r) => r.agent === 'taskqueue') ? { rounds: roundRows(all), roles: roleRows(all), constraints: constraintRows(all) } : null;
   if (taskqueue) {
     const csv = (rows: readonly object[]) => toCsv(rows as Array<Record<string, unknown>>);
     write(rel('taskqueueRoundsCsv'), csv(taskqueue.rounds));
@@ -183,7 +183,7 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   for (const [name, rows] of Object.entries(loop.csv)) write(name, toCsv(rows));
 
   const charts = [];
-  for (const c of [...buildCharts({ summary, points, fits, runs }), ...loop.charts, ...(taskqueue ? [queueLengthChart(roundRows(longestRoundLimit(runs)))] : [])]) {
+  for (const c of [...buildCharts({ summary, points, fits, runs: all }), ...loop.charts, ...(taskqueue ? [queueLengthChart(roundRows(longestRoundLimit(all)))] : [])]) {
     const svg = await toSvg(c.spec);
     const stem = path.join(rel('charts'), c.name);
     write(`${stem}.vl.json`, `${JSON.stringify(c.spec, null, 2)}\n`);

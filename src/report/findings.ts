@@ -142,7 +142,7 @@ export function findings(f: ReportFacts): string[] {
     const month = usdDistinct([hi * DAYS_PER_MONTH])(hi * DAYS_PER_MONTH);
     out.push(
       `At ${volume.as_written}, ${name(costing(hi), 'the most expensive configuration', 'the most expensive configurations')} ${costing(hi).length === 1 ? 'costs' : 'each cost'} ${usd(hi)} a day, ${month} a month` +
-        (hi !== lo ? `; ${name(costing(lo), 'the cheapest', 'the cheapest')} ${costing(lo).length === 1 ? 'costs' : 'each cost'} ${usd(lo)} a day.` : '.'),
+        (hi !== lo ? `; ${name(costing(lo), 'the cheapest', 'the cheapest configurations')} ${costing(lo).length === 1 ? 'costs' : 'each cost'} ${usd(lo)} a day.` : '.'),
     );
   }
   return out;

@@ -74,6 +74,7 @@ describe('findings say what really stopped the runs', () => {
     const sentences = text.filter((t) => t.includes('lowering MAX_STEPS from 20 to 10'));
     expect(sentences.map((t) => t.slice(0, t.indexOf(':')))).toEqual(['s (repeat=3)', 's (repeat=off)']);
     expect(recommendations.map((r) => r.family)).toEqual(['repeat=3', 'repeat=off']);
+    expect(text[0]).toMatch(/MAX_STEPS 10 → 20 \(repeat=(3|off)\): steps taken/);
   });
 
   it('says the volume as written', () => {

@@ -105,6 +105,7 @@ describe('bench report --what-if', () => {
     const rows = fs.readFileSync(path.join(at30, 'whatif_runs.csv'), 'utf8').trim().split('\n');
     expect(rows[0]).toMatch(/,derived_from$/);
     expect(rows).toHaveLength(4);
+    expect(fs.readFileSync(path.join(at30, 'summary.md'), 'utf8')).toContain('6 runs (3 derived by what-if, no model called), 2 configurations');
     // The derived limit joins the decision: the 30-step sweep now recommends from two limits.
     expect(stdout.split('\n')[0]).toContain('recommended MAX_STEPS 12 (derived from recorded runs: a what-if)');
   });

@@ -57,14 +57,19 @@ function preemption(c: ConfigSummary): string {
   return `; at steps=${limit}, ${whatStopped(c)}${never}`;
 }
 
-/** The scenario, and the settings that set this family apart from the scenario's other families (none with one family). */
-function familyName(c: ConfigSummary, summary: readonly ConfigSummary[]): string {
+/** The settings that set this family apart from the scenario's other step-limit families ('' with one family). */
+function familyLabel(c: ConfigSummary, summary: readonly ConfigSummary[]): string {
   const others = stepLimitFamilies(summary)
     .filter((f) => f[0]!.scenario === c.scenario)
     .map((f) => f[0]!.settings)
     .filter((s) => differingSettings(c.settings, [s]) !== '');
-  const differs = others.length ? differingSettings(c.settings, others) : '';
-  return differs ? `${c.scenario} (${differs})` : c.scenario;
+  return others.length ? differingSettings(c.settings, others) : '';
+}
+
+/** The scenario, and what sets this family apart: `s (repeat=3)`. */
+function familyName(c: ConfigSummary, summary: readonly ConfigSummary[]): string {
+  const label = familyLabel(c, summary);
+  return label ? `${c.scenario} (${label})` : c.scenario;
 }
 
 function successClause(c: ConfigSummary, top: ConfigSummary): string {
@@ -108,7 +113,8 @@ function fitSentence(fit: QuadraticFit, f: ReportFacts): string {
   const hi = f.summary.find((c) => c.config_id === wide.to_config)!;
   const taken = lo.steps.mean > 0 ? hi.steps.mean / lo.steps.mean : NaN;
   const early = lo.stop_reasons.done === lo.runs ? ' (every run finished on its own before the lower limit)' : '';
-  out += ` MAX_STEPS ${wide.from_steps} → ${wide.to_steps}: steps taken ${times(taken)} (${lo.steps.mean.toFixed(1)} → ${hi.steps.mean.toFixed(1)}) → input tokens ${times(wide.tokens_ratio)}${early}`;
+  const label = familyLabel(lo, f.summary);
+  out += ` MAX_STEPS ${wide.from_steps} → ${wide.to_steps}${label ? ` (${label})` : ''}: steps taken ${times(taken)} (${lo.steps.mean.toFixed(1)} → ${hi.steps.mean.toFixed(1)}) → input tokens ${times(wide.tokens_ratio)}${early}`;
   return `${out}${preemption(hi)}.`;
 }
 

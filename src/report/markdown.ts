@@ -1,5 +1,5 @@
 // summary.md: the findings and a compact table, sized for a pull-request comment or $GITHUB_STEP_SUMMARY.
-import type { ReportData } from './report-data.ts';
+import { runCount, type ReportData } from './report-data.ts';
 import { contextTable, reflectionTable } from './loop-tables.ts';
 import { decisionTable, ratioTableRows, savingsTable, summaryTable, volumeTable, type Table } from './tables.ts';
 import { constraintTable, queueTable } from './taskqueue-tables.ts';
@@ -18,7 +18,7 @@ export function renderMarkdown(d: ReportData): string {
     `## loopbench: ${d.name}`,
     '',
     ...d.decisions.map((x) => `**${x}**\n`),
-    `${d.runs.length} runs, ${d.summary.length} configurations; costs ${d.pricing}` +
+    `${runCount(d)}, ${d.summary.length} configurations; costs ${d.pricing}` +
       (m ? `; seed ${m.seed}${m.git_commit ? `, commit ${m.git_commit.slice(0, 10)}` : ''}, ${m.created_at}` : '') +
       '.',
     ...(skipped > 0 ? ['', `> ${skipped} incomplete record line(s) were skipped.`] : []),

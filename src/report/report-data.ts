@@ -2,6 +2,7 @@
 import type { ConfigSummary, StepPoint } from './aggregate.ts';
 import type { ChartSpec } from './charts.ts';
 import type { ConfigEconomics } from './decision.ts';
+import { isDerived } from './whatif-configs.ts';
 import type { QuadraticFit, StepLimitSaving, StepRatio } from './fit.ts';
 import type { RepricedConfig } from './reprice.ts';
 import type { VolumeProjection } from './volume.ts';
@@ -63,4 +64,10 @@ export function describeSettings(summary: readonly ConfigSummary[]): Array<[stri
   rows.push(['context', distinct(summary.map((c) => c.settings.context)).join(', ')]);
   rows.push(['prompt cache', distinct(summary.map((c) => (c.settings.prompt_cache ? 'on' : 'off'))).join(', ')]);
   return rows;
+}
+
+/** `40 runs` or `40 runs (30 derived by what-if)`. */
+export function runCount(d: Pick<ReportData, 'runs'>): string {
+  const derived = d.runs.filter((r) => isDerived(r.config_id)).length;
+  return `${d.runs.length} runs${derived ? ` (${derived} derived by what-if, no model called)` : ''}`;
 }

@@ -146,6 +146,11 @@ describe('the decision', () => {
     expect(few.recommendations[0]!.next).toMatch(/run --repeat 12 to halve it/);
     const lowest = report([4, 8].flatMap((m) => limited('l', m, 20, { stepsToDone: () => 3, success: () => true })));
     expect(lowest.recommendations[0]!.max_steps).toBe(4);
+    expect(lowest.recommendations[0]!.next).toBe('every run finished by step 3, below the lowest limit swept: a tighter limit costs the same until it cuts runs off — try --steps 3..3');
+    // 200 runs a limit: one run in 200 cut off at 4 is a loss the interval bounds tightly.
+    const cut = report([4, 8].flatMap((m) => limited('c', m, 200, { stepsToDone: (i) => (i === 0 ? 6 : 3), success: (i) => (i === 0 ? 6 : 3) <= m })));
+    expect(cut.recommendations[0]!.max_steps).toBe(4);
+    expect(cut.recommendations[0]!.next).toBe('the lowest limit swept was picked and stopped runs: try lower limits, e.g. --steps 2..3:1');
     const unchecked = report([...limited('u', 12, 2), ...limited('u', 30, 2)]);
     expect(unchecked.recommendations[0]!.rule).toBe(RULE_UNCHECKED);
     expect(unchecked.recommendations[0]!.sentence).toContain('success not measured (no check)');

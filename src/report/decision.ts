@@ -114,6 +114,8 @@ export function recommendLimits(summary: readonly ConfigSummary[], economics: re
           : `${perSuccess}, success ${pick.successes}/${pick.runs} against ${best.successes}/${best.runs} at the best limit (${best.settings.limits.max_steps}; difference ${signedPoints(-d.hi)} to ${signedPoints(-d.lo)} points)`;
       if (allFailed) next = 'check the scenario: more steps did not make any run succeed';
       else if (pick !== best && d.hi > 0.2) next = `the interval allows losing up to ${pct(d.hi)} of success: run --repeat ${pick.runs * 4} to halve it`;
+      else if (pick === family[0] && !pick.stop_reasons.max_steps && pick.steps.max < pick.settings.limits.max_steps!)
+        next = `every run finished by step ${pick.steps.max}, below the lowest limit swept: a tighter limit costs the same until it cuts runs off — try --steps ${pick.steps.max}..${pick.settings.limits.max_steps! - 1}`;
       else if (pick === family[0] && pick.stop_reasons.max_steps) next = `the lowest limit swept was picked and stopped runs: try lower limits, e.g. --steps ${lowerRange(pick.settings.limits.max_steps!)}`;
       else {
         const below = family[family.indexOf(pick) - 1];

@@ -71,5 +71,7 @@ describe('what-if limits derived from recorded trajectories equal the sweep actu
     const [spun] = await sweep('autogpt-recursive-verification', { max_steps: 30, max_repeat: 3 }, { repeat: 1 });
     expect(spun!.record.stop_reason).toBe('spin');
     expect(deriveRun(spun!.record, spun!.steps, { ...SEED_LIMITS, max_steps: 30, max_repeat: null }, 'x').ok).toBe(false);
+    // A crash that lost step lines leaves a trajectory no what-if can replay.
+    expect(deriveRun(r!.record, r!.steps.slice(0, -1), { ...SEED_LIMITS, max_steps: 12 }, 'x')).toEqual({ ok: false, reason: expect.stringMatching(/steps\.jsonl holds 23 of its 24 calls/) });
   });
 });

@@ -3,7 +3,7 @@
 // step records (the same brake code the runs used), so no model is called. The one assumption: the
 // trajectory does not depend on the limit (true unless the prompt states the limit to the model).
 import { brakesFor } from '../brakes/index.ts';
-import type { Brake, PendingCall, RunState } from '../brakes/brake.ts';
+import type { PendingCall, RunState } from '../brakes/brake.ts';
 import { callCost } from '../meter/pricing.ts';
 import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import type { Limits } from '../contracts/settings.ts';
@@ -40,6 +40,7 @@ const fmt = (v: number | null) => (v === null ? 'off' : String(v));
 export function deriveRun(run: RunRecord, steps: readonly StepRecord[], limits: Limits, configId: string): Derivation {
   const recorded = run.settings.limits;
   const changed = (Object.keys(limits) as Array<keyof Limits>).filter((k) => limits[k] !== recorded[k]);
+  if (steps.length !== run.calls) return { ok: false, reason: `${run.run_id}: steps.jsonl holds ${steps.length} of its ${run.calls} calls, so its trajectory is incomplete` };
   if (run.agent !== 'react') return { ok: false, reason: `${run.agent} runs: what-if is derived for the ReAct loop only (one model call per step)` };
   const other = steps.find((s) => s.role !== 'act');
   if (other) return { ok: false, reason: `${run.config_id}: its runs make '${other.role}' calls besides the agent's steps (reflection or a summarizing context), which the step records do not let a what-if replay` };

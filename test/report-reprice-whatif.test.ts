@@ -94,6 +94,12 @@ describe('bench report re-prices everything the reader reads', () => {
 });
 
 describe('bench report --what-if', () => {
+  it('--help lists the pricing flags bench run takes, and --what-if with its limits', async () => {
+    const { stdout } = await bench(['report', '--help']);
+    for (const f of ['--price-model <name>', '--price-in <usd>', '--price-out <usd>', '--price-cached <usd>', '--pricing <file>', '--price-as <models>', '--what-if <limit=values>']) expect(stdout).toContain(f);
+    expect(stdout.replace(/\s+/g, ' ')).toContain('limits: steps, tokens, cost, timeout, repeat, calls');
+  });
+
   it('a what-if at 12 from a 30-step sweep equals the sweep actually run at 12, and is marked derived', async () => {
     // at12's reports back at its recorded price (the test above re-priced them).
     const [{ stdout }] = await Promise.all([bench(['report', at30, '--what-if', 'steps=12']), bench(['report', at12])]);

@@ -54,6 +54,10 @@ describe('buildReports', () => {
     expect(md).toContain('| seed-shaped | 10 → 30 | ×3 | ×9.21 | ×9.21 |');
     expect(md).toContain('- checked: lowering MAX_STEPS from 30 to 10 cuts mean cost by');
     expect(md).toContain('loses 1 of 3 successes');
+    // The decision opens summary.md, and cost per successful task sits next to cost per run.
+    expect(md.split('\n')[2]).toMatch(/^\*\*seed-shaped: recommended MAX_STEPS \d+ — /);
+    expect(md).toMatch(/\n\*\*checked: recommended MAX_STEPS \d+ — .* Rule: /);
+    expect(md).toContain('| configuration | success (95% CI) | cost per run | cost per successful task (95% CI) | +1 step (measured) | +1 step (fit) |');
   });
 
   it('the PNGs carry visible text: the title area has ink (the shipped font was found)', async () => {

@@ -82,6 +82,11 @@ describe('bench report re-prices everything the reader reads', () => {
     const first = runs.find((l) => l.startsWith('seed-calibrated_steps=12_r000,'))!;
     expect(Number(last[cum])).toBeCloseTo(Number(first.split(',')[cost]), 12);
 
+    // The re-pricing table still compares with the cost as recorded (gpt-4o-mini), not with the re-priced one.
+    const table = fs.readFileSync(path.join(mini, 'repricing.csv'), 'utf8').trim().split('\n');
+    const off = table.find((l) => l.startsWith('seed-calibrated steps=12,seed-calibrated,gpt-4o,off,'))!.split(',');
+    expect(Number(off[6])).toBeCloseTo(Number(truth.cost_usd_mean) / Number(recorded.cost_usd_mean), 6);
+
     await bench(['report', mini]);
     expect(fs.readFileSync(path.join(mini, 'summary.md'), 'utf8')).toContain('costs priced as recorded: gpt-4o-mini');
     expect(summaryCsv(mini).get('seed-calibrated steps=12')!.cost_usd_mean).toBe(recorded.cost_usd_mean);

@@ -128,10 +128,12 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   steps.byRun = null;
   // Every cost the reader reads comes from these: the recorded runs and the derived ones, at the report's price.
   const priced = <R extends RunFacts>(rs: R[]) => (o.price ? repriceAll(rs, o.price) : rs);
-  const derived = priced((whatIf?.runs ?? []).map((r) => ({ ...r, repeat: r.settings.repeat })));
-  const all = [...priced(runs), ...derived];
+  const derivedAsRecorded = (whatIf?.runs ?? []).map((r) => ({ ...r, repeat: r.settings.repeat }));
+  const asRecorded = [...runs, ...derivedAsRecorded];
   inPlanOrder(runs, meta?.scenarios ?? []);
-  inPlanOrder(all, meta?.scenarios ?? []);
+  inPlanOrder(asRecorded, meta?.scenarios ?? []);
+  const all = priced(asRecorded);
+  const derived = priced(derivedAsRecorded);
   const costOf = new Map(all.map((r) => [r.run_id, r.cost_usd]));
   const summary = summarizeConfigs(all);
   const points = steps.points.points();
@@ -140,7 +142,8 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   const savings = stepLimitSavings(summary);
   const volumeList = o.volumes ?? DEFAULT_VOLUMES;
   const volumes = projectVolumes(summary, volumeList);
-  const repriced = repriceRuns(all, o.priceAs ?? recordedPrices(all), (r) => steps.cached.forRun(r.run_id));
+  // The re-pricing table compares with the cost as recorded, whatever the report is priced at.
+  const repriced = repriceRuns(asRecorded, o.priceAs ?? (o.price ? [o.price] : recordedPrices(asRecorded)), (r) => steps.cached.forRun(r.run_id));
   const loop = loopReports(all, points, steps.maxInput);
   const economics = configEconomics(summary, fits);
   const volume = chosenVolume(volumeList);

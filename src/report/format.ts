@@ -9,7 +9,8 @@ export function usd(x: number, digits = 2): string {
   if (a >= 1000) return `$${x.toLocaleString('en-US', { maximumFractionDigits: Math.max(0, digits - whole) })}`;
   if (a >= 1) return `$${x.toFixed(Math.max(2, digits - whole))}`;
   if (a === 0) return '$0';
-  return `$${x.toPrecision(digits).replace(/e.*$/, '')}`;
+  // Fixed-point, not toPrecision: that turns amounts below $0.000001 into exponents (1.0e-7).
+  return `$${x.toFixed(Math.min(20, digits - 1 - Math.floor(Math.log10(a))))}`;
 }
 
 /** usd() with as many digits as it takes to print different amounts differently (2 to 6 significant digits). */

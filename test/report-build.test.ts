@@ -9,6 +9,7 @@ import type { StepPoint } from '../src/report/aggregate.ts';
 import { lineEnds } from '../src/report/step-charts.ts';
 import { runRow, toCsv } from '../src/report/csv.ts';
 import { percentile } from '../src/report/stats.ts';
+import { parseVolumes } from '../src/report/volume.ts';
 import { decodePng, inkPixels } from './helpers/png.ts';
 import { sampleSweep, synthRun, writeResults } from './helpers/records.ts';
 
@@ -26,7 +27,7 @@ describe('buildReports', () => {
   it('writes every artifact: CSVs, seven charts as spec + SVG + PNG, report.html, summary.md', async () => {
     const dir = path.join(tmp, 'full');
     writeResults(dir, sampleSweep([10, 30], 3));
-    const built = await buildReports(dir, { volumes: [10_000] });
+    const built = await buildReports(dir, { volumes: parseVolumes('10000/day') });
     for (const f of ['steps.csv', 'runs.csv', 'summary.csv', 'steps_by_index.csv', 'fit.csv', 'step_ratios.csv', 'step_limit_savings.csv', 'repricing.csv', 'report.html', 'summary.md'])
       expect(fs.statSync(path.join(dir, f)).size, f).toBeGreaterThan(0);
     const charts = ['mean-cost', 'cumulative-input-tokens', 'cumulative-cost', 'input-tokens-per-call', 'cost-per-run', 'stop-reasons', 'success-vs-cost'];
@@ -53,6 +54,10 @@ describe('buildReports', () => {
     expect(md).toContain('| seed-shaped | 10 → 30 | ×3 | ×9.21 | ×9.21 |');
     expect(md).toContain('- checked: lowering MAX_STEPS from 30 to 10 cuts mean cost by');
     expect(md).toContain('loses 1 of 3 successes');
+    // The decision opens summary.md, and cost per successful task sits next to cost per run.
+    expect(md.split('\n')[2]).toMatch(/^\*\*seed-shaped: recommended MAX_STEPS \d+ — /);
+    expect(md).toMatch(/\n\*\*checked: recommended MAX_STEPS \d+ — .* Rule: /);
+    expect(md).toContain('| configuration | success (95% CI) | cost per run | cost per successful task (95% CI) | +1 step (measured) | +1 step (fit) |');
   });
 
   it('the PNGs carry visible text: the title area has ink (the shipped font was found)', async () => {
@@ -189,7 +194,13 @@ describe('bench report', () => {
     const cases = [
       [['--volume', 'lots'], "--volume: 'lots' is not a positive number of runs"],
       [['--price-as', 'gpt-9'], "no price for model 'gpt-9'"],
-      [['--pricing', 'x.yaml'], '--pricing: only used with --price-as'],
+      [['--pricing', 'x.yaml'], '--pricing: only used with --price-model or --price-as'],
+      [['--price-in', '1'], '--price-in and --price-out go together'],
+      [['--price-cached', '1'], '--price-cached: only used with --price-in and --price-out'],
+      [['--price-model', 'gpt-9'], "no price for model 'gpt-9'"],
+      [['--what-if', 'steps'], "--what-if: 'steps' is not LIMIT=VALUES, like steps=5..30:5"],
+      [['--what-if', 'rounds=3'], "--what-if: 'rounds' is not a limit a what-if can derive (accepted: steps, tokens, cost, timeout, repeat, calls)"],
+      [['--what-if', 'steps=0'], '--what-if steps: 0 is below the minimum 1'],
     ] as const;
     // In parallel: each is a fresh CLI process.
     const results = await Promise.all(cases.map(([args]) => bench(['report', dir, ...args]).then(() => null, (e: { code: number; stderr: string }) => e)));

@@ -80,12 +80,12 @@ describe('ratio table and savings', () => {
     // repeat 0 needs 20 steps: it succeeds at 30 and is cut off at 10.
     expect(checked).toMatchObject({ max_steps: 10, highest_steps: 30, successes_lost: 1, highest_successes: 4 });
     expect(checked.cost_saved).toBeGreaterThan(0);
-    const text = findings({ summary, fits, ratios: ratioTable(summary, fits), savings, volumes: projectVolumes(summary, [10_000]) });
+    const text = findings({ summary, fits, ratios: ratioTable(summary, fits), savings, volumes: projectVolumes(summary, parseVolumes('10000/day')) });
     expect(text).toContain(
-      `checked: lowering MAX_STEPS from 30 to 10 cuts mean cost by ${Math.round(checked.cost_saved * 100)}% ($0.0035 → $0.0016 per run) and loses 1 of 4 successes; 1 of 4 runs at 10 were stopped by the step limit.`,
+      `checked: lowering MAX_STEPS from 30 to 10 cuts mean cost by ${Math.round(checked.cost_saved * 100)}% ($0.0035 → $0.0016 per run; steps taken 8.8 → 6.3); it loses 1 of 4 successes (3/4 against 4/4); 1 of 4 runs at 10 were cut off by the step limit.`,
     );
     expect(text.some((t) => t.startsWith('seed-shaped: cumulative input tokens after N steps fit 300·N² − 100·N (R² = 1.0000)'))).toBe(true);
-    expect(text.some((t) => t.includes('Steps ×3 (10 → 30) → input tokens ×9.21'))).toBe(true);
+    expect(text.some((t) => t.includes('MAX_STEPS 10 → 30: steps taken ×3 (10.0 → 30.0) → input tokens ×9.21'))).toBe(true);
   });
 });
 
@@ -126,7 +126,9 @@ describe('aggregation', () => {
 
 describe('volume and re-pricing', () => {
   it('parses volumes with units and refuses bad ones', () => {
-    expect(parseVolumes('10000/day, 1000/hour, 300000/month, 500')).toEqual([10_000, 24_000, 10_000, 500]);
+    expect(parseVolumes('10000/day, 1000/hour, 300000/month, 500').map((v) => v.runs_per_day)).toEqual([10_000, 24_000, 10_000, 500]);
+    // Shown as written: 2e6/month stays a month, not 66,667 a day.
+    expect(parseVolumes('2e6/month, 1000/hour, 500').map((v) => v.as_written)).toEqual(['2,000,000 runs a month', '1,000 runs an hour', '500 runs a day']);
     expect(() => parseVolumes('10x')).toThrow(UsageError);
     expect(() => parseVolumes('-5/day')).toThrow(/positive/);
     expect(() => parseVolumes('5/fortnight')).toThrow(/unit must be one of/);

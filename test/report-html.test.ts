@@ -76,7 +76,12 @@ describe.skipIf(!hasChromium)('report.html in headless Chromium', () => {
       expect(await page.locator('#chart-mean-cost').textContent()).toMatch(/−\d+% vs steps=8/);
 
       const findings = await page.$$eval('#findings li', (li) => li.map((x) => x.textContent ?? ''));
-      expect(findings.some((f) => /lowering MAX_STEPS from 8 to 4 cuts mean cost by \d+%/.test(f))).toBe(true);
+      expect(findings.some((f) => /lowering MAX_STEPS from 8 to 4 (cuts mean cost by \d+%|costs the same)/.test(f))).toBe(true);
+      // The decision opens the report: the first section, one recommended limit per scenario with its rule.
+      expect(await page.$eval('main section', (s) => s.id)).toBe('decision');
+      const decisions = await page.$$eval('#decision li', (li) => li.map((x) => x.textContent ?? ''));
+      expect(decisions.map((d) => d.slice(0, d.indexOf(':')))).toEqual(['tiny-agent-sum-of-squares', 'seed-calibrated']);
+      for (const d of decisions) expect(d).toMatch(/recommended MAX_STEPS \d+ — .* Rule: /);
       expect(await page.locator('#summary table tbody tr').count()).toBe(4);
       expect(await page.locator('#runs table tbody tr').count()).toBe(12);
 

@@ -28,8 +28,8 @@ it('the ratio table reads steps ×3 → input tokens ×9.2 (±0.1) for seed-cali
 
   const shown = `×${+ratio.toFixed(2)}`;
   expect(fs.readFileSync(path.join(dir, 'summary.md'), 'utf8')).toContain(`| seed-calibrated | 10 → 30 | ×3 | ${shown} |`);
-  expect(fs.readFileSync(path.join(dir, 'report.html'), 'utf8')).toContain(`Steps ×3 (10 → 30) → input tokens ${shown}.`);
-  expect(stdout).toContain(`Steps ×3 (10 → 30) → input tokens ${shown}.`);
+  expect(fs.readFileSync(path.join(dir, 'report.html'), 'utf8')).toContain(`MAX_STEPS 10 → 30: steps taken ×3 (10.0 → 30.0) → input tokens ${shown}.`);
+  expect(stdout).toContain(`MAX_STEPS 10 → 30: steps taken ×3 (10.0 → 30.0) → input tokens ${shown}.`);
   // The fit agrees: R² near 1 with a positive quadratic term.
   const fit = fs.readFileSync(path.join(dir, 'fit.csv'), 'utf8').trim().split('\n');
   const [scenario, , b, r2] = fit[1]!.split(',');

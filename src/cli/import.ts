@@ -96,6 +96,6 @@ export function registerImport(program: Command): void {
       const { buildReports } = await import('../report/build.ts');
       const built = await buildReports(out);
       if (!o.json) console.log(`imported ${done.runs.length} run(s), ${done.steps} agent step(s)${done.skipped.length ? `; ${done.skipped.length} ${o.format === 'atif' ? 'file(s)' : 'line(s)'} skipped` : ''}`);
-      printSummary(built.summary, { json: o.json, dir: out, findings: built.findings });
+      printSummary(built, { json: o.json, dir: out });
     });
 }

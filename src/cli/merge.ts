@@ -28,6 +28,6 @@ export function registerMerge(program: Command): void {
       if (merged.status !== 'complete') console.error(`bench: merged sweep is ${merged.status} (a shard did not finish every run)`);
       const built = await buildReports(out);
       if (!o.json) console.log(`merged ${merged.shards} shards, ${merged.runs} runs`);
-      printSummary(built.summary, { json: o.json, dir: out });
+      printSummary({ summary: built.summary }, { json: o.json, dir: out });
     });
 }

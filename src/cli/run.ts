@@ -100,7 +100,7 @@ function resumedSpend(dir: string, meta: Meta, text: string | undefined, todo: R
 
 /** Prints the summary, and says how to go on from a paused or interrupted sweep. */
 function report(o: RunOptions & StartOptions, outcome: StartedOutcome, pauseAt: number | undefined): void {
-  printSummary(outcome.summary, { json: o.json, dir: outcome.dir, findings: outcome.findings });
+  printSummary(outcome, { json: o.json, dir: outcome.dir });
   if (outcome.spend?.stopped) console.error(`bench: run the rest under a new cap with: bench --resume ${outcome.dir} --ci-max-spend <usd>`);
   const paused = outcome.runs.filter((r) => r.extra?.paused).length;
   if (paused > 0)

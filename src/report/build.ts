@@ -14,7 +14,7 @@ import { writeCsvFile } from './csv-file.ts';
 import { naturalOrder, StepIndexAccumulator, summarizeConfigs, type ConfigSummary } from './aggregate.ts';
 import { buildCharts } from './charts.ts';
 import { configColours } from './chart-colours.ts';
-import { fitRow, ratioRow, repriceRow, runRow, savingRow, stepIndexRow, stepRow, summaryRow, toCsv } from './csv.ts';
+import { derivedRow, economicsRow, fitRow, ratioRow, repriceRow, runRow, savingRow, stepIndexRow, stepRow, summaryRow, toCsv } from './csv.ts';
 import { findings } from './findings.ts';
 import { overrunFindings } from './overrun-findings.ts';
 import { QuadraticFitAccumulator, ratioTable, stepLimitSavings } from './fit.ts';
@@ -25,23 +25,37 @@ import { loopReports } from './loop-reports.ts';
 import { renderMarkdown } from './markdown.ts';
 import { svgToPng, toSvg } from './render.ts';
 import type { ReportData } from './report-data.ts';
-import { CachedTokensEstimator, repriceRuns } from './reprice.ts';
-import { DEFAULT_VOLUMES, projectVolumes } from './volume.ts';
+import { CachedTokensEstimator, repriceAll, repriceRuns, stepCostAt } from './reprice.ts';
+import { DEFAULT_VOLUMES, projectVolumes, type Volume } from './volume.ts';
+import { chosenVolume } from './findings.ts';
+import { configEconomics, recommendLimits, type ConfigEconomics } from './decision.ts';
+import { deriveConfigs, type WhatIfRequest } from './whatif-configs.ts';
+import { describePrice, describePrices } from './report-data.ts';
 import { constraintRows, longestRoundLimit, roleRows, roundRows } from './taskqueue.ts';
 import { queueLengthChart } from './taskqueue-chart.ts';
 import { detectorFindings, detectorRows } from './spin-detectors.ts';
 
 export interface BuildOptions {
-  /** Prices to re-price the recorded tokens under (default: the recorded prices). */
+  /** Prices for the re-pricing table (default: the report's prices). */
   priceAs?: Price[];
-  /** Runs per day to project costs for (default: DEFAULT_VOLUMES). */
-  volumes?: number[];
+  /** Re-price every cost the reports show at this price, from the recorded tokens. */
+  price?: Price;
+  /** Limits to derive from the recorded trajectories (what-if), each value its own derived configuration. */
+  whatIf?: WhatIfRequest[];
+  /** Volumes to project costs for (default: DEFAULT_VOLUMES). */
+  volumes?: Volume[];
 }
 
 export interface BuiltReports {
-  /** Every run, without its free text (in runs.csv), in configuration order. */
+  /** Every recorded run, without its free text (in runs.csv), in configuration order. */
   runs: LoadedRun[];
+  /** Every configuration: the recorded ones and the derived (what-if) ones. */
   summary: ConfigSummary[];
+  economics: ConfigEconomics[];
+  /** The recommended MAX_STEPS per scenario, each a sentence with its rule: what the summary opens with. */
+  decisions: string[];
+  /** How the report is priced, e.g. "re-priced as gpt-4o from recorded tokens". */
+  pricing: string;
   /** Lines of steps.jsonl / runs.jsonl that were not complete JSON and were skipped. */
   skippedLines: number;
   skippedStepLines: number;
@@ -53,6 +67,8 @@ export interface BuiltReports {
 
 interface StepPass {
   skipped: number;
+  /** Each run's steps in call order, kept only for a what-if. */
+  byRun: Map<string, StepRecord[]> | null;
   points: StepIndexAccumulator;
   fit: QuadraticFitAccumulator;
   cached: CachedTokensEstimator;
@@ -61,8 +77,9 @@ interface StepPass {
 }
 
 /** One pass over steps.jsonl: steps.csv streamed out row by row, every per-step aggregate fed. */
-async function passSteps(dir: string): Promise<StepPass> {
-  const pass: StepPass = { skipped: 0, points: new StepIndexAccumulator(), fit: new QuadraticFitAccumulator(), cached: new CachedTokensEstimator(), maxInput: new Map() };
+async function passSteps(dir: string, price: Price | undefined, keepSteps: boolean): Promise<StepPass> {
+  const cum = new Map<string, number>();
+  const pass: StepPass = { skipped: 0, byRun: keepSteps ? new Map() : null, points: new StepIndexAccumulator(), fit: new QuadraticFitAccumulator(), cached: new CachedTokensEstimator(), maxInput: new Map() };
   const file = resultFile(dir, 'steps');
   await writeCsvFile(resultFile(dir, 'stepsCsv'), async (add) => {
     for await (const line of readJsonlLines(file)) {
@@ -72,7 +89,14 @@ async function passSteps(dir: string): Promise<StepPass> {
       }
       checkStepRecord(file, line.line, line.value);
       const r = line.value as StepRecord;
-      add(stepRow(r));
+      if (pass.byRun?.has(r.run_id)) pass.byRun.get(r.run_id)!.push(r);
+      else pass.byRun?.set(r.run_id, [r]);
+      if (price) {
+        const cost = stepCostAt(price, r);
+        const total = (cum.get(r.run_id) ?? 0) + cost;
+        cum.set(r.run_id, total);
+        add(stepRow({ ...r, cost_usd: cost, cum_cost_usd: total }));
+      } else add(stepRow(r));
       pass.points.add(r);
       // The quadratic finding is about the plain loop: a context strategy or critique calls bend the curve (the context report fits those per configuration).
       if (r.settings.context === 'full' && r.settings.reflection === 'off') pass.fit.addStep(r);
@@ -83,6 +107,9 @@ async function passSteps(dir: string): Promise<StepPass> {
   return pass;
 }
 
+/** Derived runs, one row each, next to runs.csv. */
+const WHAT_IF_RUNS_CSV = 'whatif_runs.csv';
+
 /** The recorded prices, one per distinct price in the runs. */
 const recordedPrices = (runs: readonly RunFacts[]): Price[] => [...new Map(runs.map((r) => [JSON.stringify(r.settings.price), r.settings.price])).values()];
 
@@ -91,7 +118,7 @@ const recordedPrices = (runs: readonly RunFacts[]): Price[] => [...new Map(runs.
  * every table, sum and mean is taken over the runs in plan order instead (scenarios as planned, then
  * configurations in natural order, then repeats), so the same records always give the same reports.
  */
-function inPlanOrder(runs: LoadedRun[], plannedScenarios: readonly string[]): void {
+function inPlanOrder(runs: Array<RunFacts & { repeat: number }>, plannedScenarios: readonly string[]): void {
   const scenario = new Map([...new Set([...plannedScenarios, ...runs.map((r) => r.scenario)])].map((s, i) => [s, i]));
   const configs = [...new Set(runs.map((r) => r.config_id))].sort(naturalOrder);
   const config = new Map(configs.map((c, i) => [c, i]));
@@ -101,23 +128,39 @@ function inPlanOrder(runs: LoadedRun[], plannedScenarios: readonly string[]): vo
 export async function buildReports(dir: string, o: BuildOptions = {}): Promise<BuiltReports> {
   const runsFile = resultFile(dir, 'runs');
   const { runs, skipped: skippedRuns } = await loadRuns(runsFile);
-  const steps = await passSteps(dir);
+  const steps = await passSteps(dir, o.price, Boolean(o.whatIf?.length));
   const meta = readMeta(dir);
+  const whatIf = o.whatIf?.length ? deriveConfigs([...wholeRecords(runsFile, runs)], (id) => steps.byRun!.get(id) ?? [], o.whatIf) : null;
+  steps.byRun = null;
+  // Every cost the reader reads comes from these: the recorded runs and the derived ones, at the report's price.
+  const priced = <R extends RunFacts>(rs: R[]) => (o.price ? repriceAll(rs, o.price) : rs);
+  const derivedAsRecorded = (whatIf?.runs ?? []).map((r) => ({ ...r, repeat: r.settings.repeat }));
+  const asRecorded = [...runs, ...derivedAsRecorded];
   inPlanOrder(runs, meta?.scenarios ?? []);
-  const summary = summarizeConfigs(runs);
+  inPlanOrder(asRecorded, meta?.scenarios ?? []);
+  const all = priced(asRecorded);
+  const derived = priced(derivedAsRecorded);
+  const costOf = new Map(all.map((r) => [r.run_id, r.cost_usd]));
+  const summary = summarizeConfigs(all);
   const points = steps.points.points();
   // Fits come in the order scenarios first appear in steps.jsonl (completion order): put them in plan order.
   const rank = new Map([...new Set(runs.map((r) => r.scenario))].map((sc, i) => [sc, i]));
   const fits = steps.fit.fits().sort((a, b) => (rank.get(a.scenario) ?? rank.size) - (rank.get(b.scenario) ?? rank.size));
   const ratios = ratioTable(summary, fits);
   const savings = stepLimitSavings(summary);
-  const volumes = projectVolumes(summary, o.volumes ?? DEFAULT_VOLUMES);
-  const repriced = repriceRuns(runs, o.priceAs ?? recordedPrices(runs), (r) => steps.cached.forRun(r.run_id));
+  const volumeList = o.volumes ?? DEFAULT_VOLUMES;
+  const volumes = projectVolumes(summary, volumeList);
+  // The re-pricing table compares with the cost as recorded, whatever the report is priced at.
+  const repriced = repriceRuns(asRecorded, o.priceAs ?? (o.price ? [o.price] : recordedPrices(asRecorded)), (r) => steps.cached.forRun(r.run_id));
   // One colour per configuration in every chart.
   const colours = configColours(summary);
-  const loop = loopReports(runs, points, steps.maxInput, colours);
+  const loop = loopReports(all, points, steps.maxInput, colours);
+  const economics = configEconomics(summary, fits);
+  const volume = chosenVolume(volumeList);
+  const decisions = volume ? recommendLimits(summary, economics, volume).map((r) => r.sentence) : [];
   const detectors = detectorRows(runs);
-  const sentences = [...overrunFindings(runs), ...findings({ summary, fits, ratios, savings, volumes }), ...loop.findings, ...detectorFindings(detectors)];
+  const sentences = [...overrunFindings(runs), ...findings({ summary, fits, ratios, savings, volumes }), ...loop.findings, ...detectorFindings(detectors), ...(whatIf?.refusals ?? [])];
+  const pricing = o.price ? `re-priced as ${describePrice(o.price)} from recorded tokens (the brakes fired at the recorded prices)` : `priced as recorded: ${describePrices(summary).join('; ')}`;
 
   const files: string[] = [];
   const write = (rel: string, data: string | Uint8Array) => {
@@ -131,18 +174,19 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   const shownRuns: RunRecord[] = [];
   await writeCsvFile(resultFile(dir, 'runsCsv'), (add) => {
     for (const r of wholeRecords(runsFile, runs)) {
-      add(runRow(r));
+      add(runRow(o.price ? { ...r, cost_usd: costOf.get(r.run_id)! } : r));
       if (shownRuns.length < MAX_RUN_ROWS) shownRuns.push(r);
     }
   });
   files.push(rel('runsCsv'));
-  write(rel('summaryCsv'), toCsv(summary.map((c) => summaryRow(c, volumes))));
+  if (whatIf) write(WHAT_IF_RUNS_CSV, toCsv(derived.map(derivedRow)));
+  write(rel('summaryCsv'), toCsv(summary.map((c, i) => ({ ...summaryRow(c, volumes), ...economicsRow(economics[i]!) }))));
   write(rel('stepIndexCsv'), toCsv(points.map(stepIndexRow)));
   write(rel('fitCsv'), toCsv(fits.map(fitRow)));
   write(rel('ratiosCsv'), toCsv(ratios.map(ratioRow)));
   write(rel('savingsCsv'), toCsv(savings.map(savingRow)));
   write(rel('repriceCsv'), toCsv(repriced.map(repriceRow)));
-  const taskqueue = runs.some((r) => r.agent === 'taskqueue') ? { rounds: roundRows(runs), roles: roleRows(runs), constraints: constraintRows(runs) } : null;
+  const taskqueue = all.some((r) => r.agent === 'taskqueue') ? { rounds: roundRows(all), roles: roleRows(all), constraints: constraintRows(all) } : null;
   if (taskqueue) {
     const csv = (rows: readonly object[]) => toCsv(rows as Array<Record<string, unknown>>);
     write(rel('taskqueueRoundsCsv'), csv(taskqueue.rounds));
@@ -154,7 +198,7 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   if (detectors.length) write(rel('spinDetectorsCsv'), toCsv(detectors.map((r) => ({ ...r }))));
 
   const charts = [];
-  for (const c of [...buildCharts({ summary, points, fits, runs }, colours), ...loop.charts, ...(taskqueue ? [queueLengthChart(roundRows(longestRoundLimit(runs)), colours)] : [])]) {
+  for (const c of [...buildCharts({ summary, points, fits, runs: all }, colours), ...loop.charts, ...(taskqueue ? [queueLengthChart(roundRows(longestRoundLimit(all)), colours)] : [])]) {
     const svg = await toSvg(c.spec);
     const stem = path.join(rel('charts'), c.name);
     write(`${stem}.vl.json`, `${JSON.stringify(c.spec, null, 2)}\n`);
@@ -166,9 +210,12 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
     name: path.basename(dir),
     meta,
     generated_at: new Date().toISOString(),
-    runs,
+    runs: all,
     shownRuns,
     summary,
+    economics,
+    decisions,
+    pricing,
     points,
     fits,
     ratios,
@@ -187,6 +234,9 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   return {
     runs,
     summary,
+    economics,
+    decisions,
+    pricing,
     skippedLines: skippedRuns + steps.skipped,
     skippedStepLines: steps.skipped,
     skippedRunLines: skippedRuns,

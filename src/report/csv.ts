@@ -5,6 +5,8 @@
 import { stringify } from 'csv-stringify/sync';
 import { STOP_REASONS } from '../contracts/stop-reason.ts';
 import { LIMITS, showLimit } from '../contracts/limits.ts';
+import type { DerivedRun } from './whatif.ts';
+import type { ConfigEconomics } from './decision.ts';
 import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import type { ConfigSettings } from '../contracts/settings.ts';
 import type { ConfigSummary, StepPoint } from './aggregate.ts';
@@ -85,6 +87,23 @@ export function runRow(r: RunRecord): Record<string, unknown> {
     elapsed_ms: r.elapsed_ms,
     success: r.success ?? '',
     answer: r.answer ?? '',
+  };
+}
+
+/** A derived (what-if) run: the runs.csv columns, no answer (a run cut short has none), and the configuration it was derived from. */
+export function derivedRow(r: DerivedRun): Record<string, unknown> {
+  return { ...runRow({ ...r, answer: null, started_at: '', finished_at: '' }), derived_from: r.derived_from };
+}
+
+/** Cost per successful task and per extra step, next to the summary's columns. */
+export function economicsRow(e: ConfigEconomics): Record<string, unknown> {
+  const n = (x: number | null | undefined) => (x === null || x === undefined ? '' : Number.isFinite(x) ? x : 'inf');
+  return {
+    cost_usd_per_success: n(e.cost_per_success),
+    cost_usd_per_success_ci95_lo: n(e.cost_per_success_ci?.lo),
+    cost_usd_per_success_ci95_hi: n(e.cost_per_success_ci?.hi),
+    marginal_cost_usd_per_step: n(e.marginal_step_cost),
+    marginal_cost_usd_per_step_fit: n(e.marginal_step_cost_fit),
   };
 }
 

@@ -112,6 +112,7 @@ export interface StepLimitSaving {
   config_id: string;
   max_steps: number;
   highest_steps: number;
+  highest_config: string;
   /** 1 − mean cost here / mean cost at the highest limit. */
   cost_saved: number;
   cost_usd_mean: number;
@@ -135,6 +136,7 @@ export function stepLimitSavings(summary: readonly ConfigSummary[]): StepLimitSa
         config_id: c.config_id,
         max_steps: c.settings.limits.max_steps!,
         highest_steps: top.settings.limits.max_steps!,
+        highest_config: top.config_id,
         cost_saved: top.cost_usd.mean > 0 ? 1 - c.cost_usd.mean / top.cost_usd.mean : 0,
         cost_usd_mean: c.cost_usd.mean,
         highest_cost_usd_mean: top.cost_usd.mean,

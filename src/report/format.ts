@@ -2,13 +2,22 @@
 
 export const int = (x: number) => Math.round(x).toLocaleString('en-US');
 
-/** Dollars with enough digits to tell small per-run costs apart: $0.0075, $12.40, $1,290. */
-export function usd(x: number): string {
+/** Dollars with `digits` significant digits (at least cents from $1 up): $0.0075, $12.40, $1,290. */
+export function usd(x: number, digits = 2): string {
   const a = Math.abs(x);
-  if (a >= 1000) return `$${Math.round(x).toLocaleString('en-US')}`;
-  if (a >= 1) return `$${x.toFixed(2)}`;
+  const whole = a >= 1 ? Math.floor(Math.log10(a)) + 1 : 0;
+  if (a >= 1000) return `$${x.toLocaleString('en-US', { maximumFractionDigits: Math.max(0, digits - whole) })}`;
+  if (a >= 1) return `$${x.toFixed(Math.max(2, digits - whole))}`;
   if (a === 0) return '$0';
-  return `$${x.toPrecision(2).replace(/e.*$/, '')}`;
+  // Fixed-point, not toPrecision: that turns amounts below $0.000001 into exponents (1.0e-7).
+  return `$${x.toFixed(Math.min(20, digits - 1 - Math.floor(Math.log10(a))))}`;
+}
+
+/** usd() with as many digits as it takes to print different amounts differently (2 to 6 significant digits). */
+export function usdDistinct(amounts: readonly number[]): (x: number) => string {
+  const distinct = [...new Set(amounts)];
+  for (let d = 2; d < 6; d++) if (new Set(distinct.map((x) => usd(x, d))).size === distinct.length) return (x) => usd(x, d);
+  return (x) => usd(x, 6);
 }
 
 export const pct = (x: number) => `${Math.round(x * 100)}%`;

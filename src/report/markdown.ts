@@ -1,7 +1,7 @@
 // summary.md: the findings and a compact table, sized for a pull-request comment or $GITHUB_STEP_SUMMARY.
-import { describePrices, type ReportData } from './report-data.ts';
+import { runCount, type ReportData } from './report-data.ts';
 import { contextTable, reflectionTable } from './loop-tables.ts';
-import { ratioTableRows, savingsTable, summaryTable, volumeTable, type Table } from './tables.ts';
+import { decisionTable, ratioTableRows, savingsTable, summaryTable, volumeTable, type Table } from './tables.ts';
 import { constraintTable, queueTable } from './taskqueue-tables.ts';
 import { DETECTOR_NOTE, detectorTable } from './spin-detectors.ts';
 
@@ -18,7 +18,8 @@ export function renderMarkdown(d: ReportData): string {
   const parts = [
     `## loopbench: ${d.name}`,
     '',
-    `${d.runs.length} runs, ${d.summary.length} configurations; priced as ${describePrices(d.summary).join('; ')}` +
+    ...d.decisions.map((x) => `**${x}**\n`),
+    `${runCount(d)}, ${d.summary.length} configurations; costs ${d.pricing}` +
       (m ? `; seed ${m.seed}${m.git_commit ? `, commit ${m.git_commit.slice(0, 10)}` : ''}, ${m.created_at}` : '') +
       '.',
     ...(skipped > 0 ? ['', `> ${skipped} incomplete record line(s) were skipped.`] : []),
@@ -28,6 +29,10 @@ export function renderMarkdown(d: ReportData): string {
     ...d.findings.map((f) => `- ${f}`),
     '',
     markdownTable(summaryTable(d.summary, true)),
+    '',
+    '### Cost per successful task, and per extra step',
+    '',
+    markdownTable(decisionTable(d.summary, d.economics)),
   ];
   if (d.ratios.length) parts.push('', '### Steps ×k → input tokens ×r', '', markdownTable(ratioTableRows(d.ratios)));
   if (d.savings.length) parts.push('', '### Lower step limits against the highest', '', markdownTable(savingsTable(d.savings)));

@@ -1,6 +1,8 @@
 // Everything the human-facing reports (HTML, Markdown) show, computed once by build.ts.
 import type { ConfigSummary, StepPoint } from './aggregate.ts';
 import type { ChartSpec } from './charts.ts';
+import type { ConfigEconomics } from './decision.ts';
+import { isDerived } from './whatif-configs.ts';
 import type { QuadraticFit, StepLimitSaving, StepRatio } from './fit.ts';
 import type { RepricedConfig } from './reprice.ts';
 import type { VolumeProjection } from './volume.ts';
@@ -9,6 +11,7 @@ import type { DetectorRow } from './spin-detectors.ts';
 import type { LoopReports } from './loop-reports.ts';
 import type { Meta } from '../results/meta.ts';
 import type { RunFacts, RunRecord } from '../contracts/records.ts';
+import type { Price } from '../contracts/settings.ts';
 
 export interface RenderedChart extends Omit<ChartSpec, 'spec'> {
   svg: string;
@@ -22,6 +25,11 @@ export interface ReportData {
   /** The first runs (up to MAX_RUN_ROWS) as whole records, for the HTML's runs table. */
   shownRuns: readonly RunRecord[];
   summary: readonly ConfigSummary[];
+  economics: readonly ConfigEconomics[];
+  /** The recommended MAX_STEPS per scenario: what the report opens with. */
+  decisions: readonly string[];
+  /** How the report is priced (as recorded, or re-priced from the recorded tokens). */
+  pricing: string;
   points: readonly StepPoint[];
   fits: readonly QuadraticFit[];
   ratios: readonly StepRatio[];
@@ -42,12 +50,11 @@ export interface ReportData {
 /** Distinct values of one field over the configurations, in order. */
 export const distinct = <T>(xs: readonly T[]) => [...new Set(xs)];
 
-/** `gpt-4o-mini ($0.15 in / $0.075 cached / $0.60 out per 1M tokens)` */
+/** `gpt-4o-mini ($0.15 input / $0.075 cached input / $0.6 output per 1M tokens)` */
+export const describePrice = (p: Price) => `${p.model} ($${p.input_per_1m} input / $${p.cached_input_per_1m} cached input / $${p.output_per_1m} output per 1M tokens)`;
+
 export function describePrices(summary: readonly ConfigSummary[]): string[] {
-  return distinct(summary.map((c) => JSON.stringify(c.settings.price))).map((j) => {
-    const p = JSON.parse(j) as ConfigSummary['settings']['price'];
-    return `${p.model} ($${p.input_per_1m} input / $${p.cached_input_per_1m} cached input / $${p.output_per_1m} output per 1M tokens)`;
-  });
+  return distinct(summary.map((c) => JSON.stringify(c.settings.price))).map((j) => describePrice(JSON.parse(j) as Price));
 }
 
 /** The swept dimensions and the fixed limits, as `name: values` lines. */
@@ -60,4 +67,10 @@ export function describeSettings(summary: readonly ConfigSummary[]): Array<[stri
   rows.push(['context', distinct(summary.map((c) => c.settings.context)).join(', ')]);
   rows.push(['prompt cache', distinct(summary.map((c) => (c.settings.prompt_cache ? 'on' : 'off'))).join(', ')]);
   return rows;
+}
+
+/** `40 runs` or `40 runs (30 derived by what-if)`. */
+export function runCount(d: Pick<ReportData, 'runs'>): string {
+  const derived = d.runs.filter((r) => isDerived(r.config_id)).length;
+  return `${d.runs.length} runs${derived ? ` (${derived} derived by what-if, no model called)` : ''}`;
 }

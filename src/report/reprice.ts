@@ -67,3 +67,23 @@ export function repriceRuns(runs: readonly RunFacts[], prices: readonly Price[],
   }
   return out;
 }
+
+/**
+ * The runs as if billed at `price`: every cost the reports show comes from these. Cached tokens are
+ * billed at the cached rate only where the run recorded them (prompt caching on), as the provider would.
+ * The brakes fired at the recorded prices: a budget stop stays where it was.
+ */
+export function repriceAll<R extends RunFacts>(runs: readonly R[], price: Price): R[] {
+  const settings = new Map<RunFacts['settings'], RunFacts['settings']>();
+  return runs.map((r) => {
+    let s = settings.get(r.settings);
+    if (!s) {
+      const { role_prices: _rolePrices, ...rest } = r.settings;
+      settings.set(r.settings, (s = { ...rest, price }));
+    }
+    return { ...r, settings: s, cost_usd: callCost(price, r.input_tokens, r.output_tokens, r.settings.prompt_cache ? r.cached_tokens : 0) };
+  });
+}
+
+/** One step's cost at `price`, for steps.csv (cumulative cost summed per run by the caller). */
+export const stepCostAt = (price: Price, s: StepRecord) => callCost(price, s.input_tokens, s.output_tokens, s.settings.prompt_cache ? s.cached_tokens : 0);

@@ -2,7 +2,8 @@
 import { formatStopReasons, type ConfigSummary } from './aggregate.ts';
 import { fitFormula } from './findings.ts';
 import type { QuadraticFit, StepLimitSaving, StepRatio } from './fit.ts';
-import { int, pct, times, usd } from './format.ts';
+import { int, pct, times, usd, usdDistinct } from './format.ts';
+import type { ConfigEconomics } from './decision.ts';
 import type { RepricedConfig } from './reprice.ts';
 import type { VolumeProjection } from './volume.ts';
 import type { RunRecord } from '../contracts/records.ts';
@@ -22,6 +23,9 @@ const successCell = (c: ConfigSummary) =>
 export function summaryTable(summary: readonly ConfigSummary[], compact = false): Table {
   const cached = !compact && summary.some((c) => c.cached_tokens.mean > 0);
   type Col = [string, (c: ConfigSummary) => string, boolean];
+  const mean = usdDistinct(summary.map((c) => c.cost_usd.mean));
+  const p95 = usdDistinct(summary.map((c) => c.cost_usd.p95));
+  const max = usdDistinct(summary.map((c) => c.cost_usd.max));
   const cols: Col[] = [
     ['configuration', (c) => c.config_id, false],
     ['runs', (c) => String(c.runs), true],
@@ -32,14 +36,33 @@ export function summaryTable(summary: readonly ConfigSummary[], compact = false)
     ...(compact ? [] : [['input tokens p95', (c) => int(c.input_tokens.p95), true] as Col]),
     ...(cached ? [['cached tokens mean', (c) => int(c.cached_tokens.mean), true] as Col] : []),
     ['output tokens mean', (c) => int(c.output_tokens.mean), true],
-    ['cost mean', (c) => usd(c.cost_usd.mean), true],
-    ['cost p95', (c) => usd(c.cost_usd.p95), true],
-    ...(compact ? [] : [['cost max', (c) => usd(c.cost_usd.max), true] as Col]),
+    ['cost mean', (c) => mean(c.cost_usd.mean), true],
+    ['cost p95', (c) => p95(c.cost_usd.p95), true],
+    ...(compact ? [] : [['cost max', (c) => max(c.cost_usd.max), true] as Col]),
   ];
   return {
     head: cols.map(([h]) => h),
     rows: summary.map((c) => cols.map(([, f]) => f(c))),
     numeric: cols.flatMap(([, , n], i) => (n ? [i] : [])),
+  };
+}
+
+/** Per configuration: cost per run next to cost per successful task, and what one more step costs. */
+export function decisionTable(summary: readonly ConfigSummary[], economics: readonly ConfigEconomics[]): Table {
+  const econ = new Map(economics.map((e) => [e.config_id, e]));
+  const all = economics.flatMap((e) => [e.cost_per_run, e.cost_per_success ?? 0, e.cost_per_success_ci?.lo ?? 0, e.cost_per_success_ci?.hi ?? 0]);
+  const money = usdDistinct(all.filter(Number.isFinite));
+  const step = usdDistinct(economics.flatMap((e) => [e.marginal_step_cost ?? 0, e.marginal_step_cost_fit ?? 0]));
+  const finite = (x: number) => (Number.isFinite(x) ? money(x) : '∞');
+  return {
+    head: ['configuration', 'success (95% CI)', 'cost per run', 'cost per successful task (95% CI)', '+1 step (measured)', '+1 step (fit)'],
+    rows: summary.map((c) => {
+      const e = econ.get(c.config_id)!;
+      const perSuccess =
+        e.cost_per_success === null ? 'not measured (no check)' : !Number.isFinite(e.cost_per_success) ? 'none succeeded' : `${money(e.cost_per_success)} (${money(e.cost_per_success_ci!.lo)}–${finite(e.cost_per_success_ci!.hi)})`;
+      return [c.config_id, successCell(c), money(e.cost_per_run), perSuccess, e.marginal_step_cost === null ? '–' : step(e.marginal_step_cost), e.marginal_step_cost_fit === null ? '–' : step(e.marginal_step_cost_fit)];
+    }),
+    numeric: [2, 4, 5],
   };
 }
 
@@ -77,13 +100,18 @@ export function savingsTable(savings: readonly StepLimitSaving[]): Table {
 export function volumeTable(volumes: readonly VolumeProjection[]): Table {
   const levels = distinct(volumes.map((v) => v.runs_per_day));
   const configs = distinct(volumes.map((v) => v.config_id));
+  // Per column, digits enough that different configurations never print the same amount.
+  const at = (l: number, f: (v: VolumeProjection) => number) => usdDistinct(volumes.filter((v) => v.runs_per_day === l).map(f));
+  const perDay = Object.fromEntries(levels.map((l) => [l, at(l, (v) => v.cost_usd_per_day)]));
+  const perMonth = Object.fromEntries(levels.map((l) => [l, at(l, (v) => v.cost_usd_per_month)]));
+  const written = (l: number) => volumes.find((v) => v.runs_per_day === l)!.as_written;
   return {
-    head: ['configuration', ...levels.flatMap((l) => [`${int(l)} runs/day: per day`, 'per month'])],
+    head: ['configuration', ...levels.flatMap((l) => [`${written(l)}: per day`, 'per month'])],
     rows: configs.map((c) => [
       c,
       ...levels.flatMap((l) => {
         const v = volumes.find((x) => x.config_id === c && x.runs_per_day === l)!;
-        return [usd(v.cost_usd_per_day), usd(v.cost_usd_per_month)];
+        return [perDay[l]!(v.cost_usd_per_day), perMonth[l]!(v.cost_usd_per_month)];
       }),
     ]),
     numeric: levels.flatMap((_, i) => [1 + 2 * i, 2 + 2 * i]),

@@ -47,7 +47,11 @@ export interface RunOptions extends TaskqueueFlags, TransportFlags, LimitOptions
   context?: string;
 }
 
-function resolvePrice(o: RunOptions, models: string[], table: PricingTable): Price {
+/** The pricing flags `bench run` and `bench report` share. */
+export type PriceFlags = Pick<RunOptions, 'pricing' | 'priceModel' | 'priceIn' | 'priceOut' | 'priceCached'>;
+
+/** The price from the pricing flags: custom rates, a table entry, or the one openai: model swept. */
+export function resolvePrice(o: PriceFlags, models: string[], table: PricingTable): Price {
   const custom = [o.priceIn, o.priceOut].filter((x) => x !== undefined).length;
   if (custom === 1) throw new UsageError('--price-in and --price-out go together (USD per 1M tokens)');
   if (custom === 2) {

@@ -1,0 +1,162 @@
+// The decision a cost review makes, made explicit: what each configuration costs per successful task,
+// what one more step costs at each limit, and which MAX_STEPS to pick among the limits swept — by a
+// printed rule, with the saving at the chosen volume, or with what to run next when the sweep cannot tell.
+import type { ConfigSummary, Interval } from './aggregate.ts';
+import { predict, stepLimitFamilies, type QuadraticFit } from './fit.ts';
+import { differingSettings } from './settings-diff.ts';
+import { pct, usd } from './format.ts';
+import { DAYS_PER_MONTH, type Volume } from './volume.ts';
+import { isDerived } from './whatif-configs.ts';
+
+export interface ConfigEconomics {
+  config_id: string;
+  scenario: string;
+  max_steps: number | null;
+  cost_per_run: number;
+  /** Mean cost ÷ success rate; null without a check, Infinity when nothing succeeded. */
+  cost_per_success: number | null;
+  /** From the success rate's 95% interval (the cost mean taken as known). */
+  cost_per_success_ci: Interval | null;
+  /** Extra cost per extra step taken, between this limit and the next lower one (the next higher for the lowest). */
+  marginal_step_cost: number | null;
+  /** What step N+1 costs on the fitted curve, N the mean steps taken here (input at the uncached rate). */
+  marginal_step_cost_fit: number | null;
+}
+
+/** Per configuration of every step-limit family; configurations outside a family get no marginal cost. */
+export function configEconomics(summary: readonly ConfigSummary[], fits: readonly QuadraticFit[]): ConfigEconomics[] {
+  const marginal = new Map<string, number | null>();
+  for (const family of stepLimitFamilies(summary)) {
+    family.forEach((c, i) => {
+      const [a, b] = i === 0 ? [family[0]!, family[1]!] : [family[i - 1]!, c];
+      const dSteps = b.steps.mean - a.steps.mean;
+      // No more steps taken (another brake stopped both at the same step): there is no step to price.
+      marginal.set(c.config_id, Math.abs(dSteps) < 1e-9 ? null : (b.cost_usd.mean - a.cost_usd.mean) / dSteps);
+    });
+  }
+  return summary.map((c) => {
+    const rate = c.success_rate;
+    const fit = fits.find((f) => f.scenario === c.scenario);
+    const n = Math.round(c.steps.mean);
+    const outPerStep = c.steps.mean > 0 ? c.output_tokens.mean / c.steps.mean : 0;
+    const p = c.settings.price;
+    return {
+      config_id: c.config_id,
+      scenario: c.scenario,
+      max_steps: c.settings.limits.max_steps,
+      cost_per_run: c.cost_usd.mean,
+      cost_per_success: rate === null ? null : rate > 0 ? c.cost_usd.mean / rate : Infinity,
+      cost_per_success_ci: rate === null ? null : { lo: c.cost_usd.mean / c.success_ci!.hi, hi: c.success_ci!.lo > 0 ? c.cost_usd.mean / c.success_ci!.lo : Infinity },
+      marginal_step_cost: marginal.get(c.config_id) ?? null,
+      marginal_step_cost_fit: fit && n > 0 ? ((predict(fit, n + 1) - predict(fit, n)) * p.input_per_1m + outPerStep * p.output_per_1m) / 1e6 : null,
+    };
+  });
+}
+
+/**
+ * 95% interval of p1 − p2 from the two Wilson intervals (Newcombe's hybrid score method):
+ * sound at 10 runs and at 0% or 100%, where the textbook Wald interval collapses to a point.
+ */
+export function differenceInterval(k1: number, n1: number, ci1: Interval, k2: number, n2: number, ci2: Interval): Interval {
+  const p1 = k1 / n1;
+  const p2 = k2 / n2;
+  const d = p1 - p2;
+  return { lo: d - Math.hypot(p1 - ci1.lo, ci2.hi - p2), hi: d + Math.hypot(ci1.hi - p1, p2 - ci2.lo) };
+}
+
+export const RULE_CHECKED =
+  'the cheapest limit per successful task whose success rate is not significantly below the best limit’s (the 95% interval of the difference in success rates includes 0)';
+export const RULE_UNCHECKED = 'the cheapest limit per run (success is not measured: the scenario has no check)';
+
+export interface Recommendation {
+  scenario: string;
+  /** The settings this family shares that other families of the scenario do not (empty with one family). */
+  family: string;
+  max_steps: number;
+  config_id: string;
+  rule: string;
+  highest_steps: number;
+  /** Against the highest limit swept, at the volume below. */
+  saving_usd_per_month: number;
+  volume: Volume;
+  /** What to run next when the sweep cannot settle the choice (null when it can). */
+  next: string | null;
+  sentence: string;
+}
+
+export function recommendLimits(summary: readonly ConfigSummary[], economics: readonly ConfigEconomics[], volume: Volume): Recommendation[] {
+  const out: Recommendation[] = [];
+  const families = stepLimitFamilies(summary);
+  for (const family of families) {
+    const scenario = family[0]!.scenario;
+    const siblings = families.filter((f) => f[0]!.scenario === scenario);
+    const family_ = siblings.length > 1 ? differingSettings(family[0]!.settings, siblings.filter((f) => f !== family).map((f) => f[0]!.settings)) : '';
+    const econ = (c: ConfigSummary) => economics.find((e) => e.config_id === c.config_id)!;
+    const top = family[family.length - 1]!;
+    const checked = family.every((c) => c.successes !== null);
+    let pick: ConfigSummary;
+    let next: string | null = null;
+    let why: string;
+    if (checked) {
+      const best = [...family].sort((x, y) => y.success_rate! - x.success_rate! || x.cost_usd.mean - y.cost_usd.mean)[0]!;
+      const diff = (c: ConfigSummary) => differenceInterval(best.successes!, best.runs, best.success_ci!, c.successes!, c.runs, c.success_ci!);
+      const eligible = family.filter((c) => diff(c).lo <= 0);
+      const allFailed = best.successes === 0;
+      pick = allFailed
+        ? family.reduce((m, c) => (c.cost_usd.mean < m.cost_usd.mean ? c : m))
+        : eligible.reduce((m, c) => (econ(c).cost_per_success! < econ(m).cost_per_success! ? c : m));
+      const d = diff(pick);
+      const perSuccess = `${usd(econ(pick).cost_per_success!)} per successful task`;
+      why = allFailed
+        ? `no run succeeded at any limit (0 of ${family.reduce((s, c) => s + c.runs, 0)}), so only cost per run tells the limits apart`
+        : pick === best
+          ? `${perSuccess}, success ${pick.successes}/${pick.runs}, the best of the limits swept`
+          : `${perSuccess}, success ${pick.successes}/${pick.runs} against ${best.successes}/${best.runs} at the best limit (${best.settings.limits.max_steps}; difference ${signedPoints(-d.hi)} to ${signedPoints(-d.lo)} points)`;
+      if (allFailed) next = 'check the scenario: more steps did not make any run succeed';
+      else if (pick !== best && d.hi > 0.2) next = `the interval allows losing up to ${pct(d.hi)} of success: run --repeat ${pick.runs * 4} to halve it`;
+      else if (pick === family[0] && !pick.stop_reasons.max_steps && pick.steps.max < pick.settings.limits.max_steps!)
+        next = `every run finished by step ${pick.steps.max}, below the lowest limit swept: a tighter limit costs the same until it cuts runs off — try --steps ${pick.steps.max}..${pick.settings.limits.max_steps! - 1}`;
+      else if (pick === family[0] && pick.stop_reasons.max_steps) next = `the lowest limit swept was picked and stopped runs: try lower limits, e.g. --steps ${lowerRange(pick.settings.limits.max_steps!)}`;
+      else {
+        const below = family[family.indexOf(pick) - 1];
+        if (below && below.settings.limits.max_steps! + 1 < pick.settings.limits.max_steps!) next = `a finer --steps ${below.settings.limits.max_steps}..${pick.settings.limits.max_steps} between the last limit that lost success and this one may find a cheaper limit`;
+      }
+    } else {
+      pick = family.reduce((m, c) => (c.cost_usd.mean < m.cost_usd.mean ? c : m));
+      why = `${usd(pick.cost_usd.mean)} per run, the cheapest swept; success not measured (no check)`;
+      next = `add a check to the scenario (check: in its YAML) to choose by cost per successful task: without one, the lowest limit always wins`;
+    }
+    const steps = pick.settings.limits.max_steps!;
+    const saving = (top.cost_usd.mean - pick.cost_usd.mean) * volume.runs_per_day * DAYS_PER_MONTH;
+    const rule = checked ? RULE_CHECKED : RULE_UNCHECKED;
+    const at = family_ ? ` (${family_})` : '';
+    const saves =
+      pick === top
+        ? 'it is the highest limit swept, so it saves nothing against it'
+        : saving === 0
+          ? `it costs the same as steps=${top.settings.limits.max_steps} (no run took more steps there)`
+          : `against steps=${top.settings.limits.max_steps} it saves ${usd(saving)} a month at ${volume.as_written}`;
+    out.push({
+      scenario,
+      family: family_,
+      max_steps: steps,
+      config_id: pick.config_id,
+      rule,
+      highest_steps: top.settings.limits.max_steps!,
+      saving_usd_per_month: saving,
+      volume,
+      next,
+      sentence: `${scenario}${at}: recommended MAX_STEPS ${steps}${isDerived(pick.config_id) ? ' (derived from recorded runs: a what-if)' : ''} — ${why}; ${saves}. Rule: ${rule}.${next ? ` Next: ${next}.` : ''}`,
+    });
+  }
+  return out;
+}
+
+const signedPoints = (x: number) => `${x < 0 ? '−' : '+'}${Math.abs(Math.round(x * 100))}`;
+
+/** Below a limit, halving it in about five steps: 12 → 6..11:1. */
+function lowerRange(limit: number): string {
+  const lo = Math.max(1, Math.floor(limit / 2));
+  const step = Math.max(1, Math.round((limit - 1 - lo) / 5));
+  return lo >= limit - 1 ? String(Math.max(1, limit - 1)) : `${lo}..${limit - 1}:${step}`;
+}

@@ -1,0 +1,138 @@
+// What-if limits from recorded trajectories: a run recorded under one set of limits contains, call by
+// call, what the same run does under any tighter limit — its prefix. The brakes are replayed over the
+// step records (the same brake code the runs used), so no model is called. The one assumption: the
+// trajectory does not depend on the limit (true unless the prompt states the limit to the model).
+import { brakesFor } from '../brakes/index.ts';
+import type { PendingCall, RunState } from '../brakes/brake.ts';
+import { callCost } from '../meter/pricing.ts';
+import type { RunRecord, StepRecord } from '../contracts/records.ts';
+import type { Limits } from '../contracts/settings.ts';
+import type { Stop, StopReason } from '../contracts/stop-reason.ts';
+
+/** The limits a what-if may change, as `bench report --what-if` names them. */
+export const WHAT_IF_LIMITS = { steps: 'max_steps', tokens: 'max_tokens', cost: 'max_cost_usd', timeout: 'timeout_s', repeat: 'max_repeat', calls: 'max_calls' } as const;
+export type WhatIfName = keyof typeof WHAT_IF_LIMITS;
+export type WhatIfLimit = (typeof WHAT_IF_LIMITS)[WhatIfName];
+
+/** Brake names (brakesFor) by the limit that switches them on. */
+const BRAKE_OF: Record<WhatIfLimit, string> = { max_steps: 'max_steps', max_tokens: 'max_tokens', max_cost_usd: 'max_cost', timeout_s: 'timeout', max_repeat: 'spin', max_calls: 'max_calls' };
+/** Brakes that decide from the run's state alone; the others project the next call, which the records hold only when it was made. */
+const STATE_ONLY = new Set(['max_steps', 'max_calls', 'timeout', 'max_rounds']);
+/** Stops that are the run's own end, not a brake: no limit changes them once the records reach them. */
+/** The order brakesFor checks them in. */
+const CHECK_ORDER = ['max_steps', 'max_rounds', 'max_calls', 'timeout', 'max_cost', 'max_tokens', 'spin'];
+const OWN_END = new Set<StopReason>(['done', 'error', 'interrupted', 'queue_empty']);
+
+/** A run as it would have gone under other limits: the figures a report aggregates, marked derived. */
+export interface DerivedRun extends Omit<RunRecord, 'answer' | 'started_at' | 'finished_at'> {
+  derived_from: string;
+}
+
+export type Derivation = { ok: true; run: DerivedRun } | { ok: false; reason: string };
+
+const fmt = (v: number | null) => (v === null ? 'off' : String(v));
+
+/**
+ * The outcome of `run` (recorded with `steps`, in call order) had its limits been `limits`. Refused, with
+ * the reason, when the records cannot tell: a loosened brake that stopped the run (what came next was
+ * never recorded), calls that are not plain agent steps, or an action brake over several actions per call.
+ */
+export function deriveRun(run: RunRecord, steps: readonly StepRecord[], limits: Limits, configId: string): Derivation {
+  const recorded = run.settings.limits;
+  const changed = (Object.keys(limits) as Array<keyof Limits>).filter((k) => limits[k] !== recorded[k]);
+  if (steps.length !== run.calls) return { ok: false, reason: `${run.run_id}: steps.jsonl holds ${steps.length} of its ${run.calls} calls, so its trajectory is incomplete` };
+  if (run.agent !== 'react') return { ok: false, reason: `${run.agent} runs: what-if is derived for the ReAct loop only (one model call per step)` };
+  const other = steps.find((s) => s.role !== 'act');
+  if (other) return { ok: false, reason: `${run.config_id}: its runs make '${other.role}' calls besides the agent's steps (reflection or a summarizing context), which the step records do not let a what-if replay` };
+  if (changed.includes('max_rounds')) return { ok: false, reason: 'max_rounds limits the task queue, not ReAct runs' };
+  const brakes = brakesFor(limits).filter((b) => changed.some((k) => BRAKE_OF[k as WhatIfLimit] === b.name));
+  const spin = brakes.find((b) => b.name === 'spin');
+  if (spin && steps.some((s) => s.action?.includes('|'))) return { ok: false, reason: `${run.config_id}: some calls ran several actions at once, and the records keep them joined, so repeats cannot be counted one by one` };
+
+  const price = run.settings.price;
+  const state: RunState = { steps: 0, calls: 0, rounds: 0, inputTokens: 0, outputTokens: 0, cachedTokens: 0, costUsd: 0, elapsedMs: 0, repeats: new Map(), history: [] };
+  const pendingOf = (s: StepRecord): PendingCall => ({
+    role: s.role,
+    inputTokens: s.input_tokens,
+    maxOutputTokens: run.settings.max_output_tokens,
+    projectedCostUsd: callCost(price, s.input_tokens, run.settings.max_output_tokens, 0),
+  });
+  const finish = (stop: Pick<Stop, 'reason' | 'step'>, detail: string, elapsedMs: number): Derivation => {
+    const same = stop.reason === run.stop_reason && state.calls === run.calls;
+    return {
+      ok: true,
+      run: {
+        run_id: `${run.run_id}~${configId}`,
+        config_id: configId,
+        scenario: run.scenario,
+        agent: run.agent,
+        settings: { ...run.settings, limits },
+        stop_reason: stop.reason,
+        stop_detail: same ? run.stop_detail : detail,
+        stop_step: stop.step,
+        steps: state.steps,
+        calls: state.calls,
+        rounds: state.rounds,
+        input_tokens: state.inputTokens,
+        output_tokens: state.outputTokens,
+        cached_tokens: state.cachedTokens,
+        cost_usd: state.costUsd,
+        elapsed_ms: same ? run.elapsed_ms : Math.round(elapsedMs),
+        // A run cut short has no answer: it fails its check (no check: not measured), as a live run would.
+        success: same ? run.success : run.success === null ? null : false,
+        derived_from: run.config_id,
+        ...(run.extra ? { extra: run.extra } : {}),
+      },
+    };
+  };
+
+  for (const s of steps) {
+    // Before the call: the clock as the brake saw it is the time after the call less its latency.
+    state.elapsedMs = s.elapsed_ms - s.latency_ms;
+    const pending = pendingOf(s);
+    for (const b of brakes) {
+      const stop = b.beforeCall?.(state, pending);
+      if (stop) return finish(stop, `${stop.detail} (derived from ${run.config_id})`, state.elapsedMs);
+    }
+    state.calls = s.call;
+    state.steps = s.step;
+    state.rounds = s.round;
+    state.inputTokens = s.cum_input_tokens;
+    state.outputTokens = s.cum_output_tokens;
+    state.cachedTokens += s.cached_tokens;
+    state.costUsd = s.cum_cost_usd;
+    state.elapsedMs = s.elapsed_ms;
+    if (s.fingerprint !== null) {
+      // The fingerprint is `tool(arguments)`: spin compares fingerprints, the detectors' arguments come from it.
+      const tool = s.action ?? '';
+      const action = { tool, fingerprint: s.fingerprint, argsJson: s.fingerprint.slice(tool.length + 1, -1) };
+      const stop = spin?.beforeAction?.(state, action);
+      if (stop) return finish(stop, `${stop.detail} (derived from ${run.config_id})`, state.elapsedMs);
+      state.repeats.set(action.fingerprint, (state.repeats.get(action.fingerprint) ?? 0) + 1);
+    }
+  }
+  // The records end where the run ended. Its own end stands; a brake's stop stands if that brake is as tight or tighter.
+  if (OWN_END.has(run.stop_reason)) return finish({ reason: run.stop_reason, step: run.stop_step }, run.stop_detail, run.elapsed_ms);
+  state.elapsedMs = run.elapsed_ms;
+  // A blocked action ends the run after its call: no brake before the next call is asked.
+  if (run.stop_reason !== 'spin') {
+    for (const b of brakes) {
+      // Brakes are asked in order; those after the one that stopped the run were never asked.
+      if (CHECK_ORDER.indexOf(b.name) >= CHECK_ORDER.indexOf(run.stop_reason)) break;
+      if (!STATE_ONLY.has(b.name)) return unknown(run, b.name);
+      const stop = b.beforeCall?.(state, { role: 'act', inputTokens: 0, maxOutputTokens: 0, projectedCostUsd: 0 });
+      if (stop) return finish(stop, `${stop.detail} (derived from ${run.config_id})`, state.elapsedMs);
+    }
+  }
+  const key = (Object.keys(BRAKE_OF) as WhatIfLimit[]).find((k) => BRAKE_OF[k] === run.stop_reason);
+  if (key && changed.includes(key) && !tighter(limits[key], recorded[key])) {
+    return { ok: false, reason: `${run.config_id}: runs were stopped by ${run.stop_reason} at ${fmt(recorded[key])} (step ${run.stop_step}); what came after was never recorded, so ${key} ${fmt(limits[key])} needs new runs` };
+  }
+  return finish({ reason: run.stop_reason, step: run.stop_step }, run.stop_detail, run.elapsed_ms);
+}
+
+const tighter = (v: number | null, than: number | null) => v !== null && (than === null || v <= than);
+
+function unknown(run: RunRecord, brake: string): Derivation {
+  return { ok: false, reason: `${run.config_id}: runs ended with ${run.stop_reason} before their next call was made, so whether ${brake} would have fired first is not in the records` };
+}

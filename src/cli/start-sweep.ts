@@ -60,11 +60,12 @@ export async function startSweep(
   o: StartOptions,
   command: string[],
   transport?: ModelTransport,
-  loop: Pick<SweepOptions, 'trace' | 'control'> = {},
+  loop: Pick<SweepOptions, 'trace' | 'control' | 'adaptive'> = {},
 ): Promise<StartedOutcome> {
   const all = expandSweep(spec);
   const shard = o.shard === undefined ? undefined : parseShard(o.shard);
-  const plans = shardSlice(all, shard);
+  // Adaptive repeats start with their first batch; the runner asks for the rest.
+  const plans = loop.adaptive ? loop.adaptive.next([]) : shardSlice(all, shard);
   const concurrency = one(o.concurrency, '--concurrency', { integer: true, min: 1, max: 1024 });
   const spend = spendLimiterFor(o.ciMaxSpend, plans);
   const dir = resultsDirFor(o.out);

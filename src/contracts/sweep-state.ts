@@ -13,3 +13,11 @@ export interface SpendState {
   stopped: boolean;
   runs_skipped: number;
 }
+
+/** Adaptive repeats (`bench check` with `repeats: { min, max, batch }`): batches until decided, or max. */
+export interface AdaptiveSampling {
+  min: number;
+  max: number;
+  batch: number;
+  confidence: number;
+}

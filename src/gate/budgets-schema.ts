@@ -74,11 +74,25 @@ const ScenarioEntry = z
   });
 export type ScenarioEntry = z.infer<typeof ScenarioEntry>;
 
+/** Adaptive repeats: batches of runs until every budget is decided at `confidence`, or `max` runs. */
+export const AdaptiveRepeats = z
+  .object({
+    min: z.number().int().min(2).max(100_000),
+    max: z.number().int().min(2).max(100_000),
+    batch: z.number().int().min(1).max(100_000),
+    /** Overall confidence of each decision, split over the looks (Bonferroni). */
+    confidence: z.number().min(0.5).max(0.999).default(0.95),
+  })
+  .strict()
+  .refine((r) => r.max >= r.min, { path: ['max'], message: 'must be at least min' });
+export type AdaptiveRepeats = z.infer<typeof AdaptiveRepeats>;
+
 export const BudgetsSchema = z
   .object({
     /** `sim`, `sim:<profile>`, `openai:<model>`, `replay:<cassette>`. */
     model: z.string().min(1).default('sim'),
-    repeats: z.number().int().min(1).max(100_000).default(10),
+    /** Runs per scenario: a fixed count, or `{ min, max, batch, confidence }` to stop once decided. */
+    repeats: z.union([z.number().int().min(1).max(100_000), AdaptiveRepeats]).default(10),
     seed: z.number().int().min(0).default(1),
     /** The brakes every run gets, as the bench flags of the same names. */
     limits: z

@@ -8,12 +8,12 @@ import { baselineOf, compareToBaseline, type Baseline } from './baseline.ts';
 import type { ScenarioBudget } from './load-budgets.ts';
 import type { Verdict } from './verdict.ts';
 
-export function judge(checks: readonly ScenarioBudget[], runs: readonly RunFacts[], o: { baseline?: Baseline; spend?: SpendState }): Verdict[] {
+export function judge(checks: readonly ScenarioBudget[], runs: readonly RunFacts[], o: { baseline?: Baseline; spend?: SpendState; successConfidence?: number }): Verdict[] {
   const now = baselineOf(runs).scenarios;
   const out: Verdict[] = [];
   for (const c of checks) {
     const id = c.scenario.id;
-    out.push(...evaluateAssertions(id, c.assertions, runs.filter((r) => r.scenario === id)));
+    out.push(...evaluateAssertions(id, c.assertions, runs.filter((r) => r.scenario === id), o.successConfidence));
     if (o.baseline && now[id]) out.push(...compareToBaseline(id, o.baseline.scenarios[id], now[id], c.maxRegression));
   }
   if (o.spend) {

@@ -1,6 +1,7 @@
 // JUnit XML, the format CI systems show as test results: one testsuite per scenario (plus `gate`
 // for checks over the whole run), one testcase per assertion, a <failure> for each breach.
 import type { Verdict } from './verdict.ts';
+import type { SamplingOutcome } from './adaptive.ts';
 import { groupBy } from '../report/group.ts';
 
 const escape = (s: string) =>
@@ -15,12 +16,15 @@ const escape = (s: string) =>
     // Characters XML 1.0 cannot carry at all.
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
 
-export function junitXml(verdicts: readonly Verdict[], name = 'bench check'): string {
+/** With adaptive repeats, each scenario's suite carries how many runs it took and why it stopped, as properties. */
+export function junitXml(verdicts: readonly Verdict[], name = 'bench check', sampling: readonly SamplingOutcome[] = []): string {
   const suites = groupBy(verdicts, (v) => v.suite);
   const failures = (vs: readonly Verdict[]) => vs.filter((v) => !v.pass).length;
   const lines = ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites name="${escape(name)}" tests="${verdicts.length}" failures="${failures(verdicts)}" errors="0">`];
   for (const [suite, vs] of suites) {
     lines.push(`  <testsuite name="${escape(suite)}" tests="${vs.length}" failures="${failures(vs)}" errors="0" skipped="0">`);
+    const s = sampling.find((x) => x.scenario === suite);
+    if (s) lines.push('    <properties>', `      <property name="runs" value="${s.runs}"/>`, `      <property name="sampling" value="${escape(s.reason)}"/>`, '    </properties>');
     for (const v of vs) {
       const open = `    <testcase classname="${escape(`bench.${suite}`)}" name="${escape(v.name)}"`;
       if (v.pass) lines.push(`${open}/>`);

@@ -20,7 +20,7 @@ import { CallSlots } from './call-slots.ts';
 import type { RunRecord } from '../contracts/records.ts';
 import { FILES, resultFile } from '../results/results-dir.ts';
 import { executeRun, type RunDeps } from './run-one.ts';
-import type { Shard, SpendState } from '../contracts/sweep-state.ts';
+import type { AdaptiveSampling, Shard, SpendState } from '../contracts/sweep-state.ts';
 import type { SpendLimiter } from './spend-limiter.ts';
 import { stepLine } from '../results/step-line.ts';
 import type { RunPlan, SweepSpec } from './sweep.ts';
@@ -51,6 +51,8 @@ export interface SweepOptions {
   /** The sweep's token counter (default: a fresh one); `bench perf` passes its own to count tokenizations. */
   counter?: TokenCounter;
   transport?: ModelTransport;
+  /** Adaptive repeats: `plans` is the first batch; `next` gets every finished record and returns the next batch (empty: done). */
+  adaptive?: { sampling: AdaptiveSampling; next: (finished: readonly RunRecord[]) => RunPlan[] };
 }
 
 export interface SweepOutcome extends BuiltReports {
@@ -83,6 +85,7 @@ function freshMeta(o: SweepOptions): Meta {
     versions: versions(),
     git_commit: gitCommit(),
     ...(o.shard ? { shard: o.shard } : {}),
+    ...(o.adaptive ? { adaptive: o.adaptive.sampling } : {}),
   };
 }
 
@@ -135,19 +138,32 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
     memory.check();
     return result.record;
   };
-  try {
-    await forEachConcurrently(o.plans, openRuns, async (plan) => {
-      if (!o.spend) return void (await runPlan(plan));
+  // Kept only for adaptive repeats, which judge them between batches; a plain sweep keeps nothing per run.
+  const finished: RunRecord[] = [];
+  const keep = (record: RunRecord) => {
+    if (o.adaptive) finished.push(record);
+    return record;
+  };
+  const runBatch = (batch: RunPlan[]) =>
+    forEachConcurrently(batch, openRuns, async (plan) => {
+      if (!o.spend) return void keep(await runPlan(plan));
       // A run's own max-cost brake bounds what it can spend; the CLI insists on one under a cap.
       const worstCase = plan.settings.limits.max_cost_usd ?? Infinity;
       if (!(await o.spend.acquire(worstCase))) return;
       let spent = 0;
       try {
-        spent = (await runPlan(plan)).cost_usd;
+        spent = (await runPlan(plan).then(keep)).cost_usd;
       } finally {
         o.spend.release(worstCase, spent);
       }
     });
+  try {
+    await runBatch(o.plans);
+    // Adaptive repeats: the next batch once this one is judged; not after Ctrl-C or the spend cap.
+    for (let batch = o.adaptive?.next(finished) ?? []; batch.length > 0 && !o.signal?.aborted && !o.spend?.state.stopped; batch = o.adaptive!.next(finished)) {
+      meta.runs_planned += batch.length;
+      await runBatch(batch);
+    }
   } finally {
     steps.close();
     runs.close();

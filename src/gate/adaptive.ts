@@ -140,8 +140,8 @@ export function adaptiveSweep(spec: SweepSpec, checks: readonly ScenarioBudget[]
   return { sampling: r, next: (finished) => nextBatch(all, checks, finished, r) };
 }
 
-/** How the looks are planned, for a reader: `10..100 by 10 · 10 looks at 99.5 % each (95 % overall, Bonferroni)`. */
+/** How the looks are planned, for a reader: `10..100 runs by 10 · 10 looks at 99.5 % each, 95 % overall (Bonferroni)`. */
 export function describeDesign(r: AdaptiveRepeats): string {
   const { looks, perLookConfidence } = sequentialDesign(r);
-  return `${r.min}..${r.max} runs by ${r.batch} · ${looks.length} look${looks.length === 1 ? '' : 's'} at ${pct(perLookConfidence)} each (${pct(r.confidence)} overall, Bonferroni)`;
+  return `${r.min}..${r.max} runs by ${r.batch} · ${looks.length} look${looks.length === 1 ? '' : 's'} at ${pct(perLookConfidence)} each, ${pct(r.confidence)} overall (Bonferroni)`;
 }

@@ -23,7 +23,7 @@ export function checkSummaryMd(o: { budgetsFile: string; model: string; verdicts
     '',
     markdownTable(table),
     ...(failed.length ? ['', ...failed.map((v) => `- ${v.message}`)] : []),
-    ...(o.sampling ? ['', `Adaptive repeats (${o.sampling.design}):`, '', ...o.sampling.outcomes.map((s) => `- ${s.scenario}: ${s.reason}`)] : []),
+    ...(o.sampling ? ['', `Adaptive repeats: ${o.sampling.design}.`, '', ...o.sampling.outcomes.map((s) => `- ${s.scenario}: ${s.reason}`)] : []),
     '',
     // The report's own headings sit one level below the verdict.
     o.report.replace(/^(#+) /gm, '#$1 '),

@@ -73,7 +73,9 @@ describe('bench check with adaptive repeats', () => {
     expect(md).toContain('- quick-sum: decided after 5 runs: input_tokens mean ≤ 40,000 holds at 95 %');
 
     // --from replays the looks over the records and says the same.
-    const judged = await bench(['check', pass, '--from', path.join(dir, 'a')]);
+    const [judged, resumed] = await Promise.all([bench(['check', pass, '--from', path.join(dir, 'a')]), bench(['--resume', path.join(dir, 'a'), '-q'])]);
+    expect(resumed.code).toBe(2);
+    expect(resumed.stderr.trim()).toMatch(/^bench: .*: made by bench check with adaptive repeats, which cannot be resumed: run the check again/);
     expect(judged.code).toBe(0);
     expect(judged.stdout.split('\n').filter((l) => l.startsWith('RUNS'))).toEqual(a.stdout.split('\n').filter((l) => l.startsWith('RUNS')));
   }, 120_000);

@@ -14,7 +14,7 @@ import { addTransportOptions } from './model-options.ts';
 import { transportFrom } from '../runner/transport.ts';
 import { RUN_DEFAULTS } from '../runner/run-defaults.ts';
 import { buildSweepSpec, DEFAULT_SCENARIOS, type RunOptions, type StartOptions } from '../runner/plan.ts';
-import { addStartOptions, runTrapped, startSweep, type StartedOutcome } from './start-sweep.ts';
+import { addStartOptions, parseWorkers, runTrapped, startSweep, type StartedOutcome } from './start-sweep.ts';
 import { printSummary } from './summary-table.ts';
 
 export function addRunOptions(cmd: Command): Command {
@@ -73,7 +73,7 @@ async function resume(o: RunOptions & StartOptions, cmd: Command): Promise<void>
   const options = plan.meta.options ?? { concurrency: 4, transcripts: true };
   if (plan.todo.length === 0) console.error(`bench: ${dir}: all ${plan.done} runs are finished; rebuilding the reports only`);
   else console.error(`bench: resuming ${dir}: ${plan.done} runs finished, ${plan.todo.length} to run`);
-  const sweep = { dir, spec: plan.spec, plans: plan.todo, concurrency: options.concurrency, transcripts: options.transcripts, command: plan.meta.command, resume: { meta: plan.meta, done: plan.done }, transport };
+  const sweep = { dir, spec: plan.spec, plans: plan.todo, concurrency: options.concurrency, workers: parseWorkers(undefined), transcripts: options.transcripts, command: plan.meta.command, resume: { meta: plan.meta, done: plan.done }, transport };
   report(o, await runTrapped(sweep, Boolean(o.quiet || o.json)), undefined);
 }
 

@@ -1,6 +1,7 @@
 // What `bench run` and `bench check` share once a SweepSpec is built: the shard slice, the spend cap,
 // the results directory, the progress bar, and the sweep itself.
 import fs from 'node:fs';
+import os from 'node:os';
 import type { Command } from 'commander';
 import type { ModelTransport } from '../models/factory.ts';
 import { createProgress } from '../runner/progress.ts';
@@ -24,6 +25,7 @@ export function addStartOptions(cmd: Command): Command {
     .option('--force', 'overwrite an existing results directory')
     .option('-q, --quiet', 'no progress bar')
     .option('--no-transcripts', 'do not save transcripts/<run_id>.json')
+    .option('--workers <n>', 'worker threads for simulated and replayed runs (runs against a provider stay on the main thread)', String(os.availableParallelism()))
     .option('--shard <i/n>', 'run only shard i of n (a deterministic slice of the planned runs); join the pieces with bench merge')
     .option(
       '--ci-max-spend <usd>',
@@ -37,6 +39,11 @@ function spendLimiterFor(text: string | undefined, plans: RunPlan[]): SpendLimit
   if (plans.some((p) => p.settings.limits.max_cost_usd === null))
     throw new UsageError('--ci-max-spend needs a per-run --max-cost (max_cost in budgets.yaml): it bounds what a run can spend before it starts');
   return new SpendLimiter(cap);
+}
+
+/** --workers: default the machine's available parallelism. */
+export function parseWorkers(text: string | undefined): number {
+  return text === undefined ? os.availableParallelism() : one(text, '--workers', { integer: true, min: 1, max: 256 });
 }
 
 export interface StartedOutcome extends SweepOutcome {
@@ -67,6 +74,7 @@ export async function startSweep(
   // Adaptive repeats start with their first batch; the runner asks for the rest.
   const plans = loop.adaptive ? loop.adaptive.next([]) : shardSlice(all, shard);
   const concurrency = one(o.concurrency, '--concurrency', { integer: true, min: 1, max: 1024 });
+  const workers = parseWorkers(o.workers);
   const spend = spendLimiterFor(o.ciMaxSpend, plans);
   const dir = resultsDirFor(o.out);
   if (fs.existsSync(dir) && hasRecords(dir)) {
@@ -79,6 +87,7 @@ export async function startSweep(
       spec,
       plans,
       concurrency,
+      workers,
       transcripts: o.transcripts,
       command,
       ...loop,

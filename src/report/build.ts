@@ -4,7 +4,7 @@
 // (load-runs.ts), its whole records read again only to write them out: memory stays low for large sweeps.
 import fs from 'node:fs';
 import path from 'node:path';
-import { readJsonlLines } from '../results/jsonl.ts';
+import { readJsonlAt, readJsonlLines } from '../results/jsonl.ts';
 import { readMeta } from '../results/meta.ts';
 import type { RunFacts, RunRecord, StepRecord } from '../contracts/records.ts';
 import type { Price } from '../contracts/settings.ts';
@@ -56,16 +56,38 @@ interface StepPass {
   maxInput: Map<string, number>;
 }
 
-/** One pass over steps.jsonl: steps.csv streamed out row by row, every per-step aggregate fed. */
-async function passSteps(dir: string): Promise<StepPass> {
+/**
+ * Two passes over steps.jsonl. The first notes where each run's lines are (a few numbers per line);
+ * the second reads them again run by run in plan order, streaming steps.csv out row by row and
+ * feeding every per-step aggregate. Lines arrive in completion order, which concurrency and worker
+ * threads change; read in plan order, the same records always give the same bytes.
+ */
+async function passSteps(dir: string, runOrder: readonly string[]): Promise<StepPass> {
   const pass: StepPass = { skipped: 0, points: new StepIndexAccumulator(), fit: new QuadraticFitAccumulator(), cached: new CachedTokensEstimator(), maxInput: new Map() };
+  const file = resultFile(dir, 'steps');
+  // run id → [offset, bytes, offset, bytes, …] of its lines, in file order (a run's own steps are written in order).
+  const places = new Map<string, number[]>();
+  for await (const line of readJsonlLines(file)) {
+    if (!line.ok) {
+      pass.skipped++;
+      continue;
+    }
+    const id = (line.value as StepRecord).run_id;
+    let at = places.get(id);
+    if (!at) places.set(id, (at = []));
+    at.push(line.offset, line.bytes);
+  }
+  // Runs without a record (a crash cut them off) follow the planned ones, in the order they appear.
+  const order = [...new Set([...runOrder.filter((id) => places.has(id)), ...places.keys()])];
+  function* inOrder() {
+    for (const id of order) {
+      const at = places.get(id)!;
+      for (let i = 0; i < at.length; i += 2) yield { offset: at[i]!, bytes: at[i + 1]! };
+    }
+  }
   await writeCsvFile(resultFile(dir, 'stepsCsv'), async (add) => {
-    for await (const line of readJsonlLines(resultFile(dir, 'steps'))) {
-      if (!line.ok) {
-        pass.skipped++;
-        continue;
-      }
-      const r = line.value as StepRecord;
+    for (const value of readJsonlAt(file, inOrder())) {
+      const r = value as StepRecord;
       add(stepRow(r));
       pass.points.add(r);
       // The quadratic finding is about the plain loop: a context strategy or critique calls bend the curve (the context report fits those per configuration).
@@ -95,9 +117,9 @@ function inPlanOrder(runs: LoadedRun[], plannedScenarios: readonly string[]): vo
 export async function buildReports(dir: string, o: BuildOptions = {}): Promise<BuiltReports> {
   const runsFile = resultFile(dir, 'runs');
   const { runs, skipped: skippedRuns } = await loadRuns(runsFile);
-  const steps = await passSteps(dir);
   const meta = readMeta(dir);
   inPlanOrder(runs, meta?.scenarios ?? []);
+  const steps = await passSteps(dir, runs.map((r) => r.run_id));
   const summary = summarizeConfigs(runs);
   const points = steps.points.points();
   const fits = steps.fit.fits();

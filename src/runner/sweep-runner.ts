@@ -25,6 +25,7 @@ import type { SpendLimiter } from './spend-limiter.ts';
 import { stepLine } from '../results/step-line.ts';
 import type { RunPlan, SweepSpec } from './sweep.ts';
 import { buildTranscript } from './transcript.ts';
+import { poolFor } from './workers/worker-pool.ts';
 
 /** Runs open per call slot against a provider: enough waiting runs that a freed slot is taken at once. */
 const OPEN_RUNS_PER_SLOT = 4;
@@ -51,6 +52,8 @@ export interface SweepOptions {
   /** The sweep's token counter (default: a fresh one); `bench perf` passes its own to count tokenizations. */
   counter?: TokenCounter;
   transport?: ModelTransport;
+  /** Simulated and replayed runs on this many worker threads (default 1: this thread). */
+  workers?: number;
   /** Adaptive repeats: `plans` is the first batch; `next` gets every finished record and returns the next batch (empty: done). */
   adaptive?: { sampling: AdaptiveSampling; next: (finished: readonly RunRecord[]) => RunPlan[] };
 }
@@ -120,17 +123,27 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
   // (see call-slots.ts); simulated runs are CPU work with nothing to overlap, one open run per slot.
   const networked = o.plans.some((p) => callsProvider(p.settings, o.transport));
   const slots = networked ? new CallSlots(o.concurrency) : undefined;
-  const openRuns = networked ? OPEN_RUNS_PER_SLOT * o.concurrency : o.concurrency;
+  const pool = poolFor({ ...o, networked, traced: Boolean(o.trace), recording: Boolean(o.transport?.record), replayFile: o.transport?.replay?.file });
+  o.signal?.addEventListener('abort', () => pool?.abort(), { once: true });
+  // With workers, two open runs per worker keep each busy while this thread writes the last one's records.
+  const openRuns = networked ? OPEN_RUNS_PER_SLOT * o.concurrency : pool ? Math.max(o.concurrency, 2 * (o.workers ?? 1)) : o.concurrency;
   const memory = new MemoryGuard();
-  const runPlan = async (plan: RunPlan): Promise<RunRecord> => {
+  const inThisThread = async (plan: RunPlan) => {
     const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.writeLine(stepLine(r)), signal: o.signal, transcript: o.transcripts, transport: o.transport, trace: o.trace, control: o.control, slots });
+    return { record: result.record, transcript: o.transcripts ? buildTranscript(result.record, result.calls, result.messages) : undefined };
+  };
+  const inWorker = async (plan: RunPlan) => {
+    const done = await pool!.run(plan);
+    for (const line of done.steps) steps.writeLine(line);
+    return done;
+  };
+  const runPlan = async (plan: RunPlan): Promise<RunRecord> => {
+    const result = await (pool ? inWorker(plan) : inThisThread(plan));
     steps.flush();
     runs.write(result.record);
     runs.flush();
     o.transport?.record?.save();
-    if (o.transcripts) {
-      writeJsonAtomic(path.join(o.dir, FILES.transcripts, `${plan.runId}.json`), buildTranscript(result.record, result.calls, result.messages));
-    }
+    if (result.transcript) writeJsonAtomic(path.join(o.dir, FILES.transcripts, `${plan.runId}.json`), result.transcript);
     if (result.record.extra?.paused) writeJsonAtomic(path.join(o.dir, FILES.state, `${plan.runId}.json`), result.record.extra.state);
     // A run paused on purpose (--pause-at) is finished as far as this sweep goes; one cut by Ctrl-C is not.
     if (result.record.stop_reason !== 'interrupted' || result.record.extra?.paused) meta.runs_done++;
@@ -165,6 +178,7 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
       await runBatch(batch);
     }
   } finally {
+    await pool?.close();
     steps.close();
     runs.close();
     o.transport?.record?.save();

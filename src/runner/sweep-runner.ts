@@ -112,7 +112,8 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
 
   const steps = new JsonlWriter(resultFile(o.dir, 'steps'));
   const runs = new JsonlWriter(resultFile(o.dir, 'runs'));
-  const counter = o.counter ?? new TokenCounter();
+  // Made on first use: its tokenizer tables (~70 MB) are not needed here when worker threads run every run.
+  let counter: TokenCounter | undefined;
   const registries = new Map<Scenario, ToolRegistry>();
   const tools = (plan: RunPlan) => {
     let r = registries.get(plan.scenario);
@@ -127,9 +128,10 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
   o.signal?.addEventListener('abort', () => pool?.abort(), { once: true });
   // With workers, two open runs per worker keep each busy while this thread writes the last one's records.
   const openRuns = networked ? OPEN_RUNS_PER_SLOT * o.concurrency : pool ? Math.max(o.concurrency, 2 * (o.workers ?? 1)) : o.concurrency;
-  const memory = new MemoryGuard();
+  // With workers this thread only writes records: little garbage, and the workers' heaps need the room.
+  const memory = new MemoryGuard(pool ? 16 * 1024 * 1024 : undefined);
   const inThisThread = async (plan: RunPlan) => {
-    const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.writeLine(stepLine(r)), signal: o.signal, transcript: o.transcripts, transport: o.transport, trace: o.trace, control: o.control, slots });
+    const result = await executeRun(plan, { counter: (counter ??= o.counter ?? new TokenCounter()), tools, onStep: (r) => steps.writeLine(stepLine(r)), signal: o.signal, transcript: o.transcripts, transport: o.transport, trace: o.trace, control: o.control, slots });
     return { record: result.record, transcript: o.transcripts ? buildTranscript(result.record, result.calls, result.messages) : undefined };
   };
   const inWorker = async (plan: RunPlan) => {

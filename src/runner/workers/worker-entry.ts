@@ -9,6 +9,7 @@ import { stepLine } from '../../results/step-line.ts';
 import type { Scenario } from '../../scenario/schema.ts';
 import { ToolRegistry } from '../../tools/registry.ts';
 import { executeRun } from '../run-one.ts';
+import { MemoryGuard } from '../release-memory.ts';
 import { buildTranscript } from '../transcript.ts';
 import type { FromWorker, ToWorker, WorkerSetup } from './protocol.ts';
 
@@ -17,6 +18,10 @@ const setup = workerData as WorkerSetup;
 const transport: ModelTransport = { ...DEFAULT_TRANSPORT, ...(setup.replayFile ? { replay: Cassette.load(setup.replayFile) } : {}) };
 const counter = new TokenCounter();
 const abort = new AbortController();
+// Each worker is its own heap: it keeps its garbage in check as the main thread does, with an eighth
+// of the budget, so N workers stay within the RSS target (bench perf, target 7). The price is more
+// frequent full GCs, in the CPU figure of target 6.
+const memory = new MemoryGuard(8 * 1024 * 1024);
 // Plans arrive as copies: key registries by scenario id, not object identity.
 const registries = new Map<string, ToolRegistry>();
 const tools = (s: Scenario) => {
@@ -32,6 +37,7 @@ port.on('message', (m: ToWorker) => {
     (result) => {
       const transcript = setup.transcripts ? buildTranscript(result.record, result.calls, result.messages) : undefined;
       port.postMessage({ type: 'done', id: m.id, steps, record: result.record, ...(transcript ? { transcript } : {}) } satisfies FromWorker);
+      memory.check();
     },
     (e: Error) => port.postMessage({ type: 'failed', id: m.id, message: e.message, stack: e.stack } satisfies FromWorker),
   );

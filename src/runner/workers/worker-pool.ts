@@ -10,17 +10,20 @@ import type { FromWorker, ToWorker, WorkerSetup } from './protocol.ts';
 
 type Done = Extract<FromWorker, { type: 'done' }>;
 
+/** A small young generation: each thread has its own, and the default (up to ~48 MB) times N threads is most of the RSS target. */
+const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8 };
+
 /**
  * The worker script: the bundle's own entry (dist/sweep-worker.js, next to the chunk this code is
  * in) when the CLI runs; under tsx or vitest, where this file is TypeScript, worker-entry.ts with the
  * tsx loader registered in the worker first.
  */
 function spawnWorker(setup: WorkerSetup): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./sweep-worker.js', import.meta.url), { workerData: setup });
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./sweep-worker.js', import.meta.url), { workerData: setup, resourceLimits: WORKER_LIMITS });
   const tsxApi = path.join(path.dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs');
   const entry = new URL('./worker-entry.ts', import.meta.url).href;
   const boot = `import(${JSON.stringify(`file://${tsxApi}`)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); })`;
-  return new Worker(boot, { eval: true, workerData: setup });
+  return new Worker(boot, { eval: true, workerData: setup, resourceLimits: WORKER_LIMITS });
 }
 
 interface Slot {

@@ -80,6 +80,15 @@ describe('bench check with adaptive repeats', () => {
     expect(judged.stdout.split('\n').filter((l) => l.startsWith('RUNS'))).toEqual(a.stdout.split('\n').filter((l) => l.startsWith('RUNS')));
   }, 120_000);
 
+  it('examples/budgets-adaptive.yaml holds on the sim, deciding after the runs the README states', async () => {
+    const example = path.resolve(import.meta.dirname, '../examples/budgets-adaptive.yaml');
+    const r = await bench(['check', example, '-q', '-o', path.join(dir, 'example')]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('bench check: all 8 budgets hold');
+    expect(r.stdout).toMatch(/^RUNS {2}tiny-agent-sum-of-squares {7}decided after 80 runs: success_rate ≥ 0\.9, input_tokens mean ≤ 40,000, cost_usd mean ≤ \$0\.0020 hold at 95 %$/m);
+    expect(r.stdout).toMatch(/^RUNS {2}autogpt-recursive-verification {2}decided after 10 runs: total_tokens mean ≤ 20,000 holds at 95 %$/m);
+  }, 180_000);
+
   it('decides a breach at the first look, caps spend across batches, and refuses --shard', async () => {
     const breach = budgets('breach.yaml', 2);
     const [failed, capped, sharded] = await Promise.all([

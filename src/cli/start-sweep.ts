@@ -55,7 +55,9 @@ export interface StartedOutcome extends SweepOutcome {
 export async function runTrapped(options: Omit<SweepOptions, 'signal' | 'progress'>, quiet: boolean): Promise<StartedOutcome> {
   const trap = trapInterrupts();
   try {
-    const outcome = await runSweep({ ...options, progress: createProgress(options.plans.length, !quiet), signal: trap.signal });
+    // Adaptive repeats plan up to max runs; the bar counts against that.
+    const total = options.adaptive ? expandSweep(options.spec).length : options.plans.length;
+    const outcome = await runSweep({ ...options, progress: createProgress(total, !quiet), signal: trap.signal });
     return { ...outcome, interruptExitCode: outcome.status === 'interrupted' ? exitCodeFor(trap.received()) : null };
   } finally {
     trap.dispose();

@@ -17,7 +17,8 @@ const KEEP_OLD_CHUNKS_MS = 24 * 3600 * 1000;
 export async function buildBench() {
   const result = await build({
     absWorkingDir: root,
-    entryPoints: { main: 'src/cli/main.ts', 'rss-probe': 'src/perf/rss-probe.ts' },
+    // sweep-worker: the worker threads' script (src/runner/workers/worker-pool.ts loads it by this name).
+    entryPoints: { main: 'src/cli/main.ts', 'rss-probe': 'src/perf/rss-probe.ts', 'sweep-worker': 'src/runner/workers/worker-entry.ts' },
     outdir,
     bundle: true,
     splitting: true,

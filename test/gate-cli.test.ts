@@ -84,7 +84,7 @@ describe('bench check through the CLI', () => {
 
     expect(bad.code).toBe(2);
     expect(bad.stdout).toBe('');
-    expect(bad.stderr.trim().split('\n')).toEqual([`bench: ${malformed}: repeats: Invalid input: expected number, received string`]);
+    expect(bad.stderr.trim().split('\n')).toEqual([`bench: ${malformed}: repeats: a whole number of runs, or { min, max, batch } for adaptive repeats`]);
     expect(fs.existsSync(path.join(dir, 'bad'))).toBe(false);
   }, 120_000);
 

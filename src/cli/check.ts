@@ -15,6 +15,8 @@ import { settingsOf } from '../report/sweep-settings.ts';
 import { allowHelp, parseAllow } from './diff.ts';
 import { publishToGithub } from '../gate/github.ts';
 import { judge } from '../gate/judge.ts';
+import { sequentialDesign } from '../gate/decision-stats.ts';
+import { adaptiveSweep, describeDesign, samplingOutcomes, type SamplingOutcome } from '../gate/adaptive.ts';
 import { junitXml } from '../gate/junit.ts';
 import { loadBudgets, type LoadedBudgets } from '../gate/load-budgets.ts';
 import { ALLOW_OUTSIDE_FLAG } from '../gate/named-file.ts';
@@ -44,6 +46,13 @@ function printVerdicts(verdicts: readonly Verdict[]): void {
   for (const v of verdicts) console.log(`${v.pass ? 'PASS' : v.miss ? 'MISS' : 'FAIL'}  ${v.suite.padEnd(ws)}  ${v.name.padEnd(wn)}  ${v.measured}${v.limit === '-' ? '' : `  (limit ${v.limit})`}`);
 }
 
+function printSampling(outcomes: readonly SamplingOutcome[]): void {
+  if (outcomes.length === 0) return;
+  const ws = Math.max(...outcomes.map((s) => s.scenario.length));
+  console.log('');
+  for (const s of outcomes) console.log(`RUNS  ${s.scenario.padEnd(ws)}  ${s.reason}`);
+}
+
 /** The finished results to judge (read with --from, or run now); null for a shard, which is not judged alone. */
 async function resultsToJudge(file: string, loaded: LoadedBudgets, o: CheckOptions, transport: ModelTransport): Promise<{ dir: string; meta: Meta; runs: RunFacts[] } | null> {
   if (o.from !== undefined) {
@@ -53,7 +62,8 @@ async function resultsToJudge(file: string, loaded: LoadedBudgets, o: CheckOptio
     assertSameSweep(loaded, meta, o.from);
     return { dir, meta, runs: (await buildReports(dir)).runs };
   }
-  const outcome = await startSweep(loaded.spec, o, process.argv.slice(2), transport);
+  const adaptive = loaded.adaptive ? { adaptive: adaptiveSweep(loaded.spec, loaded.checks, loaded.adaptive) } : {};
+  const outcome = await startSweep(loaded.spec, o, process.argv.slice(2), transport, adaptive);
   if (outcome.interruptExitCode !== null) {
     // Budgets judged on part of a sweep would pass or fail on what happened to finish: not judged.
     console.error(`bench: interrupted: ${outcome.runsDone} of ${outcome.runsPlanned} runs finished, budgets not judged; finish with: bench --resume ${outcome.dir}, then bench check ${file} --from ${outcome.dir}`);
@@ -81,6 +91,10 @@ export function registerCheck(program: Command): void {
   addStartOptions(addTransportOptions(cmd)).action(async (file: string, o: CheckOptions) => {
     const transport = transportFrom(o);
     const loaded = loadBudgets(file, transport, { allowOutsideFiles: o.allowOutsideFiles === true });
+    if (loaded.adaptive && o.shard !== undefined)
+      throw new UsageError(
+        `--shard: ${file} has adaptive repeats, which decide after each batch on all of a scenario's runs so far; a shard holds every n-th run only, so it cannot decide, and shards deciding alone would stop at different points (give repeats a fixed count to shard)`,
+      );
     if (o.from !== undefined && (o.shard !== undefined || o.ciMaxSpend !== undefined || o.out !== undefined))
       throw new UsageError('--from judges finished results: it does not go with --shard, --ci-max-spend or --out');
     if (o.allow !== undefined && o.baseline === undefined) throw new UsageError('--allow: only used with --baseline');
@@ -91,11 +105,16 @@ export function registerCheck(program: Command): void {
     const results = await resultsToJudge(file, loaded, o, transport);
     if (!results) return;
     const { dir, meta, runs } = results;
-    const verdicts = judge(loaded.checks, runs, { baseline, spend: meta.spend });
+    // Adaptive: the success rate is judged at the looks' confidence, so the verdict is the last decision.
+    const successConfidence = loaded.adaptive ? sequentialDesign(loaded.adaptive).perLookConfidence : undefined;
+    const verdicts = judge(loaded.checks, runs, { baseline, spend: meta.spend, ...(successConfidence ? { successConfidence } : {}) });
+    const outcomes = loaded.adaptive ? samplingOutcomes(loaded.checks, runs, loaded.adaptive) : [];
     printVerdicts(verdicts);
+    printSampling(outcomes);
     const report = fs.readFileSync(resultFile(dir, 'markdown'), 'utf8');
-    const md = checkSummaryMd({ budgetsFile: file, model: loaded.budgets.model, verdicts, report });
-    writeFileAtomic(path.join(dir, 'junit.xml'), junitXml(verdicts));
+    const sampling = loaded.adaptive ? { sampling: { design: describeDesign(loaded.adaptive), outcomes } } : {};
+    const md = checkSummaryMd({ budgetsFile: file, model: loaded.budgets.model, verdicts, report, ...sampling });
+    writeFileAtomic(path.join(dir, 'junit.xml'), junitXml(verdicts, undefined, outcomes));
     writeFileAtomic(resultFile(dir, 'markdown'), md);
     writeJsonAtomic(path.join(dir, 'baseline.json'), baselineOf(runs, settingsOf(meta)));
     publishToGithub(process.env, verdicts, file, md);

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { parseChoiceList, parseNumberList } from '../runner/values.ts';
 import { UsageError } from '../contracts/errors.ts';
 
-export const PERF_PARTS = ['micro', 'overhead', 'linear', 'concurrency', 'scale'] as const;
+export const PERF_PARTS = ['micro', 'overhead', 'linear', 'concurrency', 'scale', 'workers'] as const;
 type Part = (typeof PERF_PARTS)[number];
 
 interface PerfOptions {
@@ -26,7 +26,7 @@ export function registerPerf(program: Command): void {
     .command('perf')
     .description("measure loopbench's own speed and memory against its performance targets (see README, Performance)")
     .option('--only <parts>', `what to measure, comma-separated: ${PERF_PARTS.join(', ')}`, PERF_PARTS.join(','))
-    .option('-n, --repeat <n>', 'runs per configuration of the scale sweep (seed-calibrated, --steps 10..100:10)', '100')
+    .option('-n, --repeat <n>', 'runs per configuration of the scale sweep (seed-calibrated, --steps 10..100:10; also the workers sweep)', '100')
     .option('--quick', 'small sizes everywhere: a smoke test, not a measurement against the targets')
     .option('--json', 'print the results as JSON on stdout')
     .action(async (o: PerfOptions, cmd: Command) => {

@@ -15,7 +15,7 @@ import { addTransportOptions } from './model-options.ts';
 import { transportFrom } from '../runner/transport.ts';
 import { RUN_DEFAULTS } from '../runner/run-defaults.ts';
 import { buildSweepSpec, DEFAULT_SCENARIOS, type RunOptions, type StartOptions } from '../runner/plan.ts';
-import { addStartOptions, reportSpend, runTrapped, spendLimiterFor, startSweep, type StartedOutcome } from './start-sweep.ts';
+import { addStartOptions, parseWorkers, reportSpend, runTrapped, spendLimiterFor, startSweep, type StartedOutcome } from './start-sweep.ts';
 import type { Meta } from '../results/meta.ts';
 import type { RunPlan } from '../runner/sweep.ts';
 import type { SpendLimiter } from '../runner/spend-limiter.ts';
@@ -79,7 +79,7 @@ async function resume(o: RunOptions & StartOptions, cmd: Command): Promise<void>
   const spend = resumedSpend(dir, plan.meta, o.ciMaxSpend, plan.todo);
   if (plan.todo.length === 0) console.error(`bench: ${dir}: all ${plan.done} runs are finished; rebuilding the reports only`);
   else console.error(`bench: resuming ${dir}: ${plan.done} runs finished, ${plan.todo.length} to run${spend ? ` (their spend capped at ${usd(spend.capUsd)})` : ''}`);
-  const sweep = { dir, spec: plan.spec, plans: plan.todo, concurrency: options.concurrency, transcripts: options.transcripts, command: plan.meta.command, resume: { meta: plan.meta, done: plan.done }, transport, ...(spend ? { spend } : {}) };
+  const sweep = { dir, spec: plan.spec, plans: plan.todo, concurrency: options.concurrency, workers: parseWorkers(undefined, plan.todo.length), transcripts: options.transcripts, command: plan.meta.command, resume: { meta: plan.meta, done: plan.done }, transport, ...(spend ? { spend } : {}) };
   const outcome = await runTrapped(sweep, Boolean(o.quiet || o.json));
   reportSpend(outcome, plan.todo.length);
   report(o, outcome, undefined);

@@ -1,6 +1,7 @@
 // What `bench run` and `bench check` share once a SweepSpec is built: the shard slice, the spend cap,
 // the results directory, the progress bar, and the sweep itself.
 import fs from 'node:fs';
+import os from 'node:os';
 import type { Command } from 'commander';
 import type { ModelTransport } from '../models/factory.ts';
 import { createProgress } from '../runner/progress.ts';
@@ -26,6 +27,7 @@ export function addStartOptions(cmd: Command): Command {
     .option('--force', 'overwrite an existing results directory')
     .option('-q, --quiet', 'no progress bar')
     .option('--no-transcripts', 'do not save transcripts/<run_id>.json')
+    .option('--workers <n>', `worker threads for simulated and replayed runs (runs against a provider stay on the main thread); default: one per core (${os.availableParallelism()} here) for sweeps of ${MIN_RUNS_FOR_WORKERS} runs or more, else 1`)
     .option('--shard <i/n>', 'run only shard i of n (a deterministic slice of the planned runs); join the pieces with bench merge')
     .option(
       '--ci-max-spend <usd>',
@@ -41,6 +43,15 @@ export function spendLimiterFor(text: string | undefined, plans: RunPlan[]): Spe
   return new SpendLimiter(cap);
 }
 
+/** --workers: default the machine's available parallelism. */
+/** Below this many runs, starting the workers (each loads its own tokenizer) costs more than they save: a 20-run sweep ran at 0.54×. */
+export const MIN_RUNS_FOR_WORKERS = 200;
+
+export function parseWorkers(text: string | undefined, runs: number): number {
+  if (text !== undefined) return one(text, '--workers', { integer: true, min: 1, max: 256 });
+  return runs >= MIN_RUNS_FOR_WORKERS ? os.availableParallelism() : 1;
+}
+
 export interface StartedOutcome extends SweepOutcome {
   /** The exit code to end with when the sweep was interrupted by a signal (130 SIGINT, 143 SIGTERM). */
   interruptExitCode: number | null;
@@ -52,7 +63,9 @@ export async function runTrapped(options: Omit<SweepOptions, 'signal' | 'progres
   // Once per sweep that runs real code: what contains it on this machine (not with -q or --json).
   if (!quiet && options.plans.some((p) => p.scenario.agent === 'react' && p.scenario.tools.some((t) => t.kind === 'python'))) console.error(`bench: ${describeContainment()}`);
   try {
-    const outcome = await runSweep({ ...options, progress: createProgress(options.plans.length, !quiet), signal: trap.signal });
+    // Adaptive repeats plan up to max runs; the bar counts against that.
+    const total = options.adaptive ? expandSweep(options.spec).length : options.plans.length;
+    const outcome = await runSweep({ ...options, progress: createProgress(total, !quiet), signal: trap.signal });
     return { ...outcome, interruptExitCode: outcome.status === 'interrupted' ? exitCodeFor(trap.received()) : null };
   } finally {
     trap.dispose();
@@ -64,12 +77,14 @@ export async function startSweep(
   o: StartOptions,
   command: string[],
   transport?: ModelTransport,
-  loop: Pick<SweepOptions, 'trace' | 'control'> = {},
+  loop: Pick<SweepOptions, 'trace' | 'control' | 'adaptive'> = {},
 ): Promise<StartedOutcome> {
   const all = expandSweep(spec);
   const shard = o.shard === undefined ? undefined : parseShard(o.shard);
-  const plans = shardSlice(all, shard);
+  // Adaptive repeats start with their first batch; the runner asks for the rest.
+  const plans = loop.adaptive ? loop.adaptive.next([]) : shardSlice(all, shard);
   const concurrency = one(o.concurrency, '--concurrency', { integer: true, min: 1, max: 1024 });
+  const workers = parseWorkers(o.workers, plans.length);
   const spend = spendLimiterFor(o.ciMaxSpend, plans);
   const dir = resultsDirFor(o.out);
   if (fs.existsSync(dir) && hasRecords(dir)) {
@@ -83,6 +98,7 @@ export async function startSweep(
       spec,
       plans,
       concurrency,
+      workers,
       transcripts: o.transcripts,
       command,
       ...loop,

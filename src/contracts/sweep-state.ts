@@ -24,3 +24,11 @@ export interface SpendState {
   /** Spent beyond runs' own budgets by models that ignored max_tokens; present once it happened. */
   overrun_usd?: number;
 }
+
+/** Adaptive repeats (`bench check` with `repeats: { min, max, batch }`): batches until decided, or max. */
+export interface AdaptiveSampling {
+  min: number;
+  max: number;
+  batch: number;
+  confidence: number;
+}

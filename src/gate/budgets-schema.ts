@@ -75,11 +75,35 @@ const ScenarioEntry = z
   });
 export type ScenarioEntry = z.infer<typeof ScenarioEntry>;
 
+/** Adaptive repeats: batches of runs until every budget is decided at `confidence`, or `max` runs. */
+export const AdaptiveRepeats = z
+  .object({
+    min: z.number().int().min(2).max(100_000),
+    max: z.number().int().min(2).max(100_000),
+    batch: z.number().int().min(1).max(100_000),
+    /** Overall confidence of each decision, split over the looks (Bonferroni). */
+    confidence: z.number().min(0.5).max(0.999).default(0.95),
+  })
+  .strict()
+  .refine((r) => r.max >= r.min, { path: ['max'], message: 'must be at least min' });
+export type AdaptiveRepeats = z.infer<typeof AdaptiveRepeats>;
+
+const FixedRepeats = z.number({ error: (i) => (i.code === 'invalid_type' ? 'a whole number of runs, or { min, max, batch } for adaptive repeats' : undefined) }).int().min(1).max(100_000);
+/** A count or an adaptive object, each with its own errors (a plain union would only say "Invalid input"). */
+const Repeats = z.unknown().optional().transform((v, ctx): number | AdaptiveRepeats => {
+  if (v === undefined) return 10;
+  const parsed = (typeof v === 'object' && v !== null ? AdaptiveRepeats : FixedRepeats).safeParse(v);
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+  return z.NEVER;
+});
+
 export const BudgetsSchema = z
   .object({
     /** `sim`, `sim:<profile>`, `openai:<model>`, `replay:<cassette>`. */
     model: z.string().min(1).default('sim'),
-    repeats: z.number().int().min(1).max(100_000).default(10),
+    /** Runs per scenario: a fixed count, or `{ min, max, batch, confidence }` to stop once decided. */
+    repeats: Repeats,
     seed: z.number().int().min(0).default(1),
     /** The brakes every run gets, as the bench flags of the same names. */
     limits: z

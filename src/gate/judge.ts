@@ -28,7 +28,7 @@ function replayMiss(scenario: string, runs: readonly RunFacts[]): Verdict | null
   };
 }
 
-export function judge(checks: readonly ScenarioBudget[], runs: readonly RunFacts[], o: { baseline?: Baseline; spend?: SpendState }): Verdict[] {
+export function judge(checks: readonly ScenarioBudget[], runs: readonly RunFacts[], o: { baseline?: Baseline; spend?: SpendState; successConfidence?: number }): Verdict[] {
   const now = baselineOf(runs, undefined).scenarios;
   const out: Verdict[] = [];
   for (const c of checks) {
@@ -40,7 +40,7 @@ export function judge(checks: readonly ScenarioBudget[], runs: readonly RunFacts
       out.push(missed);
       continue;
     }
-    out.push(...evaluateAssertions(id, c.assertions, mine));
+    out.push(...evaluateAssertions(id, c.assertions, mine, o.successConfidence));
     if (o.baseline && now[id]) out.push(...compareToBaseline(id, o.baseline.scenarios[id], now[id], c.maxRegression));
   }
   if (o.spend) {

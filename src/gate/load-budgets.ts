@@ -12,7 +12,7 @@ import { resolveScenario } from '../scenario/loader.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import { loadYamlFile } from '../scenario/yaml-file.ts';
 import { namedFile } from './named-file.ts';
-import { BudgetsSchema, type AssertionsSpec, type Budgets, type MaxRegression, type ScenarioEntry } from './budgets-schema.ts';
+import { BudgetsSchema, type AdaptiveRepeats, type AssertionsSpec, type Budgets, type MaxRegression, type ScenarioEntry } from './budgets-schema.ts';
 
 export interface ScenarioBudget {
   scenario: Scenario;
@@ -25,6 +25,8 @@ export interface LoadedBudgets {
   budgets: Budgets;
   spec: SweepSpec;
   checks: ScenarioBudget[];
+  /** Set when `repeats` is `{ min, max, batch }`: the sweep then plans `max` repeats and runs them in batches. */
+  adaptive?: AdaptiveRepeats;
 }
 
 /** Re-throws a UsageError with the file (and the field, when known) in front. */
@@ -95,11 +97,14 @@ export function loadBudgets(file: string, transport: ModelTransport = DEFAULT_TR
     ...RUN_DEFAULTS,
     ...Object.fromEntries(LIMITS.flatMap((d) => (l[fieldName(d)] === undefined ? [] : [[optionName(d), String(l[fieldName(d)])]]))),
     model,
-    repeat: String(budgets.repeats),
+    repeat: String(typeof budgets.repeats === 'number' ? budgets.repeats : budgets.repeats.max),
     seed: String(budgets.seed),
     maxOutputTokens: String(budgets.max_output_tokens ?? RUN_DEFAULTS.maxOutputTokens),
     ...(budgets.price_model ? { priceModel: budgets.price_model } : {}),
   };
   const spec = at(file, null, () => buildSweepSpec(options, transport, checks.map((c) => c.scenario)));
-  return { file, budgets, spec, checks };
+  if (typeof budgets.repeats === 'number') return { file, budgets, spec, checks };
+  // Each scenario is decided on one sequence of runs; several models would interleave several.
+  if (spec.grid.model.length > 1) throw new UsageError(`${file}: repeats: adaptive repeats decide one model per scenario; model names ${spec.grid.model.length}`);
+  return { file, budgets, spec, checks, adaptive: budgets.repeats };
 }

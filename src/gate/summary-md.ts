@@ -2,6 +2,7 @@
 // directory's own summary.md (findings and the runs table) as `bench report` writes it.
 import { markdownTable } from '../report/markdown.ts';
 import { isBreach, type Verdict } from './verdict.ts';
+import type { SamplingOutcome } from './adaptive.ts';
 
 export function verdictLine(verdicts: readonly Verdict[]): string {
   const missed = verdicts.filter((v) => v.miss).length;
@@ -11,7 +12,7 @@ export function verdictLine(verdicts: readonly Verdict[]): string {
   return missed === 0 ? line : `${missed} scenario(s) not measured (replay miss); ${judged === 0 ? 'no budget judged' : line}`;
 }
 
-export function checkSummaryMd(o: { budgetsFile: string; model: string; verdicts: readonly Verdict[]; report: string }): string {
+export function checkSummaryMd(o: { budgetsFile: string; model: string; verdicts: readonly Verdict[]; report: string; sampling?: { design: string; outcomes: readonly SamplingOutcome[] } }): string {
   const failed = o.verdicts.filter((v) => !v.pass);
   const table = {
     head: ['', 'scenario', 'budget', 'measured', 'limit'],
@@ -25,6 +26,7 @@ export function checkSummaryMd(o: { budgetsFile: string; model: string; verdicts
     '',
     markdownTable(table),
     ...(failed.length ? ['', ...failed.map((v) => `- ${v.message}`)] : []),
+    ...(o.sampling ? ['', `Adaptive repeats: ${o.sampling.design}.`, '', ...o.sampling.outcomes.map((s) => `- ${s.scenario}: ${s.reason}`)] : []),
     '',
     // The report's own headings sit one level below the verdict.
     o.report.replace(/^(#+) /gm, '#$1 '),

@@ -5,7 +5,8 @@ import { runMicro, type MicroResult } from './micro.ts';
 import { measureOverhead, type OverheadResult } from './overhead.ts';
 import { measureScale, scaleArgs, sweepFlags, type ScaleResult } from './scale.ts';
 import { argvOf } from './sweep.ts';
-import { concurrencyRow, formatMicro, formatTargets, linearRow, overheadRow, scaleRows, type TargetRow } from './table.ts';
+import { concurrencyRow, formatMicro, formatTargets, linearRow, overheadRow, scaleRows, workersRows, type TargetRow } from './table.ts';
+import { measureWorkers, type WorkersResult } from './workers.ts';
 
 export interface PerfSizes {
   microMs: number;
@@ -22,6 +23,7 @@ export interface PerfResults {
   linear?: LinearityResult;
   scale?: ScaleResult;
   concurrency?: ConcurrencyBenchResult;
+  workers?: WorkersResult;
   targets: TargetRow[];
 }
 
@@ -51,6 +53,11 @@ export async function runPerf(parts: ReadonlySet<string>, sizes: PerfSizes, log:
     log(`scale: bench ${scaleArgs(sizes.scaleRepeat, 'DIR').join(' ')} in a child process, then bench report DIR…`);
     out.scale = await measureScale(sizes.scaleRepeat);
     out.targets.push(...scaleRows(out.scale));
+  }
+  if (parts.has('workers')) {
+    log(`workers: bench ${scaleArgs(sizes.scaleRepeat, 'DIR').join(' ')} --workers N, then --workers 1, in process (the sweep timed), then --workers N in a child process (peak RSS)…`);
+    out.workers = await measureWorkers(sizes.scaleRepeat);
+    out.targets.push(...workersRows(out.workers));
   }
   out.targets.sort((a, b) => a.target.localeCompare(b.target, 'en', { numeric: true }));
   return out;

@@ -64,7 +64,7 @@ export function tempDir(): string {
  * and expanding the plan, and the reports, whose cost does not depend on metering and is measured
  * on its own (`bench report`, target 5).
  */
-export async function timeSweep(flags: SweepFlags, counter?: TokenCounter): Promise<SweepTiming> {
+export async function timeSweep(flags: SweepFlags, counter?: TokenCounter, workers = 1): Promise<SweepTiming> {
   const dir = tempDir();
   try {
     const options = runOptions(flags);
@@ -81,7 +81,7 @@ export async function timeSweep(flags: SweepFlags, counter?: TokenCounter): Prom
         cpuMs = cpuMsSince(cpu);
       },
     };
-    await executeSweep({ dir, spec, plans, concurrency: Number(options.concurrency), transcripts: false, progress, command: [], counter });
+    await executeSweep({ dir, spec, plans, concurrency: Number(options.concurrency), transcripts: false, progress, command: [], counter, workers });
     const { steps, calls } = await recordedTotals(dir);
     return { cpuMs, ms, runs: plans.length, steps, calls };
   } finally {

@@ -4,7 +4,7 @@
 // (load-runs.ts), its whole records read again only to write them out: memory stays low for large sweeps.
 import fs from 'node:fs';
 import path from 'node:path';
-import { readJsonlLines } from '../results/jsonl.ts';
+import { readJsonlAt, readJsonlLines } from '../results/jsonl.ts';
 import { readMeta } from '../results/meta.ts';
 import type { RunFacts, RunRecord, StepRecord } from '../contracts/records.ts';
 import type { Price } from '../contracts/settings.ts';
@@ -76,19 +76,40 @@ interface StepPass {
   maxInput: Map<string, number>;
 }
 
-/** One pass over steps.jsonl: steps.csv streamed out row by row, every per-step aggregate fed. */
-async function passSteps(dir: string, price: Price | undefined, keepSteps: boolean): Promise<StepPass> {
+/**
+ * Two passes over steps.jsonl. The first notes where each run's lines are (a few numbers per line);
+ * the second reads them again run by run in plan order, streaming steps.csv out row by row and
+ * feeding every per-step aggregate. Lines arrive in completion order, which concurrency and worker
+ * threads change; read in plan order, the same records always give the same bytes.
+ */
+async function passSteps(dir: string, runOrder: readonly string[], price: Price | undefined, keepSteps: boolean): Promise<StepPass> {
   const cum = new Map<string, number>();
   const pass: StepPass = { skipped: 0, byRun: keepSteps ? new Map() : null, points: new StepIndexAccumulator(), fit: new QuadraticFitAccumulator(), cached: new CachedTokensEstimator(), maxInput: new Map() };
   const file = resultFile(dir, 'steps');
+  // run id → [offset, bytes, offset, bytes, …] of its lines, in file order (a run's own steps are written in order).
+  const places = new Map<string, number[]>();
+  for await (const line of readJsonlLines(file)) {
+    if (!line.ok) {
+      pass.skipped++;
+      continue;
+    }
+    checkStepRecord(file, line.line, line.value);
+    const id = (line.value as StepRecord).run_id;
+    let at = places.get(id);
+    if (!at) places.set(id, (at = []));
+    at.push(line.offset, line.bytes);
+  }
+  // Runs without a record (a crash cut them off) follow the planned ones, in the order they appear.
+  const order = [...new Set([...runOrder.filter((id) => places.has(id)), ...places.keys()])];
+  function* inOrder() {
+    for (const id of order) {
+      const at = places.get(id)!;
+      for (let i = 0; i < at.length; i += 2) yield { offset: at[i]!, bytes: at[i + 1]! };
+    }
+  }
   await writeCsvFile(resultFile(dir, 'stepsCsv'), async (add) => {
-    for await (const line of readJsonlLines(file)) {
-      if (!line.ok) {
-        pass.skipped++;
-        continue;
-      }
-      checkStepRecord(file, line.line, line.value);
-      const r = line.value as StepRecord;
+    for (const value of readJsonlAt(file, inOrder())) {
+      const r = value as StepRecord;
       if (pass.byRun?.has(r.run_id)) pass.byRun.get(r.run_id)!.push(r);
       else pass.byRun?.set(r.run_id, [r]);
       if (price) {
@@ -128,24 +149,23 @@ function inPlanOrder(runs: Array<RunFacts & { repeat: number }>, plannedScenario
 export async function buildReports(dir: string, o: BuildOptions = {}): Promise<BuiltReports> {
   const runsFile = resultFile(dir, 'runs');
   const { runs, skipped: skippedRuns } = await loadRuns(runsFile);
-  const steps = await passSteps(dir, o.price, Boolean(o.whatIf?.length));
   const meta = readMeta(dir);
+  inPlanOrder(runs, meta?.scenarios ?? []);
+  const steps = await passSteps(dir, runs.map((r) => r.run_id), o.price, Boolean(o.whatIf?.length));
   const whatIf = o.whatIf?.length ? deriveConfigs([...wholeRecords(runsFile, runs)], (id) => steps.byRun!.get(id) ?? [], o.whatIf) : null;
   steps.byRun = null;
   // Every cost the reader reads comes from these: the recorded runs and the derived ones, at the report's price.
   const priced = <R extends RunFacts>(rs: R[]) => (o.price ? repriceAll(rs, o.price) : rs);
   const derivedAsRecorded = (whatIf?.runs ?? []).map((r) => ({ ...r, repeat: r.settings.repeat }));
   const asRecorded = [...runs, ...derivedAsRecorded];
-  inPlanOrder(runs, meta?.scenarios ?? []);
   inPlanOrder(asRecorded, meta?.scenarios ?? []);
   const all = priced(asRecorded);
   const derived = priced(derivedAsRecorded);
   const costOf = new Map(all.map((r) => [r.run_id, r.cost_usd]));
   const summary = summarizeConfigs(all);
   const points = steps.points.points();
-  // Fits come in the order scenarios first appear in steps.jsonl (completion order): put them in plan order.
-  const rank = new Map([...new Set(runs.map((r) => r.scenario))].map((sc, i) => [sc, i]));
-  const fits = steps.fit.fits().sort((a, b) => (rank.get(a.scenario) ?? rank.size) - (rank.get(b.scenario) ?? rank.size));
+  // Steps are read in plan order, so the fits come in plan order too.
+  const fits = steps.fit.fits();
   const ratios = ratioTable(summary, fits);
   const savings = stepLimitSavings(summary);
   const volumeList = o.volumes ?? DEFAULT_VOLUMES;

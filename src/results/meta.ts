@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../contracts/paths.ts';
-import type { Shard, SpendState } from '../contracts/sweep-state.ts';
+import type { AdaptiveSampling, Shard, SpendState } from '../contracts/sweep-state.ts';
 import type { Grid, Fixed } from '../contracts/settings.ts';
 
 export interface Meta {
@@ -36,6 +36,8 @@ export interface Meta {
   shard?: Shard & { runs_total: number };
   /** Set when the sweep ran under a spend cap (`--ci-max-spend`). */
   spend?: SpendState;
+  /** Set when runs went in batches until decided (`runs_planned` then counts the runs scheduled). */
+  adaptive?: AdaptiveSampling;
   /** Set by `bench merge`: the shard directories this one was merged from. */
   merged_from?: string[];
   /** Set by `bench import`: the records come from trajectory files, not from a sweep. */

@@ -24,6 +24,8 @@ export interface StartOptions {
   transcripts: boolean;
   shard?: string;
   ciMaxSpend?: string;
+  /** Worker threads for simulated and replayed runs (default: available parallelism). */
+  workers?: string;
 }
 
 export const DEFAULT_SCENARIOS = ['tiny-agent-sum-of-squares', 'seed-calibrated'];

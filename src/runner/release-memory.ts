@@ -31,8 +31,11 @@ const heapUsed = () => v8.getHeapStatistics().used_heap_size;
 export class MemoryGuard {
   private floor = heapUsed();
 
+  /** `budget`: bytes of garbage to let pile up (smaller in worker threads: there is a heap per thread). */
+  constructor(private readonly budget = GARBAGE_BUDGET) {}
+
   check(): void {
-    if (heapUsed() - this.floor < GARBAGE_BUDGET) return;
+    if (heapUsed() - this.floor < this.budget) return;
     releaseMemory();
     this.floor = heapUsed();
   }

@@ -20,11 +20,12 @@ import { CallSlots } from './call-slots.ts';
 import type { RunRecord } from '../contracts/records.ts';
 import { FILES, resultFile } from '../results/results-dir.ts';
 import { executeRun, notStartedRecord, type RunDeps } from './run-one.ts';
-import type { Shard, SpendState } from '../contracts/sweep-state.ts';
+import type { AdaptiveSampling, Shard, SpendState } from '../contracts/sweep-state.ts';
 import type { SpendLimiter } from './spend-limiter.ts';
 import { stepLine } from '../results/step-line.ts';
 import type { RunPlan, SweepSpec } from './sweep.ts';
 import { buildTranscript } from './transcript.ts';
+import { poolFor } from './workers/worker-pool.ts';
 
 /** Runs open per call slot against a provider: enough waiting runs that a freed slot is taken at once. */
 const OPEN_RUNS_PER_SLOT = 4;
@@ -51,6 +52,10 @@ export interface SweepOptions {
   /** The sweep's token counter (default: a fresh one); `bench perf` passes its own to count tokenizations. */
   counter?: TokenCounter;
   transport?: ModelTransport;
+  /** Simulated and replayed runs on this many worker threads (default 1: this thread). */
+  workers?: number;
+  /** Adaptive repeats: `plans` is the first batch; `next` gets every finished record and returns the next batch (empty: done). */
+  adaptive?: { sampling: AdaptiveSampling; next: (finished: readonly RunRecord[]) => RunPlan[] };
 }
 
 export interface SweepOutcome extends BuiltReports {
@@ -83,6 +88,7 @@ function freshMeta(o: SweepOptions): Meta {
     versions: versions(),
     git_commit: gitCommit(),
     ...(o.shard ? { shard: o.shard } : {}),
+    ...(o.adaptive ? { adaptive: o.adaptive.sampling } : {}),
   };
 }
 
@@ -114,7 +120,8 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
 
   const steps = new JsonlWriter(resultFile(o.dir, 'steps'));
   const runs = new JsonlWriter(resultFile(o.dir, 'runs'));
-  const counter = o.counter ?? new TokenCounter();
+  // Made on first use: its tokenizer tables (~70 MB) are not needed here when worker threads run every run.
+  let counter: TokenCounter | undefined;
   const registries = new Map<Scenario, ToolRegistry>();
   const tools = (plan: RunPlan) => {
     let r = registries.get(plan.scenario);
@@ -125,8 +132,21 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
   // (see call-slots.ts); simulated runs are CPU work with nothing to overlap, one open run per slot.
   const networked = o.plans.some((p) => callsProvider(p.settings, o.transport));
   const slots = networked ? new CallSlots(o.concurrency) : undefined;
-  const openRuns = networked ? OPEN_RUNS_PER_SLOT * o.concurrency : o.concurrency;
-  const memory = new MemoryGuard();
+  const pool = poolFor({ ...o, networked, traced: Boolean(o.trace), recording: Boolean(o.transport?.record), replayFile: o.transport?.replay?.file });
+  o.signal?.addEventListener('abort', () => pool?.abort(), { once: true });
+  // With workers, two open runs per worker keep each busy while this thread writes the last one's records.
+  const openRuns = networked ? OPEN_RUNS_PER_SLOT * o.concurrency : pool ? Math.max(o.concurrency, 2 * (o.workers ?? 1)) : o.concurrency;
+  // With workers this thread only writes records: little garbage, and the workers' heaps need the room.
+  const memory = new MemoryGuard(pool ? 16 * 1024 * 1024 : undefined);
+  const inThisThread = async (plan: RunPlan) => {
+    const result = await executeRun(plan, { counter: (counter ??= o.counter ?? new TokenCounter()), tools, onStep: (r) => steps.writeLine(stepLine(r)), signal: o.signal, transcript: o.transcripts, transport: o.transport, trace: o.trace, control: o.control, slots, spend: o.spend });
+    return { record: result.record, transcript: o.transcripts ? buildTranscript(result.record, result.calls, result.messages) : undefined };
+  };
+  const inWorker = async (plan: RunPlan) => {
+    const done = await pool!.run(plan);
+    for (const line of done.steps) steps.writeLine(line);
+    return done;
+  };
   const runPlan = async (plan: RunPlan): Promise<RunRecord> => {
     if (o.signal?.aborted) {
       // After Ctrl-C: recorded as not started, flushed with the rest when the writer closes.
@@ -135,16 +155,14 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
       o.progress.tick(`${plan.configId}: interrupted`);
       return record;
     }
-    const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.writeLine(stepLine(r)), signal: o.signal, transcript: o.transcripts, transport: o.transport, trace: o.trace, control: o.control, slots, spend: o.spend });
+    const result = await (pool ? inWorker(plan) : inThisThread(plan));
     steps.flush();
     runs.write(result.record);
     runs.flush();
     o.transport?.record?.save();
     // A run stopped before its first call has nothing to transcribe (and after Ctrl-C there may be
     // thousands of them, each a file write); --resume runs it again and writes its transcript.
-    if (o.transcripts && result.record.calls > 0) {
-      writeJsonAtomic(path.join(o.dir, FILES.transcripts, `${plan.runId}.json`), buildTranscript(result.record, result.calls, result.messages));
-    }
+    if (result.transcript && result.record.calls > 0) writeJsonAtomic(path.join(o.dir, FILES.transcripts, `${plan.runId}.json`), result.transcript);
     if (result.record.extra?.paused) writeJsonAtomic(path.join(o.dir, FILES.state, `${plan.runId}.json`), result.record.extra.state);
     // A run paused on purpose (--pause-at) is finished as far as this sweep goes; one cut by Ctrl-C is not.
     if (result.record.stop_reason !== 'interrupted' || result.record.extra?.paused) meta.runs_done++;
@@ -152,22 +170,40 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
     memory.check();
     return result.record;
   };
-  let failure: unknown = null;
-  try {
-    await forEachConcurrently(o.plans, openRuns, async (plan) => {
-      if (!o.spend) return void (await runPlan(plan));
+  // Kept only for adaptive repeats, which judge them between batches; a plain sweep keeps nothing per run.
+  const finished: RunRecord[] = [];
+  const keep = (record: RunRecord) => {
+    if (o.adaptive) finished.push(record);
+    return record;
+  };
+  const runBatch = (batch: RunPlan[]) =>
+    forEachConcurrently(batch, openRuns, async (plan) => {
+      if (!o.spend) return void keep(await runPlan(plan));
       // A run's own max-cost brake bounds what it can spend; the CLI insists on one under a cap.
       const worstCase = plan.settings.limits.max_cost_usd ?? Infinity;
       if (!(await o.spend.acquire(worstCase))) return;
       let spent = 0;
       try {
-        spent = (await runPlan(plan)).cost_usd;
+        spent = (await runPlan(plan).then(keep)).cost_usd;
       } finally {
         o.spend.release(worstCase, spent);
       }
     });
+  let failure: unknown = null;
+  try {
+    await runBatch(o.plans);
+    // Adaptive repeats: the next batch once this one is judged; not after Ctrl-C or the spend cap.
+    for (let batch = o.adaptive?.next(finished) ?? []; batch.length > 0 && !o.signal?.aborted && !o.spend?.state.stopped; batch = o.adaptive!.next(finished)) {
+      meta.runs_planned += batch.length;
+      await runBatch(batch);
+    }
   } catch (e) {
     failure = e;
+  }
+  try {
+    await pool?.close();
+  } catch (e) {
+    failure ??= e;
   }
   // Closing flushes the last lines, which can fail too (a full disk): each is tried, the first failure kept.
   for (const close of [() => steps.close(), () => runs.close(), () => o.transport?.record?.save()]) {

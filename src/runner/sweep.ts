@@ -63,6 +63,15 @@ export function runSeed(sweepSeed: number, scenario: string, repeat: number): nu
   return hash32(`${sweepSeed}:${scenario}:${repeat}`);
 }
 
+const runIdOf = (slug: string, repeat: number) => `${slug}_r${String(repeat).padStart(3, '0')}`;
+
+/** The repeat index a run id ends with (`…_r007` → 7): run facts carry the id, not the repeat. */
+export function repeatOfRunId(runId: string): number {
+  const m = /_r(\d+)$/.exec(runId);
+  if (!m) throw new Error(`not a run id: ${runId}`);
+  return Number(m[1]);
+}
+
 export function expandSweep(spec: SweepSpec): RunPlan[] {
   const ds = dims(spec.grid);
   const varying = ds.filter((d) => d.values.length > 1 || d.key === 'max_steps');
@@ -89,7 +98,7 @@ export function expandSweep(spec: SweepSpec): RunPlan[] {
           ...roleSettings(scenario, spec.fixed),
         };
         const slug = label.replace(/[^a-zA-Z0-9.=-]+/g, '_');
-        plans.push({ runId: `${slug}_r${String(repeat).padStart(3, '0')}`, configId: label, scenario, settings });
+        plans.push({ runId: runIdOf(slug, repeat), configId: label, scenario, settings });
       }
     }
   }

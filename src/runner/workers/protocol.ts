@@ -1,0 +1,20 @@
+// Messages between the sweep (main thread) and its worker threads. Plans and records are plain data
+// (structured clone); a run's step lines travel as the JSONL text the main thread appends.
+import type { RunRecord } from '../../contracts/records.ts';
+import type { RunDeps } from '../run-one.ts';
+import type { RunPlan } from '../sweep.ts';
+import type { Transcript } from '../transcript.ts';
+
+/** What every worker gets once: how to build its models. */
+export interface WorkerSetup {
+  /** `--replay`: the cassette file, loaded once per worker. */
+  replayFile?: string;
+  control?: RunDeps['control'];
+  transcripts: boolean;
+}
+
+export type ToWorker = { type: 'run'; id: number; plan: RunPlan } | { type: 'abort' };
+
+export type FromWorker =
+  | { type: 'done'; id: number; steps: string[]; record: RunRecord; transcript?: Transcript }
+  | { type: 'failed'; id: number; message: string; stack?: string };

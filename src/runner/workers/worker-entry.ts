@@ -1,0 +1,44 @@
+// A sweep worker thread: runs the simulated or replayed runs it is sent, each as the main thread
+// would (own token counter and tool registries, loaded once per worker), and posts back the step
+// lines, the record and the transcript. The main thread writes them, so files have one writer.
+import { parentPort, workerData } from 'node:worker_threads';
+import { TokenCounter } from '../../meter/tokens.ts';
+import { Cassette } from '../../models/cassette.ts';
+import { DEFAULT_TRANSPORT, type ModelTransport } from '../../models/factory.ts';
+import { stepLine } from '../../results/step-line.ts';
+import type { Scenario } from '../../scenario/schema.ts';
+import { ToolRegistry } from '../../tools/registry.ts';
+import { executeRun } from '../run-one.ts';
+import { MemoryGuard } from '../release-memory.ts';
+import { buildTranscript } from '../transcript.ts';
+import type { FromWorker, ToWorker, WorkerSetup } from './protocol.ts';
+
+const port = parentPort!;
+const setup = workerData as WorkerSetup;
+const transport: ModelTransport = { ...DEFAULT_TRANSPORT, ...(setup.replayFile ? { replay: Cassette.load(setup.replayFile) } : {}) };
+const counter = new TokenCounter();
+const abort = new AbortController();
+// Each worker is its own heap: it keeps its garbage in check as the main thread does, with an eighth
+// of the budget, so N workers stay within the RSS target (bench perf, target 7). The price is more
+// frequent full GCs, in the CPU figure of target 6.
+const memory = new MemoryGuard(8 * 1024 * 1024);
+// Plans arrive as copies: key registries by scenario id, not object identity.
+const registries = new Map<string, ToolRegistry>();
+const tools = (s: Scenario) => {
+  let r = registries.get(s.id);
+  if (!r) registries.set(s.id, (r = ToolRegistry.fromDecls(s.tools)));
+  return r;
+};
+
+port.on('message', (m: ToWorker) => {
+  if (m.type === 'abort') return abort.abort();
+  const steps: string[] = [];
+  executeRun(m.plan, { counter, tools: (p) => tools(p.scenario), onStep: (r) => steps.push(stepLine(r)), signal: abort.signal, transcript: setup.transcripts, transport, control: setup.control }).then(
+    (result) => {
+      const transcript = setup.transcripts ? buildTranscript(result.record, result.calls, result.messages) : undefined;
+      port.postMessage({ type: 'done', id: m.id, steps, record: result.record, ...(transcript ? { transcript } : {}) } satisfies FromWorker);
+      memory.check();
+    },
+    (e: Error) => port.postMessage({ type: 'failed', id: m.id, message: e.message, stack: e.stack } satisfies FromWorker),
+  );
+});

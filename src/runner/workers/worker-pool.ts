@@ -1,0 +1,94 @@
+// A pool of sweep worker threads: simulated and replayed runs are CPU work (tokenizing, mostly), so
+// N threads run N at once. Each run goes to the least busy worker; its step lines, record and
+// transcript come back whole, for the main thread to write. Reports aggregate in plan order, so
+// they are the same whichever thread finished which run first.
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { RunPlan } from '../sweep.ts';
+import type { FromWorker, ToWorker, WorkerSetup } from './protocol.ts';
+
+type Done = Extract<FromWorker, { type: 'done' }>;
+
+/** A small young generation: each thread has its own, and the default (up to ~48 MB) times N threads is most of the RSS target. */
+const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8 };
+
+/**
+ * The worker script: the bundle's own entry (dist/sweep-worker.js, next to the chunk this code is
+ * in) when the CLI runs; under tsx or vitest, where this file is TypeScript, worker-entry.ts with the
+ * tsx loader registered in the worker first.
+ */
+function spawnWorker(setup: WorkerSetup): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./sweep-worker.js', import.meta.url), { workerData: setup, resourceLimits: WORKER_LIMITS });
+  const tsxApi = path.join(path.dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs');
+  const entry = new URL('./worker-entry.ts', import.meta.url).href;
+  const boot = `import(${JSON.stringify(`file://${tsxApi}`)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); })`;
+  return new Worker(boot, { eval: true, workerData: setup, resourceLimits: WORKER_LIMITS });
+}
+
+interface Slot {
+  worker: Worker;
+  busy: number;
+}
+
+export class WorkerPool {
+  private readonly slots: Slot[];
+  private readonly pending = new Map<number, { resolve: (d: Done) => void; reject: (e: Error) => void }>();
+  private nextId = 0;
+  private failure: Error | undefined;
+
+  constructor(size: number, setup: WorkerSetup) {
+    this.slots = Array.from({ length: size }, () => {
+      const slot = { worker: spawnWorker(setup), busy: 0 };
+      slot.worker.on('message', (m: FromWorker) => {
+        slot.busy--;
+        const p = this.pending.get(m.id)!;
+        this.pending.delete(m.id);
+        if (m.type === 'done') p.resolve(m);
+        else p.reject(Object.assign(new Error(m.message), { stack: m.stack }));
+      });
+      // A worker that dies (it cannot load, runs out of memory) fails the sweep, as a crash in process would.
+      slot.worker.on('error', (e) => this.fail(e));
+      slot.worker.on('exit', (code) => code !== 0 && this.fail(new Error(`sweep worker exited with code ${code}`)));
+      return slot;
+    });
+  }
+
+  private fail(e: Error): void {
+    this.failure ??= e;
+    for (const p of this.pending.values()) p.reject(this.failure);
+    this.pending.clear();
+  }
+
+  /** Runs one plan on the least busy worker. */
+  run(plan: RunPlan): Promise<Done> {
+    if (this.failure) return Promise.reject(this.failure);
+    const slot = this.slots.reduce((a, b) => (b.busy < a.busy ? b : a));
+    const id = this.nextId++;
+    slot.busy++;
+    return new Promise<Done>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      slot.worker.postMessage({ type: 'run', id, plan } satisfies ToWorker);
+    });
+  }
+
+  /** Ctrl-C: every worker stops starting model calls; its runs end as `interrupted`. */
+  abort(): void {
+    for (const s of this.slots) s.worker.postMessage({ type: 'abort' } satisfies ToWorker);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+  }
+}
+
+/**
+ * The pool a sweep's runs go to, or none (run in this thread): only simulated and replayed runs,
+ * which are CPU work; not runs that call a provider (I/O, governed by --concurrency), record a
+ * cassette, or trace to this thread's stderr; and not for one worker.
+ */
+export function poolFor(o: { workers?: number; plans: readonly RunPlan[]; networked: boolean; traced: boolean; recording: boolean } & WorkerSetup): WorkerPool | undefined {
+  const size = Math.min(o.workers ?? 1, o.plans.length);
+  if (size <= 1 || o.networked || o.traced || o.recording) return undefined;
+  return new WorkerPool(size, { transcripts: o.transcripts, ...(o.replayFile ? { replayFile: o.replayFile } : {}), ...(o.control ? { control: o.control } : {}) });
+}

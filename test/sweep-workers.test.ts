@@ -1,0 +1,68 @@
+// Simulated sweeps on worker threads: the same reports, byte for byte, as on one thread — through
+// the bundled CLI (dist/sweep-worker.js) and in process under tsx (src/runner/workers/worker-entry.ts).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { poolFor } from '../src/runner/workers/worker-pool.ts';
+import { bench, benchInProcess } from './helpers/cli.ts';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-workers-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+// A ReAct scenario, one the spin brake stops, and a task-queue one; two step limits.
+const SWEEP = ['-s', 'seed-calibrated,autogpt-recursive-verification,babyagi-converging', '--steps', '10,20', '-n', '6', '-q'];
+
+/** Every report file, with the one line that says when the sweep ran masked. */
+function reports(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const f of fs.readdirSync(dir).filter((f) => f.endsWith('.csv') || f === 'summary.md')) {
+    out[f] = fs.readFileSync(path.join(dir, f), 'utf8').replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, 'TIME');
+  }
+  for (const f of fs.readdirSync(path.join(dir, 'transcripts'))) out[`transcripts/${f}`] = fs.readFileSync(path.join(dir, 'transcripts', f), 'utf8');
+  return out;
+}
+
+describe('worker threads', () => {
+  it('a sweep on 2 workers writes the same CSVs, summary.md and transcripts as on 1, bundled or under tsx', async () => {
+    // The same results directory name under different parents: summary.md names it.
+    const [one, two, tsx] = ['one', 'two', 'tsx'].map((d) => path.join(tmp, d, 'out'));
+    const [a, b] = await Promise.all([bench([...SWEEP, '--workers', '1', '-o', one!]), bench([...SWEEP, '--workers', '2', '-o', two!])]);
+    expect(a.stderr).toBe('');
+    expect(b.stderr).toBe('');
+    expect([a.code, b.code]).toEqual([0, 0]);
+    const inProcess = await benchInProcess([...SWEEP, '--workers', '2', '-o', tsx!]);
+    expect(inProcess.code).toBe(0);
+
+    const reference = reports(one!);
+    expect(Object.keys(reference)).toEqual(expect.arrayContaining(['steps.csv', 'runs.csv', 'summary.csv', 'steps_by_index.csv', 'summary.md', 'taskqueue_rounds.csv']));
+    expect(Object.keys(reference).filter((f) => f.startsWith('transcripts/'))).toHaveLength(36);
+    expect(reports(two!)).toEqual(reference);
+    expect(reports(tsx!)).toEqual(reference);
+  }, 240_000);
+
+  it('runs only simulated and replayed runs on workers, and only for more than one', () => {
+    const plans = [{}, {}, {}] as never[];
+    const base = { plans, networked: false, traced: false, recording: false, transcripts: false };
+    expect(poolFor({ ...base, workers: 1 })).toBeUndefined();
+    expect(poolFor({ ...base, workers: 2, networked: true })).toBeUndefined();
+    expect(poolFor({ ...base, workers: 2, traced: true })).toBeUndefined();
+    expect(poolFor({ ...base, workers: 2, recording: true })).toBeUndefined();
+    const pool = poolFor({ ...base, workers: 2 });
+    expect(pool).toBeDefined();
+    return pool!.close();
+  });
+
+  it('refuses a bad --workers value (exit 2, one line)', async () => {
+    for (const [value, why] of [
+      ['0', /^bench: --workers: 0 is below the minimum 1/],
+      ['two', /^bench: --workers: /],
+    ] as const) {
+      const r = await benchInProcess(['--workers', value, '-q', '-o', path.join(tmp, 'bad')]);
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr.trim()).toMatch(why);
+    }
+    expect(fs.existsSync(path.join(tmp, 'bad'))).toBe(false);
+  });
+});

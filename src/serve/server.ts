@@ -135,11 +135,6 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
     try {
       const sim = new SimModel(profile.id, profile, counter, { promptCache: o.promptCache, cache });
       const { message, usage } = await sim.complete(chat, { runId: '', scenario: '', step: 0, round: 0, role: 'act' });
-      if (request.tool_choice === 'none' && message.tool_calls) {
-        // The caller forbade tools: keep the text, bill only what is returned.
-        delete message.tool_calls;
-        usage.completion_tokens = counter.produced(message);
-      }
       c = completion(`chatcmpl-${(++served).toString(36)}${Date.now().toString(36)}`, request.model, Math.floor(Date.now() / 1000), message, usage);
     } catch (e) {
       if (!(e instanceof ModelError)) throw e;

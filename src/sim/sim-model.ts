@@ -6,6 +6,7 @@ import { PrefixCache } from '../meter/prefix-cache.ts';
 import { writeAct } from './act.ts';
 import { writeCritic } from './critic.ts';
 import type { Profile } from './profile.ts';
+import { cutAtStop } from './stop-sequences.ts';
 import { writeCreate, writeExecute, writePrioritize, writeSummarize } from './taskqueue.ts';
 import { writeSummary } from './summarizer.ts';
 
@@ -37,7 +38,9 @@ export class SimModel implements ChatModel {
   }
 
   async complete(request: ChatRequest, _context: CallContext): Promise<ChatResult> {
-    const { message, latencyMs } = this.respond(request);
+    const answer = this.respond(request);
+    const message = cutAtStop(answer.message, request.stop);
+    const { latencyMs } = answer;
     const promptTokens = this.counter.prompt(request.messages, request.tools);
     const cached = this.options.promptCache ? this.cache.cachedTokens(request.messages, request.tools, this.counter) : 0;
     return {

@@ -13,6 +13,8 @@ import { parseOne as one } from '../runner/values.ts';
 import { usd } from '../report/format.ts';
 import { UsageError } from '../contracts/errors.ts';
 import { exitCodeFor, trapInterrupts } from './interrupt.ts';
+import { startAgentHost } from '../gateway/agent-cmd.ts';
+import { TokenCounter } from '../meter/tokens.ts';
 import { RUN_DEFAULTS } from '../runner/run-defaults.ts';
 import type { StartOptions } from '../runner/plan.ts';
 
@@ -47,10 +49,13 @@ export interface StartedOutcome extends SweepOutcome {
 /** Runs a sweep with Ctrl-C handled: the first signal stops new model calls and the reports are still written. */
 export async function runTrapped(options: Omit<SweepOptions, 'signal' | 'progress'>, quiet: boolean): Promise<StartedOutcome> {
   const trap = trapInterrupts();
+  // A sweep of an external agent (--agent-cmd) runs each plan through the metering gateway.
+  const host = options.spec.grid.agent.agent_cmd ? await startAgentHost({ counter: new TokenCounter(), transport: options.transport, promptCache: options.spec.fixed.prompt_cache }) : null;
   try {
-    const outcome = await runSweep({ ...options, progress: createProgress(options.plans.length, !quiet), signal: trap.signal });
+    const outcome = await runSweep({ ...options, ...(host ? { execute: host.execute } : {}), progress: createProgress(options.plans.length, !quiet), signal: trap.signal });
     return { ...outcome, interruptExitCode: outcome.status === 'interrupted' ? exitCodeFor(trap.received()) : null };
   } finally {
+    await host?.close();
     trap.dispose();
   }
 }

@@ -19,7 +19,7 @@ import { forEachConcurrently } from './pool.ts';
 import { CallSlots } from './call-slots.ts';
 import type { RunRecord } from '../contracts/records.ts';
 import { FILES, resultFile } from '../results/results-dir.ts';
-import { executeRun, type RunDeps } from './run-one.ts';
+import { executeRun, type RunDeps, type RunResult } from './run-one.ts';
 import type { Shard, SpendState } from '../contracts/sweep-state.ts';
 import type { SpendLimiter } from './spend-limiter.ts';
 import { stepLine } from '../results/step-line.ts';
@@ -51,6 +51,8 @@ export interface SweepOptions {
   /** The sweep's token counter (default: a fresh one); `bench perf` passes its own to count tokenizations. */
   counter?: TokenCounter;
   transport?: ModelTransport;
+  /** Runs one planned run; default: the built-in loops (executeRun). `--agent-cmd` runs an external agent instead. */
+  execute?: (plan: RunPlan, deps: RunDeps) => Promise<RunResult>;
 }
 
 export interface SweepOutcome extends BuiltReports {
@@ -115,12 +117,13 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
   };
   // Against a provider, --concurrency bounds the calls in flight and more runs than that are open
   // (see call-slots.ts); simulated runs are CPU work with nothing to overlap, one open run per slot.
-  const networked = o.plans.some((p) => callsProvider(p.settings, o.transport));
+  // External agents (--agent-cmd) make their own calls: -j of them run at once, whatever the model.
+  const networked = !o.execute && o.plans.some((p) => callsProvider(p.settings, o.transport));
   const slots = networked ? new CallSlots(o.concurrency) : undefined;
   const openRuns = networked ? OPEN_RUNS_PER_SLOT * o.concurrency : o.concurrency;
   const memory = new MemoryGuard();
   const runPlan = async (plan: RunPlan): Promise<RunRecord> => {
-    const result = await executeRun(plan, { counter, tools, onStep: (r) => steps.writeLine(stepLine(r)), signal: o.signal, transcript: o.transcripts, transport: o.transport, trace: o.trace, control: o.control, slots });
+    const result = await (o.execute ?? executeRun)(plan, { counter, tools, onStep: (r) => steps.writeLine(stepLine(r)), signal: o.signal, transcript: o.transcripts, transport: o.transport, trace: o.trace, control: o.control, slots });
     steps.flush();
     runs.write(result.record);
     runs.flush();

@@ -78,6 +78,8 @@ export const BudgetsSchema = z
   .object({
     /** `sim`, `sim:<profile>`, `openai:<model>`, `replay:<cassette>`. */
     model: z.string().min(1).default('sim'),
+    /** Gate your own agent: this command runs as the agent of every run (as `bench run --agent-cmd`), from the working directory. */
+    agent_cmd: z.string().trim().min(1).optional(),
     repeats: z.number().int().min(1).max(100_000).default(10),
     seed: z.number().int().min(0).default(1),
     /** The brakes every run gets, as the bench flags of the same names. */

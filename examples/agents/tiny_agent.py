@@ -4,7 +4,9 @@
 Standard library only. It talks to any OpenAI-compatible chat-completions API: under
 `bench run --agent-cmd "python3 examples/agents/tiny_agent.py"` that is loopbench's metering
 gateway (OPENAI_BASE_URL, OPENAI_API_KEY), with the scenario's prompt and goal in
-LOOPBENCH_SYSTEM and LOOPBENCH_GOAL. Prints the final answer as its last line.
+LOOPBENCH_SYSTEM and LOOPBENCH_GOAL. Prints the final answer as its last line; with
+AGENT_USAGE_DIR set it also writes the usage the API reported for each call to
+AGENT_USAGE_DIR/<LOOPBENCH_RUN_ID>.json.
 """
 import json
 import os
@@ -57,6 +59,16 @@ def run_python(code):
     return (out.stdout + out.stderr)[-2000:] or "(no output)"
 
 
+USAGE = []
+
+
+def save_usage():
+    folder = os.environ.get("AGENT_USAGE_DIR")
+    if folder:
+        with open(os.path.join(folder, os.environ.get("LOOPBENCH_RUN_ID", "run") + ".json"), "w") as f:
+            json.dump(USAGE, f)
+
+
 def main():
     messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": GOAL}]
     for step in range(1, MAX_STEPS + 1):
@@ -67,6 +79,8 @@ def main():
             error = json.loads(e.read() or b"{}").get("error", {})
             print(f"stopped at step {step}: {error.get('code')}: {error.get('message')}", file=sys.stderr)
             return 3
+        usage = reply.get("usage") or {}
+        USAGE.append({"input": usage.get("prompt_tokens"), "output": usage.get("completion_tokens")})
         message = reply["choices"][0]["message"]
         messages.append(message)
         calls = message.get("tool_calls") or []
@@ -85,4 +99,6 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    save_usage()
+    sys.exit(code)

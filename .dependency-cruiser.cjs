@@ -19,7 +19,7 @@ const LAYERS = {
   serve: ['contracts', 'scenario', 'results', 'meter', 'sim', 'models', 'runner'],
   // The metering gateway and `bench run --agent-cmd`: an external agent's calls, through the same brakes and records.
   gateway: ['contracts', 'scenario', 'results', 'meter', 'brakes', 'sim', 'tools', 'models', 'agents', 'report', 'runner', 'serve'],
-  perf: ['contracts', 'scenario', 'results', 'meter', 'brakes', 'tools', 'report', 'runner', 'serve'],
+  perf: ['contracts', 'scenario', 'results', 'meter', 'brakes', 'tools', 'report', 'runner', 'serve', 'gateway'],
 };
 
 /** The command line sits on top of every other layer. */

@@ -144,7 +144,8 @@ export class Gateway {
     const clientWantsUsage = request.stream_options?.include_usage === true;
     if (request.stream) outgoing.stream_options = { ...(request.stream_options ?? {}), include_usage: true };
     const aborted = new AbortController();
-    res.once('close', () => aborted.abort());
+    // The agent hung up before its answer: stop waiting for the upstream.
+    res.once('close', () => !res.writableFinished && aborted.abort());
     const answer = await forward(up, outgoing, aborted.signal);
     if (!answer.ok) {
       run.meter.fail(admitted.ticket, answer.error, chat.messages);

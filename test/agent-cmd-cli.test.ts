@@ -82,6 +82,10 @@ describe('the tiny agent (stdlib Python, its own ReAct loop) through --agent-cmd
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/holds[^\n]*pass|pass[^\n]*holds/i);
     expect(r.stdout).toMatch(/too-tight[^\n]*fail|fail[^\n]*too-tight/i);
+    // The results judge again, without running the agent: the same verdict.
+    const again = await bench(['check', path.join(tmp, 'budgets.yaml'), '--from', path.join(tmp, 'check')], env);
+    expect(again.code).toBe(1);
+    expect(again.stdout).toMatch(/too-tight[^\n]*fail|fail[^\n]*too-tight/i);
   }, 60_000);
 });
 

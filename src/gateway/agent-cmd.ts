@@ -23,7 +23,6 @@ export const agentCmdOf = (settings: RunPlan['settings']): string | null => (typ
 export interface AgentHost {
   /** Runs one planned run as the agent process; the sweep runner calls it in place of a built-in loop. */
   execute(plan: RunPlan, deps: RunDeps): Promise<RunResult>;
-  gateway: Gateway;
   close(): Promise<void>;
 }
 
@@ -100,7 +99,6 @@ export async function startAgentHost(o: AgentHostOptions): Promise<AgentHost> {
 
   return {
     execute,
-    gateway,
     close: async () => {
       await gateway.close();
       if (sim) await (await sim).close();

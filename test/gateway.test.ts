@@ -173,6 +173,9 @@ describe('brakes at the gateway', () => {
       await run.client.chat.completions.create({ model: 'm', messages: start(), max_completion_tokens: 20 });
       await run.client.chat.completions.create({ model: 'm', messages: start() });
       expect(bodies.map((b) => b.max_tokens ?? b.max_completion_tokens)).toEqual([50, 20, 50]);
+      // What only the sim refuses (n > 1) goes to a provider as the agent sent it.
+      await run.client.chat.completions.create({ model: 'm', messages: start(), n: 2 });
+      expect(bodies[3]!.n).toBe(2);
     } finally {
       await new Promise((r) => capture.close(r));
     }

@@ -139,7 +139,6 @@ function checkProfile(s: Scenario, model: string, flag: string, external = false
     throw new UsageError(`${flag} ${model}: profile '${profile.id}' calls tool(s) ${[...new Set(missing)].join(', ')} that scenario '${s.id}' does not declare`);
 }
 
-
 /** An external agent plays a scenario's prompt and goal with its own loop and tools, against a sim or a provider. */
 function checkAgentCmd(text: string, scenarios: Scenario[], grid: Grid, transport: ModelTransport): string {
   const cmd = text.trim();

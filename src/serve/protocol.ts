@@ -70,9 +70,6 @@ export function parseCompletionRequest(body: unknown): Parsed {
     return { ok: false, error: apiError(400, "Invalid value for 'tool_choice': tool_choice is only allowed when 'tools' are specified.", 'invalid_request_error', 'tool_choice') };
   if (choice && typeof choice === 'object' && !req.tools!.some((t) => t.function.name === choice.function.name))
     return { ok: false, error: apiError(400, `Invalid value for 'tool_choice': no tool named '${choice.function.name}' in 'tools'.`, 'invalid_request_error', 'tool_choice') };
-  // The sim writes one answer per request; asked for several, it says so rather than repeat one.
-  if ((req.n ?? 1) > 1)
-    return { ok: false, error: apiError(400, `Invalid value for 'n': the simulated model writes one choice per request (n=1); got n=${req.n}. Send ${req.n} requests with different seeds instead.`, 'invalid_request_error', 'n', 'unsupported_value') };
   const maxTokens = req.max_completion_tokens ?? req.max_tokens ?? undefined;
   const stop = typeof req.stop === 'string' ? [req.stop] : (req.stop ?? undefined);
   const chat: ChatRequest = {
@@ -86,6 +83,12 @@ export function parseCompletionRequest(body: unknown): Parsed {
     ...(req.seed !== undefined ? { seed: req.seed } : {}),
   };
   return { ok: true, request: req, chat };
+}
+
+/** What the simulated model cannot do although a provider can: one answer per request, so `n` above 1 is refused rather than repeated. */
+export function simRefusal(req: CompletionRequest): ApiError | null {
+  if ((req.n ?? 1) <= 1) return null;
+  return apiError(400, `Invalid value for 'n': the simulated model writes one choice per request (n=1); got n=${req.n}. Send ${req.n} requests with different seeds instead.`, 'invalid_request_error', 'n', 'unsupported_value');
 }
 
 function text(c: z.infer<typeof Content> | undefined): string {

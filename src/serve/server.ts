@@ -13,7 +13,7 @@ import { listProfiles, loadProfile, type Profile } from '../sim/profile.ts';
 import { SimModel } from '../sim/sim-model.ts';
 import { JsonlWriter } from '../results/jsonl.ts';
 import { pickFault, spoil, type Fault } from './faults.ts';
-import { apiError, completion, parseCompletionRequest, streamChunks, type ApiError, type Completion } from './protocol.ts';
+import { apiError, completion, parseCompletionRequest, simRefusal, streamChunks, type ApiError, type Completion } from './protocol.ts';
 
 export interface ServeOptions {
   host: string;
@@ -104,6 +104,8 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
     const parsed = parseCompletionRequest(body.value);
     if (!parsed.ok) return finish(res, started, null, parsed.error);
     const { request, chat } = parsed;
+    const refused = simRefusal(request);
+    if (refused) return finish(res, started, { model: request.model }, refused);
     let profile: Profile;
     try {
       profile = profileFor(request.model);

@@ -12,8 +12,8 @@ import type { Settings } from '../contracts/settings.ts';
 import type { Stop } from '../contracts/stop-reason.ts';
 import { callCost } from '../meter/pricing.ts';
 
+/** An admitted call: what it reserved against the brakes until its answer is metered. */
 export interface Ticket {
-  step: number;
   projectedCostUsd: number;
   projectedTokens: number;
   started: number;
@@ -63,7 +63,7 @@ export class RunMeter {
     this.inFlight++;
     this.reservedUsd += projectedCostUsd;
     this.reservedTokens += inputTokens + maxOutputTokens;
-    return { ticket: { step: s.steps + this.inFlight, projectedCostUsd, projectedTokens: inputTokens + maxOutputTokens, started: performance.now() } };
+    return { ticket: { projectedCostUsd, projectedTokens: inputTokens + maxOutputTokens, started: performance.now() } };
   }
 
   private release(t: Ticket): void {

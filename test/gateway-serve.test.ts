@@ -89,6 +89,32 @@ describe('bench serve --upstream: the gateway in front of a provider', () => {
   }, 30_000);
 });
 
+describe('virtual keys from the gateway on its own', () => {
+  it('POST /v1/loopbench/runs opens a run and returns its key, which any SDK sends as its API key', async () => {
+    const token = 'tok-0123456789abcdef';
+    const dir = path.join(tmp, 'minted');
+    const gateway = await startStandaloneGateway(gatewayOptions(flags({ out: dir, authToken: token, steps: '2' }), {})!);
+    const mint = (bearer: string, runId?: string) =>
+      fetch(`${gateway.url}/loopbench/runs`, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify(runId ? { run_id: runId } : {}) });
+    try {
+      expect((await mint('wrong-token-000000', 'nope')).status).toBe(401);
+      const made = await mint(token, 'my-agent-1');
+      expect(made.status).toBe(201);
+      const { run_id, api_key } = (await made.json()) as { run_id: string; api_key: string };
+      expect(run_id).toBe('my-agent-1');
+      expect(api_key).toMatch(/^lb-/);
+      expect((await mint(token, 'my-agent-1')).status).toBe(409);
+      const client = new OpenAI({ apiKey: api_key, baseURL: gateway.url, maxRetries: 0 });
+      await client.chat.completions.create({ model: 'seed-calibrated', messages, tools });
+      await client.chat.completions.create({ model: 'seed-calibrated', messages, tools });
+      await expect(client.chat.completions.create({ model: 'seed-calibrated', messages, tools })).rejects.toMatchObject({ status: 403, code: 'loopbench_max_steps' });
+    } finally {
+      await gateway.close();
+    }
+    expect(read<RunRecord>(path.join(dir, 'runs.jsonl')).map((r) => [r.run_id, r.stop_reason, r.calls])).toEqual([['my-agent-1', 'max_steps', 2]]);
+  });
+});
+
 describe('gateway flags', () => {
   it.each([
     ['a host beyond loopback without --auth-token', { upstream: 'http://127.0.0.1:9/v1', host: '0.0.0.0' }, { OPENAI_API_KEY: KEY }, /--auth-token/],

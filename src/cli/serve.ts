@@ -160,7 +160,7 @@ export function registerServe(program: Command): void {
 
 async function serveGateway(o: StandaloneOptions): Promise<void> {
   const gateway = await startStandaloneGateway(o);
-  console.log(`bench serve (gateway): ${gateway.url} → ${o.upstreamUrl ? redact(o.upstreamUrl) : 'simulated models'}; name each run with the header x-loopbench-run; records in ${o.dir}; Ctrl-C stops and writes runs.jsonl`);
+  console.log(`bench serve (gateway): ${gateway.url} → ${o.upstreamUrl ? redact(o.upstreamUrl) : 'simulated models'}; name each run with the header x-loopbench-run (or POST /v1/loopbench/runs for a virtual key); records in ${o.dir}; Ctrl-C stops and writes runs.jsonl`);
   await new Promise<void>((resolve) => {
     const stop = () => void gateway.close().then(resolve);
     process.once('SIGINT', stop);

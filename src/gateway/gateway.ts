@@ -15,6 +15,8 @@ import type { RunMeter } from './run-meter.ts';
 import { forward, type Upstream } from './upstream.ts';
 
 export const RUN_HEADER = 'x-loopbench-run';
+/** Standalone gateway: POST here to open a run and get its virtual key. */
+export const RUNS_ROUTE = '/v1/loopbench/runs';
 const KEY_PREFIX = 'lb-';
 const MAX_BODY = 16 * 1024 * 1024;
 
@@ -120,8 +122,26 @@ export class Gateway {
     return made;
   }
 
+  /** Opens a run on request (standalone gateway), so an agent whose SDK cannot send a header still gets a run: its virtual key. */
+  private async mint(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    if (req.method !== 'POST') return send(res, apiError(405, `Method ${req.method} not allowed on ${RUNS_ROUTE} (use POST)`));
+    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
+    if (this.o.authToken && !sameSecret(bearer, this.o.authToken)) return send(res, unauthorized(`${RUNS_ROUTE} needs the gateway's --auth-token as the bearer token.`));
+    const read = await readJson(req);
+    if ('error' in read) return send(res, read.error);
+    const asked = read.value.run_id;
+    if (asked !== undefined && (typeof asked !== 'string' || !/^[\w.=-]{1,200}$/.test(asked)))
+      return send(res, apiError(400, "Invalid value for 'run_id': letters, digits, '_', '.', '=', '-' (at most 200)", 'invalid_request_error', 'run_id'));
+    const id = asked ?? `run-${this.byId.size + 1}-${randomBytes(3).toString('hex')}`;
+    if (this.byId.has(id)) return send(res, apiError(409, `Run '${id}' exists already`, 'invalid_request_error', 'run_id'));
+    const run = this.o.runForHeader!(id);
+    if (!run) return send(res, unauthorized(`Run '${id}' refused.`));
+    sendText(res, 201, JSON.stringify({ run_id: id, api_key: this.open(run) }));
+  }
+
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const route = new URL(req.url ?? '/', 'http://x').pathname.replace(/\/+$/, '');
+    if (route === RUNS_ROUTE && this.o.runForHeader) return this.mint(req, res);
     if (route !== '/v1/chat/completions') return send(res, apiError(404, `Unknown route ${req.method} ${route} (the gateway serves POST /v1/chat/completions)`, 'invalid_request_error', null, 'unknown_url'));
     if (req.method !== 'POST') return send(res, apiError(405, `Method ${req.method} not allowed on /v1/chat/completions (use POST)`));
     const run = this.identify(req);

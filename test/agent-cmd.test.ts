@@ -115,3 +115,22 @@ describe('--agent-cmd refuses what cannot apply', () => {
     expect((e as Error).message).toMatch(message);
   });
 });
+
+describe('--record and --replay through the gateway', () => {
+  it('records every answered call of the agent, and replays the sweep from the cassette alone, identically', async () => {
+    const cassette = path.join(tmp, 'agent.cassette.json');
+    const flags = { agentCmd: TINY, scenario: 'tiny-agent-sum-of-squares', steps: '3,10', repeat: '2' };
+    const live = await agentSweep({ ...flags, record: cassette });
+    const entries = (JSON.parse(fs.readFileSync(cassette, 'utf8')) as { entries: unknown[] }).entries;
+    // A run at --steps 3 asks what the same seed's run at 10 asks first: one entry per distinct request.
+    expect(entries).toHaveLength(live.steps.filter((s) => s.settings.limits.max_steps === 10).length);
+    const again = await agentSweep({ ...flags, replay: cassette });
+    const view = (r: { runs: Array<{ run_id: string; stop_reason: string; steps: number; input_tokens: number; output_tokens: number; answer: string | null; success: boolean | null }> }) =>
+      r.runs.map((x) => [x.run_id, x.stop_reason, x.steps, x.input_tokens, x.output_tokens, x.answer, x.success]).sort();
+    expect(view(again)).toEqual(view(live));
+    // Another seed asks what was never recorded: an error naming the cassette, not a guess.
+    const other = await agentSweep({ ...flags, steps: '10', repeat: '1', seed: '99', replay: cassette });
+    expect(other.runs[0]!.stop_reason).toBe('error');
+    expect(other.steps[0]!.error).toMatch(/replay: .*agent\.cassette\.json has no recorded answer/);
+  }, 60_000);
+});

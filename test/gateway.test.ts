@@ -7,8 +7,12 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StepRecord } from '../src/contracts/records.ts';
 import { SEED_LIMITS, type Limits, type Settings } from '../src/contracts/settings.ts';
-import { Gateway, RUN_HEADER } from '../src/gateway/gateway.ts';
+import { Gateway, RUN_HEADER, type GatewayRun } from '../src/gateway/gateway.ts';
 import { RunMeter } from '../src/gateway/run-meter.ts';
+import { Cassette } from '../src/models/cassette.ts';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { callCost } from '../src/meter/pricing.ts';
 import { TokenCounter } from '../src/meter/tokens.ts';
 import type { RunningServer } from '../src/serve/server.ts';
@@ -49,10 +53,10 @@ function settings(limits: Partial<Limits>, maxOutputTokens = 300): Settings {
 }
 
 /** A run on the gateway, with its virtual key, its steps, and an SDK client that uses the key. */
-function openRun(limits: Partial<Limits>, profile = 'seed-calibrated', o: { maxOutputTokens?: number; url?: string; apiKey?: string } = {}) {
+function openRun(limits: Partial<Limits>, profile = 'seed-calibrated', o: { maxOutputTokens?: number; url?: string; apiKey?: string; tape?: GatewayRun['tape'] } = {}) {
   const steps: StepRecord[] = [];
   const meter = new RunMeter(`run-${++runs}`, 'cfg', settings(limits, o.maxOutputTokens), (r) => steps.push(r));
-  const key = gateway.open({ meter, upstream: { url: o.url ?? upstream.url, model: profile, seed: 5, timeoutMs: 10_000, apiKey: o.apiKey }, maxOutputTokens: o.maxOutputTokens ?? 300 });
+  const key = gateway.open({ meter, upstream: { url: o.url ?? upstream.url, model: profile, seed: 5, timeoutMs: 10_000, apiKey: o.apiKey }, maxOutputTokens: o.maxOutputTokens ?? 300, ...(o.tape ? { tape: o.tape } : {}) });
   const client = new OpenAI({ apiKey: key, baseURL: gateway.url, maxRetries: 2 });
   return { meter, key, steps, client };
 }
@@ -252,5 +256,33 @@ describe('the upstream key', () => {
     } finally {
       await new Promise((r) => echo.close(r));
     }
+  });
+});
+
+describe('a cassette through the gateway', () => {
+  it('replays a recorded streamed answer as the same stream, with the recorded usage, without the upstream', async () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-gw-tape-')), 'c.json');
+    const cassette = Cassette.open(file);
+    const collect = async (client: OpenAI) => {
+      const stream = await client.chat.completions.create({ model: 'm', messages: start(), tools, stream: true, stream_options: { include_usage: true } });
+      let args = '';
+      let content = '';
+      let usage: OpenAI.CompletionUsage | undefined;
+      for await (const chunk of stream) {
+        content += chunk.choices[0]?.delta?.content ?? '';
+        args += chunk.choices[0]?.delta?.tool_calls?.[0]?.function?.arguments ?? '';
+        if (chunk.usage) usage = chunk.usage;
+      }
+      return { content, args, prompt: usage?.prompt_tokens, completion: usage?.completion_tokens };
+    };
+    const live = await collect(openRun({ max_steps: 5 }, 'seed-calibrated', { tape: { spec: 'sim', scenario: 's', record: cassette } }).client);
+    cassette.save();
+    expect(live.args).not.toBe('');
+    const replayTape = { spec: 'sim', scenario: 's', replay: Cassette.load(file) };
+    // The upstream URL leads nowhere: a replayed call must not need it.
+    const replayed = openRun({ max_steps: 5 }, 'seed-calibrated', { url: 'http://127.0.0.1:9/v1', tape: replayTape });
+    expect(await collect(replayed.client)).toEqual(live);
+    expect(replayed.steps[0]).toMatchObject({ input_tokens: live.prompt, output_tokens: live.completion, error: null });
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
   });
 });

@@ -52,7 +52,10 @@ export async function startAgentHost(o: AgentHostOptions): Promise<AgentHost> {
     const { settings, scenario } = plan;
     const startedAt = new Date().toISOString();
     const meter = new RunMeter(plan.runId, plan.configId, settings, deps.onStep);
-    const run: GatewayRun = { meter, upstream: await upstreamFor(plan), maxOutputTokens: settings.max_output_tokens };
+    const tape = transport.record || transport.replay ? { spec: settings.model, scenario: scenario.id, record: transport.record, replay: transport.replay } : undefined;
+    // A replayed run reaches no model: every answer comes from the cassette.
+    const upstream = transport.replay ? { url: 'http://replay.invalid/v1', timeoutMs: transport.timeoutMs } : await upstreamFor(plan);
+    const run: GatewayRun = { meter, upstream, maxOutputTokens: settings.max_output_tokens, ...(tape ? { tape } : {}) };
     const key = gateway.open(run);
     const system = scenario.agent === 'react' ? scenario.system : '';
     const env = {

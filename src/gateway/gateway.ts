@@ -12,6 +12,7 @@ import type { TokenCounter } from '../meter/tokens.ts';
 import { redact } from '../models/redact.ts';
 import { apiError, parseCompletionRequest, type ApiError } from '../serve/protocol.ts';
 import type { RunMeter } from './run-meter.ts';
+import { replayed, tapeKey, tapeMessage, type Tape } from './tape.ts';
 import { forward, type Upstream } from './upstream.ts';
 
 export const RUN_HEADER = 'x-loopbench-run';
@@ -26,6 +27,8 @@ export interface GatewayRun {
   upstream: Upstream;
   /** The ceiling on each answer (the request's max_tokens is lowered to it): what the budget brake projects. */
   maxOutputTokens: number;
+  /** `--record` / `--replay`: a cassette the calls are added to, or answered from. */
+  tape?: Tape;
 }
 
 export interface GatewayOptions {
@@ -166,13 +169,24 @@ export class Gateway {
     const aborted = new AbortController();
     // The agent hung up before its answer: stop waiting for the upstream.
     res.once('close', () => !res.writableFinished && aborted.abort());
-    const answer = await forward(up, outgoing, aborted.signal);
+    const tape = run.tape;
+    const key = tape ? tapeKey(tape, { ...chat, model: String(outgoing.model), max_tokens: maxOut, ...(outgoing.seed !== undefined ? { seed: Number(outgoing.seed) } : {}) }) : '';
+    let answer;
+    if (tape?.replay) {
+      answer = replayed(tape, key, String(outgoing.model), request.stream === true);
+      if (!answer) {
+        const miss = `replay: ${tape.replay.file} has no recorded answer for this request (model ${tape.spec}, request ${key.slice(0, 12)}); record it again with --record`;
+        run.meter.fail(admitted.ticket, miss, chat.messages);
+        return send(res, apiError(400, miss, 'invalid_request_error', null, 'loopbench_replay_miss'));
+      }
+    } else answer = await forward(up, outgoing, aborted.signal);
     if (!answer.ok) {
       run.meter.fail(admitted.ticket, answer.error, chat.messages);
       if (answer.body) return sendText(res, answer.status, answer.body);
       return send(res, apiError(answer.status, answer.error, 'server_error'));
     }
     const usage = answer.usage ?? { prompt_tokens: this.o.counter.prompt(chat.messages, chat.tools), completion_tokens: this.o.counter.produced(answer.message), cached_tokens: 0 };
+    tape?.record?.add({ key, model: tape.spec, scenario: tape.scenario, step: run.meter.state.steps + 1, role: 'act', message: tapeMessage(answer.message), usage, latencyMs: 0 });
     const stop = run.meter.settle(admitted.ticket, usage, chat.messages, answer.message);
     if (stop) return send(res, brakeError(stop));
     if (!answer.stream) return sendText(res, 200, answer.body);

@@ -147,7 +147,6 @@ function checkAgentCmd(text: string, scenarios: Scenario[], grid: Grid, transpor
   if (queue) throw new UsageError(`--agent-cmd: scenario '${queue.id}' is a task-queue scenario; an external agent plays scenarios with a system prompt and a goal (agent: react)`);
   if (grid.reflection.some((r) => r !== 'off') || grid.context.some((c) => c !== 'full'))
     throw new UsageError("--agent-cmd: --reflection and --context shape loopbench's own loops; an external agent runs its own, so they cannot apply (leave them off/full)");
-  if (transport.replay || transport.record) throw new UsageError('--agent-cmd does not go with --record/--replay: the gateway meters live calls (a simulated model costs nothing)');
   const other = grid.model.find((m) => !m.startsWith('sim') && !m.startsWith('openai:'));
   if (other) throw new UsageError(`--agent-cmd: --model ${other}: an external agent talks to a simulated model (sim, sim:<profile>) or a provider (openai:<model>)`);
   return cmd;

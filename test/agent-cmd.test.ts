@@ -78,7 +78,7 @@ describe('how an agent process ends', () => {
   it('timeout: an agent that outlives --timeout is stopped with everything it started', async () => {
     const pidFile = path.join(tmp, 'child.pid');
     const cmd = agent('hang', `import subprocess\np = subprocess.Popen(["sleep", "300"])\nopen(${JSON.stringify(pidFile)}, "w").write(str(p.pid))\ncall()\np.wait()`);
-    const { runs } = await agentSweep({ agentCmd: cmd, scenario: 'tiny-agent-sum-of-squares', timeout: '1.5', repeat: '1' });
+    const { runs } = await agentSweep({ agentCmd: cmd, scenario: 'tiny-agent-sum-of-squares', timeout: '5', repeat: '1' });
     expect(runs[0]!.stop_reason).toBe('timeout');
     expect(runs[0]!.stop_detail).toMatch(/process tree was killed/);
     expect(runs[0]!.calls).toBe(1);

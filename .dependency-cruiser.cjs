@@ -19,7 +19,9 @@ const LAYERS = {
   runner: ['contracts', 'scenario', 'results', 'meter', 'brakes', 'sim', 'tools', 'models', 'agents', 'report'],
   gate: ['contracts', 'scenario', 'results', 'models', 'report', 'runner'],
   serve: ['contracts', 'scenario', 'results', 'meter', 'sim', 'models', 'runner'],
-  perf: ['contracts', 'scenario', 'results', 'meter', 'brakes', 'tools', 'report', 'runner', 'serve'],
+  // The metering gateway and `bench run --agent-cmd`: an external agent's calls, through the same brakes and records.
+  gateway: ['contracts', 'scenario', 'results', 'meter', 'brakes', 'sim', 'tools', 'models', 'agents', 'report', 'runner', 'serve'],
+  perf: ['contracts', 'scenario', 'results', 'meter', 'brakes', 'tools', 'report', 'runner', 'serve', 'gateway'],
 };
 
 /** The command line sits on top of every other layer. */

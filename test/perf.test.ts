@@ -172,7 +172,7 @@ describe('bench perf flags', () => {
   const bench = (...args: string[]) => spawnSync(process.execPath, [path.join(ROOT, 'bin/bench.js'), ...args], { cwd: ROOT, encoding: 'utf8' });
 
   it.each([
-    [['--only', 'speed'], /--only: 'speed' is not accepted \(accepted: micro, overhead, linear, concurrency, scale, workers\)/],
+    [['--only', 'speed'], /--only: 'speed' is not accepted \(accepted: micro, overhead, linear, concurrency, gateway, scale, workers\)/],
     [['--repeat', '0'], /--repeat: 0 is below the minimum 1/],
     [['--repeat', '2,3'], /--repeat: takes one value/],
   ])('bench perf %j fails with one line and exit code 2', (args, message) => {

@@ -114,6 +114,8 @@ describe('malformed requests get 4xx in OpenAI error format', () => {
     ['no model', { messages: [{ role: 'user', content: 'hi' }] }, 400, /model/],
     ['unknown role', { model: 'seed-calibrated', messages: [{ role: 'robot', content: 'hi' }] }, 400, /messages/],
     ['tool_choice without tools', { model: 'seed-calibrated', messages: [{ role: 'user', content: 'hi' }], tool_choice: 'required' }, 400, /tool_choice/],
+    ['n above 1 (the sim writes one choice)', { model: 'seed-calibrated', messages: [{ role: 'user', content: 'hi' }], n: 2 }, 400, /one choice per request \(n=1\); got n=2/],
+    ['more than 4 stop sequences', { model: 'seed-calibrated', messages: [{ role: 'user', content: 'hi' }], stop: ['a', 'b', 'c', 'd', 'e'] }, 400, /stop/],
     ['unknown model', { model: 'gpt-9', messages: [{ role: 'user', content: 'hi' }] }, 404, /'gpt-9' does not exist/],
     ['a file path as model', { model: '../data/profiles/tiny-agent.yaml', messages: [{ role: 'user', content: 'hi' }] }, 404, /does not exist/],
     ['unknown route', {}, 404, /Unknown route/, '/completions'],

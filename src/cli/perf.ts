@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { parseChoiceList, parseNumberList } from '../runner/values.ts';
 import { UsageError } from '../contracts/errors.ts';
 
-export const PERF_PARTS = ['micro', 'overhead', 'linear', 'concurrency', 'scale', 'workers'] as const;
+export const PERF_PARTS = ['micro', 'overhead', 'linear', 'concurrency', 'gateway', 'scale', 'workers'] as const;
 type Part = (typeof PERF_PARTS)[number];
 
 interface PerfOptions {
@@ -17,8 +17,8 @@ interface PerfOptions {
 /** Sizes of every measurement; `--quick` shrinks them for a smoke test (figures then not comparable with the targets). */
 export function perfSizes(quick: boolean, scaleRepeat: number) {
   return quick
-    ? { microMs: 50, overheadRepeat: 1, linearRepeat: 1, concurrencyRuns: 16, scaleRepeat }
-    : { microMs: 500, overheadRepeat: 10, linearRepeat: 10, concurrencyRuns: 100, scaleRepeat };
+    ? { microMs: 50, overheadRepeat: 1, linearRepeat: 1, concurrencyRuns: 16, gatewayRequests: 2, scaleRepeat }
+    : { microMs: 500, overheadRepeat: 10, linearRepeat: 10, concurrencyRuns: 100, gatewayRequests: 10, scaleRepeat };
 }
 
 export function registerPerf(program: Command): void {

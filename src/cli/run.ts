@@ -45,7 +45,11 @@ export function addRunOptions(cmd: Command): Command {
     .option('--resume <dir>', 'finish an interrupted sweep: results/<dir>, or a path, with the settings of its meta.json (only -q, --json, --ci-max-spend — required for a sweep that ran under a cap — and the transport flags may go with it)')
     .option('--reflection <list>', `outer reflection to sweep: ${REFLECTIONS.join(', ')} (final: one critique per answer, REVISE reopens the loop; every-step: also a critique after each action)`, 'off')
     .option('--max-reflections <n>', 'how often a critique may reopen an answer per run', '2')
-    .option('--context <list>', `context strategies to sweep: ${CONTEXT_HELP}`, 'full');
+    .option('--context <list>', `context strategies to sweep: ${CONTEXT_HELP}`, 'full')
+    .option(
+      '--agent-cmd <cmd>',
+      'run your own agent instead of the built-in loop: CMD is started once per run (through the shell) with OPENAI_BASE_URL pointing at the metering gateway, OPENAI_API_KEY a per-run virtual key, LOOPBENCH_SYSTEM/LOOPBENCH_GOAL/LOOPBENCH_SEED/LOOPBENCH_RUN_ID/LOOPBENCH_MAX_STEPS; its last stdout line (or {"answer": ...}) is the answer',
+    );
 }
 
 /** Flags --resume accepts: the sweep itself comes from meta.json; how models are reached does not. */

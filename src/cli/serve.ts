@@ -9,6 +9,17 @@ import { startServe } from '../serve/server.ts';
 import { loadProfile } from '../sim/profile.ts';
 import { UsageError } from '../contracts/errors.ts';
 import { exitCodeFor } from './interrupt.ts';
+import { isLoopback } from '../gateway/gateway.ts';
+import { gatewayDirName, startStandaloneGateway, type StandaloneOptions } from '../gateway/standalone.ts';
+import { DEFAULT_PRICED_MODEL, loadPricing, priceFor } from '../meter/pricing.ts';
+import { TokenCounter } from '../meter/tokens.ts';
+import { API_KEY_VAR, DEFAULT_TRANSPORT } from '../models/factory.ts';
+import { redact } from '../models/redact.ts';
+import { resultsDirFor } from '../results/results-dir.ts';
+import { RUN_DEFAULTS } from '../runner/run-defaults.ts';
+import { limitGrid } from '../runner/plan.ts';
+import { LIMITS, type Limits } from '../contracts/limits.ts';
+
 
 interface ServeFlags {
   port: string;
@@ -20,6 +31,69 @@ interface ServeFlags {
   profile?: string;
   promptCache: string;
   log?: string;
+  upstream?: string;
+  authToken?: string;
+  out?: string;
+  steps?: string;
+  maxCost?: string;
+  timeout?: string;
+  maxRepeat?: string;
+  maxTokens?: string;
+  maxCalls?: string;
+  maxOutputTokens?: string;
+  priceModel?: string;
+}
+
+/** `--upstream` or `--out`: bench serve is the metering gateway, with per-run brakes and records. */
+export function gatewayOptions(f: ServeFlags, env: NodeJS.ProcessEnv = process.env, now = new Date()): StandaloneOptions | null {
+  if (f.upstream === undefined && f.out === undefined) {
+    const stray = (['steps', 'maxCost', 'timeout', 'maxRepeat', 'maxTokens', 'maxCalls', 'maxOutputTokens', 'priceModel', 'authToken'] as const).find((k) => f[k] !== undefined);
+    if (stray) throw new UsageError(`--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: a gateway flag; give --upstream URL or --out DIR to run bench serve as the metering gateway`);
+    return null;
+  }
+  if (f.upstream !== undefined) checkUpstream(f.upstream);
+  if (f.authToken !== undefined && f.authToken.length < 16) throw new UsageError('--auth-token: use at least 16 characters');
+  if (!isLoopback(f.host) && !f.authToken) throw new UsageError(`--host ${f.host}: a gateway reachable beyond this machine needs --auth-token (or keep the default 127.0.0.1)`);
+  if (f.upstream !== undefined && !env[API_KEY_VAR]) throw new UsageError(`--upstream: ${API_KEY_VAR} is not set in bench serve's environment (the gateway forwards with it; agents never see it)`);
+  const table = loadPricing();
+  // The table of brakes parses them as bench run does; the gateway takes one value of each.
+  const limits = Object.fromEntries(
+    Object.entries(limitGrid(f)).map(([key, values]) => {
+      if (values.length !== 1) throw new UsageError(`${LIMITS.find((d) => d.key === key)!.flag}: the gateway takes one value (a sweep of values is bench run --agent-cmd)`);
+      return [key, values[0]!];
+    }),
+  ) as Limits;
+  return {
+    host: f.host,
+    port: parseOne(f.port, '--port', { integer: true, min: 0, max: 65535 }),
+    ...(f.authToken ? { authToken: f.authToken } : {}),
+    ...(f.upstream !== undefined ? { upstreamUrl: f.upstream, apiKey: env[API_KEY_VAR] } : {}),
+    timeoutMs: DEFAULT_TRANSPORT.timeoutMs,
+    settings: {
+      model: f.upstream !== undefined ? 'openai:upstream' : 'sim',
+      limits,
+      reflection: 'off',
+      max_reflections: 1,
+      context: 'full',
+      price: priceFor(table, f.priceModel ?? DEFAULT_PRICED_MODEL),
+      prompt_cache: f.promptCache === 'on',
+      max_output_tokens: parseOne(f.maxOutputTokens ?? RUN_DEFAULTS.maxOutputTokens, '--max-output-tokens', { integer: true, min: 1, max: 1_000_000 }),
+      agent: {},
+    },
+    dir: f.out !== undefined ? resultsDirFor(f.out) : path.join(ROOT, gatewayDirName(now)),
+    counter: new TokenCounter(),
+    promptCache: f.promptCache === 'on',
+  };
+}
+
+function checkUpstream(text: string): void {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`--upstream: '${redact(text)}' is not a URL (accepted: https://api.openai.com/v1 or any OpenAI-compatible base URL)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--upstream: '${redact(text)}' is not http or https`);
 }
 
 export function serveOptions(f: ServeFlags, now = new Date()) {
@@ -53,7 +127,20 @@ export function registerServe(program: Command): void {
     .option('--profile <id>', 'answer every model name with this simulated profile (default: the model name is the profile id)')
     .addOption(new Option('--prompt-cache <on|off>', 'bill repeated prompt prefixes as cached tokens, shared across requests as a provider does').default('off'))
     .option('--log <file>', 'per-request usage log, JSON lines (default: results/serve-<time>.jsonl)')
+    .option('--upstream <url>', `gateway mode: forward every call to this OpenAI-compatible API with the key in $${API_KEY_VAR}, metered and braked per run`)
+    .option('--out <dir>', 'gateway mode: results directory for the runs (steps.jsonl as calls happen, runs.jsonl when the gateway stops); without --upstream the sim answers')
+    .option('--auth-token <token>', 'gateway mode: the bearer token runs named by x-loopbench-run must send; required with a --host other than loopback')
+    .option('--steps <n>', 'gateway mode: calls per run (or off)')
+    .option('--max-cost <usd>', 'gateway mode: budget per run in USD, never exceeded (each call is projected at --max-output-tokens, also with calls in flight)')
+    .option('--timeout <s>', 'gateway mode: seconds from a run\'s first call after which its calls are refused')
+    .option('--max-repeat <n>', 'gateway mode: an answer whose tool call would repeat an action more often is withheld (spin)')
+    .option('--max-tokens <n>', 'gateway mode: total tokens per run (or off)')
+    .option('--max-calls <n>', 'gateway mode: model calls per run (or off)')
+    .option('--max-output-tokens <n>', 'gateway mode: the ceiling on each answer (an agent\'s larger max_tokens is lowered to it)')
+    .option('--price-model <name>', `gateway mode: price the tokens as this model of data/pricing.yaml (default ${DEFAULT_PRICED_MODEL})`)
     .action(async (f: ServeFlags) => {
+      const g = gatewayOptions(f);
+      if (g) return serveGateway(g);
       const o = serveOptions(f);
       const server = await startServe(o);
       console.log(`bench serve: ${server.url} (POST /chat/completions, GET /models); usage log ${o.logFile}; Ctrl-C stops`);
@@ -66,4 +153,14 @@ export function registerServe(program: Command): void {
       });
       process.exitCode = exitCodeFor(sig);
     });
+}
+
+async function serveGateway(o: StandaloneOptions): Promise<void> {
+  const gateway = await startStandaloneGateway(o);
+  console.log(`bench serve (gateway): ${gateway.url} → ${o.upstreamUrl ? redact(o.upstreamUrl) : 'simulated models'}; name each run with the header x-loopbench-run (or POST /v1/loopbench/runs for a virtual key); records in ${o.dir}; Ctrl-C stops and writes runs.jsonl`);
+  await new Promise<void>((resolve) => {
+    const stop = () => void gateway.close().then(resolve);
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
 }

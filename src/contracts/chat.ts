@@ -34,10 +34,16 @@ export function roleOf(messages: ChatMessage[]): Role {
   return ((system && 'name' in system && system.name) || 'act') as Role;
 }
 
+/** Whether and which tool the model must call (OpenAI's `tool_choice`). */
+export type ToolChoice = 'none' | 'auto' | 'required' | { type: 'function'; function: { name: string } };
+
 export interface ChatRequest {
   model: string;
   messages: ChatMessage[];
   tools?: ToolSpec[];
+  tool_choice?: ToolChoice;
+  /** Stop sequences: the answer ends where the first of them would begin. */
+  stop?: string[];
   max_tokens?: number;
   temperature?: number;
   seed?: number;

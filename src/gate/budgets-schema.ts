@@ -102,6 +102,8 @@ export const BudgetsSchema = z
   .object({
     /** `sim`, `sim:<profile>`, `openai:<model>`, `replay:<cassette>`. */
     model: z.string().min(1).default('sim'),
+    /** Gate your own agent: this command runs as the agent of every run (as `bench run --agent-cmd`), from the working directory. */
+    agent_cmd: z.string().trim().min(1).optional(),
     /** Runs per scenario: a fixed count, or `{ min, max, batch, confidence }` to stop once decided. */
     repeats: Repeats,
     seed: z.number().int().min(0).default(1),

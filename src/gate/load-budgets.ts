@@ -101,6 +101,7 @@ export function loadBudgets(file: string, transport: ModelTransport = DEFAULT_TR
     seed: String(budgets.seed),
     maxOutputTokens: String(budgets.max_output_tokens ?? RUN_DEFAULTS.maxOutputTokens),
     ...(budgets.price_model ? { priceModel: budgets.price_model } : {}),
+    ...(budgets.agent_cmd ? { agentCmd: budgets.agent_cmd } : {}),
   };
   const spec = at(file, null, () => buildSweepSpec(options, transport, checks.map((c) => c.scenario)));
   if (typeof budgets.repeats === 'number') return { file, budgets, spec, checks };

@@ -1,11 +1,12 @@
 // Runs the parts of `bench perf` that were asked for and prints them.
 import { CONCURRENCY_TARGET, concurrencyBench, type ConcurrencyBenchResult } from '../serve/concurrency-bench.ts';
+import { GATEWAY_TARGET, gatewayLatencyBench, type GatewayLatencyResult } from './gateway-latency.ts';
 import { measureLinearity, type LinearityResult } from './linear.ts';
 import { runMicro, type MicroResult } from './micro.ts';
 import { measureOverhead, type OverheadResult } from './overhead.ts';
 import { measureScale, scaleArgs, sweepFlags, type ScaleResult } from './scale.ts';
 import { argvOf } from './sweep.ts';
-import { concurrencyRow, formatMicro, formatTargets, linearRow, overheadRow, scaleRows, workersRows, type TargetRow } from './table.ts';
+import { concurrencyRow, formatMicro, formatTargets, gatewayRows, linearRow, overheadRow, scaleRows, workersRows, type TargetRow } from './table.ts';
 import { measureWorkers, type WorkersResult } from './workers.ts';
 
 export interface PerfSizes {
@@ -14,6 +15,7 @@ export interface PerfSizes {
   linearRepeat: number;
   scaleRepeat: number;
   concurrencyRuns: number;
+  gatewayRequests: number;
 }
 
 export interface PerfResults {
@@ -24,6 +26,7 @@ export interface PerfResults {
   scale?: ScaleResult;
   concurrency?: ConcurrencyBenchResult;
   workers?: WorkersResult;
+  gateway?: GatewayLatencyResult;
   targets: TargetRow[];
 }
 
@@ -48,6 +51,12 @@ export async function runPerf(parts: ReadonlySet<string>, sizes: PerfSizes, log:
     log(`concurrency: ${o.runs} runs × ${o.steps} steps at --concurrency ${o.concurrency} against bench serve --latency ${o.latencyMs}…`);
     out.concurrency = await concurrencyBench(o);
     out.targets.push(concurrencyRow(out.concurrency));
+  }
+  if (parts.has('gateway')) {
+    const o = { ...GATEWAY_TARGET, requestsPerAgent: sizes.gatewayRequests };
+    log(`gateway: ${o.agents} agents × ${o.requestsPerAgent} requests, direct to bench serve --latency ${o.latencyMs} and through bench serve --upstream…`);
+    out.gateway = await gatewayLatencyBench(o);
+    out.targets.push(...gatewayRows(out.gateway));
   }
   if (parts.has('scale')) {
     log(`scale: bench ${scaleArgs(sizes.scaleRepeat, 'DIR').join(' ')} in a child process, then bench report DIR…`);

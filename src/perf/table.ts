@@ -1,5 +1,6 @@
 // The `bench perf` report: each target with what was measured, its limit and how much of the limit it uses.
 import type { ConcurrencyBenchResult } from '../serve/concurrency-bench.ts';
+import type { GatewayLatencyResult } from './gateway-latency.ts';
 import type { LinearityResult } from './linear.ts';
 import type { MicroResult } from './micro.ts';
 import type { OverheadResult } from './overhead.ts';
@@ -62,6 +63,15 @@ export function concurrencyRow(c: ConcurrencyBenchResult): TargetRow {
     limit: 0.9,
     at: 'least',
   });
+}
+
+export function gatewayRows(g: GatewayLatencyResult): TargetRow[] {
+  const ms = (x: number) => `${f(x, 2)} ms`;
+  const detail = `${g.agents} agents × ${g.requestsPerAgent} requests against bench serve --latency ${g.latencyMs}: direct p50 ${ms(g.direct.p50)}, p99 ${ms(g.direct.p99)}; through the gateway p50 ${ms(g.gateway.p50)}, p99 ${ms(g.gateway.p99)}. The gateway sustained ${f(g.requestsPerSecond)} requests/s in front of an upstream with no latency; ${g.errors} errors.`;
+  return [
+    row({ target: `8. gateway: added latency per request, median (${g.agents} agents at once)`, unit: ms, detail, value: Math.max(0, g.addedP50), limit: 1, at: 'most' }),
+    row({ target: `9. gateway: added latency per request, p99 (${g.agents} agents at once)`, unit: ms, detail: 'as 8.', value: Math.max(0, g.addedP99), limit: 5, at: 'most' }),
+  ];
 }
 
 export function scaleRows(s: ScaleResult): TargetRow[] {

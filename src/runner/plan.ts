@@ -47,6 +47,8 @@ export interface RunOptions extends TaskqueueFlags, TransportFlags, LimitOptions
   reflection?: string;
   maxReflections?: string;
   context?: string;
+  /** `--agent-cmd`: run this command as the agent of every run, through the metering gateway. */
+  agentCmd?: string;
 }
 
 /** The pricing flags `bench run` and `bench report` share. */
@@ -103,10 +105,11 @@ export function buildSweepSpec(o: RunOptions, transport: ModelTransport = DEFAUL
   if (scenarios.length === 0) throw new UsageError('--scenario: no scenario given');
   const grid = buildGrid(o, transport);
   requireReactFor(grid, scenarios);
-  for (const s of scenarios) for (const m of grid.model) if (isSimulated(m) && !transport.replay) checkProfile(s, m, '--model');
+  const agentCmd = o.agentCmd === undefined ? undefined : checkAgentCmd(o.agentCmd, scenarios, grid, transport);
+  for (const s of scenarios) for (const m of grid.model) if (isSimulated(m) && !transport.replay) checkProfile(s, m, '--model', agentCmd !== undefined);
   const table = loadPricing(o.pricing ?? DEFAULT_PRICING_FILE);
   const price = resolvePrice(o, grid.model, table);
-  grid.agent = taskqueueGrid(o, scenarios, price, table);
+  grid.agent = { ...taskqueueGrid(o, scenarios, price, table), ...(agentCmd !== undefined ? { agent_cmd: [agentCmd] } : {}) };
   const roleModels = parseRoleModels(o.roleModel, transport);
   for (const s of scenarios) for (const m of Object.values(roleModels ?? {})) if (isSimulated(m)) checkProfile(s, m, '--role-model');
   const promptCache = parseChoiceList(o.promptCache, '--prompt-cache', ['on', 'off'] as const);
@@ -143,15 +146,29 @@ function requireReactFor(grid: Grid, scenarios: Scenario[]): void {
 }
 
 /** A profile that cannot play the scenario's agent, or calls tools it does not declare, would only produce errors or refusals: say so up front. */
-function checkProfile(s: Scenario, model: string, flag: string): void {
+function checkProfile(s: Scenario, model: string, flag: string, external = false): void {
   const profile = simProfileFor(model, s);
   if (s.agent === 'taskqueue' && !profile.taskqueue)
     throw new UsageError(`${flag} ${model}: profile '${profile.id}' has no taskqueue section, so it cannot play taskqueue scenario '${s.id}'`);
   if (s.agent === 'taskqueue') return;
   if (!profile.behaviour) throw new UsageError(`${flag} ${model}: profile '${profile.id}' has no ReAct behaviour, so it cannot play scenario '${s.id}'`);
+  // An external agent offers its own tools; the sim maps its actions onto them.
+  if (external) return;
   const declared = new Set(s.tools.map((t) => t.name));
   const missing = [...profile.actions, ...profile.improvements].map((a) => a.tool).filter((t) => !declared.has(t));
   if (missing.length > 0)
     throw new UsageError(`${flag} ${model}: profile '${profile.id}' calls tool(s) ${[...new Set(missing)].join(', ')} that scenario '${s.id}' does not declare`);
 }
 
+/** An external agent plays a scenario's prompt and goal with its own loop and tools, against a sim or a provider. */
+function checkAgentCmd(text: string, scenarios: Scenario[], grid: Grid, transport: ModelTransport): string {
+  const cmd = text.trim();
+  if (!cmd) throw new UsageError('--agent-cmd: empty (give the command that starts your agent, e.g. "python3 my_agent.py")');
+  const queue = scenarios.find((s) => s.agent !== 'react');
+  if (queue) throw new UsageError(`--agent-cmd: scenario '${queue.id}' is a task-queue scenario; an external agent plays scenarios with a system prompt and a goal (agent: react)`);
+  if (grid.reflection.some((r) => r !== 'off') || grid.context.some((c) => c !== 'full'))
+    throw new UsageError("--agent-cmd: --reflection and --context shape loopbench's own loops; an external agent runs its own, so they cannot apply (leave them off/full)");
+  const other = grid.model.find((m) => !m.startsWith('sim') && !m.startsWith('openai:'));
+  if (other) throw new UsageError(`--agent-cmd: --model ${other}: an external agent talks to a simulated model (sim, sim:<profile>) or a provider (openai:<model>)`);
+  return cmd;
+}

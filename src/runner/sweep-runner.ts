@@ -19,7 +19,7 @@ import { forEachConcurrently } from './pool.ts';
 import { CallSlots } from './call-slots.ts';
 import type { RunRecord } from '../contracts/records.ts';
 import { FILES, resultFile } from '../results/results-dir.ts';
-import { executeRun, notStartedRecord, type RunDeps } from './run-one.ts';
+import { executeRun, notStartedRecord, type RunDeps, type RunResult } from './run-one.ts';
 import type { AdaptiveSampling, Shard, SpendState } from '../contracts/sweep-state.ts';
 import type { SpendLimiter } from './spend-limiter.ts';
 import { stepLine } from '../results/step-line.ts';
@@ -56,6 +56,8 @@ export interface SweepOptions {
   workers?: number;
   /** Adaptive repeats: `plans` is the first batch; `next` gets every finished record and returns the next batch (empty: done). */
   adaptive?: { sampling: AdaptiveSampling; next: (finished: readonly RunRecord[]) => RunPlan[] };
+  /** Runs one planned run; default: the built-in loops (executeRun). `--agent-cmd` runs an external agent instead. */
+  execute?: (plan: RunPlan, deps: RunDeps) => Promise<RunResult>;
 }
 
 export interface SweepOutcome extends BuiltReports {
@@ -130,16 +132,18 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
   };
   // Against a provider, --concurrency bounds the calls in flight and more runs than that are open
   // (see call-slots.ts); simulated runs are CPU work with nothing to overlap, one open run per slot.
-  const networked = o.plans.some((p) => callsProvider(p.settings, o.transport));
+  // External agents (--agent-cmd) make their own calls: -j of them run at once, whatever the model.
+  const networked = !o.execute && o.plans.some((p) => callsProvider(p.settings, o.transport));
   const slots = networked ? new CallSlots(o.concurrency) : undefined;
-  const pool = poolFor({ ...o, networked, traced: Boolean(o.trace), recording: Boolean(o.transport?.record), replayFile: o.transport?.replay?.file });
+  // An external agent (--agent-cmd) runs as its own process through the gateway in this thread.
+  const pool = o.execute ? undefined : poolFor({ ...o, networked, traced: Boolean(o.trace), recording: Boolean(o.transport?.record), replayFile: o.transport?.replay?.file });
   o.signal?.addEventListener('abort', () => pool?.abort(), { once: true });
   // With workers, two open runs per worker keep each busy while this thread writes the last one's records.
   const openRuns = networked ? OPEN_RUNS_PER_SLOT * o.concurrency : pool ? Math.max(o.concurrency, 2 * (o.workers ?? 1)) : o.concurrency;
   // With workers this thread only writes records: little garbage, and the workers' heaps need the room.
   const memory = new MemoryGuard(pool ? 16 * 1024 * 1024 : undefined);
   const inThisThread = async (plan: RunPlan) => {
-    const result = await executeRun(plan, { counter: (counter ??= o.counter ?? new TokenCounter()), tools, onStep: (r) => steps.writeLine(stepLine(r)), signal: o.signal, transcript: o.transcripts, transport: o.transport, trace: o.trace, control: o.control, slots, spend: o.spend });
+    const result = await (o.execute ?? executeRun)(plan, { counter: (counter ??= o.counter ?? new TokenCounter()), tools, onStep: (r) => steps.writeLine(stepLine(r)), signal: o.signal, transcript: o.transcripts, transport: o.transport, trace: o.trace, control: o.control, slots, spend: o.spend });
     return { record: result.record, transcript: o.transcripts ? buildTranscript(result.record, result.calls, result.messages) : undefined };
   };
   const inWorker = async (plan: RunPlan) => {

@@ -39,6 +39,9 @@ export const CompletionRequest = z.looseObject({
   max_tokens: z.number().int().positive().nullable().optional(),
   max_completion_tokens: z.number().int().positive().nullable().optional(),
   temperature: z.number().min(0).max(2).nullable().optional(),
+  stop: z.union([z.string(), z.array(z.string()).max(4)]).nullable().optional(),
+  n: z.number().int().min(1).max(128).nullable().optional(),
+  parallel_tool_calls: z.boolean().nullable().optional(),
 });
 export type CompletionRequest = z.infer<typeof CompletionRequest>;
 
@@ -68,15 +71,24 @@ export function parseCompletionRequest(body: unknown): Parsed {
   if (choice && typeof choice === 'object' && !req.tools!.some((t) => t.function.name === choice.function.name))
     return { ok: false, error: apiError(400, `Invalid value for 'tool_choice': no tool named '${choice.function.name}' in 'tools'.`, 'invalid_request_error', 'tool_choice') };
   const maxTokens = req.max_completion_tokens ?? req.max_tokens ?? undefined;
+  const stop = typeof req.stop === 'string' ? [req.stop] : (req.stop ?? undefined);
   const chat: ChatRequest = {
     model: req.model,
     messages: req.messages.map(toChatMessage),
     ...(req.tools ? { tools: req.tools.map(toToolSpec) } : {}),
+    ...(choice ? { tool_choice: typeof choice === 'string' ? choice : { type: 'function' as const, function: { name: choice.function.name } } } : {}),
+    ...(stop?.length ? { stop } : {}),
     ...(maxTokens !== undefined ? { max_tokens: maxTokens } : {}),
     ...(req.temperature != null ? { temperature: req.temperature } : {}),
     ...(req.seed !== undefined ? { seed: req.seed } : {}),
   };
   return { ok: true, request: req, chat };
+}
+
+/** What the simulated model cannot do although a provider can: one answer per request, so `n` above 1 is refused rather than repeated. */
+export function simRefusal(req: CompletionRequest): ApiError | null {
+  if ((req.n ?? 1) <= 1) return null;
+  return apiError(400, `Invalid value for 'n': the simulated model writes one choice per request (n=1); got n=${req.n}. Send ${req.n} requests with different seeds instead.`, 'invalid_request_error', 'n', 'unsupported_value');
 }
 
 function text(c: z.infer<typeof Content> | undefined): string {

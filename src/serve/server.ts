@@ -14,7 +14,7 @@ import { SimModel } from '../sim/sim-model.ts';
 import { JsonlWriter } from '../results/jsonl.ts';
 import { OffThreadCounter } from './offthread-count.ts';
 import { pickFault, spoil, type Fault } from './faults.ts';
-import { apiError, completion, parseCompletionRequest, streamChunks, type ApiError, type Completion } from './protocol.ts';
+import { apiError, completion, parseCompletionRequest, simRefusal, streamChunks, type ApiError, type Completion } from './protocol.ts';
 
 export interface ServeOptions {
   host: string;
@@ -106,6 +106,8 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
     const parsed = parseCompletionRequest(body.value);
     if (!parsed.ok) return finish(res, started, null, parsed.error);
     const { request, chat } = parsed;
+    const refused = simRefusal(request);
+    if (refused) return finish(res, started, { model: request.model }, refused);
     let profile: Profile;
     try {
       profile = profileFor(request.model);
@@ -140,14 +142,7 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
       // The `overlong` fault plays a provider that ignores max_tokens.
       const asked = fault === 'overlong' ? { ...chat, max_tokens: undefined } : chat;
       const { message, usage, finishReason } = await sim.complete(asked, { runId: '', scenario: '', step: 0, round: 0, role: 'act' });
-      let finish = finishReason;
-      if (request.tool_choice === 'none' && message.tool_calls) {
-        // The caller forbade tools: keep the text, bill only what is returned.
-        delete message.tool_calls;
-        usage.completion_tokens = counter.produced(message);
-        if (finish === 'tool_calls') finish = 'stop';
-      }
-      c = completion(`chatcmpl-${(++served).toString(36)}${Date.now().toString(36)}`, request.model, Math.floor(Date.now() / 1000), message, usage, finish);
+      c = completion(`chatcmpl-${(++served).toString(36)}${Date.now().toString(36)}`, request.model, Math.floor(Date.now() / 1000), message, usage, finishReason);
     } catch (e) {
       if (!(e instanceof ModelError)) throw e;
       await latency();

@@ -6,9 +6,9 @@ import path from 'node:path';
 import { ROOT } from '../contracts/paths.ts';
 
 /** `bench serve` in its own process on a free port, as a user runs it (and on its own core). */
-export async function spawnServe(args: string[]): Promise<{ url: string; close(): Promise<void> }> {
+export async function spawnServe(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ url: string; close(): Promise<void> }> {
   const log = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-serve-')), 'usage.jsonl');
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/bench.js'), 'serve', '--port', '0', '--log', log, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin/bench.js'), 'serve', '--port', '0', '--log', log, ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';

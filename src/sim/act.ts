@@ -2,9 +2,10 @@
 // After a critic's REVISE it takes the profile's revision actions and answers again, right or
 // wrong as the critique's objection dictates (see critic.ts).
 import type { ChatMessage, ChatRequest } from '../contracts/chat.ts';
-import { cyclic, decide, draw, fillArgs, type Decision } from './behaviour.ts';
+import { cyclic, decide, draw, type Decision } from './behaviour.ts';
 import { answerText, pendingRevision } from './critic.ts';
 import type { Profile } from './profile.ts';
+import { argumentsFor, offerOf, toolFor } from './offered-tools.ts';
 import { hash32, rng } from './rng.ts';
 import type { SimAnswer } from './sim-model.ts';
 import { stepOf } from './step.ts';
@@ -30,11 +31,14 @@ export function writeAct(p: Profile, request: ChatRequest): SimAnswer {
   const r = rng(seed, step, 'act');
   const latencyMs = Math.round(draw(r, p.latency_ms));
   const revision = pendingRevision(p, request.messages);
-  const decision: Decision = revision
+  const offer = offerOf(request);
+  let decision: Decision = revision
     ? step <= revision.answerStep + p.critic.revision_actions
       ? cyclic(p.actions, step - 1)
       : { kind: 'answer' }
     : decide(p, step, seed);
+  // Made to call a tool when it would answer: it takes its next action instead.
+  if (decision.kind === 'answer' && offer.mustCall) decision = cyclic(p.actions, step - 1);
   if (decision.kind === 'answer') {
     const wrong = revision ? revision.wrong : rng(seed, 'answer_error')() < p.answer_error_rate;
     const body = wrong ? p.wrong_answer : p.answer.replaceAll('{observation}', lastObservation(request.messages));
@@ -42,11 +46,14 @@ export function writeAct(p: Profile, request: ChatRequest): SimAnswer {
   }
   const t = decision.template;
   const thought = `Thought ${step}: ${t.thought ? `${t.thought} ` : ''}${words(r, Math.round(draw(r, p.thought_tokens)))}`;
-  let args = JSON.stringify(fillArgs(t.args, decision.n, step));
+  // With no tool it may call, it says what it would do, and does not do it.
+  if (offer.tools.length === 0) return { message: { role: 'assistant', content: thought }, latencyMs };
+  const spec = toolFor(p, t.tool, offer.tools);
+  let args = JSON.stringify(argumentsFor(t, decision.n, step, spec));
   if (r() < p.malformed_args_rate) args = args.slice(0, -1);
   const id = `call_${hash32(`${seed}:${step}`).toString(36)}`;
   return {
-    message: { role: 'assistant', content: thought, tool_calls: [{ id, type: 'function', function: { name: t.tool, arguments: args } }] },
+    message: { role: 'assistant', content: thought, tool_calls: [{ id, type: 'function', function: { name: spec.function.name, arguments: args } }] },
     latencyMs,
   };
 }

@@ -7,6 +7,7 @@ import { writeAct } from './act.ts';
 import { capOutput } from './max-tokens.ts';
 import { writeCritic } from './critic.ts';
 import type { Profile } from './profile.ts';
+import { cutAtStop } from './stop-sequences.ts';
 import { writeCreate, writeExecute, writePrioritize, writeSummarize } from './taskqueue.ts';
 import { writeSummary } from './summarizer.ts';
 
@@ -39,10 +40,11 @@ export class SimModel implements ChatModel {
 
   async complete(request: ChatRequest, _context: CallContext): Promise<ChatResult> {
     const answer = this.respond(request);
-    // Like a provider: the answer stops at max_tokens, and a cut answer bills all max_tokens.
-    const whole = this.counter.produced(answer.message);
-    const { message, finishReason } = capOutput(answer.message, whole, request.max_tokens);
-    const produced = message === answer.message ? whole : this.counter.produced(message);
+    // Like a provider: the answer ends at a stop sequence, and at max_tokens (a cut answer bills all max_tokens).
+    const stopped = cutAtStop(answer.message, request.stop);
+    const whole = this.counter.produced(stopped);
+    const { message, finishReason } = capOutput(stopped, whole, request.max_tokens);
+    const produced = message === stopped ? whole : this.counter.produced(message);
     const promptTokens = this.counter.prompt(request.messages, request.tools);
     const cached = this.options.promptCache ? this.cache.cachedTokens(request.messages, request.tools, this.counter) : 0;
     return {

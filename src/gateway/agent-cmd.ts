@@ -1,0 +1,123 @@
+// `bench run --agent-cmd CMD`: each planned run is the user's own agent, started as a process and
+// pointed at the gateway with a virtual key of its own. The gateway brakes and meters its calls;
+// the process's exit and last line of stdout make the rest of its RunRecord.
+import { DEFAULT_TRANSPORT, simProfileFor, type ModelTransport } from '../models/factory.ts';
+import type { RunRecord } from '../contracts/records.ts';
+import type { Stop } from '../contracts/stop-reason.ts';
+import { redact } from '../models/redact.ts';
+import type { TokenCounter } from '../meter/tokens.ts';
+import type { RunDeps, RunResult } from '../runner/run-one.ts';
+import type { RunPlan } from '../runner/sweep.ts';
+import { checkAnswer } from '../scenario/check.ts';
+import { startServe, type RunningServer } from '../serve/server.ts';
+import { answerOf, runAgentProcess, type AgentExit } from './agent-process.ts';
+import { Gateway, type GatewayRun } from './gateway.ts';
+import { RunMeter } from './run-meter.ts';
+import type { Upstream } from './upstream.ts';
+
+export const OPENAI_DEFAULT_URL = 'https://api.openai.com/v1';
+
+/** The agent command a run's settings carry (the sweep's `agent_cmd` dimension), if any. */
+export const agentCmdOf = (settings: RunPlan['settings']): string | null => (typeof settings.agent.agent_cmd === 'string' ? settings.agent.agent_cmd : null);
+
+export interface AgentHost {
+  /** Runs one planned run as the agent process; the sweep runner calls it in place of a built-in loop. */
+  execute(plan: RunPlan, deps: RunDeps): Promise<RunResult>;
+  close(): Promise<void>;
+}
+
+export interface AgentHostOptions {
+  counter: TokenCounter;
+  transport?: ModelTransport;
+  promptCache: boolean;
+  /** Environment the agents start from (the harness's own, by default); the upstream key is taken out of it. */
+  baseEnv?: NodeJS.ProcessEnv;
+}
+
+/** Starts the gateway (and, for simulated models, a private `bench serve` behind it) on 127.0.0.1. */
+export async function startAgentHost(o: AgentHostOptions): Promise<AgentHost> {
+  const transport = o.transport ?? DEFAULT_TRANSPORT;
+  let sim: Promise<RunningServer> | null = null;
+  const gateway = await Gateway.start({ host: '127.0.0.1', port: 0, counter: o.counter });
+  const upstreamFor = async (plan: RunPlan): Promise<Upstream> => {
+    const spec = plan.settings.model;
+    if (spec.startsWith('openai:')) return { url: transport.baseURL ?? OPENAI_DEFAULT_URL, apiKey: transport.apiKey, model: spec.slice('openai:'.length), timeoutMs: transport.timeoutMs };
+    sim ??= startServe({ host: '127.0.0.1', port: 0, latencyMs: 0, errorRate: 0, faults: [], retryAfterS: 1, promptCache: o.promptCache });
+    return { url: (await sim).url, model: simProfileFor(spec, plan.scenario).id, seed: plan.settings.seed, timeoutMs: transport.timeoutMs };
+  };
+  const secrets = [transport.apiKey];
+  const base = Object.fromEntries(Object.entries(o.baseEnv ?? process.env).filter(([, v]) => v !== undefined && !secrets.some((s) => s && v.includes(s))));
+
+  async function execute(plan: RunPlan, deps: RunDeps): Promise<RunResult> {
+    const { settings, scenario } = plan;
+    const startedAt = new Date().toISOString();
+    const meter = new RunMeter(plan.runId, plan.configId, settings, deps.onStep);
+    const tape = transport.record || transport.replay ? { spec: settings.model, scenario: scenario.id, record: transport.record, replay: transport.replay } : undefined;
+    // A replayed run reaches no model: every answer comes from the cassette.
+    const upstream = transport.replay ? { url: 'http://replay.invalid/v1', timeoutMs: transport.timeoutMs } : await upstreamFor(plan);
+    const run: GatewayRun = { meter, upstream, maxOutputTokens: settings.max_output_tokens, ...(tape ? { tape } : {}) };
+    const key = gateway.open(run);
+    const system = scenario.agent === 'react' ? scenario.system : '';
+    const env = {
+      ...base,
+      OPENAI_BASE_URL: gateway.url,
+      OPENAI_API_KEY: key,
+      LOOPBENCH_RUN_ID: plan.runId,
+      LOOPBENCH_SEED: String(settings.seed),
+      LOOPBENCH_SYSTEM: system,
+      LOOPBENCH_GOAL: scenario.goal,
+      LOOPBENCH_MAX_STEPS: settings.limits.max_steps === null ? '' : String(settings.limits.max_steps),
+      LOOPBENCH_MODEL: run.upstream.model ?? settings.model,
+    };
+    const timeoutS = settings.limits.timeout_s;
+    const exit = await runAgentProcess(agentCmdOf(settings)!, { env, timeoutMs: timeoutS === null ? null : timeoutS * 1000, signal: deps.signal });
+    gateway.end(key);
+    const stop = stopOf(exit, meter, timeoutS, secrets);
+    const answer = stop.reason === 'done' ? answerOf(exit.stdout) : null;
+    const s = meter.state;
+    const record: RunRecord = {
+      run_id: plan.runId,
+      config_id: plan.configId,
+      scenario: scenario.id,
+      agent: 'external',
+      settings,
+      stop_reason: stop.reason,
+      stop_detail: stop.detail,
+      stop_step: stop.step,
+      steps: s.steps,
+      calls: s.calls,
+      rounds: 0,
+      input_tokens: s.inputTokens,
+      output_tokens: s.outputTokens,
+      cached_tokens: s.cachedTokens,
+      cost_usd: s.costUsd,
+      elapsed_ms: Math.round(meter.elapsedMs()),
+      answer,
+      success: stop.reason === 'done' ? checkAnswer(scenario.check, answer) : scenario.check ? false : null,
+      started_at: startedAt,
+      finished_at: new Date().toISOString(),
+    };
+    return { record, calls: meter.log, messages: [] };
+  }
+
+  return {
+    execute,
+    close: async () => {
+      await gateway.close();
+      if (sim) await (await sim).close();
+    },
+  };
+}
+
+/** Why the run ended: Ctrl-C, the timeout, a brake at the gateway, or the agent's own exit. */
+function stopOf(exit: AgentExit, meter: RunMeter, timeoutS: number | null, secrets: Array<string | undefined>): Stop {
+  const step = meter.state.steps;
+  if (exit.interrupted) return { reason: 'interrupted', detail: `interrupted: the agent process was stopped at step ${step}`, step };
+  if (meter.stop) return meter.stop;
+  if (exit.timedOut) return { reason: 'timeout', detail: `timeout ${timeoutS} s: the agent was still running; its process tree was killed at step ${step}`, step };
+  if (exit.spawnError) return { reason: 'error', detail: `the agent command could not be started: ${exit.spawnError}`, step };
+  if (exit.code === 0) return { reason: 'done', detail: `the agent exited 0 after ${step} step(s)`, step };
+  const how = exit.code !== null ? `exited with code ${exit.code}` : `was killed by ${exit.signal}`;
+  const tail = exit.stderrTail ? `: ${redact(exit.stderrTail.slice(-500), secrets)}` : '';
+  return { reason: 'error', detail: `the agent ${how} at step ${step}${tail}`, step };
+}

@@ -1,0 +1,106 @@
+// `bench serve --upstream URL` / `--out DIR`: the gateway on its own, for an agent you start yourself.
+// A run is named by the header x-loopbench-run (made on its first request); each gets the brakes
+// the flags give, and its calls are recorded as they happen. Runs are written to runs.jsonl when
+// the gateway stops: the gateway never sees the agent's answer, so a run no brake stopped is `done`
+// with no answer to check (`bench run --agent-cmd` checks answers).
+import fs from 'node:fs';
+import path from 'node:path';
+import type { RunRecord } from '../contracts/records.ts';
+import type { Settings } from '../contracts/settings.ts';
+import type { TokenCounter } from '../meter/tokens.ts';
+import { JsonlWriter } from '../results/jsonl.ts';
+import { resultFile } from '../results/results-dir.ts';
+import { stepLine } from '../results/step-line.ts';
+import { startServe, type RunningServer } from '../serve/server.ts';
+import { Gateway } from './gateway.ts';
+import { RunMeter } from './run-meter.ts';
+
+export interface StandaloneOptions {
+  host: string;
+  port: number;
+  authToken?: string;
+  /** A provider's base URL; none: the simulated models (the model name names the profile). */
+  upstreamUrl?: string;
+  apiKey?: string;
+  timeoutMs: number;
+  /** Every run's settings; `scenario` and `seed` are filled per run. */
+  settings: Omit<Settings, 'scenario' | 'seed' | 'repeat'>;
+  dir: string;
+  counter: TokenCounter;
+  promptCache: boolean;
+}
+
+export interface RunningGateway {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startStandaloneGateway(o: StandaloneOptions): Promise<RunningGateway> {
+  fs.mkdirSync(o.dir, { recursive: true });
+  const steps = new JsonlWriter(resultFile(o.dir, 'steps'));
+  const started = new Map<string, string>();
+  const sim: RunningServer | null = o.upstreamUrl ? null : await startServe({ host: '127.0.0.1', port: 0, latencyMs: 0, errorRate: 0, faults: [], retryAfterS: 1, promptCache: o.promptCache });
+  const upstream = { url: o.upstreamUrl ?? sim!.url, apiKey: o.apiKey, timeoutMs: o.timeoutMs };
+  let gateway: Gateway;
+  try {
+    gateway = await Gateway.start({
+      host: o.host,
+      port: o.port,
+      counter: o.counter,
+      authToken: o.authToken,
+      runForHeader: (id) => {
+        started.set(id, new Date().toISOString());
+        const settings: Settings = { ...o.settings, scenario: 'external', seed: 0, repeat: 0 };
+        const meter = new RunMeter(id, 'external', settings, (r) => {
+          steps.writeLine(stepLine(r));
+          steps.flush();
+        });
+        return { meter, upstream, maxOutputTokens: settings.max_output_tokens };
+      },
+    });
+  } catch (e) {
+    await sim?.close();
+    steps.close();
+    throw e;
+  }
+  return {
+    url: gateway.url,
+    close: async () => {
+      await gateway.close();
+      await sim?.close();
+      steps.close();
+      const runs = new JsonlWriter(resultFile(o.dir, 'runs'));
+      for (const { meter } of gateway.runs()) runs.write(recordOf(meter, started.get(meter.runId)!));
+      runs.close();
+    },
+  };
+}
+
+function recordOf(meter: RunMeter, startedAt: string): RunRecord {
+  const s = meter.state;
+  const stop = meter.stop ?? { reason: 'done' as const, detail: `no brake fired in ${s.steps} call(s); recorded when the gateway stopped (it does not see the agent's answer)`, step: s.steps };
+  return {
+    run_id: meter.runId,
+    config_id: meter.configId,
+    scenario: meter.settings.scenario,
+    agent: 'external',
+    settings: meter.settings,
+    stop_reason: stop.reason,
+    stop_detail: stop.detail,
+    stop_step: stop.step,
+    steps: s.steps,
+    calls: s.calls,
+    rounds: 0,
+    input_tokens: s.inputTokens,
+    output_tokens: s.outputTokens,
+    cached_tokens: s.cachedTokens,
+    cost_usd: s.costUsd,
+    elapsed_ms: Math.round(meter.elapsedMs()),
+    answer: null,
+    success: null,
+    started_at: startedAt,
+    finished_at: new Date().toISOString(),
+  };
+}
+
+export const gatewayDirName = (now: Date) => path.join('results', `gateway-${now.toISOString().replace(/[:]/g, '-').replace(/\..+$/, '')}`);

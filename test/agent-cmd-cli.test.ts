@@ -1,0 +1,108 @@
+// `bench run --agent-cmd` from the command line: the stdlib tiny agent swept, reported and gated as a
+// user runs it, and Ctrl-C. (The contract and each way a run ends: agent-cmd.test.ts, in process.)
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunRecord, StepRecord } from '../src/contracts/records.ts';
+import { bench, spawnBench } from './helpers/cli.ts';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-agent-cmd-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+const TINY = 'python3 examples/agents/tiny_agent.py';
+const env = { PATH: process.env.PATH, HOME: process.env.HOME, FORCE_COLOR: '0' };
+const read = <T>(file: string): T[] => fs.readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as T);
+
+/** A small Python agent for one case; `body` runs with `call()` (one model call) available. */
+function agent(name: string, body: string): string {
+  const file = path.join(tmp, `${name}.py`);
+  fs.writeFileSync(
+    file,
+    `import json, os, sys, urllib.request
+def call():
+    req = urllib.request.Request(os.environ["OPENAI_BASE_URL"] + "/chat/completions",
+        data=json.dumps({"model": "m", "messages": [{"role": "system", "content": os.environ["LOOPBENCH_SYSTEM"]}, {"role": "user", "content": os.environ["LOOPBENCH_GOAL"]}]}).encode(),
+        headers={"content-type": "application/json", "authorization": "Bearer " + os.environ["OPENAI_API_KEY"]})
+    return json.load(urllib.request.urlopen(req))
+${body}
+`,
+  );
+  return `python3 ${file}`;
+}
+
+describe('the tiny agent (stdlib Python, its own ReAct loop) through --agent-cmd', () => {
+  const dir = path.join(tmp, 'tiny');
+  let runs: RunRecord[];
+  let steps: StepRecord[];
+
+  beforeAll(async () => {
+    const r = await bench(['--agent-cmd', TINY, '-s', 'tiny-agent-sum-of-squares', '--steps', '3,10', '--repeat', '3', '-j', '3', '-o', dir, '-q'], env);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    runs = read<RunRecord>(path.join(dir, 'runs.jsonl'));
+    steps = read<StepRecord>(path.join(dir, 'steps.jsonl'));
+  }, 60_000);
+
+  it('records every planned run, with the stop reason the agent or the gateway decided', () => {
+    expect(runs).toHaveLength(6);
+    const at3 = runs.filter((r) => r.settings.limits.max_steps === 3);
+    const at10 = runs.filter((r) => r.settings.limits.max_steps === 10);
+    // The sim needs 3–4 steps: at 10 the agent always answers; at 3 the 4th call of a 4-step run is refused.
+    expect(at10.every((r) => r.stop_reason === 'done' && r.success === true && r.answer?.includes('338350'))).toBe(true);
+    expect(new Set(at3.map((r) => r.stop_reason))).toEqual(new Set(['done', 'max_steps']));
+    for (const r of at3.filter((x) => x.stop_reason === 'max_steps')) {
+      expect(r.steps).toBe(3);
+      expect(r.success).toBe(false);
+    }
+    expect(runs.every((r) => r.agent === 'external' && r.settings.agent.agent_cmd === TINY)).toBe(true);
+  });
+
+  it('writes one StepRecord per call, adding up to the run totals', () => {
+    for (const r of runs) {
+      const own = steps.filter((s) => s.run_id === r.run_id);
+      expect(own).toHaveLength(r.calls);
+      expect(own.reduce((a, s) => a + s.input_tokens, 0)).toBe(r.input_tokens);
+      expect(own.every((s) => s.action === null || s.action === 'run_python')).toBe(true);
+    }
+  });
+
+  it('bench report rebuilds the reports from the results directory', async () => {
+    fs.rmSync(path.join(dir, 'summary.md'));
+    const r = await bench(['report', dir], env);
+    expect(r.code).toBe(0);
+    expect(fs.readFileSync(path.join(dir, 'summary.md'), 'utf8')).toMatch(/tiny-agent-sum-of-squares steps=10/);
+  });
+
+  it('bench check gates the agent with a budgets file that names it (agent_cmd:)', async () => {
+    // One budgets file, the same scenario twice: a budget the agent holds, and one it cannot.
+    const entry = (id: string, steps: number) => `  - scenario: tiny-agent-sum-of-squares\n    id: ${id}\n    assertions:\n      stop_reason: [done]\n      steps: { max: ${steps} }\n`;
+    fs.writeFileSync(path.join(tmp, 'budgets.yaml'), `agent_cmd: ${TINY}\nmodel: sim\nrepeats: 3\nlimits: { steps: 10 }\nscenarios:\n${entry('holds', 4)}${entry('too-tight', 2)}`);
+    const r = await bench(['check', path.join(tmp, 'budgets.yaml'), '-o', path.join(tmp, 'check'), '-q'], env);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/holds[^\n]*pass|pass[^\n]*holds/i);
+    expect(r.stdout).toMatch(/too-tight[^\n]*fail|fail[^\n]*too-tight/i);
+    // The results judge again, without running the agent: the same verdict.
+    const again = await bench(['check', path.join(tmp, 'budgets.yaml'), '--from', path.join(tmp, 'check')], env);
+    expect(again.code).toBe(1);
+    expect(again.stdout).toMatch(/too-tight[^\n]*fail|fail[^\n]*too-tight/i);
+  }, 60_000);
+});
+
+describe('Ctrl-C', () => {
+  it('Ctrl-C: the agents are stopped and recorded as interrupted, the reports written, exit 130', async () => {
+    const marker = path.join(tmp, 'started');
+    const cmd = agent('slow', `open(${JSON.stringify(marker)}, "a").write("x")\ncall()\nimport time\ntime.sleep(300)`);
+    const dir = path.join(tmp, 'interrupted');
+    const s = spawnBench(['--agent-cmd', cmd, '-s', 'tiny-agent-sum-of-squares', '--repeat', '2', '-j', '2', '-o', dir, '-q'], env);
+    for (let i = 0; i < 200 && !(fs.existsSync(marker) && fs.readFileSync(marker, 'utf8').length === 2); i++) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 300));
+    s.child.kill('SIGINT');
+    const done = await s.done;
+    expect(done.code).toBe(130);
+    const runs = read<RunRecord>(path.join(dir, 'runs.jsonl'));
+    expect(runs.map((r) => r.stop_reason)).toEqual(['interrupted', 'interrupted']);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'meta.json'), 'utf8')).status).toBe('interrupted');
+    expect(fs.existsSync(path.join(dir, 'summary.md'))).toBe(true);
+  }, 30_000);
+});

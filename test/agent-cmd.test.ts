@@ -1,0 +1,136 @@
+// `bench run --agent-cmd` in process (the CLI: agent-cmd-cli.test.ts): the environment contract, the
+// upstream key kept from the agent and the records, and each way an agent's run ends.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningServer } from '../src/serve/server.ts';
+import { UsageError } from '../src/contracts/errors.ts';
+import { agentSweep } from './support/agent-sweep.ts';
+import { serve } from './serve-helpers.ts';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-agent-cmd-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+const TINY = 'python3 examples/agents/tiny_agent.py';
+
+/** A small Python agent for one case; `body` runs with `call()` (one model call) available. */
+function agent(name: string, body: string): string {
+  const file = path.join(tmp, `${name}.py`);
+  fs.writeFileSync(
+    file,
+    `import json, os, sys, urllib.request
+def call():
+    req = urllib.request.Request(os.environ["OPENAI_BASE_URL"] + "/chat/completions",
+        data=json.dumps({"model": "m", "messages": [{"role": "system", "content": os.environ["LOOPBENCH_SYSTEM"]}, {"role": "user", "content": os.environ["LOOPBENCH_GOAL"]}]}).encode(),
+        headers={"content-type": "application/json", "authorization": "Bearer " + os.environ["OPENAI_API_KEY"]})
+    return json.load(urllib.request.urlopen(req))
+${body}
+`,
+  );
+  return `python3 ${file}`;
+}
+describe('the environment contract, and the upstream key', () => {
+  let upstream: RunningServer;
+  beforeAll(async () => {
+    upstream = await serve();
+  });
+  afterAll(() => upstream.close());
+
+  it('gives the agent the gateway, a virtual key and the scenario; the real key reaches no agent, record or transcript', async () => {
+    const SECRET = 'sk-proj-UPSTREAM-do-not-leak-4242';
+    const dumps = path.join(tmp, 'env');
+    fs.mkdirSync(dumps);
+    const cmd = agent('env-dump', `json.dump(dict(os.environ), open(os.path.join(${JSON.stringify(dumps)}, os.environ["LOOPBENCH_RUN_ID"] + ".json"), "w"))\ncall()\nprint("thinking...")\nprint(json.dumps({"answer": "338350"}))`);
+    // The key is in the harness's environment twice: as OPENAI_API_KEY, and copied into another variable.
+    const { dir, runs, steps } = await agentSweep(
+      { agentCmd: cmd, scenario: 'tiny-agent-sum-of-squares', model: 'openai:tiny-agent', steps: '7', repeat: '2' },
+      { OPENAI_API_KEY: SECRET, OPENAI_BASE_URL: upstream.url, MY_COPY: `key=${SECRET}` },
+    );
+    expect(runs.map((x) => [x.stop_reason, x.answer, x.success, x.calls])).toEqual([
+      ['done', '338350', true, 1],
+      ['done', '338350', true, 1],
+    ]);
+    expect(steps.every((s) => s.input_tokens > 0 && s.output_tokens > 0)).toBe(true);
+    for (const run of runs) {
+      const e = JSON.parse(fs.readFileSync(path.join(dumps, `${run.run_id}.json`), 'utf8')) as Record<string, string>;
+      expect(e.OPENAI_API_KEY).toMatch(/^lb-[A-Za-z0-9_-]{20,}$/);
+      expect(e.OPENAI_BASE_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+      expect(e).toMatchObject({ LOOPBENCH_RUN_ID: run.run_id, LOOPBENCH_SEED: String(run.settings.seed), LOOPBENCH_MAX_STEPS: '7', LOOPBENCH_GOAL: expect.stringMatching(/sum of squares/) });
+      expect(e.LOOPBENCH_SYSTEM).toMatch(/run_python/);
+      expect(JSON.stringify(e)).not.toContain(SECRET);
+      expect(e.MY_COPY).toBeUndefined();
+    }
+    const files = fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((f) => f.isFile());
+    expect(files.map((f) => f.name)).toContain(`${runs[0]!.run_id}.json`);
+    expect(files.filter((f) => fs.readFileSync(path.join(f.parentPath, f.name), 'utf8').includes(SECRET)).map((f) => f.name)).toEqual([]);
+  }, 30_000);
+});
+
+describe('how an agent process ends', () => {
+  it('a brake at the gateway: the tiny agent on a spinning profile is refused (spin) and stops', async () => {
+    // recursive-verify's fixed check lands on run_python with the same code every other step.
+    const { runs, steps } = await agentSweep({ agentCmd: TINY, scenario: 'tiny-agent-sum-of-squares', model: 'sim:autogpt-recursive-verification', steps: '30', maxRepeat: '2', repeat: '1' });
+    expect(runs[0]).toMatchObject({ stop_reason: 'spin', calls: 6, success: false, answer: null });
+    expect(steps.map((s) => s.action)).toEqual(Array(6).fill('run_python'));
+  }, 30_000);
+
+  it('timeout: an agent that outlives --timeout is stopped with everything it started', async () => {
+    const pidFile = path.join(tmp, 'child.pid');
+    const cmd = agent('hang', `import subprocess\np = subprocess.Popen(["sleep", "300"])\nopen(${JSON.stringify(pidFile)}, "w").write(str(p.pid))\ncall()\np.wait()`);
+    const { runs } = await agentSweep({ agentCmd: cmd, scenario: 'tiny-agent-sum-of-squares', timeout: '5', repeat: '1' });
+    expect(runs[0]!.stop_reason).toBe('timeout');
+    expect(runs[0]!.stop_detail).toMatch(/process tree was killed/);
+    expect(runs[0]!.calls).toBe(1);
+    const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+    expect(() => process.kill(pid, 0)).toThrow();
+  }, 30_000);
+
+  it('error: a failing agent is recorded as error with the tail of its stderr', async () => {
+    const cmd = agent('fail', `call()\nsys.stderr.write("Traceback: ValueError: boom in my agent\\n")\nsys.exit(2)`);
+    const { runs } = await agentSweep({ agentCmd: cmd, scenario: 'tiny-agent-sum-of-squares', repeat: '1' });
+    expect(runs[0]!.stop_reason).toBe('error');
+    expect(runs[0]!.stop_detail).toMatch(/exited with code 2 at step 1: Traceback: ValueError: boom in my agent/);
+    expect(runs[0]!.success).toBe(false);
+  }, 30_000);
+
+  it('done: the last line of stdout is the answer, checked by the scenario', async () => {
+    const cmd = agent('plain', `call()\nprint("working")\nprint("The sum is 338,350.")\nprint("")`);
+    const wrong = agent('wrong', `call()\nprint("The sum is 338,351.")`);
+    const right = await agentSweep({ agentCmd: cmd, scenario: 'tiny-agent-sum-of-squares', repeat: '1' });
+    const bad = await agentSweep({ agentCmd: wrong, scenario: 'tiny-agent-sum-of-squares', repeat: '1' });
+    expect(right.runs[0]).toMatchObject({ stop_reason: 'done', answer: 'The sum is 338,350.', success: true });
+    expect(bad.runs[0]).toMatchObject({ stop_reason: 'done', success: false });
+  }, 30_000);
+});
+
+describe('--agent-cmd refuses what cannot apply', () => {
+  it.each([
+    ['an empty command', { agentCmd: ' ' }, /--agent-cmd: empty/],
+    ['a task-queue scenario', { agentCmd: TINY, scenario: 'babyagi-converging' }, /task-queue scenario/],
+    ['--reflection', { agentCmd: TINY, scenario: 'tiny-agent-sum-of-squares', reflection: 'final' }, /--reflection and --context/],
+  ])('%s', async (_name, flags, message) => {
+    const e = await agentSweep(flags as never).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(UsageError);
+    expect((e as Error).message).toMatch(message);
+  });
+});
+
+describe('--record and --replay through the gateway', () => {
+  it('records every answered call of the agent, and replays the sweep from the cassette alone, identically', async () => {
+    const cassette = path.join(tmp, 'agent.cassette.json');
+    const flags = { agentCmd: TINY, scenario: 'tiny-agent-sum-of-squares', steps: '3,10', repeat: '2' };
+    const live = await agentSweep({ ...flags, record: cassette });
+    const entries = (JSON.parse(fs.readFileSync(cassette, 'utf8')) as { entries: unknown[] }).entries;
+    // A run at --steps 3 asks what the same seed's run at 10 asks first: one entry per distinct request.
+    expect(entries).toHaveLength(live.steps.filter((s) => s.settings.limits.max_steps === 10).length);
+    const again = await agentSweep({ ...flags, replay: cassette });
+    const view = (r: { runs: Array<{ run_id: string; stop_reason: string; steps: number; input_tokens: number; output_tokens: number; answer: string | null; success: boolean | null }> }) =>
+      r.runs.map((x) => [x.run_id, x.stop_reason, x.steps, x.input_tokens, x.output_tokens, x.answer, x.success]).sort();
+    expect(view(again)).toEqual(view(live));
+    // Another seed asks what was never recorded: an error naming the cassette, not a guess.
+    const other = await agentSweep({ ...flags, steps: '10', repeat: '1', seed: '99', replay: cassette });
+    expect(other.runs[0]!.stop_reason).toBe('error');
+    expect(other.steps[0]!.error).toMatch(/replay: .*agent\.cassette\.json has no recorded answer/);
+  }, 60_000);
+});

@@ -1,0 +1,143 @@
+// `bench serve --upstream URL` / `--out DIR`: the gateway on its own, in front of a second `bench
+// serve` on 127.0.0.1 as the provider; runs named by header, braked and recorded so `bench report`
+// reads them; the provider key never written anywhere.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gatewayOptions } from '../src/cli/serve.ts';
+import type { RunRecord, StepRecord } from '../src/contracts/records.ts';
+import { startStandaloneGateway } from '../src/gateway/standalone.ts';
+import { buildReports } from '../src/report/build.ts';
+import type { RunningServer } from '../src/serve/server.ts';
+import { spawnBench } from './helpers/cli.ts';
+import { serve } from './serve-helpers.ts';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-gateway-serve-'));
+const KEY = 'sk-live-PROVIDER-KEY-never-written-77';
+let upstream: RunningServer;
+beforeAll(async () => {
+  upstream = await serve();
+});
+afterAll(async () => {
+  await upstream.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+const read = <T>(file: string): T[] => fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as T);
+const flags = (extra: Record<string, string>) => ({ port: '0', host: '127.0.0.1', latency: '0', errorRate: '0', faults: '', retryAfter: '1', promptCache: 'off', ...extra });
+const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
+  { role: 'system', content: 'You are an agent.' },
+  { role: 'user', content: 'Collect sources.' },
+];
+const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [{ type: 'function', function: { name: 'web', parameters: { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] } } }];
+
+describe('bench serve --upstream: the gateway in front of a provider', () => {
+  it('brakes and records each run named by x-loopbench-run; bench report reads the directory', async () => {
+    const dir = path.join(tmp, 'runs');
+    const o = gatewayOptions(flags({ upstream: upstream.url, out: dir, steps: '3', maxRepeat: 'off' }), { OPENAI_API_KEY: KEY })!;
+    const gateway = await startStandaloneGateway(o);
+    const client = (run: string) => new OpenAI({ apiKey: 'not-the-key', baseURL: gateway.url, maxRetries: 2, defaultHeaders: { 'x-loopbench-run': run } });
+    const a = client('agent-a');
+    const usages: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      if (i === 1) {
+        const stream = await a.chat.completions.create({ model: 'seed-calibrated', messages, tools, stream: true, stream_options: { include_usage: true } });
+        for await (const chunk of stream) if (chunk.usage) usages.push(chunk.usage.prompt_tokens);
+      } else usages.push((await a.chat.completions.create({ model: 'seed-calibrated', messages, tools })).usage!.prompt_tokens);
+    }
+    const refused = await a.chat.completions.create({ model: 'seed-calibrated', messages, tools }).catch((e: { status: number; code: string }) => e);
+    expect(refused).toMatchObject({ status: 403, code: 'loopbench_max_steps' });
+    await client('agent-b').chat.completions.create({ model: 'seed-calibrated', messages, tools });
+    await gateway.close();
+
+    const runs = read<RunRecord>(path.join(dir, 'runs.jsonl'));
+    expect(runs.map((r) => [r.run_id, r.stop_reason, r.calls])).toEqual([
+      ['agent-a', 'max_steps', 3],
+      ['agent-b', 'done', 1],
+    ]);
+    const steps = read<StepRecord>(path.join(dir, 'steps.jsonl'));
+    expect(steps.filter((s) => s.run_id === 'agent-a').map((s) => s.input_tokens)).toEqual(usages);
+    expect(steps.every((s) => s.action === 'web')).toBe(true);
+    const built = await buildReports(dir);
+    expect(built.summary.length).toBeGreaterThan(0);
+    expect(fs.readFileSync(path.join(dir, 'summary.md'), 'utf8')).toMatch(/external/);
+  }, 30_000);
+
+  it('from the command line: the provider key reaches the provider only', async () => {
+    const dir = path.join(tmp, 'cli');
+    const s = spawnBench(['serve', '--upstream', upstream.url, '--out', dir, '--port', '0', '--steps', '5'], { PATH: process.env.PATH, OPENAI_API_KEY: KEY });
+    let url = '';
+    let stdout = '';
+    s.child.stdout!.on('data', (d: string) => (stdout += d));
+    for (let i = 0; i < 200 && !url; i++) {
+      url = /(http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(stdout)?.[1] ?? '';
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(url).not.toBe('');
+    const client = new OpenAI({ apiKey: 'anything', baseURL: url, maxRetries: 0, defaultHeaders: { 'x-loopbench-run': 'cli-run' } });
+    await client.chat.completions.create({ model: 'seed-calibrated', messages, tools });
+    const nameless = await new OpenAI({ apiKey: 'anything', baseURL: url, maxRetries: 0 }).chat.completions.create({ model: 'seed-calibrated', messages }).catch((e: { status: number }) => e);
+    expect(nameless).toMatchObject({ status: 401 });
+    s.child.kill('SIGINT');
+    const done = await s.done;
+    expect(done.code).toBe(0);
+    expect(read<RunRecord>(path.join(dir, 'runs.jsonl')).map((r) => r.run_id)).toEqual(['cli-run']);
+    const files = fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f), 'utf8'));
+    expect(files.join('\n') + stdout + done.stderr).not.toContain(KEY);
+  }, 30_000);
+});
+
+describe('virtual keys from the gateway on its own', () => {
+  it('POST /v1/loopbench/runs opens a run and returns its key, which any SDK sends as its API key', async () => {
+    const token = 'tok-0123456789abcdef';
+    const dir = path.join(tmp, 'minted');
+    const gateway = await startStandaloneGateway(gatewayOptions(flags({ out: dir, authToken: token, steps: '2' }), {})!);
+    const mint = (bearer: string, runId?: string) =>
+      fetch(`${gateway.url}/loopbench/runs`, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify(runId ? { run_id: runId } : {}) });
+    try {
+      expect((await mint('wrong-token-000000', 'nope')).status).toBe(401);
+      const made = await mint(token, 'my-agent-1');
+      expect(made.status).toBe(201);
+      const { run_id, api_key } = (await made.json()) as { run_id: string; api_key: string };
+      expect(run_id).toBe('my-agent-1');
+      expect(api_key).toMatch(/^lb-/);
+      expect((await mint(token, 'my-agent-1')).status).toBe(409);
+      const client = new OpenAI({ apiKey: api_key, baseURL: gateway.url, maxRetries: 0 });
+      await client.chat.completions.create({ model: 'seed-calibrated', messages, tools });
+      await client.chat.completions.create({ model: 'seed-calibrated', messages, tools });
+      await expect(client.chat.completions.create({ model: 'seed-calibrated', messages, tools })).rejects.toMatchObject({ status: 403, code: 'loopbench_max_steps' });
+    } finally {
+      await gateway.close();
+    }
+    expect(read<RunRecord>(path.join(dir, 'runs.jsonl')).map((r) => [r.run_id, r.stop_reason, r.calls])).toEqual([['my-agent-1', 'max_steps', 2]]);
+  });
+});
+
+describe('gateway flags', () => {
+  it.each([
+    ['a host beyond loopback without --auth-token', { upstream: 'http://127.0.0.1:9/v1', host: '0.0.0.0' }, { OPENAI_API_KEY: KEY }, /--auth-token/],
+    ['--upstream without a key in the environment', { upstream: 'http://127.0.0.1:9/v1' }, {}, /OPENAI_API_KEY is not set/],
+    ['--upstream that is not a URL', { upstream: 'not a url' }, { OPENAI_API_KEY: KEY }, /--upstream: 'not a url' is not a URL/],
+    ['a list of steps', { out: 'x', steps: '3,5' }, {}, /--steps: the gateway takes one value/],
+    ['a brake flag without gateway mode', { steps: '3' }, {}, /--steps: a gateway flag/],
+    ['a short --auth-token', { out: 'x', authToken: 'short' }, {}, /at least 16/],
+  ])('%s', (_name, extra, env, message) => {
+    expect(() => gatewayOptions(flags(extra as Record<string, string>), env as NodeJS.ProcessEnv)).toThrow(message);
+  });
+
+  it('with --auth-token, a header-named run must present it', async () => {
+    const token = 'tok-0123456789abcdef';
+    const o = gatewayOptions(flags({ out: path.join(tmp, 'auth'), authToken: token }), {})!;
+    const gateway = await startStandaloneGateway(o);
+    try {
+      const make = (apiKey: string) => new OpenAI({ apiKey, baseURL: gateway.url, maxRetries: 0, defaultHeaders: { 'x-loopbench-run': 'r1' } });
+      await expect(make('wrong-token-000000').chat.completions.create({ model: 'seed-calibrated', messages })).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+      const ok = await make(token).chat.completions.create({ model: 'seed-calibrated', messages });
+      expect(ok.choices[0]!.message.tool_calls ?? []).toHaveLength(0);
+    } finally {
+      await gateway.close();
+    }
+  });
+});

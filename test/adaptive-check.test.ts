@@ -8,6 +8,8 @@ import { QUICK_SUM, tempDir, writeBudgets } from './gate-helpers.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../bin/bench.js');
 const dir = tempDir('loopbench-adaptive-');
+// Budgets files read scenario files from their own directory tree only: the fixture goes next to them.
+fs.copyFileSync(QUICK_SUM, path.join(dir, 'quick-sum.yaml'));
 
 function bench(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GITHUB_')));
@@ -26,7 +28,7 @@ const budgets = (name: string, quickMaxSteps: number) =>
     `repeats: { min: 5, max: 20, batch: 5 }
 limits: { steps: 12, max_cost: 0.01 }
 scenarios:
-  - scenario: ${QUICK_SUM}
+  - scenario: quick-sum.yaml
     assertions:
       stop_reason: [done]
       steps: { max: ${quickMaxSteps} }

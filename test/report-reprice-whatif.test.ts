@@ -33,12 +33,13 @@ function summaryCsv(dir: string): Map<string, Record<string, string>> {
 }
 
 /** The cost-per-run chart's five-number row of one configuration, wherever the spec holds its data. */
-function findBox(node: unknown, config: string): { median: number } | undefined {
+/** The box of one configuration: charts name it within its scenario's panel (`steps=12`). */
+function findBox(node: unknown, scenario: string, config: string): { median: number } | undefined {
   if (node === null || typeof node !== 'object') return undefined;
   const o = node as Record<string, unknown>;
-  if (o.config === config && typeof o.median === 'number') return o as { median: number };
+  if (o.scenario === scenario && o.config === config && typeof o.median === 'number') return o as { median: number };
   for (const v of Object.values(o)) {
-    const hit = findBox(v, config);
+    const hit = findBox(v, scenario, config);
     if (hit) return hit;
   }
   return undefined;
@@ -72,7 +73,7 @@ describe('bench report re-prices everything the reader reads', () => {
     expect(fs.readFileSync(path.join(mini, 'report.html'), 'utf8')).toContain('re-priced as gpt-4o');
     // The charts too: the cost-per-run box of steps=12 has the gpt-4o median.
     const spec = fs.readFileSync(path.join(mini, 'charts', 'cost-per-run.vl.json'), 'utf8');
-    expect(findBox(JSON.parse(spec), 'seed-calibrated steps=12')?.median).toBeCloseTo(Number(truth.cost_usd_p50), 9);
+    expect(findBox(JSON.parse(spec), 'seed-calibrated', 'steps=12')?.median).toBeCloseTo(Number(truth.cost_usd_p50), 9);
     const steps = fs.readFileSync(path.join(mini, 'steps.csv'), 'utf8').trim().split('\n');
     const cum = steps[0]!.split(',').indexOf('cum_cost_usd');
     const last = steps.filter((l) => l.startsWith('seed-calibrated_steps=12_r000,')).at(-1)!.split(',');

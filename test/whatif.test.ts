@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadPricing, priceFor } from '../src/meter/pricing.ts';
 import { SEED_LIMITS, type Limits } from '../src/contracts/settings.ts';
-import { deriveRun } from '../src/report/whatif.ts';
+import { deriveRun } from '../src/whatif/derive-run.ts';
 import { gridOf, runPlans, specOf, type Ran } from './helpers.ts';
 
 const FIGURES = ['steps', 'calls', 'input_tokens', 'output_tokens', 'cached_tokens', 'cost_usd', 'stop_reason', 'stop_step', 'success', 'elapsed_ms'] as const;

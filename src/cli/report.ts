@@ -3,8 +3,8 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { DEFAULT_PRICING_FILE, loadPricing, priceFor } from '../meter/pricing.ts';
 import { DEFAULT_VOLUMES, parseVolumes } from '../report/volume.ts';
-import { WHAT_IF_LIMITS, type WhatIfName } from '../report/whatif.ts';
-import type { WhatIfRequest } from '../report/whatif-configs.ts';
+import { WHAT_IF_LIMITS, type WhatIfName } from '../whatif/derive-run.ts';
+import { deriveConfigs, type WhatIfRequest } from '../whatif/derive-configs.ts';
 import { resultFile } from '../results/results-dir.ts';
 import type { Price } from '../contracts/settings.ts';
 import { resolvePrice, type PriceFlags } from '../runner/plan.ts';
@@ -63,7 +63,9 @@ export function registerReport(program: Command): void {
       // One --price-as model is a re-priced report, as the help says; several only fill the re-pricing table.
       const price = flagged ? resolvePrice(opts, [], loadPricing(file)) : priceAs?.length === 1 ? priceAs[0] : undefined;
       const volumes = opts.volume === undefined ? undefined : parseVolumes(opts.volume);
-      const whatIf = opts.whatIf?.map(parseWhatIf);
+      const requests = opts.whatIf?.map(parseWhatIf);
+      // The brakes are replayed by src/whatif/; the reports only read what it derives.
+      const whatIf = requests?.length ? (records: Parameters<typeof deriveConfigs>[0], stepsOf: Parameters<typeof deriveConfigs>[1]) => deriveConfigs(records, stepsOf, requests) : undefined;
       // Loaded here so flag errors (and every other command) do not wait for vega and resvg to load.
       const { buildReports } = await import('../report/build.ts');
       const built = await buildReports(dir, { priceAs, price, volumes, whatIf });

@@ -29,7 +29,7 @@ import { CachedTokensEstimator, repriceAll, repriceRuns, stepCostAt } from './re
 import { DEFAULT_VOLUMES, projectVolumes, type Volume } from './volume.ts';
 import { chosenVolume } from './findings.ts';
 import { configEconomics, recommendLimits, type ConfigEconomics } from './decision.ts';
-import { deriveConfigs, type WhatIfRequest } from './whatif-configs.ts';
+import type { DeriveRuns } from '../contracts/derived.ts';
 import { describePrice, describePrices } from './report-data.ts';
 import { constraintRows, longestRoundLimit, roleRows, roundRows } from './taskqueue.ts';
 import { queueLengthChart } from './taskqueue-chart.ts';
@@ -41,7 +41,7 @@ export interface BuildOptions {
   /** Re-price every cost the reports show at this price, from the recorded tokens. */
   price?: Price;
   /** Limits to derive from the recorded trajectories (what-if), each value its own derived configuration. */
-  whatIf?: WhatIfRequest[];
+  whatIf?: DeriveRuns;
   /** Volumes to project costs for (default: DEFAULT_VOLUMES). */
   volumes?: Volume[];
 }
@@ -151,8 +151,8 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   const { runs, skipped: skippedRuns } = await loadRuns(runsFile);
   const meta = readMeta(dir);
   inPlanOrder(runs, meta?.scenarios ?? []);
-  const steps = await passSteps(dir, runs.map((r) => r.run_id), o.price, Boolean(o.whatIf?.length));
-  const whatIf = o.whatIf?.length ? deriveConfigs([...wholeRecords(runsFile, runs)], (id) => steps.byRun!.get(id) ?? [], o.whatIf) : null;
+  const steps = await passSteps(dir, runs.map((r) => r.run_id), o.price, Boolean(o.whatIf));
+  const whatIf = o.whatIf ? o.whatIf([...wholeRecords(runsFile, runs)], (id) => steps.byRun!.get(id) ?? []) : null;
   steps.byRun = null;
   // Every cost the reader reads comes from these: the recorded runs and the derived ones, at the report's price.
   const priced = <R extends RunFacts>(rs: R[]) => (o.price ? repriceAll(rs, o.price) : rs);

@@ -5,7 +5,7 @@
 import { stringify } from 'csv-stringify/sync';
 import { STOP_REASONS } from '../contracts/stop-reason.ts';
 import { LIMITS, showLimit } from '../contracts/limits.ts';
-import type { DerivedRun } from './whatif.ts';
+import type { DerivedRun } from '../contracts/derived.ts';
 import type { ConfigEconomics } from './decision.ts';
 import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import type { ConfigSettings } from '../contracts/settings.ts';

@@ -6,7 +6,7 @@ import { predict, stepLimitFamilies, type QuadraticFit } from './fit.ts';
 import { differingSettings } from './settings-diff.ts';
 import { pct, usd } from './format.ts';
 import { DAYS_PER_MONTH, type Volume } from './volume.ts';
-import { isDerived } from './whatif-configs.ts';
+import { isDerived } from '../contracts/derived.ts';
 
 export interface ConfigEconomics {
   config_id: string;

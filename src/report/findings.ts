@@ -6,7 +6,7 @@ import type { StopReason } from '../contracts/stop-reason.ts';
 import { stepLimitFamilies, type QuadraticFit, type StepLimitSaving, type StepRatio } from './fit.ts';
 import { int, pct, signed, times, usdDistinct } from './format.ts';
 import { differingSettings } from './settings-diff.ts';
-import { isDerived } from './whatif-configs.ts';
+import { isDerived } from '../contracts/derived.ts';
 import { DAYS_PER_MONTH, type VolumeProjection } from './volume.ts';
 
 export interface ReportFacts {

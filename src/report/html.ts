@@ -1,7 +1,7 @@
 // report.html: one self-contained file (inline CSS and SVG, no scripts, no external requests),
 // readable on screen and printable.
 import { describeSettings, runCount, type ReportData } from './report-data.ts';
-import { isDerived } from './whatif-configs.ts';
+import { isDerived } from '../contracts/derived.ts';
 import { contextTable, reflectionTable } from './loop-tables.ts';
 import { decisionTable, fitTable, ratioTableRows, repriceTable, runsTable, savingsTable, summaryTable, volumeTable, type Table } from './tables.ts';
 import { constraintTable, queueTable, roleTable } from './taskqueue-tables.ts';

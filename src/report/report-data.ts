@@ -2,7 +2,7 @@
 import type { ConfigSummary, StepPoint } from './aggregate.ts';
 import type { ChartSpec } from './charts.ts';
 import type { ConfigEconomics } from './decision.ts';
-import { isDerived } from './whatif-configs.ts';
+import { isDerived } from '../contracts/derived.ts';
 import type { QuadraticFit, StepLimitSaving, StepRatio } from './fit.ts';
 import type { RepricedConfig } from './reprice.ts';
 import type { VolumeProjection } from './volume.ts';

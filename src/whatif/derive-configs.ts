@@ -1,24 +1,17 @@
 // What-if configurations: for each family of configurations that differ only in one limit, the runs of
-// the loosest are replayed under each requested value (whatif.ts) and added as a derived configuration,
+// the loosest are replayed under each requested value (derive-run.ts) and added as a derived configuration,
 // named like a swept one and marked "(derived)". Values the sweep ran for real are not derived.
 import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import { configKey, type Limits } from '../contracts/settings.ts';
-import { groupBy } from './group.ts';
-import { deriveRun, WHAT_IF_LIMITS, type DerivedRun, type WhatIfName } from './whatif.ts';
+import { DERIVED_MARK, type DerivedRun, type WhatIfOutcome } from '../contracts/derived.ts';
+import { groupBy } from '../report/group.ts';
+import { deriveRun, WHAT_IF_LIMITS, type WhatIfName } from './derive-run.ts';
 
 export interface WhatIfRequest {
   name: WhatIfName;
   values: Array<number | null>;
 }
 
-export interface WhatIfOutcome {
-  runs: DerivedRun[];
-  /** One line per value the records cannot answer, with the reason. */
-  refusals: string[];
-}
-
-export const DERIVED_MARK = ' (derived)';
-export const isDerived = (configId: string) => configId.endsWith(DERIVED_MARK);
 
 const show = (v: number | null) => (v === null ? 'off' : String(v));
 /** `null` (off) is the loosest limit. */

@@ -6,6 +6,7 @@ import { brakesFor } from '../brakes/index.ts';
 import type { PendingCall, RunState } from '../brakes/brake.ts';
 import { callCost } from '../meter/pricing.ts';
 import type { RunRecord, StepRecord } from '../contracts/records.ts';
+import type { DerivedRun } from '../contracts/derived.ts';
 import type { Limits } from '../contracts/settings.ts';
 import type { Stop, StopReason } from '../contracts/stop-reason.ts';
 
@@ -23,10 +24,6 @@ const STATE_ONLY = new Set(['max_steps', 'max_calls', 'timeout', 'max_rounds']);
 const CHECK_ORDER = ['max_steps', 'max_rounds', 'max_calls', 'timeout', 'max_cost', 'max_tokens', 'spin'];
 const OWN_END = new Set<StopReason>(['done', 'error', 'interrupted', 'queue_empty']);
 
-/** A run as it would have gone under other limits: the figures a report aggregates, marked derived. */
-export interface DerivedRun extends Omit<RunRecord, 'answer' | 'started_at' | 'finished_at'> {
-  derived_from: string;
-}
 
 export type Derivation = { ok: true; run: DerivedRun } | { ok: false; reason: string };
 

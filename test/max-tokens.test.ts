@@ -130,7 +130,8 @@ describe('bench serve honours max_tokens on the wire', () => {
       const res = await fetch(`${server.url}/chat/completions`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'any', seed: 1, max_tokens: 40, messages: [{ role: 'user', content: 'Collect sources.' }] }),
+        // The sim calls only offered tools: the request offers the profile's search.
+        body: JSON.stringify({ model: 'any', seed: 1, max_tokens: 40, messages: [{ role: 'user', content: 'Collect sources.' }], tools: [{ type: 'function', function: { name: 'search', parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } } }] }),
       });
       const c = (await res.json()) as { choices: Array<{ finish_reason: string; message: AssistantMessage }>; usage: { completion_tokens: number } };
       expect(c.choices[0]!.finish_reason).toBe('length');

@@ -19,6 +19,6 @@ describe('bench perf --only gateway', () => {
       [1, 'most'],
       [5, 'most'],
     ]);
-    expect(formatTargets(rows)).toMatch(/6\. gateway: added latency per request, median \(4 agents at once\)/);
+    expect(formatTargets(rows)).toMatch(/8\. gateway: added latency per request, median \(4 agents at once\)/);
   }, 60_000);
 });

@@ -133,6 +133,17 @@ describe('bench import', () => {
     expect(r.code).toBe(0);
     // Σ_{k=1..N} (300 + 450(k−1)) = 225·N² + 75·N exactly.
     expect(r.stdout).toMatch(/prod-agent: cumulative input tokens after N steps fit 225·N² \+ 75·N \(R² = 1\.0000\)/);
+    // On real traces the question is what a lower limit would have saved: derived from the records, no model call.
+    const w = await benchInProcess(['report', out, '--what-if', 'steps=5,10']);
+    expect(w.code, w.stderr).toBe(0);
+    expect(w.stdout.split('\n')[0]).toMatch(/^» prod-agent: recommended MAX_STEPS 5 \(derived from recorded runs: a what-if\)/);
+    // Runs of 3..14 steps: at 5, the 3 runs of 3–5 steps still finish, the 9 longer ones are cut at step 5.
+    const at5 = w.stdout.split('\n').find((l) => l.startsWith('prod-agent imported:gpt-4o-mini steps=5 (derived)'))!;
+    expect(at5).toMatch(/ 12 +- +/);
+    expect(at5).toContain('max_steps 9 @5');
+    expect(at5).toContain('done 3 @3-5');
+    const derived = fs.readFileSync(path.join(out, 'whatif_runs.csv'), 'utf8').trim().split('\n');
+    expect(derived).toHaveLength(1 + 2 * 12);
   });
 });
 

@@ -17,7 +17,7 @@ import { API_KEY_VAR, DEFAULT_TRANSPORT } from '../models/factory.ts';
 import { redact } from '../models/redact.ts';
 import { resultsDirFor } from '../results/results-dir.ts';
 import { RUN_DEFAULTS } from '../runner/run-defaults.ts';
-import { limitGrid } from '../runner/plan.ts';
+import { parseLimits } from '../runner/plan.ts';
 import { LIMITS, type Limits } from '../contracts/limits.ts';
 
 
@@ -56,9 +56,10 @@ export function gatewayOptions(f: ServeFlags, env: NodeJS.ProcessEnv = process.e
   if (!isLoopback(f.host) && !f.authToken) throw new UsageError(`--host ${f.host}: a gateway reachable beyond this machine needs --auth-token (or keep the default 127.0.0.1)`);
   if (f.upstream !== undefined && !env[API_KEY_VAR]) throw new UsageError(`--upstream: ${API_KEY_VAR} is not set in bench serve's environment (the gateway forwards with it; agents never see it)`);
   const table = loadPricing();
-  // The table of brakes parses them as bench run does; the gateway takes one value of each.
+  // The table of brakes parses them as bench run does; the gateway takes one value of each (all may be
+  // off: the agent's own limits then decide, and the gateway only meters).
   const limits = Object.fromEntries(
-    Object.entries(limitGrid(f)).map(([key, values]) => {
+    Object.entries(parseLimits(f)).map(([key, values]) => {
       if (values.length !== 1) throw new UsageError(`${LIMITS.find((d) => d.key === key)!.flag}: the gateway takes one value (a sweep of values is bench run --agent-cmd)`);
       return [key, values[0]!];
     }),

@@ -12,7 +12,7 @@ import { checkAnswer } from '../scenario/check.ts';
 import { startServe, type RunningServer } from '../serve/server.ts';
 import { answerOf, runAgentProcess, type AgentExit } from './agent-process.ts';
 import { Gateway, type GatewayRun } from './gateway.ts';
-import { RunMeter } from './run-meter.ts';
+import { meteredRunRecord, RunMeter } from './run-meter.ts';
 import type { Upstream } from './upstream.ts';
 
 export const OPENAI_DEFAULT_URL = 'https://api.openai.com/v1';
@@ -74,29 +74,8 @@ export async function startAgentHost(o: AgentHostOptions): Promise<AgentHost> {
     gateway.end(key);
     const stop = stopOf(exit, meter, timeoutS, secrets);
     const answer = stop.reason === 'done' ? answerOf(exit.stdout) : null;
-    const s = meter.state;
-    const record: RunRecord = {
-      run_id: plan.runId,
-      config_id: plan.configId,
-      scenario: scenario.id,
-      agent: 'external',
-      settings,
-      stop_reason: stop.reason,
-      stop_detail: stop.detail,
-      stop_step: stop.step,
-      steps: s.steps,
-      calls: s.calls,
-      rounds: 0,
-      input_tokens: s.inputTokens,
-      output_tokens: s.outputTokens,
-      cached_tokens: s.cachedTokens,
-      cost_usd: s.costUsd,
-      elapsed_ms: Math.round(meter.elapsedMs()),
-      answer,
-      success: stop.reason === 'done' ? checkAnswer(scenario.check, answer) : scenario.check ? false : null,
-      started_at: startedAt,
-      finished_at: new Date().toISOString(),
-    };
+    const success = stop.reason === 'done' ? checkAnswer(scenario.check, answer) : scenario.check ? false : null;
+    const record = meteredRunRecord(meter, { stop_reason: stop.reason, stop_detail: stop.detail, stop_step: stop.step, answer, success, started_at: startedAt });
     return { record, calls: meter.log, messages: [] };
   }
 

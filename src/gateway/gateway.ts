@@ -11,6 +11,7 @@ import type { Stop } from '../contracts/stop-reason.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
 import { redact } from '../models/redact.ts';
 import { apiError, parseCompletionRequest, type ApiError } from '../serve/protocol.ts';
+import { readBody } from '../serve/read-body.ts';
 import type { RunMeter } from './run-meter.ts';
 import { replayed, tapeKey, tapeMessage, type Tape } from './tape.ts';
 import { requestParts } from '../models/request-parts.ts';
@@ -20,7 +21,6 @@ export const RUN_HEADER = 'x-loopbench-run';
 /** Standalone gateway: POST here to open a run and get its virtual key. */
 export const RUNS_ROUTE = '/v1/loopbench/runs';
 const KEY_PREFIX = 'lb-';
-const MAX_BODY = 16 * 1024 * 1024;
 
 /** A run the gateway meters: its brakes' state, where its calls go, the most each answer may be. */
 export interface GatewayRun {
@@ -210,21 +210,13 @@ function isUsageOnly(event: string): boolean {
   }
 }
 
+/** The body as a JSON object (what every route of the gateway takes). */
 async function readJson(req: http.IncomingMessage): Promise<{ value: Record<string, unknown> } | { error: ApiError }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of req as AsyncIterable<Buffer>) {
-    size += c.length;
-    if (size > MAX_BODY) return { error: apiError(413, `Request body larger than ${MAX_BODY} bytes`) };
-    chunks.push(c);
-  }
-  try {
-    const v: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    if (v && typeof v === 'object' && !Array.isArray(v)) return { value: v as Record<string, unknown> };
-    return { error: apiError(400, 'Request body must be a JSON object') };
-  } catch (e) {
-    return { error: apiError(400, `Request body is not valid JSON (${(e as Error).message})`) };
-  }
+  const read = await readBody(req);
+  if ('error' in read) return read;
+  const v = read.value;
+  if (v && typeof v === 'object' && !Array.isArray(v)) return { value: v as Record<string, unknown> };
+  return { error: apiError(400, 'Request body must be a JSON object') };
 }
 
 function send(res: http.ServerResponse, e: ApiError): void {

@@ -7,7 +7,7 @@ import { brakesFor } from '../brakes/index.ts';
 import { parseCall } from '../agents/actions.ts';
 import type { CallLog } from '../agents/caller.ts';
 import type { AssistantMessage, ChatMessage, Usage } from '../contracts/chat.ts';
-import type { StepRecord } from '../contracts/records.ts';
+import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import type { Settings } from '../contracts/settings.ts';
 import type { Stop } from '../contracts/stop-reason.ts';
 import { callCost } from '../meter/pricing.ts';
@@ -132,4 +132,31 @@ export class RunMeter {
       settings: this.settings,
     });
   }
+}
+
+/** The run record of a metered run: its totals from the meter, the rest from the caller. */
+export function meteredRunRecord(meter: RunMeter, r: Pick<RunRecord, 'stop_reason' | 'stop_detail' | 'stop_step' | 'answer' | 'success' | 'started_at'>): RunRecord {
+  const s = meter.state;
+  return {
+    run_id: meter.runId,
+    config_id: meter.configId,
+    scenario: meter.settings.scenario,
+    agent: 'external',
+    settings: meter.settings,
+    stop_reason: r.stop_reason,
+    stop_detail: r.stop_detail,
+    stop_step: r.stop_step,
+    steps: s.steps,
+    calls: s.calls,
+    rounds: 0,
+    input_tokens: s.inputTokens,
+    output_tokens: s.outputTokens,
+    cached_tokens: s.cachedTokens,
+    cost_usd: s.costUsd,
+    elapsed_ms: Math.round(meter.elapsedMs()),
+    answer: r.answer,
+    success: r.success,
+    started_at: r.started_at,
+    finished_at: new Date().toISOString(),
+  };
 }

@@ -13,7 +13,7 @@ import { resultFile } from '../results/results-dir.ts';
 import { stepLine } from '../results/step-line.ts';
 import { startServe, type RunningServer } from '../serve/server.ts';
 import { Gateway } from './gateway.ts';
-import { RunMeter } from './run-meter.ts';
+import { meteredRunRecord, RunMeter } from './run-meter.ts';
 
 export interface StandaloneOptions {
   host: string;
@@ -77,30 +77,8 @@ export async function startStandaloneGateway(o: StandaloneOptions): Promise<Runn
 }
 
 function recordOf(meter: RunMeter, startedAt: string): RunRecord {
-  const s = meter.state;
-  const stop = meter.stop ?? { reason: 'done' as const, detail: `no brake fired in ${s.steps} call(s); recorded when the gateway stopped (it does not see the agent's answer)`, step: s.steps };
-  return {
-    run_id: meter.runId,
-    config_id: meter.configId,
-    scenario: meter.settings.scenario,
-    agent: 'external',
-    settings: meter.settings,
-    stop_reason: stop.reason,
-    stop_detail: stop.detail,
-    stop_step: stop.step,
-    steps: s.steps,
-    calls: s.calls,
-    rounds: 0,
-    input_tokens: s.inputTokens,
-    output_tokens: s.outputTokens,
-    cached_tokens: s.cachedTokens,
-    cost_usd: s.costUsd,
-    elapsed_ms: Math.round(meter.elapsedMs()),
-    answer: null,
-    success: null,
-    started_at: startedAt,
-    finished_at: new Date().toISOString(),
-  };
+  const stop = meter.stop ?? { reason: 'done' as const, detail: `no brake fired in ${meter.state.steps} call(s); recorded when the gateway stopped (it does not see the agent's answer)`, step: meter.state.steps };
+  return meteredRunRecord(meter, { stop_reason: stop.reason, stop_detail: stop.detail, stop_step: stop.step, answer: null, success: null, started_at: startedAt });
 }
 
 export const gatewayDirName = (now: Date) => path.join('results', `gateway-${now.toISOString().replace(/[:]/g, '-').replace(/\..+$/, '')}`);

@@ -74,12 +74,18 @@ export function resolvePrice(o: PriceFlags, models: string[], table: PricingTabl
 }
 
 /** Every limit flag parsed by its row of the table of brakes; a detector left off is left out. */
-export function limitGrid(o: LimitOptions): LimitGrid {
+export function parseLimits(o: LimitOptions): LimitGrid {
   const grid: Record<string, Array<number | null>> = {};
   for (const d of LIMITS) {
     const values = parseNumberList(o[optionName(d) as keyof LimitOptions] ?? d.default, { flag: d.flag, off: true, ...d.rule });
     if (!('detector' in d) || values.some((v) => v !== null)) grid[d.key] = values;
   }
+  return grid as LimitGrid;
+}
+
+/** The limits a sweep sweeps: parsed, and every configuration bounded in length by some brake. */
+export function limitGrid(o: LimitOptions): LimitGrid {
+  const grid = parseLimits(o) as Record<string, Array<number | null>>;
   // A run needs at least one brake that bounds its length; refuse a grid point that has none.
   const bounding = LIMITS.filter((d) => d.bounds);
   if (bounding.every((d) => grid[d.key]!.includes(null)))

@@ -12,6 +12,7 @@ import { ModelError } from '../contracts/chat.ts';
 import { listProfiles, loadProfile, type Profile } from '../sim/profile.ts';
 import { SimModel } from '../sim/sim-model.ts';
 import { JsonlWriter } from '../results/jsonl.ts';
+import { readBody } from './read-body.ts';
 import { OffThreadCounter } from './offthread-count.ts';
 import { pickFault, spoil, type Fault } from './faults.ts';
 import { apiError, completion, parseCompletionRequest, simRefusal, streamChunks, type ApiError, type Completion } from './protocol.ts';
@@ -58,7 +59,6 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const MAX_BODY = 16 * 1024 * 1024;
 /** Faults answered without writing a completion. */
 const NO_ANSWER: ReadonlySet<Fault> = new Set(['reset', 'timeout', '429', '500']);
 
@@ -206,23 +206,6 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
         server.closeAllConnections();
       }),
   };
-}
-
-async function readBody(req: http.IncomingMessage): Promise<{ value: unknown } | { error: ApiError }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of req as AsyncIterable<Buffer>) {
-    size += c.length;
-    if (size > MAX_BODY) return { error: apiError(413, `Request body larger than ${MAX_BODY} bytes`) };
-    chunks.push(c);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (!text.trim()) return { error: apiError(400, 'Request body is empty: send a JSON chat-completions request') };
-  try {
-    return { value: JSON.parse(text) };
-  } catch (e) {
-    return { error: apiError(400, `Request body is not valid JSON (${(e as Error).message})`) };
-  }
 }
 
 function send(res: http.ServerResponse, e: ApiError): void {

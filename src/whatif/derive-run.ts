@@ -22,7 +22,7 @@ const STATE_ONLY = new Set(['max_steps', 'max_calls', 'timeout', 'max_rounds']);
 /** Stops that are the run's own end, not a brake: no limit changes them once the records reach them. */
 /** The order brakesFor checks them in. */
 const CHECK_ORDER = ['max_steps', 'max_rounds', 'max_calls', 'timeout', 'max_cost', 'max_tokens', 'spin'];
-const OWN_END = new Set<StopReason>(['done', 'error', 'interrupted', 'queue_empty']);
+const OWN_END = new Set<StopReason>(['done', 'error', 'interrupted', 'queue_empty', 'imported']);
 
 
 export type Derivation = { ok: true; run: DerivedRun } | { ok: false; reason: string };

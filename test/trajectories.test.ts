@@ -144,6 +144,9 @@ describe('bench import', () => {
     expect(at5).toContain('done 3 @3-5');
     const derived = fs.readFileSync(path.join(out, 'whatif_runs.csv'), 'utf8').trim().split('\n');
     expect(derived).toHaveLength(1 + 2 * 12);
+    // The next report without --what-if leaves no derived runs behind from this one.
+    expect((await benchInProcess(['report', out])).code).toBe(0);
+    expect(fs.existsSync(path.join(out, 'whatif_runs.csv'))).toBe(false);
   });
 });
 

@@ -199,7 +199,9 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
     }
   });
   files.push(rel('runsCsv'));
+  // A report without what-if must not leave an earlier one's derived runs beside its own tables.
   if (whatIf) write(WHAT_IF_RUNS_CSV, toCsv(derived.map(derivedRow)));
+  else fs.rmSync(path.join(dir, WHAT_IF_RUNS_CSV), { force: true });
   write(rel('summaryCsv'), toCsv(summary.map((c, i) => ({ ...summaryRow(c, volumes), ...economicsRow(economics[i]!) }))));
   write(rel('stepIndexCsv'), toCsv(points.map(stepIndexRow)));
   write(rel('fitCsv'), toCsv(fits.map(fitRow)));

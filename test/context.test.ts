@@ -43,9 +43,9 @@ const conversation = fc
 
 describe('--context values', () => {
   it('parses full, window:K and summarize:T', () => {
-    expect(parseContextSpec('full')).toEqual({ kind: 'full' });
-    expect(parseContextSpec('window:6')).toEqual({ kind: 'window', exchanges: 6 });
-    expect(parseContextSpec('summarize:8000')).toEqual({ kind: 'summarize', maxTokens: 8000 });
+    expect(parseContextSpec('full')).toEqual({ kind: 'full', param: null });
+    expect(parseContextSpec('window:6')).toEqual({ kind: 'window', param: 6 });
+    expect(parseContextSpec('summarize:8000')).toEqual({ kind: 'summarize', param: 8000 });
     expect(parseContextList('full, window:6,full')).toEqual(['full', 'window:6']);
   });
 

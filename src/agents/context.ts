@@ -7,7 +7,7 @@
 // feedback after them), so cutting at exchange starts never separates a tool call from its result.
 import type { ChatMessage, ToolSpec } from '../contracts/chat.ts';
 import type { ModelCaller } from './caller.ts';
-import { parseContextSpec } from './context-spec.ts';
+import { parseContextSpec, type ContextStrategyName } from './context-spec.ts';
 import { PLAIN_HOOKS, type AgentLoop, type ViewOutcome } from './hooks.ts';
 import type { AgentRun } from './agent.ts';
 
@@ -113,20 +113,21 @@ class Summarizer implements ContextStrategy {
   }
 }
 
+/** What each strategy of the table (context-spec.ts) does; a new strategy is a row there and an entry here. */
+const CREATE: Record<ContextStrategyName, (param: number | null, caller: ModelCaller) => Omit<ContextStrategy, 'extra'> & { extra?: () => Record<string, unknown> }> = {
+  full: () => ({ view: async (messages) => ({ ok: true, messages }) }),
+  window: (k) => ({ view: async (messages) => ({ ok: true, messages: windowView(messages, k!) }) }),
+  summarize: (t, caller) => {
+    const summarizer = new Summarizer(caller, t!);
+    return { view: (m, tools) => summarizer.view(m, tools), extra: () => summarizer.extra() };
+  },
+};
+
 /** The strategy a run's `context` setting names. */
 export function createContext(spec: string, caller: ModelCaller): ContextStrategy {
   const s = parseContextSpec(spec);
-  const tag = { strategy: spec };
-  switch (s.kind) {
-    case 'full':
-      return { view: async (messages) => ({ ok: true, messages }), extra: () => tag };
-    case 'window':
-      return { view: async (messages) => ({ ok: true, messages: windowView(messages, s.exchanges) }), extra: () => tag };
-    case 'summarize': {
-      const summarizer = new Summarizer(caller, s.maxTokens);
-      return { view: (m, t) => summarizer.view(m, t), extra: () => ({ ...tag, ...summarizer.extra() }) };
-    }
-  }
+  const made = CREATE[s.kind](s.param, caller);
+  return { view: made.view, extra: () => ({ strategy: spec, ...made.extra?.() }) };
 }
 
 /** Runs `loop` with the run's context strategy as its `view` hook; the strategy's figures go to extra.context. */

@@ -3,7 +3,7 @@
 // sweeps without importing the command line.
 import { DEFAULT_PRICED_MODEL, loadPricing, priceFor, DEFAULT_PRICING_FILE, type PricingTable } from '../meter/pricing.ts';
 import { isSimulated, pricedModelOf, validateModelSpec, simProfileFor, DEFAULT_TRANSPORT, type ModelTransport } from '../models/factory.ts';
-import { parseContextList } from '../agents/context-spec.ts';
+import { appliesTo, parseContextList } from '../agents/context-spec.ts';
 import { REFLECTIONS, type Price, type Grid } from '../contracts/settings.ts';
 import { LIMITS, optionName, type LimitGrid, type LimitOptions } from '../contracts/limits.ts';
 import type { SweepSpec } from './sweep.ts';
@@ -145,7 +145,7 @@ function requireReactFor(grid: Grid, scenarios: Scenario[]): void {
   if (queues.length === 0) return;
   const given = [
     ...(grid.reflection.some((r) => r !== 'off') ? ['--reflection'] : []),
-    ...(grid.context.some((c) => c !== 'full') ? ['--context'] : []),
+    ...(grid.context.some((c) => !appliesTo(c, 'taskqueue')) ? ['--context'] : []),
   ];
   if (given.length)
     throw new UsageError(`${given.join(', ')}: only for ReAct scenarios, and taskqueue scenario ${queues.join(', ')} is in this sweep (its loop has no context strategy or reflection; sweep it separately)`);

@@ -97,6 +97,7 @@ scenarios:
     ['system and system_file', 'scenarios:\n  - scenario: perfectionist\n    system: a\n    system_file: b.md\n    assertions: {}\n', /scenarios\[0\]\.system_file: give system or system_file/],
     ['a success rate without a check', 'scenarios:\n  - scenario: seed-calibrated\n    assertions: { success_rate: { min: 0.5 } }\n', /scenarios\[0\]\.assertions\.success_rate: scenario 'seed-calibrated' has no check/],
     ['a stop reason not in the closed set (a typo)', 'scenarios:\n  - scenario: perfectionist\n    assertions: { stop_reason: [don] }\n', /scenarios\[0\]\.assertions\.stop_reason\[0\]: Invalid option: expected one of "done"\|"max_steps"/],
+    ['every length brake off (named as budgets fields, not as flags)', 'limits: { steps: off, max_cost: off, timeout: off }\nscenarios:\n  - scenario: perfectionist\n    assertions: {}\n', /keep at least one of limits\.steps, limits\.max_cost, limits\.timeout, limits\.max_tokens, limits\.max_calls, limits\.max_rounds on$/],
     ['a scenario twice', 'scenarios:\n  - scenario: perfectionist\n    assertions: {}\n  - scenario: perfectionist\n    assertions: {}\n', /scenarios\[1\]: scenario 'perfectionist' is named twice/],
   ])('rejects %s, naming the file and the field', (_what, yaml, pattern) => {
     const message = error(yaml);

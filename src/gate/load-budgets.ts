@@ -5,7 +5,7 @@ import { UsageError } from '../contracts/errors.ts';
 import { InputFileError, readInputFile } from '../contracts/input-file.ts';
 import { RUN_DEFAULTS } from '../runner/run-defaults.ts';
 import { LIMITS, fieldName, optionName } from '../contracts/limits.ts';
-import { buildSweepSpec, type RunOptions } from '../runner/plan.ts';
+import { buildSweepSpec, parseLimits, requireLengthBrake, type RunOptions } from '../runner/plan.ts';
 import { DEFAULT_TRANSPORT, validateModelSpec, type ModelTransport } from '../models/factory.ts';
 import type { SweepSpec } from '../runner/sweep.ts';
 import { resolveScenario } from '../scenario/loader.ts';
@@ -103,6 +103,8 @@ export function loadBudgets(file: string, transport: ModelTransport = DEFAULT_TR
     ...(budgets.price_model ? { priceModel: budgets.price_model } : {}),
     ...(budgets.agent_cmd ? { agentCmd: budgets.agent_cmd } : {}),
   };
+  // Checked here first so the error names the budgets file's fields, not the flags they stand for.
+  at(file, null, () => requireLengthBrake(parseLimits(options), (d) => `limits.${fieldName(d)}`));
   const spec = at(file, null, () => buildSweepSpec(options, transport, checks.map((c) => c.scenario)));
   if (typeof budgets.repeats === 'number') return { file, budgets, spec, checks };
   // Each scenario is decided on one sequence of runs; several models would interleave several.

@@ -5,7 +5,7 @@ import { DEFAULT_PRICED_MODEL, loadPricing, priceFor, DEFAULT_PRICING_FILE, type
 import { isSimulated, pricedModelOf, validateModelSpec, simProfileFor, DEFAULT_TRANSPORT, type ModelTransport } from '../models/factory.ts';
 import { appliesTo, parseContextList } from '../agents/context-spec.ts';
 import { REFLECTIONS, type Price, type Grid } from '../contracts/settings.ts';
-import { LIMITS, optionName, type LimitGrid, type LimitOptions } from '../contracts/limits.ts';
+import { LIMITS, type LimitDef, optionName, type LimitGrid, type LimitOptions } from '../contracts/limits.ts';
 import type { SweepSpec } from './sweep.ts';
 import { parseChoiceList, parseNumberList, parseOne as one } from './values.ts';
 import { resolveScenarios } from '../scenario/loader.ts';
@@ -85,12 +85,17 @@ export function parseLimits(o: LimitOptions): LimitGrid {
 
 /** The limits a sweep sweeps: parsed, and every configuration bounded in length by some brake. */
 export function limitGrid(o: LimitOptions): LimitGrid {
-  const grid = parseLimits(o) as Record<string, Array<number | null>>;
-  // A run needs at least one brake that bounds its length; refuse a grid point that has none.
+  const grid = parseLimits(o);
+  requireLengthBrake(grid, (d) => d.flag);
+  return grid;
+}
+
+/** A run needs at least one brake that bounds its length; refuse a grid point that has none, naming the limits as the input does (`--steps`, `limits.steps`). */
+export function requireLengthBrake(grid: LimitGrid, nameOf: (d: LimitDef) => string): void {
   const bounding = LIMITS.filter((d) => d.bounds);
-  if (bounding.every((d) => grid[d.key]!.includes(null)))
-    throw new UsageError(`every length brake is off in some configuration: keep at least one of ${bounding.map((d) => d.flag).join(', ')} on`);
-  return grid as LimitGrid;
+  const values = grid as Record<string, Array<number | null> | undefined>;
+  if (bounding.every((d) => values[d.key]!.includes(null)))
+    throw new UsageError(`every length brake is off in some configuration: keep at least one of ${bounding.map(nameOf).join(', ')} on`);
 }
 
 function buildGrid(o: RunOptions, transport: ModelTransport): Grid {

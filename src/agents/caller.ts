@@ -95,6 +95,15 @@ export class ModelCaller {
     return this.env.counter.prompt(messages, tools);
   }
 
+  /**
+   * A run continued from a saved state (`--resume-state`) starts from what it had already spent, so
+   * its brakes hold across the pause. Only before the first call.
+   */
+  resumeFrom(spent: Pick<RunState, 'rounds' | 'steps' | 'calls' | 'inputTokens' | 'outputTokens' | 'cachedTokens' | 'costUsd'>): void {
+    if (this.state.calls > 0) throw new Error('resumeFrom: the run has already made calls');
+    Object.assign(this.state, spent);
+  }
+
   /** Round-based agents ask before each round; null means the round may start (and is counted). */
   startRound(): Stop | null {
     const stop = firstStop(this.env.brakes, (b) => b.beforeRound?.(this.state));

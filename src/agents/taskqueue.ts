@@ -43,51 +43,162 @@ function freshState(s: TaskqueueScenario): QueueState {
 }
 
 export async function runTaskqueue(run: AgentRun<TaskqueueScenario>): Promise<AgentOutcome> {
-  const { scenario, caller } = run;
-  const o = taskqueueOptions(caller.settings);
-  const cs = caller.state;
-  const st: QueueState = run.control?.resume ? structuredClone(run.control.resume) : freshState(scenario);
-  // Budgets hold across a pause: the resumed run starts from what the paused one had spent.
-  Object.assign(cs, {
-    rounds: st.round,
-    steps: st.totals.steps,
-    calls: st.totals.calls,
-    inputTokens: st.totals.input_tokens,
-    outputTokens: st.totals.output_tokens,
-    cachedTokens: st.totals.cached_tokens,
-    costUsd: st.totals.cost_usd,
-  });
-  const startRound = st.round;
-  const pauseAt = run.control?.pauseAt;
-  const events: QueueEvent[] = [];
-  const rounds: RoundLog[] = [];
-  // Tokens per role, counted here: the caller's call log is only kept when transcripts are.
-  const byRole: Partial<Record<Role, RoleTotals>> = {};
-  const call = async (role: Role, messages: ChatMessage[]) => {
-    const out = await caller.call(role, messages);
+  const q = new QueueRun(run);
+  for (;;) {
+    const end = q.endBeforeRound() ?? (await q.playRound());
+    if (end) return end;
+  }
+}
+
+/** A round that ended the run says how; one that went on returns null. */
+type RoundEnd = AgentOutcome | null;
+
+/** One task-queue run: its shared state (queue, results), what it logs, and one method per step of a round. */
+class QueueRun {
+  private readonly scenario: TaskqueueScenario;
+  private readonly caller: AgentRun['caller'];
+  private readonly o: ReturnType<typeof taskqueueOptions>;
+  private readonly st: QueueState;
+  private readonly startRound: number;
+  private readonly events: QueueEvent[] = [];
+  private readonly rounds: RoundLog[] = [];
+  /** Tokens per role, counted here: the caller's call log is only kept when transcripts are. */
+  private readonly byRole: Partial<Record<Role, RoleTotals>> = {};
+
+  constructor(private readonly run: AgentRun<TaskqueueScenario>) {
+    this.scenario = run.scenario;
+    this.caller = run.caller;
+    this.o = taskqueueOptions(run.caller.settings);
+    this.st = run.control?.resume ? structuredClone(run.control.resume) : freshState(run.scenario);
+    const t = this.st.totals;
+    // Budgets hold across a pause: the resumed run starts from what the paused one had spent.
+    this.caller.resumeFrom({ rounds: this.st.round, steps: t.steps, calls: t.calls, inputTokens: t.input_tokens, outputTokens: t.output_tokens, cachedTokens: t.cached_tokens, costUsd: t.cost_usd });
+    this.startRound = this.st.round;
+  }
+
+  /** The queue ran dry, the run pauses here (--pause-at), or a brake refuses the next round. */
+  endBeforeRound(): RoundEnd {
+    const { st } = this;
+    const steps = this.caller.state.steps;
+    if (st.queue.length === 0) return this.finish({ reason: 'queue_empty', detail: `queue empty after round ${st.round}: ${st.results.length} tasks done`, step: steps });
+    const pauseAt = this.run.control?.pauseAt;
+    if (pauseAt !== undefined && st.round === pauseAt && st.round > this.startRound)
+      return this.finish({ reason: 'interrupted', detail: `paused after round ${st.round} (--pause-at ${pauseAt}); ${st.queue.length} tasks queued`, step: steps }, true);
+    const stop = this.caller.startRound();
+    return stop ? this.finish(stop) : null;
+  }
+
+  /** Execute the first task, create tasks from its result, reprioritise, cap: one round. */
+  async playRound(): Promise<RoundEnd> {
+    const cs = this.caller.state;
+    const round = cs.rounds;
+    const before = { calls: cs.calls, input: cs.inputTokens, output: cs.outputTokens, cost: cs.costUsd };
+    const task = this.st.queue[0]!;
+    this.run.trace?.(`round ${round}: ${task}`);
+
+    const executed = await this.execute(round, task);
+    if ('stop' in executed) return this.finish(executed.stop);
+    const compressed = await this.compressIfLong(round);
+    if (compressed) return this.finish(compressed);
+    const created = await this.createTasks(round);
+    if ('stop' in created) return this.finish(created.stop);
+    const prioritized = await this.prioritize(round);
+    if (prioritized) return this.finish(prioritized);
+    const capped = capQueue(this.st.queue, this.o.queue_cap, round);
+    if (capped.event) this.log(capped.event);
+    this.st.queue = capped.queue;
+
+    const entry: RoundLog = {
+      round,
+      task,
+      result_tokens: executed.resultTokens,
+      created: created.created,
+      accepted: created.accepted,
+      queue_length: this.st.queue.length,
+      queue: [...this.st.queue],
+      calls: cs.calls - before.calls,
+      input_tokens: cs.inputTokens - before.input,
+      output_tokens: cs.outputTokens - before.output,
+      cost_usd: cs.costUsd - before.cost,
+    };
+    this.rounds.push(entry);
+    this.run.trace?.(traceRound(entry, executed.result));
+    return null;
+  }
+
+  /** The execution call does the task; its result (capped at max_result_tokens) goes to the result store. */
+  private async execute(round: number, task: string): Promise<{ stop: Stop } | { result: string; resultTokens: number }> {
+    const exec = await this.call('execute', executeRequest(this.scenario, this.st, round, task));
+    if (!exec.ok) return { stop: exec.stop };
+    this.st.queue.shift();
+    let result = exec.result.message.content ?? '';
+    if (this.o.max_result_tokens !== null) {
+      const cut = truncateTokens(result, this.o.max_result_tokens);
+      if (cut.truncated) this.log({ round, kind: 'result_cap', task, tokens: cut.tokens, kept: this.o.max_result_tokens });
+      result = cut.text;
+    }
+    this.st.results.push({ task, result, round, timestamp: new Date().toISOString() });
+    this.st.round = round;
+    return { result, resultTokens: exec.result.usage.completion_tokens };
+  }
+
+  /** Before task creation: when its prompt would pass compress_at, older results are folded into a summary. */
+  private async compressIfLong(round: number): Promise<Stop | null> {
+    const { st, o } = this;
+    const promptTokens = this.caller.promptTokens(createRequest(this.scenario, st, round));
+    if (o.compress_at === null || promptTokens <= o.compress_at || st.results.length - 1 <= st.summarized) return null;
+    const sum = await this.call('summarize', summarizeRequest(this.scenario, st, round));
+    if (!sum.ok) return sum.stop;
+    this.log({ round, kind: 'compress', prompt_tokens: promptTokens, threshold: o.compress_at, results: st.results.length - 1 - st.summarized });
+    st.summary = sum.result.message.content ?? '';
+    st.summarized = st.results.length - 1;
+    return null;
+  }
+
+  /** The creation call proposes tasks; the constraints (anchor, dedup) decide which join the queue. */
+  private async createTasks(round: number): Promise<{ stop: Stop } | { created: number; accepted: number }> {
+    const create = await this.call('create', createRequest(this.scenario, this.st, round));
+    if (!create.ok) return { stop: create.stop };
+    const created = parseCreated(create.result.message.content ?? '');
+    const admitted = admitTasks(created, this.st.queue, this.st.results.map((r) => r.task), this.o, round);
+    admitted.events.forEach((e) => this.log(e));
+    this.st.queue.push(...admitted.accepted);
+    return { created: created.length, accepted: admitted.accepted.length };
+  }
+
+  /** The prioritization call reorders a queue of two or more; an answer that does not parse keeps the old order. */
+  private async prioritize(round: number): Promise<Stop | null> {
+    if (this.st.queue.length <= 1) return null;
+    const prio = await this.call('prioritize', prioritizeRequest(this.scenario, this.st.queue, round));
+    if (!prio.ok) return prio.stop;
+    const answer = prio.result.message.content ?? '';
+    const parsed = parsePriority(this.st.queue, answer);
+    if (parsed.ok) this.st.queue = parsed.queue;
+    else this.log({ round, kind: 'prioritize_fallback', reason: parsed.reason, answer: answer.slice(0, 200) });
+    return null;
+  }
+
+  private async call(role: Role, messages: ChatMessage[]) {
+    const out = await this.caller.call(role, messages);
     if (out.ok || out.stop.reason === 'error') {
-      const t = (byRole[role] ??= { calls: 0, input_tokens: 0, output_tokens: 0 });
+      const t = (this.byRole[role] ??= { calls: 0, input_tokens: 0, output_tokens: 0 });
       t.calls++;
       t.input_tokens += out.ok ? out.result.usage.prompt_tokens : 0;
       t.output_tokens += out.ok ? out.result.usage.completion_tokens : 0;
     }
     return out;
-  };
-  const log = (e: QueueEvent) => {
-    events.push(e);
-    run.trace?.(`  ${describeEvent(e)}`);
-  };
+  }
 
-  const finish = (stop: Stop, paused = false): AgentOutcome => {
-    st.totals = {
-      steps: cs.steps,
-      calls: cs.calls,
-      input_tokens: cs.inputTokens,
-      output_tokens: cs.outputTokens,
-      cached_tokens: cs.cachedTokens,
-      cost_usd: cs.costUsd,
-    };
-    const initial = startRound === 0 ? scenario.initial_tasks.length : (run.control?.resume?.queue.length ?? 0);
+  private log(e: QueueEvent): void {
+    this.events.push(e);
+    this.run.trace?.(`  ${describeEvent(e)}`);
+  }
+
+  private finish(stop: Stop, paused = false): AgentOutcome {
+    const { st, events } = this;
+    const cs = this.caller.state;
+    st.totals = { steps: cs.steps, calls: cs.calls, input_tokens: cs.inputTokens, output_tokens: cs.outputTokens, cached_tokens: cs.cachedTokens, cost_usd: cs.costUsd };
+    const initial = this.startRound === 0 ? this.scenario.initial_tasks.length : (this.run.control?.resume?.queue.length ?? 0);
     return {
       stop,
       answer: null,
@@ -95,87 +206,17 @@ export async function runTaskqueue(run: AgentRun<TaskqueueScenario>): Promise<Ag
       extra: {
         initial_queue_length: initial,
         final_queue_length: st.queue.length,
-        rounds,
+        rounds: this.rounds,
         events,
-        tokens_by_role: byRole,
+        tokens_by_role: this.byRole,
         dropped: { anchor: count(events, 'anchor'), dedup: count(events, 'dedup'), cap: events.reduce((n, e) => n + (e.kind === 'cap' ? e.cut.length : 0), 0) },
         prioritize_fallbacks: count(events, 'prioritize_fallback'),
         compressions: count(events, 'compress'),
-        ...(startRound > 0 ? { resumed_at_round: startRound } : {}),
+        ...(this.startRound > 0 ? { resumed_at_round: this.startRound } : {}),
         ...(paused ? { paused: true } : {}),
         state: st,
       },
     };
-  };
-
-  for (;;) {
-    if (st.queue.length === 0) return finish({ reason: 'queue_empty', detail: `queue empty after round ${st.round}: ${st.results.length} tasks done`, step: cs.steps });
-    if (pauseAt !== undefined && st.round === pauseAt && st.round > startRound)
-      return finish({ reason: 'interrupted', detail: `paused after round ${st.round} (--pause-at ${pauseAt}); ${st.queue.length} tasks queued`, step: cs.steps }, true);
-    const stop = caller.startRound();
-    if (stop) return finish(stop);
-    const round = cs.rounds;
-    const before = { calls: cs.calls, input: cs.inputTokens, output: cs.outputTokens, cost: cs.costUsd };
-    const task = st.queue[0]!;
-    run.trace?.(`round ${round}: ${task}`);
-
-    const exec = await call('execute', executeRequest(scenario, st, round, task));
-    if (!exec.ok) return finish(exec.stop);
-    st.queue.shift();
-    let result = exec.result.message.content ?? '';
-    if (o.max_result_tokens !== null) {
-      const cut = truncateTokens(result, o.max_result_tokens);
-      if (cut.truncated) log({ round, kind: 'result_cap', task, tokens: cut.tokens, kept: o.max_result_tokens });
-      result = cut.text;
-    }
-    st.results.push({ task, result, round, timestamp: new Date().toISOString() });
-    st.round = round;
-
-    let createMsgs = createRequest(scenario, st, round);
-    const promptTokens = caller.promptTokens(createMsgs);
-    if (o.compress_at !== null && promptTokens > o.compress_at && st.results.length - 1 > st.summarized) {
-      const sum = await call('summarize', summarizeRequest(scenario, st, round));
-      if (!sum.ok) return finish(sum.stop);
-      log({ round, kind: 'compress', prompt_tokens: promptTokens, threshold: o.compress_at, results: st.results.length - 1 - st.summarized });
-      st.summary = sum.result.message.content ?? '';
-      st.summarized = st.results.length - 1;
-      createMsgs = createRequest(scenario, st, round);
-    }
-
-    const create = await call('create', createMsgs);
-    if (!create.ok) return finish(create.stop);
-    const created = parseCreated(create.result.message.content ?? '');
-    const admitted = admitTasks(created, st.queue, st.results.map((r) => r.task), o, round);
-    admitted.events.forEach(log);
-    st.queue.push(...admitted.accepted);
-
-    if (st.queue.length > 1) {
-      const prio = await call('prioritize', prioritizeRequest(scenario, st.queue, round));
-      if (!prio.ok) return finish(prio.stop);
-      const answer = prio.result.message.content ?? '';
-      const parsed = parsePriority(st.queue, answer);
-      if (parsed.ok) st.queue = parsed.queue;
-      else log({ round, kind: 'prioritize_fallback', reason: parsed.reason, answer: answer.slice(0, 200) });
-    }
-    const capped = capQueue(st.queue, o.queue_cap, round);
-    if (capped.event) log(capped.event);
-    st.queue = capped.queue;
-
-    const entry: RoundLog = {
-      round,
-      task,
-      result_tokens: exec.result.usage.completion_tokens,
-      created: created.length,
-      accepted: admitted.accepted.length,
-      queue_length: st.queue.length,
-      queue: [...st.queue],
-      calls: cs.calls - before.calls,
-      input_tokens: cs.inputTokens - before.input,
-      output_tokens: cs.outputTokens - before.output,
-      cost_usd: cs.costUsd - before.cost,
-    };
-    rounds.push(entry);
-    run.trace?.(traceRound(entry, result));
   }
 }
 

@@ -67,17 +67,8 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
   const offThread = new OffThreadCounter();
   const cache = new PrefixCache();
   const random = o.random ?? Math.random;
-  const log = o.logFile ? new JsonlWriter(o.logFile) : null;
-  const profiles = new Map<string, Profile>();
-  const profileFor = (model: string): Profile => {
-    const id = o.profile ?? model;
-    // A request names a profile by id only, never a file path.
-    if (!o.profile && !listProfiles().includes(id)) throw new UsageError(`unknown profile '${id}'`);
-    let p = profiles.get(id);
-    if (!p) profiles.set(id, (p = loadProfile(id)));
-    return p;
-  };
-  if (o.profile) profileFor(o.profile);
+  const log = new UsageLog(o.logFile);
+  const profiles = new ProfileCache(o.profile);
   let served = 0;
 
   const server = http.createServer((req, res) => {
@@ -87,53 +78,29 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
     });
   });
 
+  /** Routing: the models list, else one chat completion (parsed, maybe faulted, simulated, sent). */
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://x');
     const route = url.pathname.replace(/\/+$/, '');
-    if (route === '/v1/models' || route.startsWith('/v1/models/')) {
-      if (req.method !== 'GET') return send(res, apiError(405, `Method ${req.method} not allowed on ${url.pathname} (use GET)`));
-      const data = (o.profile ? [o.profile] : listProfiles()).map((id) => ({ id, object: 'model', created: 0, owned_by: 'loopbench-sim' }));
-      if (route === '/v1/models') return sendJson(res, 200, { object: 'list', data });
-      const id = decodeURIComponent(route.slice('/v1/models/'.length));
-      const model = o.profile ? { ...data[0]!, id } : data.find((m) => m.id === id);
-      return model ? sendJson(res, 200, model) : send(res, apiError(404, `The model '${id}' does not exist`, 'invalid_request_error', 'model', 'model_not_found'));
-    }
+    if (route === '/v1/models' || route.startsWith('/v1/models/')) return modelsRoute(req, res, url, route, o.profile);
     if (route !== '/v1/chat/completions') return send(res, apiError(404, `Unknown route ${req.method} ${url.pathname} (served: POST /v1/chat/completions, GET /v1/models)`, 'invalid_request_error', null, 'unknown_url'));
     if (req.method !== 'POST') return send(res, apiError(405, `Method ${req.method} not allowed on /v1/chat/completions (use POST)`));
     const started = performance.now();
     const body = await readBody(req);
-    if ('error' in body) return finish(res, started, null, body.error);
+    if ('error' in body) return log.refuse(res, started, null, body.error);
     const parsed = parseCompletionRequest(body.value);
-    if (!parsed.ok) return finish(res, started, null, parsed.error);
+    if (!parsed.ok) return log.refuse(res, started, null, parsed.error);
     const { request, chat } = parsed;
     const refused = simRefusal(request);
-    if (refused) return finish(res, started, { model: request.model }, refused);
-    let profile: Profile;
-    try {
-      profile = profileFor(request.model);
-    } catch (e) {
-      if (!(e instanceof UsageError)) throw e;
-      return finish(res, started, { model: request.model }, apiError(404, `The model '${request.model}' does not exist: it names no simulated profile (known: ${listProfiles().join(', ')}), and bench serve was started without --profile`, 'invalid_request_error', 'model', 'model_not_found'));
-    }
+    if (refused) return log.refuse(res, started, { model: request.model }, refused);
+    const profile = profiles.get(request.model);
+    if (!profile) return log.refuse(res, started, { model: request.model }, apiError(404, `The model '${request.model}' does not exist: it names no simulated profile (known: ${listProfiles().join(', ')}), and bench serve was started without --profile`, 'invalid_request_error', 'model', 'model_not_found'));
     const fault = pickFault(o.errorRate, o.faults, random);
     // Every answer, fault or not, arrives `latencyMs` after its request arrived: the work of writing
     // it is part of that time (as a provider's is), not added on top.
     const latency = () => sleep(Math.max(0, o.latencyMs - (performance.now() - started)));
-    const info = { model: request.model, profile: profile.id, stream: request.stream === true, messages: chat.messages.length, fault };
-    if (fault && NO_ANSWER.has(fault)) await latency();
-    if (fault === 'reset') {
-      req.socket.destroy();
-      return logLine(started, info, 0, null, 'connection reset (injected)');
-    }
-    if (fault === 'timeout') {
-      logLine(started, info, 0, null, 'no answer (injected timeout)');
-      return; // The socket stays open until the client gives up or the server closes.
-    }
-    if (fault === '429') {
-      res.setHeader('retry-after', String(o.retryAfterS));
-      return finish(res, started, info, apiError(429, 'Rate limit reached for requests (injected by bench serve --error-rate).', 'requests', null, 'rate_limit_exceeded'));
-    }
-    if (fault === '500') return finish(res, started, info, apiError(500, 'The server had an error while processing your request (injected by bench serve --error-rate).', 'server_error'));
+    const info: CallInfo = { model: request.model, profile: profile.id, stream: request.stream === true, messages: chat.messages.length, fault };
+    if (await answeredByFault(fault, req, res, started, info, latency)) return;
 
     let c: Completion;
     try {
@@ -146,28 +113,97 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
     } catch (e) {
       if (!(e instanceof ModelError)) throw e;
       await latency();
-      return finish(res, started, info, apiError(400, e.message));
+      return log.refuse(res, started, info, apiError(400, e.message));
     }
     if (fault) c = spoil(c, fault);
     await latency();
     const u = c.usage;
     const toolCalls = (c.choices[0]?.message.tool_calls ?? []).map((t) => t.function.name);
-    logLine(started, { ...info, id: c.id, toolCalls }, 200, u ? { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, cached_tokens: u.prompt_tokens_details.cached_tokens } : null, null);
-    if (!request.stream) return sendJson(res, 200, c);
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-    for (const chunk of streamChunks(c, request.stream_options?.include_usage === true)) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
-    res.end('data: [DONE]\n\n');
+    log.line(started, { ...info, id: c.id, toolCalls }, 200, u ? { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, cached_tokens: u.prompt_tokens_details.cached_tokens } : null, null);
+    sendCompletion(res, c, request.stream === true, request.stream_options?.include_usage === true);
   }
 
-  type Info = { model?: string; profile?: string; stream?: boolean; messages?: number; fault?: Fault | null; id?: string; toolCalls?: string[] };
+  /** Faults that answer instead of the model (reset, timeout, 429, 500): true when one did. */
+  async function answeredByFault(fault: Fault | null, req: http.IncomingMessage, res: http.ServerResponse, started: number, info: CallInfo, latency: () => Promise<void>): Promise<boolean> {
+    if (fault && NO_ANSWER.has(fault)) await latency();
+    if (fault === 'reset') {
+      req.socket.destroy();
+      log.line(started, info, 0, null, 'connection reset (injected)');
+      return true;
+    }
+    if (fault === 'timeout') {
+      // The socket stays open until the client gives up or the server closes.
+      log.line(started, info, 0, null, 'no answer (injected timeout)');
+      return true;
+    }
+    if (fault === '429') {
+      res.setHeader('retry-after', String(o.retryAfterS));
+      log.refuse(res, started, info, apiError(429, 'Rate limit reached for requests (injected by bench serve --error-rate).', 'requests', null, 'rate_limit_exceeded'));
+      return true;
+    }
+    if (fault === '500') {
+      log.refuse(res, started, info, apiError(500, 'The server had an error while processing your request (injected by bench serve --error-rate).', 'server_error'));
+      return true;
+    }
+    return false;
+  }
 
-  function finish(res: http.ServerResponse, started: number, info: Info | null, error: ApiError): void {
-    logLine(started, info ?? {}, error.status, null, error.body.error.message);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (e: NodeJS.ErrnoException) => reject(new UsageError(`cannot listen on ${o.host}:${o.port} (${e.code ?? e.message})`)));
+    server.listen(o.port, o.host, resolve);
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = o.host.includes(':') ? `[${o.host}]` : o.host;
+  return {
+    url: `http://${host}:${port}/v1`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => {
+          log.close();
+          void offThread.close().then(resolve);
+        });
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** Simulated profiles by model name (or the one --profile names); a request names a profile by id only, never a file path. */
+class ProfileCache {
+  private readonly loaded = new Map<string, Profile>();
+
+  constructor(private readonly fixed: string | undefined) {
+    if (fixed) this.get(fixed);
+  }
+
+  /** The profile a request's model plays, or undefined when it names none. */
+  get(model: string): Profile | undefined {
+    const id = this.fixed ?? model;
+    if (!this.fixed && !listProfiles().includes(id)) return undefined;
+    let p = this.loaded.get(id);
+    if (!p) this.loaded.set(id, (p = loadProfile(id)));
+    return p;
+  }
+}
+
+type CallInfo = { model?: string; profile?: string; stream?: boolean; messages?: number; fault?: Fault | null; id?: string; toolCalls?: string[] };
+
+/** `--log FILE`: one JSON line per request, answered or refused. */
+class UsageLog {
+  private readonly out: JsonlWriter | null;
+
+  constructor(file: string | undefined) {
+    this.out = file ? new JsonlWriter(file) : null;
+  }
+
+  /** An error answer, logged. */
+  refuse(res: http.ServerResponse, started: number, info: CallInfo | null, error: ApiError): void {
+    this.line(started, info ?? {}, error.status, null, error.body.error.message);
     send(res, error);
   }
 
-  function logLine(started: number, i: Info, status: number, usage: { prompt_tokens: number; completion_tokens: number; cached_tokens: number } | null, error: string | null): void {
-    if (!log) return;
+  line(started: number, i: CallInfo, status: number, usage: { prompt_tokens: number; completion_tokens: number; cached_tokens: number } | null, error: string | null): void {
+    if (!this.out) return;
     const line: UsageLine = {
       time: new Date().toISOString(),
       id: i.id ?? null,
@@ -184,28 +220,31 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
       latency_ms: Math.round(performance.now() - started),
       error,
     };
-    log.write(line);
-    log.flush();
+    this.out.write(line);
+    this.out.flush();
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (e: NodeJS.ErrnoException) => reject(new UsageError(`cannot listen on ${o.host}:${o.port} (${e.code ?? e.message})`)));
-    server.listen(o.port, o.host, resolve);
-  });
-  const port = (server.address() as AddressInfo).port;
-  const host = o.host.includes(':') ? `[${o.host}]` : o.host;
-  return {
-    url: `http://${host}:${port}/v1`,
-    port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => {
-          log?.close();
-          void offThread.close().then(resolve);
-        });
-        server.closeAllConnections();
-      }),
-  };
+  close(): void {
+    this.out?.close();
+  }
+}
+
+/** GET /v1/models and /v1/models/{id}: the simulated profiles, as OpenAI lists models. */
+function modelsRoute(req: http.IncomingMessage, res: http.ServerResponse, url: URL, route: string, fixed: string | undefined): void {
+  if (req.method !== 'GET') return send(res, apiError(405, `Method ${req.method} not allowed on ${url.pathname} (use GET)`));
+  const data = (fixed ? [fixed] : listProfiles()).map((id) => ({ id, object: 'model', created: 0, owned_by: 'loopbench-sim' }));
+  if (route === '/v1/models') return sendJson(res, 200, { object: 'list', data });
+  const id = decodeURIComponent(route.slice('/v1/models/'.length));
+  const model = fixed ? { ...data[0]!, id } : data.find((m) => m.id === id);
+  return model ? sendJson(res, 200, model) : send(res, apiError(404, `The model '${id}' does not exist`, 'invalid_request_error', 'model', 'model_not_found'));
+}
+
+/** The completion as one JSON body, or as server-sent chunks ending in [DONE]. */
+function sendCompletion(res: http.ServerResponse, c: Completion, stream: boolean, includeUsage: boolean): void {
+  if (!stream) return sendJson(res, 200, c);
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  for (const chunk of streamChunks(c, includeUsage)) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+  res.end('data: [DONE]\n\n');
 }
 
 function send(res: http.ServerResponse, e: ApiError): void {

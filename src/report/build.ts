@@ -29,7 +29,7 @@ import { CachedTokensEstimator, repriceAll, repriceRuns, stepCostAt } from './re
 import { DEFAULT_VOLUMES, projectVolumes, type Volume } from './volume.ts';
 import { chosenVolume } from './findings.ts';
 import { configEconomics, recommendLimits, type ConfigEconomics } from './decision.ts';
-import type { DeriveRuns } from '../contracts/derived.ts';
+import type { DeriveRuns, WhatIfOutcome } from '../contracts/derived.ts';
 import { describePrice, describePrices } from './report-data.ts';
 import { constraintRows, longestRoundLimit, roleRows, roundRows } from './taskqueue.ts';
 import { queueLengthChart } from './taskqueue-chart.ts';
@@ -154,14 +154,61 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   const steps = await passSteps(dir, runs.map((r) => r.run_id), o.price, Boolean(o.whatIf));
   const whatIf = o.whatIf ? o.whatIf([...wholeRecords(runsFile, runs)], (id) => steps.byRun!.get(id) ?? []) : null;
   steps.byRun = null;
+  const a = analyse(runs, steps, whatIf, meta?.scenarios ?? [], o);
+
+  const out = new ReportFiles(dir);
+  out.files.push(out.rel('stepsCsv'));
+  const shownRuns = await writeRunsCsv(out, runsFile, runs, o.price ? new Map(a.all.map((r) => [r.run_id, r.cost_usd])) : null);
+  writeTables(out, a, whatIf !== null);
+  const charts = await writeCharts(out, a);
+  const data: ReportData = {
+    name: path.basename(dir),
+    meta,
+    generated_at: new Date().toISOString(),
+    runs: a.all,
+    shownRuns,
+    summary: a.summary,
+    economics: a.economics,
+    decisions: a.decisions,
+    pricing: a.pricing,
+    points: a.points,
+    fits: a.fits,
+    ratios: a.ratios,
+    savings: a.savings,
+    volumes: a.volumes,
+    repriced: a.repriced,
+    findings: a.sentences,
+    charts,
+    loop: a.loop,
+    skipped: { steps: steps.skipped, runs: skippedRuns },
+    taskqueue: a.taskqueue,
+    detectors: a.detectors,
+  };
+  out.write(out.rel('html'), renderHtml(data));
+  out.write(out.rel('markdown'), renderMarkdown(data));
+  return {
+    runs,
+    summary: a.summary,
+    economics: a.economics,
+    decisions: a.decisions,
+    pricing: a.pricing,
+    skippedLines: skippedRuns + steps.skipped,
+    skippedStepLines: steps.skipped,
+    skippedRunLines: skippedRuns,
+    findings: a.sentences,
+    files: out.files,
+  };
+}
+
+/** Every table, finding and decision the reports show, computed from the runs and the step pass (no I/O). */
+function analyse(runs: LoadedRun[], steps: StepPass, whatIf: WhatIfOutcome | null, plannedScenarios: readonly string[], o: BuildOptions) {
   // Every cost the reader reads comes from these: the recorded runs and the derived ones, at the report's price.
   const priced = <R extends RunFacts>(rs: R[]) => (o.price ? repriceAll(rs, o.price) : rs);
   const derivedAsRecorded = (whatIf?.runs ?? []).map((r) => ({ ...r, repeat: r.settings.repeat }));
   const asRecorded = [...runs, ...derivedAsRecorded];
-  inPlanOrder(asRecorded, meta?.scenarios ?? []);
+  inPlanOrder(asRecorded, plannedScenarios);
   const all = priced(asRecorded);
   const derived = priced(derivedAsRecorded);
-  const costOf = new Map(all.map((r) => [r.run_id, r.cost_usd]));
   const summary = summarizeConfigs(all);
   const points = steps.points.points();
   // Steps are read in plan order, so the fits come in plan order too.
@@ -181,88 +228,77 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   const detectors = detectorRows(runs);
   const sentences = [...overrunFindings(runs), ...findings({ summary, fits, ratios, savings, volumes }), ...loop.findings, ...detectorFindings(detectors), ...(whatIf?.refusals ?? [])];
   const pricing = o.price ? `re-priced as ${describePrice(o.price)} from recorded tokens (the brakes fired at the recorded prices)` : `priced as recorded: ${describePrices(summary).join('; ')}`;
+  const taskqueue = all.some((r) => r.agent === 'taskqueue') ? { rounds: roundRows(all), roles: roleRows(all), constraints: constraintRows(all) } : null;
+  // The queue-length chart follows the runs of the longest round limit only.
+  const queueChartRounds = taskqueue ? roundRows(longestRoundLimit(all)) : null;
+  return { all, derived, summary, points, fits, ratios, savings, volumes, repriced, colours, loop, economics, decisions, detectors, sentences, pricing, taskqueue, queueChartRounds };
+}
 
-  const files: string[] = [];
-  const write = (rel: string, data: string | Uint8Array) => {
-    writeFileAtomic(path.join(dir, rel), data);
-    files.push(rel);
-  };
-  files.push(path.basename(resultFile(dir, 'stepsCsv')));
-  const rel = (k: Parameters<typeof resultFile>[1]) => path.basename(resultFile(dir, k));
-  // Row by row, each from its whole record read again: a 100,000-run sweep's records, rows and CSV text would otherwise be held whole.
-  // The HTML's runs table shows the first of them: kept from this same pass.
+type Analysis = ReturnType<typeof analyse>;
+
+/** The files a report writes, each atomically, listed relative to the results directory. */
+class ReportFiles {
+  readonly files: string[] = [];
+
+  constructor(readonly dir: string) {}
+
+  rel(k: Parameters<typeof resultFile>[1]): string {
+    return path.basename(resultFile(this.dir, k));
+  }
+
+  write(rel: string, data: string | Uint8Array): void {
+    writeFileAtomic(path.join(this.dir, rel), data);
+    this.files.push(rel);
+  }
+}
+
+/**
+ * runs.csv, row by row, each from its whole record read again: a 100,000-run sweep's records, rows and
+ * CSV text would otherwise be held whole. Returns the first records, which the HTML's runs table shows.
+ */
+async function writeRunsCsv(out: ReportFiles, runsFile: string, runs: LoadedRun[], repricedCost: Map<string, number> | null): Promise<RunRecord[]> {
   const shownRuns: RunRecord[] = [];
-  await writeCsvFile(resultFile(dir, 'runsCsv'), (add) => {
+  await writeCsvFile(resultFile(out.dir, 'runsCsv'), (add) => {
     for (const r of wholeRecords(runsFile, runs)) {
-      add(runRow(o.price ? { ...r, cost_usd: costOf.get(r.run_id)! } : r));
+      add(runRow(repricedCost ? { ...r, cost_usd: repricedCost.get(r.run_id)! } : r));
       if (shownRuns.length < MAX_RUN_ROWS) shownRuns.push(r);
     }
   });
-  files.push(rel('runsCsv'));
+  out.files.push(out.rel('runsCsv'));
+  return shownRuns;
+}
+
+function writeTables(out: ReportFiles, a: Analysis, whatIf: boolean): void {
   // A report without what-if must not leave an earlier one's derived runs beside its own tables.
-  if (whatIf) write(WHAT_IF_RUNS_CSV, toCsv(derived.map(derivedRow)));
-  else fs.rmSync(path.join(dir, WHAT_IF_RUNS_CSV), { force: true });
-  write(rel('summaryCsv'), toCsv(summary.map((c, i) => ({ ...summaryRow(c, volumes), ...economicsRow(economics[i]!) }))));
-  write(rel('stepIndexCsv'), toCsv(points.map(stepIndexRow)));
-  write(rel('fitCsv'), toCsv(fits.map(fitRow)));
-  write(rel('ratiosCsv'), toCsv(ratios.map(ratioRow)));
-  write(rel('savingsCsv'), toCsv(savings.map(savingRow)));
-  write(rel('repriceCsv'), toCsv(repriced.map(repriceRow)));
-  const taskqueue = all.some((r) => r.agent === 'taskqueue') ? { rounds: roundRows(all), roles: roleRows(all), constraints: constraintRows(all) } : null;
-  if (taskqueue) {
+  if (whatIf) out.write(WHAT_IF_RUNS_CSV, toCsv(a.derived.map(derivedRow)));
+  else fs.rmSync(path.join(out.dir, WHAT_IF_RUNS_CSV), { force: true });
+  out.write(out.rel('summaryCsv'), toCsv(a.summary.map((c, i) => ({ ...summaryRow(c, a.volumes), ...economicsRow(a.economics[i]!) }))));
+  out.write(out.rel('stepIndexCsv'), toCsv(a.points.map(stepIndexRow)));
+  out.write(out.rel('fitCsv'), toCsv(a.fits.map(fitRow)));
+  out.write(out.rel('ratiosCsv'), toCsv(a.ratios.map(ratioRow)));
+  out.write(out.rel('savingsCsv'), toCsv(a.savings.map(savingRow)));
+  out.write(out.rel('repriceCsv'), toCsv(a.repriced.map(repriceRow)));
+  if (a.taskqueue) {
     const csv = (rows: readonly object[]) => toCsv(rows as Array<Record<string, unknown>>);
-    write(rel('taskqueueRoundsCsv'), csv(taskqueue.rounds));
-    write(rel('taskqueueRolesCsv'), csv(taskqueue.roles));
-    write(rel('taskqueueConstraintsCsv'), csv(taskqueue.constraints));
+    out.write(out.rel('taskqueueRoundsCsv'), csv(a.taskqueue.rounds));
+    out.write(out.rel('taskqueueRolesCsv'), csv(a.taskqueue.roles));
+    out.write(out.rel('taskqueueConstraintsCsv'), csv(a.taskqueue.constraints));
   }
+  for (const [name, rows] of Object.entries(a.loop.csv)) out.write(name, toCsv(rows));
+  if (a.detectors.length) out.write(out.rel('spinDetectorsCsv'), toCsv(a.detectors.map((r) => ({ ...r }))));
+}
 
-  for (const [name, rows] of Object.entries(loop.csv)) write(name, toCsv(rows));
-  if (detectors.length) write(rel('spinDetectorsCsv'), toCsv(detectors.map((r) => ({ ...r }))));
-
+/** Each chart as its Vega-Lite spec, SVG and PNG; returns them for the HTML. */
+async function writeCharts(out: ReportFiles, a: Analysis) {
   const charts = [];
-  for (const c of [...buildCharts({ summary, points, fits, runs: all }, colours), ...loop.charts, ...(taskqueue ? [queueLengthChart(roundRows(longestRoundLimit(all)), colours)] : [])]) {
+  const specs = [...buildCharts({ summary: a.summary, points: a.points, fits: a.fits, runs: a.all }, a.colours), ...a.loop.charts, ...(a.queueChartRounds ? [queueLengthChart(a.queueChartRounds, a.colours)] : [])];
+  for (const c of specs) {
     const svg = await toSvg(c.spec);
-    const stem = path.join(rel('charts'), c.name);
-    write(`${stem}.vl.json`, `${JSON.stringify(c.spec, null, 2)}\n`);
-    write(`${stem}.svg`, svg);
-    write(`${stem}.png`, svgToPng(svg));
+    const stem = path.join(out.rel('charts'), c.name);
+    out.write(`${stem}.vl.json`, `${JSON.stringify(c.spec, null, 2)}\n`);
+    out.write(`${stem}.svg`, svg);
+    out.write(`${stem}.png`, svgToPng(svg));
     charts.push({ name: c.name, title: c.title, caption: c.caption, svg });
   }
-  const data: ReportData = {
-    name: path.basename(dir),
-    meta,
-    generated_at: new Date().toISOString(),
-    runs: all,
-    shownRuns,
-    summary,
-    economics,
-    decisions,
-    pricing,
-    points,
-    fits,
-    ratios,
-    savings,
-    volumes,
-    repriced,
-    findings: sentences,
-    charts,
-    loop,
-    skipped: { steps: steps.skipped, runs: skippedRuns },
-    taskqueue,
-    detectors,
-  };
-  write(rel('html'), renderHtml(data));
-  write(rel('markdown'), renderMarkdown(data));
-  return {
-    runs,
-    summary,
-    economics,
-    decisions,
-    pricing,
-    skippedLines: skippedRuns + steps.skipped,
-    skippedStepLines: steps.skipped,
-    skippedRunLines: skippedRuns,
-    findings: sentences,
-    files,
-  };
+  return charts;
 }

@@ -13,6 +13,7 @@ import type { Meta } from '../results/meta.ts';
 import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import { resultFile } from '../results/results-dir.ts';
 import { LIMITS, limitValue } from '../contracts/limits.ts';
+import { REFLECTIONS } from '../contracts/settings.ts';
 import { expandSweep, type RunPlan, type SweepSpec } from './sweep.ts';
 
 /** Each limit's values, checked by its row of the table of brakes; a detector may be absent (off). */
@@ -32,7 +33,7 @@ const ResumableMeta = z
     grid: z.object({
       model: z.array(z.string()).min(1),
       ...limitGrid,
-      reflection: z.array(z.enum(['off', 'final', 'every-step'])),
+      reflection: z.array(z.enum(REFLECTIONS)),
       context: z.array(z.string()),
       agent: z.record(z.string(), z.array(z.union([z.string(), z.number(), z.boolean(), z.null()]))),
     }),

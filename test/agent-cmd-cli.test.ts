@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunRecord, StepRecord } from '../src/contracts/records.ts';
 import { bench, spawnBench } from './helpers/cli.ts';
+import { pythonAgent } from './support/agent-sweep.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-agent-cmd-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -15,21 +16,7 @@ const env = { PATH: process.env.PATH, HOME: process.env.HOME, FORCE_COLOR: '0' }
 const read = <T>(file: string): T[] => fs.readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as T);
 
 /** A small Python agent for one case; `body` runs with `call()` (one model call) available. */
-function agent(name: string, body: string): string {
-  const file = path.join(tmp, `${name}.py`);
-  fs.writeFileSync(
-    file,
-    `import json, os, sys, urllib.request
-def call():
-    req = urllib.request.Request(os.environ["OPENAI_BASE_URL"] + "/chat/completions",
-        data=json.dumps({"model": "m", "messages": [{"role": "system", "content": os.environ["LOOPBENCH_SYSTEM"]}, {"role": "user", "content": os.environ["LOOPBENCH_GOAL"]}]}).encode(),
-        headers={"content-type": "application/json", "authorization": "Bearer " + os.environ["OPENAI_API_KEY"]})
-    return json.load(urllib.request.urlopen(req))
-${body}
-`,
-  );
-  return `python3 ${file}`;
-}
+const agent = (name: string, body: string) => pythonAgent(tmp, name, body);
 
 describe('the tiny agent (stdlib Python, its own ReAct loop) through --agent-cmd', () => {
   const dir = path.join(tmp, 'tiny');

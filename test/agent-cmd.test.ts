@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../src/serve/server.ts';
 import { UsageError } from '../src/contracts/errors.ts';
-import { agentSweep } from './support/agent-sweep.ts';
+import { agentSweep, pythonAgent } from './support/agent-sweep.ts';
 import { serve } from './serve-helpers.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-agent-cmd-'));
@@ -15,21 +15,7 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 const TINY = 'python3 examples/agents/tiny_agent.py';
 
 /** A small Python agent for one case; `body` runs with `call()` (one model call) available. */
-function agent(name: string, body: string): string {
-  const file = path.join(tmp, `${name}.py`);
-  fs.writeFileSync(
-    file,
-    `import json, os, sys, urllib.request
-def call():
-    req = urllib.request.Request(os.environ["OPENAI_BASE_URL"] + "/chat/completions",
-        data=json.dumps({"model": "m", "messages": [{"role": "system", "content": os.environ["LOOPBENCH_SYSTEM"]}, {"role": "user", "content": os.environ["LOOPBENCH_GOAL"]}]}).encode(),
-        headers={"content-type": "application/json", "authorization": "Bearer " + os.environ["OPENAI_API_KEY"]})
-    return json.load(urllib.request.urlopen(req))
-${body}
-`,
-  );
-  return `python3 ${file}`;
-}
+const agent = (name: string, body: string) => pythonAgent(tmp, name, body);
 describe('the environment contract, and the upstream key', () => {
   let upstream: RunningServer;
   beforeAll(async () => {

@@ -30,3 +30,20 @@ export async function agentSweep(flags: Partial<RunOptions> & { agentCmd: string
     await host.close();
   }
 }
+
+/** A small Python agent for one case; `body` runs with `call()` (one model call) available. */
+export function pythonAgent(dir: string, name: string, body: string): string {
+  const file = path.join(dir, `${name}.py`);
+  fs.writeFileSync(
+    file,
+    `import json, os, sys, urllib.request
+def call():
+    req = urllib.request.Request(os.environ["OPENAI_BASE_URL"] + "/chat/completions",
+        data=json.dumps({"model": "m", "messages": [{"role": "system", "content": os.environ["LOOPBENCH_SYSTEM"]}, {"role": "user", "content": os.environ["LOOPBENCH_GOAL"]}]}).encode(),
+        headers={"content-type": "application/json", "authorization": "Bearer " + os.environ["OPENAI_API_KEY"]})
+    return json.load(urllib.request.urlopen(req))
+${body}
+`,
+  );
+  return `python3 ${file}`;
+}

@@ -49,7 +49,7 @@ describe('bad input → one line, exit 2, nothing written', { timeout: 240_000 }
     });
     expect(withDebug.code).toBe(2);
     expect(withDebug.stderr.split('\n')[0]).toBe(debugCase.message);
-    expect(withDebug.stderr).toMatch(/UsageError: .*\n\s+at /);
+    expect(withDebug.stderr).toMatch(/(UsageError|ConfigError): .*\n\s+at /);
   });
 
   it('--resume on a directory whose meta.json is a directory: bad input, not a crash', async () => {

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { UsageError } from '../src/contracts/errors.ts';
 import { evaluateAssertions } from '../src/gate/assertions.ts';
 import { loadBudgets } from '../src/gate/load-budgets.ts';
+import { ConfigError } from '../src/contracts/errors.ts';
 import { wilson } from '../src/report/aggregate.ts';
 import type { RunRecord } from '../src/contracts/records.ts';
 import { QUICK_SUM, tempDir, writeBudgets } from './gate-helpers.ts';
@@ -55,6 +56,18 @@ describe('budgets.yaml', () => {
     throw new Error('expected a UsageError');
   };
   const file = path.join(dir, 'budgets.yaml');
+
+  it('a bad field is a ConfigError that carries the file and the field, not only text', () => {
+    let caught: unknown;
+    try {
+      load('limits: { steps: 2.5 }\nscenarios:\n  - scenario: perfectionist\n    assertions: {}\n');
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    expect(caught).toMatchObject({ file, field: 'limits.steps' });
+    expect((caught as ConfigError).problem).toBe('Invalid input');
+  });
 
   it('overrides the scenario prompt inline or from a file relative to the budgets file, and maps limits onto the sweep', () => {
     fs.writeFileSync(path.join(dir, 'prompt.md'), 'A new system prompt under test.\n');

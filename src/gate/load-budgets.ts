@@ -1,7 +1,7 @@
 // budgets.yaml → the scenarios under test (with their prompt overrides), the sweep to run, and the
 // budgets to hold. Every problem names the file and the field.
 import path from 'node:path';
-import { UsageError } from '../contracts/errors.ts';
+import { ConfigError, UsageError } from '../contracts/errors.ts';
 import { InputFileError, readInputFile } from '../contracts/input-file.ts';
 import { RUN_DEFAULTS } from '../runner/run-defaults.ts';
 import { LIMITS, fieldName, optionName } from '../contracts/limits.ts';
@@ -34,7 +34,7 @@ function at<T>(file: string, field: string | null, f: () => T): T {
   try {
     return f();
   } catch (e) {
-    if (e instanceof UsageError) throw new UsageError(`${file}: ${field ? `${field}: ` : ''}${e.message.replace(`${file}: `, '')}`);
+    if (e instanceof UsageError) throw new ConfigError(file, field, e.message.replace(`${file}: `, ''));
     throw e;
   }
 }

@@ -8,7 +8,7 @@ import { UsageError } from '../contracts/errors.ts';
 import { InputFileError, MAX_RECORDED_BYTES, readInputFile } from '../contracts/input-file.ts';
 import { canonicalJson } from '../contracts/fingerprint.ts';
 import { writeJsonAtomic } from '../results/atomic.ts';
-import { formatZodError } from '../scenario/yaml-file.ts';
+import { zodConfigError } from '../scenario/yaml-file.ts';
 import { partsDiffer, RequestParts } from './request-parts.ts';
 import type { ChatRequest, FinishReason, Role, AssistantMessage, Usage } from '../contracts/chat.ts';
 
@@ -73,7 +73,7 @@ export class Cassette {
       throw new UsageError(`${file}: cannot read cassette (${why})`);
     }
     const parsed = File.safeParse(raw);
-    if (!parsed.success) throw new UsageError(formatZodError(file, parsed.error));
+    if (!parsed.success) throw zodConfigError(file, parsed.error);
     const c = new Cassette(file);
     for (const e of parsed.data.entries) c.entries.set(e.key, e);
     return c;

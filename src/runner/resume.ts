@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { UsageError } from '../contracts/errors.ts';
 import { validateModelSpec, type ModelTransport } from '../models/factory.ts';
 import { resolveScenarios } from '../scenario/loader.ts';
-import { formatZodError } from '../scenario/yaml-file.ts';
+import { zodConfigError } from '../scenario/yaml-file.ts';
 import { filterJsonl } from '../results/jsonl.ts';
 import type { Meta } from '../results/meta.ts';
 import type { RunRecord, StepRecord } from '../contracts/records.ts';
@@ -69,7 +69,7 @@ export function readMeta(dir: string): Meta {
     throw new UsageError(`${file}: ${why}`);
   }
   const parsed = ResumableMeta.safeParse(raw);
-  if (!parsed.success) throw new UsageError(formatZodError(file, parsed.error));
+  if (!parsed.success) throw zodConfigError(file, parsed.error);
   return parsed.data as unknown as Meta;
 }
 

@@ -1,6 +1,6 @@
 import { parseDocument } from 'yaml';
 import type { z } from 'zod';
-import { UsageError } from '../contracts/errors.ts';
+import { ConfigError, UsageError } from '../contracts/errors.ts';
 import { readInputFile } from '../contracts/input-file.ts';
 
 /** Where in the file a zod issue points, e.g. `limits.max_steps` or `tools[1].name`. */
@@ -42,7 +42,14 @@ export function formatZodError(file: string, error: z.ZodError): string {
   return `${file}: ${issues.slice(0, MAX_ISSUES).join('; ')}${more}`;
 }
 
-/** Parse YAML text and validate it; any problem becomes a UsageError naming the file and field. */
+/** The same one line, as a ConfigError that also carries the first problem's field. */
+export function zodConfigError(file: string, error: z.ZodError): ConfigError {
+  const text = formatZodError(file, error).slice(file.length + 2);
+  const field = issuePath(error.issues[0]?.path ?? []);
+  return text.startsWith(`${field}: `) ? new ConfigError(file, field, text.slice(field.length + 2)) : new ConfigError(file, null, text);
+}
+
+/** Parse YAML text and validate it; any problem becomes a ConfigError naming the file and field. */
 export function parseYaml<T extends z.ZodType>(text: string, file: string, schema: T): z.infer<T> {
   // logLevel 'error': odd-but-legal YAML (a list as a key) becomes an unknown field, not a process warning.
   const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true, logLevel: 'error' });
@@ -59,7 +66,7 @@ export function parseYaml<T extends z.ZodType>(text: string, file: string, schem
     throw new UsageError(`${file}: invalid YAML: ${(e as Error).message}`);
   }
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new UsageError(formatZodError(file, parsed.error));
+  if (!parsed.success) throw zodConfigError(file, parsed.error);
   return parsed.data;
 }
 

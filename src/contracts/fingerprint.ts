@@ -15,3 +15,6 @@ export function fingerprint(tool: string, args: unknown): string {
 
 /** The arguments as the detectors compare them: canonical JSON, or the raw text when it did not parse. */
 export const argsJson = (args: unknown): string => (typeof args === 'string' ? args : canonicalJson(args));
+
+/** The arguments part of one action's fingerprint (`search({"q":"x"})` → `{"q":"x"}`), for records that keep only the fingerprint. */
+export const argsOfFingerprint = (tool: string, fp: string): string => fp.slice(tool.length + 1, -1);

@@ -79,7 +79,7 @@ export class RunMeter {
   settle(t: Ticket, usage: Usage, sent: ChatMessage[], received: AssistantMessage): Stop | null {
     this.release(t);
     // Fingerprinted as the built-in loops do, so spin means the same thing for both.
-    const actions: Action[] = (received.tool_calls ?? []).map(parseCall).map((c) => ({ tool: c.tool, fingerprint: c.fingerprint, argsJson: c.fingerprint.slice(c.tool.length + 1, -1) }));
+    const actions: Action[] = (received.tool_calls ?? []).map(parseCall);
     this.record(usage, performance.now() - t.started, actions, null);
     this.log.push({ call: this.state.calls, step: this.state.steps, round: 0, role: 'act', sent, tools: null, received, usage, error: null });
     const s = this.state;

@@ -9,6 +9,7 @@ import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import type { DerivedRun } from '../contracts/derived.ts';
 import type { Limits } from '../contracts/settings.ts';
 import type { Stop, StopReason } from '../contracts/stop-reason.ts';
+import { argsOfFingerprint } from '../contracts/fingerprint.ts';
 
 /** The limits a what-if may change, as `bench report --what-if` names them. */
 export const WHAT_IF_LIMITS = { steps: 'max_steps', tokens: 'max_tokens', cost: 'max_cost_usd', timeout: 'timeout_s', repeat: 'max_repeat', calls: 'max_calls' } as const;
@@ -100,9 +101,8 @@ export function deriveRun(run: RunRecord, steps: readonly StepRecord[], limits: 
     state.costUsd = s.cum_cost_usd;
     state.elapsedMs = s.elapsed_ms;
     if (s.fingerprint !== null) {
-      // The fingerprint is `tool(arguments)`: spin compares fingerprints, the detectors' arguments come from it.
       const tool = s.action ?? '';
-      const action = { tool, fingerprint: s.fingerprint, argsJson: s.fingerprint.slice(tool.length + 1, -1) };
+      const action = { tool, fingerprint: s.fingerprint, argsJson: argsOfFingerprint(tool, s.fingerprint) };
       const stop = spin?.beforeAction?.(state, action);
       if (stop) return finish(stop, `${stop.detail} (derived from ${run.config_id})`, state.elapsedMs);
       state.repeats.set(action.fingerprint, (state.repeats.get(action.fingerprint) ?? 0) + 1);

@@ -67,5 +67,15 @@ export type AtifTrajectory = z.infer<typeof AtifTrajectory>;
 /** A step extra flag: its tool calls' arguments were not recorded, so the actions have no fingerprint. */
 export const ARGUMENTS_UNKNOWN = 'loopbench_arguments_unknown';
 
+/** Tool-call arguments as ATIF keeps them: the JSON object, or the raw text when it is not one. */
+export function atifArguments(text: string): Record<string, unknown> | string {
+  try {
+    const v: unknown = JSON.parse(text);
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : text;
+  } catch {
+    return text;
+  }
+}
+
 /** The version loopbench writes. */
 export const ATIF_VERSION = 'ATIF-v1.6';

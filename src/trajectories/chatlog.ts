@@ -7,7 +7,7 @@
 // Lines are grouped into runs by a field the user names (a dotted path, e.g. `metadata.run_id`).
 import { z } from 'zod';
 import { issuePath } from '../scenario/yaml-file.ts';
-import { ARGUMENTS_UNKNOWN, type AtifStep, type AtifTrajectory } from './atif-schema.ts';
+import { ARGUMENTS_UNKNOWN, atifArguments, type AtifStep, type AtifTrajectory } from './atif-schema.ts';
 
 const Usage = z.looseObject({
   prompt_tokens: z.number().int().nonnegative(),
@@ -42,15 +42,6 @@ export function fieldAt(value: unknown, dotted: string): string | undefined {
   return v === undefined || v === null ? undefined : typeof v === 'string' ? v : JSON.stringify(v);
 }
 
-const parseArgs = (text: string | undefined): Record<string, unknown> | string => {
-  try {
-    const v = JSON.parse(text ?? '{}');
-    return v && typeof v === 'object' && !Array.isArray(v) ? v : (text ?? '');
-  } catch {
-    return text ?? '';
-  }
-};
-
 /** One call as an ATIF agent step (its step_id is set when the run is assembled). */
 function stepOf(line: unknown): { step: AtifStep; model?: string } | { error: string } {
   const pair = PairLine.safeParse(line);
@@ -66,7 +57,7 @@ function stepOf(line: unknown): { step: AtifStep; model?: string } | { error: st
         source: 'agent',
         ...(response.created !== undefined ? { timestamp: new Date(response.created * 1000).toISOString() } : {}),
         message: message.content ?? '',
-        ...(calls.length ? { tool_calls: calls.map((c, i) => ({ tool_call_id: c.id ?? `call_${i + 1}`, function_name: c.function.name, arguments: parseArgs(c.function.arguments) })) } : {}),
+        ...(calls.length ? { tool_calls: calls.map((c, i) => ({ tool_call_id: c.id ?? `call_${i + 1}`, function_name: c.function.name, arguments: atifArguments(c.function.arguments ?? '{}') })) } : {}),
         metrics: {
           prompt_tokens: response.usage.prompt_tokens,
           completion_tokens: response.usage.completion_tokens,

@@ -3,7 +3,7 @@
 // goal, the messages, the tool calls and their results. Pure: records in, an object out.
 import type { ChatMessage, ToolCall } from '../contracts/chat.ts';
 import type { RunRecord, StepRecord } from '../contracts/records.ts';
-import { ATIF_VERSION, type AtifStep, type AtifToolCall, type AtifTrajectory } from './atif-schema.ts';
+import { ATIF_VERSION, atifArguments, type AtifStep, type AtifToolCall, type AtifTrajectory } from './atif-schema.ts';
 import { LOOPBENCH_KEY, SCENARIO_ORDER_KEY, type ExportedStep } from './exported.ts';
 import { splitFingerprint } from './fingerprint-parse.ts';
 
@@ -13,18 +13,9 @@ export interface TranscriptView {
   calls: Array<{ call: number; sent: number[]; received: number | null }>;
 }
 
-const parseArgs = (text: string): Record<string, unknown> | string => {
-  try {
-    const v = JSON.parse(text);
-    return v && typeof v === 'object' && !Array.isArray(v) ? v : text;
-  } catch {
-    return text;
-  }
-};
-
 function toolCallsOf(step: StepRecord, received: ChatMessage | undefined): AtifToolCall[] | undefined {
   if (received?.role === 'assistant' && received.tool_calls?.length)
-    return received.tool_calls.map((c: ToolCall) => ({ tool_call_id: c.id, function_name: c.function.name, arguments: parseArgs(c.function.arguments) }));
+    return received.tool_calls.map((c: ToolCall) => ({ tool_call_id: c.id, function_name: c.function.name, arguments: atifArguments(c.function.arguments) }));
   if (!step.fingerprint) return undefined;
   // No transcript: the fingerprints hold each action's tool and canonical arguments.
   return splitFingerprint(step.fingerprint).map((a, i) => ({ tool_call_id: `call_${step.call}_${i + 1}`, function_name: a.tool, arguments: a.args }));

@@ -110,6 +110,17 @@ describe('bench import', () => {
     expect(r.stderr).toMatch(/nothing imported: 3 file\(s\) or line\(s\) skipped/);
   });
 
+  it('takes the pricing flags of bench run: custom rates price steps that have tokens but no cost, by hand', async () => {
+    const out = path.join(tmp, 'custom-price');
+    const r = await benchInProcess(['import', fixture('atif/edges/tokens-no-cost.json'), '-o', out, '--price-in', '1', '--price-out', '4']);
+    expect(r.code, r.stderr).toBe(0);
+    // (1000 + 1200) input at $1 (no cached rate given: the input rate) + (100 + 10) output at $4, per 1M.
+    expect(jsonl<RunRecord>(path.join(out, 'runs.jsonl'))[0]!.cost_usd).toBeCloseTo((2200 * 1 + 110 * 4) / 1e6, 15);
+    const half = await benchInProcess(['import', fixture('atif/edges/tokens-no-cost.json'), '-o', path.join(tmp, 'half'), '--price-in', '1']);
+    expect(half.code).toBe(2);
+    expect(half.stderr).toMatch(/--price-in and --price-out go together/);
+  });
+
   it('--outcomes decides success per session', async () => {
     const outcomes = path.join(tmp, 'outcomes.json');
     fs.writeFileSync(outcomes, JSON.stringify({ '025B810F-B3A2-4C67-93C0-FE7A142A947A': true }));

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { UsageError } from '../contracts/errors.ts';
 import type { Price } from '../contracts/settings.ts';
 import { DEFAULT_PRICING_FILE, loadPricing, priceFor } from '../meter/pricing.ts';
+import { resolvePrice } from '../runner/plan.ts';
 import { hasRecords, resultsDirFor } from '../results/results-dir.ts';
 import { loadYamlFile } from '../scenario/yaml-file.ts';
 import { atifSource, importTrajectories, trajectoryFiles, type ImportOptions } from '../trajectories/import-dir.ts';
@@ -19,6 +20,9 @@ interface ImportFlags {
   groupBy?: string;
   scenario?: string;
   priceModel?: string;
+  priceIn?: string;
+  priceOut?: string;
+  priceCached?: string;
   pricing?: string;
   outcomes?: string;
   force?: boolean;
@@ -28,11 +32,12 @@ interface ImportFlags {
 /** session_id → success (true/false, or null for not checked). YAML or JSON: JSON is YAML. */
 const Outcomes = z.record(z.string(), z.boolean().nullable());
 
-/** Steps without cost_usd: priced as --price-model, else as the trajectory's own model when the table knows it. */
+/** Steps without cost_usd: priced by the pricing flags as bench run reads them, else as the trajectory's own model when the table knows it. */
 function pricing(o: ImportFlags): Price | ((model: string) => Price | undefined) {
   const file = o.pricing ?? DEFAULT_PRICING_FILE;
   const table = loadPricing(file);
-  if (o.priceModel) return priceFor(table, o.priceModel, file);
+  if (o.priceCached !== undefined && o.priceIn === undefined) throw new UsageError('--price-cached: only used with --price-in and --price-out');
+  if (o.priceModel !== undefined || o.priceIn !== undefined || o.priceOut !== undefined) return resolvePrice(o, [], table);
   // Trajectories often name models with their provider (`openai/gpt-4o`): the table's name is the last part.
   return (model) => {
     const name = [model, model.split('/').at(-1)!].find((m) => table.models[m]);
@@ -72,6 +77,9 @@ export function registerImport(program: Command): void {
     .option('--group-by <field>', 'chatlog: the field whose value names a call\'s run, a dotted path (e.g. metadata.run_id)')
     .option('--scenario <name>', "file every run under this scenario (default: each trajectory's agent name)")
     .option('--price-model <name>', "price steps that have tokens but no cost_usd as this model (default: the trajectory's model, when the pricing table has it)")
+    .option('--price-in <usd>', 'price steps without cost_usd at a custom input price, USD per 1M tokens (with --price-out)')
+    .option('--price-out <usd>', 'custom output price, USD per 1M tokens (with --price-in)')
+    .option('--price-cached <usd>', 'custom cached-input price, USD per 1M tokens (default: the input price)')
     .option('--pricing <file>', 'pricing table (YAML, like data/pricing.yaml)')
     .option('--outcomes <file>', 'success per session_id, YAML or JSON: {"<session_id>": true|false|null}; overrides the trajectories\' extra.success')
     .option('--force', 'overwrite an existing results directory')

@@ -200,6 +200,19 @@ describe('bench import --format chatlog', () => {
     expect(a.cost_usd).toBeCloseTo(((100 + 200 + 500) * 0.15 + 100 * 0.075 + 150 * 0.6) / 1e6, 15);
   });
 
+  it.each([
+    [['import', 'x', '-o', 'y', '--format', 'csv'], /--format: 'csv' is not supported \(accepted: atif, chatlog\)/],
+    [['import', 'x', '-o', 'y', '--group-by', 'run'], /--group-by: only for --format chatlog/],
+    [['import', 'x', '-o', 'y', '--price-cached', '1'], /--price-cached: only used with --price-in and --price-out/],
+    [['export', 'nowhere'], /nowhere: not a results directory \(no runs.jsonl\)/],
+    [['export', '.', '--format', 'csv'], /--format: 'csv' is not supported \(accepted: atif\)/],
+  ])('refuses %j in one line, exit 2', async (args, message) => {
+    const r = await benchInProcess(args);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
   it('--format chatlog without --group-by is a usage error', async () => {
     const r = await benchInProcess(['import', tmp, '--format', 'chatlog', '-o', path.join(tmp, 'x')]);
     expect(r.code).toBe(2);

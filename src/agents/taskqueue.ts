@@ -98,9 +98,9 @@ class QueueRun {
 
     const executed = await this.execute(round, task);
     if ('stop' in executed) return this.finish(executed.stop);
-    const compressed = await this.compressIfLong(round);
-    if (compressed) return this.finish(compressed);
-    const created = await this.createTasks(round);
+    const createMsgs = await this.creationPrompt(round);
+    if ('stop' in createMsgs) return this.finish(createMsgs.stop);
+    const created = await this.createTasks(round, createMsgs.messages);
     if ('stop' in created) return this.finish(created.stop);
     const prioritized = await this.prioritize(round);
     if (prioritized) return this.finish(prioritized);
@@ -142,22 +142,23 @@ class QueueRun {
     return { result, resultTokens: exec.result.usage.completion_tokens };
   }
 
-  /** Before task creation: when its prompt would pass compress_at, older results are folded into a summary. */
-  private async compressIfLong(round: number): Promise<Stop | null> {
+  /** The task-creation prompt; when it would pass compress_at, older results are folded into a summary first. */
+  private async creationPrompt(round: number): Promise<{ stop: Stop } | { messages: ChatMessage[] }> {
     const { st, o } = this;
-    const promptTokens = this.caller.promptTokens(createRequest(this.scenario, st, round));
-    if (o.compress_at === null || promptTokens <= o.compress_at || st.results.length - 1 <= st.summarized) return null;
+    const messages = createRequest(this.scenario, st, round);
+    const promptTokens = this.caller.promptTokens(messages);
+    if (o.compress_at === null || promptTokens <= o.compress_at || st.results.length - 1 <= st.summarized) return { messages };
     const sum = await this.call('summarize', summarizeRequest(this.scenario, st, round));
-    if (!sum.ok) return sum.stop;
+    if (!sum.ok) return { stop: sum.stop };
     this.log({ round, kind: 'compress', prompt_tokens: promptTokens, threshold: o.compress_at, results: st.results.length - 1 - st.summarized });
     st.summary = sum.result.message.content ?? '';
     st.summarized = st.results.length - 1;
-    return null;
+    return { messages: createRequest(this.scenario, st, round) };
   }
 
   /** The creation call proposes tasks; the constraints (anchor, dedup) decide which join the queue. */
-  private async createTasks(round: number): Promise<{ stop: Stop } | { created: number; accepted: number }> {
-    const create = await this.call('create', createRequest(this.scenario, this.st, round));
+  private async createTasks(round: number, messages: ChatMessage[]): Promise<{ stop: Stop } | { created: number; accepted: number }> {
+    const create = await this.call('create', messages);
     if (!create.ok) return { stop: create.stop };
     const created = parseCreated(create.result.message.content ?? '');
     const admitted = admitTasks(created, this.st.queue, this.st.results.map((r) => r.task), this.o, round);

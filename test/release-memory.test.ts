@@ -28,6 +28,24 @@ describe('releaseMemory', () => {
 });
 
 describe('MemoryGuard', () => {
+  it('counts the old generation only: garbage that dies young never triggers a full collection', () => {
+    releaseMemory();
+    let collections = 0;
+    const guard = new MemoryGuard(1 * MB, () => {
+      collections++;
+      releaseMemory();
+    });
+    let young = 0;
+    // 64 MB of short-lived arrays, checked after each MB as a sweep checks after each run: the young
+    // generation fills and empties many times; a guard that counted it would collect again and again.
+    for (let mb = 0; mb < 64; mb++) {
+      for (let i = 0; i < 256; i++) young += Array.from({ length: 512 }, (_, k) => k).length;
+      guard.check();
+    }
+    expect(young).toBe(64 * 256 * 512);
+    expect(collections).toBe(0);
+  });
+
   it('collects once the heap has grown 64 MB past what the last collection left, not before', async () => {
     releaseMemory();
     const floor = heapUsed();

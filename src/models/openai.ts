@@ -1,7 +1,7 @@
 // A ChatModel on the official `openai` SDK, for OpenAI and any compatible server (vLLM, llama.cpp,
 // Ollama, LiteLLM, `bench serve`). Timeouts and retries are the SDK's own (429 honours retry-after,
 // 5xx, connection errors and timeouts back off); we only count the attempts and read the usage.
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { ModelError, type AssistantMessage, type CallContext, type ChatModel, type ChatRequest, type ChatResult, type ToolCall, type Usage, type FinishReason } from '../contracts/chat.ts';
 import { redact } from './redact.ts';
 
@@ -12,9 +12,14 @@ export interface OpenAIOptions {
   maxRetries: number;
 }
 
+type Sdk = typeof import('openai').default;
+let sdk: Promise<Sdk> | undefined;
+/** The SDK loads with the first real call: ~14 MB that simulated sweeps, and each of their worker threads, never need. */
+const loadSdk = () => (sdk ??= import('openai').then((m) => m.default));
+
 export class OpenAIModel implements ChatModel {
   readonly simulated = false;
-  private readonly client: OpenAI;
+  private client: OpenAI | undefined;
   /** HTTP attempts of the call in flight. One model serves one run, whose calls are sequential. */
   private attempts = 0;
 
@@ -23,12 +28,14 @@ export class OpenAIModel implements ChatModel {
     readonly id: string,
     private readonly model: string,
     private readonly options: OpenAIOptions,
-  ) {
-    this.client = new OpenAI({
-      apiKey: options.apiKey,
-      baseURL: options.baseURL,
-      timeout: options.timeoutMs,
-      maxRetries: options.maxRetries,
+  ) {}
+
+  private connect(OpenAISdk: Sdk): OpenAI {
+    return new OpenAISdk({
+      apiKey: this.options.apiKey,
+      baseURL: this.options.baseURL,
+      timeout: this.options.timeoutMs,
+      maxRetries: this.options.maxRetries,
       fetch: (url, init) => {
         this.attempts++;
         return fetch(url, init);
@@ -37,6 +44,8 @@ export class OpenAIModel implements ChatModel {
   }
 
   async complete(request: ChatRequest, context: CallContext): Promise<ChatResult> {
+    const OpenAISdk = await loadSdk();
+    this.client ??= this.connect(OpenAISdk);
     this.attempts = 0;
     const started = performance.now();
     let response: OpenAI.Chat.Completions.ChatCompletion;
@@ -53,7 +62,7 @@ export class OpenAIModel implements ChatModel {
         { signal: context.signal },
       );
     } catch (e) {
-      throw new ModelError(this.describe(e), this.retries());
+      throw new ModelError(this.describe(OpenAISdk, e), this.retries());
     }
     const latencyMs = performance.now() - started;
     return { ...parseCompletion(response, (m) => new ModelError(this.scrub(m), this.retries())), latencyMs, retries: this.retries() };
@@ -63,11 +72,11 @@ export class OpenAIModel implements ChatModel {
     return Math.max(0, this.attempts - 1);
   }
 
-  private describe(e: unknown): string {
+  private describe(OpenAISdk: Sdk, e: unknown): string {
     const retried = this.retries() > 0 ? ` (after ${this.retries()} ${this.retries() === 1 ? 'retry' : 'retries'})` : '';
-    if (e instanceof OpenAI.APIConnectionTimeoutError) return this.scrub(`request timed out after ${this.options.timeoutMs / 1000} s${retried}`);
-    if (e instanceof OpenAI.APIConnectionError) return this.scrub(`connection failed: ${e.message}${retried}`);
-    if (e instanceof OpenAI.APIError) return this.scrub(`HTTP ${e.status ?? '?'} from ${this.model}: ${e.message}${retried}`);
+    if (e instanceof OpenAISdk.APIConnectionTimeoutError) return this.scrub(`request timed out after ${this.options.timeoutMs / 1000} s${retried}`);
+    if (e instanceof OpenAISdk.APIConnectionError) return this.scrub(`connection failed: ${e.message}${retried}`);
+    if (e instanceof OpenAISdk.APIError) return this.scrub(`HTTP ${e.status ?? '?'} from ${this.model}: ${e.message}${retried}`);
     return this.scrub(e instanceof Error ? e.message : String(e));
   }
 

@@ -297,7 +297,7 @@ async function writeCharts(out: ReportFiles, a: Analysis) {
     const stem = path.join(out.rel('charts'), c.name);
     out.write(`${stem}.vl.json`, `${JSON.stringify(c.spec, null, 2)}\n`);
     out.write(`${stem}.svg`, svg);
-    out.write(`${stem}.png`, svgToPng(svg));
+    out.write(`${stem}.png`, await svgToPng(svg));
     charts.push({ name: c.name, title: c.title, caption: c.caption, svg });
   }
   return charts;

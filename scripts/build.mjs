@@ -6,6 +6,7 @@
 // before the tests (test/global-setup.ts), so the bundle is never older than the sources.
 import { build } from 'esbuild';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -32,10 +33,28 @@ export async function buildBench() {
     logLevel: 'warning',
   });
   const current = new Set(Object.keys(result.metafile.outputs).map((f) => path.resolve(root, f)));
+  current.add(await writeRanks());
   for (const name of fs.readdirSync(outdir)) {
     const file = path.join(outdir, name);
     if (!current.has(file) && Date.now() - fs.statSync(file).mtimeMs > KEEP_OLD_CHUNKS_MS) fs.rmSync(file, { force: true });
   }
+}
+
+/**
+ * gpt-tokenizer's o200k_base ranks as JSON (src/meter/tokens.ts loads them: JSON.parse needs far
+ * less memory than compiling the package's array literal, in every worker thread). Written once
+ * per package version, from the package itself, so the table is the package's to the entry.
+ */
+async function writeRanks() {
+  const require = createRequire(import.meta.url);
+  const file = path.join(outdir, `o200k_base-${require('gpt-tokenizer/package.json').version}.json`);
+  if (!fs.existsSync(file)) {
+    const { default: ranks } = await import('gpt-tokenizer/bpeRanks/o200k_base');
+    const tmp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, JSON.stringify(ranks));
+    fs.renameSync(tmp, file);
+  }
+  return file;
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await buildBench();

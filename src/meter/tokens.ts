@@ -5,20 +5,39 @@
 // Counting is incremental: each message object is tokenized once (WeakMap), so metering a run
 // costs O(new text), not O(steps²). `bench serve` sees fresh objects per request, so it also
 // keys by content (bounded Map).
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import type { GptEncoding } from 'gpt-tokenizer/GptEncoding';
 import type { AssistantMessage, ChatMessage, ToolSpec } from '../contracts/chat.ts';
+import { ranksFile } from '../contracts/paths.ts';
 import { toolDefinitionTokens } from './tool-tokens.ts';
 
-type O200k = typeof import('gpt-tokenizer/encoding/o200k_base');
+type O200k = Pick<GptEncoding, 'encode' | 'decode' | 'countTokens'>;
 let tokenizer: O200k | undefined;
 const require = createRequire(import.meta.url);
 
 /**
- * The o200k_base tokenizer, loaded on first use: its tables take ~70 MB, which commands that only
+ * The o200k_base tokenizer, loaded on first use: its tables take ~50 MB, which commands that only
  * read results (`bench report`, `bench merge`, `bench check --from`) never need.
+ *
+ * gpt-tokenizer's own encoder, built from its own rank table — read from the JSON copy the build
+ * writes next to the bundle (scripts/build.mjs), when there is one: compiling the package's
+ * 200,000-string array literal costs each thread ~18 MB more and ~0.1 s longer than JSON.parse,
+ * and a sweep's worker threads each load it. Without the copy, the package's module as it is.
  */
 export function o200k(): O200k {
-  return (tokenizer ??= require('gpt-tokenizer/encoding/o200k_base') as O200k);
+  return (tokenizer ??= loadO200k());
+}
+
+function loadO200k(): O200k {
+  let ranks: Array<string | number[]>;
+  try {
+    ranks = JSON.parse(fs.readFileSync(ranksFile(require('gpt-tokenizer/package.json').version), 'utf8'));
+  } catch {
+    return require('gpt-tokenizer/encoding/o200k_base') as O200k;
+  }
+  const { GptEncoding: Encoding } = require('gpt-tokenizer/GptEncoding') as { GptEncoding: typeof GptEncoding };
+  return Encoding.getEncodingApi('o200k_base', () => ranks);
 }
 
 export const TOKENS_PER_MESSAGE = 3;

@@ -15,7 +15,6 @@ import { settingsOf } from '../report/sweep-settings.ts';
 import { allowHelp, parseAllow } from './diff.ts';
 import { publishToGithub } from '../gate/github.ts';
 import { judge } from '../gate/judge.ts';
-import { sequentialDesign } from '../gate/decision-stats.ts';
 import { adaptiveSweep, describeDesign, samplingOutcomes, type SamplingOutcome } from '../gate/adaptive.ts';
 import { junitXml } from '../gate/junit.ts';
 import { loadBudgets, type LoadedBudgets } from '../gate/load-budgets.ts';
@@ -105,16 +104,16 @@ export function registerCheck(program: Command): void {
     const results = await resultsToJudge(file, loaded, o, transport);
     if (!results) return;
     const { dir, meta, runs } = results;
-    // Adaptive: the success rate is judged at the looks' confidence, so the verdict is the last decision.
-    const successConfidence = loaded.adaptive ? sequentialDesign(loaded.adaptive).perLookConfidence : undefined;
-    const verdicts = judge(loaded.checks, runs, { baseline, spend: meta.spend, ...(successConfidence ? { successConfidence } : {}) });
     const outcomes = loaded.adaptive ? samplingOutcomes(loaded.checks, runs, loaded.adaptive) : [];
+    // Adaptive: a statistical budget's verdict is its sequential decision (undecided: not shown to hold).
+    const sequential = loaded.adaptive ? { sequential: { confidence: loaded.adaptive.confidence, decided: new Map(outcomes.map((s) => [s.scenario, s.decided])) } } : {};
+    const verdicts = judge(loaded.checks, runs, { baseline, spend: meta.spend, ...sequential });
     printVerdicts(verdicts);
     printSampling(outcomes);
     const report = fs.readFileSync(resultFile(dir, 'markdown'), 'utf8');
-    const sampling = loaded.adaptive ? { sampling: { design: describeDesign(loaded.adaptive), outcomes } } : {};
-    const md = checkSummaryMd({ budgetsFile: file, model: loaded.budgets.model, verdicts, report, ...sampling });
-    writeFileAtomic(path.join(dir, 'junit.xml'), junitXml(verdicts, undefined, outcomes));
+    const sampling = loaded.adaptive ? { design: describeDesign(loaded.adaptive), outcomes } : undefined;
+    const md = checkSummaryMd({ budgetsFile: file, model: loaded.budgets.model, verdicts, report, ...(sampling ? { sampling } : {}) });
+    writeFileAtomic(path.join(dir, 'junit.xml'), junitXml(verdicts, undefined, sampling));
     writeFileAtomic(resultFile(dir, 'markdown'), md);
     writeJsonAtomic(path.join(dir, 'baseline.json'), baselineOf(runs, settingsOf(meta)));
     publishToGithub(process.env, verdicts, file, md);

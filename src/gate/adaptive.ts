@@ -1,31 +1,45 @@
 // Adaptive repeats: after each batch, is every budget of a scenario decided? A statistical budget is
-// decided when its confidence interval (at the look's Bonferroni-split confidence) lies wholly on one
-// side of its limit; an every-run budget (stop_reason, max) is decided the moment a run breaks it and
-// otherwise does not hold sampling open (no sample proves "every run"). Pure: runs in, decisions out.
+// decided by a one-sided test at the stated confidence, its α spent over the planned looks
+// (decision-stats.ts): a success rate, p50 or p95 by exact group-sequential boundaries on a count, a
+// mean by a one-sided t bound. Once decided it stays decided (the boundaries assume a crossing path
+// stops). An every-run budget (stop_reason, max) is decided the moment a run breaks it and otherwise
+// does not hold sampling open (no sample proves "every run"). Pure: runs in, decisions out.
 import type { RunFacts } from '../contracts/records.ts';
 import { expandSweep, repeatOfRunId, type RunPlan, type SweepSpec } from '../runner/sweep.ts';
 import type { SweepOptions } from '../runner/sweep-runner.ts';
 import type { ScenarioBudget } from './load-budgets.ts';
-import { budgetName, METRIC_OF } from './assertions.ts';
+import { budgetName, METRIC_OF, type Decided } from './assertions.ts';
 import { METRICS, STATS, type AdaptiveRepeats, type AssertionsSpec } from './budgets-schema.ts';
-import { meanInterval, quantileInterval, runsToBoundQuantile, sequentialDesign, successInterval } from './decision-stats.ts';
-import type { Interval } from '../report/aggregate.ts';
+import { meanBounds, sequentialDesign, type SequentialDesign } from './decision-stats.ts';
 
 export type Decision = 'pass' | 'fail' | 'open';
 
 export interface BudgetDecision {
   name: string;
   decision: Decision;
-  /** Decided by a confidence interval (false: an every-run budget). */
+  /** Decided by a test at the stated confidence (false: an every-run budget). */
   statistical: boolean;
-  /** Why an open budget cannot be decided yet, when the sample is too small to bound it at all. */
+  /** Why an open budget cannot be decided yet, when no count the sample can reach would decide it. */
   needs?: string;
 }
 
-/** Upper-bound budgets: pass when the interval lies wholly at or below the limit, fail when wholly above. */
-const against = (ci: Interval, limit: number): Decision => (ci.hi <= limit ? 'pass' : ci.lo > limit ? 'fail' : 'open');
+/**
+ * A count budget (successes; runs within a quantile budget's limit) at look k: pass at or above the
+ * look's boundary, fail at or below the other. `needs` when too few runs could ever show it holds.
+ */
+function countDecision(count: number, k: number, bar: number, d: SequentialDesign, name: string): BudgetDecision {
+  const b = d.boundaries(bar);
+  const decision: Decision = count >= b.pass[k]! ? 'pass' : count <= b.fail[k]! ? 'fail' : 'open';
+  const first = d.looks.find((n, j) => b.pass[j]! <= n);
+  const needs =
+    decision !== 'open' || (first !== undefined && first <= d.looks[k]!)
+      ? {}
+      : { needs: first === undefined ? `${name} cannot be shown to hold within ${d.looks.at(-1)} runs` : `${name} can first be shown to hold at ${first} runs` };
+  return { name, decision, statistical: true, ...needs };
+}
 
-export function decideBudgets(a: AssertionsSpec, runs: readonly RunFacts[], confidence: number): BudgetDecision[] {
+/** Every budget's decision on the first looks[k] runs, as look k of design `d` judges it. */
+export function decideBudgets(a: AssertionsSpec, runs: readonly RunFacts[], k: number, d: SequentialDesign): BudgetDecision[] {
   const out: BudgetDecision[] = [];
   const n = runs.length;
   if (a.stop_reason) {
@@ -33,11 +47,10 @@ export function decideBudgets(a: AssertionsSpec, runs: readonly RunFacts[], conf
     out.push({ name: budgetName.stopReason(a.stop_reason), decision: broken ? 'fail' : n > 0 ? 'pass' : 'open', statistical: false });
   }
   if (a.success_rate) {
-    const checked = runs.filter((r) => r.success !== null);
-    const k = checked.filter((r) => r.success).length;
-    const ci = checked.length ? successInterval(k, checked.length, confidence) : { lo: 0, hi: 1 };
-    const min = a.success_rate.min;
-    out.push({ name: budgetName.successRate(min), decision: ci.lo >= min ? 'pass' : ci.hi < min ? 'fail' : 'open', statistical: true });
+    const name = budgetName.successRate(a.success_rate.min);
+    // The boundaries count trials at the looks' sizes; runs without a success check are no trials.
+    if (runs.some((r) => r.success === null)) out.push({ name, decision: 'open', statistical: true, needs: 'runs without a success check cannot decide it' });
+    else out.push(countDecision(runs.filter((r) => r.success).length, k, a.success_rate.min, d, name));
   }
   for (const metric of METRICS) {
     const bounds = a[metric];
@@ -52,13 +65,12 @@ export function decideBudgets(a: AssertionsSpec, runs: readonly RunFacts[], conf
         continue;
       }
       if (stat === 'mean') {
-        out.push({ name, decision: against(meanInterval(xs, confidence), limit), statistical: true });
+        const m = meanBounds(xs, d.lookAlpha[k]!);
+        out.push({ name, decision: m.hi <= limit ? 'pass' : m.lo > limit ? 'fail' : 'open', statistical: true });
         continue;
       }
-      const q = stat === 'p50' ? 0.5 : 0.95;
-      const decision = against(quantileInterval(xs, q, confidence), limit);
-      const least = runsToBoundQuantile(q, confidence);
-      out.push({ name, decision, statistical: true, ...(decision === 'open' && n < least ? { needs: `an upper bound on ${stat} needs ≥ ${least} runs` } : {}) });
+      // The q-quantile is ≤ limit exactly when P(X ≤ limit) ≥ q: a success rate of "within the limit", whatever the distribution.
+      out.push(countDecision(xs.filter((x) => x <= limit).length, k, stat === 'p50' ? 0.5 : 0.95, d, name));
     }
   }
   return out;
@@ -72,39 +84,50 @@ export interface SamplingOutcome {
   stopped: 'decided' | 'max' | 'short';
   /** One sentence: how many runs and why sampling stopped. */
   reason: string;
+  /** The statistical budgets decided so far, by name, with the look that decided each: their verdicts (any other is not shown to hold). */
+  decided: ReadonlyMap<string, Decided>;
 }
 
 const pct = (c: number) => `${Number((c * 100).toFixed(2))} %`;
 
 /**
  * Replays the looks over a scenario's runs in repeat order: the outcome when sampling stopped, or
- * the sample size of the next look still to reach. The live sweep and `--from` share it, so a
- * seed gives the same answer both ways.
+ * the sample size of the next look still to reach (with what the looks so far decided). The live
+ * sweep and `--from` share it, so a seed gives the same answer both ways.
  */
-export function sampling(scenario: string, a: AssertionsSpec, runs: readonly RunFacts[], r: AdaptiveRepeats): { outcome: SamplingOutcome } | { nextLook: number } {
+export function sampling(
+  scenario: string,
+  a: AssertionsSpec,
+  runs: readonly RunFacts[],
+  r: AdaptiveRepeats,
+): { outcome: SamplingOutcome } | { nextLook: number; decided: ReadonlyMap<string, Decided> } {
   const ordered = [...runs].sort((x, y) => repeatOfRunId(x.run_id) - repeatOfRunId(y.run_id));
-  const { looks, perLookConfidence } = sequentialDesign(r);
+  const design = sequentialDesign(r);
   const at = pct(r.confidence);
-  for (const n of looks) {
-    if (ordered.length < n) return { nextLook: n };
-    const ds = decideBudgets(a, ordered.slice(0, n), perLookConfidence);
+  const decided = new Map<string, Decided>();
+  for (const [k, n] of design.looks.entries()) {
+    if (ordered.length < n) return { nextLook: n, decided };
+    const ds = decideBudgets(a, ordered.slice(0, n), k, design).map((d) => {
+      if (!d.statistical) return d;
+      const earlier = decided.get(d.name);
+      if (earlier) return { name: d.name, decision: earlier.decision, statistical: true };
+      if (d.decision !== 'open') decided.set(d.name, { decision: d.decision, at: n });
+      return d;
+    });
+    const done = (stopped: SamplingOutcome['stopped'], reason: string) => ({ outcome: { scenario, runs: n, stopped, reason, decided } });
     const failed = ds.find((d) => d.decision === 'fail');
     const open = ds.filter((d) => d.decision === 'open');
-    if (failed) {
-      const how = failed.statistical ? `at ${at}` : 'by a run';
-      return { outcome: { scenario, runs: n, stopped: 'decided', reason: `decided after ${n} runs: ${failed.name} breached ${how}` } };
-    }
+    if (failed) return done('decided', `decided after ${n} runs: ${failed.name} breached ${failed.statistical ? `at ${at}` : 'by a run'}`);
     if (open.length === 0) {
       const stats = ds.filter((d) => d.statistical).map((d) => d.name);
-      const reason = stats.length
-        ? `decided after ${n} runs: ${stats.join(', ')} ${stats.length === 1 ? 'holds' : 'hold'} at ${at}`
-        : `decided after ${n} runs: no budget is statistical and no run broke one`;
-      return { outcome: { scenario, runs: n, stopped: 'decided', reason } };
+      return done(
+        'decided',
+        stats.length ? `decided after ${n} runs: ${stats.join(', ')} ${stats.length === 1 ? 'holds' : 'hold'} at ${at}` : `decided after ${n} runs: no budget is statistical and no run broke one`,
+      );
     }
     if (n === r.max) {
       const needs = open.flatMap((d) => (d.needs ? [d.needs] : []));
-      const reason = `ran to max ${n} runs: ${open.map((d) => d.name).join(', ')} undecided at ${at}${needs.length ? ` (${needs.join('; ')})` : ''}`;
-      return { outcome: { scenario, runs: n, stopped: 'max', reason } };
+      return done('max', `ran to max ${n} runs: ${open.map((d) => d.name).join(', ')} undecided at ${at}${needs.length ? ` (${needs.join('; ')})` : ''}`);
     }
   }
   throw new Error('unreachable: the last look is max');
@@ -116,7 +139,7 @@ export function samplingOutcomes(checks: ReadonlyArray<{ scenario: { id: string 
     const own = runs.filter((x) => x.scenario === c.scenario.id && x.stop_reason !== 'interrupted');
     const s = sampling(c.scenario.id, c.assertions, own, r);
     if ('outcome' in s) return s.outcome;
-    return { scenario: c.scenario.id, runs: own.length, stopped: 'short', reason: `stopped short after ${own.length} runs, before the look at ${s.nextLook}: undecided` };
+    return { scenario: c.scenario.id, runs: own.length, stopped: 'short', reason: `stopped short after ${own.length} runs, before the look at ${s.nextLook}: undecided`, decided: s.decided };
   });
 }
 
@@ -140,8 +163,11 @@ export function adaptiveSweep(spec: SweepSpec, checks: readonly ScenarioBudget[]
   return { sampling: r, next: (finished) => nextBatch(all, checks, finished, r) };
 }
 
-/** How the looks are planned, for a reader: `10..100 runs by 10 · 10 looks at 99.5 % each, 95 % overall (Bonferroni)`. */
+/** How the decisions are made, for a reader (summary.md): the looks, the confidence, how α is spent and by what test. */
 export function describeDesign(r: AdaptiveRepeats): string {
-  const { looks, perLookConfidence } = sequentialDesign(r);
-  return `${r.min}..${r.max} runs by ${r.batch} · ${looks.length} look${looks.length === 1 ? '' : 's'} at ${pct(perLookConfidence)} each, ${pct(r.confidence)} overall (Bonferroni)`;
+  const { looks, alpha } = sequentialDesign(r);
+  return (
+    `${r.min}..${r.max} runs by ${r.batch} · ${looks.length} look${looks.length === 1 ? '' : 's'} · each budget a one-sided test at ${pct(r.confidence)}, ` +
+    `α = ${pct(alpha)} spent over the looks as α·ln(1 + (e − 1)·n/${r.max}) (Lan–DeMets, Pocock-type): exact binomial boundaries for success rates and quantiles, a Student t bound for means`
+  );
 }

@@ -4,7 +4,6 @@ import { wilson } from '../report/aggregate.ts';
 import { spread } from '../report/stats.ts';
 import { METRICS, STATS, type AssertionsSpec, type Metric, type Stat } from './budgets-schema.ts';
 import { formatValue } from './format.ts';
-import { successInterval } from './decision-stats.ts';
 import type { Verdict } from './verdict.ts';
 
 export const METRIC_OF: Record<Metric, (r: RunFacts) => number> = {
@@ -23,14 +22,28 @@ export const budgetName = {
   bound: (metric: Metric, stat: Stat, max: number) => `${metric} ${stat} ≤ ${formatValue(metric, max)}`,
 };
 
+/** A statistical budget adaptive repeats decided, and after how many runs. */
+export interface Decided {
+  decision: 'pass' | 'fail';
+  at: number;
+}
+
 /**
- * `successConfidence`: the two-sided confidence of the success rate's Wilson bound; by default 95 %,
- * under adaptive repeats each look's Bonferroni share (so the final verdict is the last decision).
+ * `sequential` (adaptive repeats): the success rate, mean, p50 and p95 budgets take their verdict
+ * from the sequential decision — a budget passes only when shown to hold at `confidence`, so one
+ * still undecided (absent from `decided`) fails. Without it, the fixed-count verdicts.
  */
-export function evaluateAssertions(scenario: string, a: AssertionsSpec, runs: readonly RunFacts[], successConfidence?: number): Verdict[] {
+export function evaluateAssertions(scenario: string, a: AssertionsSpec, runs: readonly RunFacts[], sequential?: { confidence: number; decided: ReadonlyMap<string, Decided> }): Verdict[] {
   const out: Verdict[] = [];
-  const verdict = (name: string, pass: boolean, measured: string, limit: string, why: string) =>
-    out.push({ suite: scenario, name, pass, measured, limit, message: `${scenario}: ${name} ${pass ? 'holds' : 'breached'}: ${why}` });
+  const verdict = (name: string, pass: boolean, measured: string, limit: string, why: string, word = pass ? 'holds' : 'breached') =>
+    out.push({ suite: scenario, name, pass, measured, limit, message: `${scenario}: ${name} ${word}: ${why}` });
+  // A statistical budget under adaptive repeats: its decision, and a note saying which.
+  const settled = (name: string) => {
+    const d = sequential!.decided.get(name);
+    const at = `${Number((sequential!.confidence * 100).toFixed(2))} %`;
+    if (!d) return { pass: false, note: `undecided at ${at} after ${n} runs`, word: 'not shown to hold' };
+    return { pass: d.decision === 'pass', note: `${d.decision === 'pass' ? 'held' : 'breached'} at ${at} after ${d.at} runs` };
+  };
   const n = runs.length;
 
   if (a.stop_reason) {
@@ -45,12 +58,18 @@ export function evaluateAssertions(scenario: string, a: AssertionsSpec, runs: re
   if (a.success_rate) {
     const checked = runs.filter((r) => r.success !== null);
     const k = checked.filter((r) => r.success).length;
-    const lower = successConfidence === undefined ? wilson(k, checked.length).lo : successInterval(k, checked.length, successConfidence).lo;
-    const level = successConfidence === undefined ? '95%' : `${Number((successConfidence * 100).toFixed(2))}%`;
-    // Three decimals: a bound of 0.896 must not read as the 0.9 it fails.
-    const measured = `${k}/${checked.length} (${level} lower bound ${lower.toFixed(3)})`;
+    const name = budgetName.successRate(a.success_rate.min);
     const limit = `≥ ${a.success_rate.min}`;
-    verdict(budgetName.successRate(a.success_rate.min), checked.length > 0 && lower >= a.success_rate.min, measured, limit, `${measured}, needs ${limit}`);
+    if (sequential) {
+      const s = settled(name);
+      const measured = `${k}/${checked.length} (${s.note})`;
+      verdict(name, s.pass, measured, limit, `${measured}, needs ${limit}`, s.word);
+    } else {
+      const lower = wilson(k, checked.length).lo;
+      // Three decimals: a bound of 0.896 must not read as the 0.9 it fails.
+      const measured = `${k}/${checked.length} (95% lower bound ${lower.toFixed(3)})`;
+      verdict(name, checked.length > 0 && lower >= a.success_rate.min, measured, limit, `${measured}, needs ${limit}`);
+    }
   }
   for (const metric of METRICS) {
     const bounds = a[metric];
@@ -61,7 +80,11 @@ export function evaluateAssertions(scenario: string, a: AssertionsSpec, runs: re
       if (max === undefined) continue;
       const name = budgetName.bound(metric, stat, max);
       const measured = n === 0 ? 'no runs' : formatValue(metric, s[stat]);
-      verdict(name, n > 0 && s[stat] <= max, measured, `≤ ${formatValue(metric, max)}`, `measured ${measured} over ${n} run(s)`);
+      const limit = `≤ ${formatValue(metric, max)}`;
+      if (sequential && stat !== 'max') {
+        const d = settled(name);
+        verdict(name, d.pass, `${measured} (${d.note})`, limit, `measured ${measured} over ${n} run(s), ${d.note}`, d.word);
+      } else verdict(name, n > 0 && s[stat] <= max, measured, limit, `measured ${measured} over ${n} run(s)`);
     }
   }
   return out;

@@ -25,7 +25,7 @@ const Assertions = z
   .object({
     /** Every run must stop with one of these reasons (checked at load against the closed set: a typo would fail every run). */
     stop_reason: z.array(z.enum(STOP_REASONS)).min(1).optional(),
-    /** The 95% Wilson lower bound of the success rate must reach `min`. */
+    /** The 95% Wilson lower bound of the success rate must reach `min` (adaptive repeats: the sequential test must show it). */
     success_rate: z.object({ min: z.number().min(0).max(1) }).strict().optional(),
     // One bound per metric of METRICS (the `satisfies` below keeps the two lists the same).
     steps: Bound.optional(),
@@ -78,7 +78,7 @@ export const AdaptiveRepeats = z
     min: z.number().int().min(2).max(100_000),
     max: z.number().int().min(2).max(100_000),
     batch: z.number().int().min(1).max(100_000),
-    /** Overall confidence of each decision, split over the looks (Bonferroni). */
+    /** Each decision's confidence c: a scenario exactly at a budget passes it with probability ≤ 1 − c, and fails it with ≤ 1 − c, over all looks. */
     confidence: z.number().min(0.5).max(0.999).default(0.95),
   })
   .strict()

@@ -1,23 +1,8 @@
-// The statistics adaptive repeats decide with. Pure functions, numbers in, numbers out:
-// two-sided confidence intervals for a success rate (Wilson), a mean (Student t) and a quantile
-// (distribution-free, from order statistics), and the Bonferroni split of the error rate over looks.
-import { wilson, type Interval } from '../report/aggregate.ts';
-
-/** Standard normal quantile (Acklam's rational approximation, relative error < 1.2e-9). */
-export function normalQuantile(p: number): number {
-  if (!(p > 0 && p < 1)) throw new RangeError(`normalQuantile: p must be in (0, 1), got ${p}`);
-  const a = [-39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716, 2.506628277459239];
-  const b = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572];
-  const c = [-0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
-  const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
-  const tail = (q: number) =>
-    (((((c[0]! * q + c[1]!) * q + c[2]!) * q + c[3]!) * q + c[4]!) * q + c[5]!) / ((((d[0]! * q + d[1]!) * q + d[2]!) * q + d[3]!) * q + 1);
-  if (p < 0.02425) return tail(Math.sqrt(-2 * Math.log(p)));
-  if (p > 1 - 0.02425) return -tail(Math.sqrt(-2 * Math.log(1 - p)));
-  const q = p - 0.5;
-  const r = q * q;
-  return ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * q) / (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1);
-}
+// The statistics adaptive repeats decide with. Pure functions, numbers in, numbers out.
+// Every decision is a one-sided test at the stated confidence c = 1 − α, with α spent over the
+// planned looks by a Lan–DeMets spending function: a count (successes, or runs within a quantile
+// budget's limit) against exact group-sequential binomial boundaries, a mean against a one-sided
+// Student t bound at each look's share of α.
 
 /** ln Γ(x) for x > 0 (Lanczos, g = 7). */
 function logGamma(x: number): number {
@@ -74,72 +59,154 @@ export function studentTQuantile(p: number, df: number): number {
   return (lo + hi) / 2;
 }
 
-/** P(X ≤ k) for X ~ Binomial(n, p), summed in log space so large n does not underflow. */
-export function binomialCdf(k: number, n: number, p: number): number {
-  if (k < 0) return 0;
-  if (k >= n) return 1;
-  if (p <= 0) return 1;
-  if (p >= 1) return 0;
-  let logPmf = n * Math.log(1 - p);
-  let sum = 0;
-  for (let i = 0; i <= k; i++) {
-    if (i > 0) logPmf += Math.log((n - i + 1) / i) + Math.log(p / (1 - p));
-    sum += Math.exp(logPmf);
+/** ln P(X = j), j = 0..n, for X ~ Binomial(n, p); point masses at p = 0 and p = 1. */
+function binomialLogPmf(n: number, p: number): Float64Array {
+  const out = new Float64Array(n + 1);
+  if (p <= 0 || p >= 1) {
+    out.fill(-Infinity);
+    out[p <= 0 ? 0 : n] = 0;
+    return out;
   }
-  return Math.min(1, sum);
+  const c = logGamma(n + 1);
+  for (let j = 0; j <= n; j++) out[j] = c - logGamma(j + 1) - logGamma(n - j + 1) + j * Math.log(p) + (n - j) * Math.log(1 - p);
+  return out;
 }
 
-/** Two-sided Wilson score interval for k successes out of n. */
-export function successInterval(k: number, n: number, confidence: number): Interval {
-  return wilson(k, n, normalQuantile(1 - (1 - confidence) / 2));
+/** P(X = j), j = 0..n, for X ~ Binomial(n, p), from log space so large n does not underflow the middle. */
+export function binomialPmf(n: number, p: number): Float64Array {
+  return binomialLogPmf(n, p).map(Math.exp);
 }
 
-/** Two-sided Student t interval for the mean; unbounded below 2 values (no spread to judge by). */
-export function meanInterval(xs: readonly number[], confidence: number): Interval {
+/**
+ * Lan–DeMets spending of Pocock type: the α spent once a fraction t of `max` runs is in,
+ * α·ln(1 + (e − 1)·t) — 0 at t = 0, all of α at t = 1. Chosen over an O'Brien–Fleming-like and a
+ * front-loaded function by the expected runs each takes (README, "Adaptive repeats").
+ */
+export const pocockSpending = (alpha: number, t: number): number => alpha * Math.log(1 + (Math.E - 1) * t);
+
+/** Per look: pass when the count ≥ pass[k], fail when it ≤ fail[k] (pass[k] > n_k: cannot pass there; fail[k] < 0: cannot fail). */
+export interface CountBoundaries {
+  pass: number[];
+  fail: number[];
+}
+
+/**
+ * Carries the distribution of the count (successes so far, under success probability p) over the
+ * looks, among the paths no boundary has stopped yet: convolve each batch in, let `bounds` set the
+ * look's thresholds, take the mass at or beyond them out. Only the window between the last
+ * thresholds is kept (O(√n) wide), so long designs stay cheap. Returns the probability of crossing
+ * each side at each look.
+ */
+function walkLooks(looks: readonly number[], p: number, bounds: (k: number, lo: number, probs: Float64Array) => { pass: number; fail: number }): { pass: number[]; fail: number[] } {
+  let lo = 0;
+  let probs = Float64Array.of(1);
+  let n = 0;
+  const pass: number[] = [];
+  const fail: number[] = [];
+  for (let k = 0; k < looks.length; k++) {
+    const step = binomialPmf(looks[k]! - n, p);
+    n = looks[k]!;
+    const next = new Float64Array(probs.length ? probs.length + step.length - 1 : 0);
+    for (let i = 0; i < probs.length; i++) if (probs[i]) for (let j = 0; j < step.length; j++) next[i + j]! += probs[i]! * step[j]!;
+    const b = bounds(k, lo, next);
+    let up = 0;
+    let down = 0;
+    for (let i = 0; i < next.length; i++) {
+      if (lo + i >= b.pass) up += next[i]!;
+      else if (lo + i <= b.fail) down += next[i]!;
+    }
+    pass.push(up);
+    fail.push(down);
+    const from = Math.max(lo, b.fail + 1);
+    probs = next.slice(from - lo, Math.max(from - lo, Math.min(next.length, b.pass - lo)));
+    lo = from;
+  }
+  return { pass, fail };
+}
+
+/**
+ * Exact group-sequential boundaries for a binomial count against `bar`, both sides spending the
+ * same cumulative α (`spent[k]` by look k): at each look the pass threshold is the smallest count
+ * whose exact crossing probability under p = bar, added to what earlier looks crossed, stays within
+ * spent[k]; the fail threshold likewise from below. So a scenario exactly at its bar passes with
+ * probability ≤ α and fails with probability ≤ α; further from the bar on the wrong side, less
+ * (the count grows with p path by path). Depends on the design only, never on the data.
+ */
+export function countBoundaries(bar: number, looks: readonly number[], spent: readonly number[]): CountBoundaries {
+  const out: CountBoundaries = { pass: [], fail: [] };
+  let passed = 0;
+  let failed = 0;
+  walkLooks(looks, bar, (k, lo, probs) => {
+    let hi = lo + probs.length;
+    let tail = passed;
+    while (hi > lo && tail + probs[hi - 1 - lo]! <= spent[k]!) tail += probs[--hi - lo]!;
+    let f = lo - 1;
+    let head = failed;
+    while (f + 1 < hi && head + probs[f + 1 - lo]! <= spent[k]!) head += probs[++f - lo]!;
+    passed = tail;
+    failed = head;
+    // Counts below the window (or above it) only a stopped path reaches: no threshold to set there.
+    out.pass.push(probs.length ? hi : looks[k]! + 1);
+    out.fail.push(probs.length && f >= lo ? f : -1);
+    return { pass: out.pass[k]!, fail: out.fail[k]! };
+  });
+  return out;
+}
+
+/** The exact probability of passing and of failing at each look, under success probability p, for given boundaries. */
+export function crossingProbabilities(p: number, looks: readonly number[], b: CountBoundaries): { pass: number[]; fail: number[] } {
+  return walkLooks(looks, p, (k) => ({ pass: b.pass[k]!, fail: b.fail[k]! }));
+}
+
+/** One-sided Student t bounds on the mean, each at 1 − α; unbounded below 2 values (no spread to judge by). */
+export function meanBounds(xs: readonly number[], alpha: number): { lo: number; hi: number } {
   const n = xs.length;
   if (n < 2) return { lo: -Infinity, hi: Infinity };
   let m = 0;
   for (const x of xs) m += x / n;
   let ss = 0;
   for (const x of xs) ss += (x - m) ** 2;
-  const half = studentTQuantile(1 - (1 - confidence) / 2, n - 1) * Math.sqrt(ss / (n - 1) / n);
+  const half = studentTQuantile(1 - alpha, n - 1) * Math.sqrt(ss / (n - 1) / n);
   return { lo: m - half, hi: m + half };
 }
 
-/**
- * Two-sided distribution-free interval for the q-quantile (0 < q < 1) from order statistics: the
- * number of values below the true quantile is Binomial(n, q), whatever the distribution. A side the
- * sample cannot bound yet is ±Infinity (an upper bound on p95 needs the values of many runs).
- */
-export function quantileInterval(xs: readonly number[], q: number, confidence: number): Interval {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const n = sorted.length;
-  const tail = (1 - confidence) / 2;
-  // Lower: the l-th smallest value with P(Bin(n, q) < l) ≤ tail, l as large as that allows.
-  let l = 0;
-  while (l + 1 <= n && binomialCdf(l, n, q) <= tail) l++;
-  // Upper: the u-th smallest value with P(Bin(n, q) ≥ u) ≤ tail, u as small as that allows.
-  let u = n + 1;
-  while (u - 1 >= 1 && 1 - binomialCdf(u - 2, n, q) <= tail) u--;
-  return { lo: l === 0 ? -Infinity : sorted[l - 1]!, hi: u > n ? Infinity : sorted[u - 1]! };
-}
-
-/** The fewest runs whose largest value can bound the q-quantile from above at this confidence. */
-export function runsToBoundQuantile(q: number, confidence: number): number {
-  return Math.ceil(Math.log((1 - confidence) / 2) / Math.log(q));
-}
-
 export interface SequentialDesign {
-  /** Sample sizes at which the decision is looked at: min, min + batch, …, max. */
+  /** Sample sizes at which the decisions are looked at: min, min + batch, …, max. */
   looks: number[];
-  /** Each look's two-sided confidence: the error rate split evenly over the looks (Bonferroni). */
-  perLookConfidence: number;
+  /** The error each side of a decision may make over all looks: 1 − confidence. */
+  alpha: number;
+  /** α spent by each look, cumulative (Pocock-type spending at t = n / max); the last is α. */
+  spent: number[];
+  /** Look k's own share, spent[k] − spent[k − 1]: the level of a per-look bound (the union bound keeps their sum at α). */
+  lookAlpha: number[];
+  /** The count boundaries against a bar, computed once per bar. */
+  boundaries(bar: number): CountBoundaries;
 }
 
-/** Looks at min, min + batch, … up to max: ceil((max − min) / batch) + 1 of them, each at 1 − α / looks. */
+const designs = new Map<string, SequentialDesign>();
+
+/** Looks at min, min + batch, … up to max, and α spent over them; one object per (min, max, batch, confidence). */
 export function sequentialDesign(r: { min: number; max: number; batch: number; confidence: number }): SequentialDesign {
+  const key = `${r.min} ${r.max} ${r.batch} ${r.confidence}`;
+  const known = designs.get(key);
+  if (known) return known;
   const looks: number[] = [];
   for (let n = r.min; n < r.max; n += r.batch) looks.push(n);
   looks.push(r.max);
-  return { looks, perLookConfidence: 1 - (1 - r.confidence) / looks.length };
+  const alpha = 1 - r.confidence;
+  // The last look spends exactly α, whatever rounding the logarithm leaves.
+  const spent = looks.map((n, k) => (k === looks.length - 1 ? alpha : pocockSpending(alpha, n / r.max)));
+  const bars = new Map<number, CountBoundaries>();
+  const design: SequentialDesign = {
+    looks,
+    alpha,
+    spent,
+    lookAlpha: spent.map((s, k) => s - (k ? spent[k - 1]! : 0)),
+    boundaries(bar) {
+      if (!bars.has(bar)) bars.set(bar, countBoundaries(bar, looks, spent));
+      return bars.get(bar)!;
+    },
+  };
+  designs.set(key, design);
+  return design;
 }

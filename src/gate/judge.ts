@@ -3,7 +3,7 @@
 import type { RunFacts } from '../contracts/records.ts';
 import type { ReplayMiss } from '../contracts/chat.ts';
 import type { SpendState } from '../contracts/sweep-state.ts';
-import { evaluateAssertions } from './assertions.ts';
+import { evaluateAssertions, type Decided } from './assertions.ts';
 import { usd } from '../report/format.ts';
 import { baselineOf, compareToBaseline, type Baseline } from './baseline.ts';
 import type { ScenarioBudget } from './load-budgets.ts';
@@ -28,7 +28,12 @@ function replayMiss(scenario: string, runs: readonly RunFacts[]): Verdict | null
   };
 }
 
-export function judge(checks: readonly ScenarioBudget[], runs: readonly RunFacts[], o: { baseline?: Baseline; spend?: SpendState; successConfidence?: number }): Verdict[] {
+/** `sequential` (adaptive repeats): each scenario's decided statistical budgets, which give their verdicts. */
+export function judge(
+  checks: readonly ScenarioBudget[],
+  runs: readonly RunFacts[],
+  o: { baseline?: Baseline; spend?: SpendState; sequential?: { confidence: number; decided: ReadonlyMap<string, ReadonlyMap<string, Decided>> } },
+): Verdict[] {
   const now = baselineOf(runs, undefined).scenarios;
   const out: Verdict[] = [];
   for (const c of checks) {
@@ -40,7 +45,8 @@ export function judge(checks: readonly ScenarioBudget[], runs: readonly RunFacts
       out.push(missed);
       continue;
     }
-    out.push(...evaluateAssertions(id, c.assertions, mine, o.successConfidence));
+    const seq = o.sequential && { confidence: o.sequential.confidence, decided: o.sequential.decided.get(id) ?? new Map<string, Decided>() };
+    out.push(...evaluateAssertions(id, c.assertions, mine, seq));
     if (o.baseline && now[id]) out.push(...compareToBaseline(id, o.baseline.scenarios[id], now[id], c.maxRegression));
   }
   if (o.spend) {

@@ -17,16 +17,23 @@ const escape = (s: string) =>
     // Characters XML 1.0 cannot carry at all.
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
 
-/** With adaptive repeats, each scenario's suite carries how many runs it took and why it stopped, as properties. */
-export function junitXml(verdicts: readonly Verdict[], name = 'bench check', sampling: readonly SamplingOutcome[] = []): string {
+/** With adaptive repeats, each scenario's suite carries how many runs it took, why it stopped and how it decides, as properties. */
+export function junitXml(verdicts: readonly Verdict[], name = 'bench check', sampling?: { design: string; outcomes: readonly SamplingOutcome[] }): string {
   const suites = groupBy(verdicts, (v) => v.suite);
   const failures = (vs: readonly Verdict[]) => vs.filter(isBreach).length;
   const errors = (vs: readonly Verdict[]) => vs.filter((v) => v.miss).length;
   const lines = ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites name="${escape(name)}" tests="${verdicts.length}" failures="${failures(verdicts)}" errors="${errors(verdicts)}">`];
   for (const [suite, vs] of suites) {
     lines.push(`  <testsuite name="${escape(suite)}" tests="${vs.length}" failures="${failures(vs)}" errors="${errors(vs)}" skipped="0">`);
-    const s = sampling.find((x) => x.scenario === suite);
-    if (s) lines.push('    <properties>', `      <property name="runs" value="${s.runs}"/>`, `      <property name="sampling" value="${escape(s.reason)}"/>`, '    </properties>');
+    const s = sampling?.outcomes.find((x) => x.scenario === suite);
+    if (s)
+      lines.push(
+        '    <properties>',
+        `      <property name="runs" value="${s.runs}"/>`,
+        `      <property name="sampling" value="${escape(s.reason)}"/>`,
+        `      <property name="design" value="${escape(sampling!.design)}"/>`,
+        '    </properties>',
+      );
     for (const v of vs) {
       const open = `    <testcase classname="${escape(`bench.${suite}`)}" name="${escape(v.name)}"`;
       if (v.pass) lines.push(`${open}/>`);

@@ -36,7 +36,7 @@ export function addRunOptions(cmd: Command): Command {
     .option('-m, --model <specs>', `model(s) to sweep: ${MODEL_SPECS_HELP}`, RUN_DEFAULTS.model)))
     .option(
       '-n, --repeat <n>',
-      `runs per configuration, each with its own seed; or auto: batches until each configuration's mean cost (and success rate, where checked) is estimated to --precision, or max — auto is auto:${REPEAT_AUTO.min}..${REPEAT_AUTO.max}:${REPEAT_AUTO.batch}, or give auto:MIN..MAX:BATCH`,
+      `runs per configuration, each with its own seed; or auto: batches until each configuration's mean cost (and success rate, where checked) is estimated to --precision, or max — auto is auto:${REPEAT_AUTO.min}..${REPEAT_AUTO.max}:${REPEAT_AUTO.batch}, or give auto:MIN..MAX:BATCH (not with --shard; such a sweep cannot be --resumed: run it again)`,
       RUN_DEFAULTS.repeat,
     )
     .option('--precision <p>', `with --repeat auto: the 95% interval half-width wanted, relative to the mean cost and in points of success rate (0.05 or 5%; default ${DEFAULT_PRECISION})`)

@@ -74,6 +74,7 @@ export function registerRun(program: Command): void {
         throw new UsageError(
           "--shard: --repeat auto decides after each batch on all of a configuration's runs so far; a shard holds every n-th run only, so it cannot judge their precision, and shards deciding alone would stop at different points (give --repeat a count to shard)",
         );
+      if (sampling && o.pauseAt !== undefined) throw new UsageError('--pause-at: a paused run has no final cost or outcome, so --repeat auto could not judge it (give --repeat a count to pause)');
       // Every repeat up to max is planned (the same run ids and seeds as --repeat MAX); batches are taken from it.
       const spec = buildSweepSpec(sampling ? { ...o, repeat: String(sampling.max) } : o, transport);
       const control = { pauseAt: parsePauseAt(o.pauseAt), resume: loadResumeState(o.resumeState, spec.scenarios) };

@@ -21,6 +21,8 @@ import type { RunPlan } from '../runner/sweep.ts';
 import type { SpendLimiter } from '../runner/spend-limiter.ts';
 import { usd } from '../report/format.ts';
 import { printSummary } from './summary-table.ts';
+import { parseRepeatAuto, precisionSweep, REPEAT_AUTO } from '../runner/repeat-auto.ts';
+import { DEFAULT_PRECISION } from '../report/precision.ts';
 
 /** One flag per row of the table of brakes. */
 function addLimitOptions(cmd: Command): Command {
@@ -32,7 +34,12 @@ export function addRunOptions(cmd: Command): Command {
   return addTaskqueueOptions(addLimitOptions(addTransportOptions(cmd)
     .option('-s, --scenario <ids>', `scenario ids or .yaml paths, comma-separated (default: ${DEFAULT_SCENARIOS.join(',')})`)
     .option('-m, --model <specs>', `model(s) to sweep: ${MODEL_SPECS_HELP}`, RUN_DEFAULTS.model)))
-    .option('-n, --repeat <n>', 'runs per configuration, each with its own seed', RUN_DEFAULTS.repeat)
+    .option(
+      '-n, --repeat <n>',
+      `runs per configuration, each with its own seed; or auto: batches until each configuration's mean cost (and success rate, where checked) is estimated to --precision, or max — auto is auto:${REPEAT_AUTO.min}..${REPEAT_AUTO.max}:${REPEAT_AUTO.batch}, or give auto:MIN..MAX:BATCH (not with --shard; such a sweep cannot be --resumed: run it again)`,
+      RUN_DEFAULTS.repeat,
+    )
+    .option('--precision <p>', `with --repeat auto: the 95% interval half-width wanted, relative to the mean cost and in points of success rate (0.05 or 5%; default ${DEFAULT_PRECISION})`)
     .option('--seed <n>', 'sweep seed: the same seed gives the same runs', RUN_DEFAULTS.seed)
     .option('--json', 'print the summary as JSON on stdout')
     .option('--pricing <file>', 'pricing table (YAML, like data/pricing.yaml)')
@@ -62,11 +69,18 @@ export function registerRun(program: Command): void {
       const transport = transportFrom(o);
       // A replayed sweep runs the models it recorded unless --model says otherwise.
       if (transport.replay && cmd.getOptionValueSource('model') === 'default') o.model = transport.replay.models().join(',') || o.model;
-      const spec = buildSweepSpec(o, transport);
+      const sampling = parseRepeatAuto(o.repeat, o.precision);
+      if (sampling && o.shard !== undefined)
+        throw new UsageError(
+          "--shard: --repeat auto decides after each batch on all of a configuration's runs so far; a shard holds every n-th run only, so it cannot judge their precision, and shards deciding alone would stop at different points (give --repeat a count to shard)",
+        );
+      if (sampling && o.pauseAt !== undefined) throw new UsageError('--pause-at: a paused run has no final cost or outcome, so --repeat auto could not judge it (give --repeat a count to pause)');
+      // Every repeat up to max is planned (the same run ids and seeds as --repeat MAX); batches are taken from it.
+      const spec = buildSweepSpec(sampling ? { ...o, repeat: String(sampling.max) } : o, transport);
       const control = { pauseAt: parsePauseAt(o.pauseAt), resume: loadResumeState(o.resumeState, spec.scenarios) };
       const trace = o.trace ? (line: string) => process.stderr.write(`${line}\n`) : undefined;
-      const outcome = await startSweep(spec, o, process.argv.slice(2), transport, { trace, control });
-      report(o, outcome, control.pauseAt);
+      const outcome = await startSweep(spec, o, process.argv.slice(2), transport, { trace, control, ...(sampling ? { adaptive: precisionSweep(spec, sampling) } : {}) });
+      report(o, outcome, control.pauseAt, sampling !== null);
     });
 }
 
@@ -103,14 +117,17 @@ function resumedSpend(dir: string, meta: Meta, text: string | undefined, todo: R
 }
 
 /** Prints the summary, and says how to go on from a paused or interrupted sweep. */
-function report(o: RunOptions & StartOptions, outcome: StartedOutcome, pauseAt: number | undefined): void {
+function report(o: RunOptions & StartOptions, outcome: StartedOutcome, pauseAt: number | undefined, adaptive = false): void {
   printSummary(outcome, { json: o.json, dir: outcome.dir });
-  if (outcome.spend?.stopped) console.error(`bench: run the rest under a new cap with: bench --resume ${outcome.dir} --ci-max-spend <usd>`);
+  // --repeat auto cannot be resumed (resume.ts): the way on is to run it again.
+  if (outcome.spend?.stopped)
+    console.error(adaptive ? 'bench: --repeat auto cannot be resumed: run the sweep again under a higher --ci-max-spend (the same seed takes the same runs)' : `bench: run the rest under a new cap with: bench --resume ${outcome.dir} --ci-max-spend <usd>`);
   const paused = outcome.runs.filter((r) => r.extra?.paused).length;
   if (paused > 0)
     console.error(`paused ${paused} run(s) after round ${pauseAt}; state in ${path.join(outcome.dir, FILES.state)}/<run_id>.json — continue with --resume-state FILE`);
   if (outcome.interruptExitCode !== null) {
-    console.error(`bench: interrupted: ${outcome.runsDone} of ${outcome.runsPlanned} runs finished, the others are recorded as interrupted; finish them with: bench --resume ${outcome.dir}`);
+    const next = adaptive ? '--repeat auto cannot be resumed: run the sweep again (the same seed takes the same runs)' : `finish them with: bench --resume ${outcome.dir}`;
+    console.error(`bench: interrupted: ${outcome.runsDone} of ${outcome.runsPlanned} runs finished, the others are recorded as interrupted; ${next}`);
     process.exitCode = outcome.interruptExitCode;
   }
 }

@@ -113,7 +113,8 @@ export async function startSweep(
     },
     Boolean(o.quiet || o.json),
   );
-  reportSpend(outcome, plans.length);
+  // Adaptive repeats schedule more than their first batch: the runs scheduled are what was planned.
+  reportSpend(outcome, outcome.runsPlanned);
   return outcome;
 }
 

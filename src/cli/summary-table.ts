@@ -2,6 +2,7 @@ import path from 'node:path';
 import { formatStopReasons, type ConfigSummary } from '../report/aggregate.ts';
 import type { ConfigEconomics } from '../report/decision.ts';
 import { int, usdDistinct } from '../report/format.ts';
+import type { PrecisionOutcome } from '../report/precision.ts';
 
 export interface PrintedSummary {
   summary: readonly ConfigSummary[];
@@ -11,6 +12,8 @@ export interface PrintedSummary {
   economics?: readonly ConfigEconomics[];
   /** How the figures are priced. */
   pricing?: string;
+  /** `--repeat auto`: how many runs each configuration took and why. */
+  sampling?: readonly PrecisionOutcome[];
 }
 
 /** `$0.52 ($0.41–$0.71)`; `–` without a check; `none succeeded` at 0%. */
@@ -24,7 +27,8 @@ function perSuccess(e: ConfigEconomics | undefined, usd: (x: number) => string):
 /** The short table a sweep ends with; `--json` prints the same summary as JSON on stdout. */
 export function printSummary(s: PrintedSummary, o: { json?: boolean; dir: string }): void {
   if (o.json) {
-    console.log(JSON.stringify({ results_dir: o.dir, pricing: s.pricing, decisions: s.decisions ?? [], configs: s.summary, economics: s.economics ?? [], findings: s.findings ?? [] }, null, 2));
+    const sampling = s.sampling?.length ? { sampling: s.sampling } : {};
+    console.log(JSON.stringify({ results_dir: o.dir, pricing: s.pricing, decisions: s.decisions ?? [], configs: s.summary, economics: s.economics ?? [], findings: s.findings ?? [], ...sampling }, null, 2));
     return;
   }
   const econ = new Map((s.economics ?? []).map((e) => [e.config_id, e]));
@@ -64,6 +68,10 @@ export function printSummary(s: PrintedSummary, o: { json?: boolean; dir: string
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of rows) console.log(line(r));
   if (s.findings?.length) console.log(`\n${s.findings.map((f) => `- ${f}`).join('\n')}`);
+  if (s.sampling?.length) {
+    const w = Math.max(...s.sampling.map((x) => x.config_id.length));
+    console.log(`\n${s.sampling.map((x) => `RUNS  ${x.config_id.padEnd(w)}  ${x.reason}`).join('\n')}`);
+  }
   const rel = path.relative(process.cwd(), o.dir);
   console.log(`\nresults: ${rel && !rel.startsWith('..') ? rel : o.dir}  (stop reasons: runs @ step; +1 step: extra cost per extra step taken; report.html, summary.md)`);
 }

@@ -25,10 +25,17 @@ export interface SpendState {
   overrun_usd?: number;
 }
 
-/** Adaptive repeats (`bench check` with `repeats: { min, max, batch }`): batches until decided, or max. */
+/**
+ * Adaptive repeats: batches of runs until decided, or max. `bench check` with `repeats: { min, max, batch }`
+ * records no `rule` (its budgets decide); `bench run --repeat auto` records `rule: 'precision'`.
+ */
 export interface AdaptiveSampling {
   min: number;
   max: number;
   batch: number;
   confidence: number;
+  /** `precision`: each configuration until its mean cost (and success rate, where checked) is estimated to `precision`. */
+  rule?: 'precision';
+  /** With rule `precision`: the 95 % interval's half-width wanted, relative to the mean cost, and in rate units for the success rate. */
+  precision?: number;
 }

@@ -34,6 +34,7 @@ import { describePrice, describePrices } from './report-data.ts';
 import { constraintRows, longestRoundLimit, roleRows, roundRows } from './taskqueue.ts';
 import { queueLengthChart } from './taskqueue-chart.ts';
 import { detectorFindings, detectorRows } from './spin-detectors.ts';
+import { precisionOutcomes, type PrecisionOutcome } from './precision.ts';
 
 export interface BuildOptions {
   /** Prices for the re-pricing table (default: the report's prices). */
@@ -61,6 +62,8 @@ export interface BuiltReports {
   skippedStepLines: number;
   skippedRunLines: number;
   findings: string[];
+  /** `bench run --repeat auto`: per configuration, how many runs it took and why it stopped (empty otherwise). */
+  sampling: PrecisionOutcome[];
   /** Every file written, relative to the results directory. */
   files: string[];
 }
@@ -155,6 +158,8 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   const whatIf = o.whatIf ? o.whatIf([...wholeRecords(runsFile, runs)], (id) => steps.byRun!.get(id) ?? []) : null;
   steps.byRun = null;
   const a = analyse(runs, steps, whatIf, meta?.scenarios ?? [], o);
+  // Replayed over the recorded runs at the recorded prices: what the sweep decided on, whatever --price-model says now.
+  const sampling = meta?.adaptive?.rule === 'precision' ? precisionOutcomes(runs, meta.adaptive) : [];
 
   const out = new ReportFiles(dir);
   out.files.push(out.rel('stepsCsv'));
@@ -183,6 +188,7 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
     skipped: { steps: steps.skipped, runs: skippedRuns },
     taskqueue: a.taskqueue,
     detectors: a.detectors,
+    sampling,
   };
   out.write(out.rel('html'), renderHtml(data));
   out.write(out.rel('markdown'), renderMarkdown(data));
@@ -196,6 +202,7 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
     skippedStepLines: steps.skipped,
     skippedRunLines: skippedRuns,
     findings: a.sentences,
+    sampling,
     files: out.files,
   };
 }

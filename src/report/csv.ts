@@ -193,6 +193,7 @@ export const savingRow = (s: StepLimitSaving) => ({
   runs: s.runs,
   successes_lost: s.successes_lost ?? '',
   highest_successes: s.highest_successes ?? '',
+  highest_runs: s.highest_runs,
 });
 
 export const repriceRow = (r: RepricedConfig) => ({

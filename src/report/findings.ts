@@ -75,8 +75,13 @@ function familyName(c: ConfigSummary, summary: readonly ConfigSummary[]): string
 
 function successClause(c: ConfigSummary, top: ConfigSummary): string {
   if (c.successes === null || top.successes === null) return 'success not measured (no check)';
-  const lost = top.successes - c.successes;
   const at = `${c.successes}/${c.runs} against ${top.successes}/${top.runs}`;
+  // Different run counts (--repeat auto) make counts incomparable: the rates are compared instead.
+  if (c.runs !== top.runs) {
+    const points = Math.round((top.success_rate! - c.success_rate!) * 100);
+    return points === 0 ? `it succeeds as often (${at})` : `its success rate is ${Math.abs(points)} points ${points > 0 ? 'lower' : 'higher'} (${at})`;
+  }
+  const lost = top.successes - c.successes;
   if (lost > 0) return `it loses ${lost} of ${top.successes} successes (${at})`;
   if (lost < 0) return `it gains ${-lost} successes (${at})`;
   return `it succeeds as often (${at})`;

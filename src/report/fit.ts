@@ -118,6 +118,8 @@ export interface StepLimitSaving {
   cost_usd_mean: number;
   highest_cost_usd_mean: number;
   runs: number;
+  /** Runs at the highest limit: with --repeat auto it may differ from `runs`, and then counts do not compare. */
+  highest_runs: number;
   /** Successes lost against the highest limit (null when the scenario checks no answer). */
   successes_lost: number | null;
   highest_successes: number | null;
@@ -141,6 +143,7 @@ export function stepLimitSavings(summary: readonly ConfigSummary[]): StepLimitSa
         cost_usd_mean: c.cost_usd.mean,
         highest_cost_usd_mean: top.cost_usd.mean,
         runs: c.runs,
+        highest_runs: top.runs,
         successes_lost: checked ? top.successes! - c.successes! : null,
         highest_successes: top.successes,
         success_rate_lost: checked ? top.success_rate! - c.success_rate! : null,

@@ -1,5 +1,6 @@
 // report.html: one self-contained file (inline CSS and SVG, no scripts, no external requests),
 // readable on screen and printable.
+import { describePrecisionDesign } from './precision.ts';
 import { describeSettings, runCount, type ReportData } from './report-data.ts';
 import { isDerived } from '../contracts/derived.ts';
 import { contextTable, reflectionTable } from './loop-tables.ts';
@@ -67,7 +68,9 @@ export function renderHtml(d: ReportData): string {
     ['scenarios', scenarios.join(', ')],
     ...describeSettings(d.summary),
     ['prices', d.pricing],
-    ['runs', `${recorded}${m ? ` of ${m.runs_planned} planned (${m.status})` : ''}${m ? `, ${m.repeat} per configuration` : ''}`],
+    // Adaptive repeats plan up to max per configuration and take what they need.
+    ['runs', `${recorded}${m ? ` of ${m.runs_planned} planned (${m.status})` : ''}${m ? `, ${m.adaptive ? `${m.adaptive.min}..${m.adaptive.max} (adaptive)` : m.repeat} per configuration` : ''}`],
+    ...(m?.adaptive?.rule === 'precision' ? ([['repeats', `--repeat auto: ${describePrecisionDesign(m.adaptive)}`]] as Array<[string, string]>) : []),
     ['seed', m ? String(m.seed) : 'unknown (no meta.json)'],
     ['date', m ? m.created_at : 'unknown'],
     ['commit', m?.git_commit ?? 'unknown'],
@@ -94,6 +97,7 @@ ${table(decisionTable(d.summary, d.economics), 'Cost per run and per successful 
 ${skipped > 0 ? `<p class="warn">${skipped} incomplete record line(s) were skipped (an interrupted run leaves a partial last line).</p>` : ''}
 <section id="run"><h2>What was run</h2>
 <dl class="meta">${metaRows.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>
+${d.sampling?.length ? `<ul class="findings">${d.sampling.map((x) => `<li>${esc(`${x.config_id}: ${x.reason}`)}</li>`).join('\n')}</ul>` : ''}
 </section>
 <section id="findings"><h2>Findings</h2>
 <ul class="findings">${d.findings.map((f) => `<li>${esc(f)}</li>`).join('\n')}</ul>

@@ -4,6 +4,7 @@ import { contextTable, reflectionTable } from './loop-tables.ts';
 import { decisionTable, ratioTableRows, savingsTable, summaryTable, volumeTable, type Table } from './tables.ts';
 import { constraintTable, queueTable } from './taskqueue-tables.ts';
 import { DETECTOR_NOTE, detectorTable } from './spin-detectors.ts';
+import { describePrecisionDesign } from './precision.ts';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -23,6 +24,9 @@ export function renderMarkdown(d: ReportData): string {
       (m ? `; seed ${m.seed}${m.git_commit ? `, commit ${m.git_commit.slice(0, 10)}` : ''}, ${m.created_at}` : '') +
       '.',
     ...(skipped > 0 ? ['', `> ${skipped} incomplete record line(s) were skipped.`] : []),
+    ...(m?.adaptive?.rule === 'precision' && d.sampling?.length
+      ? ['', `Adaptive repeats (\`--repeat auto\`): ${describePrecisionDesign(m.adaptive)}.`, '', ...d.sampling.map((s) => `- ${s.config_id}: ${s.reason}`)]
+      : []),
     '',
     '### Findings',
     '',

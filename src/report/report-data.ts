@@ -12,6 +12,7 @@ import type { LoopReports } from './loop-reports.ts';
 import type { Meta } from '../results/meta.ts';
 import type { RunFacts, RunRecord } from '../contracts/records.ts';
 import type { Price } from '../contracts/settings.ts';
+import type { PrecisionOutcome } from './precision.ts';
 
 export interface RenderedChart extends Omit<ChartSpec, 'spec'> {
   svg: string;
@@ -45,6 +46,8 @@ export interface ReportData {
   taskqueue: { rounds: readonly RoundRow[]; roles: readonly RoleRow[]; constraints: readonly ConstraintRow[] } | null;
   /** Spin detectors paired with the same configuration without them (empty when none was swept on and off). */
   detectors?: readonly DetectorRow[];
+  /** `bench run --repeat auto`: how many runs each configuration took and why (empty otherwise). */
+  sampling?: readonly PrecisionOutcome[];
 }
 
 /** Distinct values of one field over the configurations, in order. */

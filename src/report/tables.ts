@@ -90,7 +90,7 @@ export function savingsTable(savings: readonly StepLimitSaving[]): Table {
       `${s.highest_steps} → ${s.max_steps}`,
       `${usd(s.highest_cost_usd_mean)} → ${usd(s.cost_usd_mean)}`,
       pct(s.cost_saved),
-      s.successes_lost === null ? 'not checked' : `${s.successes_lost} of ${s.highest_successes}`,
+      s.successes_lost === null ? 'not checked' : s.runs === s.highest_runs ? `${s.successes_lost} of ${s.highest_successes}` : `${Math.round(s.success_rate_lost! * 100)} points of rate`,
     ]),
     numeric: [2, 3],
   };

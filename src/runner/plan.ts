@@ -33,7 +33,10 @@ export const DEFAULT_SCENARIOS = ['tiny-agent-sum-of-squares', 'seed-calibrated'
 export interface RunOptions extends TaskqueueFlags, TransportFlags, LimitOptions {
   scenario?: string;
   model: string;
+  /** A count, or `auto[:MIN..MAX:BATCH]` on `bench run` (repeat-auto.ts), which passes max on to buildSweepSpec. */
   repeat: string;
+  /** With `--repeat auto`: the precision wanted (repeat-auto.ts). */
+  precision?: string;
   seed: string;
   pricing?: string;
   priceModel?: string;

@@ -76,7 +76,12 @@ export function readMeta(dir: string): Meta {
 export async function planResume(dir: string, transport?: ModelTransport): Promise<ResumePlan> {
   const meta = readMeta(dir);
   // Its batches depended on decisions along the way; re-expanding would run every repeat up to max.
-  if (meta.adaptive) throw new UsageError(`${dir}: made by bench check with adaptive repeats, which cannot be resumed: run the check again (the same seed takes the same runs)`);
+  if (meta.adaptive)
+    throw new UsageError(
+      meta.adaptive.rule === 'precision'
+        ? `${dir}: made by bench run --repeat auto, whose batches depended on the runs before them, so it cannot be resumed: run the sweep again (the same seed takes the same runs)`
+        : `${dir}: made by bench check with adaptive repeats, which cannot be resumed: run the check again (the same seed takes the same runs)`,
+    );
   const scenarios = resolveScenarios(meta.scenario_files ?? meta.scenarios);
   for (const m of meta.grid.model) validateModelSpec(m, transport);
   const spec: SweepSpec = { scenarios, grid: meta.grid, fixed: meta.fixed, repeat: meta.repeat, seed: meta.seed };

@@ -30,6 +30,7 @@ export interface BadInput {
 const scenario = (edit: (s: string) => string, name = 'tiny-agent-sum-of-squares.yaml') => ({ [name]: edit(GOOD_SCENARIO) });
 const sweep = (...a: string[]) => [...a, '-q'];
 const S = (file = 'tiny-agent-sum-of-squares.yaml') => sweep('-s', `{dir}/${file}`);
+const AUTO = '(accepted: a whole number ≥ 1 and ≤ 100000, auto, or auto:MIN..MAX:BATCH with 2 ≤ MIN ≤ MAX ≤ 100000 and BATCH ≥ 1, e.g. auto:20..200:20)';
 const accepted = (what: string) => `(accepted: ${what}, lists like 12,30, ranges like 5..30:5, or off)`;
 
 export const BAD_INPUTS: BadInput[] = [
@@ -95,6 +96,16 @@ export const BAD_INPUTS: BadInput[] = [
   { name: 'cli: --repeat 0', args: sweep('--repeat', '0'), message: "bench: --repeat: 0 is below the minimum 1 (accepted: a whole number ≥ 1 and ≤ 100000)" },
   { name: 'cli: --repeat absurd', args: sweep('--repeat', '1e9'), message: "bench: --repeat: 1e9 is above the maximum 100000 (accepted: a whole number ≥ 1 and ≤ 100000)" },
   { name: 'cli: --repeat off', args: sweep('--repeat', 'off'), message: "bench: --repeat: 'off' is not accepted here (accepted: a whole number ≥ 1 and ≤ 100000)" },
+  { name: 'cli: --repeat auto with MIN 1', args: sweep('--repeat', 'auto:1..10'), message: `bench: --repeat: 'auto:1..10': MIN 1 is below 2, the fewest runs an interval can be taken on ${AUTO}` },
+  { name: 'cli: --repeat auto with MAX below MIN', args: sweep('--repeat', 'auto:30..10:5'), message: `bench: --repeat: 'auto:30..10:5': MAX 10 is below MIN 30 ${AUTO}` },
+  { name: 'cli: --repeat auto with MAX absurd', args: sweep('--repeat', 'auto:10..1000000'), message: `bench: --repeat: 'auto:10..1000000': MAX 1000000 is above 100000 ${AUTO}` },
+  { name: 'cli: --repeat auto with BATCH 0', args: sweep('--repeat', 'auto:10..100:0'), message: `bench: --repeat: 'auto:10..100:0': BATCH must be at least 1 ${AUTO}` },
+  { name: 'cli: --repeat auto misspelt', args: sweep('--repeat', 'auto:10-100'), message: `bench: --repeat: 'auto:10-100' is not auto or auto:MIN..MAX:BATCH ${AUTO}` },
+  { name: 'cli: --precision 5 (a percentage without %)', args: sweep('--repeat', 'auto', '--precision', '5'), message: "bench: --precision: '5' is not a precision (accepted: a fraction above 0 and at most 1 like 0.05, or a percentage like 5%)" },
+  { name: 'cli: --precision 0%', args: sweep('--repeat', 'auto', '--precision', '0%'), message: "bench: --precision: '0%' is not a precision (accepted: a fraction above 0 and at most 1 like 0.05, or a percentage like 5%)" },
+  { name: 'cli: --precision without --repeat auto', args: sweep('--precision', '5%'), message: 'bench: --precision: only with --repeat auto (a fixed --repeat runs every repeat whatever the precision)' },
+  { name: 'cli: --repeat auto with --shard', args: sweep('--repeat', 'auto', '--shard', '1/2'), message: "bench: --shard: --repeat auto decides after each batch on all of a configuration's runs so far; a shard holds every n-th run only, so it cannot judge their precision, and shards deciding alone would stop at different points (give --repeat a count to shard)" },
+  { name: 'cli: --repeat auto with --pause-at', args: sweep('-s', 'babyagi-queue-explosion', '--repeat', 'auto', '--pause-at', '2'), message: 'bench: --pause-at: a paused run has no final cost or outcome, so --repeat auto could not judge it (give --repeat a count to pause)' },
   { name: 'cli: --concurrency 0', args: sweep('-j', '0'), message: "bench: --concurrency: 0 is below the minimum 1 (accepted: a whole number ≥ 1 and ≤ 1024)" },
   { name: 'cli: --seed negative', args: sweep('--seed', '-1'), message: "bench: --seed: -1 is below the minimum 0 (accepted: a whole number ≥ 0)" },
   { name: 'cli: --prompt-cache maybe', args: sweep('--prompt-cache', 'maybe'), message: "bench: --prompt-cache: 'maybe' is not accepted (accepted: on, off)" },

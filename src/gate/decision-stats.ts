@@ -3,6 +3,7 @@
 // planned looks by a Lan–DeMets spending function: a count (successes, or runs within a quantile
 // budget's limit) against exact group-sequential binomial boundaries, a mean against a one-sided
 // Student t bound at each look's share of α.
+import { looksOf } from '../report/precision.ts';
 
 /** ln Γ(x) for x > 0 (Lanczos, g = 7). */
 function logGamma(x: number): number {
@@ -190,9 +191,7 @@ export function sequentialDesign(r: { min: number; max: number; batch: number; c
   const key = `${r.min} ${r.max} ${r.batch} ${r.confidence}`;
   const known = designs.get(key);
   if (known) return known;
-  const looks: number[] = [];
-  for (let n = r.min; n < r.max; n += r.batch) looks.push(n);
-  looks.push(r.max);
+  const looks = looksOf(r);
   const alpha = 1 - r.confidence;
   // The last look spends exactly α, whatever rounding the logarithm leaves.
   const spent = looks.map((n, k) => (k === looks.length - 1 ? alpha : pocockSpending(alpha, n / r.max)));

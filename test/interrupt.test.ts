@@ -194,4 +194,18 @@ describe('interrupting a large simulated sweep', { timeout: 300_000 }, () => {
     expect(fs.existsSync(path.join(dir, 'junit.xml'))).toBe(false);
     expect(fs.existsSync(path.join(dir, 'summary.csv'))).toBe(true);
   });
+
+  it('bench check with adaptive repeats: after SIGINT it says to run the check again, not --resume (which refuses such a sweep)', async () => {
+    const budgets = path.join(tmp, 'budgets-adaptive.yaml');
+    // A 30-step run's mean tokens against a far limit: decided at the first look of 2,000 runs, so the sweep is still in it.
+    fs.writeFileSync(budgets, 'model: sim\nrepeats: { min: 2000, max: 4000, batch: 1000 }\nlimits: { steps: 30 }\nscenarios:\n  - scenario: seed-calibrated\n    assertions: { total_tokens: { mean: 1000000000 } }\n');
+    const dir = path.join(tmp, 'check-adaptive');
+    const run = spawnGroup(['check', budgets, '-q', '-o', dir]);
+    await oneRunFinished(dir, run);
+    run.interrupt('SIGINT');
+    const end = await run.done;
+    expect(end.code).toBe(130);
+    expect(end.stderr).toMatch(/budgets not judged; run the check again \(the same seed takes the same runs\)/);
+    expect(end.stderr).not.toMatch(/--resume/);
+  });
 });

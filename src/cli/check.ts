@@ -65,7 +65,9 @@ async function resultsToJudge(file: string, loaded: LoadedBudgets, o: CheckOptio
   const outcome = await startSweep(loaded.spec, o, process.argv.slice(2), transport, adaptive);
   if (outcome.interruptExitCode !== null) {
     // Budgets judged on part of a sweep would pass or fail on what happened to finish: not judged.
-    console.error(`bench: interrupted: ${outcome.runsDone} of ${outcome.runsPlanned} runs finished, budgets not judged; finish with: bench --resume ${outcome.dir}, then bench check ${file} --from ${outcome.dir}`);
+    // Adaptive batches depended on the runs before them, so such a sweep is run again, not resumed (resume.ts).
+    const finish = loaded.adaptive ? `run the check again (the same seed takes the same runs)` : `finish with: bench --resume ${outcome.dir}, then bench check ${file} --from ${outcome.dir}`;
+    console.error(`bench: interrupted: ${outcome.runsDone} of ${outcome.runsPlanned} runs finished, budgets not judged; ${finish}`);
     process.exitCode = outcome.interruptExitCode;
     return null;
   }

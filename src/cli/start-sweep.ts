@@ -45,10 +45,10 @@ export function spendLimiterFor(text: string | undefined, plans: RunPlan[]): Spe
   return new SpendLimiter(cap);
 }
 
-/** --workers: default the machine's available parallelism. */
 /** Below this many runs, starting the workers (each loads its own tokenizer) costs more than they save: a 20-run sweep ran at 0.54×. */
 export const MIN_RUNS_FOR_WORKERS = 200;
 
+/** --workers: default the machine's available parallelism, from MIN_RUNS_FOR_WORKERS runs. */
 export function parseWorkers(text: string | undefined, runs: number): number {
   if (text !== undefined) return one(text, '--workers', { integer: true, min: 1, max: 256 });
   return runs >= MIN_RUNS_FOR_WORKERS ? os.availableParallelism() : 1;
@@ -89,7 +89,8 @@ export async function startSweep(
   // Adaptive repeats start with their first batch; the runner asks for the rest.
   const plans = loop.adaptive ? loop.adaptive.next([]) : shardSlice(all, shard);
   const concurrency = one(o.concurrency, '--concurrency', { integer: true, min: 1, max: 1024 });
-  const workers = parseWorkers(o.workers, plans.length);
+  // Adaptive repeats may take up to every planned run: size the pool for that, not the first batch.
+  const workers = parseWorkers(o.workers, loop.adaptive ? all.length : plans.length);
   const spend = spendLimiterFor(o.ciMaxSpend, plans);
   const dir = resultsDirFor(o.out);
   if (fs.existsSync(dir) && hasRecords(dir)) {

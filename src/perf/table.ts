@@ -101,7 +101,7 @@ export function workersRows(w: WorkersResult): TargetRow[] {
     row({
       target: `6. workers: scale sweep wall time, 1 thread ÷ ${w.workers} worker threads`,
       unit: (x) => `${f(x, 2)}×`,
-      detail: `${f(w.many.runs)} runs, ${f(w.many.calls)} calls: ${f(w.one.ms / 1000, 1)} s on 1 thread, ${f(w.many.ms / 1000, 1)} s on ${w.workers} workers; ideal ${f(w.workers, 2)}× (${w.workers} available cores); target 90 % of it. CPU: ${f(w.one.cpuMs / 1000, 1)} s on 1 thread, ${f(w.many.cpuMs / 1000, 1)} s on ${w.workers} (worker start-up, a tokenizer per worker, more frequent GC), so on otherwise idle cores the speed-up is at most ${f((w.workers * w.one.cpuMs) / w.many.cpuMs, 2)}×.`,
+      detail: `${f(w.many.runs)} runs, ${f(w.many.calls)} calls: ${f(w.one.ms / 1000, 1)} s on 1 thread, ${f(w.many.ms / 1000, 1)} s on ${w.workers} workers; ideal ${f(w.workers, 2)}× (${w.workers} available cores); target 90 % of it. CPU: ${f(w.one.cpuMs / 1000, 1)} s on 1 thread, ${f(w.many.cpuMs / 1000, 1)} s on ${w.workers} (worker start-up, a tokenizer per worker, both cores sharing one L3 cache), so on otherwise idle cores the speed-up is at most ${f((w.workers * w.one.cpuMs) / w.many.cpuMs, 2)}×.`,
       value: w.speedUp,
       limit: 0.9 * w.workers,
       at: 'least',
@@ -109,7 +109,7 @@ export function workersRows(w: WorkersResult): TargetRow[] {
     row({
       target: `7. workers: peak RSS with ${w.workers} worker threads (all threads)`,
       unit: (x) => `${f(x)} MB`,
-      detail: `the scale sweep --workers ${w.workers} in a child process: ${f(w.child.ms / 1000, 1)} s wall with its reports; the main thread and every worker, each with its own tokenizer tables (~75 MB).`,
+      detail: `the scale sweep --workers ${w.workers} in a child process: ${f(w.child.ms / 1000, 1)} s wall with its reports; the main thread and every worker, each worker with its own tokenizer tables (~50 MB).`,
       value: w.child.peakRssMb,
       limit: 300,
       at: 'most',

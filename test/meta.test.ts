@@ -87,6 +87,13 @@ describe('bench --resume reads meta.json strictly', () => {
     expect(fs.existsSync(path.join(dir, 'runs.jsonl'))).toBe(false);
   });
 
+  it('an imported directory: refused in one line (no sweep to resume)', async () => {
+    const dir = dirWith({ ...reference, status: 'complete', imported: { format: 'atif', files: 1, skipped: 0, notes: [] } });
+    const r = await benchInProcess(['--resume', dir, '-q']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`bench: ${dir}: made by bench import from trajectory files, not by a sweep: there is nothing to resume\n`);
+  });
+
   it('finishes a task-queue sweep with its --role-model models, and its meta.json keeps every field in order', async () => {
     const sweep = ['-s', 'babyagi-queue-explosion', '--role-model', 'execute=sim:babyagi-converging', '--max-rounds', '4', '-n', '2', '-q', '--no-transcripts'];
     const whole = path.join(tmp, 'tq-whole');

@@ -24,6 +24,7 @@ export async function planResume(dir: string, transport?: ModelTransport): Promi
   const meta = loadMeta(dir);
   // Its batches depended on decisions along the way; re-expanding would run every repeat up to max.
   if (meta.adaptive) throw new UsageError(`${dir}: made by bench check with adaptive repeats, which cannot be resumed: run the check again (the same seed takes the same runs)`);
+  if (meta.imported) throw new UsageError(`${dir}: made by bench import from trajectory files, not by a sweep: there is nothing to resume`);
   const scenarios = resolveScenarios(meta.scenario_files ?? meta.scenarios);
   for (const m of meta.grid.model) validateModelSpec(m, transport);
   const spec: SweepSpec = { scenarios, grid: meta.grid, fixed: meta.fixed, repeat: meta.repeat, seed: meta.seed };

@@ -1,5 +1,5 @@
 // Each brake alone, as the pure function it is (state in, typed Stop out), and the table of brakes
-// that the flags, the grid, the budgets schema, resume's checks and the CSV columns come from.
+// that the flags, the grid, the budgets schema, meta.json's schema and the CSV columns come from.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,7 +23,8 @@ import { BudgetsSchema } from '../src/gate/budgets-schema.ts';
 import { loadBudgets } from '../src/gate/load-budgets.ts';
 import { limitGrid } from '../src/runner/plan.ts';
 import { expandSweep } from '../src/runner/sweep.ts';
-import { readMeta } from '../src/runner/resume.ts';
+import { loadMeta } from '../src/results/meta.ts';
+import { ROOT } from '../src/contracts/paths.ts';
 import { runRow } from '../src/report/csv.ts';
 import { gridOf, specOf } from './helpers.ts';
 
@@ -214,14 +215,18 @@ describe('the table of brakes', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('resume checks each limit of meta.json by its rule', () => {
+  it('meta.json checks each limit of the grid by its rule', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-meta-'));
-    const grid = { ...gridOf(), max_steps: [0] };
-    const meta = { tool: 'loopbench', status: 'interrupted', scenarios: ['x'], grid, fixed: { price: { model: 'm', input_per_1m: 1, cached_input_per_1m: 1, output_per_1m: 1 }, prompt_cache: false, max_output_tokens: 1, max_reflections: 2 }, repeat: 1, seed: 1, runs_planned: 1 };
-    fs.writeFileSync(path.join(dir, 'meta.json'), JSON.stringify(meta));
-    expect(() => readMeta(dir)).toThrow(/grid\.max_steps\[0\]/);
-    fs.writeFileSync(path.join(dir, 'meta.json'), JSON.stringify({ ...meta, grid: gridOf() }));
-    expect(readMeta(dir).grid.max_steps).toEqual([12]);
+    const meta = JSON.parse(fs.readFileSync(path.join(ROOT, 'results', 'reference', 'meta.json'), 'utf8'));
+    const write = (grid: object) => fs.writeFileSync(path.join(dir, 'meta.json'), JSON.stringify({ ...meta, grid }));
+    write({ ...gridOf(), max_steps: [0] });
+    expect(() => loadMeta(dir)).toThrow(/grid\.max_steps\[0\]/);
+    write({ ...gridOf(), near_duplicate: [1.5] });
+    expect(() => loadMeta(dir)).toThrow(/grid\.near_duplicate\[0\]: Too big/);
+    write({ ...gridOf(), max_cycle: [4] });
+    expect(loadMeta(dir).grid.max_cycle).toEqual([4]);
+    write(gridOf());
+    expect(loadMeta(dir).grid.max_steps).toEqual([12]);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 

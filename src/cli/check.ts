@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { buildReports } from '../report/build.ts';
-import { readMeta, type Meta } from '../results/meta.ts';
+import { loadMeta, readMeta, type Meta } from '../results/meta.ts';
 import { hasRecords, resultFile } from '../results/results-dir.ts';
 import type { RunFacts } from '../contracts/records.ts';
 import { writeFileAtomic, writeJsonAtomic } from '../results/atomic.ts';
@@ -71,7 +71,7 @@ async function resultsToJudge(file: string, loaded: LoadedBudgets, o: CheckOptio
     process.exitCode = outcome.interruptExitCode;
     return null;
   }
-  const meta = readMeta(outcome.dir)!;
+  const meta = loadMeta(outcome.dir);
   if (meta.shard) {
     console.log(`shard ${meta.shard.index}/${meta.shard.count}: ${meta.runs_done} of ${meta.shard.runs_total} runs written to ${outcome.dir}`);
     console.log(`budgets are judged on the whole sweep: bench merge the shard directories, then bench check ${file} --from MERGED`);

@@ -22,7 +22,8 @@ export interface ToolSpec {
 }
 
 /** Which part of an agent made a call; carried in every StepRecord. */
-export type Role = 'act' | 'create' | 'prioritize' | 'execute' | 'reflect' | 'summarize';
+export const ROLES = ['act', 'create', 'prioritize', 'execute', 'reflect', 'summarize'] as const;
+export type Role = (typeof ROLES)[number];
 
 /**
  * Calls for roles other than `act` name their role in the system message's `name` field (a standard

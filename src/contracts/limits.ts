@@ -1,5 +1,5 @@
 // The table of brakes: one row per limit a sweep can set. The CLI flags, the sweep grid and its
-// labels, the budgets-file fields, resume's checks of meta.json and the CSV columns are all derived
+// labels, the budgets-file fields, meta.json's schema of the grid and the CSV columns are all derived
 // from it (the brake itself is made by src/brakes/index.ts, keyed by the same `key`).
 import { z } from 'zod';
 
@@ -106,6 +106,18 @@ export function limitValue(r: LimitRule): z.ZodNumber {
   if (r.above !== undefined) v = v.gt(r.above);
   if (r.max !== undefined) v = v.max(r.max);
   return v;
+}
+
+/** One limit's swept values in meta.json: at least one, each a value of its rule or null (off). */
+type LimitValues = z.ZodArray<z.ZodNullable<z.ZodNumber>>;
+/** The grid's limits as a zod shape, keyed as LimitGrid is: a detector's values may be absent (off). */
+export type LimitGridShape = { [K in CoreKey]: LimitValues } & { [K in DetectorKey]: z.ZodOptional<LimitValues> };
+
+/** Each row's values checked by its rule, for the grid in meta.json's schema (src/results/meta.ts). */
+export function limitGridShape(): LimitGridShape {
+  const values = (d: LimitDef) => z.array(limitValue(d.rule).nullable()).min(1);
+  // Object.fromEntries types its keys as plain strings; they are the rows' own keys, which LimitGridShape names.
+  return Object.fromEntries(LIMITS.map((d: LimitDef) => [d.key, d.detector ? values(d).optional() : values(d)])) as LimitGridShape;
 }
 
 /** A limit's value in a CSV cell or a label. */

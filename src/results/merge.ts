@@ -6,7 +6,7 @@ import { UsageError } from '../contracts/errors.ts';
 import { writeJsonAtomic } from './atomic.ts';
 import { JsonlWriter, readJsonlLines } from './jsonl.ts';
 import { makeWritableDir } from './writable-dir.ts';
-import { readMeta, type Meta } from './meta.ts';
+import { loadMeta, type Meta } from './meta.ts';
 import { FILES, resultFile } from './results-dir.ts';
 
 /** Fields every shard of one sweep shares; a difference means the shards are not one sweep. */
@@ -19,10 +19,11 @@ interface ShardDir {
 
 function readShards(dirs: string[]): ShardDir[] {
   const shards = dirs.map((dir) => {
-    const meta = readMeta(dir);
-    if (!meta) throw new UsageError(`${dir}: not a results directory (no meta.json)`);
-    if (!meta.shard) throw new UsageError(`${dir}: not a shard (its meta.json has no shard; run with --shard i/n)`);
-    return { dir, meta: meta as ShardDir['meta'] };
+    // Checked: the merged meta.json is made of the shards'.
+    const meta = loadMeta(dir);
+    const { shard } = meta;
+    if (!shard) throw new UsageError(`${dir}: not a shard (its meta.json has no shard; run with --shard i/n)`);
+    return { dir, meta: { ...meta, shard } };
   });
   const first = shards[0]!;
   const count = first.meta.shard.count;

@@ -1,48 +1,99 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { z } from 'zod';
 import { ROOT } from '../contracts/paths.ts';
+import { ROLES } from '../contracts/chat.ts';
+import { UsageError } from '../contracts/errors.ts';
+import { limitGridShape } from '../contracts/limits.ts';
+import { REFLECTIONS, type Fixed, type Grid } from '../contracts/settings.ts';
 import type { AdaptiveSampling, Shard, SpendState } from '../contracts/sweep-state.ts';
-import type { Grid, Fixed } from '../contracts/settings.ts';
+import { zodConfigError } from '../scenario/yaml-file.ts';
+import { resultFile } from './results-dir.ts';
 
-export interface Meta {
-  tool: 'loopbench';
-  version: string;
+const count = z.number().int().nonnegative();
+const PriceSchema = z.object({ model: z.string(), input_per_1m: z.number(), cached_input_per_1m: z.number(), output_per_1m: z.number() });
+
+/**
+ * meta.json of a results directory. Only checks, no defaults or transforms: a file that passes is
+ * already a Meta, and is read as it is (see checkMeta). Bounds are what every writer writes
+ * (bench import records max_output_tokens 0 and its highest repeat index, which may be 0).
+ */
+const MetaSchema = z.object({
+  tool: z.literal('loopbench'),
+  version: z.string(),
   /** `capped`: a spend cap stopped the sweep before every planned run had started. `failed`: the
    *  records could not be written (disk full); `failure` says why, and --resume finishes the sweep. */
-  status: 'running' | 'complete' | 'interrupted' | 'capped' | 'failed';
-  failure?: string;
-  created_at: string;
-  finished_at: string | null;
-  command: string[];
-  scenarios: string[];
+  status: z.enum(['running', 'complete', 'interrupted', 'capped', 'failed']),
+  failure: z.string().optional(),
+  created_at: z.string(),
+  finished_at: z.string().nullable(),
+  command: z.array(z.string()),
+  scenarios: z.array(z.string()).min(1),
   /** Where each scenario was loaded from, so `bench --resume` rebuilds the same sweep (absent before resume existed). */
-  scenario_files?: string[];
+  scenario_files: z.array(z.string()).min(1).optional(),
   /** A digest of each scenario's content (prompt, tools, check), so results made with another prompt are told apart. */
-  scenario_digests?: Record<string, string>;
-  grid: Grid;
-  fixed: Fixed;
-  repeat: number;
-  seed: number;
-  runs_planned: number;
-  runs_done: number;
+  scenario_digests: z.record(z.string(), z.string()).optional(),
+  /** The sweep's Grid, each limit checked by its row of the table of brakes. */
+  grid: z.object({
+    model: z.array(z.string()).min(1),
+    ...limitGridShape(),
+    reflection: z.array(z.enum(REFLECTIONS)),
+    context: z.array(z.string()),
+    agent: z.record(z.string(), z.array(z.union([z.string(), z.number(), z.boolean(), z.null()]))),
+  }),
+  /** The sweep's Fixed settings. */
+  fixed: z.object({
+    price: PriceSchema,
+    prompt_cache: z.boolean(),
+    max_output_tokens: count,
+    max_reflections: count,
+    role_models: z.partialRecord(z.enum(ROLES), z.string()).optional(),
+    model_prices: z.record(z.string(), PriceSchema).optional(),
+  }),
+  repeat: count,
+  seed: count,
+  runs_planned: count,
+  runs_done: count,
   /** How the sweep ran, so `bench --resume` runs the rest the same way. */
-  options?: { concurrency: number; transcripts: boolean };
+  options: z.object({ concurrency: z.number().int().positive(), transcripts: z.boolean() }).optional(),
   /** When `bench --resume` continued this directory. */
-  resumed_at?: string[];
-  versions: Record<string, string>;
-  git_commit: string | null;
+  resumed_at: z.array(z.string()).optional(),
+  versions: z.record(z.string(), z.string()),
+  git_commit: z.string().nullable(),
   /** Set when this directory holds one slice of a sweep (`--shard i/n`). */
-  shard?: Shard & { runs_total: number };
+  shard: z.object({ index: z.number().int().positive(), count: z.number().int().positive(), runs_total: count }).optional(),
   /** Set when the sweep ran under a spend cap (`--ci-max-spend`). */
-  spend?: SpendState;
+  spend: z.object({ cap_usd: z.number(), spent_usd: z.number(), stopped: z.boolean(), runs_skipped: count, overrun_usd: z.number().optional() }).optional(),
   /** Set when runs went in batches until decided (`runs_planned` then counts the runs scheduled). */
-  adaptive?: AdaptiveSampling;
+  adaptive: z
+    .object({ min: count, max: count, batch: count, confidence: z.number(), rule: z.literal('precision').optional(), precision: z.number().positive().optional() })
+    .optional(),
   /** Set by `bench merge`: the shard directories this one was merged from. */
-  merged_from?: string[];
+  merged_from: z.array(z.string()).optional(),
   /** Set by `bench import`: the records come from trajectory files, not from a sweep. */
-  imported?: { format: string; files: number; skipped: number; notes: string[] };
-}
+  imported: z.object({ format: z.string(), files: count, skipped: count, notes: z.array(z.string()) }).optional(),
+});
+
+/** Inferred from the fields alone: `.loose()` would give Meta an index signature, and a misspelt field in a writer would compile. */
+export type Meta = z.infer<typeof MetaSchema>;
+
+/** Compile-time: true when the two types have the same fields and each is assignable to the other. */
+type Agree<A, B> = [A, keyof A] extends [B, keyof B] ? ([B, keyof B] extends [A, keyof A] ? true : false) : false;
+type Holds<T extends readonly true[]> = T;
+// meta.json records these types of the sweep whole: a field one side has and the other lacks does not compile.
+type MetaAgreesWithSettings = Holds<
+  [
+    Agree<Meta['grid'], Grid>,
+    Agree<Meta['fixed'], Fixed>,
+    Agree<NonNullable<Meta['shard']>, Shard & { runs_total: number }>,
+    Agree<NonNullable<Meta['spend']>, SpendState>,
+    Agree<NonNullable<Meta['adaptive']>, AdaptiveSampling>,
+  ]
+>;
+
+/** Fields of newer versions are kept, not refused, so results of either version load. */
+const MetaFile = MetaSchema.loose();
 
 function pkgVersion(name: string): string {
   try {
@@ -74,11 +125,36 @@ export function gitCommit(): string | null {
   return commit;
 }
 
-/** meta.json of a results directory; null when it is missing or unreadable (records alone still report). */
+/**
+ * Checks a parsed meta.json in place. The file's own object is kept rather than zod's copy, which
+ * lists the fields in the schema's order: the order reaches what bench writes (a resumed or merged
+ * meta.json) and what it compares as JSON (grid and fixed, by bench check --from).
+ */
+function checkMeta(file: string, raw: unknown): asserts raw is Meta {
+  const parsed = MetaFile.safeParse(raw);
+  if (!parsed.success) throw zodConfigError(file, parsed.error);
+}
+
+/** meta.json of a results directory, checked: a missing, unreadable or damaged one is a UsageError naming the file (and the field). */
+export function loadMeta(dir: string): Meta {
+  const file = resultFile(dir, 'meta');
+  let raw: unknown;
+  try {
+    raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (e) {
+    const why = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found: not a results directory' : `cannot read it (${(e as Error).message})`;
+    throw new UsageError(`${file}: ${why}`);
+  }
+  checkMeta(file, raw);
+  return raw;
+}
+
+/** meta.json for the reports: null when it is missing, unreadable or damaged (the records alone still report). */
 export function readMeta(dir: string): Meta | null {
   try {
-    return JSON.parse(fs.readFileSync(path.join(dir, 'meta.json'), 'utf8')) as Meta;
-  } catch {
-    return null;
+    return loadMeta(dir);
+  } catch (e) {
+    if (e instanceof UsageError) return null;
+    throw e;
   }
 }

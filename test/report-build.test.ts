@@ -108,7 +108,9 @@ describe('buildReports on runs held lean', () => {
       const dir = path.join(tmp, `order-${i}`);
       writeResults(dir, order);
       // The sweep's meta.json gives the planned scenario order (without it, the order they first appear in).
-      const meta = { scenarios: ['seed-shaped', 'checked'], command: [], runs_planned: sweep.length, status: 'complete', repeat: 7, seed: 1, created_at: '2026-11-30T00:00:00Z', version: '0.1.0', git_commit: null };
+      // A whole meta.json (the reference report's, this sweep's fields over it): one that fails its schema is read as absent.
+      const reference = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '..', 'results', 'reference', 'meta.json'), 'utf8'));
+      const meta = { ...reference, scenarios: ['seed-shaped', 'checked'], command: [], runs_planned: sweep.length, runs_done: sweep.length, status: 'complete', repeat: 7, seed: 1, created_at: '2026-11-30T00:00:00Z', git_commit: null };
       fs.writeFileSync(path.join(dir, 'meta.json'), JSON.stringify(meta));
       await buildReports(dir);
       outputs.push(['summary.csv', 'repricing.csv', 'runs.csv', 'step_limit_savings.csv', 'fit.csv', 'step_ratios.csv'].map((f) => fs.readFileSync(path.join(dir, f), 'utf8')).join('\n'));

@@ -122,7 +122,7 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
 
   const steps = new JsonlWriter(resultFile(o.dir, 'steps'));
   const runs = new JsonlWriter(resultFile(o.dir, 'runs'));
-  // Made on first use: its tokenizer tables (~70 MB) are not needed here when worker threads run every run.
+  // Made on first use: its tokenizer tables (~50 MB) are not needed here when worker threads run every run.
   let counter: TokenCounter | undefined;
   const registries = new Map<Scenario, ToolRegistry>();
   const tools = (plan: RunPlan) => {

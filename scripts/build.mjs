@@ -8,7 +8,7 @@ import { build } from 'esbuild';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = path.join(root, 'dist');
@@ -18,8 +18,9 @@ const KEEP_OLD_CHUNKS_MS = 24 * 3600 * 1000;
 export async function buildBench() {
   const result = await build({
     absWorkingDir: root,
-    // sweep-worker: the worker threads' script (src/runner/workers/worker-pool.ts loads it by this name).
-    entryPoints: { main: 'src/cli/main.ts', 'rss-probe': 'src/perf/rss-probe.ts', 'sweep-worker': 'src/runner/workers/worker-entry.ts' },
+    // sweep-worker, count-worker: worker threads' scripts (worker-pool.ts and serve/offthread-count.ts load them
+    // by these names); rank-table: packs the tokenizer's table at build time (writeRanks).
+    entryPoints: { main: 'src/cli/main.ts', 'rss-probe': 'src/perf/rss-probe.ts', 'sweep-worker': 'src/runner/workers/worker-entry.ts', 'rank-table': 'src/meter/rank-table.ts', 'count-worker': 'src/serve/count-worker.ts' },
     outdir,
     bundle: true,
     splitting: true,
@@ -41,20 +42,32 @@ export async function buildBench() {
 }
 
 /**
- * gpt-tokenizer's o200k_base ranks as JSON (src/meter/tokens.ts loads them: JSON.parse needs far
- * less memory than compiling the package's array literal, in every worker thread). Written once
- * per package version, from the package itself, so the table is the package's to the entry.
+ * gpt-tokenizer's o200k_base ranks as the packed table src/meter/tokens.ts loads into shared memory
+ * (one copy for every worker thread), packed by the bundle's own rank-table.js. Written once per
+ * package version, from the package itself, so the table is the package's to the entry.
  */
 async function writeRanks() {
   const require = createRequire(import.meta.url);
-  const file = path.join(outdir, `o200k_base-${require('gpt-tokenizer/package.json').version}.json`);
-  if (!fs.existsSync(file)) {
+  const file = path.join(outdir, `o200k_base-${require('gpt-tokenizer/package.json').version}.ranks`);
+  const { packRanks, unpack } = await import(pathToFileURL(path.join(outdir, 'rank-table.js')).href);
+  if (!readable(file, unpack)) {
     const { default: ranks } = await import('gpt-tokenizer/bpeRanks/o200k_base');
     const tmp = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, JSON.stringify(ranks));
+    fs.writeFileSync(tmp, packRanks(ranks));
     fs.renameSync(tmp, file);
   }
   return file;
+}
+
+/** Whether a table file exists in the format this build's rank-table.js reads (an older build's is packed again). */
+function readable(file, unpack) {
+  try {
+    const bytes = fs.readFileSync(file);
+    unpack(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await buildBench();

@@ -13,7 +13,7 @@ function findRoot(): string {
 }
 
 export const ROOT = findRoot();
-/** gpt-tokenizer's o200k_base rank table as JSON, written by scripts/build.mjs for that package version. */
-export const ranksFile = (version: string) => path.join(ROOT, 'dist', `o200k_base-${version}.json`);
+/** gpt-tokenizer's o200k_base ranks as a packed table (src/meter/rank-table.ts), written by scripts/build.mjs for that package version. */
+export const ranksFile = (version: string) => path.join(ROOT, 'dist', `o200k_base-${version}.ranks`);
 export const dataPath = (...p: string[]) => path.join(ROOT, 'data', ...p);
 export const scenariosDir = () => path.join(ROOT, 'scenarios');

@@ -1,44 +1,57 @@
-// Token counting with a real tokenizer (o200k_base, as gpt-4o and gpt-4o-mini bill), plus the
-// chat-format overheads providers add: 3 tokens per message, 3 to prime the reply, and the tool
-// definitions counted by the rule fitted to the API's measured prompts (tool-tokens.ts).
+// Token counting with a real tokenizer (o200k_base, as gpt-4o and gpt-4o-mini bill: gpt-tokenizer's
+// ranks and split pattern, counted by bpe.ts against one shared table), plus the chat-format
+// overheads providers add: 3 tokens per message, 3 to prime the reply, and the tool definitions
+// counted by the rule fitted to the API's measured prompts (tool-tokens.ts).
 //
 // Counting is incremental: each message object is tokenized once (WeakMap), so metering a run
 // costs O(new text), not O(steps²). `bench serve` sees fresh objects per request, so it also
 // keys by content (bounded Map).
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import type { GptEncoding } from 'gpt-tokenizer/GptEncoding';
 import type { AssistantMessage, ChatMessage, ToolSpec } from '../contracts/chat.ts';
 import { ranksFile } from '../contracts/paths.ts';
+import { countTokens, decodeTokens, encodeTokens } from './bpe.ts';
+import { packRanks, unpack, type RankTable } from './rank-table.ts';
 import { toolDefinitionTokens } from './tool-tokens.ts';
 
-type O200k = Pick<GptEncoding, 'encode' | 'decode' | 'countTokens'>;
-let tokenizer: O200k | undefined;
 const require = createRequire(import.meta.url);
+let shared: Uint8Array | undefined;
+let table: RankTable | undefined;
 
 /**
- * The o200k_base tokenizer, loaded on first use: its tables take ~50 MB, which commands that only
- * read results (`bench report`, `bench merge`, `bench check --from`) never need.
- *
- * gpt-tokenizer's own encoder, built from its own rank table — read from the JSON copy the build
- * writes next to the bundle (scripts/build.mjs), when there is one: compiling the package's
- * 200,000-string array literal costs each thread ~18 MB more and ~0.1 s longer than JSON.parse,
- * and a sweep's worker threads each load it. Without the copy, the package's module as it is.
+ * o200k_base's rank table in shared memory, loaded on first use (commands that only read results
+ * never need it): the table scripts/build.mjs packs from gpt-tokenizer's own ranks, next to the
+ * bundle; without it (a checkout not yet built), packed here from the package. One table serves
+ * every thread: a sweep passes it to its workers (useSharedRanks), which then load nothing.
  */
-export function o200k(): O200k {
-  return (tokenizer ??= loadO200k());
+export function sharedRanks(): Uint8Array {
+  if (!shared) {
+    const load = (packed: Uint8Array) => {
+      const bytes = new Uint8Array(new SharedArrayBuffer(packed.length));
+      bytes.set(packed);
+      useSharedRanks(bytes);
+    };
+    try {
+      load(fs.readFileSync(ranksFile(require('gpt-tokenizer/package.json').version)));
+    } catch {
+      load(packRanks((require('gpt-tokenizer/bpeRanks/o200k_base') as { default: string[] }).default));
+    }
+  }
+  return shared!;
 }
 
-function loadO200k(): O200k {
-  let ranks: Array<string | number[]>;
-  try {
-    ranks = JSON.parse(fs.readFileSync(ranksFile(require('gpt-tokenizer/package.json').version), 'utf8'));
-  } catch {
-    return require('gpt-tokenizer/encoding/o200k_base') as O200k;
-  }
-  const { GptEncoding: Encoding } = require('gpt-tokenizer/GptEncoding') as { GptEncoding: typeof GptEncoding };
-  return Encoding.getEncodingApi('o200k_base', () => ranks);
+/** Counts against a table another thread loaded (sharedRanks there), without loading one here. */
+export function useSharedRanks(bytes: Uint8Array): void {
+  table = unpack(bytes);
+  shared = bytes;
 }
+
+const ranks = (): RankTable => table ?? unpack(sharedRanks());
+
+/** o200k_base token ids of a text (special tokens in it are ordinary text). */
+export const encodeText = (text: string): number[] => encodeTokens(ranks(), text);
+/** The text of o200k_base token ids (a last character cut short is left out). */
+export const decodeText = (ids: readonly number[]): string => decodeTokens(ranks(), ids);
 
 export const TOKENS_PER_MESSAGE = 3;
 export const REPLY_PRIMING = 3;
@@ -46,7 +59,7 @@ export const REPLY_PRIMING = 3;
 export const TOKENS_PER_TOOL_CALL = 3;
 
 export function countText(text: string): number {
-  return text.length === 0 ? 0 : o200k().countTokens(text);
+  return text.length === 0 ? 0 : countTokens(ranks(), text);
 }
 
 /** Tokens a message costs when it is sent as input; `count` tokenizes one text (default: here and now). */
@@ -100,9 +113,9 @@ export class TokenCounter {
   tokenizations = 0;
 
   constructor(private readonly keyByContent = false) {
-    // Whoever meters will tokenize: load it now, so its ~0.3 s is not in a first run's time or a
-    // first request's latency (`bench serve`).
-    o200k();
+    // Whoever meters will tokenize: load the table now, not in a first run's time or a first
+    // request's latency (`bench serve`).
+    ranks();
   }
 
   message(m: ChatMessage): number {

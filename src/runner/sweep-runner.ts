@@ -122,7 +122,7 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
 
   const steps = new JsonlWriter(resultFile(o.dir, 'steps'));
   const runs = new JsonlWriter(resultFile(o.dir, 'runs'));
-  // Made on first use: its tokenizer tables (~50 MB) are not needed here when worker threads run every run.
+  // Made on first use: not needed here when worker threads run every run.
   let counter: TokenCounter | undefined;
   const registries = new Map<Scenario, ToolRegistry>();
   const tools = (plan: RunPlan) => {
@@ -148,7 +148,7 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
   };
   const inWorker = async (plan: RunPlan) => {
     const done = await pool!.run(plan);
-    for (const line of done.steps) steps.writeLine(line);
+    steps.writeLine(done.steps);
     return done;
   };
   const runPlan = async (plan: RunPlan): Promise<RunRecord> => {

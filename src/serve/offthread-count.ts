@@ -1,22 +1,14 @@
 // Tokenizing a large request takes seconds (a 15 MB prompt, ~3 s; one long run of a single character
 // far more, as BPE merges are quadratic in a piece's length). Done on the main thread it froze
-// `bench serve` for every other client. Large messages are counted on a worker thread instead,
-// with the same tokenizer; the server stays free while it works.
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+// `bench serve` for every other client. Large messages are counted on a worker thread instead
+// (count-worker.ts), against the same shared rank table; the server stays free while it works.
+import type { Worker } from 'node:worker_threads';
 import type { ChatMessage } from '../contracts/chat.ts';
-import { countText, messageTexts, messageTokensUncached, type TokenCounter } from '../meter/tokens.ts';
+import { countText, messageTexts, messageTokensUncached, sharedRanks, type TokenCounter } from '../meter/tokens.ts';
+import { spawnEntry } from '../runner/workers/spawn.ts';
 
 /** Texts longer than this are tokenized off the main thread (shorter ones take well under a millisecond). */
 export const OFF_THREAD_CHARS = 64 * 1024;
-
-// Plain CommonJS so the worker needs no file of its own in the bundle: it loads the tokenizer
-// package loopbench itself uses.
-const WORKER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { countTokens } = require(workerData.tokenizer);
-parentPort.on('message', ({ id, texts }) => parentPort.postMessage({ id, counts: texts.map((t) => countTokens(t)) }));
-`;
 
 export class OffThreadCounter {
   private worker: Worker | null = null;
@@ -24,8 +16,7 @@ export class OffThreadCounter {
   private readonly waiting = new Map<number, (counts: number[]) => void>();
 
   private start(): Worker {
-    const tokenizer = createRequire(import.meta.url).resolve('gpt-tokenizer/encoding/o200k_base');
-    const w = new Worker(WORKER, { eval: true, workerData: { tokenizer } });
+    const w = spawnEntry('count-worker.js', new URL('./count-worker.ts', import.meta.url), { workerData: { ranks: sharedRanks() } });
     w.on('message', ({ id, counts }: { id: number; counts: number[] }) => {
       this.waiting.get(id)?.(counts);
       this.waiting.delete(id);

@@ -2,7 +2,7 @@
 // first, then each tool call; a cut inside a call leaves it with truncated (invalid JSON) arguments,
 // and a cut before a call's arguments begin leaves no call at all. Billed: exactly max_tokens.
 import type { AssistantMessage, FinishReason, ToolCall } from '../contracts/chat.ts';
-import { countText, o200k, TOKENS_PER_TOOL_CALL } from '../meter/tokens.ts';
+import { countText, decodeText, encodeText, TOKENS_PER_TOOL_CALL } from '../meter/tokens.ts';
 
 export interface CappedAnswer {
   message: AssistantMessage;
@@ -12,10 +12,9 @@ export interface CappedAnswer {
 /** At most `max` tokens of `text`, counted as the meter counts them (re-checked, since a decoded prefix may re-tokenize differently). */
 function cutText(text: string, max: number): string {
   if (max <= 0) return '';
-  const { encode, decode } = o200k();
-  const ids = encode(text);
+  const ids = encodeText(text);
   for (let k = Math.min(max, ids.length); k > 0; k--) {
-    const cut = decode(ids.slice(0, k));
+    const cut = decodeText(ids.slice(0, k));
     if (countText(cut) <= max) return cut;
   }
   return '';

@@ -2,7 +2,7 @@
 // every word in the vocabulary is one o200k_base token when preceded by a space, and the
 // pre-tokenizer never merges across a space, so n words (plus one token per full stop) are
 // n tokens. The meter still counts the result with the real tokenizer.
-import { o200k } from '../meter/tokens.ts';
+import { countText } from '../meter/tokens.ts';
 import { rng, type Rng } from './rng.ts';
 
 const CANDIDATES = `the agent loop step cost token model tool call result search page source check
@@ -18,7 +18,7 @@ python code print range function loop round draft final version check review sou
 document folder files download reorganize category structure criteria pass`.split(/\s+/);
 
 /** Words that are exactly one token after a space (checked when the pool is first written). */
-const vocabulary = (): string[] => [...new Set(CANDIDATES)].filter((w) => w && o200k().encode(` ${w}`).length === 1);
+const vocabulary = (): string[] => [...new Set(CANDIDATES)].filter((w) => w && countText(` ${w}`) === 1);
 
 /** Sentences of 8–14 vocabulary words and a full stop, written once per process from a fixed seed. */
 interface Sentence {

@@ -1,5 +1,6 @@
 // Messages between the sweep (main thread) and its worker threads. Plans and records are plain data
-// (structured clone); a run's step lines travel as the JSONL text the main thread appends.
+// (structured clone); a run's step lines travel as one string, the JSONL text the main thread
+// appends (one string clones in one copy; an array of a line per call cost a copy per line).
 import type { RunRecord } from '../../contracts/records.ts';
 import type { RunDeps } from '../run-one.ts';
 import type { RunPlan } from '../sweep.ts';
@@ -11,10 +12,12 @@ export interface WorkerSetup {
   replayFile?: string;
   control?: RunDeps['control'];
   transcripts: boolean;
+  /** o200k_base's rank table in shared memory (tokens.ts sharedRanks): every thread counts against the one copy. */
+  ranks: Uint8Array;
 }
 
 export type ToWorker = { type: 'run'; id: number; plan: RunPlan } | { type: 'abort' };
 
 export type FromWorker =
-  | { type: 'done'; id: number; steps: string[]; record: RunRecord; transcript?: Transcript }
+  | { type: 'done'; id: number; steps: string; record: RunRecord; transcript?: Transcript }
   | { type: 'failed'; id: number; message: string; stack?: string };

@@ -1,8 +1,9 @@
 // A sweep worker thread: runs the simulated or replayed runs it is sent, each as the main thread
-// would (own token counter and tool registries, loaded once per worker), and posts back the step
-// lines, the record and the transcript. The main thread writes them, so files have one writer.
+// would (its own token counter and tool registries; the tokenizer's rank table is the main
+// thread's, in shared memory), and posts back the step lines, the record and the transcript. The
+// main thread writes them, so files have one writer.
 import { parentPort, workerData } from 'node:worker_threads';
-import { TokenCounter } from '../../meter/tokens.ts';
+import { TokenCounter, useSharedRanks } from '../../meter/tokens.ts';
 import { Cassette } from '../../models/cassette.ts';
 import { DEFAULT_TRANSPORT, type ModelTransport } from '../../models/factory.ts';
 import { stepLine } from '../../results/step-line.ts';
@@ -16,6 +17,7 @@ import type { FromWorker, ToWorker, WorkerSetup } from './protocol.ts';
 const port = parentPort!;
 const setup = workerData as WorkerSetup;
 const transport: ModelTransport = { ...DEFAULT_TRANSPORT, ...(setup.replayFile ? { replay: Cassette.load(setup.replayFile) } : {}) };
+useSharedRanks(setup.ranks);
 const counter = new TokenCounter();
 const abort = new AbortController();
 // Each worker is its own heap: it keeps its old generation's garbage in check as the main thread
@@ -32,8 +34,8 @@ const tools = (s: Scenario) => {
 
 port.on('message', (m: ToWorker) => {
   if (m.type === 'abort') return abort.abort();
-  const steps: string[] = [];
-  executeRun(m.plan, { counter, tools: (p) => tools(p.scenario), onStep: (r) => steps.push(stepLine(r)), signal: abort.signal, transcript: setup.transcripts, transport, control: setup.control }).then(
+  let steps = '';
+  executeRun(m.plan, { counter, tools: (p) => tools(p.scenario), onStep: (r) => (steps += stepLine(r)), signal: abort.signal, transcript: setup.transcripts, transport, control: setup.control }).then(
     (result) => {
       const transcript = setup.transcripts ? buildTranscript(result.record, result.calls, result.messages) : undefined;
       port.postMessage({ type: 'done', id: m.id, steps, record: result.record, ...(transcript ? { transcript } : {}) } satisfies FromWorker);

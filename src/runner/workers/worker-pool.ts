@@ -2,11 +2,11 @@
 // N threads run N at once. Each run goes to the least busy worker; its step lines, record and
 // transcript come back whole, for the main thread to write. Reports aggregate in plan order, so
 // they are the same whichever thread finished which run first.
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { sharedRanks } from '../../meter/tokens.ts';
 import type { RunPlan } from '../sweep.ts';
 import type { FromWorker, ToWorker, WorkerSetup } from './protocol.ts';
+import { spawnEntry } from './spawn.ts';
 
 type Done = Extract<FromWorker, { type: 'done' }>;
 
@@ -17,18 +17,8 @@ type Done = Extract<FromWorker, { type: 'done' }>;
  */
 const WORKER_LIMITS = { maxYoungGenerationSizeMb: 32 };
 
-/**
- * The worker script: the bundle's own entry (dist/sweep-worker.js, next to the chunk this code is
- * in) when the CLI runs; under tsx or vitest, where this file is TypeScript, worker-entry.ts with the
- * tsx loader registered in the worker first.
- */
-function spawnWorker(setup: WorkerSetup): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./sweep-worker.js', import.meta.url), { workerData: setup, resourceLimits: WORKER_LIMITS });
-  const tsxApi = path.join(path.dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs');
-  const entry = new URL('./worker-entry.ts', import.meta.url).href;
-  const boot = `import(${JSON.stringify(`file://${tsxApi}`)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); })`;
-  return new Worker(boot, { eval: true, workerData: setup, resourceLimits: WORKER_LIMITS });
-}
+/** The worker script: the bundle's dist/sweep-worker.js, or worker-entry.ts under tsx or vitest. */
+const spawnWorker = (setup: WorkerSetup): Worker => spawnEntry('sweep-worker.js', new URL('./worker-entry.ts', import.meta.url), { workerData: setup, resourceLimits: WORKER_LIMITS });
 
 interface Slot {
   worker: Worker;
@@ -91,8 +81,8 @@ export class WorkerPool {
  * which are CPU work; not runs that call a provider (I/O, governed by --concurrency), record a
  * cassette, or trace to this thread's stderr; and not for one worker.
  */
-export function poolFor(o: { workers?: number; plans: readonly RunPlan[]; networked: boolean; traced: boolean; recording: boolean } & WorkerSetup): WorkerPool | undefined {
+export function poolFor(o: { workers?: number; plans: readonly RunPlan[]; networked: boolean; traced: boolean; recording: boolean } & Omit<WorkerSetup, 'ranks'>): WorkerPool | undefined {
   const size = Math.min(o.workers ?? 1, o.plans.length);
   if (size <= 1 || o.networked || o.traced || o.recording) return undefined;
-  return new WorkerPool(size, { transcripts: o.transcripts, ...(o.replayFile ? { replayFile: o.replayFile } : {}), ...(o.control ? { control: o.control } : {}) });
+  return new WorkerPool(size, { ranks: sharedRanks(), transcripts: o.transcripts, ...(o.replayFile ? { replayFile: o.replayFile } : {}), ...(o.control ? { control: o.control } : {}) });
 }

@@ -1,0 +1,168 @@
+// o200k_base against a packed rank table (rank-table.ts), as tiktoken tokenizes: the text is split
+// by the encoding's own pattern (gpt-tokenizer's), then a piece is one token when its UTF-8 bytes
+// are one, or else as many as byte-pair merging leaves. Special tokens such as <|endoftext|> in a
+// text are ordinary text here, as they are in a chat request's content. Pure: no I/O.
+//
+// Counts equal gpt-tokenizer's, which the tests check on the sims' conversations and hostile text;
+// the one place the two part is a piece starting with a byte-order mark, where gpt-tokenizer's
+// decoder drops the mark while merging and tiktoken, like this file, keeps it.
+import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
+import { HASH_START, hashStep, rankOf, rankOfHashed, tokenBytes, type RankTable } from './rank-table.ts';
+
+// Scratch space, reused by every piece of every text (grown, never shrunk).
+let bytes = new Uint8Array(1024);
+let starts = new Int32Array(256);
+let ranks = new Float64Array(256);
+
+function room(length: number): void {
+  if (bytes.length < 3 * length) bytes = new Uint8Array(3 * length);
+}
+
+/**
+ * Writes the UTF-8 of `s` into `bytes` as TextEncoder would (a lone surrogate is U+FFFD); returns
+ * its length, negated when `s` holds a lone surrogate (gpt-tokenizer then merges instead of looking
+ * the piece up whole: kept, so that counts equal the package's everywhere).
+ */
+function utf8(s: string): number {
+  room(s.length);
+  let n = 0;
+  let wellFormed = true;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) bytes[n++] = c;
+    else if (c < 0x800) {
+      bytes[n++] = 0xc0 | (c >> 6);
+      bytes[n++] = 0x80 | (c & 0x3f);
+    } else if (c >= 0xd800 && c <= 0xdfff) {
+      const d = i + 1 < s.length ? s.charCodeAt(i + 1) : 0;
+      if (c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff) {
+        const cp = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+        bytes[n++] = 0xf0 | (cp >> 18);
+        bytes[n++] = 0x80 | ((cp >> 12) & 0x3f);
+        bytes[n++] = 0x80 | ((cp >> 6) & 0x3f);
+        bytes[n++] = 0x80 | (cp & 0x3f);
+        i++;
+      } else {
+        wellFormed = false;
+        bytes[n++] = 0xef;
+        bytes[n++] = 0xbf;
+        bytes[n++] = 0xbd;
+      }
+    } else {
+      bytes[n++] = 0xe0 | (c >> 12);
+      bytes[n++] = 0x80 | ((c >> 6) & 0x3f);
+      bytes[n++] = 0x80 | (c & 0x3f);
+    }
+  }
+  return wellFormed ? n : -n;
+}
+
+/** The rank of the pair of parts starting at part i (bytes[starts[i], starts[i + 2])), Infinity when there is none. */
+function pairRank(t: RankTable, i: number, parts: number): number {
+  if (i + 2 >= parts) return Infinity;
+  const r = rankOf(t, bytes, starts[i]!, starts[i + 2]!);
+  return r < 0 ? Infinity : r;
+}
+
+/** Byte-pair merges bytes[0, length): joins the adjacent pair of lowest rank until none is a token; returns the parts. */
+function merge(t: RankTable, length: number): number {
+  if (starts.length < length + 1) {
+    starts = new Int32Array(2 * length + 2);
+    ranks = new Float64Array(2 * length + 2);
+  }
+  let parts = length + 1;
+  for (let i = 0; i < parts; i++) starts[i] = i;
+  for (let i = 0; i < parts; i++) ranks[i] = pairRank(t, i, parts);
+  while (parts > 1) {
+    let lowest = Infinity;
+    let at = -1;
+    for (let i = 0; i < parts - 1; i++) {
+      if (ranks[i]! < lowest) {
+        lowest = ranks[i]!;
+        at = i;
+      }
+    }
+    if (at < 0) break;
+    starts.copyWithin(at + 1, at + 2, parts);
+    ranks.copyWithin(at, at + 1, parts);
+    parts--;
+    ranks[at] = pairRank(t, at, parts);
+    if (at > 0) ranks[at - 1] = pairRank(t, at - 1, parts);
+  }
+  return parts - 1;
+}
+
+/** A piece of `length` bytes in `bytes` whose whole-piece lookup gave `whole`: its tokens, pushed to `out` if given. */
+function pieceTokens(t: RankTable, whole: number, length: number, out: number[] | undefined): number {
+  if (whole >= 0) {
+    out?.push(whole);
+    return 1;
+  }
+  const n = merge(t, length);
+  if (out) for (let i = 0; i < n; i++) out.push(rankOf(t, bytes, starts[i]!, starts[i + 1]!));
+  return n;
+}
+
+/** Tokens of `text`, their ranks pushed to `out` if given (counting alone allocates nothing per piece). */
+function tokenize(t: RankTable, text: string, out?: number[]): number {
+  const pieces = text.match(O200K_TOKEN_SPLIT_REGEX);
+  if (!pieces) return 0;
+  let count = 0;
+  for (const piece of pieces) {
+    // Most pieces are ASCII: their bytes are their char codes, hashed as they are copied.
+    const length = piece.length;
+    room(length);
+    const b = bytes;
+    let h = HASH_START;
+    let i = 0;
+    for (; i < length; i++) {
+      const c = piece.charCodeAt(i);
+      if (c >= 0x80) break;
+      b[i] = c;
+      h = hashStep(h, c);
+    }
+    if (i === length) count += pieceTokens(t, rankOfHashed(t, b, 0, length, h >>> 0), length, out);
+    else {
+      const n = utf8(piece);
+      count += pieceTokens(t, n > 0 ? rankOf(t, bytes, 0, n) : -1, Math.abs(n), out);
+    }
+  }
+  return count;
+}
+
+/** o200k_base tokens in `text`. */
+export function countTokens(t: RankTable, text: string): number {
+  return tokenize(t, text);
+}
+
+/** The token ids (ranks) of `text`. */
+export function encodeTokens(t: RankTable, text: string): number[] {
+  const out: number[] = [];
+  tokenize(t, text, out);
+  return out;
+}
+
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/** The text of token ids: their bytes joined and read as UTF-8 (invalid bytes as U+FFFD), less a last character cut short. */
+export function decodeTokens(t: RankTable, ids: readonly number[]): string {
+  const parts = ids.map((id) => tokenBytes(t, id));
+  const joined = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    joined.set(p, at);
+    at += p.length;
+  }
+  return decoder.decode(joined.subarray(0, at - cutShort(joined, at)));
+}
+
+/** Bytes at the end of bytes[0, end) that begin a UTF-8 character and stop before it does (a cut mid-character). */
+function cutShort(b: Uint8Array, end: number): number {
+  for (let back = 1; back <= Math.min(3, end); back++) {
+    const byte = b[end - back]!;
+    if ((byte & 0xc0) === 0x80) continue; // a continuation byte: look further back
+    const need = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    return need > back ? back : 0;
+  }
+  return 0;
+}

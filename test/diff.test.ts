@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { settingsOf, sweepDifferences } from '../src/report/sweep-settings.ts';
 import { benchInProcess } from './helpers/cli.ts';
 import { QUICK_SUM } from './gate-helpers.ts';
 
@@ -76,6 +77,26 @@ describe('bench diff', () => {
     const prompt = await benchInProcess(['diff', dir('seed1'), dir('prompt'), '--allow', 'seed']);
     expect(prompt.code).toBe(2);
     expect(prompt.stderr).toContain('they differ in scenario quick-sum: its prompt, tools or check differ (if that is the comparison you mean, add --allow prompt)');
+  });
+
+  it('names a damaged meta.json as damaged (file and field), not as a missing results directory', async () => {
+    fs.cpSync(dir('seed1'), dir('damaged'), { recursive: true });
+    const meta = JSON.parse(fs.readFileSync(path.join(dir('damaged'), 'meta.json'), 'utf8'));
+    meta.grid.max_steps = ['twelve'];
+    fs.writeFileSync(path.join(dir('damaged'), 'meta.json'), JSON.stringify(meta));
+    const r = await benchInProcess(['diff', dir('seed1'), dir('damaged')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${path.join(dir('damaged'), 'meta.json')}: grid.max_steps[0]: Invalid input: expected number`);
+    expect(r.stderr).not.toContain('not a results directory');
+    const check = await benchInProcess(['check', path.resolve(import.meta.dirname, '../examples/budgets.yaml'), '--from', dir('damaged')]);
+    expect(check.code).toBe(2);
+    expect(check.stderr).toContain(`${path.join(dir('damaged'), 'meta.json')}: grid.max_steps[0]: Invalid input: expected number`);
+  });
+
+  it('names every brake that differs, loop detectors included (absent is off)', () => {
+    const a = settingsOf(JSON.parse(fs.readFileSync(path.join(dir('seed1'), 'meta.json'), 'utf8')));
+    expect(sweepDifferences(a, { ...a, grid: { ...a.grid, max_cycle: [3] } })).toEqual([{ kind: 'limits', text: 'max_cycle off vs 3' }]);
+    expect(sweepDifferences(a, { ...a, grid: { ...a.grid, near_duplicate: [null] } })).toEqual([]);
   });
 
   it('with the difference allowed, compares the configurations both ran and names the rest', async () => {

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { buildReports } from '../report/build.ts';
-import { loadMeta, readMeta, type Meta } from '../results/meta.ts';
+import { loadMeta, type Meta } from '../results/meta.ts';
 import { hasRecords, resultFile } from '../results/results-dir.ts';
 import type { RunFacts } from '../contracts/records.ts';
 import { writeFileAtomic, writeJsonAtomic } from '../results/atomic.ts';
@@ -56,8 +56,9 @@ function printSampling(outcomes: readonly SamplingOutcome[]): void {
 async function resultsToJudge(file: string, loaded: LoadedBudgets, o: CheckOptions, transport: ModelTransport): Promise<{ dir: string; meta: Meta; runs: RunFacts[] } | null> {
   if (o.from !== undefined) {
     const dir = path.resolve(o.from);
-    const meta = fs.existsSync(dir) && hasRecords(dir) ? readMeta(dir) : null;
-    if (!meta) throw new UsageError(`--from ${o.from}: not a results directory (no meta.json and runs.jsonl)`);
+    if (!fs.existsSync(dir) || !hasRecords(dir) || !fs.existsSync(resultFile(dir, 'meta'))) throw new UsageError(`--from ${o.from}: not a results directory (no meta.json and runs.jsonl)`);
+    // Strict: a damaged meta.json is named as damaged (file and field), not taken for a missing one.
+    const meta = loadMeta(dir);
     assertSameSweep(loaded, meta, o.from);
     return { dir, meta, runs: (await buildReports(dir)).runs };
   }

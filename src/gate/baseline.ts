@@ -14,7 +14,7 @@ import { usd } from '../report/format.ts';
 import type { MaxRegression } from './budgets-schema.ts';
 import type { Verdict } from './verdict.ts';
 import { groupBy } from '../report/group.ts';
-import { readMeta } from '../results/meta.ts';
+import { loadMeta } from '../results/meta.ts';
 import { scenarioDigest } from '../results/digest.ts';
 import type { SweepSpec } from '../runner/sweep.ts';
 import { describeDifferences, disallowed, settingsOf, sweepDifferences, type DifferenceKind, type SweepSettings } from '../report/sweep-settings.ts';
@@ -66,7 +66,8 @@ export async function loadBaseline(ref: string): Promise<Baseline> {
   if (fs.existsSync(ref) && fs.statSync(ref).isDirectory()) {
     const { runs } = await loadRuns(resultFile(ref, 'runs'));
     if (runs.length === 0) throw new UsageError(`--baseline ${ref}: no runs in ${path.join(ref, 'runs.jsonl')}`);
-    const meta = readMeta(ref);
+    // A directory without meta.json gives a baseline that records no settings; a damaged one is an error naming the field.
+    const meta = fs.existsSync(resultFile(ref, 'meta')) ? loadMeta(ref) : undefined;
     return baselineOf(runs, meta ? settingsOf(meta) : undefined);
   }
   let value: unknown;

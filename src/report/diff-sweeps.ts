@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../contracts/errors.ts';
-import { readMeta, type Meta } from '../results/meta.ts';
+import { loadMeta, type Meta } from '../results/meta.ts';
 import { resultFile, resultsDirFor } from '../results/results-dir.ts';
 import { diffSweeps, type SweepDiff } from './diff.ts';
 import { loadRuns } from './load-runs.ts';
@@ -14,8 +14,9 @@ const dirOf = (arg: string) => (fs.existsSync(arg) ? path.resolve(arg) : results
 
 function readSweep(arg: string, which: 'A' | 'B'): Meta {
   const dir = dirOf(arg);
-  const meta = fs.existsSync(resultFile(dir, 'runs')) ? readMeta(dir) : null;
-  if (!meta) throw new UsageError(`${which} ${arg}: not a results directory (no meta.json and runs.jsonl)`);
+  if (!fs.existsSync(resultFile(dir, 'runs')) || !fs.existsSync(resultFile(dir, 'meta'))) throw new UsageError(`${which} ${arg}: not a results directory (no meta.json and runs.jsonl)`);
+  // Strict: a damaged meta.json is named as damaged (file and field), not taken for a missing one.
+  const meta = loadMeta(dir);
   if (meta.shard) throw new UsageError(`${which} ${arg}: holds only shard ${meta.shard.index}/${meta.shard.count} of its sweep (bench merge the shards first)`);
   return meta;
 }

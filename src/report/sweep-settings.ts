@@ -2,6 +2,7 @@
 // baseline.json recorded them), and every way two of them differ, each named and filed under the
 // kind a user may allow (`bench diff --allow prompt,model`, `bench check --baseline`).
 import type { Meta } from '../results/meta.ts';
+import { LIMITS } from '../contracts/limits.ts';
 import type { Fixed, Grid } from '../contracts/settings.ts';
 
 export interface SweepSettings {
@@ -19,7 +20,7 @@ export const DIFFERENCE_KINDS = {
   model: 'the models swept, and per-role models',
   prompt: "a scenario's content: system prompt, goal, tools, check",
   pricing: 'prices and prompt caching',
-  limits: 'the brakes: steps, cost, timeout, spin, tokens, calls, rounds, and max output tokens',
+  limits: 'the brakes: steps, cost, timeout, spin, tokens, calls, rounds, the loop detectors, and max output tokens',
   seed: 'the sweep seed',
   repeats: 'runs per configuration',
   scenarios: 'which scenarios were run',
@@ -41,8 +42,6 @@ export function settingsOf(meta: Meta): SweepSettings {
 const show = (v: unknown): string => (Array.isArray(v) ? v.map((x) => (x === null ? 'off' : typeof x === 'object' ? JSON.stringify(x) : String(x))).join(',') : v === null ? 'off' : v === undefined ? 'none' : typeof v === 'object' ? JSON.stringify(v) : String(v));
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
-const LIMITS = ['max_steps', 'max_cost_usd', 'timeout_s', 'max_repeat', 'max_tokens', 'max_calls', 'max_rounds'] as const;
-
 /** Every way `b` differs from `a`, each with both values; empty when the two are the same sweep but for its runs. */
 export function sweepDifferences(a: SweepSettings, b: SweepSettings): Difference[] {
   const out: Difference[] = [];
@@ -62,7 +61,8 @@ export function sweepDifferences(a: SweepSettings, b: SweepSettings): Difference
   field('pricing', 'price', a.fixed.price, b.fixed.price);
   field('pricing', 'prompt caching', a.fixed.prompt_cache, b.fixed.prompt_cache);
   field('pricing', 'per-model prices', a.fixed.model_prices, b.fixed.model_prices);
-  for (const k of LIMITS) field('limits', k, a.grid[k], b.grid[k]);
+  // Every brake in the table of limits, loop detectors included (a detector is absent while off, which equals off).
+  for (const { key } of LIMITS) field('limits', key, a.grid[key] ?? [null], b.grid[key] ?? [null]);
   field('limits', 'max_output_tokens', a.fixed.max_output_tokens, b.fixed.max_output_tokens);
   field('seed', 'seed', a.seed, b.seed);
   field('repeats', 'repeats', a.repeat, b.repeat);

@@ -121,7 +121,8 @@ describe('bench check with adaptive repeats', () => {
       /^RUNS {2}autogpt-recursive-verification {2}ran to max 20 runs: total_tokens p95 ≤ 20,000 undecided at 95 % \(total_tokens p95 ≤ 20,000 cannot be shown to hold within 20 runs\)$/m,
     );
     expect(undecided.stdout).toMatch(/^FAIL {2}autogpt-recursive-verification {2}total_tokens p95 ≤ 20,000 +[\d,.]+ \(undecided at 95 % after 20 runs\)/m);
-    expect(undecided.stdout).toContain('bench check: 1 of 5 budgets breached');
+    // Said apart from a breach: nothing was shown to breach either.
+    expect(undecided.stdout).toContain('bench check: 1 of 5 not shown to hold (undecided at the most runs)');
 
     expect(capped.code).toBe(1);
     expect(capped.stderr).toMatch(/^bench: spend cap \$0\.020? reached: /m);

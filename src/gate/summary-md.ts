@@ -7,8 +7,12 @@ import type { SamplingOutcome } from './adaptive.ts';
 export function verdictLine(verdicts: readonly Verdict[]): string {
   const missed = verdicts.filter((v) => v.miss).length;
   const judged = verdicts.length - missed;
-  const failed = verdicts.filter(isBreach).length;
-  const line = failed === 0 ? `all ${judged} budgets hold` : `${failed} of ${judged} budgets breached`;
+  const failed = verdicts.filter(isBreach);
+  // A budget adaptive sampling left undecided failed the check, but no breach was shown: said apart.
+  const undecided = failed.filter((v) => v.undecided).length;
+  const breached = failed.length - undecided;
+  const parts = [...(breached ? [`${breached} of ${judged} budgets breached`] : []), ...(undecided ? [`${undecided} of ${judged} not shown to hold (undecided at the most runs)`] : [])];
+  const line = failed.length === 0 ? `all ${judged} budgets hold` : parts.join(', ');
   return missed === 0 ? line : `${missed} scenario(s) not measured (replay miss); ${judged === 0 ? 'no budget judged' : line}`;
 }
 

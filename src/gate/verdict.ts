@@ -11,6 +11,8 @@ export interface Verdict {
   message: string;
   /** Not a breach: the replayed cassette lacks this scenario's requests, so nothing was measured. */
   miss?: true;
+  /** Adaptive repeats: still undecided at the most runs allowed, so not shown to hold (a failure, but no breach was shown either). */
+  undecided?: true;
 }
 
 export const isBreach = (v: Verdict) => !v.pass && !v.miss;

@@ -93,6 +93,8 @@ describe('costs print with enough digits to tell configurations apart', () => {
     const h = usdDistinct([138_690.4, 138_699.6]);
     expect(h(138_690.4)).not.toBe(h(138_699.6));
     expect(usdDistinct([0.46, 0.12])(0.46)).toBe('$0.46');
+    // The same money summed in another order differs in its last bits: not a reason for six digits.
+    expect(usdDistinct([0.1 + 0.2, 0.3, 0.5])(0.3)).toBe('$0.30');
     expect([usd(0.00024), usd(0.0000001), usd(0.0205, 3), usd(12.4), usd(1290)]).toEqual(['$0.00024', '$0.00000010', '$0.0205', '$12.40', '$1,290']);
   });
 });

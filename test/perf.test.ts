@@ -75,6 +75,23 @@ describe('metering cost', () => {
     expect(Math.max(...lines.slice(0, 3).map((l) => l.length))).toBeLessThan(120);
   });
 
+  it('the workers row is the median of its pairs (the lower middle of an even count), lists every pair, and sets it against the machine\'s ceiling', async () => {
+    const { medianPair } = await import('../src/perf/workers.ts');
+    const { workersRows } = await import('../src/perf/table.ts');
+    const timing = (ms: number) => ({ ms, cpuMs: ms, runs: 1000, steps: 5000, calls: 52_135 });
+    const pair = (one: number, many: number) => ({ one: timing(one), many: timing(many), speedUp: one / many });
+    const pairs = [pair(9000, 5000), pair(8000, 5000), pair(9500, 5000), pair(7000, 5000)];
+    expect(medianPair(pairs).speedUp).toBe(1.6);
+    const child = { ms: 8000, cpuMs: 12_000, peakRssMb: 245, stdout: '' };
+    const ceiling = { alone: { ...child, ms: 10_000 }, together: [{ ...child, ms: 10_500 }, { ...child, ms: 11_000 }], speedUp: 20_000 / 11_000 };
+    const [speed, rss] = workersRows({ workers: 2, ceiling, pairs, median: medianPair(pairs), child });
+    expect(speed!.value).toBe(1.6);
+    expect(speed!.ok).toBe(false);
+    expect(speed!.detail).toContain('the median of 4 back-to-back pair(s), order alternating (1.80×, 1.60×, 1.90×, 1.40×)');
+    expect(speed!.detail).toContain('took 11.0 s against 10.0 s for one alone, 1.82× the throughput; the workers reached 88 % of it');
+    expect(rss!.value).toBe(245);
+  });
+
   it('a floor target (concurrency efficiency) uses limit ÷ measured as its ratio, with the limit in its unit', () => {
     const bench = (measuredS: number) => ({ runs: 100, steps: 10, concurrency: 16, latencyMs: 200, calls: 1000, idealS: 12.5, measuredS, efficiency: 12.5 / measuredS, errors: 0, cpuMsPerCall: 1 });
     const c = concurrencyRow(bench(13.1));

@@ -17,8 +17,8 @@ interface PerfOptions {
 /** Sizes of every measurement; `--quick` shrinks them for a smoke test (figures then not comparable with the targets). */
 export function perfSizes(quick: boolean, scaleRepeat: number) {
   return quick
-    ? { microMs: 50, overheadRepeat: 1, linearRepeat: 1, concurrencyRuns: 16, gatewayRequests: 2, scaleRepeat }
-    : { microMs: 500, overheadRepeat: 10, linearRepeat: 10, concurrencyRuns: 100, gatewayRequests: 10, scaleRepeat };
+    ? { microMs: 50, overheadRepeat: 1, linearRepeat: 1, concurrencyRuns: 16, gatewayRequests: 2, scaleRepeat, workerPairs: 1 }
+    : { microMs: 500, overheadRepeat: 10, linearRepeat: 10, concurrencyRuns: 100, gatewayRequests: 10, scaleRepeat, workerPairs: 5 };
 }
 
 export function registerPerf(program: Command): void {

@@ -16,6 +16,8 @@ export interface PerfSizes {
   scaleRepeat: number;
   concurrencyRuns: number;
   gatewayRequests: number;
+  /** Pairs of one-thread and N-worker sweeps the speed-up is the median of. */
+  workerPairs: number;
 }
 
 export interface PerfResults {
@@ -64,8 +66,8 @@ export async function runPerf(parts: ReadonlySet<string>, sizes: PerfSizes, log:
     out.targets.push(...scaleRows(out.scale));
   }
   if (parts.has('workers')) {
-    log(`workers: bench ${scaleArgs(sizes.scaleRepeat, 'DIR').join(' ')} --workers N, then --workers 1, in process (the sweep timed), then --workers N in a child process (peak RSS)…`);
-    out.workers = await measureWorkers(sizes.scaleRepeat);
+    log(`workers: bench ${scaleArgs(sizes.scaleRepeat, 'DIR').join(' ')} --workers 1 and --workers N, ${sizes.workerPairs} pair(s) in process (the sweep timed), then --workers N in a child process (peak RSS)…`);
+    out.workers = await measureWorkers(sizes.scaleRepeat, sizes.workerPairs);
     out.targets.push(...workersRows(out.workers));
   }
   out.targets.sort((a, b) => a.target.localeCompare(b.target, 'en', { numeric: true }));

@@ -97,19 +97,21 @@ export function scaleRows(s: ScaleResult): TargetRow[] {
 
 /** Speed-up against 90 % of the ideal (N workers on N cores: N×), so 1.8× on 2 cores; and the memory all threads take. */
 export function workersRows(w: WorkersResult): TargetRow[] {
+  const { one, many, speedUp } = w.median;
+  const ratios = w.pairs.map((p) => `${f(p.speedUp, 2)}×`).join(', ');
   return [
     row({
       target: `6. workers: scale sweep wall time, 1 thread ÷ ${w.workers} worker threads`,
       unit: (x) => `${f(x, 2)}×`,
-      detail: `${f(w.many.runs)} runs, ${f(w.many.calls)} calls: ${f(w.one.ms / 1000, 1)} s on 1 thread, ${f(w.many.ms / 1000, 1)} s on ${w.workers} workers; ideal ${f(w.workers, 2)}× (${w.workers} available cores); target 90 % of it. CPU: ${f(w.one.cpuMs / 1000, 1)} s on 1 thread, ${f(w.many.cpuMs / 1000, 1)} s on ${w.workers} (worker start-up, a tokenizer per worker, both cores sharing one L3 cache), so on otherwise idle cores the speed-up is at most ${f((w.workers * w.one.cpuMs) / w.many.cpuMs, 2)}×.`,
-      value: w.speedUp,
+      detail: `${f(many.runs)} runs, ${f(many.calls)} calls; the median of ${w.pairs.length} back-to-back pair(s), order alternating (${ratios}): ${f(one.ms / 1000, 1)} s on 1 thread, ${f(many.ms / 1000, 1)} s on ${w.workers} workers; ideal ${f(w.workers, 2)}× (${w.workers} available cores); target 90 % of it. CPU: ${f(one.cpuMs / 1000, 1)} s on 1 thread, ${f(many.cpuMs / 1000, 1)} s on ${w.workers} (each worker's start-up, posting runs back, cores sharing one L3 cache), so on otherwise idle cores the speed-up is at most ${f((w.workers * one.cpuMs) / many.cpuMs, 2)}×. This machine's own ceiling when measured: ${w.workers} independent \`bench --workers 1\` processes at once took ${f(Math.max(...w.ceiling.together.map((t) => t.ms)) / 1000, 1)} s against ${f(w.ceiling.alone.ms / 1000, 1)} s for one alone, ${f(w.ceiling.speedUp, 2)}× the throughput; the workers reached ${f((100 * speedUp) / w.ceiling.speedUp)} % of it.`,
+      value: speedUp,
       limit: 0.9 * w.workers,
       at: 'least',
     }),
     row({
       target: `7. workers: peak RSS with ${w.workers} worker threads (all threads)`,
       unit: (x) => `${f(x)} MB`,
-      detail: `the scale sweep --workers ${w.workers} in a child process: ${f(w.child.ms / 1000, 1)} s wall with its reports; the main thread and every worker, each worker with its own tokenizer tables (~50 MB).`,
+      detail: `the scale sweep --workers ${w.workers} in a child process: ${f(w.child.ms / 1000, 1)} s wall with its reports; the main thread and every worker, all counting tokens against one shared rank table (~10 MB).`,
       value: w.child.peakRssMb,
       limit: 300,
       at: 'most',

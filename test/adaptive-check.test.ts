@@ -123,6 +123,9 @@ describe('bench check with adaptive repeats', () => {
     expect(undecided.stdout).toMatch(/^FAIL {2}autogpt-recursive-verification {2}total_tokens p95 ≤ 20,000 +[\d,.]+ \(undecided at 95 % after 20 runs\)/m);
     // Said apart from a breach: nothing was shown to breach either.
     expect(undecided.stdout).toContain('bench check: 1 of 5 not shown to hold (undecided at the most runs)');
+    // And it was said before the runs were paid for.
+    expect(undecided.stderr).toMatch(/^bench: warning: .*p95\.yaml: autogpt-recursive-verification: total_tokens p95 ≤ 20,000 cannot be shown to hold within 20 runs at 95 %, even if every run meets it \(it will fail; raise repeats.max or bound the mean\)$/m);
+    expect(failed.stderr).not.toContain('warning');
 
     expect(capped.code).toBe(1);
     expect(capped.stderr).toMatch(/^bench: spend cap \$0\.020? reached: /m);

@@ -15,7 +15,7 @@ import { settingsOf } from '../report/sweep-settings.ts';
 import { allowHelp, parseAllow } from './diff.ts';
 import { publishToGithub } from '../gate/github.ts';
 import { judge } from '../gate/judge.ts';
-import { adaptiveSweep, describeDesign, samplingOutcomes, type SamplingOutcome } from '../gate/adaptive.ts';
+import { adaptiveSweep, describeDesign, samplingOutcomes, unreachableBudgets, type SamplingOutcome } from '../gate/adaptive.ts';
 import { junitXml } from '../gate/junit.ts';
 import { loadBudgets, type LoadedBudgets } from '../gate/load-budgets.ts';
 import { ALLOW_OUTSIDE_FLAG } from '../gate/named-file.ts';
@@ -97,6 +97,8 @@ export function registerCheck(program: Command): void {
       throw new UsageError(
         `--shard: ${file} has adaptive repeats, which decide after each batch on all of a scenario's runs so far; a shard holds every n-th run only, so it cannot decide, and shards deciding alone would stop at different points (give repeats a fixed count to shard)`,
       );
+    // A budget no sample could pass fails after paying for every run: said now, once per budget.
+    if (loaded.adaptive) for (const w of unreachableBudgets(loaded.checks, loaded.adaptive)) console.error(`bench: warning: ${file}: ${w} (it will fail; raise repeats.max or bound the mean)`);
     if (o.from !== undefined && (o.shard !== undefined || o.ciMaxSpend !== undefined || o.out !== undefined))
       throw new UsageError('--from judges finished results: it does not go with --shard, --ci-max-spend or --out');
     if (o.allow !== undefined && o.baseline === undefined) throw new UsageError('--allow: only used with --baseline');

@@ -163,6 +163,30 @@ export function adaptiveSweep(spec: SweepSpec, checks: readonly ScenarioBudget[]
   return { sampling: r, next: (finished) => nextBatch(all, checks, finished, r) };
 }
 
+/**
+ * Count budgets (success rates, p50 and p95 bounds) no sample up to `max` could show to hold: even
+ * if every run met them, the last look's boundary is out of reach (a p95 needs 0.95^n ≤ α: 59 runs
+ * at 95 %). Such a budget runs to `max` and fails; said before anything is paid for.
+ */
+export function unreachableBudgets(checks: ReadonlyArray<{ scenario: { id: string }; assertions: AssertionsSpec }>, r: AdaptiveRepeats): string[] {
+  const d = sequentialDesign(r);
+  const out: string[] = [];
+  const reach = (scenario: string, name: string, bar: number) => {
+    const b = d.boundaries(bar);
+    if (!d.looks.some((n, j) => b.pass[j]! <= n)) out.push(`${scenario}: ${name} cannot be shown to hold within ${r.max} runs at ${pct(r.confidence)}, even if every run meets it`);
+  };
+  for (const { scenario, assertions: a } of checks) {
+    if (a.success_rate) reach(scenario.id, budgetName.successRate(a.success_rate.min), a.success_rate.min);
+    for (const metric of METRICS) {
+      for (const stat of ['p50', 'p95'] as const) {
+        const limit = a[metric]?.[stat];
+        if (limit !== undefined) reach(scenario.id, budgetName.bound(metric, stat, limit), stat === 'p50' ? 0.5 : 0.95);
+      }
+    }
+  }
+  return out;
+}
+
 /** How the decisions are made, for a reader (summary.md): the looks, the confidence, how α is spent and by what test. */
 export function describeDesign(r: AdaptiveRepeats): string {
   const { looks, alpha } = sequentialDesign(r);

@@ -88,12 +88,16 @@ describe('counting against the table', () => {
     const cut = decodeTokens(table, ids.slice(0, 1));
     expect(new TextEncoder().encode(cut).length).toBeLessThanOrEqual(one.length);
     expect(cut).not.toContain('\uFFFD');
+    // A byte that can begin no character is not "cut short": it reads as U+FFFD.
+    expect(decodeTokens(table, [rankOf(table, Uint8Array.of(0xff), 0, 1)])).toBe('\uFFFD');
     expect(truncateTokens('the quick brown fox jumps', 3)).toEqual({ text: 'the quick brown', tokens: 5, truncated: true });
   });
 
-  it('keeps a piece that starts with a byte-order mark whole, as tiktoken does', () => {
-    // gpt-tokenizer drops the mark while merging ("\uFEFFusing" is one token to tiktoken: rank 9251).
+  it('merges text holding a byte-order mark by its bytes, as tiktoken does', () => {
+    // gpt-tokenizer strips the mark from each pair it looks up, so it never builds a token starting with one.
     expect(encodeText('\uFEFFusing')).toEqual([9251]);
+    expect(library.encode('\uFEFFusing', asText)).not.toEqual([9251]);
+    expect(encodeText(' \uFEFF ')).toEqual([71280, 220]);
   });
 
   it('is one table for every thread: a worker counts against the bytes it is passed, loading nothing', async () => {

@@ -3,9 +3,11 @@
 // are one, or else as many as byte-pair merging leaves. Special tokens such as <|endoftext|> in a
 // text are ordinary text here, as they are in a chat request's content. Pure: no I/O.
 //
-// Counts equal gpt-tokenizer's, which the tests check on the sims' conversations and hostile text;
-// the one place the two part is a piece starting with a byte-order mark, where gpt-tokenizer's
-// decoder drops the mark while merging and tiktoken, like this file, keeps it.
+// Counts equal gpt-tokenizer's, which the tests check on the sims' conversations and hostile text,
+// except in text holding U+FEFF (a byte-order mark): gpt-tokenizer's merge decodes each candidate
+// pair with a TextDecoder that strips a leading mark, so it never finds a token starting with one;
+// this file looks the bytes up as they are, as tiktoken merges. (The split pattern, JavaScript's, takes
+// U+FEFF for white space where tiktoken's does not: such text may count a token or two off the API.)
 import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
 import { HASH_START, hashStep, rankOf, rankOfHashed, tokenBytes, type RankTable } from './rank-table.ts';
 
@@ -161,7 +163,9 @@ function cutShort(b: Uint8Array, end: number): number {
   for (let back = 1; back <= Math.min(3, end); back++) {
     const byte = b[end - back]!;
     if ((byte & 0xc0) === 0x80) continue; // a continuation byte: look further back
-    const need = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    // Only a byte that can begin a character is cut short; any other (C0, C1, F5–FF) decodes as U+FFFD.
+    if (byte < 0xc2 || byte > 0xf4) return 0;
+    const need = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2;
     return need > back ? back : 0;
   }
   return 0;

@@ -23,6 +23,15 @@ export interface BudgetDecision {
   needs?: string;
 }
 
+/** The q a quantile budget is a count budget at: p ≤ limit exactly when P(X ≤ limit) ≥ q. */
+const QUANTILE = { p50: 0.5, p95: 0.95 } as const;
+
+/** The first look's size at which a count budget of this bar could pass (every run meeting it), if any. */
+function firstPassableLook(bar: number, d: SequentialDesign): number | undefined {
+  const b = d.boundaries(bar);
+  return d.looks.find((n, j) => b.pass[j]! <= n);
+}
+
 /**
  * A count budget (successes; runs within a quantile budget's limit) at look k: pass at or above the
  * look's boundary, fail at or below the other. `needs` when too few runs could ever show it holds.
@@ -30,7 +39,7 @@ export interface BudgetDecision {
 function countDecision(count: number, k: number, bar: number, d: SequentialDesign, name: string): BudgetDecision {
   const b = d.boundaries(bar);
   const decision: Decision = count >= b.pass[k]! ? 'pass' : count <= b.fail[k]! ? 'fail' : 'open';
-  const first = d.looks.find((n, j) => b.pass[j]! <= n);
+  const first = firstPassableLook(bar, d);
   const needs =
     decision !== 'open' || (first !== undefined && first <= d.looks[k]!)
       ? {}
@@ -69,8 +78,8 @@ export function decideBudgets(a: AssertionsSpec, runs: readonly RunFacts[], k: n
         out.push({ name, decision: m.hi <= limit ? 'pass' : m.lo > limit ? 'fail' : 'open', statistical: true });
         continue;
       }
-      // The q-quantile is ≤ limit exactly when P(X ≤ limit) ≥ q: a success rate of "within the limit", whatever the distribution.
-      out.push(countDecision(xs.filter((x) => x <= limit).length, k, stat === 'p50' ? 0.5 : 0.95, d, name));
+      // A success rate of "within the limit", whatever the distribution.
+      out.push(countDecision(xs.filter((x) => x <= limit).length, k, QUANTILE[stat], d, name));
     }
   }
   return out;
@@ -172,15 +181,14 @@ export function unreachableBudgets(checks: ReadonlyArray<{ scenario: { id: strin
   const d = sequentialDesign(r);
   const out: string[] = [];
   const reach = (scenario: string, name: string, bar: number) => {
-    const b = d.boundaries(bar);
-    if (!d.looks.some((n, j) => b.pass[j]! <= n)) out.push(`${scenario}: ${name} cannot be shown to hold within ${r.max} runs at ${pct(r.confidence)}, even if every run meets it`);
+    if (firstPassableLook(bar, d) === undefined) out.push(`${scenario}: ${name} cannot be shown to hold within ${r.max} runs at ${pct(r.confidence)}, even if every run meets it`);
   };
   for (const { scenario, assertions: a } of checks) {
     if (a.success_rate) reach(scenario.id, budgetName.successRate(a.success_rate.min), a.success_rate.min);
     for (const metric of METRICS) {
-      for (const stat of ['p50', 'p95'] as const) {
+      for (const stat of Object.keys(QUANTILE) as Array<keyof typeof QUANTILE>) {
         const limit = a[metric]?.[stat];
-        if (limit !== undefined) reach(scenario.id, budgetName.bound(metric, stat, limit), stat === 'p50' ? 0.5 : 0.95);
+        if (limit !== undefined) reach(scenario.id, budgetName.bound(metric, stat, limit), QUANTILE[stat]);
       }
     }
   }

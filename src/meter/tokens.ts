@@ -46,7 +46,11 @@ export function useSharedRanks(bytes: Uint8Array): void {
   shared = bytes;
 }
 
-const ranks = (): RankTable => table ?? unpack(sharedRanks());
+/** The table to count against: unpacked once per thread (sharedRanks sets it when it loads). */
+function ranks(): RankTable {
+  if (!table) sharedRanks();
+  return table!;
+}
 
 /** o200k_base token ids of a text (special tokens in it are ordinary text). */
 export const encodeText = (text: string): number[] => encodeTokens(ranks(), text);

@@ -49,10 +49,13 @@ export function medianPair(pairs: readonly WorkersPair[]): WorkersPair {
 
 export async function measureWorkers(repeat: number, pairCount: number, workers = os.availableParallelism()): Promise<WorkersResult> {
   const pairs: WorkersPair[] = [];
+  const sweep = (n: number) => timeSweep(sweepFlags(repeat), undefined, n);
   for (let i = 0; i < pairCount; i++) {
-    const sweep = (n: number) => timeSweep(sweepFlags(repeat), undefined, n);
-    const [one, many] = i % 2 === 0 ? await sweep(1).then(async (o) => [o, await sweep(workers)]) : await sweep(workers).then(async (m) => [await sweep(1), m]);
-    pairs.push({ one: one!, many: many!, speedUp: one!.ms / many!.ms });
+    // Even pairs run one thread first, odd pairs the workers first.
+    const first = await sweep(i % 2 === 0 ? 1 : workers);
+    const second = await sweep(i % 2 === 0 ? workers : 1);
+    const [one, many] = i % 2 === 0 ? [first, second] : [second, first];
+    pairs.push({ one, many, speedUp: one.ms / many.ms });
   }
   const dir = tempDir();
   try {

@@ -2,6 +2,8 @@
 // file is the package's table to the entry) and counted as tiktoken counts, equal to gpt-tokenizer's
 // own counts and token ids on ordinary and hostile text.
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { GptEncoding } from 'gpt-tokenizer/GptEncoding';
 import { describe, expect, it } from 'vitest';
@@ -10,6 +12,7 @@ import { countTokens, decodeTokens, encodeTokens } from '../src/meter/bpe.ts';
 import { packRanks, rankOf, tokenBytes, unpack } from '../src/meter/rank-table.ts';
 import { countText, decodeText, encodeText, sharedRanks } from '../src/meter/tokens.ts';
 import { truncateTokens } from '../src/meter/truncate.ts';
+import { spawnEntry } from '../src/runner/workers/spawn.ts';
 
 const { version } = JSON.parse(fs.readFileSync(new URL('../node_modules/gpt-tokenizer/package.json', import.meta.url), 'utf8'));
 const { default: packageRanks } = await import('gpt-tokenizer/bpeRanks/o200k_base');
@@ -111,5 +114,30 @@ describe('counting against the table', () => {
     const got = await new Promise<{ shared: boolean; first: number[] }>((resolve) => worker.once('message', resolve));
     await worker.terminate();
     expect(got).toEqual({ shared: true, first: Array.from(shared.subarray(0, 8)) });
+  });
+
+  it('a thread handed the table counts with it and reads no file: no tokenizer of its own', async () => {
+    // The module loaded as a sweep worker loads it: every file read is recorded from before the import.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-ranks-'));
+    const script = path.join(dir, 'probe.mts');
+    fs.writeFileSync(
+      script,
+      `import fs from 'node:fs';
+      import { parentPort, workerData } from 'node:worker_threads';
+      const reads: string[] = [];
+      const read = fs.readFileSync;
+      (fs as { readFileSync: unknown }).readFileSync = (file: fs.PathOrFileDescriptor, ...rest: unknown[]) => (reads.push(String(file)), (read as (...a: unknown[]) => unknown)(file, ...rest));
+      const { countText, useSharedRanks } = await import(${JSON.stringify(new URL('../src/meter/tokens.ts', import.meta.url).href)});
+      useSharedRanks(workerData.ranks);
+      parentPort!.postMessage({ tokens: countText('Thought: compute the sum of squares'), reads: reads.filter((f) => f.endsWith('.ranks') || f.includes('bpeRanks') || f.includes('encoding/o200k_base')) });`,
+    );
+    try {
+      const worker = spawnEntry('unused.js', new URL(`file://${script}`), { workerData: { ranks: sharedRanks() } });
+      const got = await new Promise<{ tokens: number; reads: string[] }>((resolve, reject) => worker.once('message', resolve).once('error', reject));
+      await worker.terminate();
+      expect(got).toEqual({ tokens: countText('Thought: compute the sum of squares'), reads: [] });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -35,14 +35,17 @@ export interface Decided {
  */
 export function evaluateAssertions(scenario: string, a: AssertionsSpec, runs: readonly RunFacts[], sequential?: { confidence: number; decided: ReadonlyMap<string, Decided> }): Verdict[] {
   const out: Verdict[] = [];
-  const verdict = (name: string, pass: boolean, measured: string, limit: string, why: string, word = pass ? 'holds' : 'breached', undecided = false) =>
+  // `undecided`: adaptive sampling settled it neither way, so it is not shown to hold (a failure, not a breach).
+  const verdict = (name: string, pass: boolean, measured: string, limit: string, why: string, undecided = false) => {
+    const word = undecided ? 'not shown to hold' : pass ? 'holds' : 'breached';
     out.push({ suite: scenario, name, pass, measured, limit, message: `${scenario}: ${name} ${word}: ${why}`, ...(undecided ? { undecided: true as const } : {}) });
+  };
   // A statistical budget under adaptive repeats: its decision, and a note saying which.
   const settled = (name: string) => {
     const d = sequential!.decided.get(name);
     const at = `${Number((sequential!.confidence * 100).toFixed(2))} %`;
-    if (!d) return { pass: false, note: `undecided at ${at} after ${n} runs`, word: 'not shown to hold', undecided: true };
-    return { pass: d.decision === 'pass', note: `${d.decision === 'pass' ? 'held' : 'breached'} at ${at} after ${d.at} runs`, word: undefined, undecided: false };
+    if (!d) return { pass: false, note: `undecided at ${at} after ${n} runs`, undecided: true };
+    return { pass: d.decision === 'pass', note: `${d.decision === 'pass' ? 'held' : 'breached'} at ${at} after ${d.at} runs`, undecided: false };
   };
   const n = runs.length;
 
@@ -63,7 +66,7 @@ export function evaluateAssertions(scenario: string, a: AssertionsSpec, runs: re
     if (sequential) {
       const s = settled(name);
       const measured = `${k}/${checked.length} (${s.note})`;
-      verdict(name, s.pass, measured, limit, `${measured}, needs ${limit}`, s.word, s.undecided);
+      verdict(name, s.pass, measured, limit, `${measured}, needs ${limit}`, s.undecided);
     } else {
       const lower = wilson(k, checked.length).lo;
       // Three decimals: a bound of 0.896 must not read as the 0.9 it fails.
@@ -83,7 +86,7 @@ export function evaluateAssertions(scenario: string, a: AssertionsSpec, runs: re
       const limit = `≤ ${formatValue(metric, max)}`;
       if (sequential && stat !== 'max') {
         const d = settled(name);
-        verdict(name, d.pass, `${measured} (${d.note})`, limit, `measured ${measured} over ${n} run(s), ${d.note}`, d.word, d.undecided);
+        verdict(name, d.pass, `${measured} (${d.note})`, limit, `measured ${measured} over ${n} run(s), ${d.note}`, d.undecided);
       } else verdict(name, n > 0 && s[stat] <= max, measured, limit, `measured ${measured} over ${n} run(s)`);
     }
   }

@@ -199,6 +199,18 @@ describe('bench perf flags', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 
+  it('--only workers --quick measures its pair and the machine\'s ceiling and prints both workers rows (a smoke test, not a measurement)', () => {
+    const r = bench('perf', '--only', 'workers', '--quick', '--json');
+    expect(r.status, r.stderr).toBe(0);
+    const { workers } = JSON.parse(r.stdout);
+    expect(workers.pairs).toHaveLength(1);
+    expect(workers.pairs[0].one.runs).toBe(workers.pairs[0].many.runs);
+    expect(workers.ceiling.together).toHaveLength(workers.workers);
+    expect(workers.ceiling.speedUp).toBeGreaterThan(0);
+    const targets = JSON.parse(r.stdout).targets.map((t: { target: string }) => t.target);
+    expect(targets).toEqual([expect.stringMatching(/^6\. workers: scale sweep wall time/), expect.stringMatching(/^7\. workers: peak RSS/)]);
+  }, 120_000);
+
   it('documents every flag in --help', () => {
     const r = bench('perf', '--help');
     expect(r.status).toBe(0);

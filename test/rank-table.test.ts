@@ -8,7 +8,8 @@ import { Worker } from 'node:worker_threads';
 import { GptEncoding } from 'gpt-tokenizer/GptEncoding';
 import { describe, expect, it } from 'vitest';
 import { ranksFile } from '../src/contracts/paths.ts';
-import { countTokens, decodeTokens, encodeTokens } from '../src/meter/bpe.ts';
+import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
+import { countTokens, decodeTokens, encodeTokens, pieceEnd } from '../src/meter/bpe.ts';
 import { packRanks, rankOf, tokenBytes, unpack } from '../src/meter/rank-table.ts';
 import { countText, decodeText, encodeText, sharedRanks } from '../src/meter/tokens.ts';
 import { truncateTokens } from '../src/meter/truncate.ts';
@@ -66,6 +67,21 @@ describe('counting against the table', () => {
     for (const text of corpus(3000)) {
       expect(countTokens(table, text), JSON.stringify(text)).toBe(library.countTokens(text, asText));
       expect(encodeTokens(table, text)).toEqual(library.encode(text, asText));
+    }
+  });
+
+  it('splits ASCII text by hand into the pattern\'s own pieces: 20,000 texts of the characters each alternative turns on', () => {
+    // Letters of both cases, contractions, digits, every ASCII space and line break, slashes and
+    // punctuation, control characters: every branch of the pattern and its backtracking.
+    const atoms = ['a', 'Z', 'word', 'WORD', 'MixedCase', "'", "'s", "'S", "'ll", "'LL", "'Ve", "'re", "'d", "'m", "'t", "'x", '1', '22', '1234567', ' ', '  ', '\t', '\n', '\r\n', '\r', '\v', '\f', ' \n ', '/', '//', '.', '...', '(', '"', '-', '_', '\x00', '\x1f', '\x7f', '{"a": 1}'];
+    let seed = 11;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (let n = 0; n < 20_000; n++) {
+      const text = Array.from({ length: 1 + Math.floor(rnd() * 12) }, () => atoms[Math.floor(rnd() * atoms.length)]!).join('');
+      const pieces: string[] = [];
+      for (let i = 0; i < text.length; i = pieceEnd(text, i)) pieces.push(text.slice(i, pieceEnd(text, i)));
+      expect(pieces, JSON.stringify(text)).toEqual(text.match(O200K_TOKEN_SPLIT_REGEX));
+      expect(encodeTokens(table, text), JSON.stringify(text)).toEqual(library.encode(text, asText));
     }
   });
 

@@ -105,29 +105,116 @@ function pieceTokens(t: RankTable, whole: number, length: number, out: number[] 
   return n;
 }
 
-/** Tokens of `text`, their ranks pushed to `out` if given (counting alone allocates nothing per piece). */
-function tokenize(t: RankTable, text: string, out?: number[]): number {
+/**
+ * Tokens of text[from, to), a piece of ASCII characters (a char code is its byte): hashed as its
+ * bytes are copied, looked up whole, merged if it is not one token.
+ */
+function asciiPiece(t: RankTable, text: string, from: number, to: number, out: number[] | undefined): number {
+  const length = to - from;
+  room(length);
+  const b = bytes;
+  let h = HASH_START;
+  for (let i = 0; i < length; i++) {
+    const c = text.charCodeAt(from + i);
+    b[i] = c;
+    h = hashStep(h, c);
+  }
+  return pieceTokens(t, rankOfHashed(t, b, 0, length, h >>> 0), length, out);
+}
+
+/** Tokens of `text` split by the encoding's own pattern (any text). */
+function tokenizeSplit(t: RankTable, text: string, out: number[] | undefined): number {
   const pieces = text.match(O200K_TOKEN_SPLIT_REGEX);
   if (!pieces) return 0;
   let count = 0;
   for (const piece of pieces) {
-    // Most pieces are ASCII: their bytes are their char codes, hashed as they are copied.
-    const length = piece.length;
-    room(length);
-    const b = bytes;
-    let h = HASH_START;
-    let i = 0;
-    for (; i < length; i++) {
-      const c = piece.charCodeAt(i);
-      if (c >= 0x80) break;
-      b[i] = c;
-      h = hashStep(h, c);
-    }
-    if (i === length) count += pieceTokens(t, rankOfHashed(t, b, 0, length, h >>> 0), length, out);
+    if (ASCII.test(piece)) count += asciiPiece(t, piece, 0, piece.length, out);
     else {
       const n = utf8(piece);
       count += pieceTokens(t, n > 0 ? rankOf(t, bytes, 0, n) : -1, Math.abs(n), out);
     }
+  }
+  return count;
+}
+
+const ASCII = /^[\x00-\x7f]*$/;
+
+// Character classes of ASCII codes, as the split pattern sees them: \p{Lu}, \p{Ll}, \p{N}, \s
+// (JavaScript's: tab, line feed, vertical tab, form feed, carriage return, space) and the rest.
+const UPPER = 1;
+const LOWER = 2;
+const DIGIT = 4;
+const SPACE = 8; // white space but a line break
+const NEWLINE = 16; // \r and \n
+const OTHER = 32; // neither a letter, a digit nor white space
+const CLASS = new Uint8Array(128).map((_, c) =>
+  c >= 65 && c <= 90 ? UPPER : c >= 97 && c <= 122 ? LOWER : c >= 48 && c <= 57 ? DIGIT : c === 10 || c === 13 ? NEWLINE : (c >= 9 && c <= 12) || c === 32 ? SPACE : OTHER,
+);
+const LETTER = UPPER | LOWER;
+const WHITE = SPACE | NEWLINE;
+/** [^\r\n\p{L}\p{N}]: what may stand before a word. */
+const PREFIX = OTHER | SPACE;
+const APOSTROPHE = 39;
+
+const cls = (text: string, i: number): number => (i < text.length ? CLASS[text.charCodeAt(i)]! : 0);
+const lower = (text: string, i: number): number => text.charCodeAt(i) | 0x20;
+
+/** Where a contraction ('s 'd 'm 't 'll 've 're, either case) starting at i ends, or i if none does. */
+function contraction(text: string, i: number): number {
+  if (i + 1 >= text.length || text.charCodeAt(i) !== APOSTROPHE) return i;
+  const a = lower(text, i + 1);
+  if (a === 0x73 || a === 0x64 || a === 0x6d || a === 0x74) return i + 2; // s d m t
+  if (i + 2 >= text.length) return i;
+  const b = lower(text, i + 2);
+  return (a === 0x6c && b === 0x6c) || (a === 0x76 && b === 0x65) || (a === 0x72 && b === 0x65) ? i + 3 : i; // ll ve re
+}
+
+/**
+ * Where the piece of ASCII `text` starting at i ends: the split pattern's alternatives in its order,
+ * with its backtracking worked out for ASCII, without a regular expression or a string per piece.
+ * (Tested against the pattern itself on hostile text.)
+ */
+export function pieceEnd(text: string, i: number): number {
+  const n = text.length;
+  const c = cls(text, i);
+  // [^\r\n\p{L}\p{N}]?\p{Lu}*\p{Ll}+('s|…)? or [^\r\n\p{L}\p{N}]?\p{Lu}+\p{Ll}*('s|…)?: together, a
+  // letter (after at most one such prefix), every upper-case letter, then every lower-case one.
+  if (c & LETTER || (c & PREFIX && cls(text, i + 1) & LETTER)) {
+    let j = c & LETTER ? i : i + 1;
+    while (cls(text, j) & UPPER) j++;
+    while (cls(text, j) & LOWER) j++;
+    return contraction(text, j);
+  }
+  // \p{N}{1,3}
+  if (c & DIGIT) {
+    let j = i + 1;
+    while (j < i + 3 && cls(text, j) & DIGIT) j++;
+    return j;
+  }
+  // ' ?[^\s\p{L}\p{N}]+[\r\n/]*'
+  if (c & OTHER || (text.charCodeAt(i) === 32 && cls(text, i + 1) & OTHER)) {
+    let j = c & OTHER ? i + 1 : i + 2;
+    while (cls(text, j) & OTHER) j++;
+    while (j < n && (cls(text, j) & NEWLINE || text.charCodeAt(j) === 0x2f)) j++;
+    return j;
+  }
+  // White space, to k: \s*[\r\n]+ ends after its last line break; else \s+(?!\S) leaves the last
+  // space to the next piece unless the text ends; else \s+ (one space before a non-space).
+  let k = i + 1;
+  while (cls(text, k) & WHITE) k++;
+  for (let j = k - 1; j >= i; j--) if (cls(text, j) & NEWLINE) return j + 1;
+  return k === n || k - i === 1 ? k : k - 1;
+}
+
+/** Tokens of `text`, their ranks pushed to `out` if given (counting alone allocates nothing per piece). */
+function tokenize(t: RankTable, text: string, out?: number[]): number {
+  // Most text is ASCII (every simulated word is): split by hand. Any other, by the pattern.
+  if (!ASCII.test(text)) return tokenizeSplit(t, text, out);
+  let count = 0;
+  for (let i = 0; i < text.length; ) {
+    const end = pieceEnd(text, i);
+    count += asciiPiece(t, text, i, end, out);
+    i = end;
   }
   return count;
 }

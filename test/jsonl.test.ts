@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JsonlWriter, readJsonl, readJsonlAt, readJsonlLines } from '../src/results/jsonl.ts';
+import { LineBytes } from '../src/results/line-bytes.ts';
 
 let tmp: string;
 beforeAll(() => void (tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-jsonl-'))));
@@ -34,6 +35,34 @@ describe('JsonlWriter', () => {
     w.flush();
     w.close();
     expect(fs.readFileSync(file, 'utf8')).toBe('{"before":true}\n{"a":1}\n{"b":"ü"}\n');
+  });
+});
+
+describe('LineBytes and writeBytes (a worker\'s steps, handed over as bytes)', () => {
+  it('collects lines as their UTF-8, growing past its first buffer, in a buffer of its own that can be transferred', () => {
+    const lines = Array.from({ length: 500 }, (_, i) => `${JSON.stringify({ i, text: `coût ✓ 🚀 ${'z'.repeat(i)}` })}\n`);
+    const collected = new LineBytes(16);
+    for (const line of lines) collected.append(line);
+    const bytes = collected.bytes();
+    expect(Buffer.from(bytes).toString('utf8')).toBe(lines.join(''));
+    expect(bytes.buffer).toBeInstanceOf(ArrayBuffer);
+    const moved = structuredClone(bytes, { transfer: [bytes.buffer] });
+    expect(bytes.byteLength).toBe(0); // handed over, not copied
+    expect(Buffer.from(moved).toString('utf8')).toBe(lines.join(''));
+  });
+
+  it('appends bytes in order with buffered lines, one larger than the writer\'s buffer included', () => {
+    const file = path.join(tmp, 'bytes.jsonl');
+    const w = new JsonlWriter(file);
+    const big = new LineBytes();
+    for (let i = 0; i < 2000; i++) big.append(`{"i":${i},"t":"${'é'.repeat(200)}"}\n`);
+    w.writeLine('{"first":1}\n');
+    w.writeBytes(new LineBytes().bytes()); // a run with no steps
+    w.writeBytes(big.bytes());
+    w.writeLine('{"last":1}\n');
+    w.close();
+    expect(fs.readFileSync(file, 'utf8')).toBe(`{"first":1}\n${Buffer.from(big.bytes()).toString('utf8')}{"last":1}\n`);
+    expect(big.bytes().byteLength).toBeGreaterThan(256 * 1024);
   });
 });
 

@@ -29,6 +29,16 @@ export class JsonlWriter {
     this.used += this.buffer.write(line, this.used, 'utf8');
   }
 
+  /** Whole lines already encoded as UTF-8 (a worker's steps for one run). */
+  writeBytes(bytes: Uint8Array): void {
+    if (this.used + bytes.length > BUFFER_BYTES) {
+      this.flush();
+      if (bytes.length > BUFFER_BYTES) return this.writeAll(bytes);
+    }
+    this.buffer.set(bytes, this.used);
+    this.used += bytes.length;
+  }
+
   /** Buffered lines reach the file here; called at least at the end of every run. */
   flush(): void {
     if (this.used === 0) return;

@@ -148,7 +148,7 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
   };
   const inWorker = async (plan: RunPlan) => {
     const done = await pool!.run(plan);
-    steps.writeLine(done.steps);
+    steps.writeBytes(done.steps);
     return done;
   };
   const runPlan = async (plan: RunPlan): Promise<RunRecord> => {

@@ -1,6 +1,6 @@
 // Messages between the sweep (main thread) and its worker threads. Plans and records are plain data
-// (structured clone); a run's step lines travel as one string, the JSONL text the main thread
-// appends (one string clones in one copy; an array of a line per call cost a copy per line).
+// (structured clone); a run's step lines travel as the UTF-8 bytes the main thread appends to
+// steps.jsonl, in a buffer handed over, not copied (a string was cloned twice, then encoded).
 import type { RunRecord } from '../../contracts/records.ts';
 import type { RunDeps } from '../run-one.ts';
 import type { RunPlan } from '../sweep.ts';
@@ -19,5 +19,5 @@ export interface WorkerSetup {
 export type ToWorker = { type: 'run'; id: number; plan: RunPlan } | { type: 'abort' };
 
 export type FromWorker =
-  | { type: 'done'; id: number; steps: string; record: RunRecord; transcript?: Transcript }
+  | { type: 'done'; id: number; steps: Uint8Array; record: RunRecord; transcript?: Transcript }
   | { type: 'failed'; id: number; message: string; stack?: string };

@@ -6,6 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { TokenCounter, useSharedRanks } from '../../meter/tokens.ts';
 import { Cassette } from '../../models/cassette.ts';
 import { DEFAULT_TRANSPORT, type ModelTransport } from '../../models/factory.ts';
+import { LineBytes } from '../../results/line-bytes.ts';
 import { stepLine } from '../../results/step-line.ts';
 import type { Scenario } from '../../scenario/schema.ts';
 import { ToolRegistry } from '../../tools/registry.ts';
@@ -32,15 +33,26 @@ const tools = (s: Scenario) => {
   return r;
 };
 
+/** One run: its step lines, record and transcript posted back whole. */
+async function run(m: Extract<ToWorker, { type: 'run' }>): Promise<void> {
+  const steps = new LineBytes();
+  try {
+    const result = await executeRun(m.plan, { counter, tools: (p) => tools(p.scenario), onStep: (r) => steps.append(stepLine(r)), signal: abort.signal, transcript: setup.transcripts, transport, control: setup.control });
+    const transcript = setup.transcripts ? buildTranscript(result.record, result.calls, result.messages) : undefined;
+    const bytes = steps.bytes();
+    port.postMessage({ type: 'done', id: m.id, steps: bytes, record: result.record, ...(transcript ? { transcript } : {}) } satisfies FromWorker, [bytes.buffer]);
+  } catch (e) {
+    const error = e as Error;
+    return port.postMessage({ type: 'failed', id: m.id, message: error.message, stack: error.stack } satisfies FromWorker);
+  }
+  memory.check();
+}
+
+// The pool sends a worker its next run before the current one ends, so it never waits on the main
+// thread; the worker still runs them one after the other, as one thread does: started together,
+// two runs would interleave at every model call, both growing histories alive at once.
+let queue = Promise.resolve();
 port.on('message', (m: ToWorker) => {
   if (m.type === 'abort') return abort.abort();
-  let steps = '';
-  executeRun(m.plan, { counter, tools: (p) => tools(p.scenario), onStep: (r) => (steps += stepLine(r)), signal: abort.signal, transcript: setup.transcripts, transport, control: setup.control }).then(
-    (result) => {
-      const transcript = setup.transcripts ? buildTranscript(result.record, result.calls, result.messages) : undefined;
-      port.postMessage({ type: 'done', id: m.id, steps, record: result.record, ...(transcript ? { transcript } : {}) } satisfies FromWorker);
-      memory.check();
-    },
-    (e: Error) => port.postMessage({ type: 'failed', id: m.id, message: e.message, stack: e.stack } satisfies FromWorker),
-  );
+  queue = queue.then(() => run(m));
 });

@@ -92,7 +92,10 @@ describe('counting against the table', () => {
   });
 
   it('counts the worst pieces: a long run of one character, a long number, a long unbroken line', () => {
-    for (const text of ['a'.repeat(20_000), '9'.repeat(5000), 'x'.repeat(3000) + '日本'.repeat(500), '\u00e9'.repeat(4000), '🙂'.repeat(2000)]) {
+    // The hand-written ASCII split's long cases too: white space with a line break far back, one
+    // long run of punctuation, of slashes and line breaks, of apostrophes.
+    const asciiRuns = [' '.repeat(10_000) + 'x', '\n' + ' '.repeat(10_000) + 'x', ' \n'.repeat(5000), '-'.repeat(10_000), '/\n'.repeat(5000), "'".repeat(5000) + 's'];
+    for (const text of ['a'.repeat(20_000), '9'.repeat(5000), 'x'.repeat(3000) + '日本'.repeat(500), '\u00e9'.repeat(4000), '🙂'.repeat(2000), ...asciiRuns]) {
       expect(countText(text)).toBe(library.countTokens(text, asText));
     }
     expect(countText('')).toBe(0);

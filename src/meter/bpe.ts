@@ -122,6 +122,8 @@ function asciiPiece(t: RankTable, text: string, from: number, to: number, out: n
   return pieceTokens(t, rankOfHashed(t, b, 0, length, h >>> 0), length, out);
 }
 
+const ASCII = /^[\x00-\x7f]*$/;
+
 /** Tokens of `text` split by the encoding's own pattern (any text). */
 function tokenizeSplit(t: RankTable, text: string, out: number[] | undefined): number {
   const pieces = text.match(O200K_TOKEN_SPLIT_REGEX);
@@ -137,7 +139,6 @@ function tokenizeSplit(t: RankTable, text: string, out: number[] | undefined): n
   return count;
 }
 
-const ASCII = /^[\x00-\x7f]*$/;
 
 // Character classes of ASCII codes, as the split pattern sees them: \p{Lu}, \p{Ll}, \p{N}, \s
 // (JavaScript's: tab, line feed, vertical tab, form feed, carriage return, space) and the rest.

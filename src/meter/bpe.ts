@@ -139,7 +139,6 @@ function tokenizeSplit(t: RankTable, text: string, out: number[] | undefined): n
   return count;
 }
 
-
 // Character classes of ASCII codes, as the split pattern sees them: \p{Lu}, \p{Ll}, \p{N}, \s
 // (JavaScript's: tab, line feed, vertical tab, form feed, carriage return, space) and the rest.
 const UPPER = 1;

@@ -39,16 +39,22 @@ describe('JsonlWriter', () => {
 });
 
 describe('LineBytes and writeBytes (a worker\'s steps, handed over as bytes)', () => {
-  it('collects lines as their UTF-8, growing past its first buffer, in a buffer of its own that can be transferred', () => {
+  it('collects lines as their UTF-8, growing past its first buffer, and hands them over as a copy of their own', () => {
     const lines = Array.from({ length: 500 }, (_, i) => `${JSON.stringify({ i, text: `coût ✓ 🚀 ${'z'.repeat(i)}` })}\n`);
     const collected = new LineBytes(16);
     for (const line of lines) collected.append(line);
-    const bytes = collected.bytes();
+    const bytes = collected.take();
     expect(Buffer.from(bytes).toString('utf8')).toBe(lines.join(''));
-    expect(bytes.buffer).toBeInstanceOf(ArrayBuffer);
-    const moved = structuredClone(bytes, { transfer: [bytes.buffer] });
-    expect(bytes.byteLength).toBe(0); // handed over, not copied
-    expect(Buffer.from(moved).toString('utf8')).toBe(lines.join(''));
+    // Exactly the lines, in an ArrayBuffer of their own: structured clone copies no more than that.
+    expect(bytes.byteOffset).toBe(0);
+    expect(bytes.buffer.byteLength).toBe(Buffer.byteLength(lines.join('')));
+    // The collector is emptied, not detached: the next run's lines go into the same buffer.
+    collected.append('{"next":1}\n');
+    expect(Buffer.from(collected.take()).toString('utf8')).toBe('{"next":1}\n');
+    expect(Buffer.from(bytes).toString('utf8')).toBe(lines.join('')); // the copy taken before is untouched
+    collected.append('{"dropped":1}\n');
+    collected.clear();
+    expect(collected.take().byteLength).toBe(0);
   });
 
   it('appends bytes in order with buffered lines, one larger than the writer\'s buffer included', () => {
@@ -57,12 +63,13 @@ describe('LineBytes and writeBytes (a worker\'s steps, handed over as bytes)', (
     const big = new LineBytes();
     for (let i = 0; i < 2000; i++) big.append(`{"i":${i},"t":"${'é'.repeat(200)}"}\n`);
     w.writeLine('{"first":1}\n');
-    w.writeBytes(new LineBytes().bytes()); // a run with no steps
-    w.writeBytes(big.bytes());
+    const bigBytes = big.take();
+    w.writeBytes(new LineBytes().take()); // a run with no steps
+    w.writeBytes(bigBytes);
     w.writeLine('{"last":1}\n');
     w.close();
-    expect(fs.readFileSync(file, 'utf8')).toBe(`{"first":1}\n${Buffer.from(big.bytes()).toString('utf8')}{"last":1}\n`);
-    expect(big.bytes().byteLength).toBeGreaterThan(256 * 1024);
+    expect(fs.readFileSync(file, 'utf8')).toBe(`{"first":1}\n${Buffer.from(bigBytes).toString('utf8')}{"last":1}\n`);
+    expect(bigBytes.byteLength).toBeGreaterThan(256 * 1024);
   });
 });
 

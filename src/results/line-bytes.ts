@@ -1,5 +1,8 @@
-// JSONL lines collected as UTF-8 bytes in one buffer of their own: what a sweep worker hands the
-// main thread for a run's steps (the buffer is transferred, not copied, and written as it is).
+// JSONL lines collected as UTF-8 bytes in one reused buffer: what a sweep worker sends the main
+// thread for a run's steps, written there as they are. They leave as a copy, never by transferring
+// the buffer: detaching any ArrayBuffer invalidates V8's detaching protector for the whole thread,
+// after which every typed-array access in optimized code (the tokenizer's, mostly) carries a check;
+// the same runs then took 1.3-1.6x the CPU in a worker that transferred (README, Performance).
 
 /** Lines appended as UTF-8 into a buffer that doubles as it fills. */
 export class LineBytes {
@@ -23,8 +26,15 @@ export class LineBytes {
     this.used += LineBytes.encoder.encodeInto(line, this.buffer.subarray(this.used)).written;
   }
 
-  /** The lines so far: a view of the buffer, whose ArrayBuffer is this object's alone (transferable). */
-  bytes(): Uint8Array<ArrayBuffer> {
-    return this.buffer.subarray(0, this.used);
+  /** The lines so far, as a copy of their own (exactly their length), and empties this for the next lines. */
+  take(): Uint8Array<ArrayBuffer> {
+    const lines = this.buffer.slice(0, this.used);
+    this.used = 0;
+    return lines;
+  }
+
+  /** Drops the lines so far (a run that failed), keeping the buffer. */
+  clear(): void {
+    this.used = 0;
   }
 }

@@ -1,6 +1,6 @@
 // Messages between the sweep (main thread) and its worker threads. Plans and records are plain data
 // (structured clone); a run's step lines travel as the UTF-8 bytes the main thread appends to
-// steps.jsonl, in a buffer handed over, not copied (a string was cloned twice, then encoded).
+// steps.jsonl (a string was cloned twice, then encoded), copied rather than transferred (line-bytes.ts).
 import type { RunRecord } from '../../contracts/records.ts';
 import type { RunDeps } from '../run-one.ts';
 import type { RunPlan } from '../sweep.ts';

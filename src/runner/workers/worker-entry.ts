@@ -33,14 +33,17 @@ const tools = (s: Scenario) => {
   return r;
 };
 
+// Runs here go one at a time, so one buffer serves them all, grown to the longest run's steps.
+const steps = new LineBytes();
+
 /** One run: its step lines, record and transcript posted back whole. */
 async function run(m: Extract<ToWorker, { type: 'run' }>): Promise<void> {
-  const steps = new LineBytes();
+  steps.clear();
   try {
     const result = await executeRun(m.plan, { counter, tools: (p) => tools(p.scenario), onStep: (r) => steps.append(stepLine(r)), signal: abort.signal, transcript: setup.transcripts, transport, control: setup.control });
     const transcript = setup.transcripts ? buildTranscript(result.record, result.calls, result.messages) : undefined;
-    const bytes = steps.bytes();
-    port.postMessage({ type: 'done', id: m.id, steps: bytes, record: result.record, ...(transcript ? { transcript } : {}) } satisfies FromWorker, [bytes.buffer]);
+    // Copied, not transferred: a transfer detaches, which slows this thread's typed arrays for good (line-bytes.ts).
+    port.postMessage({ type: 'done', id: m.id, steps: steps.take(), record: result.record, ...(transcript ? { transcript } : {}) } satisfies FromWorker);
   } catch (e) {
     const error = e as Error;
     return port.postMessage({ type: 'failed', id: m.id, message: error.message, stack: error.stack } satisfies FromWorker);

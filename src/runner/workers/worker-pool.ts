@@ -1,7 +1,7 @@
 // A pool of sweep worker threads: simulated and replayed runs are CPU work (tokenizing, mostly), so
-// N threads run N at once. Each run goes to the least busy worker; its step lines, record and
-// transcript come back whole, for the main thread to write. Reports aggregate in plan order, so
-// they are the same whichever thread finished which run first.
+// N threads run N at once: the main thread and N - 1 workers. Each run sent here goes to the least
+// busy worker; its step lines, record and transcript come back whole, for the main thread to write.
+// Reports aggregate in plan order, so they are the same whichever thread finished which run first.
 import type { Worker } from 'node:worker_threads';
 import { sharedRanks } from '../../meter/tokens.ts';
 import type { RunPlan } from '../sweep.ts';
@@ -31,7 +31,10 @@ export class WorkerPool {
   private nextId = 0;
   private failure: Error | undefined;
 
-  constructor(size: number, setup: WorkerSetup) {
+  constructor(
+    readonly size: number,
+    setup: WorkerSetup,
+  ) {
     this.slots = Array.from({ length: size }, () => {
       const slot = { worker: spawnWorker(setup), busy: 0 };
       slot.worker.on('message', (m: FromWorker) => {
@@ -77,12 +80,13 @@ export class WorkerPool {
 }
 
 /**
- * The pool a sweep's runs go to, or none (run in this thread): only simulated and replayed runs,
- * which are CPU work; not runs that call a provider (I/O, governed by --concurrency), record a
- * cassette, or trace to this thread's stderr; and not for one worker.
+ * The workers beside this thread for a sweep on `workers` threads (this one runs runs too), or none:
+ * only for simulated and replayed runs, which are CPU work; not for runs that call a provider (I/O,
+ * governed by --concurrency), record a cassette, or trace to this thread's stderr; not for one
+ * thread, nor more workers than there are runs beyond this thread's first.
  */
 export function poolFor(o: { workers?: number; plans: readonly RunPlan[]; networked: boolean; traced: boolean; recording: boolean } & Omit<WorkerSetup, 'ranks'>): WorkerPool | undefined {
-  const size = Math.min(o.workers ?? 1, o.plans.length);
-  if (size <= 1 || o.networked || o.traced || o.recording) return undefined;
+  const size = Math.min((o.workers ?? 1) - 1, o.plans.length - 1);
+  if (size < 1 || o.networked || o.traced || o.recording) return undefined;
   return new WorkerPool(size, { ranks: sharedRanks(), transcripts: o.transcripts, ...(o.replayFile ? { replayFile: o.replayFile } : {}), ...(o.control ? { control: o.control } : {}) });
 }

@@ -29,7 +29,7 @@ export function addStartOptions(cmd: Command): Command {
     .option('--force', 'overwrite an existing results directory')
     .option('-q, --quiet', 'no progress bar')
     .option('--no-transcripts', 'do not save transcripts/<run_id>.json')
-    .option('--workers <n>', `worker threads for simulated and replayed runs (runs against a provider stay on the main thread); default: one per core (${os.availableParallelism()} here) for sweeps of ${MIN_RUNS_FOR_WORKERS} runs or more, else 1`)
+    .option('--workers <n>', `threads that run simulated and replayed runs: this one and n - 1 worker threads (runs against a provider stay on this one); default: one per core (${os.availableParallelism()} here) for sweeps of ${MIN_RUNS_FOR_WORKERS} runs or more, else 1`)
     .option('--shard <i/n>', 'run only shard i of n (a deterministic slice of the planned runs); join the pieces with bench merge')
     .option(
       '--ci-max-spend <usd>',

@@ -101,17 +101,17 @@ export function workersRows(w: WorkersResult): TargetRow[] {
   const ratios = w.pairs.map((p) => `${f(p.speedUp, 2)}×`).join(', ');
   return [
     row({
-      target: `6. workers: scale sweep wall time, 1 thread ÷ ${w.workers} worker threads`,
+      target: `6. workers: scale sweep wall time, 1 thread ÷ ${w.workers} threads`,
       unit: (x) => `${f(x, 2)}×`,
-      detail: `${f(many.runs)} runs, ${f(many.calls)} calls; the median of ${w.pairs.length} back-to-back pair(s), order alternating (${ratios}): ${f(one.ms / 1000, 1)} s on 1 thread, ${f(many.ms / 1000, 1)} s on ${w.workers} workers; ideal ${f(w.workers, 2)}× (${w.workers} available cores); target 90 % of it. CPU: ${f(one.cpuMs / 1000, 1)} s on 1 thread, ${f(many.cpuMs / 1000, 1)} s on ${w.workers} (the workers' start-up and messages, and the same work taking more CPU in the pool: see README, Performance), so on otherwise idle cores the speed-up is at most ${f((w.workers * one.cpuMs) / many.cpuMs, 2)}×. This machine's own ceiling when measured: ${w.workers} independent \`bench --workers 1\` processes at once took ${f(Math.max(...w.ceiling.together.map((t) => t.ms)) / 1000, 1)} s against ${f(w.ceiling.alone.ms / 1000, 1)} s for one alone, ${f(w.ceiling.speedUp, 2)}× the throughput; the workers reached ${f((100 * speedUp) / w.ceiling.speedUp)} % of it.`,
+      detail: `${f(many.runs)} runs, ${f(many.calls)} calls; the median of ${w.pairs.length} back-to-back pair(s), order alternating (${ratios}): ${f(one.ms / 1000, 1)} s on 1 thread, ${f(many.ms / 1000, 1)} s on ${w.workers} (this thread and ${w.workers - 1} worker${w.workers === 2 ? '' : 's'}); ideal ${f(w.workers, 2)}× (${w.workers} available cores); target 90 % of it. CPU: ${f(one.cpuMs / 1000, 1)} s on 1 thread, ${f(many.cpuMs / 1000, 1)} s on ${w.workers} (a worker's start-up and JIT warm-up, its messages, and the cores slowing each other: see README, Performance), so on otherwise idle cores the speed-up is at most ${f((w.workers * one.cpuMs) / many.cpuMs, 2)}×. This machine's own ceiling when measured: ${w.workers} independent \`bench --workers 1\` processes at once took ${f(Math.max(...w.ceiling.together.map((t) => t.ms)) / 1000, 1)} s against ${f(w.ceiling.alone.ms / 1000, 1)} s for one alone, ${f(w.ceiling.speedUp, 2)}× the throughput; the workers reached ${f((100 * speedUp) / w.ceiling.speedUp)} % of it.`,
       value: speedUp,
       limit: 0.9 * w.workers,
       at: 'least',
     }),
     row({
-      target: `7. workers: peak RSS with ${w.workers} worker threads (all threads)`,
+      target: `7. workers: peak RSS with ${w.workers} threads (all threads)`,
       unit: (x) => `${f(x)} MB`,
-      detail: `the scale sweep --workers ${w.workers} in a child process: ${f(w.child.ms / 1000, 1)} s wall with its reports; the main thread and every worker, all counting tokens against one shared rank table (~10 MB).`,
+      detail: `the scale sweep --workers ${w.workers} in a child process: ${f(w.child.ms / 1000, 1)} s wall with its reports; the main thread and its ${w.workers - 1} worker${w.workers === 2 ? '' : 's'}, all counting tokens against one shared rank table (~10 MB).`,
       value: w.child.peakRssMb,
       limit: 300,
       at: 'most',

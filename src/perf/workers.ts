@@ -1,7 +1,7 @@
-// Target 6: the scale sweep's runs on N worker threads against one thread, wall time, in this
-// process (the sweep phase only: reports are one thread's work either way). N is the machine's
-// available parallelism, so the ideal speed-up is N. Target 7: peak RSS of `bench` running that
-// sweep on N workers, in a child process as a user runs it (every thread, and its reports).
+// Target 6: the scale sweep's runs on N threads (this one and N - 1 workers) against one thread,
+// wall time, in this process (the sweep phase only: reports are one thread's work either way). N is
+// the machine's available parallelism, so the ideal speed-up is N. Target 7: peak RSS of `bench`
+// running that sweep with --workers N, in a child process as a user runs it (every thread, and its reports).
 //
 // A shared machine's speed drifts by ±15 % from one minute to the next (measured here: the same
 // one-thread sweep took 7.9 s and 9.6 s minutes apart), so one pair of sweeps can land either side

@@ -3,8 +3,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { poolFor } from '../src/runner/workers/worker-pool.ts';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { timeSweep } from '../src/perf/sweep.ts';
+import { poolFor, WorkerPool } from '../src/runner/workers/worker-pool.ts';
 import { bench, benchInProcess } from './helpers/cli.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-workers-'));
@@ -41,15 +42,31 @@ describe('worker threads', () => {
     expect(reports(tsx!)).toEqual(reference);
   }, 240_000);
 
-  it('runs only simulated and replayed runs on workers, and only for more than one', () => {
+  it('--workers 2 is this thread and one worker, both running runs: the first run here, the next 8 queued in the worker', async () => {
+    const sent = vi.spyOn(WorkerPool.prototype, 'run');
+    try {
+      const sweep = await timeSweep({ scenario: 'seed-calibrated', steps: '10', repeat: '30' }, undefined, 2);
+      expect(sweep.runs).toBe(30);
+      expect(sweep.calls).toBe(300);
+      expect(sent.mock.calls.length).toBeGreaterThanOrEqual(8);
+      expect(sent.mock.calls.length).toBeLessThan(30);
+      expect(sent.mock.calls.map(([plan]) => plan.runId)).not.toContain('seed-calibrated_steps=10_r000');
+    } finally {
+      sent.mockRestore();
+    }
+  }, 60_000);
+
+  it('runs only simulated and replayed runs on workers, and only for more than one thread', () => {
     const plans = [{}, {}, {}] as never[];
     const base = { plans, networked: false, traced: false, recording: false, transcripts: false };
     expect(poolFor({ ...base, workers: 1 })).toBeUndefined();
     expect(poolFor({ ...base, workers: 2, networked: true })).toBeUndefined();
     expect(poolFor({ ...base, workers: 2, traced: true })).toBeUndefined();
     expect(poolFor({ ...base, workers: 2, recording: true })).toBeUndefined();
+    expect(poolFor({ ...base, workers: 4, plans: [{}] as never[] })).toBeUndefined(); // one run: this thread alone
     const pool = poolFor({ ...base, workers: 2 });
-    expect(pool).toBeDefined();
+    expect(pool?.size).toBe(1); // this thread is the other one
+    expect(poolFor({ ...base, workers: 8 })?.size).toBe(2); // no more workers than runs beyond this thread's first
     return pool!.close();
   });
 

@@ -45,7 +45,11 @@ export function spendLimiterFor(text: string | undefined, plans: RunPlan[]): Spe
   return new SpendLimiter(cap);
 }
 
-/** Below this many runs, starting the workers (each loads its own tokenizer) costs more than they save: a 20-run sweep ran at 0.54×. */
+/**
+ * Below this many runs, a worker's start-up and JIT warm-up cost more than it saves. The sweep
+ * phase of the scale sweep's configurations on 2 threads took, as long as on one: 20 runs 1.39-1.51x,
+ * 100 runs 1.15-1.34x, 200 runs 0.79-0.94x (2026-12-03, fresh processes).
+ */
 export const MIN_RUNS_FOR_WORKERS = 200;
 
 /** --workers: default the machine's available parallelism, from MIN_RUNS_FOR_WORKERS runs. */

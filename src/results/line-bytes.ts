@@ -2,7 +2,7 @@
 // thread for a run's steps, written there as they are. They leave as a copy, never by transferring
 // the buffer: detaching any ArrayBuffer invalidates V8's detaching protector for the whole thread,
 // after which every typed-array access in optimized code (the tokenizer's, mostly) carries a check;
-// the same runs then took 1.3-1.6x the CPU in a worker that transferred (README, Performance).
+// the same runs then took 1.2-1.5x as long in a worker that transferred (README, Performance).
 
 /** Lines appended as UTF-8 into a buffer that doubles as it fills. */
 export class LineBytes {

@@ -146,7 +146,8 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
   o.signal?.addEventListener('abort', () => pool?.abort(), { once: true });
   // With workers, this thread is one of the --workers threads: lane 0 runs here, one run at a time,
   // and the other lanes keep every worker's queue full. (A thread that only fed the workers left a
-  // core to an idle loop on 2 cores, and one more heap and JIT warm-up: 6-19 % slower, fresh processes.)
+  // core's worth of work undone on 2 cores and added a heap and a JIT warm-up: two workers beside
+  // it took 7-24 % longer than one beside a running thread, fresh processes.)
   const openRuns = networked ? OPEN_RUNS_PER_SLOT * o.concurrency : pool ? 1 + QUEUED_PER_WORKER * pool.size : o.concurrency;
   const memory = new MemoryGuard();
   const inThisThread = async (plan: RunPlan) => {

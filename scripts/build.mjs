@@ -19,8 +19,16 @@ export async function buildBench() {
   const result = await build({
     absWorkingDir: root,
     // sweep-worker, count-worker: worker threads' scripts (worker-pool.ts and serve/offthread-count.ts load them
-    // by these names); rank-table: packs the tokenizer's table at build time (writeRanks).
-    entryPoints: { main: 'src/cli/main.ts', 'rss-probe': 'src/perf/rss-probe.ts', 'sweep-worker': 'src/runner/workers/worker-entry.ts', 'rank-table': 'src/meter/rank-table.ts', 'count-worker': 'src/serve/count-worker.ts' },
+    // by these names); rank-table: packs the tokenizer's table at build time (writeRanks); rss-probe,
+    // perf-sweep: bench perf's child processes (perf/child.ts).
+    entryPoints: {
+      main: 'src/cli/main.ts',
+      'rss-probe': 'src/perf/rss-probe.ts',
+      'perf-sweep': 'src/perf/sweep-child.ts',
+      'sweep-worker': 'src/runner/workers/worker-entry.ts',
+      'rank-table': 'src/meter/rank-table.ts',
+      'count-worker': 'src/serve/count-worker.ts',
+    },
     outdir,
     bundle: true,
     splitting: true,

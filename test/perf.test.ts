@@ -83,12 +83,15 @@ describe('metering cost', () => {
     const pairs = [pair(9000, 5000), pair(8000, 5000), pair(9500, 5000), pair(7000, 5000)];
     expect(medianPair(pairs).speedUp).toBe(1.6);
     const child = { ms: 8000, cpuMs: 12_000, peakRssMb: 245, stdout: '' };
-    const ceiling = { alone: { ...child, ms: 10_000 }, together: [{ ...child, ms: 10_500 }, { ...child, ms: 11_000 }], speedUp: 20_000 / 11_000 };
-    const [speed, rss] = workersRows({ workers: 2, ceiling, pairs, median: medianPair(pairs), child });
+    const sample = (alone: number, slowest: number) => ({ alone: timing(alone), together: [timing(slowest - 500), timing(slowest)], speedUp: (2 * alone) / slowest });
+    const ceilings = [sample(10_000, 11_000), sample(10_000, 10_000), sample(10_000, 12_500), sample(10_000, 10_500)];
+    expect(medianPair(ceilings).speedUp).toBeCloseTo(20 / 11, 9);
+    const [speed, rss] = workersRows({ workers: 2, ceilings, ceiling: medianPair(ceilings), pairs, median: medianPair(pairs), child });
     expect(speed!.value).toBe(1.6);
     expect(speed!.ok).toBe(false);
     expect(speed!.detail).toContain('the median of 4 back-to-back pair(s), order alternating (1.80×, 1.60×, 1.90×, 1.40×)');
-    expect(speed!.detail).toContain('took 11.0 s against 10.0 s for one alone, 1.82× the throughput; the workers reached 88 % of it');
+    expect(speed!.detail).toContain('one sample after each pair (2 independent one-thread processes running the same sweep phase at once against one alone): 1.82×, 2.00×, 1.60×, 1.90×;');
+    expect(speed!.detail).toContain('the median sample took 11.0 s against 10.0 s for one alone, 1.82× the throughput; the workers reached 88 % of it');
     expect(rss!.value).toBe(245);
   });
 
@@ -205,7 +208,9 @@ describe('bench perf flags', () => {
     const { workers } = JSON.parse(r.stdout);
     expect(workers.pairs).toHaveLength(1);
     expect(workers.pairs[0].one.runs).toBe(workers.pairs[0].many.runs);
+    expect(workers.ceilings).toHaveLength(1);
     expect(workers.ceiling.together).toHaveLength(workers.workers);
+    expect(workers.ceiling.alone.runs).toBe(workers.pairs[0].one.runs); // the same sweep phase, in a child process
     expect(workers.ceiling.speedUp).toBeGreaterThan(0);
     const targets = JSON.parse(r.stdout).targets.map((t: { target: string }) => t.target);
     expect(targets).toEqual([expect.stringMatching(/^6\. workers: scale sweep wall time/), expect.stringMatching(/^7\. workers: peak RSS/)]);

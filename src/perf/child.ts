@@ -1,4 +1,4 @@
-// `bench` commands run in a child process, timed, with their peak RSS: what a user's run costs.
+// `bench` commands, and bench perf's own scripts, run in a child process, timed, with their peak RSS: what a user's run costs.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,17 +16,26 @@ export interface ChildRun {
   stdout: string;
 }
 
-// The bundled probe and CLI (scripts/build.mjs), exactly what `npm run bench` runs.
+// The bundled probe, CLI and perf scripts (scripts/build.mjs), exactly what `npm run bench` runs.
 const PROBE = pathToFileURL(path.join(ROOT, 'dist', 'rss-probe.js')).href;
 
 /** Runs `bench ARGS` as a user's `npm run bench -- ARGS` does (bin/bench.js, the bundled CLI) and measures it. */
-export async function runBenchChild(args: string[]): Promise<ChildRun> {
+export function runBenchChild(args: string[]): Promise<ChildRun> {
+  return runNodeChild(path.join(ROOT, 'bin', 'bench.js'), args, `bench ${args.join(' ')}`);
+}
+
+/** Runs one of the bundle's own scripts (dist/NAME.js, scripts/build.mjs) in a child process and measures it. */
+export function runScriptChild(name: string, args: string[]): Promise<ChildRun> {
+  return runNodeChild(path.join(ROOT, 'dist', `${name}.js`), args, `${name} ${args.join(' ')}`);
+}
+
+async function runNodeChild(script: string, args: string[], what: string): Promise<ChildRun> {
   const probeDir = tempDir();
   const probeFile = path.join(probeDir, 'probe.json');
   try {
     const start = performance.now();
     const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', PROBE, path.join(ROOT, 'bin', 'bench.js'), ...args], {
+      const child = spawn(process.execPath, ['--import', PROBE, script, ...args], {
         cwd: ROOT,
         env: { ...process.env, LOOPBENCH_PROBE_FILE: probeFile },
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -39,7 +48,7 @@ export async function runBenchChild(args: string[]): Promise<ChildRun> {
       child.on('close', (c) => resolve({ code: c, stdout: out, stderr: err }));
     });
     const ms = performance.now() - start;
-    if (code !== 0) throw new Error(`bench ${args.join(' ')} exited with ${code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`);
+    if (code !== 0) throw new Error(`${what} exited with ${code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`);
     const probe = JSON.parse(fs.readFileSync(probeFile, 'utf8')) as { maxRSS: number; cpu: number };
     return { ms, cpuMs: probe.cpu / 1000, peakRssMb: probe.maxRSS / 1024, stdout };
   } finally {

@@ -66,7 +66,7 @@ export async function runPerf(parts: ReadonlySet<string>, sizes: PerfSizes, log:
     out.targets.push(...scaleRows(out.scale));
   }
   if (parts.has('workers')) {
-    log(`workers: bench ${scaleArgs(sizes.scaleRepeat, 'DIR').join(' ')} --workers 1 and --workers N, ${sizes.workerPairs} pair(s) in process (the sweep timed), then --workers N in a child process (peak RSS)…`);
+    log(`workers: bench ${scaleArgs(sizes.scaleRepeat, 'DIR').join(' ')} --workers 1 and --workers N, ${sizes.workerPairs} pair(s) in process (the sweep timed), each followed by a sample of the machine's ceiling (N one-thread sweeps in child processes at once, and one alone), then --workers N in a child process (peak RSS)…`);
     out.workers = await measureWorkers(sizes.scaleRepeat, sizes.workerPairs);
     out.targets.push(...workersRows(out.workers));
   }

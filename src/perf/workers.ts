@@ -6,13 +6,15 @@
 // A shared machine's speed drifts by ±15 % from one minute to the next (measured here: the same
 // one-thread sweep took 7.9 s and 9.6 s minutes apart), so one pair of sweeps can land either side
 // of the target. The speed-up is measured as several pairs, each pair's two sweeps back to back
-// and the order alternating between pairs, and is the median of the pairs' ratios. Beside it, the
-// machine's own ceiling at that time: N independent one-thread `bench` processes at once against
-// one alone (what the cores deliver on this work when nothing is shared but the hardware).
+// and the order alternating between pairs, and is the median of the pairs' ratios. After each pair,
+// one sample of the machine's own ceiling: N independent processes each running the same sweep
+// phase on one thread, at once, against one alone (what the cores deliver on this work when nothing
+// is shared but the hardware); the row sets the median pair against the median sample, so both
+// span the same minutes.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { runBenchChild, type ChildRun } from './child.ts';
+import { runBenchChild, runScriptChild, type ChildRun } from './child.ts';
 import { scaleArgs, sweepFlags } from './scale.ts';
 import { tempDir, timeSweep, type SweepTiming } from './sweep.ts';
 
@@ -23,32 +25,47 @@ export interface WorkersPair {
   speedUp: number;
 }
 
-/** N independent `bench --workers 1` processes at once against one alone. */
+/** One sample of the ceiling: N independent one-thread sweep phases at once against one alone. */
 export interface Ceiling {
-  alone: ChildRun;
-  together: ChildRun[];
+  alone: SweepTiming;
+  together: SweepTiming[];
   /** N × one alone's wall time ÷ the slowest of N at once: the throughput N cores give N independent sweeps. */
   speedUp: number;
 }
 
 export interface WorkersResult {
   workers: number;
-  ceiling: Ceiling;
   pairs: WorkersPair[];
   /** The pair of median speed-up (the lower middle one for an even count). */
   median: WorkersPair;
+  /** One sample after each pair. */
+  ceilings: Ceiling[];
+  /** The sample of median speed-up (the lower middle one for an even count). */
+  ceiling: Ceiling;
   /** `bench` with `--workers N` in a child process. */
   child: ChildRun;
 }
 
-/** The pair of median speed-up; of an even count, the lower middle one (never a flattering average). */
-export function medianPair(pairs: readonly WorkersPair[]): WorkersPair {
-  const sorted = [...pairs].sort((a, b) => a.speedUp - b.speedUp);
+/** The item of median speed-up; of an even count, the lower middle one (never a flattering average). */
+export function medianPair<T extends { speedUp: number }>(items: readonly T[]): T {
+  const sorted = [...items].sort((a, b) => a.speedUp - b.speedUp);
   return sorted[Math.floor((sorted.length - 1) / 2)]!;
+}
+
+/** The sweep phase on one thread in a fresh process (dist/perf-sweep.js), as timeSweep times it here. */
+async function sweepChild(repeat: number): Promise<SweepTiming> {
+  return JSON.parse((await runScriptChild('perf-sweep', [String(repeat), '1'])).stdout) as SweepTiming;
+}
+
+async function ceilingSample(repeat: number, workers: number): Promise<Ceiling> {
+  const alone = await sweepChild(repeat);
+  const together = await Promise.all(Array.from({ length: workers }, () => sweepChild(repeat)));
+  return { alone, together, speedUp: (workers * alone.ms) / Math.max(...together.map((t) => t.ms)) };
 }
 
 export async function measureWorkers(repeat: number, pairCount: number, workers = os.availableParallelism()): Promise<WorkersResult> {
   const pairs: WorkersPair[] = [];
+  const ceilings: Ceiling[] = [];
   const sweep = (n: number) => timeSweep(sweepFlags(repeat), undefined, n);
   for (let i = 0; i < pairCount; i++) {
     // Even pairs run one thread first, odd pairs the workers first.
@@ -56,15 +73,12 @@ export async function measureWorkers(repeat: number, pairCount: number, workers 
     const second = await sweep(i % 2 === 0 ? workers : 1);
     const [one, many] = i % 2 === 0 ? [first, second] : [second, first];
     pairs.push({ one, many, speedUp: one.ms / many.ms });
+    ceilings.push(await ceilingSample(repeat, workers));
   }
   const dir = tempDir();
   try {
-    const bench = (name: string, n: number) => runBenchChild([...scaleArgs(repeat, path.join(dir, name)), '--workers', String(n)]);
-    const alone = await bench('alone', 1);
-    const together = await Promise.all(Array.from({ length: workers }, (_, i) => bench(`together-${i}`, 1)));
-    const ceiling = { alone, together, speedUp: (workers * alone.ms) / Math.max(...together.map((t) => t.ms)) };
-    const child = await bench('workers', workers);
-    return { workers, ceiling, pairs, median: medianPair(pairs), child };
+    const child = await runBenchChild([...scaleArgs(repeat, path.join(dir, 'workers')), '--workers', String(workers)]);
+    return { workers, pairs, median: medianPair(pairs), ceilings, ceiling: medianPair(ceilings), child };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

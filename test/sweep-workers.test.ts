@@ -1,10 +1,15 @@
 // Simulated sweeps on worker threads: the same reports, byte for byte, as on one thread — through
 // the bundled CLI (dist/sweep-worker.js) and in process under tsx (src/runner/workers/worker-entry.ts).
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { timeSweep } from '../src/perf/sweep.ts';
+import { sharedRanks } from '../src/meter/tokens.ts';
+import { runOptions, timeSweep } from '../src/perf/sweep.ts';
+import { buildSweepSpec } from '../src/runner/plan.ts';
+import { expandSweep } from '../src/runner/sweep.ts';
 import { poolFor, WorkerPool } from '../src/runner/workers/worker-pool.ts';
 import { bench, benchInProcess } from './helpers/cli.ts';
 
@@ -53,6 +58,40 @@ describe('worker threads', () => {
       expect(sent.mock.calls.map(([plan]) => plan.runId)).not.toContain('seed-calibrated_steps=10_r000');
     } finally {
       sent.mockRestore();
+    }
+  }, 60_000);
+
+  it('a worker posts its runs back without transferring a buffer (a transfer detaches it, which slows the thread for good: line-bytes.ts)', async () => {
+    // The worker's own entry, under tsx, with its parentPort's postMessage wrapped first: a
+    // transfer list is reported in the message instead of being honoured.
+    const tsxApi = path.join(path.dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs');
+    const entry = new URL('../src/runner/workers/worker-entry.ts', import.meta.url).href;
+    const boot = `
+      const { parentPort } = require('node:worker_threads');
+      const post = parentPort.postMessage.bind(parentPort);
+      parentPort.postMessage = (message, transfer) => {
+        const list = Array.isArray(transfer) ? transfer : transfer?.transfer ?? [];
+        return post(list.length > 0 ? { ...message, transferred: list.length } : message);
+      };
+      import(${JSON.stringify(`file://${tsxApi}`)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
+    const worker = new Worker(boot, { eval: true, workerData: { ranks: sharedRanks(), transcripts: false } });
+    try {
+      const plans = expandSweep(buildSweepSpec(runOptions({ scenario: 'seed-calibrated', steps: '10', repeat: '2' })));
+      const replies: Array<{ type: string; steps?: Uint8Array; transferred?: number }> = [];
+      await new Promise<void>((resolve, reject) => {
+        worker.on('error', reject);
+        worker.on('message', (m) => {
+          replies.push(m);
+          if (replies.length === plans.length) resolve();
+        });
+        plans.forEach((plan, id) => worker.postMessage({ type: 'run', id, plan }));
+      });
+      expect(replies.map((r) => r.type)).toEqual(['done', 'done']);
+      expect(replies.map((r) => r.transferred)).toEqual([undefined, undefined]);
+      // Each run's own lines (10 steps each), though the worker reuses one buffer for both.
+      for (const r of replies) expect(Buffer.from(r.steps!).toString('utf8').trim().split('\n')).toHaveLength(10);
+    } finally {
+      await worker.terminate();
     }
   }, 60_000);
 

@@ -76,17 +76,17 @@ describe('metering cost', () => {
   });
 
   it('the workers row is the median of its pairs (the lower middle of an even count), lists every pair, and sets it against the machine\'s ceiling', async () => {
-    const { medianPair } = await import('../src/perf/workers.ts');
+    const { medianBySpeedUp } = await import('../src/perf/workers.ts');
     const { workersRows } = await import('../src/perf/table.ts');
     const timing = (ms: number) => ({ ms, cpuMs: ms, runs: 1000, steps: 5000, calls: 52_135 });
     const pair = (one: number, many: number) => ({ one: timing(one), many: timing(many), speedUp: one / many });
     const pairs = [pair(9000, 5000), pair(8000, 5000), pair(9500, 5000), pair(7000, 5000)];
-    expect(medianPair(pairs).speedUp).toBe(1.6);
+    expect(medianBySpeedUp(pairs).speedUp).toBe(1.6);
     const child = { ms: 8000, cpuMs: 12_000, peakRssMb: 245, stdout: '' };
     const sample = (alone: number, slowest: number) => ({ alone: timing(alone), together: [timing(slowest - 500), timing(slowest)], speedUp: (2 * alone) / slowest });
     const ceilings = [sample(10_000, 11_000), sample(10_000, 10_000), sample(10_000, 12_500), sample(10_000, 10_500)];
-    expect(medianPair(ceilings).speedUp).toBeCloseTo(20 / 11, 9);
-    const [speed, rss] = workersRows({ workers: 2, ceilings, ceiling: medianPair(ceilings), pairs, median: medianPair(pairs), child });
+    expect(medianBySpeedUp(ceilings).speedUp).toBeCloseTo(20 / 11, 9);
+    const [speed, rss] = workersRows({ workers: 2, ceilings, ceiling: medianBySpeedUp(ceilings), pairs, median: medianBySpeedUp(pairs), child });
     expect(speed!.value).toBe(1.6);
     expect(speed!.ok).toBe(false);
     expect(speed!.detail).toContain('the median of 4 back-to-back pair(s), order alternating (1.80×, 1.60×, 1.90×, 1.40×)');

@@ -47,7 +47,7 @@ export interface WorkersResult {
 }
 
 /** The item of median speed-up; of an even count, the lower middle one (never a flattering average). */
-export function medianPair<T extends { speedUp: number }>(items: readonly T[]): T {
+export function medianBySpeedUp<T extends { speedUp: number }>(items: readonly T[]): T {
   const sorted = [...items].sort((a, b) => a.speedUp - b.speedUp);
   return sorted[Math.floor((sorted.length - 1) / 2)]!;
 }
@@ -78,7 +78,7 @@ export async function measureWorkers(repeat: number, pairCount: number, workers 
   const dir = tempDir();
   try {
     const child = await runBenchChild([...scaleArgs(repeat, path.join(dir, 'workers')), '--workers', String(workers)]);
-    return { workers, pairs, median: medianPair(pairs), ceilings, ceiling: medianPair(ceilings), child };
+    return { workers, pairs, median: medianBySpeedUp(pairs), ceilings, ceiling: medianBySpeedUp(ceilings), child };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

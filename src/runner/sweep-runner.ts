@@ -128,7 +128,7 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
 
   const steps = new JsonlWriter(resultFile(o.dir, 'steps'));
   const runs = new JsonlWriter(resultFile(o.dir, 'runs'));
-  // Made on first use: an external agent (--agent-cmd) meters in its gateway.
+  // Made on first use (a resumed sweep with nothing left to run needs none).
   let counter: TokenCounter | undefined;
   const registries = new Map<Scenario, ToolRegistry>();
   const tools = (plan: RunPlan) => {

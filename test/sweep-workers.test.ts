@@ -1,7 +1,6 @@
 // Simulated sweeps on worker threads: the same reports, byte for byte, as on one thread — through
 // the bundled CLI (dist/sweep-worker.js) and in process under tsx (src/runner/workers/worker-entry.ts).
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -10,6 +9,7 @@ import { sharedRanks } from '../src/meter/tokens.ts';
 import { runOptions, timeSweep } from '../src/perf/sweep.ts';
 import { buildSweepSpec } from '../src/runner/plan.ts';
 import { expandSweep } from '../src/runner/sweep.ts';
+import { tsxBoot } from '../src/runner/workers/spawn.ts';
 import { poolFor, WorkerPool } from '../src/runner/workers/worker-pool.ts';
 import { bench, benchInProcess } from './helpers/cli.ts';
 
@@ -64,16 +64,14 @@ describe('worker threads', () => {
   it('a worker posts its runs back without transferring a buffer (a transfer detaches it, which slows the thread for good: line-bytes.ts)', async () => {
     // The worker's own entry, under tsx, with its parentPort's postMessage wrapped first: a
     // transfer list is reported in the message instead of being honoured.
-    const tsxApi = path.join(path.dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs');
-    const entry = new URL('../src/runner/workers/worker-entry.ts', import.meta.url).href;
-    const boot = `
+    const prelude = `
       const { parentPort } = require('node:worker_threads');
       const post = parentPort.postMessage.bind(parentPort);
       parentPort.postMessage = (message, transfer) => {
         const list = Array.isArray(transfer) ? transfer : transfer?.transfer ?? [];
         return post(list.length > 0 ? { ...message, transferred: list.length } : message);
-      };
-      import(${JSON.stringify(`file://${tsxApi}`)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
+      };`;
+    const boot = tsxBoot(new URL('../src/runner/workers/worker-entry.ts', import.meta.url), prelude);
     const worker = new Worker(boot, { eval: true, workerData: { ranks: sharedRanks(), transcripts: false } });
     try {
       const plans = expandSweep(buildSweepSpec(runOptions({ scenario: 'seed-calibrated', steps: '10', repeat: '2' })));

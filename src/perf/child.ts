@@ -1,4 +1,5 @@
-// `bench` commands, and bench perf's own scripts, run in a child process, timed, with their peak RSS: what a user's run costs.
+// `bench` commands, and bench perf's own scripts, run in a child process, timed, with their peak
+// RSS: what a user's run costs.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';

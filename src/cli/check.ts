@@ -23,6 +23,7 @@ import { assertSameSweep } from '../gate/same-sweep.ts';
 import { checkSummaryMd, verdictLine } from '../gate/summary-md.ts';
 import { BREACH_EXIT, isBreach, REPLAY_MISS_EXIT, type Verdict } from '../gate/verdict.ts';
 import { replayMissHint } from '../gate/replay-hint.ts';
+import { isSimulated, SIM_CAVEAT } from '../gate/sim-caveat.ts';
 import type { ReplayMiss } from '../contracts/chat.ts';
 import type { ModelTransport } from '../models/factory.ts';
 import { UsageError } from '../contracts/errors.ts';
@@ -115,9 +116,12 @@ export function registerCheck(program: Command): void {
     const verdicts = judge(loaded.checks, runs, { baseline, spend: meta.spend, ...sequential });
     printVerdicts(verdicts);
     printSampling(outcomes);
+    // Once, beside the verdicts: a pass on the sim is a statement about cost and length, not behaviour.
+    const simulated = loaded.spec.grid.model.every(isSimulated);
+    if (simulated) console.log(`\nNOTE  ${SIM_CAVEAT}`);
     const report = fs.readFileSync(resultFile(dir, 'markdown'), 'utf8');
     const sampling = loaded.adaptive ? { design: describeDesign(loaded.adaptive), outcomes } : undefined;
-    const md = checkSummaryMd({ budgetsFile: file, model: loaded.budgets.model, verdicts, report, ...(sampling ? { sampling } : {}) });
+    const md = checkSummaryMd({ budgetsFile: file, model: loaded.budgets.model, simulated, verdicts, report, ...(sampling ? { sampling } : {}) });
     writeFileAtomic(path.join(dir, 'junit.xml'), junitXml(verdicts, undefined, sampling));
     writeFileAtomic(resultFile(dir, 'markdown'), md);
     writeJsonAtomic(path.join(dir, 'baseline.json'), baselineOf(runs, settingsOf(meta)));

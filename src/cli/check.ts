@@ -86,7 +86,7 @@ export function registerCheck(program: Command): void {
   const cmd = program
     .command('check')
     .description('CI gate: run the sweep a budgets file describes and check every budget (exit 0 all hold, 1 a budget breached, 2 usage error, 3 a replayed cassette lacks requests: not measured, re-record it)')
-    .argument('<budgets>', 'budgets file (YAML): scenarios with the prompt under test, model, repeats, limits, assertions')
+    .argument('<budgets>', 'budgets file (YAML): scenarios with the prompt under test, model, repeats, limits, assertions — `bench init` writes a starter one (loopbench/budgets.yaml); examples/budgets.yaml in the package is annotated field by field')
     .option('--baseline <dir|json>', "compare with a previous results directory or baseline.json; fail beyond the file's max_regression")
     .option('--allow <kinds>', `with --baseline: what the baseline may differ in besides ${BASELINE_MAY_DIFFER.join(' and ')}, comma-separated: ${allowHelp}`)
     .option('--from <dir>', 'judge a finished (e.g. merged) results directory instead of running the sweep')

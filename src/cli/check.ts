@@ -28,6 +28,7 @@ import type { ReplayMiss } from '../contracts/chat.ts';
 import type { ModelTransport } from '../models/factory.ts';
 import { UsageError } from '../contracts/errors.ts';
 import { addTransportOptions } from './model-options.ts';
+import { groupOptions } from './help-groups.ts';
 import { transportFrom, type TransportFlags } from '../runner/transport.ts';
 import { addStartOptions, startSweep } from './start-sweep.ts';
 import { type StartOptions } from '../runner/plan.ts';
@@ -91,7 +92,8 @@ export function registerCheck(program: Command): void {
     .option('--allow <kinds>', `with --baseline: what the baseline may differ in besides ${BASELINE_MAY_DIFFER.join(' and ')}, comma-separated: ${allowHelp}`)
     .option('--from <dir>', 'judge a finished (e.g. merged) results directory instead of running the sweep')
     .option(ALLOW_OUTSIDE_FLAG, "read scenario and prompt files the budgets file names outside its own directory and the working directory (refused by default: a budgets file from a pull request could name /proc/self/environ)");
-  addStartOptions(addTransportOptions(cmd)).action(async (file: string, o: CheckOptions) => {
+  const check = 'The check:';
+  groupOptions(addStartOptions(addTransportOptions(cmd)), { '--baseline': check, '--allow': check, '--from': check, [ALLOW_OUTSIDE_FLAG]: check }).action(async (file: string, o: CheckOptions) => {
     const transport = transportFrom(o);
     const loaded = loadBudgets(file, transport, { allowOutsideFiles: o.allowOutsideFiles === true });
     if (loaded.adaptive && o.shard !== undefined)

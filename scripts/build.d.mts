@@ -1,2 +1,2 @@
 /** Bundles src/ into dist/ (see build.mjs). */
-export function buildBench(): Promise<void>;
+export function buildBench(options?: { clean?: boolean }): Promise<void>;

@@ -15,7 +15,9 @@ const outdir = path.join(root, 'dist');
 /** Chunks of earlier builds are kept this long: a sweep started before a rebuild still loads its report chunk at the end. */
 const KEEP_OLD_CHUNKS_MS = 24 * 3600 * 1000;
 
-export async function buildBench() {
+/** `clean`: start from an empty dist/ (npm pack: the tarball holds this build's files and no earlier chunk). */
+export async function buildBench({ clean = false } = {}) {
+  if (clean) fs.rmSync(outdir, { recursive: true, force: true });
   const result = await build({
     absWorkingDir: root,
     // sweep-worker, count-worker: worker threads' scripts (worker-pool.ts and serve/offthread-count.ts load them
@@ -78,4 +80,4 @@ function readable(file, unpack) {
   }
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await buildBench();
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await buildBench({ clean: process.argv.includes('--clean') });

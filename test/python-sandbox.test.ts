@@ -8,8 +8,9 @@ import path from 'node:path';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { describeContainment, detectContainment, type Containment } from '../src/tools/containment.ts';
+import { describeContainment, type Containment } from '../src/tools/containment.ts';
 import { bench } from './helpers/cli.ts';
+import { systemTool } from './helpers/system-tools.ts';
 import { ToolRegistry } from '../src/tools/registry.ts';
 import { ScenarioSchema } from '../src/scenario/schema.ts';
 import { MAX_OUTPUT_BYTES } from '../src/tools/python-sandbox.ts';
@@ -33,7 +34,8 @@ function startedFlag(name: string): () => boolean {
   return () => fs.readdirSync(os.tmpdir()).some((d) => d.startsWith('loopbench-py-') && fs.existsSync(path.join(os.tmpdir(), d, name)));
 }
 
-const CONTAINMENTS: Containment[] = detectContainment() === 'bwrap' ? ['process-group', 'bwrap'] : ['process-group'];
+// Every case runs in a process group; under bubblewrap too where it works here.
+const CONTAINMENTS: Containment[] = systemTool('bubblewrap', 'python-sandbox: the cases under bubblewrap (they run in a process group only)') ? ['process-group', 'bwrap'] : ['process-group'];
 
 /** Running means not gone and not a zombie (a killed orphan may wait for a reaper as Z). */
 function running(pid: number): boolean {

@@ -8,20 +8,21 @@ import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const CHROMIUM = '/usr/bin/chromium';
+import { CHROMIUM, systemTool } from './helpers/system-tools.ts';
+
 const ROOT = path.resolve(import.meta.dirname, '..');
 const run = promisify(execFile);
-const hasChromium = fs.existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`report-html: ${CHROMIUM} is absent, so the HTML report is not opened in a browser (install chromium to run this test)`);
+const hasChromium = systemTool('chromium', 'report-html: the HTML report opened in headless Chromium');
 
-let tmp: string;
+let tmp = '';
 let dir: string;
 beforeAll(async () => {
+  if (!hasChromium) return;
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-html-'));
   dir = path.join(tmp, 'sweep');
   await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', '--scenario', 'tiny-agent-sum-of-squares,seed-calibrated', '--steps', '4,8', '-n', '3', '--out', dir, '-q', '--no-transcripts'], { cwd: ROOT });
 });
-afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+afterAll(() => tmp && fs.rmSync(tmp, { recursive: true, force: true }));
 
 describe.skipIf(!hasChromium)('report.html in headless Chromium', () => {
   it('renders every chart as an SVG with marks, with no console errors and no network requests', async () => {

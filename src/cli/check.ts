@@ -23,10 +23,12 @@ import { assertSameSweep } from '../gate/same-sweep.ts';
 import { checkSummaryMd, verdictLine } from '../gate/summary-md.ts';
 import { BREACH_EXIT, isBreach, REPLAY_MISS_EXIT, type Verdict } from '../gate/verdict.ts';
 import { replayMissHint } from '../gate/replay-hint.ts';
+import { isSimulated, SIM_CAVEAT } from '../gate/sim-caveat.ts';
 import type { ReplayMiss } from '../contracts/chat.ts';
 import type { ModelTransport } from '../models/factory.ts';
 import { UsageError } from '../contracts/errors.ts';
 import { addTransportOptions } from './model-options.ts';
+import { groupOptions } from './help-groups.ts';
 import { transportFrom, type TransportFlags } from '../runner/transport.ts';
 import { addStartOptions, startSweep } from './start-sweep.ts';
 import { type StartOptions } from '../runner/plan.ts';
@@ -85,12 +87,13 @@ export function registerCheck(program: Command): void {
   const cmd = program
     .command('check')
     .description('CI gate: run the sweep a budgets file describes and check every budget (exit 0 all hold, 1 a budget breached, 2 usage error, 3 a replayed cassette lacks requests: not measured, re-record it)')
-    .argument('<budgets>', 'budgets file (YAML): scenarios with the prompt under test, model, repeats, limits, assertions')
+    .argument('<budgets>', 'budgets file (YAML): scenarios with the prompt under test, model, repeats, limits, assertions — `bench init` writes a starter one (loopbench/budgets.yaml); examples/budgets.yaml in the package is annotated field by field')
     .option('--baseline <dir|json>', "compare with a previous results directory or baseline.json; fail beyond the file's max_regression")
     .option('--allow <kinds>', `with --baseline: what the baseline may differ in besides ${BASELINE_MAY_DIFFER.join(' and ')}, comma-separated: ${allowHelp}`)
     .option('--from <dir>', 'judge a finished (e.g. merged) results directory instead of running the sweep')
     .option(ALLOW_OUTSIDE_FLAG, "read scenario and prompt files the budgets file names outside its own directory and the working directory (refused by default: a budgets file from a pull request could name /proc/self/environ)");
-  addStartOptions(addTransportOptions(cmd)).action(async (file: string, o: CheckOptions) => {
+  const check = 'The check:';
+  groupOptions(addStartOptions(addTransportOptions(cmd)), { '--baseline': check, '--allow': check, '--from': check, [ALLOW_OUTSIDE_FLAG]: check }).action(async (file: string, o: CheckOptions) => {
     const transport = transportFrom(o);
     const loaded = loadBudgets(file, transport, { allowOutsideFiles: o.allowOutsideFiles === true });
     if (loaded.adaptive && o.shard !== undefined)
@@ -115,9 +118,12 @@ export function registerCheck(program: Command): void {
     const verdicts = judge(loaded.checks, runs, { baseline, spend: meta.spend, ...sequential });
     printVerdicts(verdicts);
     printSampling(outcomes);
+    // Once, beside the verdicts: a pass on the sim is a statement about cost and length, not behaviour.
+    const simulated = loaded.spec.grid.model.every(isSimulated);
+    if (simulated) console.log(`\nNOTE  ${SIM_CAVEAT}`);
     const report = fs.readFileSync(resultFile(dir, 'markdown'), 'utf8');
     const sampling = loaded.adaptive ? { design: describeDesign(loaded.adaptive), outcomes } : undefined;
-    const md = checkSummaryMd({ budgetsFile: file, model: loaded.budgets.model, verdicts, report, ...(sampling ? { sampling } : {}) });
+    const md = checkSummaryMd({ budgetsFile: file, model: loaded.budgets.model, simulated, verdicts, report, ...(sampling ? { sampling } : {}) });
     writeFileAtomic(path.join(dir, 'junit.xml'), junitXml(verdicts, undefined, sampling));
     writeFileAtomic(resultFile(dir, 'markdown'), md);
     writeJsonAtomic(path.join(dir, 'baseline.json'), baselineOf(runs, settingsOf(meta)));

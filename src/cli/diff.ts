@@ -15,6 +15,7 @@ interface DiffOptions {
   allow?: string;
   md?: string;
   csv?: string;
+  quiet?: boolean;
 }
 
 export const allowHelp = Object.entries(DIFFERENCE_KINDS)
@@ -32,6 +33,7 @@ export function registerDiff(program: Command): void {
     .option('--allow <kinds>', `what the sweeps may differ in, comma-separated: ${allowHelp}`)
     .option('--md <file>', 'also write the comparison as Markdown (for a pull request or a cost review)')
     .option('--csv <file>', 'also write the comparison as CSV, one row per configuration and metric')
+    .option('-q, --quiet', 'do not print the comparison (write it with --md/--csv); the exit code still says whether the sweeps could be compared')
     .action(async (a: string, b: string, o: DiffOptions) => {
       const allowed = parseAllow(o.allow);
       // Before the comparison: a file that cannot be written is bad input, not a failure after the work.
@@ -40,7 +42,7 @@ export function registerDiff(program: Command): void {
         if (file !== undefined && !fs.existsSync(path.dirname(path.resolve(file)))) throw new UsageError(`${flag} ${file}: the directory ${path.dirname(file)} does not exist`);
       }
       const { diff, differences } = await compareSweeps(a, b, allowed);
-      process.stdout.write(diffText(a, b, diff, differences));
+      if (!o.quiet) process.stdout.write(diffText(a, b, diff, differences));
       if (o.md) writeFileAtomic(o.md, diffMarkdown(a, b, diff, differences));
       if (o.csv) writeFileAtomic(o.csv, toCsv(diffCsvRows(diff)));
     });

@@ -12,6 +12,8 @@ import { registerMerge } from './merge.ts';
 import { registerImport } from './import.ts';
 import { registerExport } from './export.ts';
 import { registerDiff } from './diff.ts';
+import { registerInit } from './init.ts';
+import { ownVersion } from '../contracts/paths.ts';
 
 /** Commander's own errors (unknown flag, missing value) as one line, like every other bad input. */
 function oneLineErrors(help: string) {
@@ -21,6 +23,7 @@ function oneLineErrors(help: string) {
 export function buildProgram(): Command {
   const program = new Command('bench')
     .description('loopbench: measure what LLM agent loops cost and whether they stop.')
+    .version(ownVersion(), '-V, --version', 'print the version of loopbench (the loopbench-cli package)')
     .option('--debug', 'show stack traces for errors')
     .configureOutput(oneLineErrors('bench --help'))
     .exitOverride()
@@ -35,6 +38,7 @@ export function buildProgram(): Command {
   registerImport(program);
   registerExport(program);
   registerDiff(program);
+  registerInit(program);
   // A command's bad flag points to that command's help, where its flags are listed.
   for (const command of program.commands) command.configureOutput(oneLineErrors(`bench ${command.name()} --help`));
   return program;

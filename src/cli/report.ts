@@ -14,6 +14,7 @@ import { printSummary } from './summary-table.ts';
 
 interface ReportOptions extends PriceFlags {
   json?: boolean;
+  quiet?: boolean;
   priceAs?: string;
   volume?: string;
   whatIf?: string[];
@@ -43,6 +44,7 @@ export function registerReport(program: Command): void {
     .description('rebuild every report of a results directory from its records (finished, interrupted or merged runs)')
     .argument('<dir>', 'a results directory (holding runs.jsonl and steps.jsonl)')
     .option('--json', 'print the summary as JSON on stdout')
+    .option('-q, --quiet', 'write the reports without printing the summary (warnings and errors still go to stderr)')
     .option('--price-model <name>', 're-price every report (summary, findings, charts, volumes) from the recorded tokens as this model of the pricing table')
     .option('--price-in <usd>', 're-price every report at a custom input price, USD per 1M tokens (with --price-out)')
     .option('--price-out <usd>', 'custom output price, USD per 1M tokens (with --price-in)')
@@ -72,6 +74,6 @@ export function registerReport(program: Command): void {
       if (built.skippedStepLines > 0) console.error(`bench: skipped ${built.skippedStepLines} incomplete line(s) of steps.jsonl`);
       if (built.skippedRunLines > 0) console.error(`bench: skipped ${built.skippedRunLines} incomplete line(s) of runs.jsonl`);
       if (!fs.existsSync(resultFile(dir, 'runs'))) console.error(`bench: ${dirArg} has no runs.jsonl: built the per-step reports (steps.csv, steps_by_index.csv, fit.csv); tables of runs are empty`);
-      printSummary(built, { json: opts.json, dir });
+      if (!opts.quiet) printSummary(built, { json: opts.json, dir });
     });
 }

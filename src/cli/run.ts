@@ -21,6 +21,7 @@ import type { RunPlan } from '../runner/sweep.ts';
 import type { SpendLimiter } from '../runner/spend-limiter.ts';
 import { usd } from '../report/format.ts';
 import { printSummary } from './summary-table.ts';
+import { groupOptions } from './help-groups.ts';
 import { parseRepeatAuto, precisionSweep, REPEAT_AUTO } from '../runner/repeat-auto.ts';
 import { DEFAULT_PRECISION } from '../report/precision.ts';
 
@@ -63,7 +64,7 @@ export function addRunOptions(cmd: Command): Command {
 const RESUME_COMPATIBLE = new Set(['resume', 'quiet', 'json', 'ciMaxSpend', 'baseUrl', 'requestTimeout', 'maxRetries', 'record', 'replay']);
 
 export function registerRun(program: Command): void {
-  addStartOptions(addRunOptions(program.command('run', { isDefault: true }).description('run a sweep (the default command): scenarios × settings × repeats')))
+  groupOptions(addStartOptions(addRunOptions(program.command('run', { isDefault: true }).description('run a sweep (the default command): scenarios × settings × repeats'))))
     .action(async (o: RunOptions & StartOptions, cmd: Command) => {
       if (o.resume !== undefined) return resume(o, cmd);
       const transport = transportFrom(o);

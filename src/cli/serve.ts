@@ -1,8 +1,6 @@
 // `bench serve`: run the OpenAI-compatible sim server until Ctrl-C.
-import path from 'node:path';
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { ROOT } from '../contracts/paths.ts';
 import { parseChoiceList, parseOne } from '../runner/values.ts';
 import { DEFAULT_FAULTS, FAULTS, parseFaults } from '../serve/faults.ts';
 import { startServe } from '../serve/server.ts';
@@ -10,12 +8,12 @@ import { loadProfile } from '../sim/profile.ts';
 import { UsageError } from '../contracts/errors.ts';
 import { exitCodeFor } from './interrupt.ts';
 import { isLoopback } from '../gateway/gateway.ts';
-import { gatewayDirName, startStandaloneGateway, type StandaloneOptions } from '../gateway/standalone.ts';
+import { startStandaloneGateway, type StandaloneOptions } from '../gateway/standalone.ts';
 import { DEFAULT_PRICED_MODEL, loadPricing, priceFor } from '../meter/pricing.ts';
 import { TokenCounter } from '../meter/tokens.ts';
 import { API_KEY_VAR, DEFAULT_TRANSPORT } from '../models/factory.ts';
 import { redact } from '../models/redact.ts';
-import { resultsDirFor } from '../results/results-dir.ts';
+import { resultsDirFor, timestampName } from '../results/results-dir.ts';
 import { RUN_DEFAULTS } from '../runner/run-defaults.ts';
 import { parseLimits } from '../runner/plan.ts';
 import { LIMITS, type Limits } from '../contracts/limits.ts';
@@ -81,7 +79,7 @@ export function gatewayOptions(f: ServeFlags, env: NodeJS.ProcessEnv = process.e
       max_output_tokens: parseOne(f.maxOutputTokens ?? RUN_DEFAULTS.maxOutputTokens, '--max-output-tokens', { integer: true, min: 1, max: 1_000_000 }),
       agent: {},
     },
-    dir: f.out !== undefined ? resultsDirFor(f.out) : path.join(ROOT, gatewayDirName(now)),
+    dir: resultsDirFor(f.out ?? `gateway-${timestampName(now)}`),
     counter: new TokenCounter(),
     promptCache: f.promptCache === 'on',
   };
@@ -111,7 +109,7 @@ export function serveOptions(f: ServeFlags, now = new Date()) {
     retryAfterS: parseOne(f.retryAfter, '--retry-after', { min: 0, max: 3600 }),
     profile: f.profile,
     promptCache: cache[0] === 'on',
-    logFile: f.log ?? path.join(ROOT, 'results', `serve-${now.toISOString().replace(/[:]/g, '-').replace(/\..+$/, '')}.jsonl`),
+    logFile: f.log ?? resultsDirFor(`serve-${timestampName(now)}.jsonl`),
   };
 }
 

@@ -96,6 +96,7 @@ export async function startSweep(
   // Adaptive repeats may take up to every planned run: size the pool for that, not the first batch.
   const workers = parseWorkers(o.workers, loop.adaptive ? all.length : plans.length);
   const spend = spendLimiterFor(o.ciMaxSpend, plans);
+  if (spend) console.error(`bench: ${worstCaseLine(loop.adaptive ? all : plans, spend.capUsd)}`);
   const dir = resultsDirFor(o.out);
   if (fs.existsSync(dir) && hasRecords(dir)) {
     if (!o.force) throw new UsageError(`${dir} already holds results (use --force to overwrite, or another --out)`);
@@ -121,6 +122,14 @@ export async function startSweep(
   // Adaptive repeats schedule more than their first batch: the runs scheduled are what was planned.
   reportSpend(outcome, outcome.runsPlanned);
   return outcome;
+}
+
+/** Before a capped sweep starts: the most it can spend, from each run's --max-cost and the cap. */
+export function worstCaseLine(plans: readonly RunPlan[], capUsd: number): string {
+  const worst = plans.reduce((sum, p) => sum + (p.settings.limits.max_cost_usd ?? 0), 0);
+  const simulated = plans.every((p) => p.settings.model.startsWith('sim'));
+  const billed = simulated ? ' (simulated model: nothing is billed; these are what a real model would bill)' : '';
+  return `spend: at most ${usd(Math.min(worst, capUsd))} — ${plans.length} run(s) planned, up to ${usd(worst)} at their --max-cost, capped by --ci-max-spend ${usd(capUsd)}${billed}`;
 }
 
 /** Says when the spend cap (or a model that ignored max_tokens) stopped runs from starting. */

@@ -17,3 +17,10 @@ export const ROOT = findRoot();
 export const ranksFile = (version: string) => path.join(ROOT, 'dist', `o200k_base-${version}.ranks`);
 export const dataPath = (...p: string[]) => path.join(ROOT, 'data', ...p);
 export const scenariosDir = () => path.join(ROOT, 'scenarios');
+
+let version: string | undefined;
+/** loopbench's own version, from its package.json. */
+export function ownVersion(): string {
+  version ??= (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  return version;
+}

@@ -3,6 +3,7 @@
 import { markdownTable } from '../report/markdown.ts';
 import { isBreach, type Verdict } from './verdict.ts';
 import type { SamplingOutcome } from './adaptive.ts';
+import { SIM_CAVEAT } from './sim-caveat.ts';
 
 export function verdictLine(verdicts: readonly Verdict[]): string {
   const missed = verdicts.filter((v) => v.miss).length;
@@ -16,7 +17,7 @@ export function verdictLine(verdicts: readonly Verdict[]): string {
   return missed === 0 ? line : `${missed} scenario(s) not measured (replay miss); ${judged === 0 ? 'no budget judged' : line}`;
 }
 
-export function checkSummaryMd(o: { budgetsFile: string; model: string; verdicts: readonly Verdict[]; report: string; sampling?: { design: string; outcomes: readonly SamplingOutcome[] } }): string {
+export function checkSummaryMd(o: { budgetsFile: string; model: string; simulated: boolean; verdicts: readonly Verdict[]; report: string; sampling?: { design: string; outcomes: readonly SamplingOutcome[] } }): string {
   const failed = o.verdicts.filter((v) => !v.pass);
   const table = {
     head: ['', 'scenario', 'budget', 'measured', 'limit'],
@@ -28,6 +29,7 @@ export function checkSummaryMd(o: { budgetsFile: string; model: string; verdicts
     '',
     `Budgets \`${o.budgetsFile}\`, model \`${o.model}\`.`,
     '',
+    ...(o.simulated ? [`> ${SIM_CAVEAT}`, ''] : []),
     markdownTable(table),
     ...(failed.length ? ['', ...failed.map((v) => `- ${v.message}`)] : []),
     ...(o.sampling ? ['', `Adaptive repeats: ${o.sampling.design}.`, '', ...o.sampling.outcomes.map((s) => `- ${s.scenario}: ${s.reason}`)] : []),

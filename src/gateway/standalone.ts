@@ -4,7 +4,6 @@
 // the gateway stops: the gateway never sees the agent's answer, so a run no brake stopped is `done`
 // with no answer to check (`bench run --agent-cmd` checks answers).
 import fs from 'node:fs';
-import path from 'node:path';
 import type { RunRecord } from '../contracts/records.ts';
 import type { Settings } from '../contracts/settings.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
@@ -80,5 +79,3 @@ function recordOf(meter: RunMeter, startedAt: string): RunRecord {
   const stop = meter.stop ?? { reason: 'done' as const, detail: `no brake fired in ${meter.state.steps} call(s); recorded when the gateway stopped (it does not see the agent's answer)`, step: meter.state.steps };
   return meteredRunRecord(meter, { stop_reason: stop.reason, stop_detail: stop.detail, stop_step: stop.step, answer: null, success: null, started_at: startedAt });
 }
-
-export const gatewayDirName = (now: Date) => path.join('results', `gateway-${now.toISOString().replace(/[:]/g, '-').replace(/\..+$/, '')}`);

@@ -75,7 +75,7 @@ const MODEL_KINDS: Record<string, ModelKind> = {
     validate: (spec, arg, transport) => {
       if (!arg) throw new UsageError(`--model ${spec}: name the model, e.g. openai:gpt-4o-mini`);
       // A replayed model is answered from the cassette: no key needed.
-      if (!transport.apiKey && !transport.replay) throw new UsageError(`${API_KEY_VAR} is not set: --model ${spec} needs it (or replay a cassette with --replay FILE)`);
+      if (!transport.apiKey && !transport.replay) throw new UsageError(`${API_KEY_VAR} is not set: --model ${spec} needs it (or replay a cassette with --replay FILE; or measure for free on the simulated model: --model sim, or point an OpenAI-compatible agent at bench serve)`);
     },
     create: (spec, arg, { transport }) =>
       new OpenAIModel(spec, arg, { apiKey: transport.apiKey!, baseURL: transport.baseURL, timeoutMs: transport.timeoutMs, maxRetries: transport.maxRetries }),

@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { z } from 'zod';
-import { ROOT } from '../contracts/paths.ts';
+import { ownVersion } from '../contracts/paths.ts';
 import { ROLES } from '../contracts/chat.ts';
 import { UsageError } from '../contracts/errors.ts';
 import { limitGridShape } from '../contracts/limits.ts';
@@ -10,6 +11,8 @@ import { REFLECTIONS, type Fixed, type Grid } from '../contracts/settings.ts';
 import type { AdaptiveSampling, Shard, SpendState } from '../contracts/sweep-state.ts';
 import { zodConfigError } from '../scenario/yaml-file.ts';
 import { resultFile } from './results-dir.ts';
+
+const require = createRequire(import.meta.url);
 
 const count = z.number().int().nonnegative();
 const PriceSchema = z.object({ model: z.string(), input_per_1m: z.number(), cached_input_per_1m: z.number(), output_per_1m: z.number() });
@@ -95,30 +98,37 @@ type MetaAgreesWithSettings = Holds<
 /** Fields of newer versions are kept, not refused, so results of either version load. */
 const MetaFile = MetaSchema.loose();
 
+/** A dependency's version, found as Node finds the package (installed into a user's project, it sits beside loopbench, not under it). */
 function pkgVersion(name: string): string {
-  try {
-    return JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version;
-  } catch {
-    return 'unknown';
+  for (const dir of require.resolve.paths(name) ?? []) {
+    try {
+      return JSON.parse(fs.readFileSync(path.join(dir, name, 'package.json'), 'utf8')).version;
+    } catch {
+      // Not in this node_modules: the next one up.
+    }
   }
+  return 'unknown';
 }
 
 let known: Record<string, string> | undefined;
 
 /** Versions that decide what a sweep measures, read once per process. */
 export function versions(): Record<string, string> {
-  const own = () => JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version as string;
-  known ??= { loopbench: own(), node: process.version, 'gpt-tokenizer': pkgVersion('gpt-tokenizer'), openai: pkgVersion('openai') };
+  known ??= { loopbench: ownVersion(), node: process.version, 'gpt-tokenizer': pkgVersion('gpt-tokenizer'), openai: pkgVersion('openai') };
   return { ...known };
 }
 
 let commit: string | null | undefined;
 
-/** The checkout's commit, asked of git once per process (a subprocess costs more than a small sweep's step). */
+/**
+ * The commit of the working directory's checkout — the project whose prompts and scenarios the sweep
+ * measures (loopbench's own when run in its checkout) — asked of git once per process (a subprocess
+ * costs more than a small sweep's step).
+ */
 export function gitCommit(): string | null {
   if (commit !== undefined) return commit;
   try {
-    commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    commit = execFileSync('git', ['rev-parse', 'HEAD'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
   } catch {
     commit = null;
   }

@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT } from '../contracts/paths.ts';
 
 export const FILES = {
   meta: 'meta.json',
@@ -28,11 +27,16 @@ export const FILES = {
   state: 'state',
 } as const;
 
-/** `--out NAME` → results/NAME; a value with a slash is a path. Default: a timestamp. */
+/** A moment as a file name: 2026-12-03T10-06-10. */
+export const timestampName = (now: Date) => now.toISOString().replace(/[:]/g, '-').replace(/\..+$/, '');
+
+/**
+ * `--out NAME` → results/NAME in the working directory (the user's project, wherever loopbench is
+ * installed); a value with a slash is a path. Default: a timestamp.
+ */
 export function resultsDirFor(out: string | undefined, now = new Date()): string {
   if (out && /[/\\]/.test(out)) return path.resolve(out);
-  const name = out ?? now.toISOString().replace(/[:]/g, '-').replace(/\..+$/, '');
-  return path.join(ROOT, 'results', name);
+  return path.resolve('results', out ?? timestampName(now));
 }
 
 export const resultFile = (dir: string, name: keyof typeof FILES) => path.join(dir, FILES[name]);

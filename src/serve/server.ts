@@ -81,7 +81,7 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
   let served = 0;
   const responses = responsesAdapter(new ResponseStore());
   const adapters = new Map<string, WireAdapter & { answered?(a: Answer, request: unknown): void }>(
-    [chatAdapter, responses, messagesAdapter].map((a) => [a.route, a as WireAdapter & { answered?(a: Answer, request: unknown): void }]),
+    [chatAdapter, responses, messagesAdapter(new ResponseStore())].map((a) => [a.route, a as WireAdapter & { answered?(a: Answer, request: unknown): void }]),
   );
 
   const server = http.createServer((req, res) => {

@@ -1,14 +1,23 @@
-// What the Responses API keeps of earlier answers, in memory: each stored response's conversation
-// (for `previous_response_id`: the provider bills the whole context, so it is counted whole) and each
-// output item by id (for `item_reference` inputs, which the AI SDK sends when `store` is on). Bounded:
-// the oldest responses go first, as a provider's retention would drop them.
-import type { ChatMessage } from '../../contracts/chat.ts';
+// What a server keeps of earlier answers, in memory, for protocols with server-held state: each
+// stored answer's conversation (the Responses API's `previous_response_id`, Anthropic's Threads:
+// a provider bills the whole context, so it is counted whole), the tools it was offered (a Thread's
+// later turns may leave them out), and each output item by id (`item_reference` inputs, which the AI
+// SDK sends when `store` is on). Bounded: the oldest answers go first, as a provider's retention would drop them.
+import type { ChatMessage, ToolSpec } from '../../contracts/chat.ts';
+
+interface Kept {
+  messages: ChatMessage[];
+  itemIds: string[];
+  tools?: ToolSpec[];
+  /** A Thread's turn can be continued once. */
+  continued: boolean;
+}
 
 /** Responses kept before the oldest is dropped: far more than one agent's run holds. */
 export const STORE_LIMIT = 5000;
 
 export class ResponseStore {
-  private readonly conversations = new Map<string, { messages: ChatMessage[]; itemIds: string[] }>();
+  private readonly conversations = new Map<string, Kept>();
   private readonly items = new Map<string, Record<string, unknown>>();
 
   constructor(private readonly limit = STORE_LIMIT) {}
@@ -18,19 +27,34 @@ export class ResponseStore {
     return this.conversations.get(id)?.messages;
   }
 
+  /** The tools a stored answer was offered, when kept. */
+  tools(id: string): ToolSpec[] | undefined {
+    return this.conversations.get(id)?.tools;
+  }
+
+  /** Whether a stored answer was continued already (a Thread's turn is continued once). */
+  continued(id: string): boolean {
+    return this.conversations.get(id)?.continued === true;
+  }
+
+  markContinued(id: string): void {
+    const kept = this.conversations.get(id);
+    if (kept) kept.continued = true;
+  }
+
   /** An output item of a stored response, as it was sent. */
   item(id: string): Record<string, unknown> | undefined {
     return this.items.get(id);
   }
 
-  save(id: string, conversation: ChatMessage[], items: ReadonlyArray<Record<string, unknown>>): void {
+  save(id: string, conversation: ChatMessage[], items: ReadonlyArray<Record<string, unknown>> = [], tools?: ToolSpec[]): void {
     const itemIds: string[] = [];
     for (const item of items) {
       if (typeof item.id !== 'string') continue;
       this.items.set(item.id, item);
       itemIds.push(item.id);
     }
-    this.conversations.set(id, { messages: conversation, itemIds });
+    this.conversations.set(id, { messages: conversation, itemIds, continued: false, ...(tools ? { tools } : {}) });
     while (this.conversations.size > this.limit) {
       const [oldest, kept] = this.conversations.entries().next().value!;
       this.conversations.delete(oldest);

@@ -116,6 +116,19 @@ describe('the Responses API (the openai SDK as client)', () => {
   });
 });
 
+describe('structured output over Chat Completions', () => {
+  it('response_format json_schema and json_object: JSON for the schema (asked with no tools, the sim answers at once)', async () => {
+    const schema = { type: 'object', properties: { total: { type: 'number' }, note: { type: 'string' } }, required: ['total', 'note'], additionalProperties: false };
+    const messages = [{ role: 'user' as const, content: 'Sum of squares 1..100.' }];
+    const tool = await openai.chat.completions.create({ model: 'tiny-agent', messages: [...messages, { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'run_python', arguments: '{}' } }] }, { role: 'tool', tool_call_id: 'c', content: '338350' }], response_format: { type: 'json_schema', json_schema: { name: 'answer', schema, strict: true } } });
+    const value = JSON.parse(tool.choices[0]!.message.content!) as { total: number };
+    expect(new Ajv().validate(schema, value)).toBe(true);
+    expect(value.total).toBe(338350);
+    const obj = await openai.chat.completions.create({ model: 'seed-calibrated', messages, response_format: { type: 'json_object' } });
+    expect(JSON.parse(obj.choices[0]!.message.content!)).toEqual({ answer: expect.stringMatching(/^Answer 1: /) });
+  });
+});
+
 describe('Anthropic Messages (the Anthropic TS SDK as client)', () => {
   const tools = [{ name: 'search', description: 'web search', input_schema: SEARCH as Anthropic.Tool.InputSchema }];
 
@@ -176,6 +189,18 @@ describe('Anthropic Messages (the Anthropic TS SDK as client)', () => {
     const use = forced.content.find((b) => b.type === 'tool_use') as Anthropic.ToolUseBlock;
     expect(new Ajv().validate(schema, use.input)).toBe(true);
     expect(use.input).toMatchObject({ total: 338350 });
+  });
+
+  it('a Thread holds the conversation: a continued turn sends only its new messages and is billed the whole context; an unknown or spent turn is refused', async () => {
+    const first = await anthropic.messages.create({ model: 'seed-calibrated', max_tokens: 1024, system: SYSTEM, tools, seed: 4, thread: { type: 'create' }, messages: [{ role: 'user', content: 'Collect sources.' }] } as never);
+    const use = first.content.find((b) => b.type === 'tool_use') as Anthropic.ToolUseBlock;
+    const result = { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'page one' }] };
+    const continued = await anthropic.messages.create({ model: 'seed-calibrated', max_tokens: 1024, seed: 4, thread: { type: 'continue', previous_message_id: first.id }, messages: [result] } as never);
+    const replayed = await anthropic.messages.create({ model: 'seed-calibrated', max_tokens: 1024, system: SYSTEM, tools, seed: 4, messages: [{ role: 'user', content: 'Collect sources.' }, { role: 'assistant', content: first.content }, result] } as never);
+    expect(continued.usage).toEqual(replayed.usage);
+    expect(continued.content).toEqual(replayed.content);
+    await expect(anthropic.messages.create({ model: 'seed-calibrated', max_tokens: 10, thread: { type: 'continue', previous_message_id: first.id }, messages: [result] } as never)).rejects.toMatchObject({ status: 400, errorCode: 'thread_already_continued' });
+    await expect(anthropic.messages.create({ model: 'seed-calibrated', max_tokens: 10, thread: { type: 'continue', previous_message_id: 'msg_nope' }, messages: [result] } as never)).rejects.toMatchObject({ status: 404, errorCode: 'thread_not_found' });
   });
 
   it("refuses in Anthropic's error shape, which the SDK turns into its typed errors", async () => {

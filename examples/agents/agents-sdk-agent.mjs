@@ -5,12 +5,12 @@
 // api.openai.com whatever the base URL; OPENAI_AGENTS_DISABLE_TRACING=1 turns it off.
 import { Agent, run, tool } from '@openai/agents';
 import { z } from 'zod';
-import { answer, env, executeCode, fail, reportUsage, search } from './lib/tools.mjs';
+import { answer, CODE_DESCRIPTION, env, executeCode, fail, reportUsage, search, SEARCH_DESCRIPTION } from './lib/tools.mjs';
 
 const tools = [
   tool({
     name: 'execute_code',
-    description: 'Run a Python 3 program and return what it prints.',
+    description: CODE_DESCRIPTION,
     parameters: z.object({
       code: z.string().describe('The program to run.'),
       language: z.enum(['python']),
@@ -20,13 +20,14 @@ const tools = [
   }),
   tool({
     name: 'search',
-    description: 'Search the web.',
+    description: SEARCH_DESCRIPTION,
     parameters: z.object({ query: z.string().min(1).max(200), mode: z.enum(['web', 'news', 'papers']), filters: z.object({ site: z.string().nullable(), year: z.number().int().min(1990).max(2030).nullable() }).nullable() }),
     execute: search,
   }),
 ];
 
-const agent = new Agent({ name: 'tiny-agent', instructions: env.system, model: env.model, tools, ...(env.seed !== undefined ? { modelSettings: { providerData: { seed: env.seed } } } : {}) });
+// No seed: the Responses API has none (through loopbench's gateway, the run's seed is added to each call).
+const agent = new Agent({ name: 'tiny-agent', instructions: env.system, model: env.model, tools });
 try {
   const result = await run(agent, env.goal, { maxTurns: env.maxTurns });
   reportUsage(result.rawResponses.map((r) => ({ input: r.usage.inputTokens, output: r.usage.outputTokens, id: r.responseId })));

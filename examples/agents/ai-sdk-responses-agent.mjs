@@ -6,24 +6,20 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, Output, stepCountIs, tool } from 'ai';
 import { z } from 'zod';
-import { answer, env, executeCode, fail, reportUsage, search } from './lib/tools.mjs';
+import { answer, CODE_DESCRIPTION, codeInput, env, executeCode, fail, reportUsage, search, SEARCH_DESCRIPTION, searchInput } from './lib/tools.mjs';
 
 const openai = createOpenAI({ baseURL: process.env.OPENAI_BASE_URL, apiKey: process.env.OPENAI_API_KEY });
 const model = process.env.AI_SDK_API === 'chat' ? openai.chat(env.model) : openai(env.model);
 
 const tools = {
   execute_code: tool({
-    description: 'Run a Python 3 program and return what it prints.',
-    inputSchema: z.object({
-      code: z.string().describe('The program to run.'),
-      language: z.enum(['python']),
-      limits: z.object({ timeout_s: z.number().int().min(1).max(30), max_output_chars: z.number().int().min(100).max(4000).optional() }),
-    }),
+    description: CODE_DESCRIPTION,
+    inputSchema: codeInput,
     execute: executeCode,
   }),
   search: tool({
-    description: 'Search the web.',
-    inputSchema: z.object({ query: z.string().min(1).max(200), mode: z.enum(['web', 'news', 'papers']), filters: z.object({ site: z.string().optional(), year: z.number().int().min(1990).max(2030).optional() }).optional() }),
+    description: SEARCH_DESCRIPTION,
+    inputSchema: searchInput,
     execute: search,
   }),
 };

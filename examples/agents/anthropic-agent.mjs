@@ -4,25 +4,20 @@
 //   npx bench run --agent-cmd "node examples/agents/anthropic-agent.mjs" -s tiny-agent-sum-of-squares
 import Anthropic from '@anthropic-ai/sdk';
 import { betaZodTool } from '@anthropic-ai/sdk/helpers/beta/zod';
-import { z } from 'zod';
-import { answer, env, executeCode, fail, reportUsage, search } from './lib/tools.mjs';
+import { answer, CODE_DESCRIPTION, codeInput, env, executeCode, fail, reportUsage, search, SEARCH_DESCRIPTION, searchInput } from './lib/tools.mjs';
 
 const client = new Anthropic({ maxRetries: 0 });
 const tools = [
   betaZodTool({
     name: 'execute_code',
-    description: 'Run a Python 3 program and return what it prints.',
-    inputSchema: z.object({
-      code: z.string().describe('The program to run.'),
-      language: z.enum(['python']),
-      limits: z.object({ timeout_s: z.number().int().min(1).max(30), max_output_chars: z.number().int().min(100).max(4000).optional() }),
-    }),
+    description: CODE_DESCRIPTION,
+    inputSchema: codeInput,
     run: executeCode,
   }),
   betaZodTool({
     name: 'search',
-    description: 'Search the web.',
-    inputSchema: z.object({ query: z.string().min(1).max(200), mode: z.enum(['web', 'news', 'papers']), filters: z.object({ site: z.string().optional(), year: z.number().int().min(1990).max(2030).optional() }).optional() }),
+    description: SEARCH_DESCRIPTION,
+    inputSchema: searchInput,
     run: search,
   }),
 ];

@@ -8,8 +8,7 @@
 import { tool } from '@langchain/core/tools';
 import { createReactAgent } from '@langchain/langgraph/prebuilt';
 import { ChatOpenAI } from '@langchain/openai';
-import { z } from 'zod';
-import { answer, env, executeCode, fail, reportUsage, search } from './lib/tools.mjs';
+import { answer, CODE_DESCRIPTION, codeInput, env, executeCode, fail, reportUsage, search, SEARCH_DESCRIPTION, searchInput } from './lib/tools.mjs';
 
 const llm = new ChatOpenAI({
   model: env.model,
@@ -22,17 +21,13 @@ const llm = new ChatOpenAI({
 const tools = [
   tool(executeCode, {
     name: 'execute_code',
-    description: 'Run a Python 3 program and return what it prints.',
-    schema: z.object({
-      code: z.string().describe('The program to run.'),
-      language: z.enum(['python']),
-      limits: z.object({ timeout_s: z.number().int().min(1).max(30), max_output_chars: z.number().int().min(100).max(4000).optional() }),
-    }),
+    description: CODE_DESCRIPTION,
+    schema: codeInput,
   }),
   tool(search, {
     name: 'search',
-    description: 'Search the web.',
-    schema: z.object({ query: z.string().min(1).max(200), mode: z.enum(['web', 'news', 'papers']), filters: z.object({ site: z.string().optional(), year: z.number().int().min(1990).max(2030).optional() }).optional() }),
+    description: SEARCH_DESCRIPTION,
+    schema: searchInput,
   }),
 ];
 

@@ -4,6 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { z } from 'zod';
 
 /** The agent's settings from `bench run --agent-cmd` (or defaults for a run by hand). */
 export const env = {
@@ -13,6 +14,24 @@ export const env = {
   seed: process.env.LOOPBENCH_SEED ? Number(process.env.LOOPBENCH_SEED) : undefined,
   maxTurns: Number(process.env.AGENT_MAX_TURNS ?? 12),
 };
+
+/**
+ * The tools' input schemas, as zod (what the AI SDK, LangChain and the Anthropic SDK all take): a
+ * nested object, enums, optional and bounded integer fields. The Agents SDK's strict schemas need
+ * nullable fields instead of optional ones, so it declares its own.
+ */
+export const codeInput = z.object({
+  code: z.string().describe('The program to run.'),
+  language: z.enum(['python']),
+  limits: z.object({ timeout_s: z.number().int().min(1).max(30), max_output_chars: z.number().int().min(100).max(4000).optional() }),
+});
+export const searchInput = z.object({
+  query: z.string().min(1).max(200),
+  mode: z.enum(['web', 'news', 'papers']),
+  filters: z.object({ site: z.string().optional(), year: z.number().int().min(1990).max(2030).optional() }).optional(),
+});
+export const CODE_DESCRIPTION = 'Run a Python 3 program and return what it prints.';
+export const SEARCH_DESCRIPTION = 'Search the web.';
 
 /** execute_code: Python 3, 10 s (or limits.timeout_s), the last max_output_chars characters of what it printed. */
 export function executeCode({ code, limits }) {

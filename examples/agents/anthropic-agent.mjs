@@ -6,7 +6,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { betaZodTool } from '@anthropic-ai/sdk/helpers/beta/zod';
 import { answer, CODE_DESCRIPTION, codeInput, env, executeCode, fail, reportUsage, search, SEARCH_DESCRIPTION, searchInput } from './lib/tools.mjs';
 
-const client = new Anthropic({ maxRetries: 0 });
+const client = new Anthropic();
 const tools = [
   betaZodTool({
     name: 'execute_code',

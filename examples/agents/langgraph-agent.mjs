@@ -13,7 +13,6 @@ import { answer, CODE_DESCRIPTION, codeInput, env, executeCode, fail, reportUsag
 const llm = new ChatOpenAI({
   model: env.model,
   streaming: process.env.LANGGRAPH_STREAMING === 'on',
-  maxRetries: 0,
   configuration: { baseURL: process.env.OPENAI_BASE_URL },
   ...(env.seed !== undefined ? { modelKwargs: { seed: env.seed } } : {}),
 });

@@ -49,6 +49,9 @@ export interface Outcome {
   wire: Exchange[];
 }
 
+/** The guard's log of one run under AGENT_WIRE_DIR. */
+export const wireFile = (dir: string, runId: string) => path.join(dir, `${runId.replace(/[^\w.-]/g, '_')}.jsonl`);
+
 /** The exchanges one agent process made, in order (the guard's log). */
 export function readWire(file: string): Exchange[] {
   return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Exchange) : [];

@@ -71,3 +71,17 @@ describe('a real model without a price', () => {
     expect(plan({ model: 'openai:seed-calibrated' }).fixed.price.model).toBe('gpt-4o-mini');
   });
 });
+
+describe('reports keep the parts of a call apart', () => {
+  it('steps.csv carries cache writes, reasoning tokens and the withheld mark; a re-priced step bills each part at its rate', async () => {
+    const { stepRow } = await import('../src/report/csv.ts');
+    const { stepCostAt } = await import('../src/report/reprice.ts');
+    const base = { run_id: 'r', config_id: 'c', scenario: 's', step: 1, round: 0, role: 'act' as const, call: 1, input_tokens: 1000, output_tokens: 500, cached_tokens: 600, cum_input_tokens: 1000, cum_output_tokens: 500, cost_usd: 0, cum_cost_usd: 0, latency_ms: 0, elapsed_ms: 0, retries: 0, action: null, fingerprint: null, error: null };
+    const settings = { prompt_cache: true } as never;
+    const step = { ...base, cache_write_tokens: 100, reasoning_tokens: 200, withheld: true as const, settings };
+    expect(stepRow(step)).toMatchObject({ cached_tokens: 600, cache_write_tokens: 100, reasoning_tokens: 200, withheld: 'yes' });
+    expect(stepRow({ ...base, settings })).toMatchObject({ cache_write_tokens: 0, reasoning_tokens: 0, withheld: '' });
+    const price = { ...priceFor(loadPricing(), 'claude-sonnet-4-5'), reasoning_per_1m: 30 };
+    expect(stepCostAt(price, step)).toBeCloseTo((300 * 3 + 600 * 0.3 + 100 * 3.75 + 300 * 15 + 200 * 30) / 1e6, 12);
+  });
+});

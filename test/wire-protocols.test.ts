@@ -242,3 +242,19 @@ describe('each adapter reads back what it renders (what the gateway reads of an 
     }
   });
 });
+
+describe('the response store', () => {
+  it('drops the oldest answers past its count or its text budget, with their items', () => {
+    const store = new ResponseStore(3, 1000);
+    const said = (n: number) => [{ role: 'assistant' as const, content: 'x'.repeat(n) }];
+    for (let i = 0; i < 5; i++) store.save(`r${i}`, said(10), [{ id: `item${i}` }]);
+    expect([0, 1, 2, 3, 4].map((i) => store.conversation(`r${i}`) !== undefined)).toEqual([false, false, true, true, true]);
+    expect(store.item('item1')).toBeUndefined();
+    expect(store.item('item4')).toEqual({ id: 'item4' });
+    store.save('big', said(990), []);
+    // 990 + the newest 10 fit; everything older went.
+    expect(store.size).toBe(2);
+    expect(store.conversation('r4')).toBeDefined();
+    expect(store.conversation('big')).toBeDefined();
+  });
+});

@@ -11,16 +11,31 @@ interface Kept {
   tools?: ToolSpec[];
   /** A Thread's turn can be continued once. */
   continued: boolean;
+  chars: number;
 }
 
 /** Responses kept before the oldest is dropped: far more than one agent's run holds. */
 export const STORE_LIMIT = 5000;
+/**
+ * Text kept (characters of content and arguments) before the oldest is dropped. An agent that sends
+ * its whole conversation each call has every stored answer hold a copy of it, so a long sweep's store
+ * grows with steps²: this bounds its memory (~64 MB of text) whatever the run lengths.
+ */
+export const STORE_CHARS = 64 * 1024 * 1024;
+
+const charsOf = (messages: readonly ChatMessage[]) =>
+  messages.reduce((n, m) => n + (m.content?.length ?? 0) + (m.role === 'assistant' ? (m.tool_calls ?? []).reduce((k, c) => k + c.function.arguments.length, 0) : 0), 0);
 
 export class ResponseStore {
   private readonly conversations = new Map<string, Kept>();
   private readonly items = new Map<string, Record<string, unknown>>();
 
-  constructor(private readonly limit = STORE_LIMIT) {}
+  private chars = 0;
+
+  constructor(
+    private readonly limit = STORE_LIMIT,
+    private readonly maxChars = STORE_CHARS,
+  ) {}
 
   /** The messages of a stored response (its input history and its answer, without its instructions). */
   conversation(id: string): ChatMessage[] | undefined {
@@ -54,10 +69,13 @@ export class ResponseStore {
       this.items.set(item.id, item);
       itemIds.push(item.id);
     }
-    this.conversations.set(id, { messages: conversation, itemIds, continued: false, ...(tools ? { tools } : {}) });
-    while (this.conversations.size > this.limit) {
+    const chars = charsOf(conversation);
+    this.conversations.set(id, { messages: conversation, itemIds, continued: false, chars, ...(tools ? { tools } : {}) });
+    this.chars += chars;
+    while (this.conversations.size > this.limit || (this.chars > this.maxChars && this.conversations.size > 1)) {
       const [oldest, kept] = this.conversations.entries().next().value!;
       this.conversations.delete(oldest);
+      this.chars -= kept.chars;
       for (const k of kept.itemIds) this.items.delete(k);
     }
   }

@@ -45,6 +45,11 @@ describe('OpenAIModel', () => {
     expect(r.retries).toBe(0);
   });
 
+  it("reads a reasoning model's reasoning tokens apart (a part of completion_tokens)", async () => {
+    answer = { status: 200, body: { id: 'x', object: 'chat.completion', created: 0, model: 'o4-mini', choices: [choice], usage: { prompt_tokens: 11, completion_tokens: 40, total_tokens: 51, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 32 } } } };
+    expect((await model().complete(request, ctx)).usage).toEqual({ prompt_tokens: 11, completion_tokens: 40, cached_tokens: 0, reasoning_tokens: 32 });
+  });
+
   it('a response without usage is a ModelError that says so', async () => {
     answer = { status: 200, body: { id: 'x', object: 'chat.completion', created: 0, model: 'gpt-4o-mini', choices: [choice] } };
     await expect(model().complete(request, ctx)).rejects.toThrow(/response has no usage/);

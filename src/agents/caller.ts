@@ -220,7 +220,7 @@ export class ModelCaller {
     error: string | null,
   ): void {
     const { env, state } = this;
-    const cost = callCost(this.priceOf(role), usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens);
+    const cost = callCost(this.priceOf(role), usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens, { cacheWrite: usage.cache_write_tokens, reasoning: usage.reasoning_tokens });
     state.inputTokens += usage.prompt_tokens;
     state.outputTokens += usage.completion_tokens;
     state.cachedTokens += usage.cached_tokens;
@@ -247,6 +247,8 @@ export class ModelCaller {
       action: action?.action ?? null,
       fingerprint: action?.fingerprint ?? null,
       error,
+      ...(usage.cache_write_tokens ? { cache_write_tokens: usage.cache_write_tokens } : {}),
+      ...(usage.reasoning_tokens ? { reasoning_tokens: usage.reasoning_tokens } : {}),
       settings: env.settings,
     });
   }

@@ -116,7 +116,7 @@ export function serveOptions(f: ServeFlags, now = new Date()) {
 export function registerServe(program: Command): void {
   program
     .command('serve')
-    .description('OpenAI-compatible HTTP server over the simulated models: point any agent at it and measure its loop cost for free')
+    .description('HTTP server over the simulated models speaking Chat Completions, the Responses API and Anthropic Messages: point any agent at it and measure its loop cost for free')
     .option('-p, --port <n>', 'port (0 picks a free one)', '8787')
     .option('--host <addr>', 'address to listen on', '127.0.0.1')
     .option('--latency <ms>', 'time from each request to its answer, in milliseconds (the simulated work is done within it)', '0')
@@ -142,7 +142,7 @@ export function registerServe(program: Command): void {
       if (g) return serveGateway(g);
       const o = serveOptions(f);
       const server = await startServe(o);
-      console.log(`bench serve: ${server.url} (POST /chat/completions, GET /models); usage log ${o.logFile}; Ctrl-C stops`);
+      console.log(`bench serve: ${server.url} (POST /chat/completions, /responses, /messages; GET /models); usage log ${o.logFile}; Ctrl-C stops`);
       // The first signal closes the server (open connections are cut, the usage log flushed) and
       // exits 130/143 as a sweep does; a second one, with no handler left, ends the process at once.
       const sig = await new Promise<NodeJS.Signals>((resolve) => {

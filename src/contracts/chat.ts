@@ -35,6 +35,12 @@ export function roleOf(messages: ChatMessage[]): Role {
   return ((system && 'name' in system && system.name) || 'act') as Role;
 }
 
+/**
+ * Structured output (Chat Completions' `response_format`, the Responses API's `text.format`): the
+ * answer's text must be JSON, valid for `schema` when one is given.
+ */
+export type ResponseFormat = { type: 'json_object' } | { type: 'json_schema'; name: string; schema: Record<string, unknown>; strict?: boolean };
+
 /** Whether and which tool the model must call (OpenAI's `tool_choice`). */
 export type ToolChoice = 'none' | 'auto' | 'required' | { type: 'function'; function: { name: string } };
 
@@ -48,12 +54,24 @@ export interface ChatRequest {
   max_tokens?: number;
   temperature?: number;
   seed?: number;
+  /** Absent: free text. */
+  response_format?: ResponseFormat;
 }
 
+/**
+ * A call's tokens in one spelling for every wire protocol. `prompt_tokens` is the whole input,
+ * cache reads (`cached_tokens`) and cache writes (`cache_write_tokens`) included, as OpenAI counts
+ * it (Anthropic's `input_tokens` leaves both out: its adapter adds them back). `completion_tokens`
+ * is the whole output, `reasoning_tokens` included.
+ */
 export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   cached_tokens: number;
+  /** Input tokens written to a prompt cache (Anthropic's `cache_creation_input_tokens`); absent: none. */
+  cache_write_tokens?: number;
+  /** Output tokens spent on hidden reasoning; absent: none reported. */
+  reasoning_tokens?: number;
 }
 
 /** What the harness knows about a call besides the request (never sent to a provider). */
@@ -74,6 +92,8 @@ export interface ChatResult {
   usage: Usage;
   /** Absent when the source did not say (a cassette recorded before it was kept). */
   finishReason?: FinishReason;
+  /** The stop sequence the answer ended at (finishReason `stop`), when one did. */
+  stopSequence?: string;
   /** Latency of the call as the model reports it (simulated for sims, measured otherwise). */
   latencyMs: number;
   /** Retries the transport made before this answer (0 when the first attempt answered). */

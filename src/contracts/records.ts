@@ -26,6 +26,12 @@ export interface StepRecord {
   action: string | null;
   fingerprint: string | null;
   error: string | null;
+  /** Input tokens written to a prompt cache (within input_tokens), where the provider reports them. */
+  cache_write_tokens?: number;
+  /** Output tokens spent on reasoning (within output_tokens), where the provider reports them. */
+  reasoning_tokens?: number;
+  /** The gateway got this answer and withheld it from the agent (a brake stopped the run on it): billed, never seen by the agent. */
+  withheld?: true;
   settings: Settings;
 }
 

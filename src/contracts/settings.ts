@@ -11,6 +11,10 @@ export interface Price {
   input_per_1m: number;
   cached_input_per_1m: number;
   output_per_1m: number;
+  /** Input tokens written to a prompt cache (Anthropic bills them above the input rate); absent: the input rate. */
+  cache_write_per_1m?: number;
+  /** Reasoning tokens, a part of the output; absent: the output rate (as OpenAI bills them). */
+  reasoning_per_1m?: number;
 }
 
 export const REFLECTIONS = ['off', 'final', 'every-step'] as const;

@@ -107,6 +107,7 @@ export function parseCompletion(
   const message: AssistantMessage = { role: 'assistant', content: m.content ?? null };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   const finish = choice.finish_reason;
+  const reasoning = u.completion_tokens_details?.reasoning_tokens ?? 0;
   return {
     message,
     ...(finish === 'stop' || finish === 'tool_calls' || finish === 'length' ? { finishReason: finish } : {}),
@@ -114,6 +115,8 @@ export function parseCompletion(
       prompt_tokens: u.prompt_tokens,
       completion_tokens: u.completion_tokens,
       cached_tokens: u.prompt_tokens_details?.cached_tokens ?? 0,
+      // Reasoning tokens are a part of completion_tokens, recorded (and priced) apart where a model reports them.
+      ...(reasoning ? { reasoning_tokens: reasoning } : {}),
     },
   };
 }

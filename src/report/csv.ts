@@ -50,6 +50,8 @@ export function stepRow(r: StepRecord): Record<string, unknown> {
     input_tokens: r.input_tokens,
     output_tokens: r.output_tokens,
     cached_tokens: r.cached_tokens,
+    cache_write_tokens: r.cache_write_tokens ?? 0,
+    reasoning_tokens: r.reasoning_tokens ?? 0,
     cum_input_tokens: r.cum_input_tokens,
     cum_output_tokens: r.cum_output_tokens,
     cost_usd: r.cost_usd,
@@ -60,6 +62,7 @@ export function stepRow(r: StepRecord): Record<string, unknown> {
     action: r.action ?? '',
     fingerprint: r.fingerprint ?? '',
     error: r.error ?? '',
+    withheld: r.withheld ? 'yes' : '',
   };
 }
 

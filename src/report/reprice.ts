@@ -86,4 +86,5 @@ export function repriceAll<R extends RunFacts>(runs: readonly R[], price: Price)
 }
 
 /** One step's cost at `price`, for steps.csv (cumulative cost summed per run by the caller). */
-export const stepCostAt = (price: Price, s: StepRecord) => callCost(price, s.input_tokens, s.output_tokens, s.settings.prompt_cache ? s.cached_tokens : 0);
+export const stepCostAt = (price: Price, s: StepRecord) =>
+  callCost(price, s.input_tokens, s.output_tokens, s.settings.prompt_cache ? s.cached_tokens : 0, { cacheWrite: s.cache_write_tokens, reasoning: s.reasoning_tokens });

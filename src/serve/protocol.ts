@@ -1,8 +1,9 @@
 // The OpenAI chat-completions wire format as `bench serve` reads and writes it: request validation
 // (with errors in OpenAI's format), the completion object, and its streamed chunks. Pure: no I/O.
 import { z } from 'zod';
-import type { AssistantMessage, ChatMessage, ChatRequest, FinishReason, ToolSpec, Usage } from '../contracts/chat.ts';
+import type { AssistantMessage, ChatMessage, ChatRequest, FinishReason, ResponseFormat, ToolSpec, Usage } from '../contracts/chat.ts';
 import { issuePath } from '../scenario/yaml-file.ts';
+import { pieces } from './wire/adapter.ts';
 
 /** Text, or an array of content parts of which only text parts are read. */
 const Content = z.union([z.string(), z.array(z.looseObject({ type: z.string(), text: z.string().optional() }))]).nullable();
@@ -25,6 +26,20 @@ const Tool = z.looseObject({
   function: z.looseObject({ name: z.string().min(1), description: z.string().optional(), parameters: z.record(z.string(), z.unknown()).optional() }),
 });
 
+/** A JSON schema as a request carries it: an object (its content is the sim's to honour, not zod's). */
+export const JsonSchemaObject = z.record(z.string(), z.unknown());
+
+const ResponseFormatField = z.discriminatedUnion('type', [
+  z.looseObject({ type: z.literal('text') }),
+  z.looseObject({ type: z.literal('json_object') }),
+  z.looseObject({ type: z.literal('json_schema'), json_schema: z.looseObject({ name: z.string().min(1), schema: JsonSchemaObject.optional(), strict: z.boolean().nullable().optional() }) }),
+]);
+
+/** `text` is free text (none); a schema-less json_schema accepts any JSON object. */
+export function responseFormat(name: string, schema: Record<string, unknown> | undefined, strict: boolean | null | undefined): ResponseFormat {
+  return { type: 'json_schema', name, schema: schema ?? { type: 'object' }, ...(strict != null ? { strict } : {}) };
+}
+
 const ToolChoice = z.union([z.enum(['none', 'auto', 'required']), z.looseObject({ type: z.literal('function'), function: z.looseObject({ name: z.string() }) })]);
 
 /** Unknown fields are accepted (clients send many); the ones read here are checked. */
@@ -42,6 +57,7 @@ export const CompletionRequest = z.looseObject({
   stop: z.union([z.string(), z.array(z.string()).max(4)]).nullable().optional(),
   n: z.number().int().min(1).max(128).nullable().optional(),
   parallel_tool_calls: z.boolean().nullable().optional(),
+  response_format: ResponseFormatField.nullable().optional(),
 });
 export type CompletionRequest = z.infer<typeof CompletionRequest>;
 
@@ -72,6 +88,8 @@ export function parseCompletionRequest(body: unknown): Parsed {
     return { ok: false, error: apiError(400, `Invalid value for 'tool_choice': no tool named '${choice.function.name}' in 'tools'.`, 'invalid_request_error', 'tool_choice') };
   const maxTokens = req.max_completion_tokens ?? req.max_tokens ?? undefined;
   const stop = typeof req.stop === 'string' ? [req.stop] : (req.stop ?? undefined);
+  const rf = req.response_format;
+  const format = rf?.type === 'json_object' ? { type: 'json_object' as const } : rf?.type === 'json_schema' ? responseFormat(rf.json_schema.name, rf.json_schema.schema, rf.json_schema.strict) : undefined;
   const chat: ChatRequest = {
     model: req.model,
     messages: req.messages.map(toChatMessage),
@@ -81,6 +99,7 @@ export function parseCompletionRequest(body: unknown): Parsed {
     ...(maxTokens !== undefined ? { max_tokens: maxTokens } : {}),
     ...(req.temperature != null ? { temperature: req.temperature } : {}),
     ...(req.seed !== undefined ? { seed: req.seed } : {}),
+    ...(format ? { response_format: format } : {}),
   };
   return { ok: true, request: req, chat };
 }
@@ -135,7 +154,7 @@ export interface WireUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  prompt_tokens_details: { cached_tokens: number };
+  prompt_tokens_details: { cached_tokens: number; cache_write_tokens?: number };
   completion_tokens_details: { reasoning_tokens: number };
 }
 
@@ -144,8 +163,8 @@ export function wireUsage(u: Usage): WireUsage {
     prompt_tokens: u.prompt_tokens,
     completion_tokens: u.completion_tokens,
     total_tokens: u.prompt_tokens + u.completion_tokens,
-    prompt_tokens_details: { cached_tokens: u.cached_tokens },
-    completion_tokens_details: { reasoning_tokens: 0 },
+    prompt_tokens_details: { cached_tokens: u.cached_tokens, ...(u.cache_write_tokens ? { cache_write_tokens: u.cache_write_tokens } : {}) },
+    completion_tokens_details: { reasoning_tokens: u.reasoning_tokens ?? 0 },
   };
 }
 
@@ -162,14 +181,6 @@ export function completion(id: string, model: string, created: number, message: 
     choices: [{ index: 0, message: { ...message, refusal: null }, finish_reason: finishReason ?? (message.tool_calls?.length ? 'tool_calls' : 'stop'), logprobs: null }],
     usage: wireUsage(usage),
   };
-}
-
-/** Splits text into pieces of a few words, as a token stream would arrive. */
-function pieces(s: string, words = 4): string[] {
-  const parts = s.match(/\S+\s*|\s+/g) ?? [];
-  const out: string[] = [];
-  for (let i = 0; i < parts.length; i += words) out.push(parts.slice(i, i + words).join(''));
-  return out;
 }
 
 /**

@@ -8,14 +8,19 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { UsageError } from '../contracts/errors.ts';
 import { PrefixCache } from '../meter/prefix-cache.ts';
 import { TokenCounter } from '../meter/tokens.ts';
-import { ModelError } from '../contracts/chat.ts';
+import { ModelError, type Usage } from '../contracts/chat.ts';
 import { listProfiles, loadProfile, type Profile } from '../sim/profile.ts';
 import { SimModel } from '../sim/sim-model.ts';
 import { JsonlWriter } from '../results/jsonl.ts';
 import { readBody } from './read-body.ts';
 import { OffThreadCounter } from './offthread-count.ts';
 import { pickFault, spoil, type Fault } from './faults.ts';
-import { apiError, completion, parseCompletionRequest, simRefusal, streamChunks, type ApiError, type Completion } from './protocol.ts';
+import { apiError, simRefusal, type ApiError, type CompletionRequest } from './protocol.ts';
+import { sseText, type Answer, type WireAdapter } from './wire/adapter.ts';
+import { chatAdapter } from './wire/chat.ts';
+import { messagesAdapter } from './wire/messages.ts';
+import { ResponseStore } from './wire/response-store.ts';
+import { responsesAdapter } from './wire/responses.ts';
 
 export interface ServeOptions {
   host: string;
@@ -38,6 +43,8 @@ export interface ServeOptions {
 
 export interface UsageLine {
   time: string;
+  /** The wire protocol: `chat`, `responses` or `messages`. */
+  api: string;
   id: string | null;
   model: string | null;
   profile: string | null;
@@ -48,6 +55,8 @@ export interface UsageLine {
   prompt_tokens: number;
   completion_tokens: number;
   cached_tokens: number;
+  cache_write_tokens: number;
+  reasoning_tokens: number;
   tool_calls: string[];
   latency_ms: number;
   error: string | null;
@@ -67,9 +76,13 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
   const offThread = new OffThreadCounter();
   const cache = new PrefixCache();
   const random = o.random ?? Math.random;
-  const log = new UsageLog(o.logFile);
+  const usage = new UsageLog(o.logFile);
   const profiles = new ProfileCache(o.profile);
   let served = 0;
+  const responses = responsesAdapter(new ResponseStore());
+  const adapters = new Map<string, WireAdapter & { answered?(a: Answer, request: unknown): void }>(
+    [chatAdapter, responses, messagesAdapter(new ResponseStore())].map((a) => [a.route, a as WireAdapter & { answered?(a: Answer, request: unknown): void }]),
+  );
 
   const server = http.createServer((req, res) => {
     void handle(req, res).catch((e) => {
@@ -78,53 +91,64 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
     });
   });
 
-  /** Routing: the models list, else one chat completion (parsed, maybe faulted, simulated, sent). */
+  /** Routing: the models list, else one answer in the protocol of its route (parsed, maybe faulted, simulated, sent). */
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://x');
     const route = url.pathname.replace(/\/+$/, '');
     if (route === '/v1/models' || route.startsWith('/v1/models/')) return modelsRoute(req, res, url, route, o.profile);
-    if (route !== '/v1/chat/completions') return send(res, apiError(404, `Unknown route ${req.method} ${url.pathname} (served: POST /v1/chat/completions, GET /v1/models)`, 'invalid_request_error', null, 'unknown_url'));
-    if (req.method !== 'POST') return send(res, apiError(405, `Method ${req.method} not allowed on /v1/chat/completions (use POST)`));
+    const wire = adapters.get(route);
+    if (!wire) return send(res, apiError(404, `Unknown route ${req.method} ${url.pathname} (served: POST ${[...adapters.keys()].join(', POST ')}, GET /v1/models)`, 'invalid_request_error', null, 'unknown_url'));
+    const log = usage.for(wire);
+    if (req.method !== 'POST') {
+      const e = wire.error(apiError(405, `Method ${req.method} not allowed on ${route} (use POST)`));
+      return sendJson(res, e.status, e.body);
+    }
     const started = performance.now();
     const body = await readBody(req);
     if ('error' in body) return log.refuse(res, started, null, body.error);
-    const parsed = parseCompletionRequest(body.value);
+    const parsed = wire.parse(body.value);
     if (!parsed.ok) return log.refuse(res, started, null, parsed.error);
-    const { request, chat } = parsed;
-    const refused = simRefusal(request);
-    if (refused) return log.refuse(res, started, { model: request.model }, refused);
-    const profile = profiles.get(request.model);
-    if (!profile) return log.refuse(res, started, { model: request.model }, apiError(404, `The model '${request.model}' does not exist: it names no simulated profile (known: ${listProfiles().join(', ')}), and bench serve was started without --profile`, 'invalid_request_error', 'model', 'model_not_found'));
+    const { request, chat, stream } = parsed;
+    const refused = wire === chatAdapter ? simRefusal(request as CompletionRequest) : null;
+    if (refused) return log.refuse(res, started, { model: chat.model }, refused);
+    const profile = profiles.get(chat.model);
+    if (!profile) return log.refuse(res, started, { model: chat.model }, apiError(404, `The model '${chat.model}' does not exist: it names no simulated profile (known: ${listProfiles().join(', ')}), and bench serve was started without --profile`, 'invalid_request_error', 'model', 'model_not_found'));
     const fault = pickFault(o.errorRate, o.faults, random);
     // Every answer, fault or not, arrives `latencyMs` after its request arrived: the work of writing
     // it is part of that time (as a provider's is), not added on top.
     const latency = () => sleep(Math.max(0, o.latencyMs - (performance.now() - started)));
-    const info: CallInfo = { model: request.model, profile: profile.id, stream: request.stream === true, messages: chat.messages.length, fault };
-    if (await answeredByFault(fault, req, res, started, info, latency)) return;
+    const info: CallInfo = { model: chat.model, profile: profile.id, stream, messages: chat.messages.length, fault };
+    if (await answeredByFault(fault, req, res, started, info, latency, log)) return;
 
-    let c: Completion;
+    let answer: Answer;
     try {
       await offThread.precount(chat.messages, counter);
       const sim = new SimModel(profile.id, profile, counter, { promptCache: o.promptCache, cache });
       // The `overlong` fault plays a provider that ignores max_tokens.
       const asked = fault === 'overlong' ? { ...chat, max_tokens: undefined } : chat;
-      const { message, usage, finishReason } = await sim.complete(asked, { runId: '', scenario: '', step: 0, round: 0, role: 'act' });
-      c = completion(`chatcmpl-${(++served).toString(36)}${Date.now().toString(36)}`, request.model, Math.floor(Date.now() / 1000), message, usage, finishReason);
+      const r = await sim.complete(asked, { runId: '', scenario: '', step: 0, round: 0, role: 'act' });
+      const uid = `${(++served).toString(36)}${Date.now().toString(36)}`;
+      answer = { uid, model: chat.model, created: Math.floor(Date.now() / 1000), message: r.message, usage: r.usage, finishReason: r.finishReason ?? 'stop', ...(r.stopSequence !== undefined ? { stopSequence: r.stopSequence } : {}) };
     } catch (e) {
       if (!(e instanceof ModelError)) throw e;
       await latency();
       return log.refuse(res, started, info, apiError(400, e.message));
     }
-    if (fault) c = spoil(c, fault);
+    if (fault) answer = spoil(answer, fault);
     await latency();
-    const u = c.usage;
-    const toolCalls = (c.choices[0]?.message.tool_calls ?? []).map((t) => t.function.name);
-    log.line(started, { ...info, id: c.id, toolCalls }, 200, u ? { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, cached_tokens: u.prompt_tokens_details.cached_tokens } : null, null);
-    sendCompletion(res, c, request.stream === true, request.stream_options?.include_usage === true);
+    const u = answer.usage;
+    const toolCalls = (answer.message?.tool_calls ?? []).map((t) => t.function.name);
+    log.line(started, { ...info, id: `${wire.idPrefix}${answer.uid}`, toolCalls }, 200, u, null);
+    if (!stream) sendJson(res, 200, wire.render(answer, request));
+    else {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      res.end(sseText(wire.events(answer, request)));
+    }
+    wire.answered?.(answer, request);
   }
 
   /** Faults that answer instead of the model (reset, timeout, 429, 500): true when one did. */
-  async function answeredByFault(fault: Fault | null, req: http.IncomingMessage, res: http.ServerResponse, started: number, info: CallInfo, latency: () => Promise<void>): Promise<boolean> {
+  async function answeredByFault(fault: Fault | null, req: http.IncomingMessage, res: http.ServerResponse, started: number, info: CallInfo, latency: () => Promise<void>, log: ApiLog): Promise<boolean> {
     if (fault && NO_ANSWER.has(fault)) await latency();
     if (fault === 'reset') {
       req.socket.destroy();
@@ -160,7 +184,7 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => {
-          log.close();
+          usage.close();
           void offThread.close().then(resolve);
         });
         server.closeAllConnections();
@@ -188,6 +212,13 @@ class ProfileCache {
 
 type CallInfo = { model?: string; profile?: string; stream?: boolean; messages?: number; fault?: Fault | null; id?: string; toolCalls?: string[] };
 
+/** What one protocol's requests write to the usage log, and how its refusals are sent. */
+interface ApiLog {
+  /** An error answer in the protocol's shape, logged. */
+  refuse(res: http.ServerResponse, started: number, info: CallInfo | null, error: ApiError): void;
+  line(started: number, i: CallInfo, status: number, usage: Usage | null, error: string | null): void;
+}
+
 /** `--log FILE`: one JSON line per request, answered or refused. */
 class UsageLog {
   private readonly out: JsonlWriter | null;
@@ -196,16 +227,22 @@ class UsageLog {
     this.out = file ? new JsonlWriter(file) : null;
   }
 
-  /** An error answer, logged. */
-  refuse(res: http.ServerResponse, started: number, info: CallInfo | null, error: ApiError): void {
-    this.line(started, info ?? {}, error.status, null, error.body.error.message);
-    send(res, error);
+  for(wire: WireAdapter): ApiLog {
+    return {
+      refuse: (res, started, info, error) => {
+        this.line(wire.name, started, info ?? {}, error.status, null, error.body.error.message);
+        const e = wire.error(error);
+        sendJson(res, e.status, e.body);
+      },
+      line: (started, i, status, usage, error) => this.line(wire.name, started, i, status, usage, error),
+    };
   }
 
-  line(started: number, i: CallInfo, status: number, usage: { prompt_tokens: number; completion_tokens: number; cached_tokens: number } | null, error: string | null): void {
+  private line(api: string, started: number, i: CallInfo, status: number, usage: Usage | null, error: string | null): void {
     if (!this.out) return;
     const line: UsageLine = {
       time: new Date().toISOString(),
+      api,
       id: i.id ?? null,
       model: i.model ?? null,
       profile: i.profile ?? null,
@@ -216,6 +253,8 @@ class UsageLog {
       prompt_tokens: usage?.prompt_tokens ?? 0,
       completion_tokens: usage?.completion_tokens ?? 0,
       cached_tokens: usage?.cached_tokens ?? 0,
+      cache_write_tokens: usage?.cache_write_tokens ?? 0,
+      reasoning_tokens: usage?.reasoning_tokens ?? 0,
       tool_calls: i.toolCalls ?? [],
       latency_ms: Math.round(performance.now() - started),
       error,
@@ -237,14 +276,6 @@ function modelsRoute(req: http.IncomingMessage, res: http.ServerResponse, url: U
   const id = decodeURIComponent(route.slice('/v1/models/'.length));
   const model = fixed ? { ...data[0]!, id } : data.find((m) => m.id === id);
   return model ? sendJson(res, 200, model) : send(res, apiError(404, `The model '${id}' does not exist`, 'invalid_request_error', 'model', 'model_not_found'));
-}
-
-/** The completion as one JSON body, or as server-sent chunks ending in [DONE]. */
-function sendCompletion(res: http.ServerResponse, c: Completion, stream: boolean, includeUsage: boolean): void {
-  if (!stream) return sendJson(res, 200, c);
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-  for (const chunk of streamChunks(c, includeUsage)) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
-  res.end('data: [DONE]\n\n');
 }
 
 function send(res: http.ServerResponse, e: ApiError): void {

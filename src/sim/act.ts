@@ -10,6 +10,7 @@ import { hash32, rng } from './rng.ts';
 import type { SimAnswer } from './sim-model.ts';
 import { stepOf } from './step.ts';
 import { words } from './text.ts';
+import { answerArguments, structuredText } from './structured.ts';
 
 export { stepOf } from './step.ts';
 
@@ -37,12 +38,23 @@ export function writeAct(p: Profile, request: ChatRequest): SimAnswer {
       ? cyclic(p.actions, step - 1)
       : { kind: 'answer' }
     : decide(p, step, seed);
-  // Made to call a tool when it would answer: it takes its next action instead.
-  if (decision.kind === 'answer' && offer.mustCall) decision = cyclic(p.actions, step - 1);
+  const format = request.response_format;
+  const choice = request.tool_choice;
+  const forced = offer.mustCall && typeof choice === 'object' ? offer.tools[0] : undefined;
+  // Asked for structured output with nothing it may call, it answers now, in the schema.
+  if (format && offer.tools.length === 0) decision = { kind: 'answer' };
+  // Made to call a tool when it would answer: a forced tool takes the answer as its arguments (how
+  // agents ask the Anthropic API for JSON); `required` makes it take its next action instead.
+  if (decision.kind === 'answer' && offer.mustCall && !forced) decision = cyclic(p.actions, step - 1);
   if (decision.kind === 'answer') {
     const wrong = revision ? revision.wrong : rng(seed, 'answer_error')() < p.answer_error_rate;
     const body = wrong ? p.wrong_answer : p.answer.replaceAll('{observation}', lastObservation(request.messages));
-    return { message: { role: 'assistant', content: answerText(step, body) }, latencyMs };
+    const text = answerText(step, body);
+    if (forced) {
+      const id = `call_${hash32(`${seed}:${step}:answer`).toString(36)}`;
+      return { message: { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: forced.function.name, arguments: answerArguments(forced, text) } }] }, latencyMs };
+    }
+    return { message: { role: 'assistant', content: format ? structuredText(format, text) : text }, latencyMs };
   }
   const t = decision.template;
   const thought = `Thought ${step}: ${t.thought ? `${t.thought} ` : ''}${words(r, Math.round(draw(r, p.thought_tokens)))}`;

@@ -133,6 +133,8 @@ export interface ArgHints {
   texts: string[];
   /** A number fixed per action and its arguments: repeated actions write the same values, varied ones differ. */
   key: number;
+  /** Numbers to say where a number fits (a final answer's figures, in order); otherwise one drawn by `key`. */
+  numbers?: number[];
 }
 
 const FORMATS: Record<string, (h: ArgHints) => string> = {
@@ -156,6 +158,8 @@ function fitString(s: Obj, h: ArgHints, text: string): string {
 
 /** A number in the schema's bounds, on its multipleOf grid (integers when unset). */
 function fitNumber(s: Obj, h: ArgHints): number {
+  const said = h.numbers?.find((n) => conforms(n, s));
+  if (said !== undefined) return said;
   const step = typeof s.multipleOf === 'number' && s.multipleOf > 0 ? s.multipleOf : 1;
   let lo = typeof s.minimum === 'number' ? s.minimum : typeof s.exclusiveMinimum === 'number' ? s.exclusiveMinimum + step : 0;
   let hi = typeof s.maximum === 'number' ? s.maximum : typeof s.exclusiveMaximum === 'number' ? s.exclusiveMaximum - step : lo + 1000;
@@ -221,7 +225,7 @@ export function synthesize(schema: Schema, root: Schema, h: ArgHints, depth = 0)
       return Array.from({ length: count }, (_, i) => {
         const item = (prefix[i] ?? s.items ?? {}) as Schema;
         const texts = h.texts.length ? [h.texts[i % h.texts.length]!] : [];
-        return synthesize(item, root, { args: {}, texts, key: h.key + i }, depth + 1);
+        return synthesize(item, root, { args: {}, texts, key: h.key + i, ...(h.numbers ? { numbers: h.numbers } : {}) }, depth + 1);
       });
     }
     case 'object':
@@ -251,7 +255,7 @@ function synthesizeObject(s: Obj, root: Schema, h: ArgHints, depth: number): Obj
     }
     const own = typeof h.args[k] === 'string' ? [h.args[k] as string] : [];
     const texts = own.length ? own : h.texts.length ? [h.texts[textIndex++ % h.texts.length]!] : [];
-    out[k] = synthesize(propSchema, root, { args: isObj(h.args[k]) ? (h.args[k] as Obj) : {}, texts, key: h.key + field }, depth + 1);
+    out[k] = synthesize(propSchema, root, { args: isObj(h.args[k]) ? (h.args[k] as Obj) : {}, texts, key: h.key + field, ...(h.numbers ? { numbers: h.numbers } : {}) }, depth + 1);
   }
   // A free-form object (a dict, or no declared fields) may take the profile's other arguments as they are.
   if (names.length === 0 && s.additionalProperties !== false) {

@@ -7,7 +7,7 @@ import { writeAct } from './act.ts';
 import { capOutput } from './max-tokens.ts';
 import { writeCritic } from './critic.ts';
 import type { Profile } from './profile.ts';
-import { cutAtStop } from './stop-sequences.ts';
+import { cutAtStop, firstStop } from './stop-sequences.ts';
 import { writeCreate, writeExecute, writePrioritize, writeSummarize } from './taskqueue.ts';
 import { writeSummary } from './summarizer.ts';
 
@@ -47,10 +47,12 @@ export class SimModel implements ChatModel {
     const produced = message === stopped ? whole : this.counter.produced(message);
     const promptTokens = this.counter.prompt(request.messages, request.tools);
     const cached = this.options.promptCache ? this.cache.cachedTokens(request.messages, request.tools, this.counter) : 0;
+    const stopSequence = stopped === answer.message || finishReason !== 'stop' ? undefined : firstStop(answer.message.content ?? '', request.stop)?.sequence;
     return {
       message,
       usage: { prompt_tokens: promptTokens, completion_tokens: finishReason === 'length' ? request.max_tokens! : produced, cached_tokens: cached },
       finishReason,
+      ...(stopSequence !== undefined ? { stopSequence } : {}),
       latencyMs: answer.latencyMs,
       retries: 0,
     };

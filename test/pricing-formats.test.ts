@@ -1,0 +1,87 @@
+// Prices users already have: LiteLLM's model_prices_and_context_window.json read by --pricing,
+// cache-write and reasoning rates, and a real model with no price refused before anything runs.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { callCost, loadPricing, priceFor } from '../src/meter/pricing.ts';
+import { dataPath } from '../src/contracts/paths.ts';
+import { RUN_DEFAULTS } from '../src/runner/run-defaults.ts';
+import { buildSweepSpec } from '../src/runner/plan.ts';
+import { transportFrom } from '../src/runner/transport.ts';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-pricing-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+const write = (name: string, value: unknown) => {
+  const f = path.join(tmp, name);
+  fs.writeFileSync(f, typeof value === 'string' ? value : JSON.stringify(value));
+  return f;
+};
+
+describe("LiteLLM's pricing format", () => {
+  it('reads per-token prices as per-1M rates, with cache reads, cache writes, reasoning and the context window', () => {
+    const table = loadPricing(dataPath('litellm-prices.json'));
+    expect(priceFor(table, 'claude-sonnet-4-5')).toEqual({ model: 'claude-sonnet-4-5', input_per_1m: 3, cached_input_per_1m: 0.3, cache_write_per_1m: 3.75, output_per_1m: 15 });
+    expect(priceFor(table, 'gpt-4o-mini')).toEqual({ model: 'gpt-4o-mini', input_per_1m: 0.15, cached_input_per_1m: 0.075, output_per_1m: 0.6 });
+    expect(table.models['gpt-4o']!.context_window).toBe(128000);
+    // The template entry and an embedding model (no output price) price no chat call.
+    expect(Object.keys(table.models)).not.toContain('sample_spec');
+    expect(Object.keys(table.models)).not.toContain('text-embedding-3-small');
+    const reasoning = loadPricing(write('r.json', { 'o-x': { input_cost_per_token: 1e-6, output_cost_per_token: 4e-6, output_cost_per_reasoning_token: 8e-6 } }));
+    expect(priceFor(reasoning, 'o-x').reasoning_per_1m).toBe(8);
+  });
+
+  it('the shipped YAML table and the shipped LiteLLM table agree on every model both hold', () => {
+    const yaml = loadPricing();
+    const lite = loadPricing(dataPath('litellm-prices.json'));
+    const both = Object.keys(lite.models).filter((m) => m in yaml.models);
+    expect(both.length).toBeGreaterThanOrEqual(4);
+    for (const m of both) expect(priceFor(lite, m)).toEqual(priceFor(yaml, m));
+  });
+
+  it('a bad field is an error naming the file, the model and the field', () => {
+    const f = write('bad.json', { 'gpt-x': { input_cost_per_token: 'cheap', output_cost_per_token: 1e-6 } });
+    expect(() => loadPricing(f)).toThrow(new RegExp(`${f}: gpt-x\\.input_cost_per_token: `));
+    expect(() => loadPricing(write('none.json', { a: { mode: 'embedding' } }))).toThrow(/no model with both input_cost_per_token and output_cost_per_token/);
+    expect(() => loadPricing(write('broken.json', '{'))).toThrow(/invalid JSON/);
+  });
+});
+
+describe('cost of a call with every part of its usage', () => {
+  const price = priceFor(loadPricing(), 'claude-sonnet-4-5');
+  it('bills cache reads, cache writes and plain input apart, and reasoning as output unless it has a rate', () => {
+    // 1,000 input of which 600 cache reads and 100 cache writes; 500 output of which 200 reasoning.
+    const usd = callCost(price, 1000, 500, 600, { cacheWrite: 100, reasoning: 200 });
+    expect(usd).toBeCloseTo((300 * 3 + 600 * 0.3 + 100 * 3.75 + 500 * 15) / 1e6, 12);
+    expect(callCost({ ...price, reasoning_per_1m: 30 }, 1000, 500, 600, { cacheWrite: 100, reasoning: 200 })).toBeCloseTo((300 * 3 + 600 * 0.3 + 100 * 3.75 + 300 * 15 + 200 * 30) / 1e6, 12);
+    expect(callCost(priceFor(loadPricing(), 'gpt-4o-mini'), 1000, 500, 0, { cacheWrite: 100 })).toBeCloseTo((1000 * 0.15 + 500 * 0.6) / 1e6, 12);
+  });
+});
+
+describe('a real model without a price', () => {
+  const plan = (flags: Record<string, string>) => {
+    const opts = { ...RUN_DEFAULTS, ...flags };
+    return buildSweepSpec(opts, transportFrom(opts, { OPENAI_API_KEY: 'sk-x' }));
+  };
+  it('is refused at start with where to add it, never billed $0 or at another model\'s rates', () => {
+    expect(() => plan({ model: 'openai:claude-9' })).toThrow(/no price for model 'claude-9': add it to .*data\/pricing\.yaml, or pass --pricing FILE .*LiteLLM.*--price-model NAME.*--price-in\/--price-out/);
+    expect(plan({ model: 'openai:claude-9', priceModel: 'claude-haiku-4-5' }).fixed.price.model).toBe('claude-haiku-4-5');
+    expect(plan({ model: 'openai:claude-sonnet-4-5', pricing: dataPath('litellm-prices.json') }).fixed.price).toMatchObject({ model: 'claude-sonnet-4-5', cache_write_per_1m: 3.75 });
+    // A simulated profile's name (an openai: run against bench serve) is billed as the sim is.
+    expect(plan({ model: 'openai:seed-calibrated' }).fixed.price.model).toBe('gpt-4o-mini');
+  });
+});
+
+describe('reports keep the parts of a call apart', () => {
+  it('steps.csv carries cache writes, reasoning tokens and the withheld mark; a re-priced step bills each part at its rate', async () => {
+    const { stepRow } = await import('../src/report/csv.ts');
+    const { stepCostAt } = await import('../src/report/reprice.ts');
+    const base = { run_id: 'r', config_id: 'c', scenario: 's', step: 1, round: 0, role: 'act' as const, call: 1, input_tokens: 1000, output_tokens: 500, cached_tokens: 600, cum_input_tokens: 1000, cum_output_tokens: 500, cost_usd: 0, cum_cost_usd: 0, latency_ms: 0, elapsed_ms: 0, retries: 0, action: null, fingerprint: null, error: null };
+    const settings = { prompt_cache: true } as never;
+    const step = { ...base, cache_write_tokens: 100, reasoning_tokens: 200, withheld: true as const, settings };
+    expect(stepRow(step)).toMatchObject({ cached_tokens: 600, cache_write_tokens: 100, reasoning_tokens: 200, withheld: 'yes' });
+    expect(stepRow({ ...base, settings })).toMatchObject({ cache_write_tokens: 0, reasoning_tokens: 0, withheld: '' });
+    const price = { ...priceFor(loadPricing(), 'claude-sonnet-4-5'), reasoning_per_1m: 30 };
+    expect(stepCostAt(price, step)).toBeCloseTo((300 * 3 + 600 * 0.3 + 100 * 3.75 + 300 * 15 + 200 * 30) / 1e6, 12);
+  });
+});

@@ -81,6 +81,7 @@ describe('bench run --repeat auto', { timeout: 240_000 }, () => {
     expect(runsLines(capped.stdout)).toEqual([expect.stringMatching(new RegExp(`^RUNS {2}tiny-agent-sum-of-squares steps=12 {2}stopped short after ${taken} runs, before the look at 10: mean cost ±`))]);
     // The cap counts the runs scheduled (two batches), and the way on is to run again: no --resume.
     expect(capped.stderr).toBe(
+      'bench: spend: at most $0.012 — 30 run(s) planned, up to $0.30 at their --max-cost, capped by --ci-max-spend $0.012 (simulated model: nothing is billed; these are what a real model would bill)\n' +
       `bench: spend cap $0.012 reached: ${10 - taken} of 10 run(s) not started ($${/\(\$([\d.]+) spent\)/.exec(capped.stderr)?.[1]} spent)\nbench: --repeat auto cannot be resumed: run the sweep again under a higher --ci-max-spend (the same seed takes the same runs)\n`,
     );
   });

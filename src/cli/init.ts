@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { dataPath, ownVersion } from '../contracts/paths.ts';
 import { UsageError } from '../contracts/errors.ts';
+import { createFileAtomic } from '../results/atomic.ts';
 
 export const PACKAGE_NAME = 'loopbench-cli';
 
@@ -51,8 +52,7 @@ export function scaffold(dir: string, version = ownVersion()): Scaffolded {
     const target = path.join(dir, f.to);
     fs.mkdirSync(path.dirname(target), { recursive: true });
     try {
-      // 'wx': create only, so a file that exists (or appears meanwhile) is never replaced.
-      fs.writeFileSync(target, text, { flag: 'wx' });
+      createFileAtomic(target, text);
       out.written.push(f.to);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new UsageError(`${target}: cannot write it (${(e as NodeJS.ErrnoException).code ?? String(e)})`);

@@ -10,6 +10,20 @@ export function writeFileAtomic(file: string, data: string | Uint8Array): void {
   out.commit();
 }
 
+/**
+ * A new file only, whole or not at all: written under a temporary name, then linked to its name, which
+ * fails with EEXIST when the file exists (or appears meanwhile) — nothing is ever replaced.
+ */
+export function createFileAtomic(file: string, data: string | Uint8Array): void {
+  const tmp = tempName(file);
+  fs.writeFileSync(tmp, data, { flag: 'wx' });
+  try {
+    fs.linkSync(tmp, file);
+  } finally {
+    fs.rmSync(tmp, { force: true });
+  }
+}
+
 export const writeJsonAtomic = (file: string, value: unknown) => writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`);
 
 /** For a file written in pieces (streamed CSV, rewritten JSONL): the same temp-then-rename. */

@@ -9,7 +9,7 @@ import { DEFAULT_PRICING_FILE, loadPricing, priceFor } from '../meter/pricing.ts
 import { resolvePrice } from '../runner/plan.ts';
 import { hasRecords, resultsDirFor } from '../results/results-dir.ts';
 import { loadYamlFile } from '../scenario/yaml-file.ts';
-import { atifSource, importTrajectories, trajectoryFiles, type ImportOptions } from '../trajectories/import-dir.ts';
+import { importAtif, importTrajectories, trajectoryFiles, type ImportOptions, type ImportOutcome } from '../trajectories/import-dir.ts';
 import { chatLogTrajectories } from '../trajectories/chatlog.ts';
 import { readTrajectoryFile } from '../trajectories/read-file.ts';
 import { printSummary } from './summary-table.ts';
@@ -45,16 +45,11 @@ function pricing(o: ImportFlags): Price | ((model: string) => Price | undefined)
   };
 }
 
-function importAtifFiles(paths: string[], out: string, options: ImportOptions) {
-  const files = trajectoryFiles(paths);
-  return importTrajectories(atifSource(files), files, 'atif', out, options);
-}
-
 /** Chat logs are read whole first: one run's calls may be spread over several files. */
-function importChatLogs(paths: string[], groupBy: string, out: string, options: ImportOptions) {
-  const files = trajectoryFiles(paths, '.jsonl');
-  const unreadable: string[] = [];
-  const texts = files.flatMap((file) => {
+function importChatLogs(paths: string[], groupBy: string, out: string, options: ImportOptions): ImportOutcome {
+  const found = trajectoryFiles(paths, '.jsonl');
+  const unreadable = [...found.unreadable];
+  const texts = found.files.flatMap((file) => {
     try {
       return [{ file, text: readTrajectoryFile(file) }];
     } catch (e) {
@@ -63,7 +58,7 @@ function importChatLogs(paths: string[], groupBy: string, out: string, options: 
     }
   });
   const read = chatLogTrajectories(texts, groupBy, options.scenario ?? 'chatlog');
-  const done = importTrajectories([{ ok: read.trajectories }], files, 'chatlog', out, options);
+  const done = importTrajectories(read.trajectories, 'chatlog', found.files.length, out, options);
   return { ...done, skipped: [...unreadable, ...read.skipped, ...done.skipped] };
 }
 
@@ -96,14 +91,16 @@ export function registerImport(program: Command): void {
       const price = pricing(o);
       const outcomes = o.outcomes ? loadYamlFile(o.outcomes, Outcomes) : undefined;
       const options = { scenario: o.scenario, price, outcomes, command: process.argv.slice(2) };
-      const done = o.format === 'atif' ? importAtifFiles(inputs, out, options) : importChatLogs(inputs, o.groupBy!, out, options); // paths as given: skipped files are named as the user wrote them
+      // Paths as given: skipped files are named as the user wrote them.
+      const done = o.format === 'atif' ? importAtif(trajectoryFiles(inputs), out, options) : importChatLogs(inputs, o.groupBy!, out, options);
       for (const line of done.skipped) console.error(`bench: skipped ${line}`);
-      if (done.runs.length === 0) throw new UsageError(`nothing imported: ${done.skipped.length} file(s) or line(s) skipped, none held a valid ${o.format === 'atif' ? 'ATIF trajectory' : 'model call'}`);
+      for (const line of done.problems) console.error(`bench: ${line}`);
+      if (done.runs === 0) throw new UsageError(`nothing imported: ${done.skipped.length} file(s) or line(s) skipped, none held a valid ${o.format === 'atif' ? 'ATIF trajectory' : 'model call'}`);
       for (const note of done.notes) console.error(`bench: note: ${note}`);
       // Loaded here so flag errors (and every other command) do not wait for vega and resvg to load.
       const { buildReports } = await import('../report/build.ts');
       const built = await buildReports(out);
-      if (!o.json) console.log(`imported ${done.runs.length} run(s), ${done.steps} agent step(s)${done.skipped.length ? `; ${done.skipped.length} ${o.format === 'atif' ? 'file(s)' : 'line(s)'} skipped` : ''}`);
+      if (!o.json) console.log(`imported ${done.runs} run(s), ${done.steps} agent step(s)${done.skipped.length ? `; ${done.skipped.length} ${o.format === 'atif' ? 'file(s)' : 'line(s)'} skipped` : ''}`);
       printSummary(built, { json: o.json, dir: out });
     });
 }

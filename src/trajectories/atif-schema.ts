@@ -64,6 +64,10 @@ export const AtifTrajectory = z.looseObject({
 });
 export type AtifTrajectory = z.infer<typeof AtifTrajectory>;
 
+/** A trajectory without its steps: what a first pass over a large file reads and checks. */
+export const AtifHeader = AtifTrajectory.omit({ steps: true });
+export type AtifHeader = z.infer<typeof AtifHeader> & { steps?: AtifStep[] };
+
 /** A step extra flag: its tool calls' arguments were not recorded, so the actions have no fingerprint. */
 export const ARGUMENTS_UNKNOWN = 'loopbench_arguments_unknown';
 

@@ -201,7 +201,7 @@ describe('bench import --format chatlog', () => {
   });
 
   it.each([
-    [['import', 'x', '-o', 'y', '--format', 'csv'], /--format: 'csv' is not supported \(accepted: atif, chatlog\)/],
+    [['import', 'x', '-o', 'y', '--format', 'csv'], /--format: 'csv' is not supported \(accepted: atif, chatlog, messages\)/],
     [['import', 'x', '-o', 'y', '--group-by', 'run'], /--group-by: only for --format chatlog/],
     [['import', 'x', '-o', 'y', '--price-cached', '1'], /--price-cached: only used with --price-in and --price-out/],
     [['export', 'nowhere'], /nowhere: not a results directory \(no runs.jsonl\)/],

@@ -8,7 +8,7 @@ import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import type { Price, Settings } from '../contracts/settings.ts';
 import { STOP_REASONS, type StopReason } from '../contracts/stop-reason.ts';
 import { callCost } from '../meter/pricing.ts';
-import { ARGUMENTS_UNKNOWN, type AtifHeader, type AtifStep, type AtifTrajectory } from './atif-schema.ts';
+import { ARGUMENTS_UNKNOWN, NO_CLOCK, type AtifHeader, type AtifStep, type AtifTrajectory } from './atif-schema.ts';
 import { LOOPBENCH_KEY, type ExportedStep } from './exported.ts';
 
 export interface AtifImportOptions {
@@ -188,7 +188,7 @@ export class AtifRunBuilder {
       if (input + output > 0) this.notes.add(o.price ? `steps with tokens but no cost_usd are priced as ${o.price.model} (${o.price.model === 'custom' ? 'given rates' : 'pricing table'})` : 'steps with tokens but no cost_usd and no known price are recorded at $0');
     }
     this.cumCost += cost;
-    if (at === null) this.notes.add('steps without timestamps have latency 0');
+    if (at === null && !this.header.extra?.[NO_CLOCK]) this.notes.add('steps without timestamps have latency 0');
     if (s.extra?.[ARGUMENTS_UNKNOWN]) this.notes.add('calls logged with tool names but not their arguments have no action fingerprint (spin cannot be derived from them)');
     const calls = s.tool_calls ?? [];
     const settings = this.settings!;
@@ -274,7 +274,7 @@ export class AtifRunBuilder {
       success: successOf(t, this.o),
       started_at: this.firstStamp,
       finished_at: this.lastStamp,
-      extra: { imported: { format: t.schema_version, session_id: t.session_id, agent: t.agent.name, agent_version: t.agent.version ?? null, ...(this.subagents.length ? { subagents: this.subagents } : {}) } },
+      extra: { imported: { format: t.schema_version, session_id: t.session_id, agent: t.agent.name, agent_version: t.agent.version ?? null, ...(this.subagents.length ? { subagents: this.subagents } : {}), ...(t.extra?.[NO_CLOCK] ? { clock: false } : {}) } },
     };
     return { run, notes, problems: this.problems };
   }

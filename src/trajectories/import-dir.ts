@@ -10,7 +10,10 @@ import type { AtifTrajectory } from './atif-schema.ts';
 import { scenarioOrder } from './exported.ts';
 import { AtifRunBuilder, modelOf, scenarioOf } from './from-atif.ts';
 import { ImportSink, type ImportOutcome } from './import-sink.ts';
-import { JsonStreamError, type StreamOptions } from './json-stream.ts';
+import { forEachLine, JsonStreamError, streamJsonFile, type StreamOptions } from './json-stream.ts';
+import { messagesTrajectory, type MessagesFormat } from './messages.ts';
+import { valueAt } from './chatlog.ts';
+import { TokenCounter } from '../meter/tokens.ts';
 
 export type { ImportOutcome } from './import-sink.ts';
 
@@ -38,7 +41,8 @@ export interface FoundFiles {
  * symlink loop or an unreadable entry is one line and the search goes on; a folder reached twice (a
  * link back up the tree) is searched once.
  */
-export function trajectoryFiles(inputs: readonly string[], ext = '.json'): FoundFiles {
+export function trajectoryFiles(inputs: readonly string[], ext: string | readonly string[] = '.json'): FoundFiles {
+  const exts = typeof ext === 'string' ? [ext] : ext;
   const files: string[] = [];
   const unreadable: string[] = [];
   const searched = new Set<string>();
@@ -55,7 +59,7 @@ export function trajectoryFiles(inputs: readonly string[], ext = '.json'): Found
     }
     // A path given that does not exist is reported by the import, as unreadable.
     if (!st) return void (given ? files.push(p) : unreadable.push(`${p}: a dangling symlink: skipped`));
-    if (!st.isDirectory()) return void ((given || p.endsWith(ext)) && files.push(p));
+    if (!st.isDirectory()) return void ((given || exts.some((e) => p.endsWith(e))) && files.push(p));
     const id = `${st.dev}:${st.ino}`;
     if (searched.has(id)) {
       if (!given) unreadable.push(`${p}: a symlink back to a folder already searched (a loop): skipped`);
@@ -170,21 +174,76 @@ export function importAtif(found: FoundFiles, dir: string, o: ImportOptions): Im
   return sink.finish('atif', found.files.length, o.command);
 }
 
+/** One trajectory already in memory (a chat log's run, a message list's record) into the sink. */
+function importOne(sink: ImportSink, t: AtifTrajectory, label: string, o: ImportOptions): void {
+  const { builder, config } = builderFor(sink, { header: t, firstStepModel: null }, o);
+  if (duplicate(sink, builder, t.session_id)) return;
+  sink.begin();
+  for (const s of t.steps) {
+    const r = builder.add(s);
+    if (r) sink.step(r);
+  }
+  commitRun(sink, label, builder, config);
+}
+
 /** Imports trajectories already in memory (chat logs, grouped into runs) into `dir`. */
 export function importTrajectories(trajectories: Iterable<AtifTrajectory>, format: string, files: number, dir: string, o: ImportOptions): ImportOutcome {
   const sink = new ImportSink(dir);
-  for (const t of trajectories) {
-    const item: AtifItem = { header: t, firstStepModel: null };
-    const { builder, config } = builderFor(sink, item, o);
-    if (duplicate(sink, builder, t.session_id)) continue;
-    sink.begin();
-    for (const s of t.steps) {
-      const r = builder.add(s);
-      if (r) sink.step(r);
-    }
-    commitRun(sink, t.session_id, builder, config);
-  }
+  for (const t of trajectories) importOne(sink, t, t.session_id, o);
   return sink.finish(format, files, o.command);
+}
+
+/** The records of a message-list file: JSON lines, a JSON array of records, or one record. */
+function forEachRecord(file: string, each: (record: unknown, where: string) => void, bad: (where: string, why: string) => void, o: StreamOptions = {}): void {
+  if (file.endsWith('.jsonl')) {
+    return forEachLine(file, (line, n) => {
+      if (!line.trim()) return;
+      let v: unknown;
+      try {
+        v = JSON.parse(line);
+      } catch {
+        return bad(`${file}:${n}`, 'not JSON');
+      }
+      each(v, `${file}:${n}`);
+    });
+  }
+  let array = false;
+  streamJsonFile(
+    file,
+    {
+      visit: (path) => (path.length === 0 ? ((array = true), 'walk') : 'read'),
+      value: (path, v) => each(v, array ? `${file}[${path[0]}]` : file),
+    },
+    o,
+  );
+}
+
+/** Imports message-list files (one conversation per record) into `dir`: a bad record is one line, the rest imports. */
+export function importMessages(found: FoundFiles, dir: string, f: MessagesFormat, o: ImportOptions): ImportOutcome {
+  const sink = new ImportSink(dir);
+  for (const line of found.unreadable) sink.skip(line);
+  const counter = new TokenCounter();
+  const notes = new Set<string>();
+  for (const file of found.files) {
+    try {
+      forEachRecord(
+        file,
+        (record, where) => {
+          const read = messagesTrajectory(record, where, f, counter, notes);
+          const id = valueAt(record, f.idField);
+          const named = typeof id === 'string' || typeof id === 'number' ? `${where} (${f.idField} ${JSON.stringify(id)})` : where;
+          if (read.error) sink.skip(`${named}: ${read.error}`);
+          else importOne(sink, read.trajectory!, named, o);
+        },
+        (where, why) => sink.skip(`${where}: ${why}`),
+        o.stream,
+      );
+    } catch (e) {
+      sink.skip(fileError(file, e));
+    }
+  }
+  for (const n of notes) sink.note(n);
+  return sink.finish('messages', found.files.length, o.command);
 }
 
 export { ImportSink };

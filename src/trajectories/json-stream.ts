@@ -310,3 +310,35 @@ export function describePath(path: JsonPath): string {
   if (path.length === 0) return 'the top level';
   return path.map((k, i) => (typeof k === 'number' ? `[${k}]` : i === 0 ? k : `.${k}`)).join('');
 }
+
+/** Each line of a file (JSON lines), read in chunks: `line` without its newline (or \r\n), `n` 1-based. */
+export function forEachLine(file: string, each: (line: string, n: number) => void): void {
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  try {
+    if (!fs.fstatSync(fd).isFile()) throw new JsonStreamError(0, 'not a regular file');
+    let carry: Buffer = Buffer.alloc(0);
+    let n = 0;
+    const emit = (bytes: Buffer) => {
+      n++;
+      const end = bytes.length > 0 && bytes[bytes.length - 1] === 0x0d ? bytes.length - 1 : bytes.length;
+      each(bytes.toString('utf8', 0, end), n);
+    };
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(CHUNK);
+      const got = fs.readSync(fd, chunk, 0, CHUNK, null);
+      if (got === 0) break;
+      const data = carry.length ? Buffer.concat([carry, chunk.subarray(0, got)]) : chunk.subarray(0, got);
+      let start = 0;
+      for (let nl = data.indexOf(0x0a); nl !== -1; nl = data.indexOf(0x0a, start)) {
+        emit(data.subarray(start, nl));
+        start = nl + 1;
+      }
+      // Copied, not a view: a view would pin the whole chunk until the next newline.
+      carry = Buffer.from(data.subarray(start));
+      if (carry.length > MAX_MEMBER_BYTES) throw new JsonStreamError(0, `line ${n + 1} is longer than ${MAX_MEMBER_BYTES / (1024 * 1024)} MiB`);
+    }
+    if (carry.length) emit(carry);
+  } finally {
+    fs.closeSync(fd);
+  }
+}

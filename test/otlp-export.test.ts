@@ -60,6 +60,7 @@ function expectedSpans(run: RunRecord): Array<Omit<ReceivedSpan, 'traceId' | 'sp
       ...(brake ? { 'loopbench.brake': brake } : {}),
       ...(run.success === null ? {} : { 'loopbench.success': run.success }),
       'loopbench.cost_usd': run.cost_usd,
+      'loopbench.scenarios': JSON.parse(fs.readFileSync(path.join(sweep, 'meta.json'), 'utf8')).scenarios,
       'loopbench.record': JSON.stringify(run),
     } as Record<string, AttrValue>,
   };

@@ -12,6 +12,7 @@ import { loadYamlFile } from '../scenario/yaml-file.ts';
 import { importAtif, importMessages, importTrajectories, trajectoryFiles, type ImportOptions, type ImportOutcome } from '../trajectories/import-dir.ts';
 import { chatLogTrajectories } from '../trajectories/chatlog.ts';
 import { toolSpecs, Tools, type MessagesFormat } from '../trajectories/messages.ts';
+import { importOtlp } from '../trajectories/otlp-import.ts';
 import { parseOne as one } from '../runner/values.ts';
 import { readTrajectoryFile } from '../trajectories/read-file.ts';
 import { printSummary } from './summary-table.ts';
@@ -39,7 +40,7 @@ interface ImportFlags {
   model?: string;
 }
 
-const FORMATS = ['atif', 'chatlog', 'messages'] as const;
+const FORMATS = ['atif', 'chatlog', 'messages', 'otlp'] as const;
 type Format = (typeof FORMATS)[number];
 
 /** Flags that belong to one format (given with another, they are a usage error, not silently ignored). */
@@ -100,9 +101,9 @@ export function registerImport(program: Command): void {
   program
     .command('import')
     .description('import agent trajectories (ATIF files, OpenAI-format chat logs, or message-list dumps) into a results directory, and build its reports')
-    .argument('<paths...>', 'ATIF files (one trajectory, or an array of them, per file) or folders searched for *.json; with --format chatlog, .jsonl files or folders of them; with --format messages, .jsonl or .json files or folders of them')
+    .argument('<paths...>', 'ATIF files (one trajectory, or an array of them, per file) or folders searched for *.json; with --format chatlog, .jsonl files or folders of them; with --format messages or otlp, .jsonl or .json files or folders of them')
     .requiredOption('-o, --out <name>', 'results directory: results/<name>, or a path')
-    .option('--format <format>', 'input format: atif (trajectory JSON files), chatlog (OpenAI-format JSON lines, one model call each: request/response pairs, or bench serve --log lines), or messages (one conversation per record: its final OpenAI-format message list and its outcome)', 'atif')
+    .option('--format <format>', 'input format: atif (trajectory JSON files), chatlog (OpenAI-format JSON lines, one model call each: request/response pairs, or bench serve --log lines), messages (one conversation per record: its final OpenAI-format message list and its outcome), or otlp (OpenTelemetry GenAI spans: OTLP/JSON files, one request per file or per line)', 'atif')
     .option('--group-by <field>', 'chatlog: the field whose value names a call\'s run, a dotted path (e.g. metadata.run_id)')
     .option('--messages-field <field>', 'messages: the field holding each record\'s message list, a dotted path (e.g. traj, history)', 'messages')
     .option('--id-field <field>', 'messages: the field naming each conversation', 'id')
@@ -117,7 +118,7 @@ export function registerImport(program: Command): void {
     .option('--price-out <usd>', 'custom output price, USD per 1M tokens (with --price-in)')
     .option('--price-cached <usd>', 'custom cached-input price, USD per 1M tokens (default: the input price)')
     .option('--pricing <file>', 'pricing table (YAML, like data/pricing.yaml)')
-    .option('--outcomes <file>', 'success per session_id, YAML or JSON: {"<session_id>": true|false|null}; overrides the trajectories\' extra.success')
+    .option('--outcomes <file>', 'success per session_id (otlp: per gen_ai.conversation.id or trace id), YAML or JSON: {"<session_id>": true|false|null}; overrides the trajectories\' own')
     .option('--force', 'overwrite an existing results directory')
     .option('--json', 'print the summary as JSON on stdout')
     .option('--no-report', 'write the records only (steps.jsonl, runs.jsonl, meta.json); build the reports later with bench report OUT')
@@ -141,12 +142,14 @@ export function registerImport(program: Command): void {
           ? importAtif(trajectoryFiles(inputs), out, options)
           : o.format === 'messages'
             ? importMessages(trajectoryFiles(inputs, ['.jsonl', '.json']), out, messages!, options)
-            : importChatLogs(inputs, o.groupBy!, out, options);
+            : o.format === 'otlp'
+              ? importOtlp(trajectoryFiles(inputs, ['.jsonl', '.json']), out, options)
+              : importChatLogs(inputs, o.groupBy!, out, options);
       for (const line of done.skipped) console.error(`bench: skipped ${line}`);
       for (const line of done.problems) console.error(`bench: ${line}`);
-      if (done.runs === 0) throw new UsageError(`nothing imported: ${done.skipped.length} file(s) or line(s) skipped, none held a valid ${{ atif: 'ATIF trajectory', chatlog: 'model call', messages: 'conversation' }[o.format as Format]}`);
+      if (done.runs === 0) throw new UsageError(`nothing imported: ${done.skipped.length} file(s) or line(s) skipped, none held a valid ${{ atif: 'ATIF trajectory', chatlog: 'model call', messages: 'conversation', otlp: 'GenAI chat span' }[o.format as Format]}`);
       for (const note of done.notes) console.error(`bench: note: ${note}`);
-      const summary = `imported ${done.runs} run(s), ${done.steps} agent step(s)${done.skipped.length ? `; ${done.skipped.length} ${{ atif: 'file(s)', chatlog: 'line(s)', messages: 'record(s) or file(s)' }[o.format as Format]} skipped` : ''}`;
+      const summary = `imported ${done.runs} run(s), ${done.steps} agent step(s)${done.skipped.length ? `; ${done.skipped.length} ${{ atif: 'file(s)', chatlog: 'line(s)', messages: 'record(s) or file(s)', otlp: 'file(s), line(s) or run(s)' }[o.format as Format]} skipped` : ''}`;
       if (!o.report) return void console.log(o.json ? JSON.stringify({ dir: out, runs: done.runs, steps: done.steps, skipped: done.skipped.length }) : `${summary}; records in ${out} (reports: bench report ${out})`);
       // Loaded here so flag errors (and every other command) do not wait for vega and resvg to load.
       const { buildReports } = await import('../report/build.ts');

@@ -58,8 +58,9 @@ export async function exportOtlp(dir: string, target: SpanTarget): Promise<{ run
   const writer = new SpanWriter(target);
   const ready: Array<[RunRecord, StepRecord[]]> = [];
   const assembler = new RunAssembler((run, steps) => ready.push([run, steps]));
+  const scenarios = readMeta(dir)?.scenarios ?? [];
   const drain = async () => {
-    for (let next = ready.shift(); next; next = ready.shift()) await writer.write(next[0], next[1]);
+    for (let next = ready.shift(); next; next = ready.shift()) await writer.write(next[0], next[1], scenarios);
   };
   try {
     for await (const line of readJsonlLines(resultFile(dir, 'runs'))) if (line.ok) assembler.run(line.value as RunRecord);

@@ -53,19 +53,24 @@ export function scenarioOf(t: AtifHeader, o: Pick<AtifImportOptions, 'scenario'>
 }
 
 function settingsFor(t: AtifHeader, model: string, o: AtifImportOptions): Settings {
+  return importedSettings(scenarioOf(t, o), model, o.price, o.repeat);
+}
+
+/** The settings of an imported run: its scenario and model; the original agent's limits unknown. */
+export function importedSettings(scenario: string, model: string, price: Price | undefined, repeat: number): Settings {
   return {
-    scenario: scenarioOf(t, o),
+    scenario,
     model: `imported:${model}`,
     // The original agent's limits are not in the format: every brake is unknown (off here).
     limits: { max_steps: null, max_cost_usd: null, timeout_s: null, max_repeat: null, max_tokens: null, max_calls: null, max_rounds: null },
     reflection: 'off',
     max_reflections: 0,
     context: 'full',
-    price: o.price ?? UNKNOWN_PRICE,
+    price: price ?? UNKNOWN_PRICE,
     prompt_cache: false,
     max_output_tokens: 0,
     seed: 0,
-    repeat: o.repeat,
+    repeat,
     agent: {},
   };
 }

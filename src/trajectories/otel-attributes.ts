@@ -59,6 +59,8 @@ export const LB = {
   call: 'loopbench.call',
   round: 'loopbench.round',
   role: 'loopbench.role',
+  /** The exported sweep's scenario order (its meta.json), so an import aggregates in the same plan order. */
+  scenarios: 'loopbench.scenarios',
   /** The whole record as JSON, so an export imported again gives the very records back. */
   record: 'loopbench.record',
 } as const;

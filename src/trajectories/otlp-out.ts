@@ -54,8 +54,8 @@ export class SpanWriter {
   }
 
   /** The run's spans, written (file) or sent and acknowledged (endpoint). */
-  async write(run: RunRecord, steps: readonly StepRecord[]): Promise<void> {
-    emitRunSpans(this.provider.getTracer(SCOPE), this.ids, run, steps);
+  async write(run: RunRecord, steps: readonly StepRecord[], scenarios: readonly string[] = []): Promise<void> {
+    emitRunSpans(this.provider.getTracer(SCOPE), this.ids, run, steps, scenarios);
     const spans = this.memory.getFinishedSpans();
     this.memory.reset();
     this.runs++;

@@ -63,7 +63,7 @@ function brakeOf(run: RunRecord): string | null {
 }
 
 /** Writes the spans of one run through `tracer` (whose provider uses `ids`). */
-export function emitRunSpans(tracer: Tracer, ids: PlannedIds, run: RunRecord, steps: readonly StepRecord[]): void {
+export function emitRunSpans(tracer: Tracer, ids: PlannedIds, run: RunRecord, steps: readonly StepRecord[], scenarios: readonly string[] = []): void {
   const start = Date.parse(run.started_at);
   const t0 = Number.isFinite(start) ? start : 0;
   const end = t0 + run.elapsed_ms;
@@ -95,6 +95,7 @@ export function emitRunSpans(tracer: Tracer, ids: PlannedIds, run: RunRecord, st
         ...(brakeOf(run) ? { [LB.brake]: brakeOf(run)! } : {}),
         ...(run.success === null ? {} : { [LB.success]: run.success }),
         [LB.costUsd]: run.cost_usd,
+        ...(scenarios.length ? { [LB.scenarios]: [...scenarios] } : {}),
         [LB.record]: JSON.stringify(run),
       },
     },

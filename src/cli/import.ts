@@ -68,7 +68,7 @@ function messagesFormat(o: ImportFlags, price: ReturnType<typeof pricing>): Mess
 const Outcomes = z.record(z.string(), z.boolean().nullable());
 
 /** Steps without cost_usd: priced by the pricing flags as bench run reads them, else as the trajectory's own model when the table knows it. */
-function pricing(o: ImportFlags): Price | ((model: string) => Price | undefined) {
+export function pricing(o: Pick<ImportFlags, 'pricing' | 'priceCached' | 'priceIn' | 'priceOut' | 'priceModel'>): Price | ((model: string) => Price | undefined) {
   const file = o.pricing ?? DEFAULT_PRICING_FILE;
   const table = loadPricing(file);
   if (o.priceCached !== undefined && o.priceIn === undefined) throw new UsageError('--price-cached: only used with --price-in and --price-out');

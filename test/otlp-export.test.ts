@@ -179,6 +179,24 @@ describe('bench export --format otlp', () => {
     expect(fromFile.map(key).sort()).toEqual(receiver.requests.slice(0, 3).flatMap((q) => q.spans).map(key).sort());
   });
 
+  it('bench run --otlp-endpoint streams each run as it ends: the same spans, ids and attributes as exporting the sweep afterwards', async () => {
+    const rx = await OtlpReceiver.start();
+    const dir = path.join(tmp, 'live');
+    try {
+      const r = await benchInProcess(['--scenario', 'seed-calibrated,autogpt-recursive-verification', '--steps', '3,10', '-n', '2', '-j', '4', '--out', dir, '-q', '--otlp-endpoint', rx.url]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(new RegExp(`bench: sent 8 run\\(s\\) as \\d+ span\\(s\\) to ${rx.url}/v1/traces \\(http/protobuf\\)`));
+      expect(rx.requests).toHaveLength(8);
+      const file = path.join(tmp, 'live.otlp.jsonl');
+      expect((await benchInProcess(['export', dir, '--format', 'otlp', '-o', file])).code).toBe(0);
+      const exported = fs.readFileSync(file, 'utf8').trim().split('\n').flatMap((l) => decodeRequest(Buffer.from(l), 'application/json'));
+      const view = (s: ReceivedSpan) => JSON.stringify([s.traceId, s.spanId, s.parentSpanId, s.name, s.kind, s.startMs, s.endMs, s.attributes]);
+      expect(rx.spans().map(view).sort()).toEqual(exported.map(view).sort());
+    } finally {
+      await rx.close();
+    }
+  });
+
   it.each([
     [['--format', 'otlp', '--otlp-endpoint', 'grpc://127.0.0.1:4317'], /--otlp-endpoint: grpc: is not supported/],
     [['--format', 'otlp', '--otlp-endpoint', 'http://127.0.0.1:1', '--otlp-protocol', 'grpc'], /--otlp-protocol: 'grpc' is not supported/],

@@ -153,7 +153,10 @@ export function runFromSpans(trace: string, root: SpanRow | null, members: reado
       fingerprint: calls.length && calls.every((x) => x.args !== undefined) ? calls.map((x) => fingerprint(x.name, atifArguments(x.args!))).join('|') : null,
       error: c.error,
       settings,
-    };
+      // The optional usage details (contracts/records.ts on the api branch): parts of input and output, when reported.
+      ...(num(c.a.reasoning) ? { reasoning_tokens: num(c.a.reasoning) } : {}),
+      ...(num(c.a.cacheWrite) ? { cache_write_tokens: num(c.a.cacheWrite) } : {}),
+    } as StepRecord;
   });
   const last = chats.at(-1)!;
   const lastCalls = steps.at(-1)!.action !== null;

@@ -59,6 +59,7 @@ const PICK: Record<string, readonly string[]> = {
   output: ALIASES.outputTokens,
   cached: ALIASES.cacheRead,
   reasoning: ALIASES.reasoning,
+  cacheWrite: [GEN_AI.cacheCreation, 'gen_ai.usage.cache_creation_input_tokens', 'llm.token_count.prompt_details.cache_write'],
   tool: ALIASES.toolName,
   args: ALIASES.toolArguments,
   toolCallId: [GEN_AI.toolCallId],

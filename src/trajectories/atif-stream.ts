@@ -21,6 +21,11 @@ const isObject = (v: unknown): v is Record<string, unknown> => Boolean(v) && typ
 /** Where the trajectories of a file are: the top value, or each element of a top array. */
 class Items {
   topIsArray = false;
+  /** The file's top value: walked, and whether it is an array of trajectories noted. */
+  top(kind: 'object' | 'array'): 'walk' {
+    this.topIsArray = kind === 'array';
+    return 'walk';
+  }
   /** The item a path is in, and the rest of the path below it; null above any item. */
   split(path: JsonPath): { item: number; rest: JsonPath } | null {
     if (!this.topIsArray) return { item: 0, rest: path };
@@ -40,10 +45,7 @@ export function readAtifHeaders(file: string, o: StreamOptions = {}): AtifItem[]
   let steps = 0;
   const visitor: JsonVisitor = {
     visit(path, kind) {
-      if (path.length === 0) {
-        items.topIsArray = kind === 'array';
-        return 'walk';
-      }
+      if (path.length === 0) return items.top(kind);
       const at = items.split(path)!;
       if (at.rest.length === 0) {
         if (kind !== 'object') throw new AtifFileError(`${items.label(file, at.item)}: expected an ATIF trajectory (a JSON object)`);
@@ -98,10 +100,7 @@ export function readAtifSteps(file: string, sink: StepSink, o: StreamOptions = {
   const items = new Items();
   const visitor: JsonVisitor = {
     visit(path, kind) {
-      if (path.length === 0) {
-        items.topIsArray = kind === 'array';
-        return 'walk';
-      }
+      if (path.length === 0) return items.top(kind);
       const at = items.split(path)!;
       if (at.rest.length === 0) return 'walk';
       if (at.rest.length === 1) return at.rest[0] === 'steps' && kind === 'array' ? 'walk' : 'skip';

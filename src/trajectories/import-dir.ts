@@ -10,7 +10,7 @@ import type { AtifTrajectory } from './atif-schema.ts';
 import { scenarioOrder } from './exported.ts';
 import { AtifRunBuilder, modelOf, scenarioOf } from './from-atif.ts';
 import { ImportSink, type ImportOutcome } from './import-sink.ts';
-import { forEachLine, JsonStreamError, streamJsonFile, type StreamOptions } from './json-stream.ts';
+import { forEachJsonLine, JsonStreamError, streamJsonFile, type StreamOptions } from './json-stream.ts';
 import { messagesTrajectory, type MessagesFormat } from './messages.ts';
 import { valueAt } from './chatlog.ts';
 import { TokenCounter } from '../meter/tokens.ts';
@@ -195,18 +195,7 @@ export function importTrajectories(trajectories: Iterable<AtifTrajectory>, forma
 
 /** The records of a message-list file: JSON lines, a JSON array of records, or one record. */
 function forEachRecord(file: string, each: (record: unknown, where: string) => void, bad: (where: string, why: string) => void, o: StreamOptions = {}): void {
-  if (file.endsWith('.jsonl')) {
-    return forEachLine(file, (line, n) => {
-      if (!line.trim()) return;
-      let v: unknown;
-      try {
-        v = JSON.parse(line);
-      } catch {
-        return bad(`${file}:${n}`, 'not JSON');
-      }
-      each(v, `${file}:${n}`);
-    });
-  }
+  if (file.endsWith('.jsonl')) return forEachJsonLine(file, each, bad);
   let array = false;
   streamJsonFile(
     file,

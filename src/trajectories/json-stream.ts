@@ -311,6 +311,20 @@ export function describePath(path: JsonPath): string {
   return path.map((k, i) => (typeof k === 'number' ? `[${k}]` : i === 0 ? k : `.${k}`)).join('');
 }
 
+/** Each non-blank line of a JSON-lines file, parsed: `where` is `file:line`; a line that is not JSON goes to `bad`, unquoted. */
+export function forEachJsonLine(file: string, each: (value: unknown, where: string) => void, bad: (where: string, why: string) => void): void {
+  forEachLine(file, (line, n) => {
+    if (!line.trim()) return;
+    let v: unknown;
+    try {
+      v = JSON.parse(line);
+    } catch {
+      return bad(`${file}:${n}`, 'not JSON');
+    }
+    each(v, `${file}:${n}`);
+  });
+}
+
 /** Each line of a file (JSON lines), read in chunks: `line` without its newline (or \r\n), `n` 1-based. */
 export function forEachLine(file: string, each: (line: string, n: number) => void): void {
   const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);

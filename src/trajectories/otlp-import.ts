@@ -8,7 +8,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { runFromSpans, runsOfTrace } from './from-spans.ts';
 import { ImportSink, type ImportOutcome } from './import-sink.ts';
-import { forEachLine, JsonStreamError, streamJsonFile, type JsonPath } from './json-stream.ts';
+import { forEachJsonLine, forEachLine, JsonStreamError, streamJsonFile, type JsonPath } from './json-stream.ts';
 import { rowsOfRequest, serviceOf, spanRow, type SpanRow } from './otlp-spans.ts';
 import type { FoundFiles, ImportOptions } from './import-dir.ts';
 
@@ -17,17 +17,14 @@ const BUCKETS = 64;
 /** Every GenAI span of an OTLP/JSON file, one at a time: JSON lines of requests, or one (streamed) request. */
 export function forEachSpanRow(file: string, each: (row: SpanRow) => void, bad: (where: string, why: string) => void): void {
   if (file.endsWith('.jsonl')) {
-    return forEachLine(file, (line, n) => {
-      if (!line.trim()) return;
-      let request: unknown;
-      try {
-        request = JSON.parse(line);
-      } catch {
-        return bad(`${file}:${n}`, 'not JSON');
-      }
-      if (!request || typeof request !== 'object' || !Array.isArray((request as { resourceSpans?: unknown }).resourceSpans)) return bad(`${file}:${n}`, 'resourceSpans: missing (expected an OTLP ExportTraceServiceRequest)');
-      for (const row of rowsOfRequest(request)) each(row);
-    });
+    return forEachJsonLine(
+      file,
+      (request, where) => {
+        if (!request || typeof request !== 'object' || !Array.isArray((request as { resourceSpans?: unknown }).resourceSpans)) return bad(where, 'resourceSpans: missing (expected an OTLP ExportTraceServiceRequest)');
+        for (const row of rowsOfRequest(request)) each(row);
+      },
+      bad,
+    );
   }
   // resourceSpans[i] → resource, scopeSpans[j] → spans[k]: each span read alone.
   let service: string | undefined;

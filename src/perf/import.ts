@@ -4,6 +4,7 @@
 // lines and JSON.parse'ing each one, the least work any importer must do.
 import fs from 'node:fs';
 import path from 'node:path';
+import { JsonlWriter } from '../results/jsonl.ts';
 import { runBenchChild, type ChildRun } from './child.ts';
 import { tempDir } from './sweep.ts';
 
@@ -26,34 +27,26 @@ const stepJson = (k: number) =>
 function writeInputs(dir: string, steps: number): { atif: string; lines: string } {
   const atif = path.join(dir, 'big.json');
   const lines = path.join(dir, 'steps.jsonl');
-  const a = fs.openSync(atif, 'w');
-  const l = fs.openSync(lines, 'w');
-  fs.writeSync(a, '{"schema_version":"ATIF-v1.6","session_id":"perf","agent":{"name":"perf-agent","model_name":"gpt-4o-mini"},"steps":[{"step_id":1,"source":"user","message":"goal"}');
+  // Written a batch of steps a line (JSON allows the newlines between them), through the one appending writer.
+  const a = new JsonlWriter(atif);
+  const l = new JsonlWriter(lines);
+  a.writeLine('{"schema_version":"ATIF-v1.6","session_id":"perf","agent":{"name":"perf-agent","model_name":"gpt-4o-mini"},"steps":[{"step_id":1,"source":"user","message":"goal"}\n');
   for (let k = 1; k <= steps; k += 10_000) {
     const batch: string[] = [];
     for (let j = k; j < Math.min(k + 10_000, steps + 1); j++) batch.push(stepJson(j));
-    fs.writeSync(a, `,${batch.join(',')}`);
-    fs.writeSync(l, `${batch.join('\n')}\n`);
+    a.writeLine(`,${batch.join(',')}\n`);
+    l.writeLine(`${batch.join('\n')}\n`);
   }
-  fs.writeSync(a, ']}');
-  fs.closeSync(a);
-  fs.closeSync(l);
+  a.writeLine(']}\n');
+  a.close();
+  l.close();
   return { atif, lines };
 }
 
 function floorCpuMs(file: string): number {
   const start = process.cpuUsage();
-  const fd = fs.openSync(file, 'r');
-  const chunk = Buffer.allocUnsafe(1 << 20);
-  let carry = '';
   let parsed = 0;
-  for (let n = fs.readSync(fd, chunk); n > 0; n = fs.readSync(fd, chunk)) {
-    const text = carry + chunk.toString('utf8', 0, n);
-    const parts = text.split('\n');
-    carry = parts.pop()!;
-    for (const p of parts) if (JSON.parse(p)) parsed++;
-  }
-  fs.closeSync(fd);
+  for (const p of fs.readFileSync(file, 'utf8').split('\n')) if (p && JSON.parse(p)) parsed++;
   if (parsed === 0) throw new Error('the floor parsed nothing');
   const cpu = process.cpuUsage(start);
   return (cpu.user + cpu.system) / 1000;

@@ -311,6 +311,24 @@ export function describePath(path: JsonPath): string {
   return path.map((k, i) => (typeof k === 'number' ? `[${k}]` : i === 0 ? k : `.${k}`)).join('');
 }
 
+/** The bytes of `file` from `offset` to its end now (a file another writer is appending to). */
+export function readFrom(file: string, offset: number): Buffer {
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  try {
+    const size = fs.fstatSync(fd).size;
+    const bytes = Buffer.allocUnsafe(Math.max(0, size - offset));
+    let got = 0;
+    while (got < bytes.length) {
+      const n = fs.readSync(fd, bytes, got, bytes.length - got, offset + got);
+      if (n === 0) break;
+      got += n;
+    }
+    return bytes.subarray(0, got);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** Each non-blank line of a JSON-lines file, parsed: `where` is `file:line`; a line that is not JSON goes to `bad`, unquoted. */
 export function forEachJsonLine(file: string, each: (value: unknown, where: string) => void, bad: (where: string, why: string) => void): void {
   forEachLine(file, (line, n) => {

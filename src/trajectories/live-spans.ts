@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import { SpanWriter, type SpanTarget } from './otlp-out.ts';
+import { readFrom } from './json-stream.ts';
 import { RunAssembler } from './run-assembler.ts';
 
 export class LiveSpans {
@@ -32,19 +33,11 @@ export class LiveSpans {
 
   private readNewSteps(): void {
     if (!fs.existsSync(this.stepsFile)) return;
-    const size = fs.statSync(this.stepsFile).size;
-    if (size <= this.offset) return;
-    const fd = fs.openSync(this.stepsFile, 'r');
-    try {
-      const bytes = Buffer.allocUnsafe(size - this.offset);
-      const n = fs.readSync(fd, bytes, 0, bytes.length, this.offset);
-      this.offset += n;
-      const lines = (this.carry + bytes.toString('utf8', 0, n)).split('\n');
-      this.carry = lines.pop()!;
-      for (const line of lines) if (line.trim()) this.assembler.step(JSON.parse(line) as StepRecord);
-    } finally {
-      fs.closeSync(fd);
-    }
+    const bytes = readFrom(this.stepsFile, this.offset);
+    this.offset += bytes.length;
+    const lines = (this.carry + bytes.toString('utf8')).split('\n');
+    this.carry = lines.pop()!;
+    for (const line of lines) if (line.trim()) this.assembler.step(JSON.parse(line) as StepRecord);
   }
 
   private send(run: RunRecord, steps: StepRecord[]): void {

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { runFromSpans, runsOfTrace } from './from-spans.ts';
+import { JsonlWriter } from '../results/jsonl.ts';
 import { ImportSink, type ImportOutcome } from './import-sink.ts';
 import { forEachJsonLine, forEachLine, JsonStreamError, streamJsonFile, type JsonPath } from './json-stream.ts';
 import { rowsOfRequest, serviceOf, spanRow, type SpanRow } from './otlp-spans.ts';
@@ -63,7 +64,7 @@ export function importOtlp(found: FoundFiles, dir: string, o: ImportOptions): Im
   const spill = fs.mkdtempSync(path.join(dir, '.otlp-spans-'));
   try {
     const files = Array.from({ length: BUCKETS }, (_, i) => path.join(spill, `${i}.jsonl`));
-    const fds = new Map<number, number>();
+    const writers = new Map<number, JsonlWriter>();
     let spans = 0;
     for (const file of found.files) {
       try {
@@ -71,9 +72,9 @@ export function importOtlp(found: FoundFiles, dir: string, o: ImportOptions): Im
           file,
           (row) => {
             const b = bucketOf(row.trace);
-            let fd = fds.get(b);
-            if (fd === undefined) fds.set(b, (fd = fs.openSync(files[b]!, 'a')));
-            fs.writeSync(fd, `${JSON.stringify(row)}\n`);
+            let w = writers.get(b);
+            if (!w) writers.set(b, (w = new JsonlWriter(files[b]!)));
+            w.write(row);
             spans++;
           },
           (where, why) => sink.skip(`${where}: ${why}`),
@@ -82,9 +83,9 @@ export function importOtlp(found: FoundFiles, dir: string, o: ImportOptions): Im
         sink.skip(e instanceof JsonStreamError ? `${file}: ${e.message}` : `${file}: cannot read file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
       }
     }
-    for (const fd of fds.values()) fs.closeSync(fd);
+    for (const w of writers.values()) w.close();
     if (found.files.length && spans === 0) sink.note('no GenAI spans (gen_ai.operation.name chat / invoke_agent / execute_tool, or OpenInference LLM / AGENT / TOOL) were found');
-    for (const b of [...fds.keys()].sort((x, y) => x - y)) importBucket(sink, files[b]!, o);
+    for (const b of [...writers.keys()].sort((x, y) => x - y)) importBucket(sink, files[b]!, o);
   } finally {
     fs.rmSync(spill, { recursive: true, force: true });
   }

@@ -10,6 +10,7 @@ import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { RunRecord, StepRecord } from '../contracts/records.ts';
+import { JsonlWriter } from '../results/jsonl.ts';
 import { SCOPE } from './otel-attributes.ts';
 import { emitRunSpans, PlannedIds } from './to-spans.ts';
 
@@ -38,7 +39,7 @@ export class SpanWriter {
   private readonly memory = new InMemorySpanExporter();
   private readonly provider: BasicTracerProvider;
   private readonly exporter: SpanExporter | null;
-  private readonly fd: number | null;
+  private readonly file: JsonlWriter | null;
   runs = 0;
   spans = 0;
 
@@ -48,7 +49,8 @@ export class SpanWriter {
       resource: resourceFromAttributes({ 'service.name': target.service.name, 'service.version': target.service.version }),
       spanProcessors: [new SimpleSpanProcessor(this.memory)],
     });
-    this.fd = target.file ? fs.openSync(target.file, 'w') : null;
+    if (target.file) fs.rmSync(target.file, { force: true });
+    this.file = target.file ? new JsonlWriter(target.file) : null;
     const Exporter = target.protocol === 'http/json' ? JsonExporter : ProtoExporter;
     this.exporter = target.url ? new Exporter({ url: target.url, ...(target.headers ? { headers: target.headers } : {}) }) : null;
   }
@@ -60,11 +62,10 @@ export class SpanWriter {
     this.memory.reset();
     this.runs++;
     this.spans += spans.length;
-    if (this.fd !== null) {
+    if (this.file) {
       const bytes = JsonTraceSerializer.serializeRequest(spans as never);
       if (!bytes) throw new Error('the OTLP/JSON serializer returned nothing');
-      fs.writeSync(this.fd, bytes);
-      fs.writeSync(this.fd, '\n');
+      this.file.writeLine(`${Buffer.from(bytes).toString('utf8')}\n`);
     }
     if (this.exporter) {
       const exporter = this.exporter;
@@ -75,7 +76,7 @@ export class SpanWriter {
   }
 
   async close(): Promise<void> {
-    if (this.fd !== null) fs.closeSync(this.fd);
+    this.file?.close();
     await this.exporter?.shutdown();
     await this.provider.shutdown();
   }

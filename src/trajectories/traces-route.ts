@@ -4,7 +4,7 @@
 // decoders, or JSON; gzip or not) is appended to an OTLP/JSON lines file as it arrives, ids in hex, the
 // same file `bench export --format otlp` writes; when the server stops, that file is imported as runs
 // (`bench import --format otlp`), since only then is each trace known to be complete.
-import fs from 'node:fs';
+import { JsonlWriter } from '../results/jsonl.ts';
 import { createRequire } from 'node:module';
 import zlib from 'node:zlib';
 import type http from 'node:http';
@@ -51,7 +51,7 @@ export interface TracesReceiver {
 
 /** A receiver appending to `file` (created, or appended to if it exists). */
 export function tracesReceiver(file: string): TracesReceiver {
-  const fd = fs.openSync(file, 'a');
+  const out = new JsonlWriter(file);
   let requests = 0;
   let spans = 0;
   const route: HttpRoute = async (req, res) => {
@@ -80,8 +80,10 @@ export function tracesReceiver(file: string): TracesReceiver {
     request.resourceSpans ??= [];
     for (const rs of request.resourceSpans as Array<{ scopeSpans?: Array<{ spans?: unknown[] }> }>) for (const ss of rs.scopeSpans ?? []) spans += ss.spans?.length ?? 0;
     requests++;
-    fs.writeSync(fd, `${JSON.stringify(request)}\n`);
+    // Flushed per request: what was acknowledged is on disk.
+    out.write(request);
+    out.flush();
     reply(res, 200, protobuf);
   };
-  return { route, received: () => ({ requests, spans }), close: () => fs.closeSync(fd) };
+  return { route, received: () => ({ requests, spans }), close: () => out.close() };
 }

@@ -55,10 +55,11 @@ describe('a few hundred support conversations (scripts/make-messages-fixture.mjs
     expect(imported.stderr).toMatch(/note: message lists hold no times/);
   });
 
-  it('a what-if table over step limits, with a recommended MAX_STEPS; a timeout what-if is refused (no times)', async () => {
-    const r = await benchInProcess(['report', out, '--what-if', 'steps=5..20:5', '--what-if', 'timeout=60']);
+  it('a what-if table over step limits, with a recommended MAX_STEPS, in the import\'s own report; a timeout what-if is refused (no times)', async () => {
+    const r = await benchInProcess(['import', file, ...FLAGS, '-o', out, '--force', '--what-if', 'steps=5..20:5', '--what-if', 'timeout=60']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout.split('\n')[0]).toMatch(/^» support-agent: recommended MAX_STEPS \d+ \(derived from recorded runs: a what-if\)/);
+    expect(r.stdout.split('\n')[0]).toMatch(/^imported 300 run\(s\)/);
+    expect(r.stdout).toMatch(/\n» support-agent: recommended MAX_STEPS \d+ \(derived from recorded runs: a what-if\)/);
     for (const n of [5, 10, 15, 20]) expect(r.stdout).toMatch(new RegExp(`support-agent imported:gpt-4o-mini steps=${n} \\(derived\\) +300 `));
     expect(r.stdout).toMatch(/what-if timeout=60 from support-agent imported:gpt-4o-mini refused: .*hold no times \(a message list\)/);
     expect(fs.readFileSync(path.join(out, 'whatif_runs.csv'), 'utf8').trim().split('\n')).toHaveLength(1 + 4 * 300);

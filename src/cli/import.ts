@@ -15,6 +15,7 @@ import { toolSpecs, Tools, type MessagesFormat } from '../trajectories/messages.
 import { importOtlp } from '../trajectories/otlp-import.ts';
 import { parseOne as one } from '../runner/values.ts';
 import { readTrajectoryFile } from '../trajectories/read-file.ts';
+import { collect, whatIfOf } from './report.ts';
 import { printSummary } from './summary-table.ts';
 
 interface ImportFlags {
@@ -31,6 +32,7 @@ interface ImportFlags {
   force?: boolean;
   json?: boolean;
   report: boolean;
+  whatIf?: string[];
   messagesField: string;
   idField: string;
   successField?: string;
@@ -100,7 +102,7 @@ function importChatLogs(paths: string[], groupBy: string, out: string, options: 
 export function registerImport(program: Command): void {
   program
     .command('import')
-    .description('import agent trajectories (ATIF files, OpenAI-format chat logs, or message-list dumps) into a results directory, and build its reports')
+    .description('import agent trajectories (ATIF files, OpenAI-format chat logs, message-list dumps, or OpenTelemetry GenAI spans) into a results directory, and build its reports')
     .argument('<paths...>', 'ATIF files (one trajectory, or an array of them, per file) or folders searched for *.json; with --format chatlog, .jsonl files or folders of them; with --format messages or otlp, .jsonl or .json files or folders of them')
     .requiredOption('-o, --out <name>', 'results directory: results/<name>, or a path')
     .option('--format <format>', 'input format: atif (trajectory JSON files), chatlog (OpenAI-format JSON lines, one model call each: request/response pairs, or bench serve --log lines), messages (one conversation per record: its final OpenAI-format message list and its outcome), or otlp (OpenTelemetry GenAI spans: OTLP/JSON files, one request per file or per line)', 'atif')
@@ -121,12 +123,15 @@ export function registerImport(program: Command): void {
     .option('--outcomes <file>', 'success per session_id (otlp: per gen_ai.conversation.id or trace id), YAML or JSON: {"<session_id>": true|false|null}; overrides the trajectories\' own')
     .option('--force', 'overwrite an existing results directory')
     .option('--json', 'print the summary as JSON on stdout')
+    .option('--what-if <limit=values>', 'with the reports: derive runs under other limits from the imported steps, as bench report --what-if does (repeatable; e.g. steps=5..30:5)', collect)
     .option('--no-report', 'write the records only (steps.jsonl, runs.jsonl, meta.json); build the reports later with bench report OUT')
     .action(async (inputs: string[], o: ImportFlags) => {
       if (!(FORMATS as readonly string[]).includes(o.format)) throw new UsageError(`--format: '${o.format}' is not supported (accepted: ${FORMATS.join(', ')})`);
       for (const [key, { format, flag }] of Object.entries(FORMAT_FLAGS))
         if (o[key as keyof ImportFlags] !== undefined && o.format !== format) throw new UsageError(`${flag}: only for --format ${format}${o.format === 'atif' && key === 'groupBy' ? ' (an ATIF file is one run already)' : ''}`);
       if (o.format === 'chatlog' && !o.groupBy) throw new UsageError('--format chatlog needs --group-by FIELD: the field that says which run each call belongs to');
+      const whatIf = whatIfOf(o.whatIf);
+      if (whatIf && !o.report) throw new UsageError('--what-if: goes into the reports, which --no-report leaves out (run bench report OUT --what-if … later)');
       const out = resultsDirFor(o.out);
       if (fs.existsSync(out) && hasRecords(out)) {
         if (!o.force) throw new UsageError(`${out} already holds results (use --force to overwrite, or another --out)`);
@@ -153,7 +158,7 @@ export function registerImport(program: Command): void {
       if (!o.report) return void console.log(o.json ? JSON.stringify({ dir: out, runs: done.runs, steps: done.steps, skipped: done.skipped.length }) : `${summary}; records in ${out} (reports: bench report ${out})`);
       // Loaded here so flag errors (and every other command) do not wait for vega and resvg to load.
       const { buildReports } = await import('../report/build.ts');
-      const built = await buildReports(out);
+      const built = await buildReports(out, { whatIf });
       if (!o.json) console.log(summary);
       printSummary(built, { json: o.json, dir: out });
     });

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunRecord, StepRecord } from '../src/contracts/records.ts';
 import { bench, spawnBench } from './helpers/cli.ts';
+import { deriveRun } from '../src/whatif/derive-run.ts';
 import { pythonAgent } from './support/agent-sweep.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-agent-cmd-'));
@@ -59,6 +60,27 @@ describe('the tiny agent (stdlib Python, its own ReAct loop) through --agent-cmd
     const r = await bench(['report', dir], env);
     expect(r.code).toBe(0);
     expect(fs.readFileSync(path.join(dir, 'summary.md'), 'utf8')).toMatch(/tiny-agent-sum-of-squares steps=10/);
+  });
+
+  it('what-if limits derive from the agent’s own runs: steps 3 from the 10-step runs equals the runs made at 3, figure by figure', () => {
+    // The sim behind the gateway is seeded per repeat, so the runs at 3 are the runs at 10 cut short.
+    const limits = runs.find((r) => r.settings.limits.max_steps === 3)!.settings.limits;
+    for (const r of runs.filter((x) => x.settings.limits.max_steps === 10)) {
+      const d = deriveRun(r, steps.filter((s) => s.run_id === r.run_id), limits, 'derived');
+      if (!d.ok) throw new Error(d.reason);
+      const live = runs.find((x) => x.settings.limits.max_steps === 3 && x.settings.repeat === r.settings.repeat)!;
+      for (const f of ['steps', 'calls', 'input_tokens', 'output_tokens', 'cost_usd', 'stop_reason', 'stop_step', 'success'] as const) expect(d.run[f], `repeat ${r.settings.repeat}: ${f}`).toEqual(live[f]);
+    }
+  });
+
+  it('bench report --what-if on an --agent-cmd sweep: derived step limits, and per limit what the records cannot answer', async () => {
+    const r = await bench(['report', dir, '--what-if', 'steps=2', '--what-if', 'cost=0.001', '--what-if', 'timeout=1000'], env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/tiny-agent-sum-of-squares steps=2 \(derived\) +3 +0\/3 +max_steps 3 @2/);
+    expect(r.stdout).toMatch(/what-if cost=0\.001 from tiny-agent-sum-of-squares steps=10 refused: tiny-agent-sum-of-squares steps=10: an --agent-cmd agent's calls were admitted against each request's own max_tokens/);
+    // A timeout far above what the runs took changes nothing: derived, the same outcome.
+    expect(r.stdout).toMatch(/tiny-agent-sum-of-squares steps=10 timeout=1000 \(derived\) +3 +3\/3 +done 3/);
+    expect(fs.readFileSync(path.join(dir, 'whatif_runs.csv'), 'utf8')).toMatch(/external/);
   });
 
   it('bench check gates the agent with a budgets file that names it (agent_cmd:)', async () => {

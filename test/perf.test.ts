@@ -192,7 +192,7 @@ describe('bench perf flags', () => {
   const bench = (...args: string[]) => spawnSync(process.execPath, [path.join(ROOT, 'bin/bench.js'), ...args], { cwd: ROOT, encoding: 'utf8' });
 
   it.each([
-    [['--only', 'speed'], /--only: 'speed' is not accepted \(accepted: micro, overhead, linear, concurrency, gateway, scale, workers\)/],
+    [['--only', 'speed'], /--only: 'speed' is not accepted \(accepted: micro, overhead, linear, concurrency, gateway, scale, workers, import\)/],
     [['--repeat', '0'], /--repeat: 0 is below the minimum 1/],
     [['--repeat', '2,3'], /--repeat: takes one value/],
   ])('bench perf %j fails with one line and exit code 2', (args, message) => {
@@ -215,6 +215,16 @@ describe('bench perf flags', () => {
     const targets = JSON.parse(r.stdout).targets.map((t: { target: string }) => t.target);
     expect(targets).toEqual([expect.stringMatching(/^6\. workers: scale sweep wall time/), expect.stringMatching(/^7\. workers: peak RSS/)]);
   }, 120_000);
+
+  it('--only import --quick imports its trajectory in a child process and prints the rate and the peak RSS (a smoke test)', () => {
+    const r = bench('perf', '--only', 'import', '--quick', '--json');
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.import.steps).toBe(20_000);
+    expect(out.import.run.stdout).toMatch(/imported 1 run\(s\), 20000 agent step\(s\); records in /);
+    expect(out.import.floorCpuMs).toBeGreaterThan(0);
+    expect(out.targets.map((t: { target: string }) => t.target)).toEqual([expect.stringMatching(/^10\. import: steps\/s/), expect.stringMatching(/^11\. import: peak RSS/)]);
+  }, 60_000);
 
   it('documents every flag in --help', () => {
     const r = bench('perf', '--help');

@@ -201,11 +201,11 @@ describe('bench import --format chatlog', () => {
   });
 
   it.each([
-    [['import', 'x', '-o', 'y', '--format', 'csv'], /--format: 'csv' is not supported \(accepted: atif, chatlog\)/],
+    [['import', 'x', '-o', 'y', '--format', 'csv'], /--format: 'csv' is not supported \(accepted: atif, chatlog, messages, otlp\)/],
     [['import', 'x', '-o', 'y', '--group-by', 'run'], /--group-by: only for --format chatlog/],
     [['import', 'x', '-o', 'y', '--price-cached', '1'], /--price-cached: only used with --price-in and --price-out/],
     [['export', 'nowhere'], /nowhere: not a results directory \(no runs.jsonl\)/],
-    [['export', '.', '--format', 'csv'], /--format: 'csv' is not supported \(accepted: atif\)/],
+    [['export', '.', '--format', 'csv'], /--format: 'csv' is not supported \(accepted: atif, otlp\)/],
   ])('refuses %j in one line, exit 2', async (args, message) => {
     const r = await benchInProcess(args);
     expect(r.code).toBe(2);

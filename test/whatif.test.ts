@@ -3,6 +3,7 @@ import { loadPricing, priceFor } from '../src/meter/pricing.ts';
 import { SEED_LIMITS, type Limits } from '../src/contracts/settings.ts';
 import { deriveRun } from '../src/whatif/derive-run.ts';
 import { gridOf, runPlans, specOf, type Ran } from './helpers.ts';
+import { synthRun } from './helpers/records.ts';
 
 const FIGURES = ['steps', 'calls', 'input_tokens', 'output_tokens', 'cached_tokens', 'cost_usd', 'stop_reason', 'stop_step', 'success', 'elapsed_ms'] as const;
 
@@ -73,5 +74,51 @@ describe('what-if limits derived from recorded trajectories equal the sweep actu
     expect(deriveRun(spun!.record, spun!.steps, { ...SEED_LIMITS, max_steps: 30, max_repeat: null }, 'x').ok).toBe(false);
     // A crash that lost step lines leaves a trajectory no what-if can replay.
     expect(deriveRun(r!.record, r!.steps.slice(0, -1), { ...SEED_LIMITS, max_steps: 12 }, 'x')).toEqual({ ok: false, reason: expect.stringMatching(/steps\.jsonl holds 23 of its 24 calls/) });
+  });
+});
+
+describe('what-if on runs that are not built-in loops: said per limit where the records cannot tell', () => {
+  /** An --agent-cmd run of 5 calls (1 s each) that answered, the agent exiting `tail` ms after its last call. */
+  const external = (tail: number) => {
+    const r = synthRun({ scenario: 'ext', maxSteps: 30, repeat: 0, input: (n) => 100 * n, stepsToDone: 5, success: true });
+    return { run: { ...r.run, agent: 'external', elapsed_ms: 5000 + tail }, steps: r.steps };
+  };
+  const at = (o: Partial<Limits>): Limits => ({ ...SEED_LIMITS, max_steps: 30, ...o });
+
+  it('an --agent-cmd agent still running at a tighter timeout after its last call is cut there, unanswered', () => {
+    const { run, steps } = external(4000);
+    const d = deriveRun(run, steps, at({ timeout_s: 7 }), 'derived');
+    if (!d.ok) throw new Error(d.reason);
+    expect([d.run.stop_reason, d.run.steps, d.run.success, d.run.elapsed_ms]).toEqual(['timeout', 5, false, 7000]);
+    // A timeout it finished within leaves the run as it was.
+    const same = deriveRun(run, steps, at({ timeout_s: 10 }), 'derived');
+    expect(same.ok && [same.run.stop_reason, same.run.success]).toEqual(['done', true]);
+  });
+
+  it('budget and token what-ifs on --agent-cmd runs are refused, naming what the records lack; steps derive', () => {
+    const { run, steps } = external(0);
+    for (const limit of [{ max_cost_usd: 0.001 }, { max_tokens: 500 }]) {
+      const d = deriveRun(run, steps, at(limit), 'derived');
+      expect(d.ok).toBe(false);
+      expect(!d.ok && d.reason).toMatch(/admitted against each request's own max_tokens and the gateway's count of it, which the step records do not keep/);
+    }
+    const d = deriveRun(run, steps, at({ max_steps: 3 }), 'derived');
+    expect(d.ok && [d.run.stop_reason, d.run.steps, d.run.success]).toEqual(['max_steps', 3, false]);
+  });
+
+  it('--agent-cmd calls made in parallel are refused: which a tighter limit admits depends on their timing', () => {
+    const { run, steps } = external(0);
+    // Call 3 began 500 ms before call 2 ended.
+    steps[2] = { ...steps[2]!, elapsed_ms: 2500, latency_ms: 1000 };
+    const d = deriveRun(run, steps, at({ max_steps: 3 }), 'derived');
+    expect(!d.ok && d.reason).toMatch(/made calls in parallel \(call 3 began before call 2 ended\)/);
+  });
+
+  it('a timeout what-if on an import without times (a message list) is refused', () => {
+    const r = synthRun({ scenario: 'msgs', maxSteps: 30, repeat: 0, input: (n) => 100 * n, stepsToDone: 5, success: true });
+    const run = { ...r.run, extra: { imported: { clock: false } } };
+    const d = deriveRun(run, r.steps, at({ timeout_s: 1 }), 'derived');
+    expect(!d.ok && d.reason).toMatch(/its trajectories hold no times \(a message list\), so a timeout cannot be derived/);
+    expect(deriveRun(run, r.steps, at({ max_steps: 2 }), 'derived').ok).toBe(true);
   });
 });

@@ -9,9 +9,13 @@ import { DEFAULT_PRICING_FILE, loadPricing, priceFor } from '../meter/pricing.ts
 import { resolvePrice } from '../runner/plan.ts';
 import { hasRecords, resultsDirFor } from '../results/results-dir.ts';
 import { loadYamlFile } from '../scenario/yaml-file.ts';
-import { atifSource, importTrajectories, trajectoryFiles, type ImportOptions } from '../trajectories/import-dir.ts';
+import { importAtif, importMessages, importTrajectories, trajectoryFiles, type ImportOptions, type ImportOutcome } from '../trajectories/import-dir.ts';
 import { chatLogTrajectories } from '../trajectories/chatlog.ts';
+import { toolSpecs, Tools, type MessagesFormat } from '../trajectories/messages.ts';
+import { importOtlp } from '../trajectories/otlp-import.ts';
+import { parseOne as one } from '../runner/values.ts';
 import { readTrajectoryFile } from '../trajectories/read-file.ts';
+import { collect, whatIfOf } from './report.ts';
 import { printSummary } from './summary-table.ts';
 
 interface ImportFlags {
@@ -27,13 +31,46 @@ interface ImportFlags {
   outcomes?: string;
   force?: boolean;
   json?: boolean;
+  report: boolean;
+  whatIf?: string[];
+  messagesField: string;
+  idField: string;
+  successField?: string;
+  successMin?: string;
+  toolsField?: string;
+  tools?: string;
+  model?: string;
+}
+
+const FORMATS = ['atif', 'chatlog', 'messages', 'otlp'] as const;
+type Format = (typeof FORMATS)[number];
+
+/** Flags that belong to one format (given with another, they are a usage error, not silently ignored). */
+const FORMAT_FLAGS: Record<string, { format: Format; flag: string }> = {
+  groupBy: { format: 'chatlog', flag: '--group-by' },
+  successField: { format: 'messages', flag: '--success-field' },
+  successMin: { format: 'messages', flag: '--success-min' },
+  toolsField: { format: 'messages', flag: '--tools-field' },
+  tools: { format: 'messages', flag: '--tools' },
+  model: { format: 'messages', flag: '--model' },
+};
+
+/** A message list's fields and model, from the flags. */
+function messagesFormat(o: ImportFlags, price: ReturnType<typeof pricing>): MessagesFormat {
+  if (!o.model) throw new UsageError('--format messages needs --model NAME: the model the conversations ran against, whose tokenizer counts them and whose price bills them');
+  if (typeof price === 'function' && !price(o.model)) throw new UsageError(`--model ${o.model}: not in the pricing table (give its rates with --price-in/--price-out, or --price-model NAME)`);
+  if (o.successMin !== undefined && !o.successField) throw new UsageError('--success-min: only with --success-field (the field it is compared with)');
+  if (o.tools && o.toolsField) throw new UsageError('--tools and --tools-field: one or the other (the same tools for every record, or a field of each)');
+  const successMin = o.successMin === undefined ? undefined : one(o.successMin, '--success-min', {});
+  const tools = o.tools ? toolSpecs(loadYamlFile(o.tools, Tools)) : undefined;
+  return { messagesField: o.messagesField, idField: o.idField, successField: o.successField, successMin, toolsField: o.toolsField, tools, model: o.model, agent: o.scenario ?? 'messages' };
 }
 
 /** session_id → success (true/false, or null for not checked). YAML or JSON: JSON is YAML. */
 const Outcomes = z.record(z.string(), z.boolean().nullable());
 
 /** Steps without cost_usd: priced by the pricing flags as bench run reads them, else as the trajectory's own model when the table knows it. */
-function pricing(o: ImportFlags): Price | ((model: string) => Price | undefined) {
+export function pricing(o: Pick<ImportFlags, 'pricing' | 'priceCached' | 'priceIn' | 'priceOut' | 'priceModel'>): Price | ((model: string) => Price | undefined) {
   const file = o.pricing ?? DEFAULT_PRICING_FILE;
   const table = loadPricing(file);
   if (o.priceCached !== undefined && o.priceIn === undefined) throw new UsageError('--price-cached: only used with --price-in and --price-out');
@@ -45,16 +82,11 @@ function pricing(o: ImportFlags): Price | ((model: string) => Price | undefined)
   };
 }
 
-function importAtifFiles(paths: string[], out: string, options: ImportOptions) {
-  const files = trajectoryFiles(paths);
-  return importTrajectories(atifSource(files), files, 'atif', out, options);
-}
-
 /** Chat logs are read whole first: one run's calls may be spread over several files. */
-function importChatLogs(paths: string[], groupBy: string, out: string, options: ImportOptions) {
-  const files = trajectoryFiles(paths, '.jsonl');
-  const unreadable: string[] = [];
-  const texts = files.flatMap((file) => {
+function importChatLogs(paths: string[], groupBy: string, out: string, options: ImportOptions): ImportOutcome {
+  const found = trajectoryFiles(paths, '.jsonl');
+  const unreadable = [...found.unreadable];
+  const texts = found.files.flatMap((file) => {
     try {
       return [{ file, text: readTrajectoryFile(file) }];
     } catch (e) {
@@ -63,47 +95,71 @@ function importChatLogs(paths: string[], groupBy: string, out: string, options: 
     }
   });
   const read = chatLogTrajectories(texts, groupBy, options.scenario ?? 'chatlog');
-  const done = importTrajectories([{ ok: read.trajectories }], files, 'chatlog', out, options);
+  const done = importTrajectories(read.trajectories, 'chatlog', found.files.length, out, options);
   return { ...done, skipped: [...unreadable, ...read.skipped, ...done.skipped] };
 }
 
 export function registerImport(program: Command): void {
   program
     .command('import')
-    .description('import agent trajectories (ATIF JSON files, or OpenAI-format chat logs) into a results directory, and build its reports')
-    .argument('<paths...>', 'ATIF files (one trajectory, or an array of them, per file) or folders searched for *.json; with --format chatlog, .jsonl files or folders of them')
+    .description('import agent trajectories (ATIF files, OpenAI-format chat logs, message-list dumps, or OpenTelemetry GenAI spans) into a results directory, and build its reports')
+    .argument('<paths...>', 'ATIF files (one trajectory, or an array of them, per file) or folders searched for *.json; with --format chatlog, .jsonl files or folders of them; with --format messages or otlp, .jsonl or .json files or folders of them')
     .requiredOption('-o, --out <name>', 'results directory: results/<name>, or a path')
-    .option('--format <format>', 'input format: atif (trajectory JSON files), or chatlog (OpenAI-format JSON lines, one model call each: request/response pairs, or bench serve --log lines)', 'atif')
+    .option('--format <format>', 'input format: atif (trajectory JSON files), chatlog (OpenAI-format JSON lines, one model call each: request/response pairs, or bench serve --log lines), messages (one conversation per record: its final OpenAI-format message list and its outcome), or otlp (OpenTelemetry GenAI spans: OTLP/JSON files, one request per file or per line)', 'atif')
     .option('--group-by <field>', 'chatlog: the field whose value names a call\'s run, a dotted path (e.g. metadata.run_id)')
+    .option('--messages-field <field>', 'messages: the field holding each record\'s message list, a dotted path (e.g. traj, history)', 'messages')
+    .option('--id-field <field>', 'messages: the field naming each conversation', 'id')
+    .option('--success-field <field>', 'messages: the outcome field: a boolean, or a number compared with --success-min (e.g. reward)')
+    .option('--success-min <n>', 'messages: a numeric outcome at or above this counts as a success')
+    .option('--tools-field <field>', 'messages: the field holding the tool definitions each conversation sent')
+    .option('--tools <file>', 'messages: the tool definitions every conversation sent (JSON or YAML, OpenAI format)')
+    .option('--model <name>', 'messages: the model the conversations ran against (its price from the pricing table; tokens counted with o200k_base)')
     .option('--scenario <name>', "file every run under this scenario (default: each trajectory's agent name)")
     .option('--price-model <name>', "price steps that have tokens but no cost_usd as this model (default: the trajectory's model, when the pricing table has it)")
     .option('--price-in <usd>', 'price steps without cost_usd at a custom input price, USD per 1M tokens (with --price-out)')
     .option('--price-out <usd>', 'custom output price, USD per 1M tokens (with --price-in)')
     .option('--price-cached <usd>', 'custom cached-input price, USD per 1M tokens (default: the input price)')
     .option('--pricing <file>', 'pricing table (YAML, like data/pricing.yaml)')
-    .option('--outcomes <file>', 'success per session_id, YAML or JSON: {"<session_id>": true|false|null}; overrides the trajectories\' extra.success')
+    .option('--outcomes <file>', 'success per session_id (otlp: per gen_ai.conversation.id or trace id), YAML or JSON: {"<session_id>": true|false|null}; overrides the trajectories\' own')
     .option('--force', 'overwrite an existing results directory')
     .option('--json', 'print the summary as JSON on stdout')
+    .option('--what-if <limit=values>', 'with the reports: derive runs under other limits from the imported steps, as bench report --what-if does (repeatable; e.g. steps=5..30:5)', collect)
+    .option('--no-report', 'write the records only (steps.jsonl, runs.jsonl, meta.json); build the reports later with bench report OUT')
     .action(async (inputs: string[], o: ImportFlags) => {
-      if (o.format !== 'atif' && o.format !== 'chatlog') throw new UsageError(`--format: '${o.format}' is not supported (accepted: atif, chatlog)`);
+      if (!(FORMATS as readonly string[]).includes(o.format)) throw new UsageError(`--format: '${o.format}' is not supported (accepted: ${FORMATS.join(', ')})`);
+      for (const [key, { format, flag }] of Object.entries(FORMAT_FLAGS))
+        if (o[key as keyof ImportFlags] !== undefined && o.format !== format) throw new UsageError(`${flag}: only for --format ${format}${o.format === 'atif' && key === 'groupBy' ? ' (an ATIF file is one run already)' : ''}`);
       if (o.format === 'chatlog' && !o.groupBy) throw new UsageError('--format chatlog needs --group-by FIELD: the field that says which run each call belongs to');
-      if (o.format === 'atif' && o.groupBy) throw new UsageError('--group-by: only for --format chatlog (an ATIF file is one run already)');
+      const whatIf = whatIfOf(o.whatIf);
+      if (whatIf && !o.report) throw new UsageError('--what-if: goes into the reports, which --no-report leaves out (run bench report OUT --what-if … later)');
       const out = resultsDirFor(o.out);
       if (fs.existsSync(out) && hasRecords(out)) {
         if (!o.force) throw new UsageError(`${out} already holds results (use --force to overwrite, or another --out)`);
         fs.rmSync(out, { recursive: true, force: true });
       }
       const price = pricing(o);
+      const messages = o.format === 'messages' ? messagesFormat(o, price) : undefined;
       const outcomes = o.outcomes ? loadYamlFile(o.outcomes, Outcomes) : undefined;
       const options = { scenario: o.scenario, price, outcomes, command: process.argv.slice(2) };
-      const done = o.format === 'atif' ? importAtifFiles(inputs, out, options) : importChatLogs(inputs, o.groupBy!, out, options); // paths as given: skipped files are named as the user wrote them
+      // Paths as given: skipped files are named as the user wrote them.
+      const done =
+        o.format === 'atif'
+          ? importAtif(trajectoryFiles(inputs), out, options)
+          : o.format === 'messages'
+            ? importMessages(trajectoryFiles(inputs, ['.jsonl', '.json']), out, messages!, options)
+            : o.format === 'otlp'
+              ? importOtlp(trajectoryFiles(inputs, ['.jsonl', '.json']), out, options)
+              : importChatLogs(inputs, o.groupBy!, out, options);
       for (const line of done.skipped) console.error(`bench: skipped ${line}`);
-      if (done.runs.length === 0) throw new UsageError(`nothing imported: ${done.skipped.length} file(s) or line(s) skipped, none held a valid ${o.format === 'atif' ? 'ATIF trajectory' : 'model call'}`);
+      for (const line of done.problems) console.error(`bench: ${line}`);
+      if (done.runs === 0) throw new UsageError(`nothing imported: ${done.skipped.length} file(s) or line(s) skipped, none held a valid ${{ atif: 'ATIF trajectory', chatlog: 'model call', messages: 'conversation', otlp: 'GenAI chat span' }[o.format as Format]}`);
       for (const note of done.notes) console.error(`bench: note: ${note}`);
+      const summary = `imported ${done.runs} run(s), ${done.steps} agent step(s)${done.skipped.length ? `; ${done.skipped.length} ${{ atif: 'file(s)', chatlog: 'line(s)', messages: 'record(s) or file(s)', otlp: 'file(s), line(s) or run(s)' }[o.format as Format]} skipped` : ''}`;
+      if (!o.report) return void console.log(o.json ? JSON.stringify({ dir: out, runs: done.runs, steps: done.steps, skipped: done.skipped.length }) : `${summary}; records in ${out} (reports: bench report ${out})`);
       // Loaded here so flag errors (and every other command) do not wait for vega and resvg to load.
       const { buildReports } = await import('../report/build.ts');
-      const built = await buildReports(out);
-      if (!o.json) console.log(`imported ${done.runs.length} run(s), ${done.steps} agent step(s)${done.skipped.length ? `; ${done.skipped.length} ${o.format === 'atif' ? 'file(s)' : 'line(s)'} skipped` : ''}`);
+      const built = await buildReports(out, { whatIf });
+      if (!o.json) console.log(summary);
       printSummary(built, { json: o.json, dir: out });
     });
 }

@@ -36,7 +36,14 @@ export function parseWhatIf(text: string): WhatIfRequest {
   return { name, values: parseNumberList(m[2]!, { flag: `--what-if ${name}`, off: true, integer: whole, min: whole ? 1 : 0 }) };
 }
 
-const collect = (v: string, acc: string[] = []) => [...acc, v];
+export const collect = (v: string, acc: string[] = []) => [...acc, v];
+
+/** `--what-if` flags as the reports take them: the derivation, or undefined without any. */
+export function whatIfOf(flags: readonly string[] | undefined) {
+  const requests = flags?.map(parseWhatIf);
+  // The brakes are replayed by src/whatif/; the reports only read what it derives.
+  return requests?.length ? (records: Parameters<typeof deriveConfigs>[0], stepsOf: Parameters<typeof deriveConfigs>[1]) => deriveConfigs(records, stepsOf, requests) : undefined;
+}
 
 export function registerReport(program: Command): void {
   program
@@ -65,9 +72,7 @@ export function registerReport(program: Command): void {
       // One --price-as model is a re-priced report, as the help says; several only fill the re-pricing table.
       const price = flagged ? resolvePrice(opts, [], loadPricing(file)) : priceAs?.length === 1 ? priceAs[0] : undefined;
       const volumes = opts.volume === undefined ? undefined : parseVolumes(opts.volume);
-      const requests = opts.whatIf?.map(parseWhatIf);
-      // The brakes are replayed by src/whatif/; the reports only read what it derives.
-      const whatIf = requests?.length ? (records: Parameters<typeof deriveConfigs>[0], stepsOf: Parameters<typeof deriveConfigs>[1]) => deriveConfigs(records, stepsOf, requests) : undefined;
+      const whatIf = whatIfOf(opts.whatIf);
       // Loaded here so flag errors (and every other command) do not wait for vega and resvg to load.
       const { buildReports } = await import('../report/build.ts');
       const built = await buildReports(dir, { priceAs, price, volumes, whatIf });

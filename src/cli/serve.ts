@@ -1,4 +1,5 @@
 // `bench serve`: run the OpenAI-compatible sim server until Ctrl-C.
+import { importServedTraces, servedTraces, type ServedTraces } from './serve-traces.ts';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { parseChoiceList, parseOne } from '../runner/values.ts';
@@ -40,6 +41,7 @@ interface ServeFlags {
   maxCalls?: string;
   maxOutputTokens?: string;
   priceModel?: string;
+  traces?: string;
 }
 
 /** `--upstream` or `--out`: bench serve is the metering gateway, with per-run brakes and records. */
@@ -137,12 +139,14 @@ export function registerServe(program: Command): void {
     .option('--max-calls <n>', 'gateway mode: model calls per run (or off)')
     .option('--max-output-tokens <n>', 'gateway mode: the ceiling on each answer (an agent\'s larger max_tokens is lowered to it)')
     .option('--price-model <name>', `gateway mode: price the tokens as this model of data/pricing.yaml (default ${DEFAULT_PRICED_MODEL})`)
+    .option('--traces <dir>', 'also receive OpenTelemetry traces on POST /v1/traces (OTLP/HTTP, protobuf or JSON): kept in DIR/traces.otlp.jsonl, imported into DIR as runs, with reports, when bench serve stops')
     .action(async (f: ServeFlags) => {
       const g = gatewayOptions(f);
-      if (g) return serveGateway(g);
+      const traces = servedTraces(f.traces, f.host);
+      if (g) return serveGateway({ ...g, ...(traces ? { traces: traces.receiver.route } : {}) }, traces);
       const o = serveOptions(f);
-      const server = await startServe(o);
-      console.log(`bench serve: ${server.url} (POST /chat/completions, /responses, /messages; GET /models); usage log ${o.logFile}; Ctrl-C stops`);
+      const server = await startServe({ ...o, ...(traces ? { traces: traces.receiver.route } : {}) });
+      console.log(`bench serve: ${server.url} (POST /chat/completions, /responses, /messages${traces ? ', /traces' : ''}; GET /models); usage log ${o.logFile}${traces ? `; traces into ${traces.dir}` : ''}; Ctrl-C stops`);
       // The first signal closes the server (open connections are cut, the usage log flushed) and
       // exits 130/143 as a sweep does; a second one, with no handler left, ends the process at once.
       const sig = await new Promise<NodeJS.Signals>((resolve) => {
@@ -150,16 +154,19 @@ export function registerServe(program: Command): void {
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);
       });
+      if (traces) await importServedTraces(traces);
       process.exitCode = exitCodeFor(sig);
     });
 }
 
-async function serveGateway(o: StandaloneOptions): Promise<void> {
+async function serveGateway(o: StandaloneOptions, traces?: ServedTraces): Promise<void> {
   const gateway = await startStandaloneGateway(o);
   console.log(`bench serve (gateway): ${gateway.url} → ${o.upstreamUrl ? redact(o.upstreamUrl) : 'simulated models'}; name each run with the header x-loopbench-run (or POST /v1/loopbench/runs for a virtual key); records in ${o.dir}; Ctrl-C stops and writes runs.jsonl`);
+  if (traces) console.log(`bench serve: POST ${gateway.url}/traces takes OpenTelemetry traces into ${traces.dir}`);
   await new Promise<void>((resolve) => {
     const stop = () => void gateway.close().then(resolve);
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+  if (traces) await importServedTraces(traces);
 }

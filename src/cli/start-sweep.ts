@@ -14,6 +14,11 @@ import { runSweep, type SweepOptions, type SweepOutcome } from '../runner/sweep-
 import { parseOne as one } from '../runner/values.ts';
 import { usd } from '../report/format.ts';
 import { UsageError } from '../contracts/errors.ts';
+import type { RunRecord } from '../contracts/records.ts';
+import { redact } from '../models/redact.ts';
+import { resultFile } from '../results/results-dir.ts';
+import { LiveSpans } from '../trajectories/live-spans.ts';
+import { addOtlpOptions, otlpTarget, type OtlpFlags } from './otlp-options.ts';
 import { exitCodeFor, trapInterrupts } from './interrupt.ts';
 import { describeContainment } from '../tools/containment.ts';
 import { startAgentHost } from '../gateway/agent-cmd.ts';
@@ -23,7 +28,7 @@ import type { StartOptions } from '../runner/plan.ts';
 
 
 export function addStartOptions(cmd: Command): Command {
-  return cmd
+  return addOtlpOptions(cmd, "each run, as it ends,")
     .option('-j, --concurrency <n>', 'simulated models: runs at once; a provider (openai:): model calls in flight at once, shared by up to 4×N open runs', RUN_DEFAULTS.concurrency)
     .option('-o, --out <name>', 'results directory: results/<name>, or a path (default: a timestamp)')
     .option('--force', 'overwrite an existing results directory')
@@ -88,6 +93,7 @@ export async function startSweep(
   transport?: ModelTransport,
   loop: Pick<SweepOptions, 'trace' | 'control' | 'adaptive'> = {},
 ): Promise<StartedOutcome> {
+  const net = otlpTarget(o as OtlpFlags);
   const all = expandSweep(spec);
   const shard = o.shard === undefined ? undefined : parseShard(o.shard);
   // Adaptive repeats start with their first batch; the runner asks for the rest.
@@ -103,6 +109,7 @@ export async function startSweep(
     fs.rmSync(dir, { recursive: true, force: true });
   }
   makeWritableDir(dir, '--out');
+  const live = net ? new LiveSpans(resultFile(dir, 'steps'), net, spec.scenarios.map((s) => s.id)) : undefined;
   const outcome = await runTrapped(
     {
       dir,
@@ -116,9 +123,19 @@ export async function startSweep(
       ...(transport ? { transport } : {}),
       ...(shard ? { shard: { ...shard, runs_total: all.length } } : {}),
       ...(spend ? { spend } : {}),
+      ...(live ? { onRecorded: (r: RunRecord) => live.recorded(r) } : {}),
     },
     Boolean(o.quiet || o.json),
   );
+  if (live && net) {
+    try {
+      const sent = await live.finish();
+      if (!o.json) console.error(`bench: sent ${sent.runs} run(s) as ${sent.spans} span(s) to ${redact(net.url!)} (${net.protocol})`);
+    } catch (e) {
+      // The records are written whatever the endpoint did; say so and fail the command.
+      throw new Error(`${redact((e as Error).message)} (the sweep's records are in ${dir}: bench export ${dir} --format otlp --otlp-endpoint sends them again)`);
+    }
+  }
   // Adaptive repeats schedule more than their first batch: the runs scheduled are what was planned.
   reportSpend(outcome, outcome.runsPlanned);
   return outcome;

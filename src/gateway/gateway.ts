@@ -7,6 +7,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UsageError } from '../contracts/errors.ts';
+import type { HttpRoute } from '../contracts/http-route.ts';
 import type { Stop } from '../contracts/stop-reason.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
 import { redact } from '../models/redact.ts';
@@ -40,6 +41,8 @@ export interface GatewayOptions {
   authToken?: string;
   /** A run named by header that the gateway does not know yet (standalone `bench serve`); null refuses it. */
   runForHeader?: (runId: string) => GatewayRun | null;
+  /** POST /v1/traces (an OTLP receiver, given by the command line), when asked for. */
+  traces?: HttpRoute;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -146,6 +149,7 @@ export class Gateway {
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const route = new URL(req.url ?? '/', 'http://x').pathname.replace(/\/+$/, '');
     if (route === RUNS_ROUTE && this.o.runForHeader) return this.mint(req, res);
+    if (route === '/v1/traces' && this.o.traces) return this.o.traces(req, res);
     if (route !== '/v1/chat/completions') return send(res, apiError(404, `Unknown route ${req.method} ${route} (the gateway serves POST /v1/chat/completions)`, 'invalid_request_error', null, 'unknown_url'));
     if (req.method !== 'POST') return send(res, apiError(405, `Method ${req.method} not allowed on /v1/chat/completions (use POST)`));
     const run = this.identify(req);

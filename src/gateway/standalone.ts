@@ -11,7 +11,7 @@ import { JsonlWriter } from '../results/jsonl.ts';
 import { resultFile } from '../results/results-dir.ts';
 import { stepLine } from '../results/step-line.ts';
 import { startServe, type RunningServer } from '../serve/server.ts';
-import { Gateway } from './gateway.ts';
+import { Gateway, type GatewayOptions } from './gateway.ts';
 import { meteredRunRecord, RunMeter } from './run-meter.ts';
 
 export interface StandaloneOptions {
@@ -27,6 +27,8 @@ export interface StandaloneOptions {
   dir: string;
   counter: TokenCounter;
   promptCache: boolean;
+  /** POST /v1/traces, when asked for (bench serve --traces). */
+  traces?: GatewayOptions['traces'];
 }
 
 export interface RunningGateway {
@@ -47,6 +49,7 @@ export async function startStandaloneGateway(o: StandaloneOptions): Promise<Runn
       port: o.port,
       counter: o.counter,
       authToken: o.authToken,
+      traces: o.traces,
       runForHeader: (id) => {
         started.set(id, new Date().toISOString());
         const settings: Settings = { ...o.settings, scenario: 'external', seed: 0, repeat: 0 };

@@ -1,12 +1,13 @@
 // Runs the parts of `bench perf` that were asked for and prints them.
 import { CONCURRENCY_TARGET, concurrencyBench, type ConcurrencyBenchResult } from '../serve/concurrency-bench.ts';
 import { GATEWAY_TARGET, gatewayLatencyBench, type GatewayLatencyResult } from './gateway-latency.ts';
+import { importBench, type ImportBenchResult } from './import.ts';
 import { measureLinearity, type LinearityResult } from './linear.ts';
 import { runMicro, type MicroResult } from './micro.ts';
 import { measureOverhead, type OverheadResult } from './overhead.ts';
 import { measureScale, scaleArgs, sweepFlags, type ScaleResult } from './scale.ts';
 import { argvOf } from './sweep.ts';
-import { concurrencyRow, formatMicro, formatTargets, gatewayRows, linearRow, overheadRow, scaleRows, workersRows, type TargetRow } from './table.ts';
+import { concurrencyRow, formatMicro, formatTargets, gatewayRows, importRows, linearRow, overheadRow, scaleRows, workersRows, type TargetRow } from './table.ts';
 import { measureWorkers, type WorkersResult } from './workers.ts';
 
 export interface PerfSizes {
@@ -18,6 +19,8 @@ export interface PerfSizes {
   gatewayRequests: number;
   /** Pairs of one-thread and N-worker sweeps the speed-up is the median of. */
   workerPairs: number;
+  /** Agent steps of the trajectory `bench import` reads. */
+  importSteps: number;
 }
 
 export interface PerfResults {
@@ -29,6 +32,7 @@ export interface PerfResults {
   concurrency?: ConcurrencyBenchResult;
   workers?: WorkersResult;
   gateway?: GatewayLatencyResult;
+  import?: ImportBenchResult;
   targets: TargetRow[];
 }
 
@@ -69,6 +73,11 @@ export async function runPerf(parts: ReadonlySet<string>, sizes: PerfSizes, log:
     log(`workers: bench ${scaleArgs(sizes.scaleRepeat, 'DIR').join(' ')} --workers 1 and --workers N, ${sizes.workerPairs} pair(s) in process (the sweep timed), each followed by a sample of the machine's ceiling (N one-thread sweeps in child processes at once, and one alone), then --workers N in a child process (peak RSS)…`);
     out.workers = await measureWorkers(sizes.scaleRepeat, sizes.workerPairs);
     out.targets.push(...workersRows(out.workers));
+  }
+  if (parts.has('import')) {
+    log(`import: one ATIF trajectory of ${sizes.importSteps.toLocaleString('en-US')} agent steps, bench import --no-report in a child process…`);
+    out.import = await importBench(sizes.importSteps);
+    out.targets.push(...importRows(out.import));
   }
   out.targets.sort((a, b) => a.target.localeCompare(b.target, 'en', { numeric: true }));
   return out;

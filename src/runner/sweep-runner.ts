@@ -62,6 +62,8 @@ export interface SweepOptions {
   workers?: number;
   /** Adaptive repeats: `plans` is the first batch; `next` gets every finished record and returns the next batch (empty: done). */
   adaptive?: { sampling: AdaptiveSampling; next: (finished: readonly RunRecord[]) => RunPlan[] };
+  /** Called with each run's record once it and its steps are written (bench run --otlp-endpoint sends its spans). */
+  onRecorded?: (record: RunRecord) => void;
   /** Runs one planned run; default: the built-in loops (executeRun). `--agent-cmd` runs an external agent instead. */
   execute?: (plan: RunPlan, deps: RunDeps) => Promise<RunResult>;
 }
@@ -164,6 +166,7 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
       // After Ctrl-C: recorded as not started, flushed with the rest when the writer closes.
       const record = notStartedRecord(plan);
       runs.write(record);
+      o.onRecorded?.(record);
       o.progress.tick(`${plan.configId}: interrupted`);
       return record;
     }
@@ -176,6 +179,7 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
     // thousands of them, each a file write); --resume runs it again and writes its transcript.
     if (result.transcript && result.record.calls > 0) writeJsonAtomic(path.join(o.dir, FILES.transcripts, `${plan.runId}.json`), result.transcript);
     if (result.record.extra?.paused) writeJsonAtomic(path.join(o.dir, FILES.state, `${plan.runId}.json`), result.record.extra.state);
+    o.onRecorded?.(result.record);
     // A run paused on purpose (--pause-at) is finished as far as this sweep goes; one cut by Ctrl-C is not.
     if (result.record.stop_reason !== 'interrupted' || result.record.extra?.paused) meta.runs_done++;
     o.progress.tick(`${plan.configId}: ${result.record.stop_reason}`);

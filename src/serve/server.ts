@@ -2,6 +2,7 @@
 // language, can be pointed at it and have its loop cost measured without spending money.
 // Stateless like the sim itself: the answer depends only on the request (model → profile,
 // seed, conversation), so served and in-process answers are identical.
+import type { HttpRoute } from '../contracts/http-route.ts';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -39,6 +40,8 @@ export interface ServeOptions {
   logFile?: string;
   /** Fault draws; Math.random unless a test scripts them. */
   random?: () => number;
+  /** POST /v1/traces (an OTLP receiver, given by the command line), when asked for. */
+  traces?: HttpRoute;
 }
 
 export interface UsageLine {
@@ -96,6 +99,7 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
     const url = new URL(req.url ?? '/', 'http://x');
     const route = url.pathname.replace(/\/+$/, '');
     if (route === '/v1/models' || route.startsWith('/v1/models/')) return modelsRoute(req, res, url, route, o.profile);
+    if (route === '/v1/traces' && o.traces) return void o.traces(req, res);
     const wire = adapters.get(route);
     if (!wire) return send(res, apiError(404, `Unknown route ${req.method} ${url.pathname} (served: POST ${[...adapters.keys()].join(', POST ')}, GET /v1/models)`, 'invalid_request_error', null, 'unknown_url'));
     const log = usage.for(wire);

@@ -64,8 +64,15 @@ export const AtifTrajectory = z.looseObject({
 });
 export type AtifTrajectory = z.infer<typeof AtifTrajectory>;
 
+/** A trajectory without its steps: what a first pass over a large file reads and checks. */
+export const AtifHeader = AtifTrajectory.omit({ steps: true });
+export type AtifHeader = z.infer<typeof AtifHeader> & { steps?: AtifStep[] };
+
 /** A step extra flag: its tool calls' arguments were not recorded, so the actions have no fingerprint. */
 export const ARGUMENTS_UNKNOWN = 'loopbench_arguments_unknown';
+
+/** A trajectory extra flag: it holds no times (a message list), so its run's clock is unknown, not 0. */
+export const NO_CLOCK = 'loopbench_no_clock';
 
 /** Tool-call arguments as ATIF keeps them: the JSON object, or the raw text when it is not one. */
 export function atifArguments(text: string): Record<string, unknown> | string {

@@ -35,10 +35,16 @@ const UsageLine = z.looseObject({
   latency_ms: z.number().nonnegative().optional(),
 });
 
-/** The value at a dotted path (`metadata.run_id`), as text; undefined when absent. */
-export function fieldAt(value: unknown, dotted: string): string | undefined {
+/** The value at a dotted path (`metadata.run_id`); undefined when absent. */
+export function valueAt(value: unknown, dotted: string): unknown {
   let v: unknown = value;
   for (const k of dotted.split('.')) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
+  return v;
+}
+
+/** The value at a dotted path, as text; undefined when absent. */
+export function fieldAt(value: unknown, dotted: string): string | undefined {
+  const v = valueAt(value, dotted);
   return v === undefined || v === null ? undefined : typeof v === 'string' ? v : JSON.stringify(v);
 }
 

@@ -8,6 +8,8 @@ import { readJsonlLines } from '../results/jsonl.ts';
 import { readMeta } from '../results/meta.ts';
 import { FILES, resultFile } from '../results/results-dir.ts';
 import { toAtif, type TranscriptView } from './to-atif.ts';
+import { SpanWriter, type SpanTarget } from './otlp-out.ts';
+import { RunAssembler } from './run-assembler.ts';
 
 /** A run id as a file name: the ids loopbench makes are safe already; imported ones may not be. */
 const fileName = (runId: string) => `${runId.replace(/[^A-Za-z0-9._=-]/g, '_')}.json`;
@@ -45,4 +47,33 @@ export async function exportAtif(dir: string, out: string): Promise<{ runs: numb
     runs++;
   }
   return { runs, withTranscript };
+}
+
+/**
+ * Every run of a results directory as OTLP spans, to a file or an endpoint. The run records are read
+ * first (one per run), then steps.jsonl once, each run handed on as soon as its steps are in, so memory
+ * holds the runs whose steps are still interleaved with others', not the whole directory.
+ */
+export async function exportOtlp(dir: string, target: SpanTarget): Promise<{ runs: number; spans: number; incomplete: number }> {
+  const writer = new SpanWriter(target);
+  const ready: Array<[RunRecord, StepRecord[]]> = [];
+  const assembler = new RunAssembler((run, steps) => ready.push([run, steps]));
+  const scenarios = readMeta(dir)?.scenarios ?? [];
+  const drain = async () => {
+    for (let next = ready.shift(); next; next = ready.shift()) await writer.write(next[0], next[1], scenarios);
+  };
+  try {
+    for await (const line of readJsonlLines(resultFile(dir, 'runs'))) if (line.ok) assembler.run(line.value as RunRecord);
+    await drain();
+    for await (const line of readJsonlLines(resultFile(dir, 'steps'))) {
+      if (!line.ok) continue;
+      assembler.step(line.value as StepRecord);
+      await drain();
+    }
+    const incomplete = assembler.flush();
+    await drain();
+    return { runs: writer.runs, spans: writer.spans, incomplete };
+  } finally {
+    await writer.close();
+  }
 }

@@ -1,7 +1,7 @@
 // What `bench export` adds to the standard ATIF fields: the run's own records, under `extra.loopbench`
 // (the run record at the root, each step record — without the run's settings — on its agent step), so
 // `bench import` of an export gives back the very records, and with them the same reports.
-import type { RunRecord, StepRecord } from '../contracts/records.ts';
+import type { StepRecord } from '../contracts/records.ts';
 import type { AtifTrajectory } from './atif-schema.ts';
 
 export const LOOPBENCH_KEY = 'loopbench';
@@ -14,14 +14,3 @@ export function scenarioOrder(t: AtifTrajectory): string[] {
 }
 
 export type ExportedStep = Omit<StepRecord, 'settings'>;
-
-export function exportedRecords(t: AtifTrajectory): { run: RunRecord; steps: StepRecord[] } | null {
-  const run = t.extra?.[LOOPBENCH_KEY] as RunRecord | undefined;
-  if (!run || typeof run !== 'object' || typeof run.run_id !== 'string' || !run.settings) return null;
-  const steps: StepRecord[] = [];
-  for (const s of t.steps) {
-    const own = s.extra?.[LOOPBENCH_KEY] as ExportedStep | undefined;
-    if (s.source === 'agent' && own && typeof own === 'object') steps.push({ ...own, settings: run.settings });
-  }
-  return { run, steps };
-}

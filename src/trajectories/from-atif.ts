@@ -1,13 +1,15 @@
 // One ATIF trajectory → one loopbench run: a StepRecord per agent step (one model call each), a
-// RunRecord for the whole. Pure: no files, no clock. What a trajectory does not say (the original
-// agent's limits, its seed) is recorded as unknown, never guessed.
+// RunRecord for the whole. Steps go in one at a time (AtifRunBuilder), so a trajectory of a million
+// steps is never held whole. Pure: no files, no clock. What a trajectory does not say (the original
+// agent's limits, its seed) is recorded as unknown, never guessed; what it says that cannot be true
+// (time running backwards, step ids repeated, totals the steps do not add up to) is said per file.
 import { fingerprint } from '../contracts/fingerprint.ts';
 import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import type { Price, Settings } from '../contracts/settings.ts';
 import { STOP_REASONS, type StopReason } from '../contracts/stop-reason.ts';
 import { callCost } from '../meter/pricing.ts';
-import { ARGUMENTS_UNKNOWN, type AtifStep, type AtifTrajectory } from './atif-schema.ts';
-import { exportedRecords } from './exported.ts';
+import { ARGUMENTS_UNKNOWN, NO_CLOCK, type AtifHeader, type AtifStep, type AtifTrajectory } from './atif-schema.ts';
+import { LOOPBENCH_KEY, type ExportedStep } from './exported.ts';
 
 export interface AtifImportOptions {
   /** The scenario every run is filed under (default: the agent's name). */
@@ -18,6 +20,8 @@ export interface AtifImportOptions {
   success?: boolean | null;
   /** 1-based index of this run within its configuration (plan order for the reports). */
   repeat: number;
+  /** The model the first agent step names (a first pass found it), when the agent names none. */
+  firstStepModel?: string | null;
 }
 
 export interface ImportedRun {
@@ -25,6 +29,8 @@ export interface ImportedRun {
   steps: StepRecord[];
   /** What the import had to assume, one short sentence each (shown once per batch). */
   notes: string[];
+  /** What the trajectory says that cannot be right, one sentence each (shown per file). */
+  problems: string[];
 }
 
 /** A price that says it is unknown: costs then come from the trajectory alone. */
@@ -36,37 +42,42 @@ const ms = (t: string | null | undefined): number | null => {
 };
 
 /** The model a run used: the agent's default, else the first agent step that names one. */
-export function modelOf(t: AtifTrajectory): string {
-  return t.agent.model_name ?? t.steps.find((s) => s.source === 'agent' && s.model_name)?.model_name ?? 'unknown';
+export function modelOf(t: AtifHeader, firstStepModel?: string | null): string {
+  return t.agent.model_name ?? firstStepModel ?? t.steps?.find((s) => s.source === 'agent' && s.model_name)?.model_name ?? 'unknown';
 }
 
 /** The scenario a run is filed under: the flag, else the trajectory's own `extra.scenario`, else its agent's name. */
-export function scenarioOf(t: AtifTrajectory, o: Pick<AtifImportOptions, 'scenario'>): string {
+export function scenarioOf(t: AtifHeader, o: Pick<AtifImportOptions, 'scenario'>): string {
   const own = t.extra?.scenario;
   return o.scenario ?? (typeof own === 'string' && own ? own : t.agent.name);
 }
 
-function settingsFor(t: AtifTrajectory, o: AtifImportOptions): Settings {
+function settingsFor(t: AtifHeader, model: string, o: AtifImportOptions): Settings {
+  return importedSettings(scenarioOf(t, o), model, o.price, o.repeat);
+}
+
+/** The settings of an imported run: its scenario and model; the original agent's limits unknown. */
+export function importedSettings(scenario: string, model: string, price: Price | undefined, repeat: number): Settings {
   return {
-    scenario: scenarioOf(t, o),
-    model: `imported:${modelOf(t)}`,
+    scenario,
+    model: `imported:${model}`,
     // The original agent's limits are not in the format: every brake is unknown (off here).
     limits: { max_steps: null, max_cost_usd: null, timeout_s: null, max_repeat: null, max_tokens: null, max_calls: null, max_rounds: null },
     reflection: 'off',
     max_reflections: 0,
     context: 'full',
-    price: o.price ?? UNKNOWN_PRICE,
+    price: price ?? UNKNOWN_PRICE,
     prompt_cache: false,
     max_output_tokens: 0,
     seed: 0,
-    repeat: o.repeat,
+    repeat,
     agent: {},
   };
 }
 
 const textOf = (m: AtifStep['message']): string => (typeof m === 'string' ? m : m ? JSON.stringify(m) : '');
 
-function stopOf(t: AtifTrajectory, last: AtifStep | undefined): { reason: StopReason; detail: string } {
+function stopOf(t: AtifHeader, last: AtifStep | undefined): { reason: StopReason; detail: string } {
   const said = t.extra?.stop_reason;
   if (typeof said === 'string' && (STOP_REASONS as readonly string[]).includes(said))
     return { reason: said as StopReason, detail: `imported: the trajectory's extra.stop_reason says ${said}` };
@@ -74,108 +85,235 @@ function stopOf(t: AtifTrajectory, last: AtifStep | undefined): { reason: StopRe
   return { reason: 'imported', detail: 'imported: the trajectory ends after a tool call; why it stopped is not recorded' };
 }
 
-function successOf(t: AtifTrajectory, o: AtifImportOptions): boolean | null {
+function successOf(t: AtifHeader, o: AtifImportOptions): boolean | null {
   if (o.success !== undefined) return o.success;
   const s = t.extra?.success;
   return typeof s === 'boolean' ? s : null;
 }
 
 
-export function fromAtif(t: AtifTrajectory, o: AtifImportOptions): ImportedRun {
-  // A trajectory loopbench exported carries its own records: the round trip is lossless.
-  const exported = o.scenario === undefined && o.success === undefined ? exportedRecords(t) : null;
-  if (exported) return { ...exported, notes: [] };
+/** Cost and token totals agree with the steps when they differ by no more than rounding. */
+const sameCost = (a: number, b: number) => Math.abs(a - b) <= 1e-9 + 1e-9 * Math.abs(b);
 
-  const settings = settingsFor(t, o);
-  const runId = `${settings.scenario}_${t.session_id}`;
-  const configId = `${settings.scenario} ${settings.model}`;
-  const agentSteps = t.steps.filter((s) => s.source === 'agent');
-  const notes = new Set<string>();
-  const first = ms(t.steps[0]?.timestamp);
-  let prev = first;
-  let cumIn = 0;
-  let cumOut = 0;
-  let cumCost = 0;
-  let cached = 0;
-  const steps: StepRecord[] = [];
-  for (const s of t.steps) {
-    const at = ms(s.timestamp);
-    if (s.source !== 'agent') {
-      prev = at ?? prev;
-      continue;
+const count = (n: number) => n.toLocaleString('en-US');
+
+/**
+ * Builds one run from its trajectory's header and then its steps, in file order. Memory is the
+ * running sums and the last agent step, whatever the number of steps.
+ */
+export class AtifRunBuilder {
+  private readonly exported: RunRecord | null;
+  private readonly notes = new Set<string>();
+  private readonly problems: string[] = [];
+  private settings: Settings | null = null;
+  private runId = '';
+  private configId = '';
+  private first: number | null = null;
+  private prev: number | null = null;
+  /** The run clock: never runs backwards, whatever the timestamps say. */
+  private clock = 0;
+  private lastAgentClock = 0;
+  private backwards = { count: 0, firstAt: 0, worstMs: 0 };
+  private lastStepId: number | null = null;
+  private repeatedIds = { count: 0, first: '' };
+  private allSteps = 0;
+  private agentSteps = 0;
+  private cumIn = 0;
+  private cumOut = 0;
+  private cumCost = 0;
+  private cached = 0;
+  private last: AtifStep | undefined;
+  private firstStamp = '';
+  private lastStamp = '';
+  private readonly subagents: string[] = [];
+
+  constructor(
+    private readonly header: AtifHeader,
+    private readonly o: AtifImportOptions,
+  ) {
+    // A trajectory loopbench exported carries its own records: the round trip is lossless.
+    this.exported = o.scenario === undefined && o.success === undefined ? exportedRun(header) : null;
+    if (this.exported) this.start(this.exported.settings, this.exported.run_id, this.exported.config_id);
+    else if (header.agent.model_name || o.firstStepModel !== undefined) this.startImported(modelOf(header, o.firstStepModel));
+  }
+
+  private start(settings: Settings, runId: string, configId: string): void {
+    this.settings = settings;
+    this.runId = runId;
+    this.configId = configId;
+  }
+
+  private startImported(model: string): void {
+    const settings = settingsFor(this.header, model, this.o);
+    this.start(settings, `${settings.scenario}_${this.header.session_id}`, `${settings.scenario} ${settings.model}`);
+  }
+
+  /** The run's id (known once the model is: at once, unless the first agent step has to name it). */
+  get id(): string {
+    return this.runId;
+  }
+
+  /** One step, in order; the step record it makes (agent steps only), or null. */
+  add(s: AtifStep): StepRecord | null {
+    this.allSteps++;
+    this.checkId(s.step_id);
+    if (s.timestamp) {
+      this.firstStamp ||= s.timestamp;
+      this.lastStamp = s.timestamp;
     }
+    for (const r of s.observation?.results ?? []) for (const x of r.subagent_trajectory_ref ?? []) this.subagents.push(x.session_id);
+    const at = ms(s.timestamp);
+    this.first ??= at;
+    if (s.source !== 'agent') {
+      this.tick(at, s.step_id);
+      return null;
+    }
+    if (!this.settings) this.startImported(modelOf(this.header, s.model_name ?? null));
+    this.agentSteps++;
+    this.last = s;
     const m = s.metrics ?? {};
-    if (!s.metrics) notes.add('agent steps without metrics are recorded with 0 tokens and $0');
     const input = m.prompt_tokens ?? 0;
     const output = m.completion_tokens ?? 0;
     const hit = Math.min(m.cached_tokens ?? 0, input);
+    this.cumIn += input;
+    this.cumOut += output;
+    this.cached += hit;
+    const latency = this.tick(at, s.step_id);
+    this.lastAgentClock = this.clock;
+    const own = this.exported ? (s.extra?.[LOOPBENCH_KEY] as ExportedStep | undefined) : undefined;
+    if (own && typeof own === 'object') {
+      this.cumCost += own.cost_usd;
+      return { ...own, settings: this.settings! };
+    }
+    const o = this.o;
+    if (!s.metrics) this.notes.add('agent steps without metrics are recorded with 0 tokens and $0');
     let cost = m.cost_usd;
     if (cost === undefined) {
       cost = o.price ? callCost(o.price, input, output, hit) : 0;
-      if (input + output > 0) notes.add(o.price ? `steps with tokens but no cost_usd are priced as ${o.price.model} (${o.price.model === 'custom' ? 'given rates' : 'pricing table'})` : 'steps with tokens but no cost_usd and no known price are recorded at $0');
+      if (input + output > 0) this.notes.add(o.price ? `steps with tokens but no cost_usd are priced as ${o.price.model} (${o.price.model === 'custom' ? 'given rates' : 'pricing table'})` : 'steps with tokens but no cost_usd and no known price are recorded at $0');
     }
-    cumIn += input;
-    cumOut += output;
-    cumCost += cost;
-    cached += hit;
+    this.cumCost += cost;
+    if (at === null && !this.header.extra?.[NO_CLOCK]) this.notes.add('steps without timestamps have latency 0');
+    if (s.extra?.[ARGUMENTS_UNKNOWN]) this.notes.add('calls logged with tool names but not their arguments have no action fingerprint (spin cannot be derived from them)');
     const calls = s.tool_calls ?? [];
-    const latency = at !== null && prev !== null ? Math.max(0, at - prev) : 0;
-    if (at === null) notes.add('steps without timestamps have latency 0');
-    if (s.extra?.[ARGUMENTS_UNKNOWN]) notes.add('calls logged with tool names but not their arguments have no action fingerprint (spin cannot be derived from them)');
-    prev = at ?? prev;
-    steps.push({
-      run_id: runId,
-      config_id: configId,
+    const settings = this.settings!;
+    return {
+      run_id: this.runId,
+      config_id: this.configId,
       scenario: settings.scenario,
-      step: steps.length + 1,
+      step: this.agentSteps,
       round: 0,
       role: 'act',
-      call: steps.length + 1,
+      call: this.agentSteps,
       input_tokens: input,
       output_tokens: output,
       cached_tokens: hit,
-      cum_input_tokens: cumIn,
-      cum_output_tokens: cumOut,
+      cum_input_tokens: this.cumIn,
+      cum_output_tokens: this.cumOut,
       cost_usd: cost,
-      cum_cost_usd: cumCost,
+      cum_cost_usd: this.cumCost,
       latency_ms: latency,
-      elapsed_ms: at !== null && first !== null ? at - first : 0,
+      elapsed_ms: this.clock,
       retries: 0,
       action: calls.length ? calls.map((c) => c.function_name).join('|') : null,
       fingerprint: calls.length && !s.extra?.[ARGUMENTS_UNKNOWN] ? calls.map((c) => fingerprint(c.function_name, c.arguments)).join('|') : null,
       error: null,
       settings,
-    });
+    };
   }
-  const last = agentSteps.at(-1);
-  const stop = stopOf(t, last);
-  const subagents = t.steps.flatMap((s) => (s.observation?.results ?? []).flatMap((r) => (r.subagent_trajectory_ref ?? []).map((x) => x.session_id)));
-  if (subagents.length) notes.add('subagent trajectories are referenced, not added to their parent run (import them as runs of their own)');
-  const stamps = t.steps.map((s) => s.timestamp).filter((x): x is string => Boolean(x));
-  const run: RunRecord = {
-    run_id: runId,
-    config_id: configId,
-    scenario: settings.scenario,
-    // One model call per agent step, tools in between: a ReAct-shaped loop as far as the records go,
-    // so what-if limits replay over it as over a built-in ReAct run. The agent's own name is kept in extra.
-    agent: 'react',
-    settings,
-    stop_reason: stop.reason,
-    stop_detail: stop.detail,
-    stop_step: steps.length,
-    steps: steps.length,
-    calls: steps.length,
-    rounds: 0,
-    input_tokens: cumIn,
-    output_tokens: cumOut,
-    cached_tokens: cached,
-    cost_usd: cumCost,
-    elapsed_ms: steps.at(-1)?.elapsed_ms ?? 0,
-    answer: last && !last.tool_calls?.length ? textOf(last.message) : null,
-    success: successOf(t, o),
-    started_at: stamps[0] ?? '',
-    finished_at: stamps.at(-1) ?? '',
-    extra: { imported: { format: t.schema_version, session_id: t.session_id, agent: t.agent.name, agent_version: t.agent.version ?? null, ...(subagents.length ? { subagents } : {}) } },
-  };
-  return { run, steps, notes: [...notes] };
+
+  /** Moves the run clock to a step's timestamp; returns the time since the previous step (0 when time goes back). */
+  private tick(at: number | null, stepId: number): number {
+    if (at === null) return 0;
+    if (this.prev !== null && at < this.prev) {
+      if (this.backwards.count++ === 0) this.backwards.firstAt = stepId;
+      this.backwards.worstMs = Math.max(this.backwards.worstMs, this.prev - at);
+      return 0;
+    }
+    const latency = this.prev === null ? 0 : at - this.prev;
+    this.prev = at;
+    this.clock = Math.max(this.clock, at - this.first!);
+    return latency;
+  }
+
+  private checkId(id: number): void {
+    if (this.lastStepId !== null && id <= this.lastStepId && this.repeatedIds.count++ === 0) this.repeatedIds.first = `step_id ${id} follows step_id ${this.lastStepId}`;
+    this.lastStepId = this.lastStepId === null ? id : Math.max(this.lastStepId, id);
+  }
+
+  /** The run record and what the import has to say of it, once every step is in. */
+  result(): Omit<ImportedRun, 'steps'> {
+    if (!this.settings) this.startImported(modelOf(this.header));
+    this.checkTotals();
+    if (this.backwards.count)
+      this.problems.push(
+        `timestamps go backwards ${this.backwards.count === 1 ? 'once' : `${count(this.backwards.count)} times`} (first at step_id ${this.backwards.firstAt}, by up to ${count(Math.round(this.backwards.worstMs / 1000))} s): those steps are recorded with latency 0 and the run's clock held, never negative`,
+      );
+    if (this.repeatedIds.count) this.problems.push(`step ids repeat or go back ${this.repeatedIds.count === 1 ? 'once' : `${count(this.repeatedIds.count)} times`} (${this.repeatedIds.first}): steps are taken in file order`);
+    if (this.subagents.length) this.notes.add('subagent trajectories are referenced, not added to their parent run (import them as runs of their own)');
+    const notes = [...this.notes];
+    if (this.exported) return { run: this.exported, notes, problems: this.problems };
+    const t = this.header;
+    const settings = this.settings!;
+    const stop = stopOf(t, this.last);
+    const run: RunRecord = {
+      run_id: this.runId,
+      config_id: this.configId,
+      scenario: settings.scenario,
+      // One model call per agent step, tools in between: a ReAct-shaped loop as far as the records go,
+      // so what-if limits replay over it as over a built-in ReAct run. The agent's own name is kept in extra.
+      agent: 'react',
+      settings,
+      stop_reason: stop.reason,
+      stop_detail: stop.detail,
+      stop_step: this.agentSteps,
+      steps: this.agentSteps,
+      calls: this.agentSteps,
+      rounds: 0,
+      input_tokens: this.cumIn,
+      output_tokens: this.cumOut,
+      cached_tokens: this.cached,
+      cost_usd: this.cumCost,
+      elapsed_ms: this.lastAgentClock,
+      answer: this.last && !this.last.tool_calls?.length ? textOf(this.last.message) : null,
+      success: successOf(t, this.o),
+      started_at: this.firstStamp,
+      finished_at: this.lastStamp,
+      extra: { imported: { format: t.schema_version, session_id: t.session_id, agent: t.agent.name, agent_version: t.agent.version ?? null, ...(this.subagents.length ? { subagents: this.subagents } : {}), ...(t.extra?.[NO_CLOCK] ? { clock: false } : {}) } },
+    };
+    return { run, notes, problems: this.problems };
+  }
+
+  /** final_metrics against what the steps add up to: a disagreement is said, the steps' figures kept. */
+  private checkTotals(): void {
+    const f = this.header.final_metrics;
+    if (!f) return;
+    const off: string[] = [];
+    const ints: Array<[string, number | null | undefined, number]> = [
+      ['total_prompt_tokens', f.total_prompt_tokens, this.cumIn],
+      ['total_completion_tokens', f.total_completion_tokens, this.cumOut],
+      ['total_cached_tokens', f.total_cached_tokens, this.cached],
+      ['total_steps', f.total_steps, this.allSteps],
+    ];
+    for (const [name, said, sum] of ints) if (said !== null && said !== undefined && said !== sum) off.push(`${name} ${count(said)} against ${count(sum)}`);
+    if (f.total_cost_usd !== null && f.total_cost_usd !== undefined && !sameCost(f.total_cost_usd, this.cumCost)) off.push(`total_cost_usd ${f.total_cost_usd} against ${this.cumCost}`);
+    if (off.length) this.problems.push(`final_metrics disagree with the steps (${off.join('; ')}): the steps' figures are recorded`);
+  }
+}
+
+/** The run record a loopbench export carries at its root, if this is one. */
+function exportedRun(t: AtifHeader): RunRecord | null {
+  const run = t.extra?.[LOOPBENCH_KEY] as RunRecord | undefined;
+  return run && typeof run === 'object' && typeof run.run_id === 'string' && run.settings ? run : null;
+}
+
+/** A whole trajectory already in memory (tests, chat logs) through the same builder. */
+export function fromAtif(t: AtifTrajectory, o: AtifImportOptions): ImportedRun {
+  const b = new AtifRunBuilder(t, o);
+  const steps: StepRecord[] = [];
+  for (const s of t.steps) {
+    const r = b.add(s);
+    if (r) steps.push(r);
+  }
+  return { ...b.result(), steps };
 }

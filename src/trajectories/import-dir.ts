@@ -1,19 +1,21 @@
 // `bench import`: trajectory files → a results directory (steps.jsonl, runs.jsonl, meta.json) that
 // every report, `bench check --from`, `diff` and `merge` read as they read a sweep. A bad file is
-// skipped with one line saying which file and field; the rest imports.
+// skipped with one line saying which file and field; the rest imports. Files are streamed (two passes
+// over each ATIF file, one step in memory at a time), so their size bounds the time, not the memory.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import type { Price } from '../contracts/settings.ts';
-import { writeJsonAtomic } from '../results/atomic.ts';
-import { JsonlWriter } from '../results/jsonl.ts';
-import { gitCommit, versions, type Meta } from '../results/meta.ts';
-import { FILES, resultFile } from '../results/results-dir.ts';
-import { formatZodError } from '../scenario/yaml-file.ts';
-import { AtifTrajectory } from './atif-schema.ts';
+import { AtifFileError, readAtifHeaders, readAtifSteps, type AtifItem } from './atif-stream.ts';
+import type { AtifTrajectory } from './atif-schema.ts';
 import { scenarioOrder } from './exported.ts';
-import { fromAtif, modelOf, scenarioOf, type ImportedRun } from './from-atif.ts';
-import { readTrajectoryFile } from './read-file.ts';
+import { AtifRunBuilder, modelOf, scenarioOf } from './from-atif.ts';
+import { ImportSink, type ImportOutcome } from './import-sink.ts';
+import { forEachJsonLine, JsonStreamError, streamJsonFile, type StreamOptions } from './json-stream.ts';
+import { messagesTrajectory, type MessagesFormat } from './messages.ts';
+import { valueAt } from './chatlog.ts';
+import { TokenCounter } from '../meter/tokens.ts';
+
+export type { ImportOutcome } from './import-sink.ts';
 
 export interface ImportOptions {
   /** File every run under this scenario (default: each trajectory's agent name). */
@@ -23,144 +25,214 @@ export interface ImportOptions {
   /** Success by session_id, from a side file. */
   outcomes?: Record<string, boolean | null>;
   command: string[];
+  /** Bounds on what is read at once (tests shrink them to show the import streams). */
+  stream?: StreamOptions;
 }
 
-export interface ImportOutcome {
-  runs: RunRecord[];
-  steps: number;
-  /** One line per file that was not imported: `file: why`. */
-  skipped: string[];
-  /** What the import assumed, once each. */
-  notes: string[];
+/** The files under the given paths, and one line for each path that could not be searched. */
+export interface FoundFiles {
+  files: string[];
+  /** `path: why` — a symlink loop, a folder that cannot be read — each skipped, the rest searched. */
+  unreadable: string[];
 }
 
-/** The files under the given paths: files as given, folders searched for `*<ext>`, in name order. */
-export function trajectoryFiles(inputs: readonly string[], ext = '.json'): string[] {
-  const out: string[] = [];
-  const walk = (p: string) => {
-    const st = fs.statSync(p, { throwIfNoEntry: false });
-    if (!st) return out.push(p); // reported as unreadable by the import
-    if (!st.isDirectory()) return out.push(p);
-    for (const e of fs.readdirSync(p).sort()) {
-      const child = path.join(p, e);
-      if (fs.statSync(child).isDirectory()) walk(child);
-      else if (e.endsWith(ext)) out.push(child);
-    }
+/**
+ * The files under the given paths: files as given, folders searched for `*<ext>` in name order. A
+ * symlink loop or an unreadable entry is one line and the search goes on; a folder reached twice (a
+ * link back up the tree) is searched once.
+ */
+export function trajectoryFiles(inputs: readonly string[], ext: string | readonly string[] = '.json'): FoundFiles {
+  const exts = typeof ext === 'string' ? [ext] : ext;
+  const files: string[] = [];
+  const unreadable: string[] = [];
+  const searched = new Set<string>();
+  const why = (e: unknown) => {
+    const code = (e as NodeJS.ErrnoException).code;
+    return code === 'ELOOP' ? 'a symlink loop (ELOOP): skipped' : `cannot read (${code ?? String(e)}): skipped`;
   };
-  for (const p of inputs) walk(p);
-  return out;
+  const walk = (p: string, given: boolean) => {
+    let st: fs.Stats | undefined;
+    try {
+      st = fs.statSync(p, { throwIfNoEntry: false });
+    } catch (e) {
+      return void unreadable.push(`${p}: ${why(e)}`);
+    }
+    // A path given that does not exist is reported by the import, as unreadable.
+    if (!st) return void (given ? files.push(p) : unreadable.push(`${p}: a dangling symlink: skipped`));
+    if (!st.isDirectory()) return void ((given || exts.some((e) => p.endsWith(e))) && files.push(p));
+    const id = `${st.dev}:${st.ino}`;
+    if (searched.has(id)) {
+      if (!given) unreadable.push(`${p}: a symlink back to a folder already searched (a loop): skipped`);
+      return;
+    }
+    searched.add(id);
+    let entries: string[];
+    try {
+      entries = fs.readdirSync(p).sort();
+    } catch (e) {
+      return void unreadable.push(`${p}: ${why(e)}`);
+    }
+    for (const e of entries) walk(path.join(p, e), false);
+  };
+  for (const p of inputs) walk(p, true);
+  return { files, unreadable };
 }
 
-/** Each file's trajectories (a file holds one, or an array of them), validated; problems as `file: why`. */
-function readTrajectories(file: string): { ok: AtifTrajectory[]; error?: string } {
-  let value: unknown;
+function priceOf(o: ImportOptions, model: string): Price | undefined {
+  return typeof o.price === 'function' ? o.price(model) : o.price;
+}
+
+/** A trajectory's run, fed its steps one by one. */
+function builderFor(sink: ImportSink, item: AtifItem, o: ImportOptions, pending?: Map<string, number>): { builder: AtifRunBuilder; config: string } {
+  const t = item.header;
+  const model = modelOf(t, item.firstStepModel);
+  const config = `${scenarioOf(t, o)}\u0000${model}`;
+  const outcome = o.outcomes?.[t.session_id];
+  // A file's runs are committed at its end: its earlier runs of the same configuration count ahead.
+  const ahead = pending?.get(config) ?? 0;
+  pending?.set(config, ahead + 1);
+  const builder = new AtifRunBuilder(t, {
+    scenario: o.scenario,
+    price: priceOf(o, model),
+    repeat: sink.nextRepeat(config) + ahead,
+    firstStepModel: item.firstStepModel,
+    ...(outcome !== undefined ? { success: outcome } : {}),
+  });
+  return { builder, config };
+}
+
+/** A run id already imported (the same trajectory given twice): its steps are not read. */
+function duplicate(sink: ImportSink, builder: AtifRunBuilder, sessionId: string, alsoIn: ReadonlySet<string> = new Set()): boolean {
+  if (!sink.has(builder.id) && !alsoIn.has(builder.id)) return false;
+  sink.skip(`session_id '${sessionId}' appears twice (run ${builder.id}): the second is skipped`);
+  return true;
+}
+
+function commitRun(sink: ImportSink, label: string, builder: AtifRunBuilder, config: string): void {
+  const { run, notes, problems } = builder.result();
+  for (const p of problems) sink.problem(`${label}: ${p}`);
+  sink.commit(run, config, notes);
+}
+
+/** One ATIF file into the sink: every trajectory in it, or none (a bad file is skipped whole). */
+function importAtifFile(sink: ImportSink, file: string, o: ImportOptions): void {
+  let items: AtifItem[];
   try {
-    value = JSON.parse(readTrajectoryFile(file));
+    items = readAtifHeaders(file, o.stream);
   } catch (e) {
-    return { ok: [], error: `${file}: ${e instanceof SyntaxError ? `not JSON (${e.message})` : (e as Error).message}` };
+    return sink.skip(fileError(file, e));
   }
-  const items = Array.isArray(value) ? value : [value];
-  const ok: AtifTrajectory[] = [];
-  for (const [i, item] of items.entries()) {
-    const parsed = AtifTrajectory.safeParse(item);
-    if (!parsed.success) return { ok: [], error: formatZodError(Array.isArray(value) ? `${file}[${i}]` : file, parsed.error) };
-    ok.push(parsed.data);
-  }
-  return { ok };
-}
-
-function priceOf(o: ImportOptions, t: AtifTrajectory): Price | undefined {
-  return typeof o.price === 'function' ? o.price(modelOf(t)) : o.price;
-}
-
-function metaFor(runs: readonly RunRecord[], order: readonly string[], o: ImportOptions, imported: NonNullable<Meta['imported']>): Meta {
-  const distinct = <T>(xs: T[]) => [...new Set(xs)];
-  const first = runs[0]!.settings;
-  const now = new Date().toISOString();
-  return {
-    tool: 'loopbench',
-    version: versions().loopbench!,
-    status: 'complete',
-    created_at: now,
-    finished_at: now,
-    command: o.command,
-    // A loopbench export names its sweep's order; other scenarios follow in the order first met.
-    scenarios: distinct([...order.filter((s) => runs.some((r) => r.scenario === s)), ...runs.map((r) => r.scenario)]),
-    grid: {
-      model: distinct(runs.map((r) => r.settings.model)),
-      max_steps: [null],
-      max_cost_usd: [null],
-      timeout_s: [null],
-      max_repeat: [null],
-      max_tokens: [null],
-      max_calls: [null],
-      max_rounds: [null],
-      reflection: ['off'],
-      context: ['full'],
-      agent: {},
-    },
-    fixed: { price: first.price, prompt_cache: false, max_output_tokens: first.max_output_tokens, max_reflections: first.max_reflections },
-    repeat: Math.max(...runs.map((r) => r.settings.repeat)),
-    seed: 0,
-    runs_planned: runs.length,
-    runs_done: runs.length,
-    versions: versions(),
-    git_commit: gitCommit(),
-    imported,
+  // The file's runs are committed together at its end: a bad step skips the whole file.
+  const mark = sink.begin();
+  const pending = new Map<string, number>();
+  const ids = new Set<string>();
+  const open = new Map<number, { builder: AtifRunBuilder; config: string } | null>();
+  const done: Array<{ item: number; builder: AtifRunBuilder; config: string }> = [];
+  const openItem = (i: number) => {
+    if (open.has(i)) return open.get(i)!;
+    const r = builderFor(sink, items[i]!, o, pending);
+    const keep = duplicate(sink, r.builder, items[i]!.header.session_id, ids) ? null : r;
+    if (keep) ids.add(keep.builder.id);
+    open.set(i, keep);
+    return keep;
   };
-}
-
-/** Where trajectories come from: per file, its trajectories, or why none could be read. */
-export type TrajectorySource = Iterable<{ ok: AtifTrajectory[]; error?: string }>;
-
-/** ATIF files: each read, parsed and validated on its own, so a bad one is skipped, not fatal. */
-export function atifSource(files: readonly string[]): TrajectorySource {
-  return files.map(readTrajectories);
-}
-
-/** Imports trajectories into `dir` (which must not hold records yet). */
-export function importTrajectories(source: TrajectorySource, files: readonly string[], format: string, dir: string, o: ImportOptions): ImportOutcome {
-  const skipped: string[] = [];
-  const notes = new Set<string>();
-  const imported: ImportedRun[] = [];
-  const repeats = new Map<string, number>();
-  const seen = new Set<string>();
-  const order: string[] = [];
-  for (const read of source) {
-    if (read.error) skipped.push(read.error);
-    for (const t of read.ok) {
-      if (order.length === 0) order.push(...scenarioOrder(t));
-      const config = `${scenarioOf(t, o)}\u0000${modelOf(t)}`;
-      const repeat = (repeats.get(config) ?? 0) + 1;
-      const outcome = o.outcomes?.[t.session_id];
-      const run = fromAtif(t, { scenario: o.scenario, price: priceOf(o, t), repeat, ...(outcome !== undefined ? { success: outcome } : {}) });
-      if (seen.has(run.run.run_id)) {
-        skipped.push(`session_id '${t.session_id}' appears twice (run ${run.run.run_id}): the second is skipped`);
-        continue;
-      }
-      seen.add(run.run.run_id);
-      repeats.set(config, repeat);
-      imported.push(run);
-      for (const n of run.notes) notes.add(n);
-    }
-  }
-  if (imported.length > 0) writeRecords(dir, imported, metaFor(imported.map((r) => r.run), order, o, { format, files: files.length, skipped: skipped.length, notes: [...notes] }));
-  return { runs: imported.map((r) => r.run), steps: imported.reduce((n, r) => n + r.steps.length, 0), skipped, notes: [...notes] };
-}
-
-function writeRecords(dir: string, runs: readonly ImportedRun[], meta: Meta): void {
-  fs.mkdirSync(dir, { recursive: true });
-  for (const f of [FILES.steps, FILES.runs]) fs.rmSync(path.join(dir, f), { force: true });
-  const steps = new JsonlWriter(resultFile(dir, 'steps'));
-  const records = new JsonlWriter(resultFile(dir, 'runs'));
   try {
-    for (const r of runs) {
-      for (const s of r.steps as StepRecord[]) steps.write(s);
-      records.write(r.run);
-    }
-  } finally {
-    steps.close();
-    records.close();
+    readAtifSteps(
+      file,
+      {
+        step(i, s) {
+          const r = openItem(i)?.builder.add(s);
+          if (r) sink.step(r);
+        },
+        end(i) {
+          const r = openItem(i);
+          if (r) done.push({ item: i, ...r });
+        },
+      },
+      o.stream,
+    );
+  } catch (e) {
+    sink.discard(mark);
+    return sink.skip(fileError(file, e));
   }
-  writeJsonAtomic(resultFile(dir, 'meta'), meta);
+  if (done[0]) sink.scenarioOrder(scenarioOrder(items[done[0].item]!.header as AtifTrajectory));
+  for (const d of done) commitRun(sink, items.length > 1 ? `${file}[${d.item}]` : file, d.builder, d.config);
 }
+
+function fileError(file: string, e: unknown): string {
+  if (e instanceof AtifFileError) return e.message;
+  if (e instanceof JsonStreamError) return `${file}: ${e.message}`;
+  const code = (e as NodeJS.ErrnoException).code;
+  return `${file}: cannot read file (${code ?? (e as Error).message})`;
+}
+
+/** Imports ATIF files into `dir` (which must not hold records yet). */
+export function importAtif(found: FoundFiles, dir: string, o: ImportOptions): ImportOutcome {
+  const sink = new ImportSink(dir);
+  for (const line of found.unreadable) sink.skip(line);
+  for (const file of found.files) importAtifFile(sink, file, o);
+  return sink.finish('atif', found.files.length, o.command);
+}
+
+/** One trajectory already in memory (a chat log's run, a message list's record) into the sink. */
+function importOne(sink: ImportSink, t: AtifTrajectory, label: string, o: ImportOptions): void {
+  const { builder, config } = builderFor(sink, { header: t, firstStepModel: null }, o);
+  if (duplicate(sink, builder, t.session_id)) return;
+  sink.begin();
+  for (const s of t.steps) {
+    const r = builder.add(s);
+    if (r) sink.step(r);
+  }
+  commitRun(sink, label, builder, config);
+}
+
+/** Imports trajectories already in memory (chat logs, grouped into runs) into `dir`. */
+export function importTrajectories(trajectories: Iterable<AtifTrajectory>, format: string, files: number, dir: string, o: ImportOptions): ImportOutcome {
+  const sink = new ImportSink(dir);
+  for (const t of trajectories) importOne(sink, t, t.session_id, o);
+  return sink.finish(format, files, o.command);
+}
+
+/** The records of a message-list file: JSON lines, a JSON array of records, or one record. */
+function forEachRecord(file: string, each: (record: unknown, where: string) => void, bad: (where: string, why: string) => void, o: StreamOptions = {}): void {
+  if (file.endsWith('.jsonl')) return forEachJsonLine(file, each, bad);
+  let array = false;
+  streamJsonFile(
+    file,
+    {
+      visit: (path) => (path.length === 0 ? ((array = true), 'walk') : 'read'),
+      value: (path, v) => each(v, array ? `${file}[${path[0]}]` : file),
+    },
+    o,
+  );
+}
+
+/** Imports message-list files (one conversation per record) into `dir`: a bad record is one line, the rest imports. */
+export function importMessages(found: FoundFiles, dir: string, f: MessagesFormat, o: ImportOptions): ImportOutcome {
+  const sink = new ImportSink(dir);
+  for (const line of found.unreadable) sink.skip(line);
+  const counter = new TokenCounter();
+  const notes = new Set<string>();
+  for (const file of found.files) {
+    try {
+      forEachRecord(
+        file,
+        (record, where) => {
+          const read = messagesTrajectory(record, where, f, counter, notes);
+          const id = valueAt(record, f.idField);
+          const named = typeof id === 'string' || typeof id === 'number' ? `${where} (${f.idField} ${JSON.stringify(id)})` : where;
+          if (read.error) sink.skip(`${named}: ${read.error}`);
+          else importOne(sink, read.trajectory!, named, o);
+        },
+        (where, why) => sink.skip(`${where}: ${why}`),
+        o.stream,
+      );
+    } catch (e) {
+      sink.skip(fileError(file, e));
+    }
+  }
+  for (const n of notes) sink.note(n);
+  return sink.finish('messages', found.files.length, o.command);
+}
+
+export { ImportSink };

@@ -39,7 +39,9 @@ export function deriveRun(run: RunRecord, steps: readonly StepRecord[], limits: 
   const recorded = run.settings.limits;
   const changed = (Object.keys(limits) as Array<keyof Limits>).filter((k) => limits[k] !== recorded[k]);
   if (steps.length !== run.calls) return { ok: false, reason: `${run.run_id}: steps.jsonl holds ${steps.length} of its ${run.calls} calls, so its trajectory is incomplete` };
-  if (run.agent !== 'react') return { ok: false, reason: `${run.agent} runs: what-if is derived for the ReAct loop only (one model call per step)` };
+  if (run.agent !== 'react' && run.agent !== 'external') return { ok: false, reason: `${run.agent} runs: what-if is derived for one-call-per-step loops only (ReAct, imported traces, --agent-cmd agents)` };
+  const refused = agentRefusal(run, steps, changed);
+  if (refused) return { ok: false, reason: refused };
   const other = steps.find((s) => s.role !== 'act');
   if (other) return { ok: false, reason: `${run.config_id}: its runs make '${other.role}' calls besides the agent's steps (reflection or a summarizing context), which the step records do not let a what-if replay` };
   if (changed.includes('max_rounds')) return { ok: false, reason: 'max_rounds limits the task queue, not ReAct runs' };
@@ -108,6 +110,11 @@ export function deriveRun(run: RunRecord, steps: readonly StepRecord[], limits: 
       state.repeats.set(action.fingerprint, (state.repeats.get(action.fingerprint) ?? 0) + 1);
     }
   }
+  // An external agent is stopped at its timeout wherever it is, also after its last call (the gateway
+  // ends the process): a run that went on past a tighter timeout would have been cut there.
+  const timeout = limits.timeout_s;
+  if (run.agent === 'external' && changed.includes('timeout_s') && timeout !== null && run.elapsed_ms > timeout * 1000 && run.stop_reason !== 'timeout')
+    return finish({ reason: 'timeout', step: state.steps }, `timeout: the agent was still running at ${timeout} s (its run took ${(run.elapsed_ms / 1000).toFixed(1)} s) (derived from ${run.config_id})`, timeout * 1000);
   // The records end where the run ended. Its own end stands; a brake's stop stands if that brake is as tight or tighter.
   if (OWN_END.has(run.stop_reason)) return finish({ reason: run.stop_reason, step: run.stop_step }, run.stop_detail, run.elapsed_ms);
   state.elapsedMs = run.elapsed_ms;
@@ -126,6 +133,26 @@ export function deriveRun(run: RunRecord, steps: readonly StepRecord[], limits: 
     return { ok: false, reason: `${run.config_id}: runs were stopped by ${run.stop_reason} at ${fmt(recorded[key])} (step ${run.stop_step}); what came after was never recorded, so ${key} ${fmt(limits[key])} needs new runs` };
   }
   return finish({ reason: run.stop_reason, step: run.stop_step }, run.stop_detail, run.elapsed_ms);
+}
+
+/**
+ * What the records of an external agent (`--agent-cmd`) or of a clock-less import cannot answer, per
+ * limit: null when the what-if can be derived.
+ */
+function agentRefusal(run: RunRecord, steps: readonly StepRecord[], changed: readonly string[]): string | null {
+  const imported = run.extra?.imported as { clock?: boolean } | undefined;
+  if (changed.includes('timeout_s') && imported?.clock === false) return `${run.config_id}: its trajectories hold no times (a message list), so a timeout cannot be derived from them`;
+  if (run.agent !== 'external') return null;
+  const budget = changed.find((k) => k === 'max_cost_usd' || k === 'max_tokens');
+  if (budget)
+    return `${run.config_id}: an --agent-cmd agent's calls were admitted against each request's own max_tokens and the gateway's count of it, which the step records do not keep, so ${budget} needs new runs (steps, calls, timeout and repeat can be derived)`;
+  // Calls in flight at once were admitted against each other's worst case: their order under a tighter limit depends on their timing.
+  for (let i = 1; i < steps.length; i++) {
+    const s = steps[i]!;
+    // 1 ms of slack: latency and elapsed time are each rounded to the millisecond.
+    if (s.elapsed_ms - s.latency_ms < steps[i - 1]!.elapsed_ms - 1) return `${run.config_id}: run ${run.run_id} made calls in parallel (call ${s.call} began before call ${s.call - 1} ended), so which of them a tighter limit would have admitted is not in the records`;
+  }
+  return null;
 }
 
 const tighter = (v: number | null, than: number | null) => v !== null && (than === null || v <= than);

@@ -1,0 +1,125 @@
+// An ATIF file read in two streaming passes, so a trajectory of a million steps is never held whole:
+// the first reads every field but the steps (session, agent, extra, final_metrics: a loopbench export
+// puts its run record after the steps), the second hands the steps over one at a time. A file holds one
+// trajectory, or an array of them.
+import { z } from 'zod';
+import { formatZodError } from '../scenario/yaml-file.ts';
+import { AtifHeader, AtifStep } from './atif-schema.ts';
+import { streamJsonFile, type JsonPath, type JsonVisitor, type StreamOptions } from './json-stream.ts';
+
+/** A trajectory's header, checked, and the model its first agent step names (for a header that names none). */
+export interface AtifItem {
+  header: AtifHeader;
+  firstStepModel: string | null;
+}
+
+/** The file (or one of its trajectories) is not ATIF: the message is `file: field: why`, the file is skipped. */
+export class AtifFileError extends Error {}
+
+const isObject = (v: unknown): v is Record<string, unknown> => Boolean(v) && typeof v === 'object' && !Array.isArray(v);
+
+/** Where the trajectories of a file are: the top value, or each element of a top array. */
+class Items {
+  topIsArray = false;
+  /** The file's top value: walked, and whether it is an array of trajectories noted. */
+  top(kind: 'object' | 'array'): 'walk' {
+    this.topIsArray = kind === 'array';
+    return 'walk';
+  }
+  /** The item a path is in, and the rest of the path below it; null above any item. */
+  split(path: JsonPath): { item: number; rest: JsonPath } | null {
+    if (!this.topIsArray) return { item: 0, rest: path };
+    return path.length === 0 ? null : { item: path[0] as number, rest: path.slice(1) };
+  }
+  label(file: string, item: number): string {
+    return this.topIsArray ? `${file}[${item}]` : file;
+  }
+}
+
+/** Pass 1: each trajectory's header, validated. Throws AtifFileError (or JsonStreamError: not JSON). */
+export function readAtifHeaders(file: string, o: StreamOptions = {}): AtifItem[] {
+  const items = new Items();
+  const out: AtifItem[] = [];
+  let fields: Record<string, unknown> = {};
+  let firstStepModel: string | null = null;
+  let steps = 0;
+  const visitor: JsonVisitor = {
+    visit(path, kind) {
+      if (path.length === 0) return items.top(kind);
+      const at = items.split(path)!;
+      if (at.rest.length === 0) {
+        if (kind !== 'object') throw new AtifFileError(`${items.label(file, at.item)}: expected an ATIF trajectory (a JSON object)`);
+        return 'walk';
+      }
+      if (at.rest.length === 1 && at.rest[0] === 'steps' && kind === 'array') return 'walk';
+      // A step is parsed here only while a model name is still wanted from one.
+      if (at.rest.length === 2 && at.rest[0] === 'steps') return firstStepModel === null ? 'read' : 'skip';
+      return 'read';
+    },
+    value(path, value) {
+      const at = items.split(path);
+      if (!at || at.rest.length === 0) throw new AtifFileError(`${file}: expected an ATIF trajectory (a JSON object)${at ? '' : ' in the array'}`);
+      if (at.rest.length === 1) fields[at.rest[0] as string] = value;
+      else {
+        steps++;
+        if (isObject(value) && value.source === 'agent' && typeof value.model_name === 'string' && value.model_name) firstStepModel ??= value.model_name;
+      }
+    },
+    close(path) {
+      const at = items.split(path);
+      if (!at || at.rest.length > 0) {
+        if (at?.rest.length === 1 && at.rest[0] === 'steps') fields.steps = steps;
+        return;
+      }
+      const label = items.label(file, at.item);
+      if (fields.steps === undefined) throw new AtifFileError(`${label}: steps: missing (expected array)`);
+      if (typeof fields.steps !== 'number') throw new AtifFileError(`${label}: steps: Invalid input: expected array`);
+      if (fields.steps === 0) throw new AtifFileError(`${label}: steps: Too small: expected array to have >=1 items`);
+      const { steps: _count, ...rest } = fields;
+      const parsed = AtifHeader.safeParse(rest);
+      if (!parsed.success) throw new AtifFileError(formatZodError(label, parsed.error));
+      out.push({ header: parsed.data, firstStepModel });
+      fields = {};
+      firstStepModel = null;
+      steps = 0;
+    },
+  };
+  streamJsonFile(file, visitor, o);
+  if (items.topIsArray && out.length === 0) throw new AtifFileError(`${file}: an empty array, no trajectory`);
+  return out;
+}
+
+export interface StepSink {
+  step(item: number, step: AtifStep): void;
+  /** The item's steps are all in. */
+  end(item: number): void;
+}
+
+/** Pass 2: every step of every trajectory, validated, in file order. Throws AtifFileError on a bad step. */
+export function readAtifSteps(file: string, sink: StepSink, o: StreamOptions = {}): void {
+  const items = new Items();
+  const visitor: JsonVisitor = {
+    visit(path, kind) {
+      if (path.length === 0) return items.top(kind);
+      const at = items.split(path)!;
+      if (at.rest.length === 0) return 'walk';
+      if (at.rest.length === 1) return at.rest[0] === 'steps' && kind === 'array' ? 'walk' : 'skip';
+      return 'read';
+    },
+    value(path, value) {
+      const at = items.split(path)!;
+      if (at.rest.length !== 2 || at.rest[0] !== 'steps') return;
+      const parsed = AtifStep.safeParse(value);
+      if (!parsed.success) {
+        const issues = parsed.error.issues.map((i) => ({ ...i, path: ['steps', at.rest[1]!, ...i.path] }));
+        throw new AtifFileError(formatZodError(items.label(file, at.item), new z.ZodError(issues)));
+      }
+      sink.step(at.item, parsed.data);
+    },
+    close(path) {
+      const at = items.split(path);
+      if (at && at.rest.length === 0) sink.end(at.item);
+    },
+  };
+  streamJsonFile(file, visitor, o);
+}

@@ -1,0 +1,161 @@
+// Where every importer (ATIF, chat logs, message lists, OTLP) writes: steps.jsonl and runs.jsonl as
+// the runs come, and meta.json at the end from a few running aggregates, so an import holds no run
+// or step once written. A run found bad part-way through its file is taken back out of steps.jsonl
+// (the file is cut back to where that run began), so a skipped file leaves nothing behind.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { RunRecord, StepRecord } from '../contracts/records.ts';
+import type { Settings } from '../contracts/settings.ts';
+import { writeJsonAtomic } from '../results/atomic.ts';
+import { JsonlWriter } from '../results/jsonl.ts';
+import { gitCommit, versions, type Meta } from '../results/meta.ts';
+import { FILES, resultFile } from '../results/results-dir.ts';
+import { stepLine } from '../results/step-line.ts';
+
+export interface ImportOutcome {
+  runs: number;
+  steps: number;
+  /** One line per file (or record) that was not imported: `where: why`. */
+  skipped: string[];
+  /** What the input says that cannot be right, one line per file and kind: `file: what`. */
+  problems: string[];
+  /** What the import assumed, once each. */
+  notes: string[];
+}
+
+/** Where steps.jsonl stood (bytes and lines) when a file began: what `discard` cuts it back to. */
+export interface RunMark {
+  bytes: number;
+  lines: number;
+}
+
+export class ImportSink {
+  private readonly steps: JsonlWriter;
+  private readonly runs: JsonlWriter;
+  private readonly skippedLines: string[] = [];
+  private readonly problemLines: string[] = [];
+  private readonly noteSet = new Set<string>();
+  private readonly seen = new Set<string>();
+  private readonly repeats = new Map<string, number>();
+  private readonly scenarios: string[] = [];
+  private readonly models = new Set<string>();
+  private order: string[] = [];
+  private first: Settings | null = null;
+  private maxRepeat = 0;
+  private runCount = 0;
+  private stepCount = 0;
+
+  constructor(private readonly dir: string) {
+    fs.mkdirSync(dir, { recursive: true });
+    for (const f of [FILES.steps, FILES.runs]) fs.rmSync(path.join(dir, f), { force: true });
+    this.steps = new JsonlWriter(resultFile(dir, 'steps'));
+    this.runs = new JsonlWriter(resultFile(dir, 'runs'));
+  }
+
+  /** The next repeat index of a configuration (plan order for the reports); taken when the run is kept. */
+  nextRepeat(config: string): number {
+    return (this.repeats.get(config) ?? 0) + 1;
+  }
+
+  /** Whether a run id is already imported (a trajectory given twice). */
+  has(runId: string): boolean {
+    return this.seen.has(runId);
+  }
+
+  /** The scenario order of a loopbench export (its meta.json's), when the first run carries one. */
+  scenarioOrder(order: readonly string[]): void {
+    if (this.order.length === 0) this.order = [...order];
+  }
+
+  /** Runs begin: the place to cut steps.jsonl back to if they are dropped. */
+  begin(): RunMark {
+    this.steps.flush();
+    return { bytes: fs.statSync(this.steps.file).size, lines: this.stepCount };
+  }
+
+  step(s: StepRecord): void {
+    this.steps.writeLine(stepLine(s));
+    this.stepCount++;
+  }
+
+  /** The run is complete: its record is written and counted. */
+  commit(run: RunRecord, config: string, notes: readonly string[] = []): void {
+    this.runs.write(run);
+    this.seen.add(run.run_id);
+    this.repeats.set(config, this.nextRepeat(config));
+    if (!this.scenarios.includes(run.scenario)) this.scenarios.push(run.scenario);
+    this.models.add(run.settings.model);
+    this.first ??= run.settings;
+    this.maxRepeat = Math.max(this.maxRepeat, run.settings.repeat);
+    this.runCount++;
+    for (const n of notes) this.noteSet.add(n);
+  }
+
+  /** The runs begun at `mark` are dropped: their step lines are cut off again. */
+  discard(mark: RunMark): void {
+    this.steps.flush();
+    fs.truncateSync(this.steps.file, mark.bytes);
+    this.stepCount = mark.lines;
+  }
+
+  skip(line: string): void {
+    this.skippedLines.push(line);
+  }
+
+  problem(line: string): void {
+    this.problemLines.push(line);
+  }
+
+  note(n: string): void {
+    this.noteSet.add(n);
+  }
+
+  get imported(): number {
+    return this.runCount;
+  }
+
+  /** Closes the record files and writes meta.json (when anything was imported). */
+  finish(format: string, files: number, command: readonly string[]): ImportOutcome {
+    this.steps.close();
+    this.runs.close();
+    const notes = [...this.noteSet];
+    if (this.runCount > 0) writeJsonAtomic(resultFile(this.dir, 'meta'), this.meta(command, { format, files, skipped: this.skippedLines.length, notes }));
+    return { runs: this.runCount, steps: this.stepCount, skipped: this.skippedLines, problems: this.problemLines, notes };
+  }
+
+  private meta(command: readonly string[], imported: NonNullable<Meta['imported']>): Meta {
+    const now = new Date().toISOString();
+    const first = this.first!;
+    return {
+      tool: 'loopbench',
+      version: versions().loopbench!,
+      status: 'complete',
+      created_at: now,
+      finished_at: now,
+      command: [...command],
+      // A loopbench export names its sweep's order; other scenarios follow in the order first met.
+      scenarios: [...new Set([...this.order.filter((s) => this.scenarios.includes(s)), ...this.scenarios])],
+      grid: {
+        model: [...this.models],
+        max_steps: [null],
+        max_cost_usd: [null],
+        timeout_s: [null],
+        max_repeat: [null],
+        max_tokens: [null],
+        max_calls: [null],
+        max_rounds: [null],
+        reflection: ['off'],
+        context: ['full'],
+        agent: {},
+      },
+      fixed: { price: first.price, prompt_cache: false, max_output_tokens: first.max_output_tokens, max_reflections: first.max_reflections },
+      repeat: this.maxRepeat,
+      seed: 0,
+      runs_planned: this.runCount,
+      runs_done: this.runCount,
+      versions: versions(),
+      git_commit: gitCommit(),
+      imported,
+    };
+  }
+}

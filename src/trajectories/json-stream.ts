@@ -1,0 +1,376 @@
+// A streaming reader for large JSON files (a 1M-step ATIF trajectory, a collector's OTLP export): the
+// caller walks the outer containers member by member and reads the members it wants whole (each one
+// JSON.parse'd on its own), so memory holds one member at a time, never the file. Bytes are scanned
+// as bytes: JSON's structural characters are ASCII, which never occur inside a UTF-8 multi-byte
+// sequence. Errors name a byte offset and what was expected, and never quote the file: a file given by
+// mistake (a key, a config) must not have its contents printed.
+import fs from 'node:fs';
+
+export type JsonPath = ReadonlyArray<string | number>;
+
+/** What to do with a container member: walk into it, read it whole, or skip it without parsing. */
+export type Visit = 'walk' | 'read' | 'skip';
+
+export interface JsonVisitor {
+  /** For each container (object or array) met at `path`: the file's top value has the path []. */
+  visit(path: JsonPath, kind: 'object' | 'array'): Visit;
+  /** A value read whole (a scalar, or a container `visit` said to read). */
+  value(path: JsonPath, value: unknown): void;
+  /** A walked container closed (after its last member). */
+  close?(path: JsonPath, kind: 'object' | 'array'): void;
+}
+
+/** Not JSON, at a byte offset; the message says what was expected there, nothing of what was found. */
+export class JsonStreamError extends Error {
+  constructor(
+    readonly byte: number,
+    readonly why: string,
+  ) {
+    super(`not JSON (byte ${byte}: ${why})`);
+  }
+}
+
+/** A member read whole larger than this is refused: bounded memory holds one member at a time. */
+export const MAX_MEMBER_BYTES = 64 * 1024 * 1024;
+
+const CHUNK = 1 << 20;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const LBRACE = 0x7b;
+const RBRACE = 0x7d;
+const LBRACK = 0x5b;
+const RBRACK = 0x5d;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+const endsScalar = (c: number) => c === COMMA || c === RBRACE || c === RBRACK || isSpace(c);
+
+/** Where a walked container is: what comes next in it. */
+interface Frame {
+  kind: 'object' | 'array';
+  /** The member's key (objects) or index (arrays). */
+  key: string | number;
+  state: 'first' | 'key' | 'colon' | 'value' | 'next';
+}
+
+/** A value being read or skipped: its bytes so far (read) and how deep in it the scan is. */
+interface Capture {
+  read: boolean;
+  parts: Buffer[];
+  /** Byte offset in the current chunk where it starts (or 0 for a continuation). */
+  from: number;
+  startByte: number;
+  bytes: number;
+  depth: number;
+  inString: boolean;
+  escaped: boolean;
+  /** A number, true, false or null: ends at the first delimiter. */
+  bare: boolean;
+  /** A member key rather than a value. */
+  isKey: boolean;
+}
+
+export interface StreamOptions {
+  maxMemberBytes?: number;
+}
+
+/** Streams `file` through `visitor`; throws JsonStreamError (not JSON) or the visitor's own errors. */
+export function streamJsonFile(file: string, visitor: JsonVisitor, o: StreamOptions = {}): void {
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  try {
+    if (!fs.fstatSync(fd).isFile()) throw new JsonStreamError(0, 'not a regular file');
+    const scanner = new Scanner(visitor, o.maxMemberBytes ?? MAX_MEMBER_BYTES);
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(CHUNK);
+      const n = fs.readSync(fd, chunk, 0, CHUNK, null);
+      if (n === 0) break;
+      scanner.feed(chunk.subarray(0, n));
+    }
+    scanner.end();
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** The same over bytes already in memory (a request body). */
+export function streamJsonBytes(bytes: Buffer, visitor: JsonVisitor, o: StreamOptions = {}): void {
+  const scanner = new Scanner(visitor, o.maxMemberBytes ?? MAX_MEMBER_BYTES);
+  scanner.feed(bytes);
+  scanner.end();
+}
+
+class Scanner {
+  private readonly stack: Frame[] = [];
+  private capture: Capture | null = null;
+  /** Offset in the file of the current chunk's first byte. */
+  private base = 0;
+  private topDone = false;
+  private pendingKey: string | null = null;
+
+  constructor(
+    private readonly visitor: JsonVisitor,
+    private readonly maxBytes: number,
+  ) {}
+
+  private path(): JsonPath {
+    return this.stack.map((f) => f.key);
+  }
+
+  private fail(at: number, why: string): never {
+    throw new JsonStreamError(this.base + at, why);
+  }
+
+  feed(b: Buffer): void {
+    let i = 0;
+    const n = b.length;
+    while (i < n) {
+      if (this.capture) {
+        i = this.scanCapture(b, i);
+        continue;
+      }
+      const c = b[i]!;
+      if (isSpace(c)) {
+        i++;
+        continue;
+      }
+      i = this.structural(b, i, c);
+    }
+    if (this.capture) {
+      const cap = this.capture;
+      if (cap.read) cap.parts.push(b.subarray(cap.from));
+      cap.bytes += n - cap.from;
+      cap.from = 0;
+      if (cap.read && cap.bytes > this.maxBytes) this.fail(n, `a single value larger than ${this.maxBytes / (1024 * 1024)} MiB`);
+    }
+    this.base += n;
+  }
+
+  end(): void {
+    const cap = this.capture;
+    // A number at the very end of the input ends there.
+    if (cap?.bare && !cap.isKey) this.finishCapture(Buffer.alloc(0), 0);
+    if (this.capture) this.fail(0, cap!.inString ? 'the input ends inside a string' : 'the input ends inside a value');
+    if (this.stack.length) this.fail(0, `the input ends before the closing ${this.stack.at(-1)!.kind === 'object' ? "'}'" : "']'"}`);
+    if (!this.topDone) this.fail(0, 'the input is empty');
+  }
+
+  /** A non-space byte outside any capture: the grammar of the walked containers. */
+  private structural(b: Buffer, i: number, c: number): number {
+    const top = this.stack.at(-1);
+    if (!top) {
+      if (this.topDone) this.fail(i, 'more data after the end of the JSON value');
+      return this.beginValue(b, i, c);
+    }
+    switch (top.state) {
+      case 'first':
+        if (top.kind === 'object') {
+          if (c === RBRACE) return this.closeFrame(i);
+          if (c !== QUOTE) this.fail(i, "expected a key in double quotes or '}'");
+          return this.beginKey(b, i);
+        }
+        if (c === RBRACK) return this.closeFrame(i);
+        return this.beginValue(b, i, c);
+      case 'key':
+        if (c !== QUOTE) this.fail(i, 'expected a key in double quotes');
+        return this.beginKey(b, i);
+      case 'colon':
+        if (c !== COLON) this.fail(i, "expected ':' after a key");
+        top.state = 'value';
+        return i + 1;
+      case 'value':
+        return this.beginValue(b, i, c);
+      case 'next':
+        if (c === COMMA) {
+          if (top.kind === 'object') top.state = 'key';
+          else {
+            top.key = (top.key as number) + 1;
+            top.state = 'value';
+          }
+          return i + 1;
+        }
+        if (c === (top.kind === 'object' ? RBRACE : RBRACK)) return this.closeFrame(i);
+        this.fail(i, `expected ',' or '${top.kind === 'object' ? '}' : ']'}'`);
+    }
+  }
+
+  private closeFrame(i: number): number {
+    const frame = this.stack.pop()!;
+    // The closed container's path is its parent's current member.
+    this.visitor.close?.(this.path(), frame.kind);
+    this.afterValue();
+    return i + 1;
+  }
+
+  /** A member is done: its container expects a comma or its end; the top value is done. */
+  private afterValue(): void {
+    const top = this.stack.at(-1);
+    if (top) top.state = 'next';
+    else this.topDone = true;
+  }
+
+  private beginKey(b: Buffer, i: number): number {
+    this.capture = { read: true, parts: [], from: i, startByte: this.base + i, bytes: 0, depth: 0, inString: true, escaped: false, bare: false, isKey: true };
+    return i + 1;
+  }
+
+  private beginValue(b: Buffer, i: number, c: number): number {
+    const top = this.stack.at(-1);
+    if (top?.kind === 'object') top.key = this.pendingKey!;
+    if (c === LBRACE || c === LBRACK) {
+      const kind = c === LBRACE ? 'object' : 'array';
+      const visit = this.visitor.visit(this.path(), kind);
+      if (visit === 'walk') {
+        if (top) top.state = 'next';
+        this.stack.push({ kind, key: kind === 'array' ? 0 : '', state: 'first' });
+        return i + 1;
+      }
+      this.capture = { read: visit === 'read', parts: [], from: i, startByte: this.base + i, bytes: 0, depth: 1, inString: false, escaped: false, bare: false, isKey: false };
+      return i + 1;
+    }
+    if (c === QUOTE) {
+      this.capture = { read: true, parts: [], from: i, startByte: this.base + i, bytes: 0, depth: 0, inString: true, escaped: false, bare: false, isKey: false };
+      return i + 1;
+    }
+    if (c === 0x2d || (c >= 0x30 && c <= 0x39) || c === 0x74 || c === 0x66 || c === 0x6e) {
+      this.capture = { read: true, parts: [], from: i, startByte: this.base + i, bytes: 0, depth: 0, inString: false, escaped: false, bare: true, isKey: false };
+      return i + 1;
+    }
+    return this.fail(i, 'expected a JSON value');
+  }
+
+  /** Scans a value being captured from `i`; returns where scanning goes on. */
+  private scanCapture(b: Buffer, i: number): number {
+    const cap = this.capture!;
+    const n = b.length;
+    if (cap.bare) {
+      while (i < n && !endsScalar(b[i]!)) i++;
+      return i < n ? this.finishCapture(b, i) : n;
+    }
+    let depth = cap.depth;
+    let inString = cap.inString;
+    let escaped = cap.escaped;
+    for (; i < n; i++) {
+      const c = b[i]!;
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (c === BACKSLASH) escaped = true;
+        else if (c === QUOTE) {
+          inString = false;
+          if (depth === 0) {
+            cap.inString = false;
+            return this.finishCapture(b, i + 1);
+          }
+        }
+      } else if (c === QUOTE) inString = true;
+      else if (c === LBRACE || c === LBRACK) depth++;
+      else if (c === RBRACE || c === RBRACK) {
+        if (--depth === 0) {
+          cap.depth = 0;
+          return this.finishCapture(b, i + 1);
+        }
+      }
+    }
+    cap.depth = depth;
+    cap.inString = inString;
+    cap.escaped = escaped;
+    return n;
+  }
+
+  /** The captured value ends just before `end` in `b`: parse it (or drop it) and hand it on. */
+  private finishCapture(b: Buffer, end: number): number {
+    const cap = this.capture!;
+    this.capture = null;
+    if (!cap.read) {
+      this.afterValue();
+      return end;
+    }
+    const last = b.subarray(cap.from, end);
+    const bytes = cap.parts.length ? Buffer.concat([...cap.parts, last]) : last;
+    if (bytes.length > this.maxBytes) this.fail(end, `a single value larger than ${this.maxBytes / (1024 * 1024)} MiB`);
+    let value: unknown;
+    try {
+      value = JSON.parse(bytes.toString('utf8'));
+    } catch {
+      // V8's message quotes the text: say only where the value is.
+      throw new JsonStreamError(cap.startByte, cap.isKey ? 'a key that is not a valid JSON string' : cap.bare ? 'expected a JSON value' : `the value at ${describePath(this.path())} does not parse`);
+    }
+    if (cap.isKey) {
+      this.pendingKey = value as string;
+      this.stack.at(-1)!.state = 'colon';
+      return end;
+    }
+    this.visitor.value(this.path(), value);
+    this.afterValue();
+    return end;
+  }
+}
+
+/** `steps[3].metrics`, for messages. */
+export function describePath(path: JsonPath): string {
+  if (path.length === 0) return 'the top level';
+  return path.map((k, i) => (typeof k === 'number' ? `[${k}]` : i === 0 ? k : `.${k}`)).join('');
+}
+
+/** The bytes of `file` from `offset` to its end now (a file another writer is appending to). */
+export function readFrom(file: string, offset: number): Buffer {
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  try {
+    const size = fs.fstatSync(fd).size;
+    const bytes = Buffer.allocUnsafe(Math.max(0, size - offset));
+    let got = 0;
+    while (got < bytes.length) {
+      const n = fs.readSync(fd, bytes, got, bytes.length - got, offset + got);
+      if (n === 0) break;
+      got += n;
+    }
+    return bytes.subarray(0, got);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Each non-blank line of a JSON-lines file, parsed: `where` is `file:line`; a line that is not JSON goes to `bad`, unquoted. */
+export function forEachJsonLine(file: string, each: (value: unknown, where: string) => void, bad: (where: string, why: string) => void): void {
+  forEachLine(file, (line, n) => {
+    if (!line.trim()) return;
+    let v: unknown;
+    try {
+      v = JSON.parse(line);
+    } catch {
+      return bad(`${file}:${n}`, 'not JSON');
+    }
+    each(v, `${file}:${n}`);
+  });
+}
+
+/** Each line of a file (JSON lines), read in chunks: `line` without its newline (or \r\n), `n` 1-based. */
+export function forEachLine(file: string, each: (line: string, n: number) => void): void {
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  try {
+    if (!fs.fstatSync(fd).isFile()) throw new JsonStreamError(0, 'not a regular file');
+    let carry: Buffer = Buffer.alloc(0);
+    let n = 0;
+    const emit = (bytes: Buffer) => {
+      n++;
+      const end = bytes.length > 0 && bytes[bytes.length - 1] === 0x0d ? bytes.length - 1 : bytes.length;
+      each(bytes.toString('utf8', 0, end), n);
+    };
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(CHUNK);
+      const got = fs.readSync(fd, chunk, 0, CHUNK, null);
+      if (got === 0) break;
+      const data = carry.length ? Buffer.concat([carry, chunk.subarray(0, got)]) : chunk.subarray(0, got);
+      let start = 0;
+      for (let nl = data.indexOf(0x0a); nl !== -1; nl = data.indexOf(0x0a, start)) {
+        emit(data.subarray(start, nl));
+        start = nl + 1;
+      }
+      // Copied, not a view: a view would pin the whole chunk until the next newline.
+      carry = Buffer.from(data.subarray(start));
+      if (carry.length > MAX_MEMBER_BYTES) throw new JsonStreamError(0, `line ${n + 1} is longer than ${MAX_MEMBER_BYTES / (1024 * 1024)} MiB`);
+    }
+    if (carry.length) emit(carry);
+  } finally {
+    fs.closeSync(fd);
+  }
+}

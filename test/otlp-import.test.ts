@@ -1,0 +1,124 @@
+// `bench import --format otlp`: OpenTelemetry GenAI traces → runs. A loopbench export comes back as the
+// very records; other instrumentations' spans (GenAI conventions, OpenLLMetry's older names,
+// OpenInference's) become runs from their standard attributes.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunRecord, StepRecord } from '../src/contracts/records.ts';
+import { benchInProcess } from './helpers/cli.ts';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-otlp-import-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+const jsonl = <T>(file: string): T[] => fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as T);
+const sortLines = (f: string) => fs.readFileSync(f, 'utf8').trim().split('\n').sort();
+
+describe('a sweep exported as OTLP and imported again', () => {
+  const sweep = path.join(tmp, 'sweep');
+  const file = path.join(tmp, 'sweep.otlp.jsonl');
+
+  beforeAll(async () => {
+    expect((await benchInProcess(['--scenario', 'seed-calibrated,autogpt-recursive-verification', '--steps', '4,10', '-n', '2', '--out', sweep, '-q'])).code).toBe(0);
+    expect((await benchInProcess(['export', sweep, '--format', 'otlp', '-o', file])).code).toBe(0);
+  }, 60_000);
+
+  it('gives identical records and the same reports', async () => {
+    const back = path.join(tmp, 'back');
+    const r = await benchInProcess(['import', file, '--format', 'otlp', '-o', back]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/imported 8 run\(s\)/);
+    for (const f of ['runs.jsonl', 'steps.jsonl']) expect(sortLines(path.join(back, f)), f).toEqual(sortLines(path.join(sweep, f)));
+    for (const f of ['summary.csv', 'fit.csv', 'step_ratios.csv', 'steps_by_index.csv']) expect(fs.readFileSync(path.join(back, f), 'utf8'), f).toBe(fs.readFileSync(path.join(sweep, f), 'utf8'));
+  });
+
+  it('from the standard GenAI attributes alone (loopbench.* stripped, as another tool would send them), tokens, latency and actions survive', async () => {
+    const plain = path.join(tmp, 'plain.otlp.jsonl');
+    const strip = (line: string) => {
+      const req = JSON.parse(line);
+      for (const rs of req.resourceSpans) for (const ss of rs.scopeSpans) for (const s of ss.spans) s.attributes = s.attributes.filter((a: { key: string }) => !a.key.startsWith('loopbench.'));
+      return JSON.stringify(req);
+    };
+    fs.writeFileSync(plain, fs.readFileSync(file, 'utf8').trim().split('\n').map(strip).join('\n'));
+    const back = path.join(tmp, 'plain-back');
+    const r = await benchInProcess(['import', plain, '--format', 'otlp', '-o', back, '--no-report']);
+    expect(r.code, r.stderr).toBe(0);
+    const key = (s: StepRecord) => [s.call, s.input_tokens, s.output_tokens, s.cached_tokens, s.latency_ms, s.fingerprint];
+    const byRun = (dir: string, id: (s: StepRecord) => string) => {
+      const m = new Map<string, unknown[]>();
+      for (const s of jsonl<StepRecord>(path.join(dir, 'steps.jsonl'))) m.set(id(s), [...(m.get(id(s)) ?? []), key(s)]);
+      return m;
+    };
+    // Runs are named by their gen_ai.conversation.id (the original run id) under the agent's name.
+    expect(byRun(back, (s) => s.run_id.slice(s.run_id.indexOf('_') + 1))).toEqual(byRun(sweep, (s) => s.run_id));
+    const runs = jsonl<RunRecord>(path.join(back, 'runs.jsonl'));
+    // Why a run stopped is loopbench's own attribute: without it, a run that ends on a tool call says it does not know.
+    expect(new Set(runs.map((x) => x.stop_reason))).toEqual(new Set(['imported']));
+  });
+});
+
+/** OTLP/JSON attribute lists. */
+const kv = (o: Record<string, string | number | string[]>) =>
+  Object.entries(o).map(([key, v]) => ({ key, value: Array.isArray(v) ? { arrayValue: { values: v.map((x) => ({ stringValue: x })) } } : typeof v === 'number' ? (Number.isInteger(v) ? { intValue: String(v) } : { doubleValue: v }) : { stringValue: v } }));
+const ns = (ms: number) => `${BigInt(Date.parse('2026-05-04T10:00:00Z') + ms) * 1_000_000n}`;
+const span = (trace: string, id: string, parent: string, name: string, from: number, to: number, attributes: Record<string, string | number | string[]>) => ({ traceId: trace, spanId: id, parentSpanId: parent, name, kind: 1, startTimeUnixNano: ns(from), endTimeUnixNano: ns(to), attributes: kv(attributes) });
+const request = (service: string, spans: unknown[]) => ({ resourceSpans: [{ resource: { attributes: kv({ 'service.name': service }) }, scopeSpans: [{ scope: { name: 'x' }, spans }] }] });
+
+describe('traces from other instrumentations', () => {
+  const T1 = 'a'.repeat(32);
+  const T2 = 'b'.repeat(32);
+
+  it('GenAI-convention and OpenLLMetry spans spread over batches, with HTTP spans between agent and calls, become one run per invoke_agent', async () => {
+    const file = path.join(tmp, 'collector.jsonl');
+    const agent = span(T1, '1'.repeat(16), '', 'invoke_agent triage', 0, 9000, { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'triage', 'gen_ai.conversation.id': 'ticket-7' });
+    const http1 = span(T1, '2'.repeat(16), '1'.repeat(16), 'POST', 100, 1200, { 'http.request.method': 'POST' });
+    const chat1 = span(T1, '3'.repeat(16), '2'.repeat(16), 'chat gpt-4o-mini', 100, 1100, { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o-mini', 'gen_ai.usage.input_tokens': 1200, 'gen_ai.usage.output_tokens': 80, 'gen_ai.usage.cache_read.input_tokens': 1000, 'gen_ai.response.finish_reasons': ['tool_calls'] });
+    const tool = span(T1, '4'.repeat(16), '1'.repeat(16), 'execute_tool lookup', 1200, 1500, { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'lookup', 'gen_ai.tool.call.arguments': '{"id":7}' });
+    // An OpenLLMetry-style call: the system and the older token names.
+    const chat2 = span(T1, '5'.repeat(16), '1'.repeat(16), 'openai.chat', 1600, 2600, { 'gen_ai.system': 'openai', 'gen_ai.request.model': 'gpt-4o-mini', 'gen_ai.usage.prompt_tokens': 1400, 'gen_ai.usage.completion_tokens': 40, 'gen_ai.response.finish_reasons': ['stop'] });
+    const other = span(T2, '6'.repeat(16), '', 'chat gpt-4o-mini', 0, 500, { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o-mini', 'gen_ai.usage.input_tokens': 10, 'gen_ai.usage.output_tokens': 5 });
+    // Batches by end time, as a collector writes them: the agent span last.
+    fs.writeFileSync(file, [request('svc', [chat1, http1, other]), request('svc', [tool, chat2]), request('svc', [agent])].map((x) => JSON.stringify(x)).join('\n') + '\n{"not":"otlp"}\n');
+    const out = path.join(tmp, 'collector');
+    const r = await benchInProcess(['import', file, '--format', 'otlp', '-o', out, '--no-report']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`bench: skipped ${file}:4: resourceSpans: missing (expected an OTLP ExportTraceServiceRequest)`);
+    const runs = jsonl<RunRecord>(path.join(out, 'runs.jsonl'));
+    const triage = runs.find((x) => x.run_id === 'triage_ticket-7')!;
+    expect([triage.steps, triage.input_tokens, triage.output_tokens, triage.cached_tokens, triage.stop_reason, triage.settings.model]).toEqual([2, 2600, 120, 1000, 'done', 'imported:gpt-4o-mini']);
+    // Priced from the table as gpt-4o-mini, by hand: (200·0.15 + 1000·0.075 + 1400·0.15 + 120·0.6) / 1e6.
+    expect(triage.cost_usd).toBeCloseTo((200 * 0.15 + 1000 * 0.075 + 1400 * 0.15 + 120 * 0.6) / 1e6, 15);
+    const steps = jsonl<StepRecord>(path.join(out, 'steps.jsonl')).filter((s) => s.run_id === triage.run_id);
+    expect(steps.map((s) => [s.latency_ms, s.elapsed_ms, s.fingerprint])).toEqual([
+      [1000, 1100, 'lookup({"id":7})'],
+      [1000, 2600, null],
+    ]);
+    // A trace without an agent span is one run, named after the service.
+    expect(runs.find((x) => x.run_id === `svc_${T2}`)).toMatchObject({ steps: 1, stop_reason: 'done' });
+  });
+
+  it('OpenInference spans in one streamed OTLP/JSON file (LLM, TOOL, AGENT kinds)', async () => {
+    const file = path.join(tmp, 'phoenix.json');
+    const spans = [
+      span(T1, '1'.repeat(16), '', 'agent', 0, 5000, { 'openinference.span.kind': 'AGENT', 'session.id': 's-1' }),
+      span(T1, '2'.repeat(16), '1'.repeat(16), 'ChatCompletion', 0, 800, { 'openinference.span.kind': 'LLM', 'llm.model_name': 'gpt-4o', 'llm.token_count.prompt': 500, 'llm.token_count.completion': 50 }),
+      span(T1, '3'.repeat(16), '1'.repeat(16), 'search', 900, 1000, { 'openinference.span.kind': 'TOOL', 'tool.name': 'search', 'tool.parameters': '{"q":"x"}' }),
+      span(T1, '4'.repeat(16), '1'.repeat(16), 'ChatCompletion', 1100, 2000, { 'openinference.span.kind': 'LLM', 'llm.model_name': 'gpt-4o', 'llm.token_count.prompt': 700, 'llm.token_count.completion': 20 }),
+    ];
+    fs.writeFileSync(file, JSON.stringify(request('phoenix-app', spans), null, 1));
+    const out = path.join(tmp, 'phoenix');
+    const r = await benchInProcess(['import', file, '--format', 'otlp', '--scenario', 'rag', '-o', out, '--no-report']);
+    expect(r.code, r.stderr).toBe(0);
+    const [run] = jsonl<RunRecord>(path.join(out, 'runs.jsonl'));
+    expect([run!.run_id, run!.steps, run!.input_tokens, run!.settings.model, run!.stop_reason]).toEqual(['rag_s-1', 2, 1200, 'imported:gpt-4o', 'done']);
+    expect(jsonl<StepRecord>(path.join(out, 'steps.jsonl')).map((s) => s.fingerprint)).toEqual(['search({"q":"x"})', null]);
+  });
+
+  it('a file that is not OTLP is one line, quoting nothing', async () => {
+    const file = path.join(tmp, 'secret.json');
+    fs.writeFileSync(file, 'AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMIK7MDENG');
+    const r = await benchInProcess(['import', file, '--format', 'otlp', '-o', path.join(tmp, 'secret')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`bench: skipped ${file}: not JSON (byte 0: expected a JSON value)`);
+    expect(r.stderr).not.toContain('wJalr');
+  });
+});

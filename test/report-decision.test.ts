@@ -1,10 +1,13 @@
 // Findings that cannot mislead, and the decision made explicit: each sentence checked against the case
 // that used to mislead (another brake deciding, no check, several settings varying, near-equal costs).
 import { describe, expect, it } from 'vitest';
-import { summarizeConfigs, wilson } from '../src/report/aggregate.ts';
-import { configEconomics, differenceInterval, recommendLimits, RULE_CHECKED, RULE_UNCHECKED } from '../src/report/decision.ts';
+import { summarizeConfigs } from '../src/report/aggregate.ts';
+import { wilson } from '../src/report/intervals.ts';
+import { configEconomics } from '../src/report/economics.ts';
+import { differenceInterval, recommendLimits, RULE_CHECKED, RULE_UNCHECKED } from '../src/report/decision.ts';
 import { findings } from '../src/report/findings.ts';
-import { QuadraticFitAccumulator, ratioTable, stepLimitSavings } from '../src/report/fit.ts';
+import { ratioTable, stepLimitSavings } from '../src/report/step-limits.ts';
+import { QuadraticFitAccumulator } from '../src/report/fit.ts';
 import { usd, usdDistinct } from '../src/report/format.ts';
 import { parseVolumes, projectVolumes } from '../src/report/volume.ts';
 import type { RunRecord, StepRecord } from '../src/contracts/records.ts';

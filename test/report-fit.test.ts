@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { StepIndexAccumulator, summarizeConfigs, wilson } from '../src/report/aggregate.ts';
+import { StepIndexAccumulator, summarizeConfigs } from '../src/report/aggregate.ts';
+import { wilson } from '../src/report/intervals.ts';
 import { findings } from '../src/report/findings.ts';
-import { QuadraticFitAccumulator, ratioTable, stepLimitSavings } from '../src/report/fit.ts';
+import { ratioTable, stepLimitSavings } from '../src/report/step-limits.ts';
+import { QuadraticFitAccumulator } from '../src/report/fit.ts';
 import { times } from '../src/report/format.ts';
 import { groupBy } from '../src/report/group.ts';
 import { max } from '../src/report/stats.ts';

@@ -1,6 +1,7 @@
 import path from 'node:path';
-import { formatStopReasons, type ConfigSummary } from '../report/aggregate.ts';
-import type { ConfigEconomics } from '../report/decision.ts';
+import type { ConfigSummary } from '../report/aggregate.ts';
+import { formatStopReasons } from '../report/figures.ts';
+import type { ConfigEconomics } from '../report/economics.ts';
 import { int, usdDistinct } from '../report/format.ts';
 import type { PrecisionOutcome } from '../report/precision.ts';
 

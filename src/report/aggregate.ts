@@ -4,6 +4,7 @@ import type { RunFacts, StepRecord } from '../contracts/records.ts';
 import type { ConfigSettings } from '../contracts/settings.ts';
 import { groupBy } from './group.ts';
 import { spread, type Spread } from './stats.ts';
+import { wilson, type Interval } from './intervals.ts';
 
 export interface ConfigSummary {
   config_id: string;
@@ -25,21 +26,6 @@ export interface ConfigSummary {
   cached_tokens: Spread;
   cost_usd: Spread;
   total_cost_usd: number;
-}
-
-export interface Interval {
-  lo: number;
-  hi: number;
-}
-
-/** Wilson score interval for k successes in n trials (z = 1.96 for 95%). */
-export function wilson(k: number, n: number, z = 1.96): Interval {
-  if (n === 0) return { lo: 0, hi: 1 };
-  const p = k / n;
-  const z2 = z * z;
-  const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
-  const half = (z / (1 + z2 / n)) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
-  return { lo: Math.max(0, centre - half), hi: Math.min(1, centre + half) };
 }
 
 /** Runs grouped by configuration, in the order configurations first appear. */
@@ -87,17 +73,6 @@ export function summarizeConfigs(runs: readonly RunFacts[]): ConfigSummary[] {
       total_cost_usd: g.reduce((s, r) => s + r.cost_usd, 0),
     };
   });
-}
-
-/** `done 8 @3-4, spin 2 @8`: how many runs stopped for each reason, and at which step. */
-export function formatStopReasons(c: Pick<ConfigSummary, 'stop_reasons' | 'stop_steps'>): string {
-  return (Object.entries(c.stop_reasons) as Array<[StopReason, number]>)
-    .sort((a, b) => b[1] - a[1])
-    .map(([k, v]) => {
-      const at = c.stop_steps[k];
-      return `${k} ${v}${at ? ` @${at.min === at.max ? at.min : `${at.min}-${at.max}`}` : ''}`;
-    })
-    .join(', ');
 }
 
 /** Mean tokens at one step index of one configuration, over the runs that reached it. */

@@ -17,7 +17,8 @@ import { configColours } from './chart-colours.ts';
 import { derivedRow, economicsRow, fitRow, ratioRow, repriceRow, runRow, savingRow, stepIndexRow, stepRow, summaryRow, toCsv } from './csv.ts';
 import { findings } from './findings.ts';
 import { overrunFindings } from './overrun-findings.ts';
-import { QuadraticFitAccumulator, ratioTable, stepLimitSavings } from './fit.ts';
+import { ratioTable, stepLimitSavings } from './step-limits.ts';
+import { QuadraticFitAccumulator } from './fit.ts';
 import { MAX_RUN_ROWS, renderHtml } from './html.ts';
 import { loadRuns, wholeRecords, type LoadedRun } from './load-runs.ts';
 import { checkStepRecord } from './record-shape.ts';
@@ -28,12 +29,14 @@ import type { ReportData } from './report-data.ts';
 import { CachedTokensEstimator, repriceAll, repriceRuns, stepCostAt } from './reprice.ts';
 import { DEFAULT_VOLUMES, projectVolumes, type Volume } from './volume.ts';
 import { chosenVolume } from './findings.ts';
-import { configEconomics, recommendLimits, type ConfigEconomics } from './decision.ts';
+import { configEconomics, type ConfigEconomics } from './economics.ts';
+import { recommendLimits } from './decision.ts';
 import type { DeriveRuns, WhatIfOutcome } from '../contracts/derived.ts';
 import { describePrice, describePrices } from './report-data.ts';
 import { constraintRows, longestRoundLimit, roleRows, roundRows } from './taskqueue.ts';
 import { queueLengthChart } from './taskqueue-chart.ts';
-import { detectorFindings, detectorRows } from './spin-detectors.ts';
+import { detectorRows } from './spin-detectors.ts';
+import { detectorFindings } from './detector-findings.ts';
 import { precisionOutcomes, type PrecisionOutcome } from './precision.ts';
 
 export interface BuildOptions {

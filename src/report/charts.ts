@@ -12,8 +12,6 @@ import type { ColourScale } from './chart-colours.ts';
 import { costPerRunChart, meanCostChart, successVsCostChart } from './cost-charts.ts';
 import { cumulativeCostChart, cumulativeTokensChart, perCallTokensChart } from './step-charts.ts';
 
-export { CHART_FONT, type ChartSpec } from './chart-base.ts';
-
 /** One colour per stop reason in every report: done is green, the brakes warm, failures dark. */
 const REASON_COLOUR: Record<StopReason, string> = {
   done: '#3a9a4a',

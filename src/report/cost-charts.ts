@@ -5,7 +5,7 @@ import type { RunFacts } from '../contracts/records.ts';
 import { groupByConfig, type ConfigSummary } from './aggregate.ts';
 import { base, byScenario, HEIGHT, USD_AXIS, WIDTH, type ChartSpec } from './chart-base.ts';
 import { colourBy, configLabel, type ColourScale } from './chart-colours.ts';
-import { stepLimitFamilies } from './fit.ts';
+import { stepLimitFamilies } from './step-limits.ts';
 import { usd } from './format.ts';
 import { costPerSuccess, meanInterval } from './intervals.ts';
 import { box } from './stats.ts';

@@ -6,11 +6,12 @@ import { stringify } from 'csv-stringify/sync';
 import { STOP_REASONS } from '../contracts/stop-reason.ts';
 import { LIMITS, showLimit } from '../contracts/limits.ts';
 import type { DerivedRun } from '../contracts/derived.ts';
-import type { ConfigEconomics } from './decision.ts';
+import type { ConfigEconomics } from './economics.ts';
 import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import type { ConfigSettings } from '../contracts/settings.ts';
 import type { ConfigSummary, StepPoint } from './aggregate.ts';
-import type { QuadraticFit, StepLimitSaving, StepRatio } from './fit.ts';
+import type { StepLimitSaving, StepRatio } from './step-limits.ts';
+import type { QuadraticFit } from './fit.ts';
 import type { RepricedConfig } from './reprice.ts';
 import type { VolumeProjection } from './volume.ts';
 

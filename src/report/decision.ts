@@ -1,57 +1,14 @@
-// The decision a cost review makes, made explicit: what each configuration costs per successful task,
-// what one more step costs at each limit, and which MAX_STEPS to pick among the limits swept — by a
-// printed rule, with the saving at the chosen volume, or with what to run next when the sweep cannot tell.
-import type { ConfigSummary, Interval } from './aggregate.ts';
-import { predict, stepLimitFamilies, type QuadraticFit } from './fit.ts';
+// The decision a cost review makes, made explicit: which MAX_STEPS to pick among the limits swept, from
+// what each configuration costs per successful task (economics.ts) — by a printed rule, with the saving
+// at the chosen volume, or with what to run next when the sweep cannot tell.
+import type { ConfigSummary } from './aggregate.ts';
+import type { Interval } from './intervals.ts';
+import { stepLimitFamilies } from './step-limits.ts';
+import type { ConfigEconomics } from './economics.ts';
 import { differingSettings } from './settings-diff.ts';
 import { pct, usd } from './format.ts';
 import { DAYS_PER_MONTH, type Volume } from './volume.ts';
 import { isDerived } from '../contracts/derived.ts';
-
-export interface ConfigEconomics {
-  config_id: string;
-  scenario: string;
-  max_steps: number | null;
-  cost_per_run: number;
-  /** Mean cost ÷ success rate; null without a check, Infinity when nothing succeeded. */
-  cost_per_success: number | null;
-  /** From the success rate's 95% interval (the cost mean taken as known). */
-  cost_per_success_ci: Interval | null;
-  /** Extra cost per extra step taken, between this limit and the next lower one (the next higher for the lowest). */
-  marginal_step_cost: number | null;
-  /** What step N+1 costs on the fitted curve, N the mean steps taken here (input at the uncached rate). */
-  marginal_step_cost_fit: number | null;
-}
-
-/** Per configuration of every step-limit family; configurations outside a family get no marginal cost. */
-export function configEconomics(summary: readonly ConfigSummary[], fits: readonly QuadraticFit[]): ConfigEconomics[] {
-  const marginal = new Map<string, number | null>();
-  for (const family of stepLimitFamilies(summary)) {
-    family.forEach((c, i) => {
-      const [a, b] = i === 0 ? [family[0]!, family[1]!] : [family[i - 1]!, c];
-      const dSteps = b.steps.mean - a.steps.mean;
-      // No more steps taken (another brake stopped both at the same step): there is no step to price.
-      marginal.set(c.config_id, Math.abs(dSteps) < 1e-9 ? null : (b.cost_usd.mean - a.cost_usd.mean) / dSteps);
-    });
-  }
-  return summary.map((c) => {
-    const rate = c.success_rate;
-    const fit = fits.find((f) => f.scenario === c.scenario);
-    const n = Math.round(c.steps.mean);
-    const outPerStep = c.steps.mean > 0 ? c.output_tokens.mean / c.steps.mean : 0;
-    const p = c.settings.price;
-    return {
-      config_id: c.config_id,
-      scenario: c.scenario,
-      max_steps: c.settings.limits.max_steps,
-      cost_per_run: c.cost_usd.mean,
-      cost_per_success: rate === null ? null : rate > 0 ? c.cost_usd.mean / rate : Infinity,
-      cost_per_success_ci: rate === null ? null : { lo: c.cost_usd.mean / c.success_ci!.hi, hi: c.success_ci!.lo > 0 ? c.cost_usd.mean / c.success_ci!.lo : Infinity },
-      marginal_step_cost: marginal.get(c.config_id) ?? null,
-      marginal_step_cost_fit: fit && n > 0 ? ((predict(fit, n + 1) - predict(fit, n)) * p.input_per_1m + outPerStep * p.output_per_1m) / 1e6 : null,
-    };
-  });
-}
 
 /**
  * 95% interval of p1 − p2 from the two Wilson intervals (Newcombe's hybrid score method):

@@ -1,6 +1,6 @@
 // `bench diff` as people read it: one table (terminal, Markdown) and one CSV, a row per
 // configuration and metric: A, B, the change and its 95% interval, and what the interval says.
-import type { Interval } from './aggregate.ts';
+import type { Interval } from './intervals.ts';
 import { INTERVAL_METHODS, METRIC_NAMES, type DiffRow, type Metric, type SweepDiff } from './diff.ts';
 import { int, usd } from './format.ts';
 import type { Difference } from './sweep-settings.ts';

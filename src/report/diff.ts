@@ -6,7 +6,7 @@ import type { RunFacts } from '../contracts/records.ts';
 import { groupBy } from './group.ts';
 import { proportionDifference, welchDifference } from './intervals.ts';
 import { mean } from './stats.ts';
-import type { Interval } from './aggregate.ts';
+import type { Interval } from './intervals.ts';
 
 export const METRICS = ['cost', 'tokens', 'steps', 'success'] as const;
 export type Metric = (typeof METRICS)[number];

@@ -1,10 +1,12 @@
 // The findings in plain sentences: what a cost reviewer reads instead of the tables. Every comparison of
 // step limits says what actually stopped the runs and uses the steps actually taken, so a limit that
 // another brake pre-empted is never credited with the difference.
-import { formatStopReasons, type ConfigSummary } from './aggregate.ts';
+import type { ConfigSummary } from './aggregate.ts';
+import { fitFormula, formatStopReasons } from './figures.ts';
 import type { StopReason } from '../contracts/stop-reason.ts';
-import { stepLimitFamilies, type QuadraticFit, type StepLimitSaving, type StepRatio } from './fit.ts';
-import { int, pct, signed, times, usdDistinct } from './format.ts';
+import { stepLimitFamilies, type StepLimitSaving, type StepRatio } from './step-limits.ts';
+import { type QuadraticFit } from './fit.ts';
+import { pct, times, usdDistinct } from './format.ts';
 import { differingSettings } from './settings-diff.ts';
 import { isDerived } from '../contracts/derived.ts';
 import { DAYS_PER_MONTH, type VolumeProjection } from './volume.ts';
@@ -15,12 +17,6 @@ export interface ReportFacts {
   ratios: readonly StepRatio[];
   savings: readonly StepLimitSaving[];
   volumes: readonly VolumeProjection[];
-}
-
-/** `301·N² + 47·N` with the sign of each term shown as it is. */
-export function fitFormula(f: Pick<QuadraticFit, 'a' | 'b'>): string {
-  const lin = f.a < 0 ? ` − ${int(-f.a)}·N` : ` + ${int(f.a)}·N`;
-  return `${signed(f.b)}·N²${lin}`;
 }
 
 /** What each stop means to a reader: "stopped by the budget", "finished on their own". */

@@ -6,7 +6,7 @@ import { isDerived } from '../contracts/derived.ts';
 import { contextTable, reflectionTable } from './loop-tables.ts';
 import { decisionTable, fitTable, ratioTableRows, repriceTable, runsTable, savingsTable, summaryTable, volumeTable, type Table } from './tables.ts';
 import { constraintTable, queueTable, roleTable } from './taskqueue-tables.ts';
-import { DETECTOR_NOTE, detectorTable } from './spin-detectors.ts';
+import { DETECTOR_NOTE, detectorTable } from './detector-table.ts';
 
 /** Per-run rows beyond this are in runs.csv; the HTML stays light for big sweeps. */
 export const MAX_RUN_ROWS = 500;

@@ -1,8 +1,22 @@
-// 95% intervals for what the charts and `bench diff` compare: a mean (Student t), a difference of
-// means (Welch), a ratio of sums (cost per successful task, delta method) and a difference of
+// 95% intervals for what the reports compare: a proportion (Wilson), a mean (Student t), a difference
+// of means (Welch), a ratio of sums (cost per successful task, delta method) and a difference of
 // proportions (Newcombe's hybrid score interval from two Wilson intervals).
-import { wilson, type Interval } from './aggregate.ts';
 import { mean } from './stats.ts';
+
+export interface Interval {
+  lo: number;
+  hi: number;
+}
+
+/** Wilson score interval for k successes in n trials (z = 1.96 for 95%). */
+export function wilson(k: number, n: number, z = 1.96): Interval {
+  if (n === 0) return { lo: 0, hi: 1 };
+  const p = k / n;
+  const z2 = z * z;
+  const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
+  const half = (z / (1 + z2 / n)) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
+  return { lo: Math.max(0, centre - half), hi: Math.min(1, centre + half) };
+}
 
 /** ln Γ(x), Lanczos approximation (g = 7, 9 terms): ~15 digits for x > 0. */
 function lnGamma(x: number): number {

@@ -3,7 +3,7 @@
 //   context-cumulative-input — cumulative input tokens by step, one line per context strategy,
 //   with the fitted a·N + b·N² (dashed) and its a and b in the legend.
 import type { StepPoint } from './aggregate.ts';
-import { CHART_FONT, type ChartSpec } from './charts.ts';
+import { CHART_FONT, type ChartSpec } from './chart-base.ts';
 import type { ContextRow } from './context-savings.ts';
 import { predict } from './fit.ts';
 import type { StabilityRow } from './stability.ts';

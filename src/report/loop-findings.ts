@@ -1,6 +1,6 @@
 // The reflection and context findings in plain sentences, for the terminal, summary.md and the HTML report.
 import type { ContextRow } from './context-savings.ts';
-import { fitFormula } from './findings.ts';
+import { fitFormula } from './figures.ts';
 import { int, pct, times, usd } from './format.ts';
 import type { StabilityRow } from './stability.ts';
 

@@ -4,7 +4,7 @@
 import type { RunFacts } from '../contracts/records.ts';
 import { REFLECTIONS, type Reflection } from '../contracts/settings.ts';
 import type { StepPoint } from './aggregate.ts';
-import type { ChartSpec } from './charts.ts';
+import type { ChartSpec } from './chart-base.ts';
 import type { ColourScale } from './chart-colours.ts';
 import { contextRows, type ContextRow } from './context-savings.ts';
 import { contextChart, reflectionChart } from './loop-charts.ts';

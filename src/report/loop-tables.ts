@@ -1,6 +1,6 @@
 // The reflection and context tables, rendered by html.ts and markdown.ts alike.
 import type { ContextRow } from './context-savings.ts';
-import { fitFormula } from './findings.ts';
+import { fitFormula } from './figures.ts';
 import { int, pct, times, usd } from './format.ts';
 import { shownK } from './loop-findings.ts';
 import type { StabilityRow } from './stability.ts';

@@ -5,8 +5,7 @@
 // batch and the reports replay it over the records, so both say the same for a seed.
 import type { AdaptiveSampling } from '../contracts/sweep-state.ts';
 import type { StopReason } from '../contracts/stop-reason.ts';
-import { wilson } from './aggregate.ts';
-import { meanInterval } from './intervals.ts';
+import { meanInterval, wilson } from './intervals.ts';
 
 /** The level of every interval the reports print; the rule judges at it too. */
 export const PRECISION_CONFIDENCE = 0.95;

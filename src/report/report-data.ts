@@ -1,17 +1,20 @@
 // Everything the human-facing reports (HTML, Markdown) show, computed once by build.ts.
 import type { ConfigSummary, StepPoint } from './aggregate.ts';
-import type { ChartSpec } from './charts.ts';
-import type { ConfigEconomics } from './decision.ts';
+import type { ChartSpec } from './chart-base.ts';
+import type { ConfigEconomics } from './economics.ts';
 import { isDerived } from '../contracts/derived.ts';
-import type { QuadraticFit, StepLimitSaving, StepRatio } from './fit.ts';
+import type { StepLimitSaving, StepRatio } from './step-limits.ts';
+import type { QuadraticFit } from './fit.ts';
 import type { RepricedConfig } from './reprice.ts';
 import type { VolumeProjection } from './volume.ts';
 import type { ConstraintRow, RoleRow, RoundRow } from './taskqueue.ts';
 import type { DetectorRow } from './spin-detectors.ts';
-import type { LoopReports } from './loop-reports.ts';
+import type { StabilityRow } from './stability.ts';
+import type { ContextRow } from './context-savings.ts';
 import type { Meta } from '../results/meta.ts';
 import type { RunFacts, RunRecord } from '../contracts/records.ts';
 import type { Price } from '../contracts/settings.ts';
+import { distinct } from './group.ts';
 import type { PrecisionOutcome } from './precision.ts';
 
 export interface RenderedChart extends Omit<ChartSpec, 'spec'> {
@@ -40,7 +43,7 @@ export interface ReportData {
   findings: readonly string[];
   charts: readonly RenderedChart[];
   /** Reflection and context-strategy reports (empty when neither was used). */
-  loop?: Pick<LoopReports, 'stability' | 'context'>;
+  loop?: { stability: readonly StabilityRow[]; context: readonly ContextRow[] };
   skipped: { steps: number; runs: number };
   /** Present when the results hold task-queue runs. */
   taskqueue: { rounds: readonly RoundRow[]; roles: readonly RoleRow[]; constraints: readonly ConstraintRow[] } | null;
@@ -49,9 +52,6 @@ export interface ReportData {
   /** `bench run --repeat auto`: how many runs each configuration took and why (empty otherwise). */
   sampling?: readonly PrecisionOutcome[];
 }
-
-/** Distinct values of one field over the configurations, in order. */
-export const distinct = <T>(xs: readonly T[]) => [...new Set(xs)];
 
 /** `gpt-4o-mini ($0.15 input / $0.075 cached input / $0.6 output per 1M tokens)` */
 export const describePrice = (p: Price) => `${p.model} ($${p.input_per_1m} input / $${p.cached_input_per_1m} cached input / $${p.output_per_1m} output per 1M tokens)`;

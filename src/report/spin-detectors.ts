@@ -8,8 +8,6 @@ import { LIMITS } from '../contracts/limits.ts';
 import { configKey } from '../contracts/settings.ts';
 import { groupBy } from './group.ts';
 import { mean } from './stats.ts';
-import { pct, usd } from './format.ts';
-import type { Table } from './tables.ts';
 
 const DETECTORS = LIMITS.filter((d) => 'detector' in d);
 
@@ -83,36 +81,3 @@ export function detectorRows(runs: readonly Run[]): DetectorRow[] {
   }
   return out;
 }
-
-/** One sentence per detector and threshold, over every scenario swept. */
-export function detectorFindings(rows: readonly DetectorRow[]): string[] {
-  return [...groupBy(rows, (r) => `${r.flag} ${r.threshold}`)].map(([setting, g]) => {
-    const runs = g.reduce((s, r) => s + r.runs, 0);
-    const caught = g.reduce((s, r) => s + r.loops_caught, 0);
-    const falseStops = g.filter((r) => r.false_stops > 0);
-    const saved = g.reduce((s, r) => s + r.cost_saved_usd, 0);
-    const where = falseStops.length ? ` (${falseStops.map((r) => `${r.scenario}: ${r.false_stops}`).join(', ')})` : '';
-    return `${setting}: caught ${caught} looping run(s) of ${runs} paired with it off, saving $${saved.toFixed(4)}; ${falseStops.reduce((s, r) => s + r.false_stops, 0)} false stop(s)${where}.`;
-  });
-}
-
-/** The detectors' table for summary.md and report.html. */
-export function detectorTable(rows: readonly DetectorRow[]): Table {
-  return {
-    head: ['detector', 'scenario', 'runs', 'stopped', 'loops caught', 'steps saved', 'cost saved', 'false stops'],
-    rows: rows.map((r) => [
-      `${r.flag} ${r.threshold}`,
-      r.scenario,
-      String(r.runs),
-      String(r.stopped),
-      String(r.loops_caught),
-      r.steps_saved_mean === null ? '–' : r.steps_saved_mean.toFixed(1),
-      `${usd(r.cost_saved_usd)}${r.cost_saved_fraction === null ? '' : ` (${pct(r.cost_saved_fraction)})`}`,
-      String(r.false_stops),
-    ]),
-    numeric: [2, 3, 4, 5, 6, 7],
-  };
-}
-
-export const DETECTOR_NOTE =
-  'Stopped: the detector ended the run while the same seed without it went on. A loop caught: that run did not succeed without the detector either (steps and cost saved are its). A false stop: without the detector it finished successfully.';

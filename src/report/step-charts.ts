@@ -8,7 +8,7 @@ import type { StepPoint } from './aggregate.ts';
 import { naturalOrder } from './aggregate.ts';
 import { base, byScenario, PANEL_HEIGHT, STEP_AXIS, TOKENS_AXIS, USD_AXIS, WIDTH, type ChartSpec } from './chart-base.ts';
 import { colourBy, configLabel, type ColourScale } from './chart-colours.ts';
-import { fitFormula } from './findings.ts';
+import { fitFormula } from './figures.ts';
 import type { QuadraticFit } from './fit.ts';
 import { predict } from './fit.ts';
 import { usd } from './format.ts';

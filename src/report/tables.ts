@@ -1,13 +1,14 @@
 // The report's tables as plain rows, rendered by html.ts and markdown.ts alike.
-import { formatStopReasons, type ConfigSummary } from './aggregate.ts';
-import { fitFormula } from './findings.ts';
-import type { QuadraticFit, StepLimitSaving, StepRatio } from './fit.ts';
+import type { ConfigSummary } from './aggregate.ts';
+import { fitFormula, formatStopReasons } from './figures.ts';
+import type { StepLimitSaving, StepRatio } from './step-limits.ts';
+import type { QuadraticFit } from './fit.ts';
 import { int, pct, times, usd, usdDistinct } from './format.ts';
-import type { ConfigEconomics } from './decision.ts';
+import type { ConfigEconomics } from './economics.ts';
 import type { RepricedConfig } from './reprice.ts';
 import type { VolumeProjection } from './volume.ts';
 import type { RunRecord } from '../contracts/records.ts';
-import { distinct } from './report-data.ts';
+import { distinct } from './group.ts';
 
 export interface Table {
   head: string[];

@@ -1,6 +1,6 @@
 // The queue-explosion chart: mean queue length after each round, one line per configuration.
 // Pure: rows in, Vega-Lite spec out; build.ts renders it with the other charts.
-import { CHART_FONT, type ChartSpec } from './charts.ts';
+import { CHART_FONT, type ChartSpec } from './chart-base.ts';
 import type { RoundRow } from './taskqueue.ts';
 import { colourBy, type ColourScale } from './chart-colours.ts';
 

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { settingsOf, sweepDifferences } from '../src/report/sweep-settings.ts';
+import { settingsOf, sweepDifferences } from '../src/report/data/sweep-settings.ts';
 import { benchInProcess } from './helpers/cli.ts';
 import { QUICK_SUM } from './gate-helpers.ts';
 

@@ -1,6 +1,6 @@
 // The 95% intervals the charts and `bench diff` print, against published values.
 import { describe, expect, it } from 'vitest';
-import { costPerSuccess, meanInterval, proportionDifference, tCritical, welchDifference } from '../src/report/intervals.ts';
+import { costPerSuccess, meanInterval, proportionDifference, tCritical, welchDifference } from '../src/report/stats/intervals.ts';
 
 describe('intervals', () => {
   it('Student t critical values match the tables (two-sided 95%)', () => {

@@ -5,11 +5,11 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildReports } from '../src/report/build.ts';
-import type { StepPoint } from '../src/report/aggregate.ts';
+import type { StepPoint } from '../src/report/stats/aggregate.ts';
 import { lineEnds } from '../src/report/step-charts.ts';
 import { runRow, toCsv } from '../src/report/csv.ts';
-import { percentile } from '../src/report/stats.ts';
-import { parseVolumes } from '../src/report/volume.ts';
+import { percentile } from '../src/report/stats/descriptive.ts';
+import { parseVolumes } from '../src/report/stats/volume.ts';
 import { decodePng, inkPixels } from './helpers/png.ts';
 import { sampleSweep, synthRun, writeResults } from './helpers/records.ts';
 

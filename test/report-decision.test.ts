@@ -1,15 +1,15 @@
 // Findings that cannot mislead, and the decision made explicit: each sentence checked against the case
 // that used to mislead (another brake deciding, no check, several settings varying, near-equal costs).
 import { describe, expect, it } from 'vitest';
-import { summarizeConfigs } from '../src/report/aggregate.ts';
-import { wilson } from '../src/report/intervals.ts';
-import { configEconomics } from '../src/report/economics.ts';
+import { summarizeConfigs } from '../src/report/stats/aggregate.ts';
+import { wilson } from '../src/report/stats/intervals.ts';
+import { configEconomics } from '../src/report/stats/economics.ts';
 import { differenceInterval, recommendLimits, RULE_CHECKED, RULE_UNCHECKED } from '../src/report/decision.ts';
 import { findings } from '../src/report/findings.ts';
-import { ratioTable, stepLimitSavings } from '../src/report/step-limits.ts';
-import { QuadraticFitAccumulator } from '../src/report/fit.ts';
+import { ratioTable, stepLimitSavings } from '../src/report/stats/step-limits.ts';
+import { QuadraticFitAccumulator } from '../src/report/stats/fit.ts';
 import { usd, usdDistinct } from '../src/report/format.ts';
-import { parseVolumes, projectVolumes } from '../src/report/volume.ts';
+import { parseVolumes, projectVolumes } from '../src/report/stats/volume.ts';
 import type { RunRecord, StepRecord } from '../src/contracts/records.ts';
 import { seedInput, synthRun } from './helpers/records.ts';
 

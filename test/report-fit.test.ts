@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { StepIndexAccumulator, summarizeConfigs } from '../src/report/aggregate.ts';
-import { wilson } from '../src/report/intervals.ts';
+import { StepIndexAccumulator, summarizeConfigs } from '../src/report/stats/aggregate.ts';
+import { wilson } from '../src/report/stats/intervals.ts';
 import { findings } from '../src/report/findings.ts';
-import { ratioTable, stepLimitSavings } from '../src/report/step-limits.ts';
-import { QuadraticFitAccumulator } from '../src/report/fit.ts';
+import { ratioTable, stepLimitSavings } from '../src/report/stats/step-limits.ts';
+import { QuadraticFitAccumulator } from '../src/report/stats/fit.ts';
 import { times } from '../src/report/format.ts';
-import { groupBy } from '../src/report/group.ts';
-import { max } from '../src/report/stats.ts';
-import { CachedTokensEstimator, repriceRuns } from '../src/report/reprice.ts';
-import { parseVolumes, projectVolumes } from '../src/report/volume.ts';
+import { groupBy } from '../src/report/data/group.ts';
+import { max } from '../src/report/stats/descriptive.ts';
+import { CachedTokensEstimator, repriceRuns } from '../src/report/stats/reprice.ts';
+import { parseVolumes, projectVolumes } from '../src/report/stats/volume.ts';
 import { UsageError } from '../src/contracts/errors.ts';
 import { PRICE, sampleSweep, seedInput, synthRun } from './helpers/records.ts';
 

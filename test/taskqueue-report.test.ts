@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { constraintRows, longestRoundLimit, roleRows, roundRows } from '../src/report/taskqueue.ts';
+import { constraintRows, longestRoundLimit, roleRows, roundRows } from '../src/report/stats/taskqueue.ts';
 import { queueLengthChart } from '../src/report/taskqueue-chart.ts';
 import { configColours } from '../src/report/chart-colours.ts';
 import type { RunRecord } from '../src/contracts/records.ts';

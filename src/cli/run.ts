@@ -22,7 +22,7 @@ import type { SpendLimiter } from '../runner/spend-limiter.ts';
 import { usd } from '../report/format.ts';
 import { printSummary } from './summary-table.ts';
 import { parseRepeatAuto, precisionSweep, REPEAT_AUTO } from '../runner/repeat-auto.ts';
-import { DEFAULT_PRECISION } from '../report/precision.ts';
+import { DEFAULT_PRECISION } from '../report/stats/precision.ts';
 
 /** One flag per row of the table of brakes. */
 function addLimitOptions(cmd: Command): Command {

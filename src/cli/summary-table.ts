@@ -1,9 +1,9 @@
 import path from 'node:path';
-import type { ConfigSummary } from '../report/aggregate.ts';
+import type { ConfigSummary } from '../report/stats/aggregate.ts';
 import { formatStopReasons } from '../report/figures.ts';
-import type { ConfigEconomics } from '../report/economics.ts';
+import type { ConfigEconomics } from '../report/stats/economics.ts';
 import { int, usdDistinct } from '../report/format.ts';
-import type { PrecisionOutcome } from '../report/precision.ts';
+import type { PrecisionOutcome } from '../report/stats/precision.ts';
 
 export interface PrintedSummary {
   summary: readonly ConfigSummary[];

@@ -3,8 +3,8 @@
 // of cost per run, why runs stopped, and success against cost per success (where success is
 // checked). Pure: data in, Vega-Lite specs out, aggregated first so a spec does not grow with the runs.
 // Every chart that colours by configuration uses one scale (chart-colours.ts).
-import type { ConfigSummary, StepPoint } from './aggregate.ts';
-import type { QuadraticFit } from './fit.ts';
+import type { ConfigSummary, StepPoint } from './stats/aggregate.ts';
+import type { QuadraticFit } from './stats/fit.ts';
 import type { RunFacts } from '../contracts/records.ts';
 import { STOP_REASONS, type StopReason } from '../contracts/stop-reason.ts';
 import { base, WIDTH, type ChartSpec } from './chart-base.ts';

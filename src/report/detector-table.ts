@@ -1,5 +1,5 @@
 // The spin detectors' table and its note, for summary.md and report.html.
-import type { DetectorRow } from './spin-detectors.ts';
+import type { DetectorRow } from './stats/detectors.ts';
 import { pct, usd } from './format.ts';
 import type { Table } from './tables.ts';
 

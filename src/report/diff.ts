@@ -3,10 +3,10 @@
 // interval — Welch's for the means (unequal variances), Newcombe's hybrid score interval for the
 // difference of success rates. Reads the results store only.
 import type { RunFacts } from '../contracts/records.ts';
-import { groupBy } from './group.ts';
-import { proportionDifference, welchDifference } from './intervals.ts';
-import { mean } from './stats.ts';
-import type { Interval } from './intervals.ts';
+import { groupBy } from './data/group.ts';
+import { proportionDifference, welchDifference } from './stats/intervals.ts';
+import { mean } from './stats/descriptive.ts';
+import type { Interval } from './stats/intervals.ts';
 
 export const METRICS = ['cost', 'tokens', 'steps', 'success'] as const;
 export type Metric = (typeof METRICS)[number];

@@ -1,7 +1,7 @@
 // How a fit and a configuration's stop reasons print, in every report and on the terminal.
 import type { StopReason } from '../contracts/stop-reason.ts';
-import type { ConfigSummary } from './aggregate.ts';
-import type { QuadraticFit } from './fit.ts';
+import type { ConfigSummary } from './stats/aggregate.ts';
+import type { QuadraticFit } from './stats/fit.ts';
 import { int, signed } from './format.ts';
 
 /** `301·N² + 47·N` with the sign of each term shown as it is. */

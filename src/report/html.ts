@@ -1,6 +1,6 @@
 // report.html: one self-contained file (inline CSS and SVG, no scripts, no external requests),
 // readable on screen and printable.
-import { describePrecisionDesign } from './precision.ts';
+import { describePrecisionDesign } from './stats/precision.ts';
 import { describeSettings, runCount, type ReportData } from './report-data.ts';
 import { isDerived } from '../contracts/derived.ts';
 import { contextTable, reflectionTable } from './loop-tables.ts';

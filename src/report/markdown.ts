@@ -4,7 +4,7 @@ import { contextTable, reflectionTable } from './loop-tables.ts';
 import { decisionTable, ratioTableRows, savingsTable, summaryTable, volumeTable, type Table } from './tables.ts';
 import { constraintTable, queueTable } from './taskqueue-tables.ts';
 import { DETECTOR_NOTE, detectorTable } from './detector-table.ts';
-import { describePrecisionDesign } from './precision.ts';
+import { describePrecisionDesign } from './stats/precision.ts';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 

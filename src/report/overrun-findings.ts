@@ -2,7 +2,7 @@
 // budget brake's worst case did not hold for them, and the summary must say so.
 import type { RunFacts } from '../contracts/records.ts';
 import { int, usd } from './format.ts';
-import { groupBy } from './group.ts';
+import { groupBy } from './data/group.ts';
 
 interface Overrun {
   calls: number;

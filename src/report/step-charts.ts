@@ -4,13 +4,13 @@
 // once (the highest limit's), and every configuration's last step is marked and named, so the
 // legend lists only lines a reader can see.
 import type { TopLevelSpec } from 'vega-lite';
-import type { StepPoint } from './aggregate.ts';
-import { naturalOrder } from './aggregate.ts';
+import type { StepPoint } from './stats/aggregate.ts';
+import { naturalOrder } from './stats/aggregate.ts';
 import { base, byScenario, PANEL_HEIGHT, STEP_AXIS, TOKENS_AXIS, USD_AXIS, WIDTH, type ChartSpec } from './chart-base.ts';
 import { colourBy, configLabel, type ColourScale } from './chart-colours.ts';
 import { fitFormula } from './figures.ts';
-import type { QuadraticFit } from './fit.ts';
-import { predict } from './fit.ts';
+import type { QuadraticFit } from './stats/fit.ts';
+import { predict } from './stats/fit.ts';
 import { usd } from './format.ts';
 
 type Value = (p: StepPoint) => number;

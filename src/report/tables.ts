@@ -1,14 +1,14 @@
 // The report's tables as plain rows, rendered by html.ts and markdown.ts alike.
-import type { ConfigSummary } from './aggregate.ts';
+import type { ConfigSummary } from './stats/aggregate.ts';
 import { fitFormula, formatStopReasons } from './figures.ts';
-import type { StepLimitSaving, StepRatio } from './step-limits.ts';
-import type { QuadraticFit } from './fit.ts';
+import type { StepLimitSaving, StepRatio } from './stats/step-limits.ts';
+import type { QuadraticFit } from './stats/fit.ts';
 import { int, pct, times, usd, usdDistinct } from './format.ts';
-import type { ConfigEconomics } from './economics.ts';
-import type { RepricedConfig } from './reprice.ts';
-import type { VolumeProjection } from './volume.ts';
+import type { ConfigEconomics } from './stats/economics.ts';
+import type { RepricedConfig } from './stats/reprice.ts';
+import type { VolumeProjection } from './stats/volume.ts';
 import type { RunRecord } from '../contracts/records.ts';
-import { distinct } from './group.ts';
+import { distinct } from './data/group.ts';
 
 export interface Table {
   head: string[];

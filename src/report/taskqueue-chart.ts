@@ -1,7 +1,7 @@
 // The queue-explosion chart: mean queue length after each round, one line per configuration.
 // Pure: rows in, Vega-Lite spec out; build.ts renders it with the other charts.
 import { CHART_FONT, type ChartSpec } from './chart-base.ts';
-import type { RoundRow } from './taskqueue.ts';
+import type { RoundRow } from './stats/taskqueue.ts';
 import { colourBy, type ColourScale } from './chart-colours.ts';
 
 export function queueLengthChart(rows: readonly RoundRow[], colours: ColourScale): ChartSpec {

@@ -3,7 +3,7 @@
 import { UsageError } from '../contracts/errors.ts';
 import type { AdaptiveSampling } from '../contracts/sweep-state.ts';
 import type { RunRecord } from '../contracts/records.ts';
-import { DEFAULT_PRECISION, PRECISION_CONFIDENCE, precisionSampling, type SampledRun } from '../report/precision.ts';
+import { DEFAULT_PRECISION, PRECISION_CONFIDENCE, precisionSampling, type SampledRun } from '../report/stats/precision.ts';
 import type { SweepOptions } from './sweep-runner.ts';
 import { expandSweep, type SweepSpec } from './sweep.ts';
 

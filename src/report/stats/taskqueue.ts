@@ -1,9 +1,9 @@
 // Task-queue figures for the reports, from run records alone: queue length and calls per round,
 // tokens per role, and what each queue constraint changes when it is switched on.
-import type { RunFacts } from '../contracts/records.ts';
-import { configKey } from '../contracts/settings.ts';
-import { max, mean } from './stats.ts';
-import { groupBy } from './group.ts';
+import type { RunFacts } from '../../contracts/records.ts';
+import { configKey } from '../../contracts/settings.ts';
+import { max, mean } from './descriptive.ts';
+import { groupBy } from '../data/group.ts';
 
 interface RoundExtra {
   round: number;

@@ -1,7 +1,7 @@
 // 95% intervals for what the reports compare: a proportion (Wilson), a mean (Student t), a difference
 // of means (Welch), a ratio of sums (cost per successful task, delta method) and a difference of
 // proportions (Newcombe's hybrid score interval from two Wilson intervals).
-import { mean } from './stats.ts';
+import { mean } from './descriptive.ts';
 
 export interface Interval {
   lo: number;

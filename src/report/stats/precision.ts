@@ -3,8 +3,8 @@
 // checks its answer — or until max. A sample-size (precision) rule, not a test: it decides how many runs
 // to take, not whether anything holds. Pure: runs in, decision out; the runner asks it for the next
 // batch and the reports replay it over the records, so both say the same for a seed.
-import type { AdaptiveSampling } from '../contracts/sweep-state.ts';
-import type { StopReason } from '../contracts/stop-reason.ts';
+import type { AdaptiveSampling } from '../../contracts/sweep-state.ts';
+import type { StopReason } from '../../contracts/stop-reason.ts';
 import { meanInterval, wilson } from './intervals.ts';
 
 /** The level of every interval the reports print; the rule judges at it too. */

@@ -1,6 +1,6 @@
 // The quadratic finding, computed from the records: cumulative input tokens after N steps ≈ a·N + b·N²
 // (each call re-sends the whole history, so call n costs ~ base + growth·n and the sum is quadratic).
-import type { StepRecord } from '../contracts/records.ts';
+import type { StepRecord } from '../../contracts/records.ts';
 
 export interface QuadraticFit {
   scenario: string;

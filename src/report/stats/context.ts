@@ -2,11 +2,11 @@
 // (same configuration otherwise), the largest prompt a call sent, and the fit a·N + b·N² of the
 // cumulative-input curve per configuration — quadratic with full context, flattening toward linear
 // with a window or summaries.
-import type { RunFacts } from '../contracts/records.ts';
+import type { RunFacts } from '../../contracts/records.ts';
 import { groupByConfig, type StepPoint } from './aggregate.ts';
 import { QuadraticFitAccumulator, type QuadraticFit } from './fit.ts';
-import { settingsKey } from './stability.ts';
-import { mean } from './stats.ts';
+import { settingsKey } from './reflection.ts';
+import { mean } from './descriptive.ts';
 
 export interface ContextRow {
   config_id: string;

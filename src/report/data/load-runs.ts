@@ -2,10 +2,10 @@
 // text), one settings object per configuration and repeated strings shared between runs, and the byte place of
 // each record, so the per-run outputs (runs.csv, the HTML's runs table) read whole records again,
 // one at a time. Parsed records took ~1.1 KB a run; these take ~0.3 KB.
-import { readJsonlAt, readJsonlLines, type LinePlace } from '../results/jsonl.ts';
-import type { RunFacts, RunRecord } from '../contracts/records.ts';
-import { configKey, type ConfigSettings } from '../contracts/settings.ts';
-import { checkRunRecord } from './record-shape.ts';
+import { readJsonlAt, readJsonlLines, type LinePlace } from '../../results/jsonl.ts';
+import type { RunFacts, RunRecord } from '../../contracts/records.ts';
+import { configKey, type ConfigSettings } from '../../contracts/settings.ts';
+import { checkRunRecord } from '../../results/record-shape.ts';
 
 export interface LoadedRun extends RunFacts {
   /** Its repeat index within the configuration (the one per-run part of its settings the report orders by). */

@@ -1,5 +1,5 @@
 // Volume projection: what each configuration costs per day and per month at a given number of runs.
-import { UsageError } from '../contracts/errors.ts';
+import { UsageError } from '../../contracts/errors.ts';
 import type { ConfigSummary } from './aggregate.ts';
 
 export const DAYS_PER_MONTH = 30;

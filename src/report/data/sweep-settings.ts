@@ -1,9 +1,9 @@
 // What makes two sweeps comparable: the settings a sweep was made with (from its meta.json, or as a
 // baseline.json recorded them), and every way two of them differ, each named and filed under the
 // kind a user may allow (`bench diff --allow prompt,model`, `bench check --baseline`).
-import type { Meta } from '../results/meta.ts';
-import { LIMITS } from '../contracts/limits.ts';
-import type { Fixed, Grid } from '../contracts/settings.ts';
+import type { Meta } from '../../results/meta.ts';
+import { LIMITS } from '../../contracts/limits.ts';
+import type { Fixed, Grid } from '../../contracts/settings.ts';
 
 export interface SweepSettings {
   scenarios: string[];

@@ -1,9 +1,9 @@
 // Per-configuration summary of run records: what a cost review reads first.
-import type { StopReason } from '../contracts/stop-reason.ts';
-import type { RunFacts, StepRecord } from '../contracts/records.ts';
-import type { ConfigSettings } from '../contracts/settings.ts';
-import { groupBy } from './group.ts';
-import { spread, type Spread } from './stats.ts';
+import type { StopReason } from '../../contracts/stop-reason.ts';
+import type { RunFacts, StepRecord } from '../../contracts/records.ts';
+import type { ConfigSettings } from '../../contracts/settings.ts';
+import { groupBy } from '../data/group.ts';
+import { spread, type Spread } from './descriptive.ts';
 import { wilson, type Interval } from './intervals.ts';
 
 export interface ConfigSummary {

@@ -3,11 +3,11 @@
 // configuration that differs only by that detector being off — as the step-limit savings pair limits.
 // A run the detector stopped either looped (without the detector it did not succeed: steps and cost
 // saved) or is a false stop (without the detector it finished successfully).
-import type { RunFacts } from '../contracts/records.ts';
-import { LIMITS } from '../contracts/limits.ts';
-import { configKey } from '../contracts/settings.ts';
-import { groupBy } from './group.ts';
-import { mean } from './stats.ts';
+import type { RunFacts } from '../../contracts/records.ts';
+import { LIMITS } from '../../contracts/limits.ts';
+import { configKey } from '../../contracts/settings.ts';
+import { groupBy } from '../data/group.ts';
+import { mean } from './descriptive.ts';
 
 const DETECTORS = LIMITS.filter((d) => 'detector' in d);
 

@@ -1,10 +1,10 @@
 // The step limits swept, compared: configurations that differ only in MAX_STEPS form a family; within
 // one, every pair of limits gives a ratio (steps ×k → input tokens ×r) and each lower limit a saving
 // against the highest (cost saved next to success lost, the seed's exercise).
-import { configKey } from '../contracts/settings.ts';
+import { configKey } from '../../contracts/settings.ts';
 import type { ConfigSummary } from './aggregate.ts';
 import { predict, type QuadraticFit } from './fit.ts';
-import { groupBy } from './group.ts';
+import { groupBy } from '../data/group.ts';
 
 /** Configurations that differ only in MAX_STEPS, lowest limit first; the unit the ratio and savings tables compare within. */
 export function stepLimitFamilies(summary: readonly ConfigSummary[]): ConfigSummary[][] {

@@ -1,10 +1,10 @@
 // What reflection costs and what it buys, per configuration, across --repeat N runs: success share,
 // pass^k (τ-bench: all k of k trials succeed), how often reflection turned a right first answer
 // wrong and a wrong one right, and tokens and cost against the same configuration without reflection.
-import type { ReflectionRecord, RunFacts } from '../contracts/records.ts';
-import { configKey, type ConfigSettings } from '../contracts/settings.ts';
+import type { ReflectionRecord, RunFacts } from '../../contracts/records.ts';
+import { configKey, type ConfigSettings } from '../../contracts/settings.ts';
 import { groupByConfig } from './aggregate.ts';
-import { mean } from './stats.ts';
+import { mean } from './descriptive.ts';
 
 /** C(c,k)/C(n,k): the chance that k of the n runs, drawn without replacement, all succeeded (c succeeded). */
 export function passHatK(c: number, n: number, k: number): number {

@@ -1,10 +1,10 @@
 // Re-pricing without re-running: the recorded tokens under other models' rates, with and without
 // prompt caching, so a review can ask "what would this loop cost on model X" for free.
-import { callCost } from '../meter/pricing.ts';
-import { billableCachedTokens } from '../meter/prompt-cache.ts';
-import type { RunFacts, StepRecord } from '../contracts/records.ts';
-import type { Price } from '../contracts/settings.ts';
-import { groupBy } from './group.ts';
+import { callCost } from '../../meter/pricing.ts';
+import { billableCachedTokens } from '../../meter/prompt-cache.ts';
+import type { RunFacts, StepRecord } from '../../contracts/records.ts';
+import type { Price } from '../../contracts/settings.ts';
+import { groupBy } from '../data/group.ts';
 
 /**
  * Per run: the input tokens a provider would bill at the cached rate. A run recorded with caching on

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { StepIndexAccumulator, summarizeConfigs } from '../src/report/stats/aggregate.ts';
 import { wilson } from '../src/report/stats/intervals.ts';
-import { findings } from '../src/report/findings.ts';
+import { findings } from '../src/report/findings/findings.ts';
 import { ratioTable, stepLimitSavings } from '../src/report/stats/step-limits.ts';
 import { QuadraticFitAccumulator } from '../src/report/stats/fit.ts';
-import { times } from '../src/report/format.ts';
+import { times } from '../src/report/format/numbers.ts';
 import { groupBy } from '../src/report/data/group.ts';
 import { max } from '../src/report/stats/descriptive.ts';
 import { CachedTokensEstimator, repriceRuns } from '../src/report/stats/reprice.ts';

@@ -19,7 +19,7 @@ import { addStartOptions, parseWorkers, reportSpend, runTrapped, spendLimiterFor
 import type { Meta } from '../results/meta.ts';
 import type { RunPlan } from '../runner/sweep.ts';
 import type { SpendLimiter } from '../runner/spend-limiter.ts';
-import { usd } from '../report/format.ts';
+import { usd } from '../report/format/numbers.ts';
 import { printSummary } from './summary-table.ts';
 import { parseRepeatAuto, precisionSweep, REPEAT_AUTO } from '../runner/repeat-auto.ts';
 import { DEFAULT_PRECISION } from '../report/stats/precision.ts';

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import type { ConfigSummary } from '../report/stats/aggregate.ts';
-import { formatStopReasons } from '../report/figures.ts';
+import { formatStopReasons } from '../report/format/figures.ts';
 import type { ConfigEconomics } from '../report/stats/economics.ts';
-import { int, usdDistinct } from '../report/format.ts';
+import { int, usdDistinct } from '../report/format/numbers.ts';
 import type { PrecisionOutcome } from '../report/stats/precision.ts';
 
 export interface PrintedSummary {

@@ -10,7 +10,7 @@ import { loadRuns } from '../report/data/load-runs.ts';
 import type { RunFacts } from '../contracts/records.ts';
 import { resultFile } from '../results/results-dir.ts';
 import { formatZodError } from '../scenario/yaml-file.ts';
-import { usd } from '../report/format.ts';
+import { usd } from '../report/format/numbers.ts';
 import type { MaxRegression } from './budgets-schema.ts';
 import type { Verdict } from './verdict.ts';
 import { groupBy } from '../report/data/group.ts';

@@ -15,8 +15,8 @@ import { naturalOrder, StepIndexAccumulator, summarizeConfigs, type ConfigSummar
 import { buildCharts } from './charts.ts';
 import { configColours } from './chart-colours.ts';
 import { derivedRow, economicsRow, fitRow, ratioRow, repriceRow, runRow, savingRow, stepIndexRow, stepRow, summaryRow, toCsv } from './csv.ts';
-import { findings } from './findings.ts';
-import { overrunFindings } from './overrun-findings.ts';
+import { findings } from './findings/findings.ts';
+import { overrunFindings } from './findings/overruns.ts';
 import { ratioTable, stepLimitSavings } from './stats/step-limits.ts';
 import { QuadraticFitAccumulator } from './stats/fit.ts';
 import { MAX_RUN_ROWS, renderHtml } from './html.ts';
@@ -28,15 +28,15 @@ import { svgToPng, toSvg } from './render.ts';
 import type { ReportData } from './report-data.ts';
 import { CachedTokensEstimator, repriceAll, repriceRuns, stepCostAt } from './stats/reprice.ts';
 import { DEFAULT_VOLUMES, projectVolumes, type Volume } from './stats/volume.ts';
-import { chosenVolume } from './findings.ts';
+import { chosenVolume } from './findings/findings.ts';
 import { configEconomics, type ConfigEconomics } from './stats/economics.ts';
-import { recommendLimits } from './decision.ts';
+import { recommendLimits } from './findings/decision.ts';
 import type { DeriveRuns, WhatIfOutcome } from '../contracts/derived.ts';
 import { describePrice, describePrices } from './report-data.ts';
 import { constraintRows, longestRoundLimit, roleRows, roundRows } from './stats/taskqueue.ts';
 import { queueLengthChart } from './taskqueue-chart.ts';
 import { detectorRows } from './stats/detectors.ts';
-import { detectorFindings } from './detector-findings.ts';
+import { detectorFindings } from './findings/detectors.ts';
 import { precisionOutcomes, type PrecisionOutcome } from './stats/precision.ts';
 
 export interface BuildOptions {

@@ -6,7 +6,7 @@ import { groupByConfig, type ConfigSummary } from './stats/aggregate.ts';
 import { base, byScenario, HEIGHT, USD_AXIS, WIDTH, type ChartSpec } from './chart-base.ts';
 import { colourBy, configLabel, type ColourScale } from './chart-colours.ts';
 import { stepLimitFamilies } from './stats/step-limits.ts';
-import { usd } from './format.ts';
+import { usd } from './format/numbers.ts';
 import { costPerSuccess, meanInterval } from './stats/intervals.ts';
 import { box } from './stats/descriptive.ts';
 

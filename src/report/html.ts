@@ -3,10 +3,10 @@
 import { describePrecisionDesign } from './stats/precision.ts';
 import { describeSettings, runCount, type ReportData } from './report-data.ts';
 import { isDerived } from '../contracts/derived.ts';
-import { contextTable, reflectionTable } from './loop-tables.ts';
-import { decisionTable, fitTable, ratioTableRows, repriceTable, runsTable, savingsTable, summaryTable, volumeTable, type Table } from './tables.ts';
-import { constraintTable, queueTable, roleTable } from './taskqueue-tables.ts';
-import { DETECTOR_NOTE, detectorTable } from './detector-table.ts';
+import { contextTable, reflectionTable } from './tables/loops.ts';
+import { decisionTable, fitTable, ratioTableRows, repriceTable, runsTable, savingsTable, summaryTable, volumeTable, type Table } from './tables/tables.ts';
+import { constraintTable, queueTable, roleTable } from './tables/taskqueue.ts';
+import { DETECTOR_NOTE, detectorTable } from './tables/detectors.ts';
 
 /** Per-run rows beyond this are in runs.csv; the HTML stays light for big sweeps. */
 export const MAX_RUN_ROWS = 500;

@@ -8,7 +8,7 @@ import type { ChartSpec } from './chart-base.ts';
 import type { ColourScale } from './chart-colours.ts';
 import { contextRows, type ContextRow } from './stats/context.ts';
 import { contextChart, reflectionChart } from './loop-charts.ts';
-import { contextFindings, reflectionFindings } from './loop-findings.ts';
+import { contextFindings, reflectionFindings } from './findings/loops.ts';
 import { stabilityRows, type StabilityRow } from './stats/reflection.ts';
 
 export interface LoopReports {

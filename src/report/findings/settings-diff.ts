@@ -1,6 +1,6 @@
 // Naming what sets configurations apart, so two sentences about different configurations never read alike.
-import { LIMITS } from '../contracts/limits.ts';
-import type { ConfigSettings, Limits } from '../contracts/settings.ts';
+import { LIMITS } from '../../contracts/limits.ts';
+import type { ConfigSettings, Limits } from '../../contracts/settings.ts';
 
 /** The names sweeps use for the limits (`--max-repeat` → repeat=3), from the table of brakes. */
 const LIMIT_LABEL = Object.fromEntries(LIMITS.map((l) => [l.key, l.label])) as Record<keyof Limits, string>;

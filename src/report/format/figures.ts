@@ -1,8 +1,8 @@
 // How a fit and a configuration's stop reasons print, in every report and on the terminal.
-import type { StopReason } from '../contracts/stop-reason.ts';
-import type { ConfigSummary } from './stats/aggregate.ts';
-import type { QuadraticFit } from './stats/fit.ts';
-import { int, signed } from './format.ts';
+import type { StopReason } from '../../contracts/stop-reason.ts';
+import type { ConfigSummary } from '../stats/aggregate.ts';
+import type { QuadraticFit } from '../stats/fit.ts';
+import { int, signed } from './numbers.ts';
 
 /** `301·N² + 47·N` with the sign of each term shown as it is. */
 export function fitFormula(f: Pick<QuadraticFit, 'a' | 'b'>): string {

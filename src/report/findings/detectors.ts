@@ -1,6 +1,6 @@
 // The spin detectors' findings: one sentence per detector setting, over every scenario swept.
-import type { DetectorRow } from './stats/detectors.ts';
-import { groupBy } from './data/group.ts';
+import type { DetectorRow } from '../stats/detectors.ts';
+import { groupBy } from '../data/group.ts';
 
 /** One sentence per detector and threshold, over every scenario swept. */
 export function detectorFindings(rows: readonly DetectorRow[]): string[] {

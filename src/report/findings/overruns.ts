@@ -1,8 +1,8 @@
 // Runs whose model returned more output than max_tokens (recorded as extra.output_overrun): the
 // budget brake's worst case did not hold for them, and the summary must say so.
-import type { RunFacts } from '../contracts/records.ts';
-import { int, usd } from './format.ts';
-import { groupBy } from './data/group.ts';
+import type { RunFacts } from '../../contracts/records.ts';
+import { int, usd } from '../format/numbers.ts';
+import { groupBy } from '../data/group.ts';
 
 interface Overrun {
   calls: number;

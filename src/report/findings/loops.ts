@@ -1,8 +1,8 @@
 // The reflection and context findings in plain sentences, for the terminal, summary.md and the HTML report.
-import type { ContextRow } from './stats/context.ts';
-import { fitFormula } from './figures.ts';
-import { int, pct, times, usd } from './format.ts';
-import type { StabilityRow } from './stats/reflection.ts';
+import type { ContextRow } from '../stats/context.ts';
+import { fitFormula } from '../format/figures.ts';
+import { int, pct, times, usd } from '../format/numbers.ts';
+import type { StabilityRow } from '../stats/reflection.ts';
 
 /** The k values worth printing for N runs: 1, 5 (when N ≥ 5) and N. */
 export function shownK(n: number): number[] {

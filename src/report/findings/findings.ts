@@ -1,15 +1,15 @@
 // The findings in plain sentences: what a cost reviewer reads instead of the tables. Every comparison of
 // step limits says what actually stopped the runs and uses the steps actually taken, so a limit that
 // another brake pre-empted is never credited with the difference.
-import type { ConfigSummary } from './stats/aggregate.ts';
-import { fitFormula, formatStopReasons } from './figures.ts';
-import type { StopReason } from '../contracts/stop-reason.ts';
-import { stepLimitFamilies, type StepLimitSaving, type StepRatio } from './stats/step-limits.ts';
-import { type QuadraticFit } from './stats/fit.ts';
-import { pct, times, usdDistinct } from './format.ts';
+import type { ConfigSummary } from '../stats/aggregate.ts';
+import { fitFormula, formatStopReasons } from '../format/figures.ts';
+import type { StopReason } from '../../contracts/stop-reason.ts';
+import { stepLimitFamilies, type StepLimitSaving, type StepRatio } from '../stats/step-limits.ts';
+import { type QuadraticFit } from '../stats/fit.ts';
+import { pct, times, usdDistinct } from '../format/numbers.ts';
 import { differingSettings } from './settings-diff.ts';
-import { isDerived } from '../contracts/derived.ts';
-import { DAYS_PER_MONTH, type VolumeProjection } from './stats/volume.ts';
+import { isDerived } from '../../contracts/derived.ts';
+import { DAYS_PER_MONTH, type VolumeProjection } from '../stats/volume.ts';
 
 export interface ReportFacts {
   summary: readonly ConfigSummary[];

@@ -1,14 +1,14 @@
 // The report's tables as plain rows, rendered by html.ts and markdown.ts alike.
-import type { ConfigSummary } from './stats/aggregate.ts';
-import { fitFormula, formatStopReasons } from './figures.ts';
-import type { StepLimitSaving, StepRatio } from './stats/step-limits.ts';
-import type { QuadraticFit } from './stats/fit.ts';
-import { int, pct, times, usd, usdDistinct } from './format.ts';
-import type { ConfigEconomics } from './stats/economics.ts';
-import type { RepricedConfig } from './stats/reprice.ts';
-import type { VolumeProjection } from './stats/volume.ts';
-import type { RunRecord } from '../contracts/records.ts';
-import { distinct } from './data/group.ts';
+import type { ConfigSummary } from '../stats/aggregate.ts';
+import { fitFormula, formatStopReasons } from '../format/figures.ts';
+import type { StepLimitSaving, StepRatio } from '../stats/step-limits.ts';
+import type { QuadraticFit } from '../stats/fit.ts';
+import { int, pct, times, usd, usdDistinct } from '../format/numbers.ts';
+import type { ConfigEconomics } from '../stats/economics.ts';
+import type { RepricedConfig } from '../stats/reprice.ts';
+import type { VolumeProjection } from '../stats/volume.ts';
+import type { RunRecord } from '../../contracts/records.ts';
+import { distinct } from '../data/group.ts';
 
 export interface Table {
   head: string[];

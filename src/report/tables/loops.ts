@@ -1,9 +1,9 @@
 // The reflection and context tables, rendered by html.ts and markdown.ts alike.
-import type { ContextRow } from './stats/context.ts';
-import { fitFormula } from './figures.ts';
-import { int, pct, times, usd } from './format.ts';
-import { shownK } from './loop-findings.ts';
-import type { StabilityRow } from './stats/reflection.ts';
+import type { ContextRow } from '../stats/context.ts';
+import { fitFormula } from '../format/figures.ts';
+import { int, pct, times, usd } from '../format/numbers.ts';
+import { shownK } from '../findings/loops.ts';
+import type { StabilityRow } from '../stats/reflection.ts';
 import type { Table } from './tables.ts';
 
 const ratioCell = (x: number | null) => (x === null ? '–' : times(x));

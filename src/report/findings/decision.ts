@@ -1,14 +1,14 @@
 // The decision a cost review makes, made explicit: which MAX_STEPS to pick among the limits swept, from
 // what each configuration costs per successful task (economics.ts) — by a printed rule, with the saving
 // at the chosen volume, or with what to run next when the sweep cannot tell.
-import type { ConfigSummary } from './stats/aggregate.ts';
-import type { Interval } from './stats/intervals.ts';
-import { stepLimitFamilies } from './stats/step-limits.ts';
-import type { ConfigEconomics } from './stats/economics.ts';
+import type { ConfigSummary } from '../stats/aggregate.ts';
+import type { Interval } from '../stats/intervals.ts';
+import { stepLimitFamilies } from '../stats/step-limits.ts';
+import type { ConfigEconomics } from '../stats/economics.ts';
 import { differingSettings } from './settings-diff.ts';
-import { pct, usd } from './format.ts';
-import { DAYS_PER_MONTH, type Volume } from './stats/volume.ts';
-import { isDerived } from '../contracts/derived.ts';
+import { pct, usd } from '../format/numbers.ts';
+import { DAYS_PER_MONTH, type Volume } from '../stats/volume.ts';
+import { isDerived } from '../../contracts/derived.ts';
 
 /**
  * 95% interval of p1 − p2 from the two Wilson intervals (Newcombe's hybrid score method):

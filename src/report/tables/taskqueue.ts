@@ -1,7 +1,7 @@
 // The task-queue section's tables, rendered by html.ts and markdown.ts alike.
-import { int, signed, usd } from './format.ts';
+import { int, signed, usd } from '../format/numbers.ts';
 import type { Table } from './tables.ts';
-import type { ConstraintRow, RoleRow, RoundRow } from './stats/taskqueue.ts';
+import type { ConstraintRow, RoleRow, RoundRow } from '../stats/taskqueue.ts';
 
 const one = (x: number) => (Math.round(x * 10) / 10).toString();
 const change = (off: number, on: number) => (off === 0 ? '' : ` (${signed(((on - off) / off) * 100)}%)`);

@@ -1,6 +1,6 @@
 // The spin detectors' table and its note, for summary.md and report.html.
-import type { DetectorRow } from './stats/detectors.ts';
-import { pct, usd } from './format.ts';
+import type { DetectorRow } from '../stats/detectors.ts';
+import { pct, usd } from '../format/numbers.ts';
 import type { Table } from './tables.ts';
 
 /** The detectors' table for summary.md and report.html. */

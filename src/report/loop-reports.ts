@@ -4,10 +4,10 @@
 import type { RunFacts } from '../contracts/records.ts';
 import { REFLECTIONS, type Reflection } from '../contracts/settings.ts';
 import type { StepPoint } from './stats/aggregate.ts';
-import type { ChartSpec } from './chart-base.ts';
-import type { ColourScale } from './chart-colours.ts';
+import type { ChartSpec } from './charts/base.ts';
+import type { ColourScale } from './charts/colours.ts';
 import { contextRows, type ContextRow } from './stats/context.ts';
-import { contextChart, reflectionChart } from './loop-charts.ts';
+import { contextChart, reflectionChart } from './charts/loops.ts';
 import { contextFindings, reflectionFindings } from './findings/loops.ts';
 import { stabilityRows, type StabilityRow } from './stats/reflection.ts';
 

@@ -2,11 +2,11 @@
 // tokens and steps per run and the success rate, A then B, with the change B − A and its 95%
 // interval — Welch's for the means (unequal variances), Newcombe's hybrid score interval for the
 // difference of success rates. Reads the results store only.
-import type { RunFacts } from '../contracts/records.ts';
-import { groupBy } from './data/group.ts';
-import { proportionDifference, welchDifference } from './stats/intervals.ts';
-import { mean } from './stats/descriptive.ts';
-import type { Interval } from './stats/intervals.ts';
+import type { RunFacts } from '../../contracts/records.ts';
+import { groupBy } from '../data/group.ts';
+import { proportionDifference, welchDifference } from '../stats/intervals.ts';
+import { mean } from '../stats/descriptive.ts';
+import type { Interval } from '../stats/intervals.ts';
 
 export const METRICS = ['cost', 'tokens', 'steps', 'success'] as const;
 export type Metric = (typeof METRICS)[number];

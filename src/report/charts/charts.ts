@@ -3,14 +3,14 @@
 // of cost per run, why runs stopped, and success against cost per success (where success is
 // checked). Pure: data in, Vega-Lite specs out, aggregated first so a spec does not grow with the runs.
 // Every chart that colours by configuration uses one scale (chart-colours.ts).
-import type { ConfigSummary, StepPoint } from './stats/aggregate.ts';
-import type { QuadraticFit } from './stats/fit.ts';
-import type { RunFacts } from '../contracts/records.ts';
-import { STOP_REASONS, type StopReason } from '../contracts/stop-reason.ts';
-import { base, WIDTH, type ChartSpec } from './chart-base.ts';
-import type { ColourScale } from './chart-colours.ts';
-import { costPerRunChart, meanCostChart, successVsCostChart } from './cost-charts.ts';
-import { cumulativeCostChart, cumulativeTokensChart, perCallTokensChart } from './step-charts.ts';
+import type { ConfigSummary, StepPoint } from '../stats/aggregate.ts';
+import type { QuadraticFit } from '../stats/fit.ts';
+import type { RunFacts } from '../../contracts/records.ts';
+import { STOP_REASONS, type StopReason } from '../../contracts/stop-reason.ts';
+import { base, WIDTH, type ChartSpec } from './base.ts';
+import type { ColourScale } from './colours.ts';
+import { costPerRunChart, meanCostChart, successVsCostChart } from './cost.ts';
+import { cumulativeCostChart, cumulativeTokensChart, perCallTokensChart } from './steps.ts';
 
 /** One colour per stop reason in every report: done is green, the brakes warm, failures dark. */
 const REASON_COLOUR: Record<StopReason, string> = {

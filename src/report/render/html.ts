@@ -1,12 +1,12 @@
 // report.html: one self-contained file (inline CSS and SVG, no scripts, no external requests),
 // readable on screen and printable.
-import { describePrecisionDesign } from './stats/precision.ts';
+import { describePrecisionDesign } from '../stats/precision.ts';
 import { describeSettings, runCount, type ReportData } from './report-data.ts';
-import { isDerived } from '../contracts/derived.ts';
-import { contextTable, reflectionTable } from './tables/loops.ts';
-import { decisionTable, fitTable, ratioTableRows, repriceTable, runsTable, savingsTable, summaryTable, volumeTable, type Table } from './tables/tables.ts';
-import { constraintTable, queueTable, roleTable } from './tables/taskqueue.ts';
-import { DETECTOR_NOTE, detectorTable } from './tables/detectors.ts';
+import { isDerived } from '../../contracts/derived.ts';
+import { contextTable, reflectionTable } from '../tables/loops.ts';
+import { decisionTable, fitTable, ratioTableRows, repriceTable, runsTable, savingsTable, summaryTable, volumeTable, type Table } from '../tables/tables.ts';
+import { constraintTable, queueTable, roleTable } from '../tables/taskqueue.ts';
+import { DETECTOR_NOTE, detectorTable } from '../tables/detectors.ts';
 
 /** Per-run rows beyond this are in runs.csv; the HTML stays light for big sweeps. */
 export const MAX_RUN_ROWS = 500;

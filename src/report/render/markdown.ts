@@ -1,10 +1,10 @@
 // summary.md: the findings and a compact table, sized for a pull-request comment or $GITHUB_STEP_SUMMARY.
 import { runCount, type ReportData } from './report-data.ts';
-import { contextTable, reflectionTable } from './tables/loops.ts';
-import { decisionTable, ratioTableRows, savingsTable, summaryTable, volumeTable, type Table } from './tables/tables.ts';
-import { constraintTable, queueTable } from './tables/taskqueue.ts';
-import { DETECTOR_NOTE, detectorTable } from './tables/detectors.ts';
-import { describePrecisionDesign } from './stats/precision.ts';
+import { contextTable, reflectionTable } from '../tables/loops.ts';
+import { decisionTable, ratioTableRows, savingsTable, summaryTable, volumeTable, type Table } from '../tables/tables.ts';
+import { constraintTable, queueTable } from '../tables/taskqueue.ts';
+import { DETECTOR_NOTE, detectorTable } from '../tables/detectors.ts';
+import { describePrecisionDesign } from '../stats/precision.ts';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 

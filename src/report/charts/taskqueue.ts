@@ -1,8 +1,8 @@
 // The queue-explosion chart: mean queue length after each round, one line per configuration.
 // Pure: rows in, Vega-Lite spec out; build.ts renders it with the other charts.
-import { CHART_FONT, type ChartSpec } from './chart-base.ts';
-import type { RoundRow } from './stats/taskqueue.ts';
-import { colourBy, type ColourScale } from './chart-colours.ts';
+import { CHART_FONT, type ChartSpec } from './base.ts';
+import type { RoundRow } from '../stats/taskqueue.ts';
+import { colourBy, type ColourScale } from './colours.ts';
 
 export function queueLengthChart(rows: readonly RoundRow[], colours: ColourScale): ChartSpec {
   const values = rows.map((r) => ({ id: r.config_id, config: colours.labels.get(r.config_id) ?? r.config_id, round: r.round, queue: r.queue_length_mean, runs: r.runs }));

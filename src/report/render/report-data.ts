@@ -1,21 +1,21 @@
 // Everything the human-facing reports (HTML, Markdown) show, computed once by build.ts.
-import type { ConfigSummary, StepPoint } from './stats/aggregate.ts';
-import type { ChartSpec } from './chart-base.ts';
-import type { ConfigEconomics } from './stats/economics.ts';
-import { isDerived } from '../contracts/derived.ts';
-import type { StepLimitSaving, StepRatio } from './stats/step-limits.ts';
-import type { QuadraticFit } from './stats/fit.ts';
-import type { RepricedConfig } from './stats/reprice.ts';
-import type { VolumeProjection } from './stats/volume.ts';
-import type { ConstraintRow, RoleRow, RoundRow } from './stats/taskqueue.ts';
-import type { DetectorRow } from './stats/detectors.ts';
-import type { StabilityRow } from './stats/reflection.ts';
-import type { ContextRow } from './stats/context.ts';
-import type { Meta } from '../results/meta.ts';
-import type { RunFacts, RunRecord } from '../contracts/records.ts';
-import type { Price } from '../contracts/settings.ts';
-import { distinct } from './data/group.ts';
-import type { PrecisionOutcome } from './stats/precision.ts';
+import type { ConfigSummary, StepPoint } from '../stats/aggregate.ts';
+import type { ChartSpec } from '../charts/base.ts';
+import type { ConfigEconomics } from '../stats/economics.ts';
+import { isDerived } from '../../contracts/derived.ts';
+import type { StepLimitSaving, StepRatio } from '../stats/step-limits.ts';
+import type { QuadraticFit } from '../stats/fit.ts';
+import type { RepricedConfig } from '../stats/reprice.ts';
+import type { VolumeProjection } from '../stats/volume.ts';
+import type { ConstraintRow, RoleRow, RoundRow } from '../stats/taskqueue.ts';
+import type { DetectorRow } from '../stats/detectors.ts';
+import type { StabilityRow } from '../stats/reflection.ts';
+import type { ContextRow } from '../stats/context.ts';
+import type { Meta } from '../../results/meta.ts';
+import type { RunFacts, RunRecord } from '../../contracts/records.ts';
+import type { Price } from '../../contracts/settings.ts';
+import { distinct } from '../data/group.ts';
+import type { PrecisionOutcome } from '../stats/precision.ts';
 
 export interface RenderedChart extends Omit<ChartSpec, 'spec'> {
   svg: string;

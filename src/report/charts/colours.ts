@@ -2,7 +2,7 @@
 // configuration is named there by its settings alone (`steps=30`, the config id without its
 // scenario): steps=30 is the same colour in every panel and every chart, and every chart that colours
 // by configuration uses this one scale — the same domain, in natural order, and the same range.
-import { naturalOrder } from './stats/aggregate.ts';
+import { naturalOrder } from '../stats/aggregate.ts';
 
 /** Tableau 20, the strong half first: ten well-separated colours before the light ones are needed. */
 const PALETTE = [

@@ -3,17 +3,17 @@
 // `csvLine`, which writes exactly what csv-stringify writes for these rows (a test holds it to that)
 // at a fraction of its per-field cost.
 import { stringify } from 'csv-stringify/sync';
-import { STOP_REASONS } from '../contracts/stop-reason.ts';
-import { LIMITS, showLimit } from '../contracts/limits.ts';
-import type { DerivedRun } from '../contracts/derived.ts';
-import type { ConfigEconomics } from './stats/economics.ts';
-import type { RunRecord, StepRecord } from '../contracts/records.ts';
-import type { ConfigSettings } from '../contracts/settings.ts';
-import type { ConfigSummary, StepPoint } from './stats/aggregate.ts';
-import type { StepLimitSaving, StepRatio } from './stats/step-limits.ts';
-import type { QuadraticFit } from './stats/fit.ts';
-import type { RepricedConfig } from './stats/reprice.ts';
-import type { VolumeProjection } from './stats/volume.ts';
+import { STOP_REASONS } from '../../contracts/stop-reason.ts';
+import { LIMITS, showLimit } from '../../contracts/limits.ts';
+import type { DerivedRun } from '../../contracts/derived.ts';
+import type { ConfigEconomics } from '../stats/economics.ts';
+import type { RunRecord, StepRecord } from '../../contracts/records.ts';
+import type { ConfigSettings } from '../../contracts/settings.ts';
+import type { ConfigSummary, StepPoint } from '../stats/aggregate.ts';
+import type { StepLimitSaving, StepRatio } from '../stats/step-limits.ts';
+import type { QuadraticFit } from '../stats/fit.ts';
+import type { RepricedConfig } from '../stats/reprice.ts';
+import type { VolumeProjection } from '../stats/volume.ts';
 
 /** One column per limit of the table of brakes; a detector only when the sweep had it on (LimitDef.detector). */
 const limitsColumns = (s: ConfigSettings) =>

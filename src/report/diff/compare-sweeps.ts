@@ -2,12 +2,12 @@
 // only), refuse when they differ in a way the user did not allow, else compare them.
 import fs from 'node:fs';
 import path from 'node:path';
-import { UsageError } from '../contracts/errors.ts';
-import { loadMeta, type Meta } from '../results/meta.ts';
-import { resultFile, resultsDirFor } from '../results/results-dir.ts';
+import { UsageError } from '../../contracts/errors.ts';
+import { loadMeta, type Meta } from '../../results/meta.ts';
+import { resultFile, resultsDirFor } from '../../results/results-dir.ts';
 import { diffSweeps, type SweepDiff } from './diff.ts';
-import { loadRuns } from './data/load-runs.ts';
-import { describeDifferences, disallowed, settingsOf, sweepDifferences, type Difference, type DifferenceKind } from './data/sweep-settings.ts';
+import { loadRuns } from '../data/load-runs.ts';
+import { describeDifferences, disallowed, settingsOf, sweepDifferences, type Difference, type DifferenceKind } from '../data/sweep-settings.ts';
 
 /** A path, or a name under results/ (as `--out` names it). */
 const dirOf = (arg: string) => (fs.existsSync(arg) ? path.resolve(arg) : resultsDirFor(arg));

@@ -1,9 +1,9 @@
 // `bench diff` as people read it: one table (terminal, Markdown) and one CSV, a row per
 // configuration and metric: A, B, the change and its 95% interval, and what the interval says.
-import type { Interval } from './stats/intervals.ts';
+import type { Interval } from '../stats/intervals.ts';
 import { INTERVAL_METHODS, METRIC_NAMES, type DiffRow, type Metric, type SweepDiff } from './diff.ts';
-import { int, usd } from './format/numbers.ts';
-import type { Difference } from './data/sweep-settings.ts';
+import { int, usd } from '../format/numbers.ts';
+import type { Difference } from '../data/sweep-settings.ts';
 
 const sign = (x: number, text: string) => (x > 0 ? `+${text}` : x < 0 ? `−${text}` : '±0');
 const value: Record<Metric, (x: number) => string> = {

@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { TopLevelSpec } from 'vega-lite';
-import { CHART_FONT } from './chart-base.ts';
+import { CHART_FONT } from '../charts/base.ts';
 
 const require = createRequire(import.meta.url);
 const fontDir = path.join(path.dirname(require.resolve('dejavu-fonts-ttf/package.json')), 'ttf');

@@ -2,13 +2,13 @@
 //   reflection-cost — tokens and cost per run for each reflection mode, next to pass^k by k;
 //   context-cumulative-input — cumulative input tokens by step, one line per context strategy,
 //   with the fitted a·N + b·N² (dashed) and its a and b in the legend.
-import type { StepPoint } from './stats/aggregate.ts';
-import { CHART_FONT, type ChartSpec } from './chart-base.ts';
-import type { ContextRow } from './stats/context.ts';
-import { predict } from './stats/fit.ts';
-import type { StabilityRow } from './stats/reflection.ts';
-import { colourBy, type ColourScale } from './chart-colours.ts';
-import { drawnLines } from './step-charts.ts';
+import type { StepPoint } from '../stats/aggregate.ts';
+import { CHART_FONT, type ChartSpec } from './base.ts';
+import type { ContextRow } from '../stats/context.ts';
+import { predict } from '../stats/fit.ts';
+import type { StabilityRow } from '../stats/reflection.ts';
+import { colourBy, type ColourScale } from './colours.ts';
+import { drawnLines } from './steps.ts';
 
 const SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json';
 const config = { font: CHART_FONT, background: 'white', title: { fontSize: 15, anchor: 'start' as const }, legend: { orient: 'bottom' as const, direction: 'vertical' as const, labelLimit: 520 }, view: { stroke: null } };

@@ -4,14 +4,14 @@
 // once (the highest limit's), and every configuration's last step is marked and named, so the
 // legend lists only lines a reader can see.
 import type { TopLevelSpec } from 'vega-lite';
-import type { StepPoint } from './stats/aggregate.ts';
-import { naturalOrder } from './stats/aggregate.ts';
-import { base, byScenario, PANEL_HEIGHT, STEP_AXIS, TOKENS_AXIS, USD_AXIS, WIDTH, type ChartSpec } from './chart-base.ts';
-import { colourBy, configLabel, type ColourScale } from './chart-colours.ts';
-import { fitFormula } from './format/figures.ts';
-import type { QuadraticFit } from './stats/fit.ts';
-import { predict } from './stats/fit.ts';
-import { usd } from './format/numbers.ts';
+import type { StepPoint } from '../stats/aggregate.ts';
+import { naturalOrder } from '../stats/aggregate.ts';
+import { base, byScenario, PANEL_HEIGHT, STEP_AXIS, TOKENS_AXIS, USD_AXIS, WIDTH, type ChartSpec } from './base.ts';
+import { colourBy, configLabel, type ColourScale } from './colours.ts';
+import { fitFormula } from '../format/figures.ts';
+import type { QuadraticFit } from '../stats/fit.ts';
+import { predict } from '../stats/fit.ts';
+import { usd } from '../format/numbers.ts';
 
 type Value = (p: StepPoint) => number;
 /** One layer of a layered Vega-Lite spec (vega-lite exports no name for it). */

@@ -1,14 +1,14 @@
 // The charts of what a configuration costs: the headline (mean cost per run, and per successful
 // task where the scenario checks its answer, with 95% intervals and the saving against the highest
 // step limit written on each bar), the spread of cost per run, and success against cost per success.
-import type { RunFacts } from '../contracts/records.ts';
-import { groupByConfig, type ConfigSummary } from './stats/aggregate.ts';
-import { base, byScenario, HEIGHT, USD_AXIS, WIDTH, type ChartSpec } from './chart-base.ts';
-import { colourBy, configLabel, type ColourScale } from './chart-colours.ts';
-import { stepLimitFamilies } from './stats/step-limits.ts';
-import { usd } from './format/numbers.ts';
-import { costPerSuccess, meanInterval } from './stats/intervals.ts';
-import { box } from './stats/descriptive.ts';
+import type { RunFacts } from '../../contracts/records.ts';
+import { groupByConfig, type ConfigSummary } from '../stats/aggregate.ts';
+import { base, byScenario, HEIGHT, USD_AXIS, WIDTH, type ChartSpec } from './base.ts';
+import { colourBy, configLabel, type ColourScale } from './colours.ts';
+import { stepLimitFamilies } from '../stats/step-limits.ts';
+import { usd } from '../format/numbers.ts';
+import { costPerSuccess, meanInterval } from '../stats/intervals.ts';
+import { box } from '../stats/descriptive.ts';
 
 const PER_RUN = 'per run';
 const PER_SUCCESS = 'per successful task';

@@ -1,6 +1,6 @@
 // A CSV file written row by row (csvLine: csv-stringify's bytes), through an atomic writer in
 // 256 KB chunks: steps.csv and runs.csv never exist whole in memory, however many rows they have.
-import { AtomicFileWriter } from '../results/atomic.ts';
+import { AtomicFileWriter } from '../../results/atomic.ts';
 import { csvLine } from './csv.ts';
 
 const CHUNK = 256 * 1024;

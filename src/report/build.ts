@@ -1,7 +1,7 @@
 // Rebuilds every report artifact of a results directory from its records alone, so
 // `bench report DIR` works on finished, interrupted and merged runs alike. steps.jsonl is read
 // once, as a stream, feeding every per-step aggregate; runs.jsonl once into lean per-run facts
-// (load-runs.ts), its whole records read again only to write them out: memory stays low for large sweeps.
+// (data/load-runs.ts), its whole records read again only to write them out: memory stays low for large sweeps.
 import fs from 'node:fs';
 import path from 'node:path';
 import { readJsonlAt, readJsonlLines } from '../results/jsonl.ts';

@@ -2,7 +2,7 @@
 // configuration, the cumulative curve in tokens and in dollars, the input of each call, the spread
 // of cost per run, why runs stopped, and success against cost per success (where success is
 // checked). Pure: data in, Vega-Lite specs out, aggregated first so a spec does not grow with the runs.
-// Every chart that colours by configuration uses one scale (chart-colours.ts).
+// Every chart that colours by configuration uses one scale (colours.ts).
 import type { ConfigSummary, StepPoint } from '../stats/aggregate.ts';
 import type { QuadraticFit } from '../stats/fit.ts';
 import type { RunFacts } from '../../contracts/records.ts';

@@ -3,7 +3,7 @@
 // agent's limits, its seed) is recorded as unknown, never guessed.
 import { fingerprint } from '../contracts/fingerprint.ts';
 import type { RunRecord, StepRecord } from '../contracts/records.ts';
-import type { Price, Settings } from '../contracts/settings.ts';
+import { UNKNOWN_PRICE, type Price, type Settings } from '../contracts/settings.ts';
 import { STOP_REASONS, type StopReason } from '../contracts/stop-reason.ts';
 import { callCost } from '../meter/pricing.ts';
 import { ARGUMENTS_UNKNOWN, type AtifStep, type AtifTrajectory } from './atif-schema.ts';
@@ -27,9 +27,6 @@ export interface ImportedRun {
   notes: string[];
 }
 
-/** A price that says it is unknown: costs then come from the trajectory alone. */
-export const UNKNOWN_PRICE: Price = { model: 'unknown', input_per_1m: 0, cached_input_per_1m: 0, output_per_1m: 0 };
-
 const ms = (t: string | null | undefined): number | null => {
   const v = t ? Date.parse(t) : NaN;
   return Number.isFinite(v) ? v : null;
@@ -49,7 +46,8 @@ export function scenarioOf(t: AtifTrajectory, o: Pick<AtifImportOptions, 'scenar
 function settingsFor(t: AtifTrajectory, o: AtifImportOptions): Settings {
   return {
     scenario: scenarioOf(t, o),
-    model: `imported:${modelOf(t)}`,
+    // A trajectory exported by loopbench already names an imported model: it is not prefixed twice.
+    model: modelOf(t).startsWith('imported:') ? modelOf(t) : `imported:${modelOf(t)}`,
     // The original agent's limits are not in the format: every brake is unknown (off here).
     limits: { max_steps: null, max_cost_usd: null, timeout_s: null, max_repeat: null, max_tokens: null, max_calls: null, max_rounds: null },
     reflection: 'off',

@@ -7,7 +7,7 @@ import { base, byScenario, HEIGHT, USD_AXIS, WIDTH, type ChartSpec } from './bas
 import { colourBy, configLabel, type ColourScale } from './colours.ts';
 import { stepLimitFamilies } from '../stats/step-limits.ts';
 import { usd } from '../format/numbers.ts';
-import { costPerSuccess, meanInterval } from '../stats/intervals.ts';
+import { meanInterval } from '../stats/intervals.ts';
 import { box } from '../stats/descriptive.ts';
 
 const PER_RUN = 'per run';
@@ -40,14 +40,15 @@ export function costBars(runs: readonly RunFacts[], summary: readonly ConfigSumm
   const topOf = new Map<string, ConfigSummary>();
   for (const family of stepLimitFamilies(summary)) for (const c of family) topOf.set(c.config_id, family[family.length - 1]!);
   const values = new Map<string, { run: { mean: number; lo: number; hi: number }; success: { mean: number; lo: number; hi: number } | null; checked: boolean }>();
+  const perSuccess = new Map(summary.map((c) => [c.config_id, c.cost_per_success]));
   for (const g of groupByConfig(runs)) {
     const run = meanInterval(g.map((r) => r.cost_usd));
-    const checked = g.filter((r) => r.success !== null);
-    const win = checked.length ? costPerSuccess(checked) : null;
+    // The summary's cost per successful task (one definition for every table, chart and CSV); no bar when none succeeded.
+    const win = perSuccess.get(g[0]!.config_id) ?? null;
     values.set(g[0]!.config_id, {
       run: { mean: run.mean, lo: run.ci?.lo ?? run.mean, hi: run.ci?.hi ?? run.mean },
-      success: win && { mean: win.value, lo: win.ci?.lo ?? win.value, hi: win.ci?.hi ?? win.value },
-      checked: checked.length > 0,
+      success: win && Number.isFinite(win.value) ? { mean: win.value, lo: win.ci?.lo ?? win.value, hi: win.ci?.hi ?? win.value } : null,
+      checked: win !== null,
     });
   }
   const bars: CostBar[] = [];
@@ -88,7 +89,7 @@ export function meanCostChart(runs: readonly RunFacts[], summary: readonly Confi
   return {
     name: 'mean-cost',
     title: 'What each configuration costs',
-    caption: `Mean cost per run${checked ? ' and per successful task (total cost ÷ runs that passed the check)' : ''} per configuration, with 95% intervals (Student t${checked ? '; delta method for the ratio' : ''}); each bar says its mean${families ? ' and its change against the highest step limit of the same settings' : ''}.`,
+    caption: `Mean cost per run${checked ? ' and per successful task (total cost ÷ runs that passed the check)' : ''} per configuration, with 95% intervals (Student t${checked ? '; delta method on the log scale for the ratio' : ''}); each bar says its mean${families ? ' and its change against the highest step limit of the same settings' : ''}.`,
     spec: {
       ...base('What each configuration costs', [
         `mean USD ${checked ? 'per run and per successful task' : 'per run'} at the recorded prices, line: 95% interval${families ? ';' : ''}`,
@@ -169,7 +170,7 @@ export function successVsCostChart(runs: readonly RunFacts[], summary: readonly 
   return {
     name: 'success-vs-cost',
     title: 'Success rate vs cost per successful task',
-    caption: 'The trade-off a cost review decides on: further left is cheaper per task actually done, higher is more reliable. Lines: 95% intervals (Wilson for the rate, delta method for the cost). Configurations at the same point share it and its label. Only scenarios that check their answer appear.',
+    caption: 'The trade-off a cost review decides on: further left is cheaper per task actually done, higher is more reliable. Lines: 95% intervals (Wilson for the rate, delta method on the log scale for the cost). Configurations at the same point share it and its label. Only scenarios that check their answer appear.',
     spec: {
       ...base('Success rate vs cost per successful task', 'per configuration; lines: 95% intervals'),
       data: { values },

@@ -20,7 +20,8 @@ export const DIFFERENCE_KINDS = {
   model: 'the models swept, and per-role models',
   prompt: "a scenario's content: system prompt, goal, tools, check",
   pricing: 'prices and prompt caching',
-  limits: 'the brakes: steps, cost, timeout, spin, tokens, calls, rounds, the loop detectors, and max output tokens',
+  // From the table of brakes, so a new limit is named (and compared, below) without an edit here.
+  limits: `the brakes (${LIMITS.map((l) => l.flag).join(', ')}) and --max-output-tokens`,
   seed: 'the sweep seed',
   repeats: 'runs per configuration',
   scenarios: 'which scenarios were run',

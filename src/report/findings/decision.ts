@@ -2,24 +2,13 @@
 // what each configuration costs per successful task (economics.ts) — by a printed rule, with the saving
 // at the chosen volume, or with what to run next when the sweep cannot tell.
 import type { ConfigSummary } from '../stats/aggregate.ts';
-import type { Interval } from '../stats/intervals.ts';
+import { proportionDifference } from '../stats/intervals.ts';
 import { stepLimitFamilies } from '../stats/step-limits.ts';
 import type { ConfigEconomics } from '../stats/economics.ts';
 import { differingSettings } from './settings-diff.ts';
 import { pct, usd } from '../format/numbers.ts';
 import { DAYS_PER_MONTH, type Volume } from '../stats/volume.ts';
 import { isDerived } from '../../contracts/derived.ts';
-
-/**
- * 95% interval of p1 − p2 from the two Wilson intervals (Newcombe's hybrid score method):
- * sound at 10 runs and at 0% or 100%, where the textbook Wald interval collapses to a point.
- */
-export function differenceInterval(k1: number, n1: number, ci1: Interval, k2: number, n2: number, ci2: Interval): Interval {
-  const p1 = k1 / n1;
-  const p2 = k2 / n2;
-  const d = p1 - p2;
-  return { lo: d - Math.hypot(p1 - ci1.lo, ci2.hi - p2), hi: d + Math.hypot(ci1.hi - p1, p2 - ci2.lo) };
-}
 
 export const RULE_CHECKED =
   'the cheapest limit per successful task whose success rate is not significantly below the best limit’s (the 95% interval of the difference in success rates includes 0)';
@@ -56,7 +45,8 @@ export function recommendLimits(summary: readonly ConfigSummary[], economics: re
     let why: string;
     if (checked) {
       const best = [...family].sort((x, y) => y.success_rate! - x.success_rate! || x.cost_usd.mean - y.cost_usd.mean)[0]!;
-      const diff = (c: ConfigSummary) => differenceInterval(best.successes!, best.runs, best.success_ci!, c.successes!, c.runs, c.success_ci!);
+      // best − c, with Newcombe's interval (from the two Wilson intervals): sound at 10 runs and at 0% or 100%.
+      const diff = (c: ConfigSummary) => proportionDifference(c.successes!, c.checked, best.successes!, best.checked).ci;
       const eligible = family.filter((c) => diff(c).lo <= 0);
       const allFailed = best.successes === 0;
       pick = allFailed

@@ -109,14 +109,13 @@ function fitSentence(fit: QuadraticFit, f: ReportFacts): string {
   let out =
     `${fit.scenario}: cumulative input tokens after N steps fit ${fitFormula(fit)} (R² = ${fit.r2.toFixed(4)})` +
     (quadratic ? ' — every step re-sends the whole history, so cost grows with the square of the steps.' : '.');
-  const wide = f.ratios.filter((r) => r.scenario === fit.scenario).sort((x, y) => y.steps_ratio - x.steps_ratio)[0];
+  const wide = f.ratios.filter((r) => r.scenario === fit.scenario).sort((x, y) => y.to_max_steps / y.from_max_steps - x.to_max_steps / x.from_max_steps)[0];
   if (!wide) return out;
   const lo = f.summary.find((c) => c.config_id === wide.from_config)!;
   const hi = f.summary.find((c) => c.config_id === wide.to_config)!;
-  const taken = lo.steps.mean > 0 ? hi.steps.mean / lo.steps.mean : NaN;
   const early = lo.stop_reasons.done === lo.runs ? ' (every run finished on its own before the lower limit)' : '';
   const label = familyLabel(lo, f.summary);
-  out += ` MAX_STEPS ${wide.from_steps} → ${wide.to_steps}${label ? ` (${label})` : ''}: steps taken ${times(taken)} (${lo.steps.mean.toFixed(1)} → ${hi.steps.mean.toFixed(1)}) → input tokens ${times(wide.tokens_ratio)}${early}`;
+  out += ` MAX_STEPS ${wide.from_max_steps} → ${wide.to_max_steps}${label ? ` (${label})` : ''}: steps taken ${times(wide.steps_ratio)} (${lo.steps.mean.toFixed(1)} → ${hi.steps.mean.toFixed(1)}) → input tokens ${times(wide.tokens_ratio)}${early}`;
   return `${out}${preemption(hi)}.`;
 }
 

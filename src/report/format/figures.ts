@@ -2,6 +2,7 @@
 import type { StopReason } from '../../contracts/stop-reason.ts';
 import type { ConfigSummary } from '../stats/aggregate.ts';
 import type { QuadraticFit } from '../stats/fit.ts';
+import type { Interval } from '../stats/intervals.ts';
 import { int, signed } from './numbers.ts';
 
 /** `301·N² + 47·N` with the sign of each term shown as it is. */
@@ -19,4 +20,11 @@ export function formatStopReasons(c: Pick<ConfigSummary, 'stop_reasons' | 'stop_
       return `${k} ${v}${at ? ` @${at.min === at.max ? at.min : `${at.min}-${at.max}`}` : ''}`;
     })
     .join(', ');
+}
+
+/** Cost per successful task with its interval: `$0.52 ($0.41–$0.71)`, `none succeeded`, or `$0.52 (1 run: no interval)`. */
+export function perSuccessText(value: number, ci: Interval | null, money: (x: number) => string): string {
+  if (!Number.isFinite(value)) return 'none succeeded';
+  if (!ci) return `${money(value)} (1 run: no interval)`;
+  return `${money(value)} (${money(ci.lo)}–${Number.isFinite(ci.hi) ? money(ci.hi) : '∞'})`;
 }

@@ -176,8 +176,10 @@ export const fitRow = (f: QuadraticFit) => ({
 
 export const ratioRow = (r: StepRatio) => ({
   scenario: r.scenario,
-  from_max_steps: r.from_steps,
-  to_max_steps: r.to_steps,
+  from_max_steps: r.from_max_steps,
+  to_max_steps: r.to_max_steps,
+  from_steps_mean: r.from_steps_mean,
+  to_steps_mean: r.to_steps_mean,
   steps_ratio: r.steps_ratio,
   input_tokens_ratio: r.tokens_ratio,
   fit_input_tokens_ratio: r.fit_tokens_ratio ?? '',

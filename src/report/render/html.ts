@@ -111,7 +111,7 @@ ${d.charts.map((c) => `<figure class="chart" id="chart-${c.name}">${scopeSvgIds(
 </section>
 <section id="fit"><h2>The quadratic cost curve</h2>
 ${d.fits.length ? table(fitTable(d.fits), 'Least-squares fit per scenario') : '<p class="note">Not enough steps to fit a curve.</p>'}
-${d.ratios.length ? table(ratioTableRows(d.ratios), 'Steps ×k → input tokens ×r, for the step limits swept') : ''}
+${d.ratios.length ? table(ratioTableRows(d.ratios), 'Steps taken ×k → input tokens ×r, between the step limits swept (k is the ratio of the steps the runs took, which another brake or an early finish can make smaller than the limits’)') : ''}
 ${d.savings.length ? table(savingsTable(d.savings), 'Each lower step limit against the highest') : ''}
 </section>
 ${d.loop?.stability.length ? `<section id="reflection"><h2>Reflection: what it costs and what it buys</h2>

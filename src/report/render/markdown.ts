@@ -38,7 +38,7 @@ export function renderMarkdown(d: ReportData): string {
     '',
     markdownTable(decisionTable(d.summary, d.economics)),
   ];
-  if (d.ratios.length) parts.push('', '### Steps ×k → input tokens ×r', '', markdownTable(ratioTableRows(d.ratios)));
+  if (d.ratios.length) parts.push('', '### Steps taken ×k → input tokens ×r', '', markdownTable(ratioTableRows(d.ratios)));
   if (d.savings.length) parts.push('', '### Lower step limits against the highest', '', markdownTable(savingsTable(d.savings)));
   if (d.loop?.stability.length) parts.push('', '### Reflection: what it costs and what it buys', '', markdownTable(reflectionTable(d.loop.stability)));
   if (d.loop?.context.length) parts.push('', '### Context strategies: what each saves', '', markdownTable(contextTable(d.loop.context)));

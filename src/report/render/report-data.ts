@@ -13,7 +13,7 @@ import type { StabilityRow } from '../stats/reflection.ts';
 import type { ContextRow } from '../stats/context.ts';
 import type { Meta } from '../../results/meta.ts';
 import type { RunFacts, RunRecord } from '../../contracts/records.ts';
-import type { Price } from '../../contracts/settings.ts';
+import { UNKNOWN_PRICE, type Price } from '../../contracts/settings.ts';
 import { distinct } from '../data/group.ts';
 import type { PrecisionOutcome } from '../stats/precision.ts';
 
@@ -58,6 +58,17 @@ export const describePrice = (p: Price) => `${p.model} ($${p.input_per_1m} input
 
 export function describePrices(summary: readonly ConfigSummary[]): string[] {
   return distinct(summary.map((c) => JSON.stringify(c.settings.price))).map((j) => describePrice(JSON.parse(j) as Price));
+}
+
+/**
+ * How the report's costs were priced, as the reports say it after "Costs". Imported runs carry the costs
+ * their trajectories recorded; a price of theirs only priced steps that recorded tokens but no cost.
+ */
+export function describePricing(summary: readonly ConfigSummary[], o: { price?: Price; imported: boolean }): string {
+  if (o.price) return `re-priced as ${describePrice(o.price)} from recorded tokens (the brakes fired at the recorded prices)`;
+  if (!o.imported) return `priced as recorded: ${describePrices(summary).join('; ')}`;
+  const known = describePrices(summary.filter((c) => c.settings.price.model !== UNKNOWN_PRICE.model));
+  return `as recorded in the trajectories${known.length ? ` (steps with tokens but no cost_usd priced as ${known.join('; ')})` : ''}`;
 }
 
 /** The swept dimensions and the fixed limits, as `name: values` lines. */

@@ -4,18 +4,22 @@ import type { RunFacts, StepRecord } from '../../contracts/records.ts';
 import type { ConfigSettings } from '../../contracts/settings.ts';
 import { groupBy } from '../data/group.ts';
 import { spread, type Spread } from './descriptive.ts';
-import { wilson, type Interval } from './intervals.ts';
+import { costPerSuccess, wilson, type CostPerSuccess, type Interval } from './intervals.ts';
 
 export interface ConfigSummary {
   config_id: string;
   scenario: string;
   settings: ConfigSettings;
   runs: number;
+  /** Runs whose answer was checked (the success rate's denominator). */
+  checked: number;
   /** Runs whose answer was checked and passed; null when the scenario has no check. */
   successes: number | null;
   success_rate: number | null;
   /** Wilson 95% interval of the success rate: honest at 10 runs and at 0% or 100%. */
   success_ci: Interval | null;
+  /** Σ cost ÷ successes over the checked runs, with its interval (costPerSuccess); null when the scenario has no check. */
+  cost_per_success: CostPerSuccess | null;
   stop_reasons: Partial<Record<StopReason, number>>;
   /** For each stop reason, the first and last step at which it fired. */
   stop_steps: Partial<Record<StopReason, { min: number; max: number }>>;
@@ -59,9 +63,11 @@ export function summarizeConfigs(runs: readonly RunFacts[]): ConfigSummary[] {
       scenario: first.scenario,
       settings: first.settings,
       runs: g.length,
+      checked: checked.length,
       successes,
       success_rate: successes === null ? null : successes / checked.length,
       success_ci: successes === null ? null : wilson(successes, checked.length),
+      cost_per_success: costPerSuccess(checked),
       stop_reasons,
       stop_steps,
       steps: pick((r) => r.steps),

@@ -10,9 +10,9 @@ export interface ConfigEconomics {
   scenario: string;
   max_steps: number | null;
   cost_per_run: number;
-  /** Mean cost ÷ success rate; null without a check, Infinity when nothing succeeded. */
+  /** Σ cost ÷ successes over the checked runs; null without a check, Infinity when nothing succeeded. */
   cost_per_success: number | null;
-  /** From the success rate's 95% interval (the cost mean taken as known). */
+  /** Its 95% interval (costPerSuccess: the delta method on the log scale); null below two runs or when nothing succeeded. */
   cost_per_success_ci: Interval | null;
   /** Extra cost per extra step taken, between this limit and the next lower one (the next higher for the lowest). */
   marginal_step_cost: number | null;
@@ -32,7 +32,6 @@ export function configEconomics(summary: readonly ConfigSummary[], fits: readonl
     });
   }
   return summary.map((c) => {
-    const rate = c.success_rate;
     const fit = fits.find((f) => f.scenario === c.scenario);
     const n = Math.round(c.steps.mean);
     const outPerStep = c.steps.mean > 0 ? c.output_tokens.mean / c.steps.mean : 0;
@@ -42,8 +41,8 @@ export function configEconomics(summary: readonly ConfigSummary[], fits: readonl
       scenario: c.scenario,
       max_steps: c.settings.limits.max_steps,
       cost_per_run: c.cost_usd.mean,
-      cost_per_success: rate === null ? null : rate > 0 ? c.cost_usd.mean / rate : Infinity,
-      cost_per_success_ci: rate === null ? null : { lo: c.cost_usd.mean / c.success_ci!.hi, hi: c.success_ci!.lo > 0 ? c.cost_usd.mean / c.success_ci!.lo : Infinity },
+      cost_per_success: c.cost_per_success?.value ?? null,
+      cost_per_success_ci: c.cost_per_success?.ci ?? null,
       marginal_step_cost: marginal.get(c.config_id) ?? null,
       marginal_step_cost_fit: fit && n > 0 ? ((predict(fit, n + 1) - predict(fit, n)) * p.input_per_1m + outPerStep * p.output_per_1m) / 1e6 : null,
     };

@@ -1,6 +1,6 @@
 // 95% intervals for what the reports compare: a proportion (Wilson), a mean (Student t), a difference
-// of means (Welch), a ratio of sums (cost per successful task, delta method) and a difference of
-// proportions (Newcombe's hybrid score interval from two Wilson intervals).
+// of means (Welch), a ratio of means (cost per successful task, delta method on the log scale) and a
+// difference of proportions (Newcombe's hybrid score interval from two Wilson intervals).
 import { mean } from './descriptive.ts';
 
 export interface Interval {
@@ -8,14 +8,24 @@ export interface Interval {
   hi: number;
 }
 
-/** Wilson score interval for k successes in n trials (z = 1.96 for 95%). */
-export function wilson(k: number, n: number, z = 1.96): Interval {
+/** The level of every interval the reports print, and of the rules that read them (the recommendation, --repeat auto). */
+export const CONFIDENCE = 0.95;
+
+/**
+ * The two-sided normal quantile at CONFIDENCE, Φ⁻¹(0.975) to double precision (1.96 is its rounding),
+ * for the score intervals (Wilson, Newcombe). Tied to CONFIDENCE by a test, not by a second literal.
+ */
+export const Z = 1.959963984540054;
+
+/** Wilson score interval for k successes in n trials, at CONFIDENCE. */
+export function wilson(k: number, n: number, z = Z): Interval {
   if (n === 0) return { lo: 0, hi: 1 };
   const p = k / n;
   const z2 = z * z;
   const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
   const half = (z / (1 + z2 / n)) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
-  return { lo: Math.max(0, centre - half), hi: Math.min(1, centre + half) };
+  // All or none succeeded: that bound is exactly 1 (or 0), not 1 − 1e-16.
+  return { lo: k === 0 ? 0 : Math.max(0, centre - half), hi: k === n ? 1 : Math.min(1, centre + half) };
 }
 
 /** ln Γ(x), Lanczos approximation (g = 7, 9 terms): ~15 digits for x > 0. */
@@ -65,7 +75,7 @@ function tCdf(t: number, df: number): number {
 }
 
 /** The t value with P(|T| ≤ t) = level: 2.262 for df 9 at 95%. Bisection: the CDF is monotone. */
-export function tCritical(df: number, level = 0.95): number {
+export function tCritical(df: number, level = CONFIDENCE): number {
   const target = 1 - (1 - level) / 2;
   let lo = 0;
   let hi = 1e6;
@@ -101,19 +111,53 @@ export function welchDifference(a: readonly number[], b: readonly number[]): { d
   return { diff, ci: { lo: diff - half, hi: diff + half } };
 }
 
+export interface CostPerSuccess {
+  /** Σ cost ÷ successes over the checked runs; Infinity when none succeeded (no task was bought). */
+  value: number;
+  /** At CONFIDENCE; null below two checked runs or when none succeeded. */
+  ci: Interval | null;
+}
+
 /**
- * Cost per successful task, Σ cost ÷ successes, with a 95% interval by the delta method for a ratio
- * of means (t with n − 1 degrees of freedom); null when no run succeeded (no task was bought).
+ * Cost per successful task — the one definition every report, table, chart and CSV uses: Σ cost ÷ successes
+ * over the runs whose answer was checked, i.e. R = c̄ / p (mean cost ÷ success rate). Its interval is the
+ * delta method for a ratio of means, on the log scale so that it stays above zero and leans the way a
+ * ratio with an uncertain denominator does:
+ *   Var(ln R) ≈ s_c² / (n·c̄²) + s_p² / (n·p²) − 2·s_cp / (n·c̄·p)
+ * with s_c², s_p², s_cp the sample variances and covariance (n − 1) of the runs' cost and success (0/1), so
+ * both the spread of cost and the uncertainty of the success rate count; the interval is
+ * R·exp(±t(n − 1)·√Var). Null when no run was checked.
  */
-export function costPerSuccess(runs: ReadonlyArray<{ cost_usd: number; success: boolean | null }>): { value: number; ci: Interval | null } | null {
-  const wins = runs.filter((r) => r.success).length;
-  if (wins === 0) return null;
-  const n = runs.length;
-  const value = runs.reduce((s, r) => s + r.cost_usd, 0) / wins;
+export function costPerSuccess(runs: ReadonlyArray<{ cost_usd: number; success: boolean | null }>): CostPerSuccess | null {
+  const checked = runs.filter((r) => r.success !== null);
+  const n = checked.length;
+  if (n === 0) return null;
+  let total = 0;
+  let wins = 0;
+  for (const r of checked) {
+    total += r.cost_usd;
+    if (r.success) wins++;
+  }
+  if (wins === 0) return { value: Infinity, ci: null };
+  const value = total / wins;
   if (n < 2) return { value, ci: null };
-  const residual = runs.reduce((s, r) => s + (r.cost_usd - value * (r.success ? 1 : 0)) ** 2, 0) / (n - 1);
-  const half = (tCritical(n - 1) * Math.sqrt(residual / n)) / (wins / n);
-  return { value, ci: { lo: Math.max(0, value - half), hi: value + half } };
+  const c = total / n;
+  const p = wins / n;
+  // Nothing cost anything (trajectories without costs): the ratio is exactly 0.
+  if (c === 0) return { value, ci: { lo: 0, hi: 0 } };
+  let sc = 0;
+  let sp = 0;
+  let scp = 0;
+  for (const r of checked) {
+    const dc = r.cost_usd - c;
+    const dp = (r.success ? 1 : 0) - p;
+    sc += dc * dc;
+    sp += dp * dp;
+    scp += dc * dp;
+  }
+  const variance = Math.max(0, (sc / (c * c) + sp / (p * p) - (2 * scp) / (c * p)) / (n - 1) / n);
+  const half = tCritical(n - 1) * Math.sqrt(variance);
+  return { value, ci: { lo: value * Math.exp(-half), hi: value * Math.exp(half) } };
 }
 
 /** p_b − p_a with Newcombe's hybrid score 95% interval (method 10), built from each side's Wilson interval. */

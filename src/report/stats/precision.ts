@@ -5,10 +5,10 @@
 // batch and the reports replay it over the records, so both say the same for a seed.
 import type { AdaptiveSampling } from '../../contracts/sweep-state.ts';
 import type { StopReason } from '../../contracts/stop-reason.ts';
-import { meanInterval, wilson } from './intervals.ts';
+import { CONFIDENCE, meanInterval, wilson } from './intervals.ts';
 
-/** The level of every interval the reports print; the rule judges at it too. */
-export const PRECISION_CONFIDENCE = 0.95;
+/** The rule judges at the level every interval the reports print has. */
+export const PRECISION_CONFIDENCE = CONFIDENCE;
 export const DEFAULT_PRECISION = 0.05;
 
 /** What the rule reads of a run: the repeat orders the runs, whatever order they finished in. */

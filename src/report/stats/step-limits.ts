@@ -17,19 +17,23 @@ export function stepLimitFamilies(summary: readonly ConfigSummary[]): ConfigSumm
 
 export interface StepRatio {
   scenario: string;
-  from_steps: number;
-  to_steps: number;
-  /** to_steps / from_steps */
+  /** The two step limits compared, lower first: beside the ratios, not in them. */
+  from_max_steps: number;
+  to_max_steps: number;
+  /** Mean steps the runs took at each limit (another brake, or finishing, may stop them before it). */
+  from_steps_mean: number;
+  to_steps_mean: number;
+  /** Steps taken at the higher limit ÷ at the lower: what happened, whatever the limits allowed. */
   steps_ratio: number;
-  /** Mean input tokens per run at to_steps / at from_steps, as measured. */
+  /** Mean input tokens per run at the higher limit ÷ at the lower, as measured. */
   tokens_ratio: number;
-  /** The same ratio on the fitted curve (null without a fit). */
+  /** The same on the fitted curve, at the mean steps taken (null without a fit, or beyond the steps it was fitted on). */
   fit_tokens_ratio: number | null;
   from_config: string;
   to_config: string;
 }
 
-/** "steps ×k → tokens ×r" for every pair of swept step limits. */
+/** "steps taken ×k → input tokens ×r" for every pair of swept step limits. */
 export function ratioTable(summary: readonly ConfigSummary[], fits: readonly QuadraticFit[]): StepRatio[] {
   const out: StepRatio[] = [];
   for (const family of stepLimitFamilies(summary)) {
@@ -38,15 +42,17 @@ export function ratioTable(summary: readonly ConfigSummary[], fits: readonly Qua
       for (let j = i + 1; j < family.length; j++) {
         const lo = family[i]!;
         const hi = family[j]!;
-        const [n0, n1] = [lo.settings.limits.max_steps!, hi.settings.limits.max_steps!];
+        const [n0, n1] = [lo.steps.mean, hi.steps.mean];
         out.push({
           scenario: lo.scenario,
-          from_steps: n0,
-          to_steps: n1,
-          steps_ratio: n1 / n0,
+          from_max_steps: lo.settings.limits.max_steps!,
+          to_max_steps: hi.settings.limits.max_steps!,
+          from_steps_mean: n0,
+          to_steps_mean: n1,
+          steps_ratio: n0 > 0 ? n1 / n0 : NaN,
           tokens_ratio: lo.input_tokens.mean > 0 ? hi.input_tokens.mean / lo.input_tokens.mean : NaN,
           // The curve says nothing beyond the steps it was fitted on (runs that finish early).
-          fit_tokens_ratio: fit && fit.max_step >= n1 ? predict(fit, n1) / predict(fit, n0) : null,
+          fit_tokens_ratio: fit && fit.max_step >= n1 && predict(fit, n0) > 0 ? predict(fit, n1) / predict(fit, n0) : null,
           from_config: lo.config_id,
           to_config: hi.config_id,
         });

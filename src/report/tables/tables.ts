@@ -1,6 +1,6 @@
 // The report's tables as plain rows, rendered by html.ts and markdown.ts alike.
 import type { ConfigSummary } from '../stats/aggregate.ts';
-import { fitFormula, formatStopReasons } from '../format/figures.ts';
+import { fitFormula, formatStopReasons, perSuccessText } from '../format/figures.ts';
 import type { StepLimitSaving, StepRatio } from '../stats/step-limits.ts';
 import type { QuadraticFit } from '../stats/fit.ts';
 import { int, pct, times, usd, usdDistinct } from '../format/numbers.ts';
@@ -54,13 +54,11 @@ export function decisionTable(summary: readonly ConfigSummary[], economics: read
   const all = economics.flatMap((e) => [e.cost_per_run, e.cost_per_success ?? 0, e.cost_per_success_ci?.lo ?? 0, e.cost_per_success_ci?.hi ?? 0]);
   const money = usdDistinct(all.filter(Number.isFinite));
   const step = usdDistinct(economics.flatMap((e) => [e.marginal_step_cost ?? 0, e.marginal_step_cost_fit ?? 0]));
-  const finite = (x: number) => (Number.isFinite(x) ? money(x) : '∞');
   return {
     head: ['configuration', 'success (95% CI)', 'cost per run', 'cost per successful task (95% CI)', '+1 step (measured)', '+1 step (fit)'],
     rows: summary.map((c) => {
       const e = econ.get(c.config_id)!;
-      const perSuccess =
-        e.cost_per_success === null ? 'not measured (no check)' : !Number.isFinite(e.cost_per_success) ? 'none succeeded' : `${money(e.cost_per_success)} (${money(e.cost_per_success_ci!.lo)}–${finite(e.cost_per_success_ci!.hi)})`;
+      const perSuccess = e.cost_per_success === null ? 'not measured (no check)' : perSuccessText(e.cost_per_success, e.cost_per_success_ci, money);
       return [c.config_id, successCell(c), money(e.cost_per_run), perSuccess, e.marginal_step_cost === null ? '–' : step(e.marginal_step_cost), e.marginal_step_cost_fit === null ? '–' : step(e.marginal_step_cost_fit)];
     }),
     numeric: [2, 4, 5],
@@ -77,9 +75,16 @@ export function fitTable(fits: readonly QuadraticFit[]): Table {
 
 export function ratioTableRows(ratios: readonly StepRatio[]): Table {
   return {
-    head: ['scenario', 'MAX_STEPS', 'steps', 'input tokens (measured)', 'input tokens (fit)'],
-    rows: ratios.map((r) => [r.scenario, `${r.from_steps} → ${r.to_steps}`, times(r.steps_ratio), times(r.tokens_ratio), r.fit_tokens_ratio === null ? '–' : times(r.fit_tokens_ratio)]),
-    numeric: [2, 3, 4],
+    head: ['scenario', 'MAX_STEPS', 'steps taken (mean)', 'steps taken ×k', 'input tokens ×r (measured)', 'input tokens ×r (fit)'],
+    rows: ratios.map((r) => [
+      r.scenario,
+      `${r.from_max_steps} → ${r.to_max_steps}`,
+      `${r.from_steps_mean.toFixed(1)} → ${r.to_steps_mean.toFixed(1)}`,
+      times(r.steps_ratio),
+      times(r.tokens_ratio),
+      r.fit_tokens_ratio === null ? '–' : times(r.fit_tokens_ratio),
+    ]),
+    numeric: [2, 3, 4, 5],
   };
 }
 

@@ -11,8 +11,8 @@ import { messageTokensUncached, TokenCounter, toolsTokensUncached } from '../src
 import type { ChatMessage } from '../src/contracts/chat.ts';
 import { measureOverhead, RecordingCounter, tokenizeOnce } from '../src/perf/overhead.ts';
 import { concurrencyRow, formatTargets, overheadRow } from '../src/perf/table.ts';
-import { csvLine, runRow, stepRow, toCsv } from '../src/report/csv.ts';
-import { CsvFileWriter } from '../src/report/csv-file.ts';
+import { csvLine, runRow, stepRow, toCsv } from '../src/report/render/csv.ts';
+import { CsvFileWriter } from '../src/report/render/csv-file.ts';
 import { forEachConcurrently } from '../src/runner/pool.ts';
 import { stepLine } from '../src/results/step-line.ts';
 import { resolveScenario } from '../src/scenario/loader.ts';

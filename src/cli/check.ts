@@ -11,7 +11,7 @@ import { hasRecords, resultFile } from '../results/results-dir.ts';
 import type { RunFacts } from '../contracts/records.ts';
 import { writeFileAtomic, writeJsonAtomic } from '../results/atomic.ts';
 import { assertComparableBaseline, baselineOf, BASELINE_MAY_DIFFER, loadBaseline, settingsOfSpec } from '../gate/baseline.ts';
-import { settingsOf } from '../report/sweep-settings.ts';
+import { settingsOf } from '../report/data/sweep-settings.ts';
 import { allowHelp, parseAllow } from './diff.ts';
 import { publishToGithub } from '../gate/github.ts';
 import { judge } from '../gate/judge.ts';

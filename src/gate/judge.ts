@@ -4,7 +4,7 @@ import type { RunFacts } from '../contracts/records.ts';
 import type { ReplayMiss } from '../contracts/chat.ts';
 import type { SpendState } from '../contracts/sweep-state.ts';
 import { evaluateAssertions, type Decided } from './assertions.ts';
-import { usd } from '../report/format.ts';
+import { usd } from '../report/format/numbers.ts';
 import { baselineOf, compareToBaseline, type Baseline } from './baseline.ts';
 import type { ScenarioBudget } from './load-budgets.ts';
 import type { Verdict } from './verdict.ts';

@@ -3,7 +3,7 @@
 // <error> for a scenario that was not measured (a replay miss).
 import { isBreach, type Verdict } from './verdict.ts';
 import type { SamplingOutcome } from './adaptive.ts';
-import { groupBy } from '../report/group.ts';
+import { groupBy } from '../report/data/group.ts';
 
 const escape = (s: string) =>
   s

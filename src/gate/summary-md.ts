@@ -1,6 +1,6 @@
 // summary.md of a check: the verdict first (what a pull-request reader wants), then the results
 // directory's own summary.md (findings and the runs table) as `bench report` writes it.
-import { markdownTable } from '../report/markdown.ts';
+import { markdownTable } from '../report/render/markdown.ts';
 import { isBreach, type Verdict } from './verdict.ts';
 import type { SamplingOutcome } from './adaptive.ts';
 import { SIM_CAVEAT } from './sim-caveat.ts';

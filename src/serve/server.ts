@@ -12,6 +12,7 @@ import { TokenCounter } from '../meter/tokens.ts';
 import { ModelError, type Usage } from '../contracts/chat.ts';
 import { listProfiles, loadProfile, type Profile } from '../sim/profile.ts';
 import { SimModel } from '../sim/sim-model.ts';
+import { loadAllScenarios } from '../scenario/loader.ts';
 import { JsonlWriter } from '../results/jsonl.ts';
 import { readBody } from './read-body.ts';
 import { OffThreadCounter } from './offthread-count.ts';
@@ -116,7 +117,7 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
     const refused = wire === chatAdapter ? simRefusal(request as CompletionRequest) : null;
     if (refused) return log.refuse(res, started, { model: chat.model }, refused);
     const profile = profiles.get(chat.model);
-    if (!profile) return log.refuse(res, started, { model: chat.model }, apiError(404, `The model '${chat.model}' does not exist: it names no simulated profile (known: ${listProfiles().join(', ')}), and bench serve was started without --profile`, 'invalid_request_error', 'model', 'model_not_found'));
+    if (!profile) return log.refuse(res, started, { model: chat.model }, apiError(404, `The model '${chat.model}' does not exist: it names no simulated profile (known: ${listProfiles().join(', ')}) and no shipped scenario (bench scenarios lists them), and bench serve was started without --profile`, 'invalid_request_error', 'model', 'model_not_found'));
     const fault = pickFault(o.errorRate, o.faults, random);
     // Every answer, fault or not, arrives `latencyMs` after its request arrived: the work of writing
     // it is part of that time (as a provider's is), not added on top.
@@ -204,10 +205,17 @@ class ProfileCache {
     if (fixed) this.get(fixed);
   }
 
-  /** The profile a request's model plays, or undefined when it names none. */
+  private scenarioProfiles: Map<string, string> | undefined;
+
+  /** The profile a request's model plays — a profile id, or a shipped scenario's id (its profile) — or undefined when it names neither. */
   get(model: string): Profile | undefined {
-    const id = this.fixed ?? model;
-    if (!this.fixed && !listProfiles().includes(id)) return undefined;
+    let id = this.fixed ?? model;
+    if (!this.fixed && !listProfiles().includes(id)) {
+      this.scenarioProfiles ??= new Map(loadAllScenarios().map((s) => [s.id, s.profile]));
+      const viaScenario = this.scenarioProfiles.get(id);
+      if (viaScenario === undefined) return undefined;
+      id = viaScenario;
+    }
     let p = this.loaded.get(id);
     if (!p) this.loaded.set(id, (p = loadProfile(id)));
     return p;

@@ -132,7 +132,7 @@ describe('malformed requests get 4xx in OpenAI error format', () => {
   it("a shipped scenario's id names its profile (the model a user copies from bench scenarios)", async () => {
     const r = await client.chat.completions.create({ model: 'tiny-agent-sum-of-squares', messages: [{ role: 'user', content: 'Compute the sum of squares of 1..100.' }], tools: [{ type: 'function', function: { name: 'run_python', parameters: { type: 'object', properties: { code: { type: 'string' } }, required: ['code'] } } }], seed: 1 });
     expect(r.model).toBe('tiny-agent-sum-of-squares');
-    const line = fs.readFileSync(logFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).findLast((l) => l.model === 'tiny-agent-sum-of-squares');
+    const line = fs.readFileSync(logFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((l: { model: string }) => l.model === 'tiny-agent-sum-of-squares').at(-1);
     expect(line).toMatchObject({ status: 200, profile: 'tiny-agent' });
   });
 

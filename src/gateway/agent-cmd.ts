@@ -42,7 +42,7 @@ export async function startAgentHost(o: AgentHostOptions): Promise<AgentHost> {
   const upstreamFor = async (plan: RunPlan): Promise<Upstream> => {
     const spec = plan.settings.model;
     if (spec.startsWith('openai:')) return { url: transport.baseURL ?? OPENAI_DEFAULT_URL, apiKey: transport.apiKey, model: spec.slice('openai:'.length), timeoutMs: transport.timeoutMs };
-    sim ??= startServe({ host: '127.0.0.1', port: 0, latencyMs: 0, errorRate: 0, faults: [], retryAfterS: 1, promptCache: o.promptCache });
+    sim ??= startServe({ host: '127.0.0.1', port: 0, latencyMs: 0, errorRate: 0, faults: [], retryAfterS: 1, promptCache: o.promptCache, onToolMapping: sayToolMapping });
     return { url: (await sim).url, model: simProfileFor(spec, plan.scenario).id, seed: plan.settings.seed, timeoutMs: transport.timeoutMs };
   };
   const secrets = [transport.apiKey];
@@ -86,6 +86,11 @@ export async function startAgentHost(o: AgentHostOptions): Promise<AgentHost> {
       if (sim) await (await sim).close();
     },
   };
+}
+
+/** Once per profile and set of tools: the agent's tools are not the profile's, and what the sim does about it. */
+function sayToolMapping(profile: string, notes: string[]): void {
+  console.error(`bench: the simulated model (profile ${profile}) plays its actions on your agent's tools: ${notes.join('; ')}`);
 }
 
 /** Why the run ended: Ctrl-C, the timeout, a brake at the gateway, or the agent's own exit. */

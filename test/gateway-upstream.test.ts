@@ -24,6 +24,11 @@ afterAll(async () => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
+/** Waits for a condition (a machine under load is slow, not wrong). */
+async function until(ok: () => boolean, ms = 10_000): Promise<void> {
+  for (const end = Date.now() + ms; !ok() && Date.now() < end; ) await new Promise((r) => setTimeout(r, 20));
+}
+
 const BODY = JSON.stringify({ model: 'm', messages: [{ role: 'system', content: 'You are an agent.' }, { role: 'user', content: 'Collect sources on agent loop costs.' }] });
 
 /** A gateway in front of a scripted upstream, and one run on it (more with `run()`). */
@@ -37,11 +42,14 @@ async function setup(handle: Handler, limits: Partial<Limits> = {}, up: Partial<
     const meter = new RunMeter(`r${++n}`, 'cfg', gatewaySettings(limits), (r) => steps.push(r));
     const key = gateway.open({ meter, upstream: { url: stub.url, timeoutMs: 10_000, ...up }, maxOutputTokens: 300 });
     const post = (body = BODY) => postRaw(gateway.url, body, { authorization: `Bearer ${key}` });
-    /** The same call, from an agent that hangs up after `ms`. */
-    const hangUp = async (ms: number) => {
+    /** The same call, from an agent that hangs up once the upstream has it. */
+    const hangUp = async () => {
       const ac = new AbortController();
-      setTimeout(() => ac.abort(), ms);
-      await fetch(`${gateway.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: BODY, signal: ac.signal }).catch(() => null);
+      const had = stub.bodies.length;
+      const call = fetch(`${gateway.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: BODY, signal: ac.signal }).catch(() => null);
+      await until(() => stub.bodies.length > had);
+      ac.abort();
+      await call;
     };
     return { meter, steps, post, hangUp };
   };
@@ -228,8 +236,8 @@ describe('an agent that hangs up', () => {
     ]);
     const budget = 3.5 * callCost(PRICE, probe, 300, 0);
     const g = await setup((_req, res) => setTimeout(() => sendJson(res, completionWith({ prompt_tokens: probe, completion_tokens: 300 })), 300), { max_cost_usd: budget });
-    for (let i = 0; i < 3; i++) await g.hangUp(100);
-    await new Promise((r) => setTimeout(r, 600));
+    for (let i = 0; i < 3; i++) await g.hangUp();
+    await until(() => g.steps.length === 3);
     expect(g.steps.map((s) => [s.output_tokens, s.usage_source])).toEqual(Array(3).fill([300, 'provider']));
     expect(g.steps.every((s) => /hung up/.test(s.error ?? ''))).toBe(true);
     expect(g.meter.state.costUsd).toBeCloseTo(3 * callCost(PRICE, probe, 300, 0), 12);
@@ -239,8 +247,8 @@ describe('an agent that hangs up', () => {
 
   it('with no answer to bill from, at its worst case', async () => {
     const g = await setup(() => undefined, {}, { timeoutMs: 800, idleMs: 800 });
-    await g.hangUp(100);
-    await new Promise((r) => setTimeout(r, 1500));
+    await g.hangUp();
+    await until(() => g.steps.length === 1);
     expect(g.steps).toHaveLength(1);
     expect(g.steps[0]).toMatchObject({ usage_source: 'worst_case', output_tokens: 300 });
   }, 20_000);

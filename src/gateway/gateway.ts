@@ -285,9 +285,10 @@ export class Gateway {
     const stop = meter.settle(ticket, metered, counted.messages, message, { delivered: true, ...(finishReason ? { finish: finishReason } : {}) });
     if (stop) return void reply(brakeError(stop));
     const body = reader.clientBody();
-    res.writeHead(200, { 'content-type': body.contentType, 'content-length': body.pieces.reduce((n, p) => n + p.length, 0), 'cache-control': 'no-cache' });
-    for (const p of body.pieces) res.write(p);
-    res.end();
+    // One buffer, written with the headers in one go.
+    const bytes = body.pieces.length === 1 ? body.pieces[0]! : Buffer.concat(body.pieces);
+    res.writeHead(200, { 'content-type': body.contentType, 'content-length': bytes.length, 'cache-control': 'no-cache' });
+    res.end(bytes);
   }
 }
 

@@ -9,12 +9,12 @@ import type { AssistantMessage, ChatMessage, ToolCall, ToolSpec } from '../../co
 import { completion, CompletionRequest, Message, streamChunks, Tool, toChatMessage, toToolSpec } from '../../serve/protocol.ts';
 import { issuePath } from '../../scenario/yaml-file.ts';
 import type { AnswerReader, SentUsage, WireAdapter, WireAnswer, WireCall, WireError } from './adapter.ts';
-import { sameBytes, scanObject, spanText, splice, type PriorArray, type Span } from './json-body.ts';
+import { elementSpan, keepArray, sameBytes, scanObject, spanText, splice, type PriorArray, type Span } from './json-body.ts';
 
-/** What is kept of a run's last request: its bytes, where its messages and tools were, which messages had parts other than text. */
+/** What is kept of a run's last request: its messages array (bytes and bounds), its tools' bytes, which messages had parts other than text. */
 export interface ChatState {
   messages: PriorArray;
-  tools: Span | null;
+  tools: Buffer | null;
   nonText: Uint8Array;
 }
 
@@ -71,16 +71,17 @@ function parse(body: Buffer, prior: ChatState | null): { ok: true; call: WireCal
   const f = fields.data;
   const array = scanned.array;
   if (!array) return { ok: false, error: invalid(['messages'], scanned.members.has('messages') ? 'expected an array of messages' : 'Invalid input: expected array, received undefined') };
-  if (array.elements.length === 0) return { ok: false, error: invalid(['messages'], 'Too small: expected array to have >=1 items') };
-  const messages: Array<ChatMessage | null> = new Array(array.elements.length);
-  const nonText = new Uint8Array(array.elements.length);
-  for (let k = 0; k < array.elements.length; k++) {
+  const n = array.bounds.length / 2;
+  if (n === 0) return { ok: false, error: invalid(['messages'], 'Too small: expected array to have >=1 items') };
+  const messages: Array<ChatMessage | null> = new Array(n);
+  const nonText = new Uint8Array(n);
+  for (let k = 0; k < n; k++) {
     if (array.same[k]) {
       messages[k] = null;
       nonText[k] = prior!.nonText[k]!;
       continue;
     }
-    const v = parseJson(body, array.elements[k]!);
+    const v = parseJson(body, elementSpan(array, k));
     if (!v.ok) return { ok: false, error: unreadable(body) };
     const m = Message.safeParse(v.value);
     if (!m.success) {
@@ -92,7 +93,8 @@ function parse(body: Buffer, prior: ChatState | null): { ok: true; call: WireCal
   }
   const toolsSpan = scanned.members.get('tools') ?? null;
   let tools: WireCall<ChatState>['tools'];
-  if (toolsSpan && prior?.tools && sameBytes(body, toolsSpan, prior.messages.body, prior.tools)) tools = { same: true };
+  const toolsSame = toolsSpan !== null && prior?.tools != null && sameBytes(body, toolsSpan, prior.tools);
+  if (toolsSame) tools = { same: true };
   else if (!toolsSpan) tools = { same: false, spec: undefined };
   else {
     const v = parseJson(body, toolsSpan);
@@ -105,6 +107,12 @@ function parse(body: Buffer, prior: ChatState | null): { ok: true; call: WireCal
     tools = { same: false, spec: t.data.map(toToolSpec) as ToolSpec[] };
   }
   const stream = f.stream === true;
+  // Copied, so the request's body dies with its call; the tools' bytes only when they changed.
+  const state: ChatState = {
+    messages: keepArray(body, array, prior?.messages ?? null),
+    tools: toolsSame ? prior!.tools : toolsSpan ? Buffer.from(body.subarray(toolsSpan.start, toolsSpan.end)) : null,
+    nonText,
+  };
   return {
     ok: true,
     call: {
@@ -126,8 +134,8 @@ function parse(body: Buffer, prior: ChatState | null): { ok: true; call: WireCal
         if (stream && c.includeUsage) set.push(['stream_options', JSON.stringify({ ...(f.stream_options ?? {}), include_usage: true })]);
         return splice(body, scanned, set);
       },
-      state: { messages: { body, open: array.open, elements: array.elements }, tools: toolsSpan, nonText },
-      stateBytes: body.length + 16 * array.elements.length,
+      state,
+      stateBytes: state.messages.bytes.length + (state.tools?.length ?? 0) + 9 * n,
     },
   };
 }

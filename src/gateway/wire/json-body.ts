@@ -3,7 +3,8 @@
 // members it reads and only the conversation's new elements, and forwards the body as it came
 // with the few values it changes spliced in. An agent re-sends its whole conversation each call,
 // so the elements an earlier body of the same run already had are recognised by comparing bytes
-// (memcmp), not by scanning or parsing them again: a call costs what it adds, not its history.
+// (memcmp) with a copy of that body's array, not by scanning or parsing them again: a call costs
+// what it adds, not its history.
 import { Buffer } from 'node:buffer';
 
 /** A value's bytes: [start, end). */
@@ -12,22 +13,31 @@ export interface Span {
   end: number;
 }
 
-/** The array of an earlier body to compare against: the body, where the array opens, its elements. */
+/**
+ * An earlier body's array, kept to compare against: its bytes from the `[` to the end of its last
+ * element (a copy, in a buffer reused call after call, so no request's body outlives its call), and
+ * its elements' bounds, [start, end) pairs relative to the `[`.
+ */
 export interface PriorArray {
-  body: Buffer;
-  open: number;
-  elements: Span[];
+  bytes: Buffer;
+  /** How many bytes of `bytes` are the array's (the buffer may be larger). */
+  length: number;
+  bounds: number[];
 }
 
 export interface ScannedArray {
   /** Index of the array's `[`. */
   open: number;
-  elements: Span[];
-  /** same[i] = 1: element i is byte for byte the prior array's element i (not scanned, nor to be parsed). */
+  /** Element k is [open + bounds[2k], open + bounds[2k + 1]). */
+  bounds: number[];
+  /** same[k] = 1: element k is byte for byte the prior array's element k (not scanned, nor to be parsed). */
   same: Uint8Array;
   /** Leading elements that are the prior's, with everything between them. */
   prefix: number;
 }
+
+/** Element k's span in the body. */
+export const elementSpan = (a: ScannedArray, k: number): Span => ({ start: a.open + a.bounds[2 * k]!, end: a.open + a.bounds[2 * k + 1]! });
 
 export interface ScannedObject {
   /** Each top-level member's value, by key (decoded). */
@@ -99,11 +109,10 @@ function skipValue(b: Buffer, i: number): number {
 /** How many leading elements of `prior` the array opening at `open` repeats byte for byte (the largest such prefix). */
 function samePrefix(b: Buffer, open: number, prior: PriorArray): number {
   const equalUpTo = (k: number) => {
-    const end = prior.elements[k - 1]!.end;
-    const len = end - prior.open;
-    return open + len <= b.length && b.compare(prior.body, prior.open, end, open, open + len) === 0;
+    const len = prior.bounds[2 * k - 1]!;
+    return open + len <= b.length && b.compare(prior.bytes, 0, len, open, open + len) === 0;
   };
-  const n = prior.elements.length;
+  const n = prior.bounds.length / 2;
   if (n === 0 || equalUpTo(n)) return n;
   // Equal up to k implies equal up to every shorter prefix: binary search for the largest.
   let lo = 0;
@@ -117,16 +126,15 @@ function samePrefix(b: Buffer, open: number, prior: PriorArray): number {
 }
 
 function scanArray(b: Buffer, open: number, prior: PriorArray | null): { array: ScannedArray; end: number } | null {
-  const elements: Span[] = [];
+  let bounds: number[] = [];
   let prefix = 0;
   let i = skipSpace(b, open + 1);
   let closed = b[i] === CLOSE_ARRAY;
   if (prior && !closed) {
     prefix = samePrefix(b, open, prior);
-    const shift = open - prior.open;
-    for (let k = 0; k < prefix; k++) elements.push({ start: prior.elements[k]!.start + shift, end: prior.elements[k]!.end + shift });
     if (prefix > 0) {
-      i = skipSpace(b, elements[prefix - 1]!.end);
+      bounds = prior.bounds.slice(0, 2 * prefix);
+      i = skipSpace(b, open + bounds[2 * prefix - 1]!);
       closed = b[i] === CLOSE_ARRAY;
       // A repeated element must end here too (a number could go on: 12 → 123).
       if (!closed && b[i] !== COMMA) return scanArray(b, open, null);
@@ -136,22 +144,36 @@ function scanArray(b: Buffer, open: number, prior: PriorArray | null): { array: 
   while (!closed) {
     const end = skipValue(b, i);
     if (end < 0) return null;
-    elements.push({ start: i, end });
+    bounds.push(i - open, end - open);
     i = skipSpace(b, end);
     if (b[i] === CLOSE_ARRAY) closed = true;
     else if (b[i] === COMMA) i = skipSpace(b, i + 1);
     else return null;
   }
-  const same = new Uint8Array(elements.length);
+  const n = bounds.length / 2;
+  const same = new Uint8Array(n);
   same.fill(1, 0, prefix);
   // Past the prefix, an element equal to the prior's at the same place (a system prompt that changed while the rest did not).
   if (prior)
-    for (let k = prefix; k < Math.min(elements.length, prior.elements.length); k++) {
-      const e = elements[k]!;
-      const p = prior.elements[k]!;
-      if (e.end - e.start === p.end - p.start && b.compare(prior.body, p.start, p.end, e.start, e.end) === 0) same[k] = 1;
+    for (let k = prefix; k < Math.min(n, prior.bounds.length / 2); k++) {
+      const [s0, e0, s1, e1] = [bounds[2 * k]!, bounds[2 * k + 1]!, prior.bounds[2 * k]!, prior.bounds[2 * k + 1]!];
+      if (e0 - s0 === e1 - s1 && b.compare(prior.bytes, s1, e1, open + s0, open + e0) === 0) same[k] = 1;
     }
-  return { array: { open, elements, same, prefix }, end: i + 1 };
+  return { array: { open, bounds, same, prefix }, end: i + 1 };
+}
+
+/**
+ * The array's bytes kept for the next comparison: written over `reuse` (the copy made of the body
+ * the scan compared against) when it is large enough, else copied into a new buffer with room to grow.
+ */
+export function keepArray(b: Buffer, a: ScannedArray, reuse: PriorArray | null): PriorArray {
+  const length = a.bounds.length ? a.bounds[a.bounds.length - 1]! : 0;
+  const fits = reuse !== null && reuse.bytes.length >= length;
+  const bytes = fits ? reuse.bytes : Buffer.allocUnsafeSlow(Math.max(4096, Math.ceil(length * 1.5)));
+  // The prefix the scan found equal is there already: only what follows it is copied.
+  const from = fits && a.prefix > 0 ? a.bounds[2 * a.prefix - 1]! : 0;
+  b.copy(bytes, from, a.open + from, a.open + length);
+  return { bytes, length, bounds: a.bounds };
 }
 
 function decodeKey(b: Buffer, start: number, end: number): string {
@@ -203,8 +225,8 @@ export function scanObject(b: Buffer, arrayKey: string, prior: PriorArray | null
 /** The JSON text of a span. */
 export const spanText = (b: Buffer, s: Span) => b.toString('utf8', s.start, s.end);
 
-/** Whether two spans (of two bodies) hold the same bytes. */
-export const sameBytes = (a: Buffer, s: Span, b: Buffer, t: Span) => s.end - s.start === t.end - t.start && a.compare(b, t.start, t.end, s.start, s.end) === 0;
+/** Whether a span of a body holds exactly these bytes. */
+export const sameBytes = (a: Buffer, s: Span, bytes: Buffer) => s.end - s.start === bytes.length && a.compare(bytes, 0, bytes.length, s.start, s.end) === 0;
 
 /**
  * The body with members set to new values (JSON text): a member it has gets its value replaced,

@@ -12,6 +12,7 @@ import type { FinishReason } from '../contracts/chat.ts';
 import { UsageError } from '../contracts/errors.ts';
 import { runIdProblem, RUN_ID_RULE } from '../contracts/run-id.ts';
 import type { Stop } from '../contracts/stop-reason.ts';
+import type { SpendGuard } from '../contracts/sweep-state.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
 import { redact } from '../models/redact.ts';
 import { requestParts } from '../models/request-parts.ts';
@@ -39,8 +40,8 @@ export interface GatewayRun {
   maxOutputTokens: number;
   /** `--record` / `--replay`: a cassette the calls are added to, or answered from. */
   tape?: Tape;
-  /** Told when the upstream billed a call more than its request allowed (a sweep's spend cap halts). */
-  onOverReported?: () => void;
+  /** The sweep's spend cap (`bench run --agent-cmd --ci-max-spend`): told of an over-billed call, and halting every run after one. */
+  spend?: SpendGuard;
 }
 
 export interface GatewayOptions {
@@ -212,6 +213,10 @@ export class Gateway {
     const counted = tally(call, prior, this.o.counter, run.meter.keepLog || run.tape !== undefined, adapter.route);
     this.conversations.set(run, counted.remember);
     const maxOut = Math.min(call.maxOutputTokens ?? run.maxOutputTokens, run.maxOutputTokens);
+    if (run.spend?.halted) {
+      const step = run.meter.state.steps;
+      return refuse(brakeError(run.meter.end({ reason: 'error', detail: `not continued at step ${step}: a call in this sweep was billed more than its request allowed, so the spend cap stopped every further call`, step })));
+    }
     const admitted = run.meter.admit(counted.promptTokens, maxOut);
     if ('stop' in admitted) return refuse(brakeError(admitted.stop));
     // An agent that hangs up does not end the call: the upstream answers (and bills) it all the same.
@@ -274,7 +279,7 @@ export class Gateway {
     }
     const { message, finish, usage } = read.answer;
     const metered = meterUsage(usage, { promptTokens: counted.promptTokens, maxOutputTokens: maxOut, completionTokens: countAnswer(counted.remember, this.o.counter, message), promptBounded: call.textOnly });
-    if (metered.overReported) run.onOverReported?.();
+    if (metered.overReported) run.spend?.noteOverrun();
     const finishReason = finish !== null && FINISH.has(finish) ? (finish as FinishReason) : undefined;
     if (tape?.record && chat)
       tape.record.add({ key, model: tape.spec, scenario: tape.scenario, step: meter.state.steps + 1, role: 'act', request: requestParts(chat), message: tapeMessage(message), usage: metered.usage, latencyMs: 0, ...(finishReason ? { finishReason } : {}) });

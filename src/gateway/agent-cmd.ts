@@ -10,7 +10,7 @@ import type { RunDeps, RunResult } from '../runner/run-one.ts';
 import type { RunPlan } from '../runner/sweep.ts';
 import { checkAnswer } from '../scenario/check.ts';
 import { startServe, type RunningServer } from '../serve/server.ts';
-import { answerOf, runAgentProcess, type AgentExit } from './agent-process.ts';
+import { answerOf, PIPE_GRACE_MS, runAgentProcess, type AgentExit } from './agent-process.ts';
 import { Gateway, type GatewayRun } from './gateway.ts';
 import { meteredRunRecord, RunMeter } from './run-meter.ts';
 import type { Upstream } from './upstream.ts';
@@ -51,11 +51,11 @@ export async function startAgentHost(o: AgentHostOptions): Promise<AgentHost> {
   async function execute(plan: RunPlan, deps: RunDeps): Promise<RunResult> {
     const { settings, scenario } = plan;
     const startedAt = new Date().toISOString();
-    const meter = new RunMeter(plan.runId, plan.configId, settings, deps.onStep);
+    const meter = new RunMeter(plan.runId, plan.configId, settings, deps.onStep, { keepLog: deps.transcript ?? true });
     const tape = transport.record || transport.replay ? { spec: settings.model, scenario: scenario.id, record: transport.record, replay: transport.replay } : undefined;
     // A replayed run reaches no model: every answer comes from the cassette.
     const upstream = transport.replay ? { url: 'http://replay.invalid/v1', timeoutMs: transport.timeoutMs } : await upstreamFor(plan);
-    const run: GatewayRun = { meter, upstream, maxOutputTokens: settings.max_output_tokens, ...(tape ? { tape } : {}) };
+    const run: GatewayRun = { meter, upstream, maxOutputTokens: settings.max_output_tokens, ...(deps.spend ? { spend: deps.spend } : {}), ...(tape ? { tape } : {}) };
     const key = gateway.open(run);
     const system = scenario.agent === 'react' ? scenario.system : '';
     const env = {
@@ -98,10 +98,19 @@ function stopOf(exit: AgentExit, meter: RunMeter, timeoutS: number | null, secre
   const step = meter.state.steps;
   if (exit.interrupted) return { reason: 'interrupted', detail: `interrupted: the agent process was stopped at step ${step}`, step };
   if (meter.stop) return meter.stop;
-  if (exit.timedOut) return { reason: 'timeout', detail: `timeout ${timeoutS} s: the agent was still running; its process tree was killed at step ${step}`, step };
+  const after = leftBehind(exit);
+  if (exit.timedOut) return { reason: 'timeout', detail: `timeout ${timeoutS} s: the agent was still running; its process tree was killed at step ${step}${after}`, step };
   if (exit.spawnError) return { reason: 'error', detail: `the agent command could not be started: ${exit.spawnError}`, step };
-  if (exit.code === 0) return { reason: 'done', detail: `the agent exited 0 after ${step} step(s)`, step };
+  if (exit.code === 0) return { reason: 'done', detail: `the agent exited 0 after ${step} step(s)${after}`, step };
   const how = exit.code !== null ? `exited with code ${exit.code}` : `was killed by ${exit.signal}`;
   const tail = exit.stderrTail ? `: ${redact(exit.stderrTail.slice(-500), secrets)}` : '';
-  return { reason: 'error', detail: `the agent ${how} at step ${step}${tail}`, step };
+  return { reason: 'error', detail: `the agent ${how} at step ${step}${after}${tail}`, step };
+}
+
+/** What the agent left behind when it ended, if anything: processes outside its group, a pipe still held. */
+function leftBehind(exit: AgentExit): string {
+  const parts: string[] = [];
+  if (exit.leftRunning > 0) parts.push(`${exit.leftRunning} process(es) it had started outside its process group were killed`);
+  if (exit.pipeHeld) parts.push(`a process it left behind still held its output open ${PIPE_GRACE_MS / 1000} s later, so its output was read no further`);
+  return parts.length ? `; ${parts.join('; ')}` : '';
 }

@@ -223,7 +223,7 @@ describe('bench perf flags', () => {
     expect(out.import.steps).toBe(20_000);
     expect(out.import.run.stdout).toMatch(/imported 1 run\(s\), 20000 agent step\(s\); records in /);
     expect(out.import.floorCpuMs).toBeGreaterThan(0);
-    expect(out.targets.map((t: { target: string }) => t.target)).toEqual([expect.stringMatching(/^10\. import: steps\/s/), expect.stringMatching(/^11\. import: peak RSS/)]);
+    expect(out.targets.map((t: { target: string }) => t.target)).toEqual([expect.stringMatching(/^\d+\. import: steps\/s/), expect.stringMatching(/^\d+\. import: peak RSS/)]);
   }, 60_000);
 
   it('documents every flag in --help', () => {

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { buildReports } from '../report/build.ts';
+import { describeDuplicates } from '../report/data/load-runs.ts';
 import { loadMeta, type Meta } from '../results/meta.ts';
 import { hasRecords, resultFile } from '../results/results-dir.ts';
 import type { RunFacts } from '../contracts/records.ts';
@@ -60,7 +61,9 @@ async function resultsToJudge(file: string, loaded: LoadedBudgets, o: CheckOptio
     // Strict: a damaged meta.json is named as damaged (file and field), not taken for a missing one.
     const meta = loadMeta(dir);
     assertSameSweep(loaded, meta, o.from);
-    return { dir, meta, runs: (await buildReports(dir)).runs };
+    const built = await buildReports(dir);
+    if (built.duplicateRuns.length) console.error(`bench: --from ${describeDuplicates(path.join(o.from, 'runs.jsonl'), built.duplicateRuns)}`);
+    return { dir, meta, runs: built.runs };
   }
   const adaptive = loaded.adaptive ? { adaptive: adaptiveSweep(loaded.spec, loaded.checks, loaded.adaptive) } : {};
   const outcome = await startSweep(loaded.spec, o, process.argv.slice(2), transport, adaptive);

@@ -20,7 +20,7 @@ import { overrunFindings } from './findings/overruns.ts';
 import { ratioTable, stepLimitSavings } from './stats/step-limits.ts';
 import { QuadraticFitAccumulator } from './stats/fit.ts';
 import { MAX_RUN_ROWS, renderHtml } from './render/html.ts';
-import { loadRuns, wholeRecords, type LoadedRun } from './data/load-runs.ts';
+import { loadRuns, wholeRecords, type DuplicateRun, type LoadedRun } from './data/load-runs.ts';
 import { checkStepRecord } from '../results/record-shape.ts';
 import { loopReports } from './loop-reports.ts';
 import { renderMarkdown } from './render/markdown.ts';
@@ -64,6 +64,8 @@ export interface BuiltReports {
   skippedLines: number;
   skippedStepLines: number;
   skippedRunLines: number;
+  /** Run records that repeat a run id already read (not counted): the CLI says so. */
+  duplicateRuns: DuplicateRun[];
   findings: string[];
   /** `bench run --repeat auto`: per configuration, how many runs it took and why it stopped (empty otherwise). */
   sampling: PrecisionOutcome[];
@@ -99,7 +101,7 @@ async function passSteps(dir: string, runOrder: readonly string[], price: Price 
       pass.skipped++;
       continue;
     }
-    checkStepRecord(file, line.line, line.value);
+    checkStepRecord(path.basename(file), line.line, line.value);
     const id = (line.value as StepRecord).run_id;
     let at = places.get(id);
     if (!at) places.set(id, (at = []));
@@ -155,7 +157,7 @@ function inPlanOrder(runs: Array<RunFacts & { repeat: number }>, plannedScenario
 
 export async function buildReports(dir: string, o: BuildOptions = {}): Promise<BuiltReports> {
   const runsFile = resultFile(dir, 'runs');
-  const { runs, skipped: skippedRuns } = await loadRuns(runsFile);
+  const { runs, skipped: skippedRuns, duplicates } = await loadRuns(runsFile);
   const meta = readMeta(dir);
   inPlanOrder(runs, meta?.scenarios ?? []);
   const steps = await passSteps(dir, runs.map((r) => r.run_id), o.price, Boolean(o.whatIf));
@@ -189,7 +191,7 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
     findings: a.sentences,
     charts,
     loop: a.loop,
-    skipped: { steps: steps.skipped, runs: skippedRuns },
+    skipped: { steps: steps.skipped, runs: skippedRuns, duplicateRuns: duplicates.length },
     taskqueue: a.taskqueue,
     detectors: a.detectors,
     sampling,
@@ -205,6 +207,7 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
     skippedLines: skippedRuns + steps.skipped,
     skippedStepLines: steps.skipped,
     skippedRunLines: skippedRuns,
+    duplicateRuns: duplicates,
     findings: a.sentences,
     sampling,
     files: out.files,

@@ -95,6 +95,7 @@ ${d.decisions.length ? `<section id="decision"><h2>Recommended limits</h2>
 ${table(decisionTable(d.summary, d.economics), 'Cost per run and per successful task; +1 step: the extra cost per extra step taken between neighbouring limits (measured), and of step N+1 on the fitted curve at the mean steps taken (fit)')}
 </section>` : ''}
 ${skipped > 0 ? `<p class="warn">${skipped} incomplete record line(s) were skipped (an interrupted run leaves a partial last line).</p>` : ''}
+${d.skipped.duplicateRuns ? `<p class="warn">${d.skipped.duplicateRuns} run record(s) in runs.jsonl repeat a run id already read and were not counted.</p>` : ''}
 <section id="run"><h2>What was run</h2>
 <dl class="meta">${metaRows.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>
 ${d.sampling?.length ? `<ul class="findings">${d.sampling.map((x) => `<li>${esc(`${x.config_id}: ${x.reason}`)}</li>`).join('\n')}</ul>` : ''}

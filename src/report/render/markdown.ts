@@ -24,6 +24,7 @@ export function renderMarkdown(d: ReportData): string {
       (m ? `; seed ${m.seed}${m.git_commit ? `, commit ${m.git_commit.slice(0, 10)}` : ''}, ${m.created_at}` : '') +
       '.',
     ...(skipped > 0 ? ['', `> ${skipped} incomplete record line(s) were skipped.`] : []),
+    ...(d.skipped.duplicateRuns ? ['', `> ${d.skipped.duplicateRuns} run record(s) in runs.jsonl repeat a run id already read and were not counted.`] : []),
     ...(m?.adaptive?.rule === 'precision' && d.sampling?.length
       ? ['', `Adaptive repeats (\`--repeat auto\`): ${describePrecisionDesign(m.adaptive)}.`, '', ...d.sampling.map((s) => `- ${s.config_id}: ${s.reason}`)]
       : []),

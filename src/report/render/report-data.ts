@@ -44,7 +44,8 @@ export interface ReportData {
   charts: readonly RenderedChart[];
   /** Reflection and context-strategy reports (empty when neither was used). */
   loop?: { stability: readonly StabilityRow[]; context: readonly ContextRow[] };
-  skipped: { steps: number; runs: number };
+  /** Incomplete lines skipped, and run records not counted because an earlier line had their run id. */
+  skipped: { steps: number; runs: number; duplicateRuns?: number };
   /** Present when the results hold task-queue runs. */
   taskqueue: { rounds: readonly RoundRow[]; roles: readonly RoleRow[]; constraints: readonly ConstraintRow[] } | null;
   /** Spin detectors paired with the same configuration without them (empty when none was swept on and off). */

@@ -55,8 +55,8 @@ describe('buildReports', () => {
     expect(md).toContain('| seed-shaped | 10 → 30 | 10.0 → 30.0 | ×3 | ×9.21 | ×9.21 |');
     expect(md).toContain('- checked: lowering MAX_STEPS from 30 to 10 cuts mean cost by');
     expect(md).toContain('loses 1 of 3 successes');
-    // The decision opens summary.md, and cost per successful task sits next to cost per run.
-    expect(md.split('\n')[2]).toMatch(/^\*\*seed-shaped: recommended MAX_STEPS \d+ — /);
+    // The decision opens summary.md (without a check, the ×k → ×r finding instead), and cost per successful task sits next to cost per run.
+    expect(md.split('\n')[2]).toMatch(/^\*\*seed-shaped: MAX_STEPS 10 → 30: steps taken ×3 \(10\.0 → 30\.0\) → input tokens ×9\.21, .* No MAX_STEPS is recommended: the scenario checks no answer/);
     expect(md).toMatch(/\n\*\*checked: recommended MAX_STEPS \d+ — .* Rule: /);
     expect(md).toContain('| configuration | success (95% CI) | cost per run | cost per successful task (95% CI) | +1 step (measured) | +1 step (fit) |');
   });
@@ -165,7 +165,7 @@ describe('cumulative input tokens chart', () => {
   });
 
   it('labels many configurations ending together by what they share, and lists them all in the tooltip', () => {
-    const point = (config: string, step: number, cum: number): StepPoint => ({ config_id: `s ${config}`, scenario: 's', max_steps: null, step, calls: 1, input_tokens: 0, cum_input_tokens: cum, cum_cost_usd: 0 });
+    const point = (config: string, step: number, cum: number): StepPoint => ({ config_id: `s ${config}`, scenario: 's', max_steps: null, step, calls: 1, runs: 1, input_tokens: 0, cum_input_tokens: cum, cum_cost_usd: 0 });
     const names = ['steps=12 reflection=final', 'steps=12 reflection=off', 'steps=12 reflection=every-step'];
     const points = [...names.flatMap((n) => [point(n, 1, 10), point(n, 2, 30)]), point('steps=30 reflection=off', 1, 10), point('steps=30 reflection=off', 9, 500)];
     const ends = lineEnds(points);

@@ -109,6 +109,18 @@ describe('bench report on partial or foreign records', () => {
     expect(r.stderr).toMatch(/run seed-calibrated\S* is recorded twice \(lines 1 and 2\)/);
   });
 
+  it('one configuration is named as one: no "1 configurations", no "most expensive" of one, a caching table called what it is', () => {
+    const md = read('summary.md');
+    expect(md).toContain('2 runs, 1 configuration; costs priced as recorded');
+    expect(md).toMatch(/- At 10,000 runs a day, seed-calibrated steps=4 costs \$[0-9.]+ a day, \$[0-9.,]+ a month\./);
+    const html = read('report.html');
+    expect(html).toContain('2 runs over 1 configuration. Costs');
+    // Only the recorded model, with and without caching: not "other models' rates".
+    expect(html).toContain('<section id="repricing"><h2>With and without prompt caching</h2>');
+    expect(html).toContain("The recorded tokens at the report's own rates (gpt-4o-mini), without and with prompt caching");
+    expect(html).not.toMatch(/most expensive|1 configurations/);
+  });
+
   it("a flag report does not have points to report's own help", async () => {
     const r = await benchInProcess(['report', sweep, '-q']);
     expect(r.code).toBe(2);

@@ -46,9 +46,9 @@ function findBox(node: unknown, scenario: string, config: string): { median: num
 }
 
 describe('the gpt-4o sweep the issue reproduces', () => {
-  it('opens with the recommended limit and says the budget, not the step limit, stopped steps=30', async () => {
+  it('opens with steps taken ×2 → input tokens ×r (no check, so no limit recommended) and says the budget, not the step limit, stopped steps=30', async () => {
     const stdout = fouroOut;
-    expect(stdout.split('\n')[0]).toMatch(/^» seed-calibrated: recommended MAX_STEPS 12 — \$0\.12 per run, the cheapest swept; success not measured \(no check\); against steps=30 it saves \$[0-9,]+ a month at 10,000 runs a day\. Rule: the cheapest limit per run/);
+    expect(stdout.split('\n')[0]).toMatch(/^» seed-calibrated: MAX_STEPS 12 → 30: steps taken ×2 \(12\.0 → 24\.0\) → input tokens ×4\.0[0-9], \$0\.12 → \$0\.46 per run\. No MAX_STEPS is recommended: the scenario checks no answer/);
     expect(stdout).toContain('at steps=30, 3 of 3 runs were stopped by the budget at step 24, so 30 was never reached');
     expect(stdout).toContain('MAX_STEPS 12 → 30: steps taken ×2 (12.0 → 24.0)');
     expect(stdout).not.toMatch(/Steps ×2\.5|risks no success/);
@@ -118,8 +118,8 @@ describe('bench report --what-if', () => {
     expect(rows[0]).toMatch(/,derived_from$/);
     expect(rows).toHaveLength(4);
     expect(fs.readFileSync(path.join(at30, 'summary.md'), 'utf8')).toContain('6 runs (3 derived by what-if, no model called), 2 configurations');
-    // The derived limit joins the decision: the 30-step sweep now recommends from two limits.
-    expect(stdout.split('\n')[0]).toContain('recommended MAX_STEPS 12 (derived from recorded runs: a what-if)');
+    // The derived limit joins the decision: the 30-step sweep now compares two limits (no check: none recommended).
+    expect(stdout.split('\n')[0]).toMatch(/^» seed-calibrated: MAX_STEPS 12 \(derived\) → 30: steps taken ×2\.5 \(12\.0 → 30\.0\)/);
   });
 
   it('refuses, with its reason, a limit looser than the brake that stopped the runs', async () => {

@@ -21,7 +21,8 @@ import { junitXml } from '../gate/junit.ts';
 import { loadBudgets, type LoadedBudgets } from '../gate/load-budgets.ts';
 import { ALLOW_OUTSIDE_FLAG } from '../gate/named-file.ts';
 import { assertSameSweep } from '../gate/same-sweep.ts';
-import { checkSummaryMd, verdictLine } from '../gate/summary-md.ts';
+import { checkHtmlSection, checkSummaryMd, verdictLine } from '../gate/summary-md.ts';
+import { withCheckSection } from '../report/render/html.ts';
 import { BREACH_EXIT, isBreach, REPLAY_MISS_EXIT, type Verdict } from '../gate/verdict.ts';
 import { replayMissHint } from '../gate/replay-hint.ts';
 import type { ReplayMiss } from '../contracts/chat.ts';
@@ -123,6 +124,9 @@ export function registerCheck(program: Command): void {
     const md = checkSummaryMd({ budgetsFile: file, model: loaded.budgets.model, verdicts, report, ...(sampling ? { sampling } : {}) });
     writeFileAtomic(path.join(dir, 'junit.xml'), junitXml(verdicts, undefined, sampling));
     writeFileAtomic(resultFile(dir, 'markdown'), md);
+    // The Actions example uploads report.html as the report: its verdict comes first there too.
+    const html = resultFile(dir, 'html');
+    writeFileAtomic(html, withCheckSection(fs.readFileSync(html, 'utf8'), checkHtmlSection({ budgetsFile: file, model: loaded.budgets.model, verdicts })));
     writeJsonAtomic(path.join(dir, 'baseline.json'), baselineOf(runs, settingsOf(meta)));
     publishToGithub(process.env, verdicts, file, md);
     console.log(`\nbench check: ${verdictLine(verdicts)} · ${dir} (junit.xml, summary.md, baseline.json)`);

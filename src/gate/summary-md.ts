@@ -1,6 +1,7 @@
 // summary.md of a check: the verdict first (what a pull-request reader wants), then the results
 // directory's own summary.md (findings and the runs table) as `bench report` writes it.
 import { markdownTable } from '../report/render/markdown.ts';
+import type { CheckSection } from '../report/render/html.ts';
 import { isBreach, type Verdict } from './verdict.ts';
 import type { SamplingOutcome } from './adaptive.ts';
 
@@ -12,17 +13,32 @@ export function verdictLine(verdicts: readonly Verdict[]): string {
   const undecided = failed.filter((v) => v.undecided).length;
   const breached = failed.length - undecided;
   const parts = [...(breached ? [`${breached} of ${judged} budgets breached`] : []), ...(undecided ? [`${undecided} of ${judged} not shown to hold (undecided at the most runs)`] : [])];
-  const line = failed.length === 0 ? `all ${judged} budgets hold` : parts.join(', ');
+  const line = failed.length === 0 ? (judged === 1 ? 'the 1 budget holds' : `all ${judged} budgets hold`) : parts.join(', ');
   return missed === 0 ? line : `${missed} scenario(s) not measured (replay miss); ${judged === 0 ? 'no budget judged' : line}`;
+}
+
+/** One row per budget, for summary.md (marks) and report.html (words). */
+function verdictTable(verdicts: readonly Verdict[], words: boolean) {
+  const result = (v: Verdict) => (words ? (v.pass ? 'holds' : v.miss ? 'not measured' : v.undecided ? 'not shown to hold' : 'breached') : v.pass ? '✅' : v.miss ? '⚠️' : '❌');
+  return { head: [words ? 'result' : '', 'scenario', 'budget', 'measured', 'limit'], rows: verdicts.map((v) => [result(v), v.suite, v.name, v.measured, v.limit]), numeric: [] };
+}
+
+/** The check's verdict as report.html's first section. */
+export function checkHtmlSection(o: { budgetsFile: string; model: string; verdicts: readonly Verdict[] }): CheckSection {
+  const breach = o.verdicts.some(isBreach);
+  const failed = o.verdicts.filter((v) => !v.pass);
+  return {
+    status: breach ? 'fail' : failed.length ? 'not measured' : 'pass',
+    headline: `bench check ${breach ? 'FAIL' : failed.length ? 'NOT MEASURED' : 'PASS'}: ${verdictLine(o.verdicts)}`,
+    note: `Budgets ${o.budgetsFile}, model ${o.model}. The report below is the sweep the budgets were judged on.`,
+    table: verdictTable(o.verdicts, true),
+    messages: failed.map((v) => v.message),
+  };
 }
 
 export function checkSummaryMd(o: { budgetsFile: string; model: string; verdicts: readonly Verdict[]; report: string; sampling?: { design: string; outcomes: readonly SamplingOutcome[] } }): string {
   const failed = o.verdicts.filter((v) => !v.pass);
-  const table = {
-    head: ['', 'scenario', 'budget', 'measured', 'limit'],
-    rows: o.verdicts.map((v) => [v.pass ? '✅' : v.miss ? '⚠️' : '❌', v.suite, v.name, v.measured, v.limit]),
-    numeric: [],
-  };
+  const table = verdictTable(o.verdicts, false);
   return [
     `## ${o.verdicts.some(isBreach) ? '❌' : failed.length ? '⚠️' : '✅'} bench check: ${verdictLine(o.verdicts)}`,
     '',

@@ -1,5 +1,6 @@
 // summary.md: the findings and a compact table, sized for a pull-request comment or $GITHUB_STEP_SUMMARY.
 import { runCount, type ReportData } from './report-data.ts';
+import { counted } from '../format/numbers.ts';
 import { contextTable, reflectionTable } from '../tables/loops.ts';
 import { decisionTable, ratioTableRows, savingsTable, summaryTable, volumeTable, type Table } from '../tables/tables.ts';
 import { constraintTable, queueTable } from '../tables/taskqueue.ts';
@@ -20,7 +21,7 @@ export function renderMarkdown(d: ReportData): string {
     `## loopbench: ${d.name}`,
     '',
     ...d.decisions.map((x) => `**${x}**\n`),
-    `${runCount(d)}, ${d.summary.length} configurations; costs ${d.pricing}` +
+    `${runCount(d)}, ${counted(d.summary.length, 'configuration')}; costs ${d.pricing}` +
       (m ? `; seed ${m.seed}${m.git_commit ? `, commit ${m.git_commit.slice(0, 10)}` : ''}, ${m.created_at}` : '') +
       '.',
     ...(skipped > 0 ? ['', `> ${skipped} incomplete record line(s) were skipped.`] : []),

@@ -1,8 +1,6 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildReports } from '../src/report/build.ts';
 import type { StepPoint } from '../src/report/stats/aggregate.ts';
@@ -12,10 +10,14 @@ import { percentile } from '../src/report/stats/descriptive.ts';
 import { parseVolumes } from '../src/report/stats/volume.ts';
 import { decodePng, inkPixels } from './helpers/png.ts';
 import { sampleSweep, synthRun, writeResults } from './helpers/records.ts';
+import { benchInProcess } from './helpers/cli.ts';
 
-const run = promisify(execFile);
-const ROOT = path.resolve(import.meta.dirname, '..');
-const bench = (args: string[]) => run(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), ...args], { cwd: ROOT });
+/** The CLI in this process (a child each paid ~1.5 s of tsx start-up): rejects, as a failed child would, on a non-zero exit. */
+async function bench(args: string[]): Promise<{ stdout: string; stderr: string }> {
+  const r = await benchInProcess(args);
+  if (r.code !== 0) throw r;
+  return r;
+}
 
 let tmp: string;
 beforeAll(() => {
@@ -205,8 +207,9 @@ describe('bench report', () => {
       [['--what-if', 'rounds=3'], "--what-if: 'rounds' is not a limit a what-if can derive (accepted: steps, tokens, cost, timeout, repeat, calls)"],
       [['--what-if', 'steps=0'], '--what-if steps: 0 is below the minimum 1'],
     ] as const;
-    // In parallel: each is a fresh CLI process.
-    const results = await Promise.all(cases.map(([args]) => bench(['report', dir, ...args]).then(() => null, (e: { code: number; stderr: string }) => e)));
+    // One after another: the in-process CLI captures one command's output at a time.
+    const results: Array<{ code: number; stderr: string } | null> = [];
+    for (const [args] of cases) results.push(await bench(['report', dir, ...args]).then(() => null, (e: { code: number; stderr: string }) => e));
     cases.forEach(([, msg], i) => {
       const err = results[i];
       expect(err?.code).toBe(2);

@@ -1,15 +1,18 @@
 // As a user runs them: re-pricing that reaches every report, and what-if limits derived from a sweep's
 // records that equal the sweep actually run at that limit (sim, same seed).
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { usd } from '../src/report/format/numbers.ts';
+import { benchInProcess } from './helpers/cli.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
-const bench = (args: string[]) => promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), ...args], { cwd: ROOT });
+/** The CLI in this process, one command at a time (a tsx child each paid ~1.5 s to start); rejects on a non-zero exit. */
+async function bench(args: string[]): Promise<{ stdout: string; stderr: string }> {
+  const r = await benchInProcess(args);
+  if (r.code !== 0) throw Object.assign(new Error(r.stderr), r);
+  return r;
+}
 const sweep = (dir: string, ...args: string[]) => bench(['--scenario', 'seed-calibrated', '-n', '3', '--seed', '5', '--out', dir, '-q', '--no-transcripts', ...args]);
 
 // Three sweeps, shared by the tests: the issue's gpt-4o sweep (12,30), and 12 and 30 steps at the default price.
@@ -21,8 +24,9 @@ let fouroOut: string;
 beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-decide-'));
   [fouro, at12, at30] = ['4o', 'at12', 'at30'].map((d) => path.join(tmp, d)) as [string, string, string];
-  const [run4o] = await Promise.all([sweep(fouro, '--steps', '12,30', '--price-model', 'gpt-4o'), sweep(at12, '--steps', '12'), sweep(at30, '--steps', '30')]);
-  fouroOut = run4o.stdout;
+  fouroOut = (await sweep(fouro, '--steps', '12,30', '--price-model', 'gpt-4o')).stdout;
+  await sweep(at12, '--steps', '12');
+  await sweep(at30, '--steps', '30');
 }, 60_000);
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
@@ -108,7 +112,8 @@ describe('bench report --what-if', () => {
 
   it('a what-if at 12 from a 30-step sweep equals the sweep actually run at 12, and is marked derived', async () => {
     // at12's reports back at its recorded price (the test above re-priced them).
-    const [{ stdout }] = await Promise.all([bench(['report', at30, '--what-if', 'steps=12']), bench(['report', at12])]);
+    const { stdout } = await bench(['report', at30, '--what-if', 'steps=12']);
+    await bench(['report', at12]);
     expect(stdout).toMatch(/seed-calibrated steps=12 \(derived\)\s+3 /);
     const derived = summaryCsv(at30).get('seed-calibrated steps=12 (derived)')!;
     const actual = summaryCsv(at12).get('seed-calibrated steps=12')!;

@@ -74,6 +74,13 @@ describe('bench check through the CLI', () => {
     expect(breached.stdout).toContain('bench check: 1 of 5 budgets breached');
     expect(breached.stdout).toMatch(/^::error file=.*fail\.yaml,title=budget breached%3A quick-sum::quick-sum: steps max ≤ 2 breached: measured [34] over 3 run\(s\)$/m);
     expect(fs.readFileSync(path.join(dir, 'fail', 'junit.xml'), 'utf8')).toMatch(/<testcase classname="bench.quick-sum" name="steps max ≤ 2">\n\s+<failure type="budget"/);
+    // report.html, the artifact CI uploads, opens with the verdict and every budget's result, before the report's own sections.
+    const html = fs.readFileSync(path.join(dir, 'fail', 'report.html'), 'utf8');
+    const first = html.indexOf('<section');
+    expect(html.slice(first, first + 200)).toMatch(/^<section id="check"[^>]*><h2>bench check FAIL: 1 of 5 budgets breached<\/h2>/);
+    expect(html.slice(first)).toMatch(/<tr><td>breached<\/td><td>quick-sum<\/td><td>steps max ≤ 2<\/td><td>[34]<\/td><td>≤ 2<\/td><\/tr>/);
+    expect(html.match(/<td>(holds|breached)<\/td>/g)).toHaveLength(5);
+    expect(fs.readFileSync(path.join(dir, 'pass', 'report.html'), 'utf8')).toContain('<h2>bench check PASS: all 5 budgets hold</h2>');
 
     // Both checks appended their summary to the one step summary, after what was there.
     const steps = fs.readFileSync(summaryFile, 'utf8');

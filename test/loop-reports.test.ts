@@ -92,7 +92,7 @@ describe('stability rows', () => {
 });
 
 describe('context savings', () => {
-  const point = (config_id: string, step: number, cum: number) => ({ config_id, scenario: 's', max_steps: 30, step, calls: 1, input_tokens: 0, cum_input_tokens: cum, cum_cost_usd: 0 });
+  const point = (config_id: string, step: number, cum: number) => ({ config_id, scenario: 's', max_steps: 30, step, calls: 1, runs: 1, input_tokens: 0, cum_input_tokens: cum, cum_cost_usd: 0 });
 
   it('fits a·N + b·N² per configuration, so strategies are not mixed in one curve', () => {
     const points = Array.from({ length: 30 }, (_, i) => i + 1).flatMap((n) => [point('full', n, 200 * n + 300 * n * n), point('win', n, 2000 * n + 40 * n * n)]);
@@ -129,7 +129,7 @@ describe('the loop reports of a results directory', () => {
       ...[0, 1].map((repeat) => run('s reflection=off context=window:2', { context: 'window:2' }, { success: true, repeat, tokens: 600, cost: 0.0006 })),
     ];
     const steps = runs.flatMap((r) =>
-      [1, 2, 3].map((n) => ({ run_id: r.run_id, config_id: r.config_id, scenario: 's', step: n, role: 'act', input_tokens: 100 * n, cum_input_tokens: r.settings.context === 'full' ? 100 * n * n : 150 * n, settings: r.settings })),
+      [1, 2, 3].map((n) => ({ run_id: r.run_id, config_id: r.config_id, scenario: 's', step: n, role: 'act', input_tokens: 100 * n, output_tokens: 0, cached_tokens: 0, cum_input_tokens: r.settings.context === 'full' ? 100 * n * n : 150 * n, cost_usd: 0, cum_cost_usd: 0, elapsed_ms: 0, settings: r.settings })),
     );
     fs.writeFileSync(path.join(dir, 'runs.jsonl'), runs.map((r) => JSON.stringify(r)).join('\n') + '\n');
     fs.writeFileSync(path.join(dir, 'steps.jsonl'), steps.map((r) => JSON.stringify(r)).join('\n') + '\n');

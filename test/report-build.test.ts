@@ -1,8 +1,6 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildReports } from '../src/report/build.ts';
 import type { StepPoint } from '../src/report/stats/aggregate.ts';
@@ -12,10 +10,14 @@ import { percentile } from '../src/report/stats/descriptive.ts';
 import { parseVolumes } from '../src/report/stats/volume.ts';
 import { decodePng, inkPixels } from './helpers/png.ts';
 import { sampleSweep, synthRun, writeResults } from './helpers/records.ts';
+import { benchInProcess } from './helpers/cli.ts';
 
-const run = promisify(execFile);
-const ROOT = path.resolve(import.meta.dirname, '..');
-const bench = (args: string[]) => run(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), ...args], { cwd: ROOT });
+/** The CLI in this process (a child each paid ~1.5 s of tsx start-up): rejects, as a failed child would, on a non-zero exit. */
+async function bench(args: string[]): Promise<{ stdout: string; stderr: string }> {
+  const r = await benchInProcess(args);
+  if (r.code !== 0) throw r;
+  return r;
+}
 
 let tmp: string;
 beforeAll(() => {
@@ -55,8 +57,8 @@ describe('buildReports', () => {
     expect(md).toContain('| seed-shaped | 10 → 30 | 10.0 → 30.0 | ×3 | ×9.21 | ×9.21 |');
     expect(md).toContain('- checked: lowering MAX_STEPS from 30 to 10 cuts mean cost by');
     expect(md).toContain('loses 1 of 3 successes');
-    // The decision opens summary.md, and cost per successful task sits next to cost per run.
-    expect(md.split('\n')[2]).toMatch(/^\*\*seed-shaped: recommended MAX_STEPS \d+ — /);
+    // The decision opens summary.md (without a check, the ×k → ×r finding instead), and cost per successful task sits next to cost per run.
+    expect(md.split('\n')[2]).toMatch(/^\*\*seed-shaped: MAX_STEPS 10 → 30: steps taken ×3 \(10\.0 → 30\.0\) → input tokens ×9\.21, .* No MAX_STEPS is recommended: the scenario checks no answer/);
     expect(md).toMatch(/\n\*\*checked: recommended MAX_STEPS \d+ — .* Rule: /);
     expect(md).toContain('| configuration | success (95% CI) | cost per run | cost per successful task (95% CI) | +1 step (measured) | +1 step (fit) |');
   });
@@ -165,7 +167,7 @@ describe('cumulative input tokens chart', () => {
   });
 
   it('labels many configurations ending together by what they share, and lists them all in the tooltip', () => {
-    const point = (config: string, step: number, cum: number): StepPoint => ({ config_id: `s ${config}`, scenario: 's', max_steps: null, step, calls: 1, input_tokens: 0, cum_input_tokens: cum, cum_cost_usd: 0 });
+    const point = (config: string, step: number, cum: number): StepPoint => ({ config_id: `s ${config}`, scenario: 's', max_steps: null, step, calls: 1, runs: 1, input_tokens: 0, cum_input_tokens: cum, cum_cost_usd: 0 });
     const names = ['steps=12 reflection=final', 'steps=12 reflection=off', 'steps=12 reflection=every-step'];
     const points = [...names.flatMap((n) => [point(n, 1, 10), point(n, 2, 30)]), point('steps=30 reflection=off', 1, 10), point('steps=30 reflection=off', 9, 500)];
     const ends = lineEnds(points);
@@ -205,8 +207,9 @@ describe('bench report', () => {
       [['--what-if', 'rounds=3'], "--what-if: 'rounds' is not a limit a what-if can derive (accepted: steps, tokens, cost, timeout, repeat, calls)"],
       [['--what-if', 'steps=0'], '--what-if steps: 0 is below the minimum 1'],
     ] as const;
-    // In parallel: each is a fresh CLI process.
-    const results = await Promise.all(cases.map(([args]) => bench(['report', dir, ...args]).then(() => null, (e: { code: number; stderr: string }) => e)));
+    // One after another: the in-process CLI captures one command's output at a time.
+    const results: Array<{ code: number; stderr: string } | null> = [];
+    for (const [args] of cases) results.push(await bench(['report', dir, ...args]).then(() => null, (e: { code: number; stderr: string }) => e));
     cases.forEach(([, msg], i) => {
       const err = results[i];
       expect(err?.code).toBe(2);

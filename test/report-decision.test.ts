@@ -165,9 +165,12 @@ describe('the decision', () => {
     const cut = report([4, 8].flatMap((m) => limited('c', m, 200, { stepsToDone: (i) => (i === 0 ? 6 : 3), success: (i) => (i === 0 ? 6 : 3) <= m })));
     expect(cut.recommendations[0]!.max_steps).toBe(4);
     expect(cut.recommendations[0]!.next).toBe('the lowest limit swept was picked and stopped runs: try lower limits, e.g. --steps 2..3:1');
-    const unchecked = report([...limited('u', 12, 2), ...limited('u', 30, 2)]);
-    expect(unchecked.recommendations[0]!.rule).toBe(RULE_UNCHECKED);
-    expect(unchecked.recommendations[0]!.sentence).toContain('success not measured (no check)');
-    expect(unchecked.recommendations[0]!.next).toMatch(/add a check/);
+    // No check: nothing to weigh cost against, so no limit is recommended; the line leads with the ×k → ×r finding.
+    const unchecked = report([...limited('u', 12, 2), ...stoppedAt('u', 30, 24, 2)]);
+    const [u] = unchecked.recommendations;
+    expect(u).toMatchObject({ max_steps: null, config_id: null, saving_usd_per_month: null, rule: RULE_UNCHECKED });
+    expect(u!.sentence).toMatch(/^u: MAX_STEPS 12 → 30: steps taken ×2 \(12\.0 → 24\.0\) → input tokens ×[0-9.]+, \$[0-9.]+ → \$[0-9.]+ per run\. No MAX_STEPS is recommended: the scenario checks no answer/);
+    expect(u!.sentence).not.toContain('recommended MAX_STEPS');
+    expect(u!.next).toMatch(/add a check/);
   });
 });

@@ -82,7 +82,9 @@ describe.skipIf(!hasChromium)('report.html in headless Chromium', () => {
       expect(await page.$eval('main section', (s) => s.id)).toBe('decision');
       const decisions = await page.$$eval('#decision li', (li) => li.map((x) => x.textContent ?? ''));
       expect(decisions.map((d) => d.slice(0, d.indexOf(':')))).toEqual(['tiny-agent-sum-of-squares', 'seed-calibrated']);
-      for (const d of decisions) expect(d).toMatch(/recommended MAX_STEPS \d+ — .* Rule: /);
+      expect(decisions[0]).toMatch(/recommended MAX_STEPS \d+ — .* Rule: /);
+      // seed-calibrated checks no answer: the ×k → ×r finding, and no recommended limit.
+      expect(decisions[1]).toMatch(/^seed-calibrated: MAX_STEPS \d+ → \d+: steps taken ×[0-9.]+ .* No MAX_STEPS is recommended/);
       expect(await page.locator('#summary table tbody tr').count()).toBe(4);
       expect(await page.locator('#runs table tbody tr').count()).toBe(12);
 

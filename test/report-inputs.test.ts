@@ -49,6 +49,78 @@ describe('bench report on partial or foreign records', () => {
     expect(r.stderr.trim()).toBe('bench: runs.jsonl line 4: not a run record (no config_id)');
   });
 
+  it('a run record with a figure that is not one (negative cost, a number as a string, …) is an error naming file, line and field, not read as is', async () => {
+    const [first, ...rest] = read('runs.jsonl').trim().split('\n');
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ cost_usd: -0.5 }, 'cost_usd is -0.5, expected a number ≥ 0'],
+      [{ input_tokens: '500' }, 'input_tokens is "500" (a string), expected a whole number ≥ 0'],
+      [{ steps: 2.5 }, 'steps is 2.5, expected a whole number ≥ 0'],
+      [{ success: 'yes' }, 'success is "yes" (a string), expected true, false or null'],
+      [{ stop_reason: 'bored' }, 'stop_reason is "bored" (a string), expected one of done, max_steps'],
+    ];
+    for (const [bad, says] of cases) {
+      const name = `bad-${Object.keys(bad)[0]}`;
+      const dir = dirWith(name, { 'steps.jsonl': read('steps.jsonl'), 'runs.jsonl': [first, JSON.stringify({ ...JSON.parse(rest[0]!), ...bad }), ...rest.slice(1)].join('\n') + '\n' });
+      for (const args of [['report', dir], ['diff', sweep, dir]]) {
+        // diff needs a meta.json: the sweep's own.
+        if (args[0] === 'diff') fs.copyFileSync(path.join(sweep, 'meta.json'), path.join(dir, 'meta.json'));
+        const r = await benchInProcess(args);
+        expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(2);
+        expect(r.stderr).toContain(`bench: runs.jsonl line 2: ${says}`);
+      }
+    }
+  });
+
+  it('a run recorded twice counts once, and report and diff say so', async () => {
+    const runs = read('runs.jsonl');
+    const dir = dirWith('twice', { 'steps.jsonl': read('steps.jsonl'), 'runs.jsonl': runs + runs, 'meta.json': read('meta.json') });
+    const r = await benchInProcess(['report', dir]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('bench: runs.jsonl: 2 run record(s) repeat a run id already read and were not counted (line 3 repeats line 1, line 4 repeats line 2)');
+    const summary = fs.readFileSync(path.join(dir, 'summary.csv'), 'utf8').split('\n');
+    expect(summary[1]!.split(',')[summary[0]!.split(',').indexOf('runs')]).toBe('2');
+    expect(fs.readFileSync(path.join(dir, 'summary.md'), 'utf8')).toContain('> 2 run record(s) in runs.jsonl repeat a run id already read and were not counted.');
+    const csv = path.join(tmp, 'twice-diff.csv');
+    const d = await benchInProcess(['diff', sweep, dir, '--csv', csv]);
+    expect(d.code, d.stderr).toBe(0);
+    expect(d.stderr).toContain(`bench: ${path.join(dir, 'runs.jsonl')}: 2 run record(s) repeat a run id`);
+    // B counts its 2 runs once each: the same sweep as A.
+    const rows = fs.readFileSync(csv, 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
+    expect(rows.map((r) => [r[3], r[4], Number(r[7])])).toEqual(rows.map(() => ['2', '2', 0]));
+  });
+
+  it('bench merge checks the shards\' records the same way, and refuses a run recorded twice', async () => {
+    const shards = [1, 2].map((i) => path.join(tmp, `shard${i}`));
+    for (const [i, s] of shards.entries()) {
+      const r = await benchInProcess(['-s', 'seed-calibrated', '--steps', '4', '--repeat', '2', '-q', '--no-transcripts', '--shard', `${i + 1}/2`, '-o', s]);
+      expect(r.code, r.stderr).toBe(0);
+    }
+    const runs1 = path.join(shards[0]!, 'runs.jsonl');
+    const good = fs.readFileSync(runs1, 'utf8');
+    const [line] = good.trim().split('\n');
+    const merge = (to: string) => benchInProcess(['merge', ...shards, '-o', path.join(tmp, to)]);
+    fs.writeFileSync(runs1, `${JSON.stringify({ ...JSON.parse(line!), cost_usd: '0.01' })}\n`);
+    let r = await merge('merged-bad');
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(`bench: ${runs1} line 1: cost_usd is "0.01" (a string), expected a number ≥ 0 (the run record is not read as it is)`);
+    fs.writeFileSync(runs1, `${good}${line}\n`);
+    r = await merge('merged-twice');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/run seed-calibrated\S* is recorded twice \(lines 1 and 2\)/);
+  });
+
+  it('one configuration is named as one: no "1 configurations", no "most expensive" of one, a caching table called what it is', () => {
+    const md = read('summary.md');
+    expect(md).toContain('2 runs, 1 configuration; costs priced as recorded');
+    expect(md).toMatch(/- At 10,000 runs a day, seed-calibrated steps=4 costs \$[0-9.]+ a day, \$[0-9.,]+ a month\./);
+    const html = read('report.html');
+    expect(html).toContain('2 runs over 1 configuration. Costs');
+    // Only the recorded model, with and without caching: not "other models' rates".
+    expect(html).toContain('<section id="repricing"><h2>With and without prompt caching</h2>');
+    expect(html).toContain("The recorded tokens at the report's own rates (gpt-4o-mini), without and with prompt caching");
+    expect(html).not.toMatch(/most expensive|1 configurations/);
+  });
+
   it("a flag report does not have points to report's own help", async () => {
     const r = await benchInProcess(['report', sweep, '--steps', '4']);
     expect(r.code).toBe(2);

@@ -1,15 +1,18 @@
 // As a user runs them: re-pricing that reaches every report, and what-if limits derived from a sweep's
 // records that equal the sweep actually run at that limit (sim, same seed).
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { usd } from '../src/report/format/numbers.ts';
+import { benchInProcess } from './helpers/cli.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
-const bench = (args: string[]) => promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), ...args], { cwd: ROOT });
+/** The CLI in this process, one command at a time (a tsx child each paid ~1.5 s to start); rejects on a non-zero exit. */
+async function bench(args: string[]): Promise<{ stdout: string; stderr: string }> {
+  const r = await benchInProcess(args);
+  if (r.code !== 0) throw Object.assign(new Error(r.stderr), r);
+  return r;
+}
 const sweep = (dir: string, ...args: string[]) => bench(['--scenario', 'seed-calibrated', '-n', '3', '--seed', '5', '--out', dir, '-q', '--no-transcripts', ...args]);
 
 // Three sweeps, shared by the tests: the issue's gpt-4o sweep (12,30), and 12 and 30 steps at the default price.
@@ -21,8 +24,9 @@ let fouroOut: string;
 beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-decide-'));
   [fouro, at12, at30] = ['4o', 'at12', 'at30'].map((d) => path.join(tmp, d)) as [string, string, string];
-  const [run4o] = await Promise.all([sweep(fouro, '--steps', '12,30', '--price-model', 'gpt-4o'), sweep(at12, '--steps', '12'), sweep(at30, '--steps', '30')]);
-  fouroOut = run4o.stdout;
+  fouroOut = (await sweep(fouro, '--steps', '12,30', '--price-model', 'gpt-4o')).stdout;
+  await sweep(at12, '--steps', '12');
+  await sweep(at30, '--steps', '30');
 }, 60_000);
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
@@ -46,9 +50,9 @@ function findBox(node: unknown, scenario: string, config: string): { median: num
 }
 
 describe('the gpt-4o sweep the issue reproduces', () => {
-  it('opens with the recommended limit and says the budget, not the step limit, stopped steps=30', async () => {
+  it('opens with steps taken ×2 → input tokens ×r (no check, so no limit recommended) and says the budget, not the step limit, stopped steps=30', async () => {
     const stdout = fouroOut;
-    expect(stdout.split('\n')[0]).toMatch(/^» seed-calibrated: recommended MAX_STEPS 12 — \$0\.12 per run, the cheapest swept; success not measured \(no check\); against steps=30 it saves \$[0-9,]+ a month at 10,000 runs a day\. Rule: the cheapest limit per run/);
+    expect(stdout.split('\n')[0]).toMatch(/^» seed-calibrated: MAX_STEPS 12 → 30: steps taken ×2 \(12\.0 → 24\.0\) → input tokens ×4\.0[0-9], \$0\.12 → \$0\.46 per run\. No MAX_STEPS is recommended: the scenario checks no answer/);
     expect(stdout).toContain('at steps=30, 3 of 3 runs were stopped by the budget at step 24, so 30 was never reached');
     expect(stdout).toContain('MAX_STEPS 12 → 30: steps taken ×2 (12.0 → 24.0)');
     expect(stdout).not.toMatch(/Steps ×2\.5|risks no success/);
@@ -108,7 +112,8 @@ describe('bench report --what-if', () => {
 
   it('a what-if at 12 from a 30-step sweep equals the sweep actually run at 12, and is marked derived', async () => {
     // at12's reports back at its recorded price (the test above re-priced them).
-    const [{ stdout }] = await Promise.all([bench(['report', at30, '--what-if', 'steps=12']), bench(['report', at12])]);
+    const { stdout } = await bench(['report', at30, '--what-if', 'steps=12']);
+    await bench(['report', at12]);
     expect(stdout).toMatch(/seed-calibrated steps=12 \(derived\)\s+3 /);
     const derived = summaryCsv(at30).get('seed-calibrated steps=12 (derived)')!;
     const actual = summaryCsv(at12).get('seed-calibrated steps=12')!;
@@ -118,8 +123,8 @@ describe('bench report --what-if', () => {
     expect(rows[0]).toMatch(/,derived_from$/);
     expect(rows).toHaveLength(4);
     expect(fs.readFileSync(path.join(at30, 'summary.md'), 'utf8')).toContain('6 runs (3 derived by what-if, no model called), 2 configurations');
-    // The derived limit joins the decision: the 30-step sweep now recommends from two limits.
-    expect(stdout.split('\n')[0]).toContain('recommended MAX_STEPS 12 (derived from recorded runs: a what-if)');
+    // The derived limit joins the decision: the 30-step sweep now compares two limits (no check: none recommended).
+    expect(stdout.split('\n')[0]).toMatch(/^» seed-calibrated: MAX_STEPS 12 \(derived\) → 30: steps taken ×2\.5 \(12\.0 → 30\.0\)/);
   });
 
   it('refuses, with its reason, a limit looser than the brake that stopped the runs', async () => {

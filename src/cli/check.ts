@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { buildReports } from '../report/build.ts';
+import { describeDuplicates } from '../report/data/load-runs.ts';
 import { loadMeta, type Meta } from '../results/meta.ts';
 import { hasRecords, resultFile } from '../results/results-dir.ts';
 import type { RunFacts } from '../contracts/records.ts';
@@ -20,7 +21,8 @@ import { junitXml } from '../gate/junit.ts';
 import { loadBudgets, type LoadedBudgets } from '../gate/load-budgets.ts';
 import { ALLOW_OUTSIDE_FLAG } from '../gate/named-file.ts';
 import { assertSameSweep } from '../gate/same-sweep.ts';
-import { checkSummaryMd, verdictLine } from '../gate/summary-md.ts';
+import { checkHtmlSection, checkSummaryMd, verdictLine } from '../gate/summary-md.ts';
+import { withCheckSection } from '../report/render/html.ts';
 import { BREACH_EXIT, isBreach, REPLAY_MISS_EXIT, type Verdict } from '../gate/verdict.ts';
 import { replayMissHint } from '../gate/replay-hint.ts';
 import { isSimulated, SIM_CAVEAT } from '../gate/sim-caveat.ts';
@@ -62,7 +64,9 @@ async function resultsToJudge(file: string, loaded: LoadedBudgets, o: CheckOptio
     // Strict: a damaged meta.json is named as damaged (file and field), not taken for a missing one.
     const meta = loadMeta(dir);
     assertSameSweep(loaded, meta, o.from);
-    return { dir, meta, runs: (await buildReports(dir)).runs };
+    const built = await buildReports(dir);
+    if (built.duplicateRuns.length) console.error(`bench: --from ${describeDuplicates(path.join(o.from, 'runs.jsonl'), built.duplicateRuns)}`);
+    return { dir, meta, runs: built.runs };
   }
   const adaptive = loaded.adaptive ? { adaptive: adaptiveSweep(loaded.spec, loaded.checks, loaded.adaptive) } : {};
   const outcome = await startSweep(loaded.spec, o, process.argv.slice(2), transport, adaptive);
@@ -126,6 +130,9 @@ export function registerCheck(program: Command): void {
     const md = checkSummaryMd({ budgetsFile: file, model: loaded.budgets.model, simulated, verdicts, report, ...(sampling ? { sampling } : {}) });
     writeFileAtomic(path.join(dir, 'junit.xml'), junitXml(verdicts, undefined, sampling));
     writeFileAtomic(resultFile(dir, 'markdown'), md);
+    // The Actions example uploads report.html as the report: its verdict comes first there too.
+    const html = resultFile(dir, 'html');
+    writeFileAtomic(html, withCheckSection(fs.readFileSync(html, 'utf8'), checkHtmlSection({ budgetsFile: file, model: loaded.budgets.model, simulated, verdicts })));
     writeJsonAtomic(path.join(dir, 'baseline.json'), baselineOf(runs, settingsOf(meta)));
     publishToGithub(process.env, verdicts, file, md);
     console.log(`\nbench check: ${verdictLine(verdicts)} · ${dir} (junit.xml, summary.md, baseline.json)`);

@@ -41,7 +41,8 @@ export function registerDiff(program: Command): void {
         if (file === '') throw new UsageError(`${flag}: needs a file name`);
         if (file !== undefined && !fs.existsSync(path.dirname(path.resolve(file)))) throw new UsageError(`${flag} ${file}: the directory ${path.dirname(file)} does not exist`);
       }
-      const { diff, differences } = await compareSweeps(a, b, allowed);
+      const { diff, differences, notes } = await compareSweeps(a, b, allowed);
+      for (const n of notes) console.error(`bench: ${n}`);
       if (!o.quiet) process.stdout.write(diffText(a, b, diff, differences));
       if (o.md) writeFileAtomic(o.md, diffMarkdown(a, b, diff, differences));
       if (o.csv) writeFileAtomic(o.csv, toCsv(diffCsvRows(diff)));

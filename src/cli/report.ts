@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { DEFAULT_PRICING_FILE, loadPricing, priceFor } from '../meter/pricing.ts';
 import { DEFAULT_VOLUMES, parseVolumes } from '../report/stats/volume.ts';
+import { describeDuplicates } from '../report/data/load-runs.ts';
 import { WHAT_IF_LIMITS, type WhatIfName } from '../whatif/derive-run.ts';
 import { deriveConfigs, type WhatIfRequest } from '../whatif/derive-configs.ts';
 import { resultFile } from '../results/results-dir.ts';
@@ -78,6 +79,7 @@ export function registerReport(program: Command): void {
       const built = await buildReports(dir, { priceAs, price, volumes, whatIf });
       if (built.skippedStepLines > 0) console.error(`bench: skipped ${built.skippedStepLines} incomplete line(s) of steps.jsonl`);
       if (built.skippedRunLines > 0) console.error(`bench: skipped ${built.skippedRunLines} incomplete line(s) of runs.jsonl`);
+      if (built.duplicateRuns.length) console.error(`bench: ${describeDuplicates('runs.jsonl', built.duplicateRuns)}`);
       if (!fs.existsSync(resultFile(dir, 'runs'))) console.error(`bench: ${dirArg} has no runs.jsonl: built the per-step reports (steps.csv, steps_by_index.csv, fit.csv); tables of runs are empty`);
       if (!opts.quiet) printSummary(built, { json: opts.json, dir });
     });

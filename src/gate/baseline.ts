@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { UsageError } from '../contracts/errors.ts';
 import { InputFileError, MAX_RECORDED_BYTES, readInputFile } from '../contracts/input-file.ts';
 import { mean } from '../report/stats/descriptive.ts';
-import { loadRuns } from '../report/data/load-runs.ts';
+import { describeDuplicates, loadRuns } from '../report/data/load-runs.ts';
 import type { RunFacts } from '../contracts/records.ts';
 import { resultFile } from '../results/results-dir.ts';
 import { formatZodError } from '../scenario/yaml-file.ts';
@@ -64,7 +64,8 @@ export function baselineOf(runs: readonly RunFacts[], settings: SweepSettings | 
 
 export async function loadBaseline(ref: string): Promise<Baseline> {
   if (fs.existsSync(ref) && fs.statSync(ref).isDirectory()) {
-    const { runs } = await loadRuns(resultFile(ref, 'runs'));
+    const { runs, duplicates } = await loadRuns(resultFile(ref, 'runs'));
+    if (duplicates.length) console.error(`bench: --baseline ${describeDuplicates(path.join(ref, 'runs.jsonl'), duplicates)}`);
     if (runs.length === 0) throw new UsageError(`--baseline ${ref}: no runs in ${path.join(ref, 'runs.jsonl')}`);
     // A directory without meta.json gives a baseline that records no settings; a damaged one is an error naming the field.
     const meta = fs.existsSync(resultFile(ref, 'meta')) ? loadMeta(ref) : undefined;

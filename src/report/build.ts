@@ -20,7 +20,7 @@ import { overrunFindings } from './findings/overruns.ts';
 import { ratioTable, stepLimitSavings } from './stats/step-limits.ts';
 import { QuadraticFitAccumulator } from './stats/fit.ts';
 import { MAX_RUN_ROWS, renderHtml } from './render/html.ts';
-import { loadRuns, wholeRecords, type LoadedRun } from './data/load-runs.ts';
+import { loadRuns, wholeRecords, type DuplicateRun, type LoadedRun } from './data/load-runs.ts';
 import { checkStepRecord } from '../results/record-shape.ts';
 import { loopReports } from './loop-reports.ts';
 import { renderMarkdown } from './render/markdown.ts';
@@ -64,6 +64,8 @@ export interface BuiltReports {
   skippedLines: number;
   skippedStepLines: number;
   skippedRunLines: number;
+  /** Run records that repeat a run id already read (not counted): the CLI says so. */
+  duplicateRuns: DuplicateRun[];
   findings: string[];
   /** `bench run --repeat auto`: per configuration, how many runs it took and why it stopped (empty otherwise). */
   sampling: PrecisionOutcome[];
@@ -99,7 +101,7 @@ async function passSteps(dir: string, runOrder: readonly string[], price: Price 
       pass.skipped++;
       continue;
     }
-    checkStepRecord(file, line.line, line.value);
+    checkStepRecord(path.basename(file), line.line, line.value);
     const id = (line.value as StepRecord).run_id;
     let at = places.get(id);
     if (!at) places.set(id, (at = []));
@@ -118,13 +120,16 @@ async function passSteps(dir: string, runOrder: readonly string[], price: Price 
       const r = value as StepRecord;
       if (pass.byRun?.has(r.run_id)) pass.byRun.get(r.run_id)!.push(r);
       else pass.byRun?.set(r.run_id, [r]);
+      let priced = r;
       if (price) {
         const cost = stepCostAt(price, r);
         const total = (cum.get(r.run_id) ?? 0) + cost;
         cum.set(r.run_id, total);
-        add(stepRow({ ...r, cost_usd: cost, cum_cost_usd: total }));
-      } else add(stepRow(r));
-      pass.points.add(r);
+        priced = { ...r, cost_usd: cost, cum_cost_usd: total };
+      }
+      add(stepRow(priced));
+      // The cumulative-cost chart is in the report's prices, as every other cost it shows.
+      pass.points.add(priced);
       // The quadratic finding is about the plain loop: a context strategy or critique calls bend the curve (the context report fits those per configuration).
       if (r.settings.context === 'full' && r.settings.reflection === 'off') pass.fit.addStep(r);
       pass.maxInput.set(r.config_id, Math.max(pass.maxInput.get(r.config_id) ?? 0, r.input_tokens));
@@ -155,7 +160,7 @@ function inPlanOrder(runs: Array<RunFacts & { repeat: number }>, plannedScenario
 
 export async function buildReports(dir: string, o: BuildOptions = {}): Promise<BuiltReports> {
   const runsFile = resultFile(dir, 'runs');
-  const { runs, skipped: skippedRuns } = await loadRuns(runsFile);
+  const { runs, skipped: skippedRuns, duplicates } = await loadRuns(runsFile);
   const meta = readMeta(dir);
   inPlanOrder(runs, meta?.scenarios ?? []);
   const steps = await passSteps(dir, runs.map((r) => r.run_id), o.price, Boolean(o.whatIf));
@@ -179,6 +184,7 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
     summary: a.summary,
     economics: a.economics,
     decisions: a.decisions,
+    recommended: a.recommended,
     pricing: a.pricing,
     points: a.points,
     fits: a.fits,
@@ -189,7 +195,7 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
     findings: a.sentences,
     charts,
     loop: a.loop,
-    skipped: { steps: steps.skipped, runs: skippedRuns },
+    skipped: { steps: steps.skipped, runs: skippedRuns, duplicateRuns: duplicates.length },
     taskqueue: a.taskqueue,
     detectors: a.detectors,
     sampling,
@@ -205,6 +211,7 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
     skippedLines: skippedRuns + steps.skipped,
     skippedStepLines: steps.skipped,
     skippedRunLines: skippedRuns,
+    duplicateRuns: duplicates,
     findings: a.sentences,
     sampling,
     files: out.files,
@@ -235,14 +242,17 @@ function analyse(runs: LoadedRun[], steps: StepPass, whatIf: WhatIfOutcome | nul
   const loop = loopReports(all, points, steps.maxInput, colours);
   const economics = configEconomics(summary, fits);
   const volume = chosenVolume(volumeList);
-  const decisions = volume ? recommendLimits(summary, economics, volume).map((r) => r.sentence) : [];
+  const recommendations = volume ? recommendLimits(summary, economics, volume) : [];
+  const decisions = recommendations.map((r) => r.sentence);
+  const recommended = recommendations.some((r) => r.max_steps !== null);
   const detectors = detectorRows(runs);
   const sentences = [...overrunFindings(runs), ...findings({ summary, fits, ratios, savings, volumes }), ...loop.findings, ...detectorFindings(detectors), ...(whatIf?.refusals ?? [])];
   const pricing = describePricing(summary, { ...(o.price ? { price: o.price } : {}), imported });
+  const chartPrices = o.price ? `re-priced as ${o.price.model}` : imported ? 'as recorded in the trajectories' : 'at the recorded prices';
   const taskqueue = all.some((r) => r.agent === 'taskqueue') ? { rounds: roundRows(all), roles: roleRows(all), constraints: constraintRows(all) } : null;
   // The queue-length chart follows the runs of the longest round limit only.
   const queueChartRounds = taskqueue ? roundRows(longestRoundLimit(all)) : null;
-  return { all, derived, summary, points, fits, ratios, savings, volumes, repriced, colours, loop, economics, decisions, detectors, sentences, pricing, taskqueue, queueChartRounds };
+  return { all, derived, summary, points, fits, ratios, savings, volumes, repriced, colours, loop, economics, decisions, recommended, detectors, sentences, pricing, chartPrices, taskqueue, queueChartRounds };
 }
 
 type Analysis = ReturnType<typeof analyse>;
@@ -302,7 +312,7 @@ function writeTables(out: ReportFiles, a: Analysis, whatIf: boolean): void {
 /** Each chart as its Vega-Lite spec, SVG and PNG; returns them for the HTML. */
 async function writeCharts(out: ReportFiles, a: Analysis) {
   const charts = [];
-  const specs = [...buildCharts({ summary: a.summary, points: a.points, fits: a.fits, runs: a.all }, a.colours), ...a.loop.charts, ...(a.queueChartRounds ? [queueLengthChart(a.queueChartRounds, a.colours)] : [])];
+  const specs = [...buildCharts({ summary: a.summary, points: a.points, fits: a.fits, runs: a.all, prices: a.chartPrices }, a.colours), ...a.loop.charts, ...(a.queueChartRounds ? [queueLengthChart(a.queueChartRounds, a.colours)] : [])];
   for (const c of specs) {
     const svg = await toSvg(c.spec);
     const stem = path.join(out.rel('charts'), c.name);

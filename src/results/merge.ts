@@ -8,6 +8,7 @@ import { JsonlWriter, readJsonlLines } from './jsonl.ts';
 import { makeWritableDir } from './writable-dir.ts';
 import { loadMeta, type Meta } from './meta.ts';
 import { FILES, resultFile } from './results-dir.ts';
+import { checkRunRecord, checkStepRecord } from './record-shape.ts';
 
 /** Fields every shard of one sweep shares; a difference means the shards are not one sweep. */
 const SAME = ['scenarios', 'scenario_digests', 'grid', 'fixed', 'repeat', 'seed'] as const;
@@ -43,18 +44,24 @@ function readShards(dirs: string[]): ShardDir[] {
   return shards.sort((a, b) => a.meta.shard.index - b.meta.shard.index);
 }
 
-/** Complete lines only: a shard's crash can leave a partial last line, which the merge drops. */
-async function appendRecords(from: string, to: JsonlWriter, seen?: Set<string>): Promise<number> {
+/**
+ * Complete lines only: a shard's crash can leave a partial last line, which the merge drops. Every record is
+ * checked as the reports check it (a damaged one is named by file and line, not merged), and a run recorded
+ * twice — in two shards, or twice in one — is an error: the merged sweep would count it twice.
+ */
+async function appendRecords(from: string, to: JsonlWriter, check: typeof checkRunRecord, seen?: Map<string, { file: string; line: number }>): Promise<number> {
   let skipped = 0;
   for await (const line of readJsonlLines(from)) {
     if (!line.ok) {
       skipped++;
       continue;
     }
+    check(from, line.line, line.value);
     if (seen) {
       const id = (line.value as { run_id: string }).run_id;
-      if (seen.has(id)) throw new UsageError(`${from}: run ${id} is in two shards`);
-      seen.add(id);
+      const first = seen.get(id);
+      if (first) throw new UsageError(first.file === from ? `${from}: run ${id} is recorded twice (lines ${first.line} and ${line.line})` : `${from}: run ${id} is in two shards (also ${first.file} line ${first.line})`);
+      seen.set(id, { file: from, line: line.line });
     }
     to.write(line.value);
   }
@@ -103,12 +110,12 @@ export async function mergeShards(dirs: string[], out: string, command: string[]
   makeWritableDir(out, '--out');
   const steps = new JsonlWriter(resultFile(out, 'steps'));
   const runs = new JsonlWriter(resultFile(out, 'runs'));
-  const runIds = new Set<string>();
+  const runIds = new Map<string, { file: string; line: number }>();
   let skipped = 0;
   try {
     for (const s of shards) {
-      skipped += await appendRecords(resultFile(s.dir, 'steps'), steps);
-      skipped += await appendRecords(resultFile(s.dir, 'runs'), runs, runIds);
+      skipped += await appendRecords(resultFile(s.dir, 'steps'), steps, checkStepRecord);
+      skipped += await appendRecords(resultFile(s.dir, 'runs'), runs, checkRunRecord, runIds);
       const transcripts = path.join(s.dir, FILES.transcripts);
       if (fs.existsSync(transcripts)) fs.cpSync(transcripts, path.join(out, FILES.transcripts), { recursive: true });
     }

@@ -1,44 +1,110 @@
-// A line of steps.jsonl or runs.jsonl that is JSON but not a record of ours (hand-made, from another
-// tool, damaged): named with its file, line and the first field missing, instead of a crash deep
-// in an aggregate. Checked cheaply, once per line: what identifies a record and the objects the reports reach into.
-import path from 'node:path';
+// A line of steps.jsonl or runs.jsonl read back (`bench report`, `diff`, `merge`, `check --from`) that is JSON
+// but not a record of ours — hand-made, from another tool, edited, damaged — is named with its file, line and
+// the first field that is missing or wrong, instead of being counted as it is: a negative cost or a number
+// written as a string would change every mean and the recommendation. Checked by hand, once per line, for
+// what the reports count (a zod parse of a run costs ~16 µs; these checks a fraction of that).
 import { UsageError } from '../contracts/errors.ts';
+import { STOP_REASONS } from '../contracts/stop-reason.ts';
 
-type Kind = 'string' | 'number' | 'object';
+type Kind = 'string' | 'object' | 'count' | 'amount' | 'number' | 'check' | 'stop';
 type Field = { name: string; path: string[]; kind: Kind };
 /** Paths split once, not once per line. */
 const compile = (fields: Array<[string, Kind]>): Field[] => fields.map(([name, kind]) => ({ name, path: name.split('.'), kind }));
 
+const STOPS: ReadonlySet<unknown> = new Set(STOP_REASONS);
+
+/** What a value must be, in the words of the error. */
+const EXPECTED: Record<Kind, string> = {
+  string: 'a string',
+  object: 'an object',
+  count: 'a whole number ≥ 0',
+  amount: 'a number ≥ 0',
+  number: 'a number',
+  check: 'true, false or null',
+  stop: `one of ${STOP_REASONS.join(', ')}`,
+};
+
+function fits(v: unknown, kind: Kind): boolean {
+  switch (kind) {
+    case 'string':
+      return typeof v === 'string';
+    case 'object':
+      return typeof v === 'object' && v !== null && !Array.isArray(v);
+    case 'count':
+      return typeof v === 'number' && Number.isInteger(v) && v >= 0;
+    case 'amount':
+      return typeof v === 'number' && Number.isFinite(v) && v >= 0;
+    case 'number':
+      return typeof v === 'number' && Number.isFinite(v);
+    case 'check':
+      return v === true || v === false || v === null;
+    case 'stop':
+      return STOPS.has(v);
+  }
+}
+
 const STEP_FIELDS = compile([
   ['run_id', 'string'],
   ['config_id', 'string'],
-  ['step', 'number'],
-  ['input_tokens', 'number'],
   ['settings', 'object'],
   ['settings.limits', 'object'],
+  ['step', 'count'],
+  ['input_tokens', 'count'],
+  ['output_tokens', 'count'],
+  ['cached_tokens', 'count'],
+  ['cum_input_tokens', 'count'],
+  ['cost_usd', 'amount'],
+  ['cum_cost_usd', 'amount'],
+  ['elapsed_ms', 'number'],
 ]);
 
 const RUN_FIELDS = compile([
   ['run_id', 'string'],
   ['config_id', 'string'],
+  ['scenario', 'string'],
   ['settings', 'object'],
   ['settings.limits', 'object'],
-  ['settings.repeat', 'number'],
+  ['settings.repeat', 'count'],
+  ['stop_reason', 'stop'],
+  ['stop_step', 'count'],
+  ['steps', 'count'],
+  ['calls', 'count'],
+  ['input_tokens', 'count'],
+  ['output_tokens', 'count'],
+  ['cached_tokens', 'count'],
+  ['cost_usd', 'amount'],
+  // Its sign is the importer's to check (timestamps that go backwards); no report sums it.
+  ['elapsed_ms', 'number'],
+  ['success', 'check'],
 ]);
 
-function firstMissing(value: unknown, fields: readonly Field[]): string | null {
+/** `"500" (a string)`, `-0.5`, `missing`: the value as the line has it, short. */
+function shown(v: unknown): string {
+  if (v === undefined) return 'missing';
+  const text = JSON.stringify(v) ?? String(v);
+  const short = text.length > 40 ? `${text.slice(0, 39)}…` : text;
+  return typeof v === 'string' ? `${short} (a string)` : short;
+}
+
+function firstWrong(value: unknown, fields: readonly Field[]): { field: Field; value: unknown } | null {
   for (const f of fields) {
     let v: unknown = value;
     for (const key of f.path) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined;
-    if (typeof v !== f.kind || v === null) return f.name;
+    if (!fits(v, f.kind)) return { field: f, value: v };
   }
   return null;
 }
 
-function check(file: string, line: number, value: unknown, fields: readonly Field[], what: string): void {
-  const missing = firstMissing(value, fields);
-  if (missing) throw new UsageError(`${path.basename(file)} line ${line}: not a ${what} record (no ${missing})`);
+/** `name`: the file as the message names it (runs.jsonl in a report, the shard's path in a merge). */
+function check(name: string, line: number, value: unknown, fields: readonly Field[], what: string): void {
+  const wrong = firstWrong(value, fields);
+  if (!wrong) return;
+  const where = `${name} line ${line}`;
+  const { field, value: v } = wrong;
+  // A line without what identifies a record is not one of ours at all; one with a bad figure is a damaged record.
+  if (v === undefined) throw new UsageError(`${where}: not a ${what} record (no ${field.name})`);
+  throw new UsageError(`${where}: ${field.name} is ${shown(v)}, expected ${EXPECTED[field.kind]} (the ${what} record is not read as it is)`);
 }
 
-export const checkStepRecord = (file: string, line: number, value: unknown) => check(file, line, value, STEP_FIELDS, 'step');
-export const checkRunRecord = (file: string, line: number, value: unknown) => check(file, line, value, RUN_FIELDS, 'run');
+export const checkStepRecord = (name: string, line: number, value: unknown) => check(name, line, value, STEP_FIELDS, 'step');
+export const checkRunRecord = (name: string, line: number, value: unknown) => check(name, line, value, RUN_FIELDS, 'run');

@@ -51,17 +51,20 @@ function stopReasons(summary: readonly ConfigSummary[], order: string[]): ChartS
 }
 
 
-/** `colours`: the report's one scale (configColours of its summary), shared with the reflection, context and task-queue charts. */
-export function buildCharts(d: { summary: readonly ConfigSummary[]; points: readonly StepPoint[]; fits: readonly QuadraticFit[]; runs: readonly RunFacts[] }, colours: ColourScale): ChartSpec[] {
+/**
+ * `colours`: the report's one scale (configColours of its summary), shared with the reflection, context and task-queue charts;
+ * `prices`: how the costs are priced, as the subtitles say it (`at the recorded prices`, `re-priced as gpt-4o`).
+ */
+export function buildCharts(d: { summary: readonly ConfigSummary[]; points: readonly StepPoint[]; fits: readonly QuadraticFit[]; runs: readonly RunFacts[]; prices: string }, colours: ColourScale): ChartSpec[] {
   const order = d.summary.map((c) => c.config_id);
   const scenarios = [...new Set(d.summary.map((c) => c.scenario))];
   const success = successVsCostChart(d.runs, d.summary, colours);
   return [
-    meanCostChart(d.runs, d.summary, scenarios, colours),
+    meanCostChart(d.runs, d.summary, scenarios, colours, d.prices),
     cumulativeTokensChart(d.points, d.fits, scenarios, colours),
-    cumulativeCostChart(d.points, scenarios, colours),
+    cumulativeCostChart(d.points, scenarios, colours, new Map(d.summary.map((c) => [c.config_id, c.runs])), d.prices),
     perCallTokensChart(d.points, scenarios, colours),
-    costPerRunChart(d.runs, scenarios, colours),
+    costPerRunChart(d.runs, scenarios, colours, d.prices),
     stopReasons(d.summary, order),
     ...(success ? [success] : []),
   ];

@@ -73,7 +73,7 @@ export function costBars(runs: readonly RunFacts[], summary: readonly ConfigSumm
 }
 
 /** The headline: what each configuration costs, and what it saves against the highest limit. */
-export function meanCostChart(runs: readonly RunFacts[], summary: readonly ConfigSummary[], scenarios: readonly string[], colours: ColourScale): ChartSpec {
+export function meanCostChart(runs: readonly RunFacts[], summary: readonly ConfigSummary[], scenarios: readonly string[], colours: ColourScale, prices = 'at the recorded prices'): ChartSpec {
   const bars = costBars(runs, summary);
   const checked = bars.some((b) => b.measure === PER_SUCCESS);
   const families = stepLimitFamilies(summary).length > 0;
@@ -92,7 +92,7 @@ export function meanCostChart(runs: readonly RunFacts[], summary: readonly Confi
     caption: `Mean cost per run${checked ? ' and per successful task (total cost ÷ runs that passed the check)' : ''} per configuration, with 95% intervals (Student t${checked ? '; delta method on the log scale for the ratio' : ''}); each bar says its mean${families ? ' and its change against the highest step limit of the same settings' : ''}.`,
     spec: {
       ...base('What each configuration costs', [
-        `mean USD ${checked ? 'per run and per successful task' : 'per run'} at the recorded prices, line: 95% interval${families ? ';' : ''}`,
+        `mean USD ${checked ? 'per run and per successful task' : 'per run'} ${prices}, line: 95% interval${families ? ';' : ''}`,
         ...(families ? ['each label: the mean and its change against the highest step limit'] : []),
       ]),
       data: { values: [...bars.map((b) => ({ ...b, kind: 'bar' })), ...reach] },
@@ -112,7 +112,7 @@ export function meanCostChart(runs: readonly RunFacts[], summary: readonly Confi
   };
 }
 
-export function costPerRunChart(runs: readonly RunFacts[], scenarios: readonly string[], colours: ColourScale): ChartSpec {
+export function costPerRunChart(runs: readonly RunFacts[], scenarios: readonly string[], colours: ColourScale, prices = 'at the recorded prices'): ChartSpec {
   // The box plot's five numbers per configuration, computed here rather than by Vega from every run.
   const values = groupByConfig(runs).map((g) => ({ scenario: g[0]!.scenario, config: configLabel(g[0]!.config_id, g[0]!.scenario), runs: g.length, ...box(g.map((r) => r.cost_usd)) }));
   const y = { field: 'config', type: 'nominal' as const, title: null, sort: colours.domain };
@@ -124,7 +124,7 @@ export function costPerRunChart(runs: readonly RunFacts[], scenarios: readonly s
     title: 'Cost per run by configuration',
     caption: 'How the runs of each configuration spread: box = middle half of the runs, dot = median, whiskers = min to max. Where runs cost about the same the box is a thin line at its dot; the means are in the first chart.',
     spec: {
-      ...base('Spread of cost per run', 'USD per run at the recorded prices; one panel per scenario'),
+      ...base('Spread of cost per run', `USD per run ${prices}; one panel per scenario`),
       data: { values },
       ...byScenario(scenarios, ['x', 'y']),
       spec: {

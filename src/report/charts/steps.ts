@@ -33,26 +33,32 @@ export interface LineEnd {
   side: 'left' | 'right';
 }
 
+/** What an end label says: the names, and what it may add of the value and the runs that got there. */
+type ShowEnd = (names: string, value: number, end: { step: number; configIds: readonly string[]; runs: number }) => string;
+
 /** Where each configuration's line ends, labelled; lines that end at the same point share one label. */
-export function lineEnds(points: readonly StepPoint[], value: Value = tokensOf, show: (names: string, value: number) => string = (names) => names): LineEnd[] {
+export function lineEnds(points: readonly StepPoint[], value: Value = tokensOf, show: ShowEnd = (names) => names): LineEnd[] {
   const last = new Map<string, StepPoint>();
   const widest = new Map<string, number>();
   for (const p of points) {
     if ((last.get(p.config_id)?.step ?? -1) < p.step) last.set(p.config_id, p);
     widest.set(p.scenario, Math.max(widest.get(p.scenario) ?? 0, p.step));
   }
-  const ends = new Map<string, { scenario: string; step: number; value: number; names: string[] }>();
+  const ends = new Map<string, { scenario: string; step: number; value: number; names: string[]; configIds: string[]; runs: number }>();
   for (const p of last.values()) {
     const v = value(p);
     const key = `${p.scenario}\u0000${p.step}\u0000${v}`;
     const name = configLabel(p.config_id, p.scenario);
     const end = ends.get(key);
-    if (end) end.names.push(name);
-    else ends.set(key, { scenario: p.scenario, step: p.step, value: v, names: [name] });
+    if (end) {
+      end.names.push(name);
+      end.configIds.push(p.config_id);
+      end.runs += p.runs;
+    } else ends.set(key, { scenario: p.scenario, step: p.step, value: v, names: [name], configIds: [p.config_id], runs: p.runs });
   }
-  return [...ends.values()].sort((a, b) => a.step - b.step).map(({ names, ...e }) => {
+  return [...ends.values()].sort((a, b) => a.step - b.step).map(({ names, configIds, runs, ...e }) => {
     const configs = names.sort(naturalOrder).join(', ');
-    const label = show(configs.length <= END_LABEL_CHARS ? configs : sharedLabel(names), e.value);
+    const label = show(configs.length <= END_LABEL_CHARS ? configs : sharedLabel(names), e.value, { step: e.step, configIds, runs });
     return { ...e, label, configs, side: e.step > widest.get(e.scenario)! / 2 ? 'left' : 'right' };
   });
 }
@@ -95,7 +101,7 @@ interface LineChart {
   yTitle: string;
   yAxis: Record<string, unknown>;
   value: Value;
-  show?: (names: string, value: number) => string;
+  show?: ShowEnd;
   /** Extra layers drawn under the lines' end marks (the fit). */
   layers?: Layer[];
   /** Rows for those layers. */
@@ -162,16 +168,24 @@ export function cumulativeTokensChart(points: readonly StepPoint[], fits: readon
   });
 }
 
-export function cumulativeCostChart(points: readonly StepPoint[], scenarios: readonly string[], colours: ColourScale): ChartSpec {
+/**
+ * `runsOf`: each configuration's runs. A line's last step is reached only by the longest runs, so its end value
+ * is their mean, not the table's cost per run (the mean over all runs): the label says so when they differ.
+ */
+export function cumulativeCostChart(points: readonly StepPoint[], scenarios: readonly string[], colours: ColourScale, runsOf: ReadonlyMap<string, number>, prices: string): ChartSpec {
   return lineChart(points, scenarios, colours, {
     name: 'cumulative-cost',
     title: 'Steps vs cumulative cost',
-    subtitle: ['USD per run up to each step at the recorded prices, mean over runs that reached the step;', 'dot = where a configuration stops'],
-    caption: 'The cumulative curve in dollars: what a run has cost by each step; each configuration’s end is marked with its name and mean cost there.',
+    subtitle: [`USD per run up to each step ${prices}, mean over runs that reached the step;`, 'dot = where a configuration stops'],
+    caption:
+      'The cumulative curve in dollars: what a run has cost by each step, the mean over the runs that got that far; each configuration’s end is marked with its name and that mean, and with how many of its runs got there when not all did (the tables’ cost per run is the mean over all runs).',
     yTitle: 'cumulative cost per run (USD)',
     yAxis: USD_AXIS,
     value: (p) => p.cum_cost_usd,
-    show: (names, v) => `${names} · ${usd(v)}`,
+    show: (names, v, end) => {
+      const all = end.configIds.reduce((n, id) => n + (runsOf.get(id) ?? 0), 0);
+      return `${names} · ${usd(v)}${end.runs < all ? ` (${end.runs} of ${all} runs reach step ${end.step})` : ''}`;
+    },
   });
 }
 

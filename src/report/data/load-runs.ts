@@ -2,6 +2,7 @@
 // text), one settings object per configuration and repeated strings shared between runs, and the byte place of
 // each record, so the per-run outputs (runs.csv, the HTML's runs table) read whole records again,
 // one at a time. Parsed records took ~1.1 KB a run; these take ~0.3 KB.
+import path from 'node:path';
 import { readJsonlAt, readJsonlLines, type LinePlace } from '../../results/jsonl.ts';
 import type { RunFacts, RunRecord } from '../../contracts/records.ts';
 import { configKey, type ConfigSettings } from '../../contracts/settings.ts';
@@ -18,6 +19,22 @@ export interface LoadedRuns {
   runs: LoadedRun[];
   /** Lines that were not complete JSON (a crash's partial last line, or damage). */
   skipped: number;
+  /** Records whose run id an earlier line already had (files joined twice, a copy appended): not counted. */
+  duplicates: DuplicateRun[];
+}
+
+export interface DuplicateRun {
+  run_id: string;
+  line: number;
+  /** The line whose record is counted. */
+  first_line: number;
+}
+
+/** `2 run record(s) repeat a run id and were not counted (line 12 repeats line 2, line 13 repeats line 3)`, for a file. */
+export function describeDuplicates(file: string, d: readonly DuplicateRun[]): string {
+  const shown = d.slice(0, 3).map((x) => `line ${x.line} repeats line ${x.first_line}`);
+  const more = d.length > 3 ? `, and ${d.length - 3} more` : '';
+  return `${file}: ${d.length} run record(s) repeat a run id already read and were not counted (${shown.join(', ')}${more})`;
 }
 
 /** Hands out one shared instance per distinct value. */
@@ -34,6 +51,8 @@ class Interner<T> {
 export async function loadRuns(file: string): Promise<LoadedRuns> {
   const runs: LoadedRun[] = [];
   let skipped = 0;
+  const duplicates: DuplicateRun[] = [];
+  const lineOf = new Map<string, number>();
   const strings = new Interner<string>();
   const configs = new Interner<ConfigSettings>();
   const extras = new Interner<Record<string, unknown>>();
@@ -43,8 +62,15 @@ export async function loadRuns(file: string): Promise<LoadedRuns> {
       skipped++;
       continue;
     }
-    checkRunRecord(file, line.line, line.value);
+    checkRunRecord(path.basename(file), line.line, line.value);
     const r = line.value as RunRecord;
+    // A run counts once, as first recorded.
+    const first = lineOf.get(r.run_id);
+    if (first !== undefined) {
+      duplicates.push({ run_id: r.run_id, line: line.line, first_line: first });
+      continue;
+    }
+    lineOf.set(r.run_id, line.line);
     runs.push({
       run_id: r.run_id,
       config_id: text(r.config_id),
@@ -69,7 +95,7 @@ export async function loadRuns(file: string): Promise<LoadedRuns> {
       place: { offset: line.offset, bytes: line.bytes },
     });
   }
-  return { runs, skipped };
+  return { runs, skipped, duplicates };
 }
 
 /** The whole records of `runs`, in their order, read one at a time from runs.jsonl. */

@@ -6,7 +6,7 @@ import { UsageError } from '../../contracts/errors.ts';
 import { loadMeta, type Meta } from '../../results/meta.ts';
 import { resultFile, resultsDirFor } from '../../results/results-dir.ts';
 import { diffSweeps, type SweepDiff } from './diff.ts';
-import { loadRuns } from '../data/load-runs.ts';
+import { describeDuplicates, loadRuns } from '../data/load-runs.ts';
 import { describeDifferences, disallowed, settingsOf, sweepDifferences, type Difference, type DifferenceKind } from '../data/sweep-settings.ts';
 
 /** A path, or a name under results/ (as `--out` names it). */
@@ -25,6 +25,8 @@ export interface ComparedSweeps {
   diff: SweepDiff;
   /** How the sweeps differ, every way allowed. */
   differences: Difference[];
+  /** What was read but not counted (run records repeating a run id), one line per sweep that had any. */
+  notes: string[];
 }
 
 export async function compareSweeps(a: string, b: string, allowed: ReadonlySet<DifferenceKind>): Promise<ComparedSweeps> {
@@ -38,5 +40,6 @@ export async function compareSweeps(a: string, b: string, allowed: ReadonlySet<D
   const [ra, rb] = await Promise.all([loadRuns(resultFile(dirOf(a), 'runs')), loadRuns(resultFile(dirOf(b), 'runs'))]);
   const diff = diffSweeps(ra.runs, rb.runs);
   if (diff.rows.length === 0) throw new UsageError(`${a} and ${b} have no configuration in common to compare`);
-  return { diff, differences };
+  const notes = ([[a, ra], [b, rb]] as const).flatMap(([arg, r]) => (r.duplicates.length ? [describeDuplicates(path.join(arg, 'runs.jsonl'), r.duplicates)] : []));
+  return { diff, differences, notes };
 }

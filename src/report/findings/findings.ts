@@ -147,8 +147,11 @@ export function findings(f: ReportFacts): string[] {
     const lo = Math.min(...at.map((v) => v.cost_usd_per_day));
     const name = (ids: string[], one: string, many: string) => (ids.length === 1 ? `${one} (${ids[0]})` : `${many} (${ids.join(', ')})`);
     const month = usdDistinct([hi * DAYS_PER_MONTH])(hi * DAYS_PER_MONTH);
+    // One configuration, or all costing the same: there is no "most expensive" to name.
+    const top =
+      at.length === 1 ? `${at[0]!.config_id} costs` : hi === lo ? `every configuration (${costing(hi).join(', ')}) costs` : `${name(costing(hi), 'the most expensive configuration', 'the most expensive configurations')} ${costing(hi).length === 1 ? 'costs' : 'each cost'}`;
     out.push(
-      `At ${volume.as_written}, ${name(costing(hi), 'the most expensive configuration', 'the most expensive configurations')} ${costing(hi).length === 1 ? 'costs' : 'each cost'} ${usd(hi)} a day, ${month} a month` +
+      `At ${volume.as_written}, ${top} ${usd(hi)} a day, ${month} a month` +
         (hi !== lo ? `; ${name(costing(lo), 'the cheapest', 'the cheapest configurations')} ${costing(lo).length === 1 ? 'costs' : 'each cost'} ${usd(lo)} a day.` : '.'),
     );
   }

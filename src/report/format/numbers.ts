@@ -31,3 +31,6 @@ export function signed(x: number, digits = 0): string {
   const v = x.toFixed(digits);
   return x < 0 ? `−${v.slice(1)}` : v;
 }
+
+/** `1 configuration`, `4 configurations`: a count with its noun, singular for one. */
+export const counted = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;

@@ -7,6 +7,7 @@ import { contextTable, reflectionTable } from '../tables/loops.ts';
 import { decisionTable, fitTable, ratioTableRows, repriceTable, runsTable, savingsTable, summaryTable, volumeTable, type Table } from '../tables/tables.ts';
 import { constraintTable, queueTable, roleTable } from '../tables/taskqueue.ts';
 import { DETECTOR_NOTE, detectorTable } from '../tables/detectors.ts';
+import { counted } from '../format/numbers.ts';
 
 /** Per-run rows beyond this are in runs.csv; the HTML stays light for big sweeps. */
 export const MAX_RUN_ROWS = 500;
@@ -89,12 +90,12 @@ export function renderHtml(d: ReportData): string {
 <body>
 <main>
 <h1>loopbench report: ${esc(d.name)}</h1>
-<p class="lede">What these agent loops cost and whether they stop: ${runCount(d)} over ${d.summary.length} configurations. Costs ${esc(d.pricing)}.</p>
-${d.decisions.length ? `<section id="decision"><h2>Recommended limits</h2>
+<p class="lede">What these agent loops cost and whether they stop: ${runCount(d)} over ${counted(d.summary.length, 'configuration')}. Costs ${esc(d.pricing)}.</p>
+${d.decisions.length ? `<section id="decision"><h2>${d.recommended === false ? 'Step limits (no check, so none recommended)' : 'Recommended limits'}</h2>
 <ul class="findings">${d.decisions.map((x) => `<li>${esc(x)}</li>`).join('\n')}</ul>
 ${table(decisionTable(d.summary, d.economics), 'Cost per run and per successful task; +1 step: the extra cost per extra step taken between neighbouring limits (measured), and of step N+1 on the fitted curve at the mean steps taken (fit)')}
 </section>` : ''}
-${skipped > 0 ? `<p class="warn">${skipped} incomplete record line(s) were skipped (an interrupted run leaves a partial last line).</p>` : ''}
+${skipped > 0 ? `<p class="warn">${skipped} incomplete record line(s) were skipped (an interrupted run leaves a partial last line).</p>` : ''}${d.skipped.duplicateRuns ? `<p class="warn">${d.skipped.duplicateRuns} run record(s) in runs.jsonl repeat a run id already read and were not counted.</p>` : ''}
 <section id="run"><h2>What was run</h2>
 <dl class="meta">${metaRows.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>
 ${d.sampling?.length ? `<ul class="findings">${d.sampling.map((x) => `<li>${esc(`${x.config_id}: ${x.reason}`)}</li>`).join('\n')}</ul>` : ''}
@@ -124,10 +125,7 @@ ${table(contextTable(d.loop.context), 'Input tokens and cost per run against ful
 ${table(volumeTable(d.volumes))}
 <p class="note">Mean cost per run × runs; a month is 30 days.</p>
 </section>
-<section id="repricing"><h2>Re-priced under other rates</h2>
-${table(repriceTable(d.repriced))}
-<p class="note">The recorded tokens priced at other models' rates. "on (estimated)": the run was recorded without prompt caching; each call's cached prefix is estimated as the previous call's prompt, billed as the provider does (from 1,024 tokens, in 128-token steps).</p>
-</section>
+${d.repriced.length ? repricingSection(d) : ''}
 ${d.taskqueue ? taskqueueSection(d.taskqueue) : ''}
 ${d.detectors?.length ? `<section id="spin-detectors"><h2>Spin detectors: loops caught and false stops</h2>
 ${table(detectorTable(d.detectors), 'Each detector setting against the same configuration with it off, run by run at the same seed (spin_detectors.csv)')}
@@ -142,6 +140,61 @@ ${recorded > runs.length ? `<p class="note">The first ${runs.length} of ${record
 </body>
 </html>
 `;
+}
+
+/** The re-pricing table, named for what it holds: other models' rates (--price-as), or only caching at the report's own. */
+function repricingSection(d: ReportData): string {
+  const own = new Set(d.summary.map((c) => c.settings.price.model));
+  const shown = [...new Set(d.repriced.map((r) => r.price_model))];
+  const others = shown.some((m) => !own.has(m));
+  const estimated = d.repriced.some((r) => r.cache_estimated)
+    ? ' "on (estimated)": the run was recorded without prompt caching; each call\'s cached prefix is estimated as the previous call\'s prompt, billed as the provider does (from 1,024 tokens, in 128-token steps).'
+    : '';
+  const what = others
+    ? `The recorded tokens priced at the rates of ${shown.join(', ')}, without and with prompt caching.`
+    : `The recorded tokens at the report's own rates (${shown.join(', ')}), without and with prompt caching; for other models' rates, bench report DIR --price-as with models of the pricing table (e.g. --price-as gpt-4o-mini,gpt-4o).`;
+  return `<section id="repricing"><h2>${others ? 'Re-priced under other rates' : 'With and without prompt caching'}</h2>
+${table(repriceTable(d.repriced))}
+<p class="note">${esc(what + estimated)}</p>
+</section>`;
+}
+
+/** What `bench check` puts at the top of report.html: its verdict and each budget's result (the report layer knows no budgets). */
+export interface CheckSection {
+  status: 'pass' | 'fail' | 'not measured';
+  /** `bench check: 1 of 7 budgets breached`. */
+  headline: string;
+  /** The budgets file and model. */
+  note: string;
+  /** One row per budget: result, scenario, budget, measured, limit. */
+  table: Table;
+  /** One sentence per budget that did not hold. */
+  messages: readonly string[];
+}
+
+const CHECK_STYLE: Record<CheckSection['status'], string> = {
+  pass: 'border-left: 4px solid #3a9a4a; background: #eef7ee; padding: 2px 14px 6px',
+  fail: 'border-left: 4px solid #c0392b; background: #fdecea; padding: 2px 14px 6px',
+  'not measured': 'border-left: 4px solid #e0b400; background: #fff6d5; padding: 2px 14px 6px',
+};
+
+/**
+ * report.html with the check's verdict as its first section, right under the title, where a reader of a CI
+ * artifact looks first. The report is written before the budgets are judged, so the section goes in after.
+ */
+export function withCheckSection(html: string, c: CheckSection): string {
+  const section = `<section id="check" style="${CHECK_STYLE[c.status]}"><h2>${esc(c.headline)}</h2>
+<p class="note">${esc(c.note)}</p>
+${table(c.table)}
+${c.messages.length ? `<ul class="findings">${c.messages.map((m) => `<li>${esc(m)}</li>`).join('\n')}</ul>` : ''}
+</section>
+`;
+  const old = /<section id="check"[^>]*>[\s\S]*?<\/section>\n/;
+  if (old.test(html)) return html.replace(old, () => section);
+  const lede = html.indexOf('<p class="lede">');
+  const at = lede < 0 ? -1 : html.indexOf('</p>\n', lede);
+  if (at < 0) throw new Error('report.html has no lede to put the check under');
+  return `${html.slice(0, at + 5)}${section}${html.slice(at + 5)}`;
 }
 
 function taskqueueSection(t: NonNullable<ReportData['taskqueue']>): string {

@@ -1,5 +1,6 @@
 // summary.md: the findings and a compact table, sized for a pull-request comment or $GITHUB_STEP_SUMMARY.
 import { runCount, type ReportData } from './report-data.ts';
+import { counted } from '../format/numbers.ts';
 import { contextTable, reflectionTable } from '../tables/loops.ts';
 import { decisionTable, ratioTableRows, savingsTable, summaryTable, volumeTable, type Table } from '../tables/tables.ts';
 import { constraintTable, queueTable } from '../tables/taskqueue.ts';
@@ -20,10 +21,11 @@ export function renderMarkdown(d: ReportData): string {
     `## loopbench: ${d.name}`,
     '',
     ...d.decisions.map((x) => `**${x}**\n`),
-    `${runCount(d)}, ${d.summary.length} configurations; costs ${d.pricing}` +
+    `${runCount(d)}, ${counted(d.summary.length, 'configuration')}; costs ${d.pricing}` +
       (m ? `; seed ${m.seed}${m.git_commit ? `, commit ${m.git_commit.slice(0, 10)}` : ''}, ${m.created_at}` : '') +
       '.',
     ...(skipped > 0 ? ['', `> ${skipped} incomplete record line(s) were skipped.`] : []),
+    ...(d.skipped.duplicateRuns ? ['', `> ${d.skipped.duplicateRuns} run record(s) in runs.jsonl repeat a run id already read and were not counted.`] : []),
     ...(m?.adaptive?.rule === 'precision' && d.sampling?.length
       ? ['', `Adaptive repeats (\`--repeat auto\`): ${describePrecisionDesign(m.adaptive)}.`, '', ...d.sampling.map((s) => `- ${s.config_id}: ${s.reason}`)]
       : []),

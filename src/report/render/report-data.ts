@@ -15,6 +15,7 @@ import type { Meta } from '../../results/meta.ts';
 import type { RunFacts, RunRecord } from '../../contracts/records.ts';
 import { UNKNOWN_PRICE, type Price } from '../../contracts/settings.ts';
 import { distinct } from '../data/group.ts';
+import { counted } from '../format/numbers.ts';
 import type { PrecisionOutcome } from '../stats/precision.ts';
 
 export interface RenderedChart extends Omit<ChartSpec, 'spec'> {
@@ -30,8 +31,10 @@ export interface ReportData {
   shownRuns: readonly RunRecord[];
   summary: readonly ConfigSummary[];
   economics: readonly ConfigEconomics[];
-  /** The recommended MAX_STEPS per scenario: what the report opens with. */
+  /** The recommended MAX_STEPS per scenario (or, without a check, what the limits swept show): what the report opens with. */
   decisions: readonly string[];
+  /** Whether any scenario has a recommended limit (none does without checks). */
+  recommended?: boolean;
   /** How the report is priced (as recorded, or re-priced from the recorded tokens). */
   pricing: string;
   points: readonly StepPoint[];
@@ -44,7 +47,8 @@ export interface ReportData {
   charts: readonly RenderedChart[];
   /** Reflection and context-strategy reports (empty when neither was used). */
   loop?: { stability: readonly StabilityRow[]; context: readonly ContextRow[] };
-  skipped: { steps: number; runs: number };
+  /** Incomplete lines skipped, and run records not counted because an earlier line had their run id. */
+  skipped: { steps: number; runs: number; duplicateRuns?: number };
   /** Present when the results hold task-queue runs. */
   taskqueue: { rounds: readonly RoundRow[]; roles: readonly RoleRow[]; constraints: readonly ConstraintRow[] } | null;
   /** Spin detectors paired with the same configuration without them (empty when none was swept on and off). */
@@ -86,5 +90,5 @@ export function describeSettings(summary: readonly ConfigSummary[]): Array<[stri
 /** `40 runs` or `40 runs (30 derived by what-if)`. */
 export function runCount(d: Pick<ReportData, 'runs'>): string {
   const derived = d.runs.filter((r) => isDerived(r.config_id)).length;
-  return `${d.runs.length} runs${derived ? ` (${derived} derived by what-if, no model called)` : ''}`;
+  return `${counted(d.runs.length, 'run')}${derived ? ` (${derived} derived by what-if, no model called)` : ''}`;
 }

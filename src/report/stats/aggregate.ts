@@ -88,26 +88,35 @@ export interface StepPoint {
   max_steps: number | null;
   step: number;
   calls: number;
+  /** Runs that reached this step (every mean here is over them, not over all the configuration's runs). */
+  runs: number;
   /** Mean input tokens of the call(s) at this step: grows linearly with the history. */
   input_tokens: number;
   /** Mean input tokens consumed by the run up to and including this step: grows quadratically. */
   cum_input_tokens: number;
-  /** Mean cost of the run up to and including this step (USD, at the recorded prices). */
+  /** Mean cost of the run up to and including this step (USD, at the report's prices). */
   cum_cost_usd: number;
 }
 
-/** Per (configuration, step) sums, fed one StepRecord at a time, so a 55,000-call sweep needs O(configs × steps) memory. */
+/**
+ * Per (configuration, step) sums, fed one StepRecord at a time, so a 55,000-call sweep needs O(configs × steps)
+ * memory. A run's records come together (build.ts reads them run by run), so a cell counts a run when its id changes.
+ */
 export class StepIndexAccumulator {
-  private readonly cells = new Map<string, { base: Omit<StepPoint, 'input_tokens' | 'cum_input_tokens' | 'cum_cost_usd' | 'calls'>; calls: number; input: number; cum: number; cost: number }>();
+  private readonly cells = new Map<string, { base: Omit<StepPoint, 'input_tokens' | 'cum_input_tokens' | 'cum_cost_usd' | 'calls' | 'runs'>; calls: number; runs: number; lastRun: string; input: number; cum: number; cost: number }>();
 
   add(r: StepRecord): void {
     const key = `${r.config_id}\u0000${r.step}`;
     let c = this.cells.get(key);
     if (!c) {
-      c = { base: { config_id: r.config_id, scenario: r.scenario, max_steps: r.settings.limits.max_steps, step: r.step }, calls: 0, input: 0, cum: 0, cost: 0 };
+      c = { base: { config_id: r.config_id, scenario: r.scenario, max_steps: r.settings.limits.max_steps, step: r.step }, calls: 0, runs: 0, lastRun: '', input: 0, cum: 0, cost: 0 };
       this.cells.set(key, c);
     }
     c.calls++;
+    if (c.lastRun !== r.run_id) {
+      c.runs++;
+      c.lastRun = r.run_id;
+    }
     c.input += r.input_tokens;
     c.cum += r.cum_input_tokens;
     c.cost += r.cum_cost_usd;
@@ -115,7 +124,7 @@ export class StepIndexAccumulator {
 
   points(): StepPoint[] {
     return [...this.cells.values()]
-      .map((c) => ({ ...c.base, calls: c.calls, input_tokens: c.input / c.calls, cum_input_tokens: c.cum / c.calls, cum_cost_usd: c.cost / c.calls }))
+      .map((c) => ({ ...c.base, calls: c.calls, runs: c.runs, input_tokens: c.input / c.calls, cum_input_tokens: c.cum / c.calls, cum_cost_usd: c.cost / c.calls }))
       .sort((a, b) => a.config_id.localeCompare(b.config_id) || a.step - b.step);
   }
 }

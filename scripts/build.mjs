@@ -22,11 +22,13 @@ export async function buildBench({ clean = false } = {}) {
     absWorkingDir: root,
     // sweep-worker, count-worker: worker threads' scripts (worker-pool.ts and serve/offthread-count.ts load them
     // by these names); rank-table: packs the tokenizer's table at build time (writeRanks); rss-probe,
-    // perf-sweep: bench perf's child processes (perf/child.ts).
+    // perf-sweep: bench perf's child processes (perf/child.ts); perf-floor: the stub upstream and the
+    // pass-through proxy the gateway rows measure against (perf/floor-servers.ts).
     entryPoints: {
       main: 'src/cli/main.ts',
       'rss-probe': 'src/perf/rss-probe.ts',
       'perf-sweep': 'src/perf/sweep-child.ts',
+      'perf-floor': 'src/perf/floor-servers.ts',
       'sweep-worker': 'src/runner/workers/worker-entry.ts',
       'rank-table': 'src/meter/rank-table.ts',
       'count-worker': 'src/serve/count-worker.ts',

@@ -82,10 +82,28 @@ describe('bench serve --upstream: the gateway in front of a provider', () => {
     expect(nameless).toMatchObject({ status: 401 });
     s.child.kill('SIGINT');
     const done = await s.done;
-    expect(done.code).toBe(0);
+    // As plain bench serve, and a sweep, exit on Ctrl-C.
+    expect(done.code).toBe(130);
     expect(read<RunRecord>(path.join(dir, 'runs.jsonl')).map((r) => r.run_id)).toEqual(['cli-run']);
     const files = fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f), 'utf8'));
     expect(files.join('\n') + stdout + done.stderr).not.toContain(KEY);
+  }, 30_000);
+});
+
+describe('stopping the gateway', () => {
+  it('SIGTERM: runs.jsonl written, exit 143 as plain bench serve', async () => {
+    const dir = path.join(tmp, 'sigterm');
+    const s = spawnBench(['serve', '--upstream', upstream.url, '--out', dir, '--port', '0'], { PATH: process.env.PATH, OPENAI_API_KEY: KEY });
+    let url = '';
+    for (let i = 0; i < 200 && !url; i++) {
+      url = /(http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(s.stdout())?.[1] ?? '';
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const client = new OpenAI({ apiKey: 'anything', baseURL: url, maxRetries: 0, defaultHeaders: { 'x-loopbench-run': 'term-run' } });
+    await client.chat.completions.create({ model: 'seed-calibrated', messages, tools });
+    s.child.kill('SIGTERM');
+    expect((await s.done).code).toBe(143);
+    expect(read<RunRecord>(path.join(dir, 'runs.jsonl')).map((r) => r.run_id)).toEqual(['term-run']);
   }, 30_000);
 });
 

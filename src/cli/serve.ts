@@ -1,5 +1,5 @@
 // `bench serve`: run the OpenAI-compatible sim server until Ctrl-C.
-import { importServedTraces, servedTraces, type ServedTraces } from './serve-traces.ts';
+import { importServedTraces, servedTraces } from './serve-traces.ts';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { parseChoiceList, parseOne } from '../runner/values.ts';
@@ -12,7 +12,8 @@ import { isLoopback } from '../gateway/gateway.ts';
 import { startStandaloneGateway, type StandaloneOptions } from '../gateway/standalone.ts';
 import { DEFAULT_PRICED_MODEL, loadPricing, priceFor } from '../meter/pricing.ts';
 import { TokenCounter } from '../meter/tokens.ts';
-import { API_KEY_VAR, DEFAULT_TRANSPORT } from '../models/factory.ts';
+import { API_KEY_VAR } from '../models/factory.ts';
+import { DEFAULT_IDLE_MS, DEFAULT_MAX_ANSWER_BYTES } from '../gateway/upstream.ts';
 import { redact } from '../models/redact.ts';
 import { resultsDirFor, timestampName } from '../results/results-dir.ts';
 import { RUN_DEFAULTS } from '../runner/run-defaults.ts';
@@ -42,12 +43,18 @@ interface ServeFlags {
   maxOutputTokens?: string;
   priceModel?: string;
   traces?: string;
+  requestTimeout?: string;
+  idleTimeout?: string;
+  maxAnswerMb?: string;
 }
+
+/** An upstream call's total deadline by default: a long streamed answer of a slow model fits in it. */
+export const GATEWAY_REQUEST_TIMEOUT_S = 600;
 
 /** `--upstream` or `--out`: bench serve is the metering gateway, with per-run brakes and records. */
 export function gatewayOptions(f: ServeFlags, env: NodeJS.ProcessEnv = process.env, now = new Date()): StandaloneOptions | null {
   if (f.upstream === undefined && f.out === undefined) {
-    const stray = (['steps', 'maxCost', 'timeout', 'maxRepeat', 'maxTokens', 'maxCalls', 'maxOutputTokens', 'priceModel', 'authToken'] as const).find((k) => f[k] !== undefined);
+    const stray = (['steps', 'maxCost', 'timeout', 'maxRepeat', 'maxTokens', 'maxCalls', 'maxOutputTokens', 'priceModel', 'authToken', 'requestTimeout', 'idleTimeout', 'maxAnswerMb'] as const).find((k) => f[k] !== undefined);
     if (stray) throw new UsageError(`--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: a gateway flag; give --upstream URL or --out DIR to run bench serve as the metering gateway`);
     return null;
   }
@@ -69,7 +76,9 @@ export function gatewayOptions(f: ServeFlags, env: NodeJS.ProcessEnv = process.e
     port: parseOne(f.port, '--port', { integer: true, min: 0, max: 65535 }),
     ...(f.authToken ? { authToken: f.authToken } : {}),
     ...(f.upstream !== undefined ? { upstreamUrl: f.upstream, apiKey: env[API_KEY_VAR] } : {}),
-    timeoutMs: DEFAULT_TRANSPORT.timeoutMs,
+    timeoutMs: parseOne(f.requestTimeout ?? String(GATEWAY_REQUEST_TIMEOUT_S), '--request-timeout', { min: 0.001, max: 86_400 }) * 1000,
+    idleMs: parseOne(f.idleTimeout ?? String(DEFAULT_IDLE_MS / 1000), '--idle-timeout', { min: 0.001, max: 86_400 }) * 1000,
+    maxAnswerBytes: Math.round(parseOne(f.maxAnswerMb ?? String(DEFAULT_MAX_ANSWER_BYTES / 1024 / 1024), '--max-answer-mb', { min: 0.001, max: 1024 }) * 1024 * 1024),
     settings: {
       model: f.upstream !== undefined ? 'openai:upstream' : 'sim',
       limits,
@@ -139,16 +148,23 @@ export function registerServe(program: Command): void {
     .option('--max-calls <n>', 'gateway mode: model calls per run (or off)')
     .option('--max-output-tokens <n>', 'gateway mode: the ceiling on each answer (an agent\'s larger max_tokens is lowered to it)')
     .option('--price-model <name>', `gateway mode: price the tokens as this model of data/pricing.yaml (default ${DEFAULT_PRICED_MODEL})`)
+    .option('--request-timeout <s>', `gateway mode: total deadline of each upstream call, request to last byte (default ${GATEWAY_REQUEST_TIMEOUT_S}; a call in flight also ends with its run's --timeout)`)
+    .option('--idle-timeout <s>', `gateway mode: an upstream call fails when the upstream sends nothing for this long (default ${DEFAULT_IDLE_MS / 1000})`)
+    .option('--max-answer-mb <n>', `gateway mode: the most of one upstream answer the gateway reads, in MiB; a larger one is refused (502) and its run ends as an error (default ${DEFAULT_MAX_ANSWER_BYTES / 1024 / 1024})`)
     .option('--traces <dir>', 'also receive OpenTelemetry traces on POST /v1/traces (OTLP/HTTP, protobuf or JSON): kept in DIR/traces.otlp.jsonl, imported into DIR as runs, with reports, when bench serve stops')
     .action(async (f: ServeFlags) => {
       const g = gatewayOptions(f);
+      const o = g ? null : serveOptions(f);
       const traces = servedTraces(f.traces, f.host);
-      if (g) return serveGateway({ ...g, ...(traces ? { traces: traces.receiver.route } : {}) }, traces);
-      const o = serveOptions(f);
-      const server = await startServe({ ...o, ...(traces ? { traces: traces.receiver.route } : {}) });
-      console.log(`bench serve: ${server.url} (POST /chat/completions, /responses, /messages${traces ? ', /traces' : ''}; GET /models); usage log ${o.logFile}${traces ? `; traces into ${traces.dir}` : ''}; Ctrl-C stops`);
-      // The first signal closes the server (open connections are cut, the usage log flushed) and
-      // exits 130/143 as a sweep does; a second one, with no handler left, ends the process at once.
+      const route = traces ? { traces: traces.receiver.route } : {};
+      const server = g ? await startStandaloneGateway({ ...g, ...route }) : await startServe({ ...o!, ...route });
+      if (g)
+        console.log(`bench serve (gateway): ${server.url} → ${g.upstreamUrl ? redact(g.upstreamUrl) : 'simulated models'}; name each run with the header x-loopbench-run (or POST /v1/loopbench/runs for a virtual key); records in ${g.dir}; Ctrl-C stops and writes runs.jsonl`);
+      else console.log(`bench serve: ${server.url} (POST /chat/completions, /responses, /messages; GET /models); usage log ${o!.logFile}; Ctrl-C stops`);
+      if (traces) console.log(`bench serve: POST ${server.url}/traces takes OpenTelemetry traces into ${traces.dir}`);
+      // The first signal closes the server (open connections are cut; the usage log flushed, or the
+      // gateway's calls in flight recorded and runs.jsonl written) and exits 130/143 as a sweep
+      // does; a second one, with no handler left, ends the process at once.
       const sig = await new Promise<NodeJS.Signals>((resolve) => {
         const stop = (s: NodeJS.Signals) => void server.close().then(() => resolve(s));
         process.once('SIGINT', stop);
@@ -157,16 +173,4 @@ export function registerServe(program: Command): void {
       if (traces) await importServedTraces(traces);
       process.exitCode = exitCodeFor(sig);
     });
-}
-
-async function serveGateway(o: StandaloneOptions, traces?: ServedTraces): Promise<void> {
-  const gateway = await startStandaloneGateway(o);
-  console.log(`bench serve (gateway): ${gateway.url} → ${o.upstreamUrl ? redact(o.upstreamUrl) : 'simulated models'}; name each run with the header x-loopbench-run (or POST /v1/loopbench/runs for a virtual key); records in ${o.dir}; Ctrl-C stops and writes runs.jsonl`);
-  if (traces) console.log(`bench serve: POST ${gateway.url}/traces takes OpenTelemetry traces into ${traces.dir}`);
-  await new Promise<void>((resolve) => {
-    const stop = () => void gateway.close().then(resolve);
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
-  if (traces) await importServedTraces(traces);
 }

@@ -32,7 +32,29 @@ export interface StepRecord {
   reasoning_tokens?: number;
   /** The gateway got this answer and withheld it from the agent (a brake stopped the run on it): billed, never seen by the agent. */
   withheld?: true;
+  /**
+   * Where input/output/cached tokens come from (absent in records of the built-in loops and of
+   * older gateways: the model's own usage). `provider`: the upstream's usage as it sent it;
+   * `counted`: loopbench's own count, because the upstream's was missing or not usable;
+   * `worst_case`: no answer arrived (deadline, dropped connection), so the call is billed at its
+   * prompt plus the answer's limit it was sent with.
+   */
+  usage_source?: UsageSource;
+  /** The upstream's usage as it sent it (null counts: missing or not a non-negative integer; null: no usage at all). Written when not taken as sent. */
+  reported_usage?: ReportedUsage | null;
+  /** loopbench's own count of the call, written beside reported_usage. */
+  counted_usage?: { prompt_tokens: number; completion_tokens: number; cached_tokens: number };
+  /** Why the metered usage is not the upstream's as sent, in words. */
+  usage_note?: string;
   settings: Settings;
+}
+
+export type UsageSource = 'provider' | 'counted' | 'worst_case';
+
+export interface ReportedUsage {
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  cached_tokens: number | null;
 }
 
 /** One line of runs.jsonl: one run, written when it ends (also when interrupted). */

@@ -51,11 +51,11 @@ export async function startAgentHost(o: AgentHostOptions): Promise<AgentHost> {
   async function execute(plan: RunPlan, deps: RunDeps): Promise<RunResult> {
     const { settings, scenario } = plan;
     const startedAt = new Date().toISOString();
-    const meter = new RunMeter(plan.runId, plan.configId, settings, deps.onStep);
+    const meter = new RunMeter(plan.runId, plan.configId, settings, deps.onStep, { keepLog: deps.transcript ?? true });
     const tape = transport.record || transport.replay ? { spec: settings.model, scenario: scenario.id, record: transport.record, replay: transport.replay } : undefined;
     // A replayed run reaches no model: every answer comes from the cassette.
     const upstream = transport.replay ? { url: 'http://replay.invalid/v1', timeoutMs: transport.timeoutMs } : await upstreamFor(plan);
-    const run: GatewayRun = { meter, upstream, maxOutputTokens: settings.max_output_tokens, ...(tape ? { tape } : {}) };
+    const run: GatewayRun = { meter, upstream, maxOutputTokens: settings.max_output_tokens, ...(deps.spend ? { spend: deps.spend } : {}), ...(tape ? { tape } : {}) };
     const key = gateway.open(run);
     const system = scenario.agent === 'react' ? scenario.system : '';
     const env = {

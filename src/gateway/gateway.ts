@@ -2,26 +2,36 @@
 // provider) that plays for an agent that is not ours the part the ModelCaller plays for built-in
 // loops — brakes before each call, metering after it, one StepRecord per call. A request belongs to
 // a run by its virtual API key (`lb-…`, handed to the agent in place of the real key) or by the
-// header `x-loopbench-run`.
+// header `x-loopbench-run`. Each wire protocol is an adapter (wire/adapter.ts); what follows is
+// the same for all of them. The request is forwarded as the agent sent it, with the few fields
+// the gateway sets spliced into its bytes, and metered for what it adds to the run's conversation.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { FinishReason } from '../contracts/chat.ts';
 import { UsageError } from '../contracts/errors.ts';
 import type { HttpRoute } from '../contracts/http-route.ts';
+import { runIdProblem, RUN_ID_RULE } from '../contracts/run-id.ts';
 import type { Stop } from '../contracts/stop-reason.ts';
+import type { SpendGuard } from '../contracts/sweep-state.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
 import { redact } from '../models/redact.ts';
-import { apiError, parseCompletionRequest, type ApiError } from '../serve/protocol.ts';
-import { readBody } from '../serve/read-body.ts';
-import type { RunMeter } from './run-meter.ts';
-import { replayed, tapeKey, tapeMessage, type Tape } from './tape.ts';
 import { requestParts } from '../models/request-parts.ts';
-import { forward, type Upstream } from './upstream.ts';
+import type { ApiError } from '../serve/protocol.ts';
+import { readBody, readBytes } from '../serve/read-body.ts';
+import { Conversations, countAnswer, tally, type Tally } from './conversation.ts';
+import { worstCase, type RunMeter, type Ticket } from './run-meter.ts';
+import { tapeKey, tapeMessage, type Tape } from './tape.ts';
+import { forward, type FailureCause, type Outcome, type Upstream } from './upstream.ts';
+import { meterUsage } from './usage-check.ts';
+import type { WireAdapter, WireCall, WireError } from './wire/adapter.ts';
+import { chatCompletions } from './wire/chat-completions.ts';
 
 export const RUN_HEADER = 'x-loopbench-run';
 /** Standalone gateway: POST here to open a run and get its virtual key. */
 export const RUNS_ROUTE = '/v1/loopbench/runs';
 const KEY_PREFIX = 'lb-';
+const FINISH = new Set<string>(['stop', 'tool_calls', 'length']);
 
 /** A run the gateway meters: its brakes' state, where its calls go, the most each answer may be. */
 export interface GatewayRun {
@@ -31,6 +41,8 @@ export interface GatewayRun {
   maxOutputTokens: number;
   /** `--record` / `--replay`: a cassette the calls are added to, or answered from. */
   tape?: Tape;
+  /** The sweep's spend cap (`bench run --agent-cmd --ci-max-spend`): told of an over-billed call, and halting every run after one. */
+  spend?: SpendGuard;
 }
 
 export interface GatewayOptions {
@@ -43,17 +55,25 @@ export interface GatewayOptions {
   runForHeader?: (runId: string) => GatewayRun | null;
   /** POST /v1/traces (an OTLP receiver, given by the command line), when asked for. */
   traces?: HttpRoute;
+  /** The wire protocols served (default: Chat Completions). */
+  adapters?: WireAdapter[];
+  /** Bytes of conversations remembered across runs (conversation.ts). */
+  conversationBytes?: number;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 export const isLoopback = (host: string) => LOOPBACK.has(host) || host.startsWith('127.');
 
-/** The OpenAI-format refusal of a call a brake stopped: 403, which SDKs do not retry. */
-export function brakeError(stop: Stop): ApiError {
-  return apiError(403, `loopbench brake '${stop.reason}' stopped this run: ${stop.detail}`, 'loopbench_brake', null, `loopbench_${stop.reason}`);
+/** The refusal of a call a brake stopped: 403, which SDKs do not retry. */
+export function brakeError(stop: Stop): WireError {
+  return { status: 403, message: `loopbench brake '${stop.reason}' stopped this run: ${stop.detail}`, type: 'loopbench_brake', code: `loopbench_${stop.reason}` };
 }
 
-const unauthorized = (message: string) => apiError(401, message, 'invalid_request_error', null, 'invalid_api_key');
+const unauthorized = (message: string): WireError => ({ status: 401, message, type: 'invalid_request_error', code: 'invalid_api_key' });
+const fromApi = (e: ApiError): WireError => ({ status: e.status, ...e.body.error });
+
+/** HTTP status and error type for a call with no whole answer. */
+const FAILURE_STATUS: Record<FailureCause, number> = { unreachable: 502, dropped: 502, cap: 502, deadline: 504, idle: 504, run_timeout: 403, stopped: 503 };
 
 function sameSecret(a: string, b: string): boolean {
   const x = Buffer.from(a);
@@ -64,19 +84,30 @@ function sameSecret(a: string, b: string): boolean {
 export class Gateway {
   private readonly byKey = new Map<string, GatewayRun>();
   private readonly byId = new Map<string, GatewayRun>();
+  private readonly adapters: Map<string, WireAdapter>;
+  private readonly conversations: Conversations<GatewayRun>;
+  /** Requests being handled: closing waits for them, so every call that went out is recorded. */
+  private readonly handling = new Set<Promise<void>>();
+  /** Calls in flight: closing cuts them. */
+  private readonly cancels = new Set<() => void>();
   private server!: http.Server;
   url = '';
 
-  private constructor(private readonly o: GatewayOptions) {}
+  private constructor(private readonly o: GatewayOptions) {
+    this.adapters = new Map((o.adapters ?? [chatCompletions as WireAdapter]).map((a) => [a.route, a]));
+    this.conversations = new Conversations(o.conversationBytes);
+  }
 
   static async start(o: GatewayOptions): Promise<Gateway> {
     if (!isLoopback(o.host) && !o.authToken) throw new UsageError(`--host ${o.host}: a gateway reachable beyond this machine needs --auth-token (or bind 127.0.0.1)`);
     const g = new Gateway(o);
     g.server = http.createServer((req, res) => {
-      void g.handle(req, res).catch((e: Error) => {
-        if (!res.headersSent) send(res, apiError(500, `gateway error: ${redact(e.message)}`, 'server_error'));
+      const handled = g.handle(req, res).catch((e: Error) => {
+        if (!res.headersSent) sendError(res, chatCompletions, { status: 500, message: `gateway error: ${redact(e.message)}`, type: 'server_error' });
         else res.destroy();
       });
+      g.handling.add(handled);
+      void handled.finally(() => g.handling.delete(handled));
     });
     await new Promise<void>((resolve, reject) => {
       g.server.once('error', (e: NodeJS.ErrnoException) => reject(new UsageError(`cannot listen on ${o.host}:${o.port} (${e.code ?? e.message})`)));
@@ -99,27 +130,44 @@ export class Gateway {
   end(key: string): void {
     const run = this.byKey.get(key);
     this.byKey.delete(key);
-    if (run) this.byId.delete(run.meter.runId);
+    if (run) {
+      this.byId.delete(run.meter.runId);
+      this.conversations.delete(run);
+    }
   }
 
   runs(): GatewayRun[] {
     return [...this.byId.values()];
   }
 
-  close(): Promise<void> {
-    return new Promise((resolve) => {
-      this.server.close(() => resolve());
-      this.server.closeAllConnections();
-    });
+  /** Conversations remembered now (for tests: bounded by open runs and bytes). */
+  get remembered(): number {
+    return this.conversations.size;
   }
 
-  private identify(req: http.IncomingMessage): GatewayRun | ApiError {
+  /** Stops listening; calls in flight are cut and recorded (billed as the upstream may bill them) before it resolves. */
+  async close(): Promise<void> {
+    for (const cancel of [...this.cancels]) cancel();
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeAllConnections();
+    await Promise.allSettled([...this.handling]);
+    await closed;
+  }
+
+  private identify(req: http.IncomingMessage): GatewayRun | WireError {
     const auth = req.headers.authorization ?? '';
     const bearer = /^Bearer\s+(\S+)$/i.exec(auth)?.[1] ?? '';
     if (bearer.startsWith(KEY_PREFIX)) return this.byKey.get(bearer) ?? unauthorized('Unknown or expired loopbench virtual key: each run has its own key, valid while the run lasts.');
     const header = req.headers[RUN_HEADER];
-    const id = Array.isArray(header) ? header[0] : header;
+    const id = Array.isArray(header) ? header.join(', ') : header;
     if (!id) return unauthorized(`No run: send the run's virtual key (lb-…) as the API key, or the header ${RUN_HEADER}.`);
+    const problem = runIdProblem(id);
+    if (problem) {
+      // Node joins a header sent twice with ', ': say so rather than quote the join.
+      const times = req.headersDistinct[RUN_HEADER]?.length ?? 1;
+      const message = times > 1 ? `Header ${RUN_HEADER} was sent ${times} times: send one run id` : `Header ${RUN_HEADER}: ${problem}`;
+      return { status: 400, message, type: 'invalid_request_error', code: 'invalid_run_id' };
+    }
     if (this.o.authToken && !sameSecret(bearer, this.o.authToken)) return unauthorized(`Header ${RUN_HEADER} needs the gateway's --auth-token as the bearer token.`);
     const known = this.byId.get(id);
     if (known) return known;
@@ -131,103 +179,133 @@ export class Gateway {
 
   /** Opens a run on request (standalone gateway), so an agent whose SDK cannot send a header still gets a run: its virtual key. */
   private async mint(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    if (req.method !== 'POST') return send(res, apiError(405, `Method ${req.method} not allowed on ${RUNS_ROUTE} (use POST)`));
+    const refuse = (e: WireError) => sendError(res, chatCompletions, e);
+    if (req.method !== 'POST') return refuse({ status: 405, message: `Method ${req.method} not allowed on ${RUNS_ROUTE} (use POST)`, type: 'invalid_request_error' });
     const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
-    if (this.o.authToken && !sameSecret(bearer, this.o.authToken)) return send(res, unauthorized(`${RUNS_ROUTE} needs the gateway's --auth-token as the bearer token.`));
-    const read = await readJson(req);
-    if ('error' in read) return send(res, read.error);
-    const asked = read.value.run_id;
-    if (asked !== undefined && (typeof asked !== 'string' || !/^[\w.=-]{1,200}$/.test(asked)))
-      return send(res, apiError(400, "Invalid value for 'run_id': letters, digits, '_', '.', '=', '-' (at most 200)", 'invalid_request_error', 'run_id'));
+    if (this.o.authToken && !sameSecret(bearer, this.o.authToken)) return refuse(unauthorized(`${RUNS_ROUTE} needs the gateway's --auth-token as the bearer token.`));
+    const read = await readBody(req);
+    if ('error' in read) return refuse(fromApi(read.error));
+    const body = read.value;
+    if (!body || typeof body !== 'object' || Array.isArray(body)) return refuse({ status: 400, message: 'Request body must be a JSON object', type: 'invalid_request_error' });
+    const asked = (body as { run_id?: unknown }).run_id;
+    if (asked !== undefined && (typeof asked !== 'string' || runIdProblem(asked)))
+      return refuse({ status: 400, message: `Invalid value for 'run_id': ${RUN_ID_RULE}`, type: 'invalid_request_error', param: 'run_id' });
     const id = asked ?? `run-${this.byId.size + 1}-${randomBytes(3).toString('hex')}`;
-    if (this.byId.has(id)) return send(res, apiError(409, `Run '${id}' exists already`, 'invalid_request_error', 'run_id'));
+    if (this.byId.has(id)) return refuse({ status: 409, message: `Run '${id}' exists already`, type: 'invalid_request_error', param: 'run_id' });
     const run = this.o.runForHeader!(id);
-    if (!run) return send(res, unauthorized(`Run '${id}' refused.`));
-    sendText(res, 201, JSON.stringify({ run_id: id, api_key: this.open(run) }));
+    if (!run) return refuse(unauthorized(`Run '${id}' refused.`));
+    sendText(res, 201, 'application/json', JSON.stringify({ run_id: id, api_key: this.open(run) }));
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const route = new URL(req.url ?? '/', 'http://x').pathname.replace(/\/+$/, '');
     if (route === RUNS_ROUTE && this.o.runForHeader) return this.mint(req, res);
     if (route === '/v1/traces' && this.o.traces) return this.o.traces(req, res);
-    if (route !== '/v1/chat/completions') return send(res, apiError(404, `Unknown route ${req.method} ${route} (the gateway serves POST /v1/chat/completions)`, 'invalid_request_error', null, 'unknown_url'));
-    if (req.method !== 'POST') return send(res, apiError(405, `Method ${req.method} not allowed on /v1/chat/completions (use POST)`));
+    const adapter = this.adapters.get(route);
+    if (!adapter) return sendError(res, chatCompletions, { status: 404, message: `Unknown route ${req.method} ${route} (the gateway serves POST ${[...this.adapters.keys()].join(', POST ')})`, type: 'invalid_request_error', code: 'unknown_url' });
+    const refuse = (e: WireError) => sendError(res, adapter, e);
+    if (req.method !== 'POST') return refuse({ status: 405, message: `Method ${req.method} not allowed on ${route} (use POST)`, type: 'invalid_request_error' });
     const run = this.identify(req);
-    if ('status' in run) return send(res, run);
-    const read = await readJson(req);
-    if ('error' in read) return send(res, read.error);
-    const body = read.value;
-    const parsed = parseCompletionRequest(body);
-    if (!parsed.ok) return send(res, parsed.error);
-    const { request, chat } = parsed;
-    const maxOut = Math.min(request.max_completion_tokens ?? request.max_tokens ?? run.maxOutputTokens, run.maxOutputTokens);
-    const admitted = run.meter.admit(this.o.counter.prompt(chat.messages, chat.tools), maxOut);
-    if ('stop' in admitted) return send(res, brakeError(admitted.stop));
-    const up = run.upstream;
-    const outgoing: Record<string, unknown> = { ...body, ...(up.model ? { model: up.model } : {}) };
-    // The answer's ceiling is what the budget projected; a provider bills no more than it writes.
-    if (request.max_completion_tokens != null) outgoing.max_completion_tokens = maxOut;
-    else outgoing.max_tokens = maxOut;
-    if (up.seed !== undefined && request.seed === undefined) outgoing.seed = up.seed;
-    const clientWantsUsage = request.stream_options?.include_usage === true;
-    if (request.stream) outgoing.stream_options = { ...(request.stream_options ?? {}), include_usage: true };
-    const aborted = new AbortController();
-    // The agent hung up before its answer: stop waiting for the upstream.
-    res.once('close', () => !res.writableFinished && aborted.abort());
-    const tape = run.tape;
-    const key = tape ? tapeKey(tape, { ...chat, model: String(outgoing.model), max_tokens: maxOut, ...(outgoing.seed !== undefined ? { seed: Number(outgoing.seed) } : {}) }) : '';
-    let answer;
+    if ('status' in run) return refuse(run);
+    const read = await readBytes(req);
+    if ('error' in read) return refuse(fromApi(read.error));
+    const remembered = this.conversations.get(run);
+    const prior = remembered?.adapter === adapter.route ? remembered : null;
+    const parsed = adapter.parse(read.bytes, prior?.state ?? null);
+    if (!parsed.ok) return refuse(parsed.error);
+    const call = parsed.call;
+    const counted = tally(call, prior, this.o.counter, run.meter.keepLog || run.tape !== undefined, adapter.route);
+    this.conversations.set(run, counted.remember);
+    const maxOut = Math.min(call.maxOutputTokens ?? run.maxOutputTokens, run.maxOutputTokens);
+    if (run.spend?.halted) {
+      const step = run.meter.state.steps;
+      return refuse(brakeError(run.meter.end({ reason: 'error', detail: `not continued at step ${step}: a call in this sweep was billed more than its request allowed, so the spend cap stopped every further call`, step })));
+    }
+    const admitted = run.meter.admit(counted.promptTokens, maxOut);
+    if ('stop' in admitted) return refuse(brakeError(admitted.stop));
+    // An agent that hangs up does not end the call: the upstream answers (and bills) it all the same.
+    let abandoned = false;
+    res.once('close', () => (abandoned = !res.writableFinished));
+    await this.complete(run, adapter, call, counted, admitted.ticket, maxOut, res, () => abandoned);
+  }
+
+  /** Forwards an admitted call (or answers it from the cassette), meters what came back, answers the agent. */
+  private async complete(run: GatewayRun, adapter: WireAdapter, call: WireCall<unknown>, counted: Tally<unknown>, ticket: Ticket, maxOut: number, res: http.ServerResponse, abandoned: () => boolean): Promise<void> {
+    const { meter, upstream: up, tape } = run;
+    const model = up.model ?? call.model;
+    const seed = call.seed ?? up.seed;
+    const chat = counted.messages && { model, messages: counted.messages, ...(counted.tools ? { tools: counted.tools } : {}), max_tokens: maxOut, ...(call.temperature !== null ? { temperature: call.temperature } : {}), ...(seed !== undefined ? { seed } : {}) };
+    const key = tape && chat ? tapeKey(tape, chat) : '';
+    const reply = (e: WireError) => !abandoned() && sendError(res, adapter, e);
+    const reader = adapter.reader(call);
+    let outcome: Outcome;
     if (tape?.replay) {
-      answer = replayed(tape, key, String(outgoing.model), request.stream === true);
-      if (!answer) {
+      const hit = tape.replay.find(key);
+      if (!hit) {
         const miss = `replay: ${tape.replay.file} has no recorded answer for this request (model ${tape.spec}, request ${key.slice(0, 12)}); record it again with --record`;
-        run.meter.fail(admitted.ticket, miss, chat.messages);
-        return send(res, apiError(400, miss, 'invalid_request_error', null, 'loopbench_replay_miss'));
+        meter.fail(ticket, miss, counted.messages);
+        return void reply({ status: 400, message: miss, type: 'invalid_request_error', code: 'loopbench_replay_miss' });
       }
-    } else answer = await forward(up, outgoing, aborted.signal);
-    if (!answer.ok) {
-      run.meter.fail(admitted.ticket, answer.error, chat.messages);
-      if (answer.body) return sendText(res, answer.status, answer.body);
-      return send(res, apiError(answer.status, answer.error, 'server_error'));
+      reader.push(adapter.recorded(call, model, hit.response.message, hit.response.usage));
+      outcome = { kind: 'answered' };
+    } else {
+      const left = meter.remainingMs();
+      const byRun = left !== null && left < up.timeoutMs;
+      const bounds = byRun
+        ? { deadlineMs: left, deadlineCause: 'run_timeout' as const, deadlineText: `the run's --timeout (${meter.settings.limits.timeout_s} s)` }
+        : { deadlineMs: up.timeoutMs, deadlineCause: 'deadline' as const, deadlineText: `the call's deadline (--request-timeout ${up.timeoutMs / 1000} s)` };
+      const changes = { ...(up.model ? { model: up.model } : {}), maxOutputTokens: maxOut, ...(up.seed !== undefined ? { seed: up.seed } : {}), includeUsage: true };
+      outcome = await forward(up, call.upstreamPath, call.forward(changes), reader, { ...bounds, cancels: this.cancels });
     }
-    const usage = answer.usage ?? { prompt_tokens: this.o.counter.prompt(chat.messages, chat.tools), completion_tokens: this.o.counter.produced(answer.message), cached_tokens: 0 };
-    tape?.record?.add({ key, model: tape.spec, scenario: tape.scenario, step: run.meter.state.steps + 1, role: 'act', request: requestParts({ ...chat, model: String(outgoing.model), max_tokens: maxOut }), message: tapeMessage(answer.message), usage, latencyMs: 0 });
-    const stop = run.meter.settle(admitted.ticket, usage, chat.messages, answer.message);
-    if (stop) return send(res, brakeError(stop));
-    if (!answer.stream) return sendText(res, 200, answer.body);
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-    for (const e of answer.events) {
-      // The usage chunk was asked for by the gateway; the agent gets it only if it asked too.
-      if (!clientWantsUsage && e !== '[DONE]' && isUsageOnly(e)) continue;
-      res.write(`data: ${e}\n\n`);
+    const hungUp = abandoned() ? '; the agent had hung up' : '';
+    if (outcome.kind === 'refused') {
+      const error = `upstream ${outcome.status}: ${adapter.upstreamErrorMessage(outcome.body) ?? outcome.body.slice(0, 300)}`;
+      meter.fail(ticket, error + hungUp, counted.messages);
+      if (!abandoned()) sendText(res, outcome.status, 'application/json', outcome.body || adapter.error({ status: outcome.status, message: error, type: 'upstream_error' }));
+      return;
     }
-    res.end();
+    if (outcome.kind === 'failed') {
+      // A call that went out is billed: with no answer to bill from, at its worst case.
+      meter.fail(ticket, outcome.error + hungUp, counted.messages, outcome.sent ? worstCase(ticket, 'no whole answer arrived') : undefined);
+      const step = meter.state.steps;
+      if (outcome.cause === 'run_timeout') {
+        const limit = meter.settings.limits.timeout_s;
+        return void reply(brakeError(meter.end({ reason: 'timeout', detail: `timeout ${limit} s: the run's time ran out with a call in flight at step ${step}`, step, fired: { brake: 'timeout_s', value: meter.elapsedMs() / 1000, limit: limit! } })));
+      }
+      // An answer larger than any real one: the upstream is broken, and the run ends as an error.
+      if (outcome.cause === 'cap') meter.end({ reason: 'error', detail: `upstream error at step ${step}: ${outcome.error}`, step });
+      return void reply({ status: FAILURE_STATUS[outcome.cause], message: outcome.error, type: outcome.cause === 'deadline' || outcome.cause === 'idle' ? 'upstream_timeout' : 'upstream_error', code: `loopbench_upstream_${outcome.cause}` });
+    }
+    const read = reader.end();
+    if (!read.ok) {
+      meter.fail(ticket, read.error + hungUp, counted.messages, worstCase(ticket, 'the answer could not be read'));
+      return void reply({ status: 502, message: read.error, type: 'upstream_error', code: 'loopbench_upstream_unreadable' });
+    }
+    const { message, finish, usage } = read.answer;
+    const metered = meterUsage(usage, { promptTokens: counted.promptTokens, maxOutputTokens: maxOut, completionTokens: countAnswer(counted.remember, this.o.counter, message), promptBounded: call.textOnly });
+    if (metered.overReported) run.spend?.noteOverrun();
+    const finishReason = finish !== null && FINISH.has(finish) ? (finish as FinishReason) : undefined;
+    if (tape?.record && chat)
+      tape.record.add({ key, model: tape.spec, scenario: tape.scenario, step: meter.state.steps + 1, role: 'act', request: requestParts(chat), message: tapeMessage(message), usage: metered.usage, latencyMs: 0, ...(finishReason ? { finishReason } : {}) });
+    if (abandoned()) {
+      meter.settle(ticket, metered, counted.messages, message, { delivered: false, error: 'the agent hung up before the answer: billed as the upstream answered, not delivered' });
+      return;
+    }
+    const stop = meter.settle(ticket, metered, counted.messages, message, { delivered: true, ...(finishReason ? { finish: finishReason } : {}) });
+    if (stop) return void reply(brakeError(stop));
+    const body = reader.clientBody();
+    // One buffer, written with the headers in one go.
+    const bytes = body.pieces.length === 1 ? body.pieces[0]! : Buffer.concat(body.pieces);
+    res.writeHead(200, { 'content-type': body.contentType, 'content-length': bytes.length, 'cache-control': 'no-cache' });
+    res.end(bytes);
   }
 }
 
-function isUsageOnly(event: string): boolean {
-  try {
-    const chunk = JSON.parse(event) as { choices?: unknown[]; usage?: unknown };
-    return Array.isArray(chunk.choices) && chunk.choices.length === 0 && chunk.usage != null;
-  } catch {
-    return false;
-  }
+function sendError(res: http.ServerResponse, adapter: WireAdapter, e: WireError): void {
+  sendText(res, e.status, 'application/json', adapter.error(e));
 }
 
-/** The body as a JSON object (what every route of the gateway takes). */
-async function readJson(req: http.IncomingMessage): Promise<{ value: Record<string, unknown> } | { error: ApiError }> {
-  const read = await readBody(req);
-  if ('error' in read) return read;
-  const v = read.value;
-  if (v && typeof v === 'object' && !Array.isArray(v)) return { value: v as Record<string, unknown> };
-  return { error: apiError(400, 'Request body must be a JSON object') };
-}
-
-function send(res: http.ServerResponse, e: ApiError): void {
-  sendText(res, e.status, JSON.stringify(e.body));
-}
-
-function sendText(res: http.ServerResponse, status: number, text: string): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+function sendText(res: http.ServerResponse, status: number, contentType: string, text: string): void {
+  res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }

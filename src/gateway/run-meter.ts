@@ -6,25 +6,43 @@ import { firstStop, type Action, type Brake, type RunState } from '../brakes/bra
 import { brakesFor } from '../brakes/index.ts';
 import { parseCall } from '../agents/actions.ts';
 import type { CallLog } from '../agents/caller.ts';
-import type { AssistantMessage, ChatMessage, Usage } from '../contracts/chat.ts';
+import type { AssistantMessage, ChatMessage, FinishReason } from '../contracts/chat.ts';
 import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import type { Settings } from '../contracts/settings.ts';
 import type { Stop } from '../contracts/stop-reason.ts';
 import { callCost } from '../meter/pricing.ts';
+import type { Metered } from './usage-check.ts';
 
 /** An admitted call: what it reserved against the brakes until its answer is metered. */
 export interface Ticket {
   projectedCostUsd: number;
   projectedTokens: number;
+  /** The prompt as counted, and the answer's limit it was sent with: its worst case. */
+  inputTokens: number;
+  maxOutputTokens: number;
   started: number;
+}
+
+export interface RunMeterOptions {
+  /** Keep every call (what was sent, what came back) for the run's transcript; default false. */
+  keepLog?: boolean;
+}
+
+/** A call billed nothing (the upstream refused it, or it never went out). */
+const NOTHING: Metered = { usage: { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0 }, source: 'provider' };
+
+/** A call sent that got no answer to bill from: billed at its prompt and the whole answer it allowed. */
+export function worstCase(t: Ticket, why: string): Metered {
+  return { usage: { prompt_tokens: t.inputTokens, completion_tokens: t.maxOutputTokens, cached_tokens: 0 }, source: 'worst_case', note: `${why}: billed at its worst case, the prompt and the ${t.maxOutputTokens.toLocaleString('en-US')} output tokens it allowed` };
 }
 
 export class RunMeter {
   readonly state: RunState = { steps: 0, calls: 0, rounds: 0, inputTokens: 0, outputTokens: 0, cachedTokens: 0, costUsd: 0, elapsedMs: 0, repeats: new Map(), history: [] };
   /** The brake that ended the run; every later call is refused with it. */
   stop: Stop | null = null;
-  /** Every call, as sent and received: the run's transcript. */
+  /** Every call, as sent and received: the run's transcript (empty unless keepLog). */
   readonly log: CallLog[] = [];
+  readonly keepLog: boolean;
   private readonly brakes: Brake[];
   private readonly startedAt = performance.now();
   private inFlight = 0;
@@ -36,12 +54,20 @@ export class RunMeter {
     readonly configId: string,
     readonly settings: Settings,
     private readonly onStep: (r: StepRecord) => void,
+    o: RunMeterOptions = {},
   ) {
     this.brakes = brakesFor(settings.limits);
+    this.keepLog = o.keepLog ?? false;
   }
 
   elapsedMs(): number {
     return performance.now() - this.startedAt;
+  }
+
+  /** What is left of the run's --timeout, in ms (null: no timeout): a call in flight may take no longer. */
+  remainingMs(): number | null {
+    const t = this.settings.limits.timeout_s;
+    return t === null ? null : Math.max(0, t * 1000 - this.elapsedMs());
   }
 
   /** Before forwarding: a Ticket to go ahead, or the brake that refuses the call (and ends the run). */
@@ -63,7 +89,7 @@ export class RunMeter {
     this.inFlight++;
     this.reservedUsd += projectedCostUsd;
     this.reservedTokens += inputTokens + maxOutputTokens;
-    return { ticket: { projectedCostUsd, projectedTokens: inputTokens + maxOutputTokens, started: performance.now() } };
+    return { ticket: { projectedCostUsd, projectedTokens: inputTokens + maxOutputTokens, inputTokens, maxOutputTokens, started: performance.now() } };
   }
 
   private release(t: Ticket): void {
@@ -72,34 +98,49 @@ export class RunMeter {
     this.reservedTokens -= t.projectedTokens;
   }
 
+  /** Ends the run with `stop` (unless something ended it first); later calls are refused with it. */
+  end(stop: Stop): Stop {
+    return (this.stop ??= stop);
+  }
+
   /**
-   * An answer came back: meter it, then check its tool calls against the action brakes (spin). A
-   * Stop means the answer must be withheld, so the action never runs; it was billed all the same.
+   * An answer came back: meter it, then, if the agent gets it, check its tool calls against the
+   * action brakes (spin). A Stop means the answer must be withheld, so the action never runs; it
+   * was billed all the same. An answer the agent hung up on is billed and its actions not counted.
    */
-  settle(t: Ticket, usage: Usage, sent: ChatMessage[], received: AssistantMessage): Stop | null {
+  settle(t: Ticket, metered: Metered, sent: ChatMessage[] | null, received: AssistantMessage, o: { delivered: boolean; finish?: FinishReason; error?: string } = { delivered: true }): Stop | null {
     this.release(t);
     // Fingerprinted as the built-in loops do, so spin means the same thing for both.
-    const actions: Action[] = (received.tool_calls ?? []).map(parseCall);
-    this.record(usage, performance.now() - t.started, actions, null);
-    this.log.push({ call: this.state.calls, step: this.state.steps, round: 0, role: 'act', sent, tools: null, received, usage, error: null });
+    const actions: Action[] = o.delivered ? (received.tool_calls ?? []).map(parseCall) : [];
+    this.record(metered, performance.now() - t.started, actions, o.error ?? null);
+    this.keep({ sent, received, usage: metered.usage, error: o.error ?? null, ...(o.finish ? { finish_reason: o.finish } : {}) });
+    if (metered.overReported) this.end({ reason: 'error', detail: `the upstream billed more than the request allowed at step ${this.state.steps} (${metered.overReported}); the run's further calls were refused`, step: this.state.steps });
     const s = this.state;
     for (const a of actions) {
       const stop = firstStop(this.brakes, (b) => b.beforeAction?.(s, a));
-      if (stop) return (this.stop = stop);
+      if (stop) {
+        this.end(stop);
+        return stop;
+      }
       s.repeats.set(a.fingerprint, (s.repeats.get(a.fingerprint) ?? 0) + 1);
     }
     return null;
   }
 
-  /** The call failed upstream (or the connection did): recorded with its error, nothing billed. */
-  fail(t: Ticket, error: string, sent: ChatMessage[]): void {
+  /** The call failed: recorded with its error, billed as `billed` says (nothing, by default). */
+  fail(t: Ticket, error: string, sent: ChatMessage[] | null, billed: Metered = NOTHING): void {
     this.release(t);
-    this.record({ prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0 }, performance.now() - t.started, [], error);
-    this.log.push({ call: this.state.calls, step: this.state.steps, round: 0, role: 'act', sent, tools: null, received: null, usage: null, error });
+    this.record(billed, performance.now() - t.started, [], error);
+    this.keep({ sent, received: null, usage: billed === NOTHING ? null : billed.usage, error });
   }
 
-  private record(usage: Usage, latencyMs: number, actions: Action[], error: string | null): void {
+  private keep(c: Pick<CallLog, 'received' | 'usage' | 'error' | 'finish_reason'> & { sent: ChatMessage[] | null }): void {
+    if (this.keepLog) this.log.push({ call: this.state.calls, step: this.state.steps, round: 0, role: 'act', tools: null, ...c, sent: c.sent ?? [] });
+  }
+
+  private record(m: Metered, latencyMs: number, actions: Action[], error: string | null): void {
     const s = this.state;
+    const usage = m.usage;
     const cost = callCost(this.settings.price, usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens);
     s.calls++;
     s.steps++;
@@ -129,6 +170,10 @@ export class RunMeter {
       action: actions.length ? actions.map((a) => a.tool).join('|') : null,
       fingerprint: actions.length ? actions.map((a) => a.fingerprint).join('|') : null,
       error,
+      ...(m === NOTHING ? {} : { usage_source: m.source }),
+      ...(m.reported !== undefined ? { reported_usage: m.reported } : {}),
+      ...(m.counted ? { counted_usage: m.counted } : {}),
+      ...(m.note ? { usage_note: m.note } : {}),
       settings: this.settings,
     });
   }

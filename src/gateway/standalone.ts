@@ -13,6 +13,10 @@ import { stepLine } from '../results/step-line.ts';
 import { startServe, type RunningServer } from '../serve/server.ts';
 import { Gateway, type GatewayOptions } from './gateway.ts';
 import { meteredRunRecord, RunMeter } from './run-meter.ts';
+import type { Upstream } from './upstream.ts';
+
+/** Steps reach steps.jsonl at most this long after their call: one write per batch, not one per call. */
+export const STEP_FLUSH_MS = 50;
 
 export interface StandaloneOptions {
   host: string;
@@ -21,7 +25,10 @@ export interface StandaloneOptions {
   /** A provider's base URL; none: the simulated models (the model name names the profile). */
   upstreamUrl?: string;
   apiKey?: string;
+  /** Each upstream call's total and idle deadlines, in ms, and the most bytes of one answer. */
   timeoutMs: number;
+  idleMs: number;
+  maxAnswerBytes: number;
   /** Every run's settings; `scenario` and `seed` are filled per run. */
   settings: Omit<Settings, 'scenario' | 'seed' | 'repeat'>;
   dir: string;
@@ -33,6 +40,7 @@ export interface StandaloneOptions {
 
 export interface RunningGateway {
   url: string;
+  /** Stops the gateway: calls in flight are cut and recorded, then runs.jsonl is written. */
   close(): Promise<void>;
 }
 
@@ -40,9 +48,30 @@ export async function startStandaloneGateway(o: StandaloneOptions): Promise<Runn
   fs.mkdirSync(o.dir, { recursive: true });
   const steps = new JsonlWriter(resultFile(o.dir, 'steps'));
   const started = new Map<string, string>();
+  let flushTimer: NodeJS.Timeout | null = null;
+  const flushSoon = () => {
+    flushTimer ??= setTimeout(() => {
+      flushTimer = null;
+      steps.flush();
+    }, STEP_FLUSH_MS);
+  };
+  let gateway: Gateway | null = null;
+  let finished = false;
+  /** Writes what is buffered and every run's record, once: on close, or when the process exits some other way. */
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    if (flushTimer) clearTimeout(flushTimer);
+    steps.close();
+    if (!gateway) return;
+    const runs = new JsonlWriter(resultFile(o.dir, 'runs'));
+    for (const { meter } of gateway.runs()) runs.write(recordOf(meter, started.get(meter.runId)!));
+    runs.close();
+  };
+  // An exit nobody planned (an uncaught error) still leaves the records taken so far.
+  process.once('exit', finish);
   const sim: RunningServer | null = o.upstreamUrl ? null : await startServe({ host: '127.0.0.1', port: 0, latencyMs: 0, errorRate: 0, faults: [], retryAfterS: 1, promptCache: o.promptCache });
-  const upstream = { url: o.upstreamUrl ?? sim!.url, apiKey: o.apiKey, timeoutMs: o.timeoutMs };
-  let gateway: Gateway;
+  const upstream: Upstream = { url: o.upstreamUrl ?? sim!.url, apiKey: o.apiKey, timeoutMs: o.timeoutMs, idleMs: o.idleMs, maxAnswerBytes: o.maxAnswerBytes };
   try {
     gateway = await Gateway.start({
       host: o.host,
@@ -55,25 +84,25 @@ export async function startStandaloneGateway(o: StandaloneOptions): Promise<Runn
         const settings: Settings = { ...o.settings, scenario: 'external', seed: 0, repeat: 0 };
         const meter = new RunMeter(id, 'external', settings, (r) => {
           steps.writeLine(stepLine(r));
-          steps.flush();
+          flushSoon();
         });
         return { meter, upstream, maxOutputTokens: settings.max_output_tokens };
       },
     });
   } catch (e) {
     await sim?.close();
-    steps.close();
+    process.off('exit', finish);
+    finish();
     throw e;
   }
+  const running = gateway;
   return {
-    url: gateway.url,
+    url: running.url,
     close: async () => {
-      await gateway.close();
+      await running.close();
       await sim?.close();
-      steps.close();
-      const runs = new JsonlWriter(resultFile(o.dir, 'runs'));
-      for (const { meter } of gateway.runs()) runs.write(recordOf(meter, started.get(meter.runId)!));
-      runs.close();
+      process.off('exit', finish);
+      finish();
     },
   };
 }

@@ -1,11 +1,12 @@
-// Forwarding one chat-completions request to an OpenAI-compatible upstream and reading back what
-// the gateway needs to meter it: the answer's tool calls and the provider's usage. A streamed
-// answer is read whole before any of it is passed on, so an answer the spin brake withholds never
-// reaches the agent, not even in part.
+// Forwarding one request's bytes to the upstream and reading its answer, bounded three ways: a
+// total deadline for the call (which the gateway also shortens to what is left of the run's
+// --timeout), an idle deadline (no byte for so long), and a cap on the bytes of the answer. A
+// failure says whether the request had been sent: a call sent is a call the upstream may bill.
+import { Buffer } from 'node:buffer';
 import http from 'node:http';
 import https from 'node:https';
-import type { AssistantMessage, ToolCall, Usage } from '../contracts/chat.ts';
 import { redact } from '../models/redact.ts';
+import type { AnswerReader } from './wire/adapter.ts';
 
 export interface Upstream {
   /** Base URL, e.g. http://127.0.0.1:8787/v1 or https://api.openai.com/v1. */
@@ -16,120 +17,120 @@ export interface Upstream {
   model?: string;
   /** Sent as `seed` when the agent sends none (the sim's answers follow the run's seed). */
   seed?: number;
+  /** Total deadline of one call, in ms: from sending the request to the answer's last byte. */
   timeoutMs: number;
+  /** Idle deadline, in ms: the call fails when the upstream sends nothing for this long. */
+  idleMs?: number;
+  /** The most bytes of one answer the gateway reads (held whole until metered). */
+  maxAnswerBytes?: number;
 }
 
-export type Forwarded =
-  /** `usage` is null when the upstream sent none (the gateway then counts the tokens itself). */
-  | { ok: true; usage: Usage | null; message: AssistantMessage; body: string; stream: boolean; events: string[] }
-  | { ok: false; status: number; body: string; error: string };
+export const DEFAULT_IDLE_MS = 60_000;
+/** 16 MiB: a streamed answer of tens of thousands of tokens, framing included. */
+export const DEFAULT_MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+/** An upstream's error body is passed on up to this much. */
+const ERROR_BODY_KEEP = 64 * 1024;
 
-interface WireUsage {
-  prompt_tokens?: number;
-  completion_tokens?: number;
-  prompt_tokens_details?: { cached_tokens?: number } | null;
-}
+export type FailureCause = 'unreachable' | 'deadline' | 'run_timeout' | 'idle' | 'cap' | 'dropped' | 'stopped';
 
-const usageOf = (u: WireUsage | null | undefined): Usage | null =>
-  u && typeof u.prompt_tokens === 'number'
-    ? { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens ?? 0, cached_tokens: u.prompt_tokens_details?.cached_tokens ?? 0 }
-    : null;
+export type Outcome =
+  /** A 2xx answer, every byte of it pushed to the reader. */
+  | { kind: 'answered' }
+  /** The upstream answered with an error status (its body redacted; providers do not bill these). */
+  | { kind: 'refused'; status: number; body: string }
+  /** No whole answer: `sent` says whether the request had gone out (then the upstream may have billed it). */
+  | { kind: 'failed'; cause: FailureCause; sent: boolean; error: string };
 
-interface StreamDelta {
-  content?: string | null;
-  tool_calls?: Array<{ index: number; id?: string; function?: { name?: string; arguments?: string } }>;
-}
-
-/** A streamed answer put together from its pieces. */
-function assembleStream(events: string[]): { usage: Usage | null; message: AssistantMessage } {
-  const calls = new Map<number, ToolCall>();
-  let content = '';
-  let usage: Usage | null = null;
-  for (const e of events) {
-    if (e === '[DONE]') continue;
-    let chunk: { choices?: Array<{ delta?: StreamDelta }>; usage?: WireUsage | null };
-    try {
-      chunk = JSON.parse(e) as typeof chunk;
-    } catch {
-      continue;
-    }
-    usage = usageOf(chunk.usage) ?? usage;
-    content += chunk.choices?.[0]?.delta?.content ?? '';
-    for (const piece of chunk.choices?.[0]?.delta?.tool_calls ?? []) {
-      const c = calls.get(piece.index) ?? { id: '', type: 'function' as const, function: { name: '', arguments: '' } };
-      if (piece.id) c.id = piece.id;
-      c.function.name += piece.function?.name ?? '';
-      c.function.arguments += piece.function?.arguments ?? '';
-      calls.set(piece.index, c);
-    }
-  }
-  const toolCalls = [...calls.values()];
-  return { usage, message: { role: 'assistant', content, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) } };
-}
-
-/** The data of each server-sent event, in order. */
-function sseEvents(text: string): string[] {
-  return text
-    .split(/\r?\n\r?\n/)
-    .map((block) =>
-      block
-        .split(/\r?\n/)
-        .filter((l) => l.startsWith('data:'))
-        .map((l) => l.slice(5).trimStart())
-        .join('\n'),
-    )
-    .filter((d) => d.length > 0);
+export interface CallBounds {
+  /** This call's total deadline, in ms (the upstream's, or what is left of the run's timeout when less). */
+  deadlineMs: number;
+  /** Why the deadline is what it is: `run_timeout` when the run's timeout set it. */
+  deadlineCause: 'deadline' | 'run_timeout';
+  /** Read in the error when the deadline passes, e.g. "the run's --timeout 120 s". */
+  deadlineText: string;
+  /** The gateway stopping: each call in flight adds how to cut it here while it lasts. */
+  cancels: Set<() => void>;
 }
 
 // Kept-alive connections to the upstream, shared by every run: a proxy must not pay a handshake per call.
 const AGENTS = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
 
-/** One POST over node:http(s): lighter per call than fetch, which matters at every proxied request. */
-function post(url: URL, headers: Record<string, string>, payload: string, timeoutMs: number, signal: AbortSignal): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const lib = url.protocol === 'https:' ? https : http;
-    const req = lib.request(url, { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(payload) }, agent: AGENTS[url.protocol as 'http:' | 'https:'], signal }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 502, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
-    req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)));
-    req.on('error', reject);
-    req.end(payload);
-  });
+/** Where to POST, as request options made once per upstream and path (parsing a URL per call costs). */
+const targets = new WeakMap<Upstream, Map<string, http.RequestOptions & { secure: boolean }>>();
+
+function targetOf(up: Upstream, path: string): http.RequestOptions & { secure: boolean } {
+  let byPath = targets.get(up);
+  if (!byPath) targets.set(up, (byPath = new Map()));
+  let t = byPath.get(path);
+  if (!t) {
+    const url = new URL(`${up.url.replace(/\/+$/, '')}${path}`);
+    const secure = url.protocol === 'https:';
+    if (!secure && url.protocol !== 'http:') throw new Error(`${url.protocol} is not http or https`);
+    t = { secure, protocol: url.protocol, hostname: url.hostname.replace(/^\[|\]$/g, ''), port: url.port, path: `${url.pathname}${url.search}`, method: 'POST', agent: AGENTS[url.protocol as 'http:' | 'https:'] };
+    byPath.set(path, t);
+  }
+  return t;
 }
 
-export async function forward(up: Upstream, body: Record<string, unknown>, signal: AbortSignal): Promise<Forwarded> {
+const mib = (n: number) => `${(n / 1024 / 1024).toLocaleString('en-US', { maximumFractionDigits: 2 })} MiB`;
+
+export function forward(up: Upstream, path: string, pieces: Buffer[], reader: AnswerReader, b: CallBounds): Promise<Outcome> {
   const secrets = [up.apiKey];
-  let res: { status: number; text: string };
-  try {
-    const url = new URL(`${up.url.replace(/\/+$/, '')}/chat/completions`);
-    res = await post(url, { 'content-type': 'application/json', ...(up.apiKey ? { authorization: `Bearer ${up.apiKey}` } : {}) }, JSON.stringify(body), up.timeoutMs, signal);
-  } catch (e) {
-    return { ok: false, status: 502, body: '', error: redact(`upstream unreachable: ${(e as Error).message}`, secrets) };
-  }
-  const raw = res.text;
-  const ok = res.status >= 200 && res.status < 300;
-  const text = redact(raw, secrets);
-  if (!ok) {
-    let message = text.slice(0, 300);
+  const cap = up.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
+  const idleMs = Math.min(up.idleMs ?? DEFAULT_IDLE_MS, b.deadlineMs);
+  return new Promise((resolve) => {
+    let settled = false;
+    let sent = false;
+    let target: ReturnType<typeof targetOf>;
     try {
-      message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? message;
-    } catch {
-      // Not JSON: the text itself says what went wrong.
+      target = targetOf(up, path);
+    } catch (e) {
+      return resolve({ kind: 'failed', cause: 'unreachable', sent: false, error: redact(`upstream unreachable: ${(e as Error).message}`, secrets) });
     }
-    return { ok: false, status: res.status, body: text, error: `upstream ${res.status}: ${message}` };
-  }
-  if (body.stream === true) {
-    const events = sseEvents(text);
-    return { ok: true, stream: true, events, body: text, ...assembleStream(events) };
-  }
-  try {
-    const json = JSON.parse(text) as { choices?: Array<{ message?: AssistantMessage }>; usage?: WireUsage };
-    const message = json.choices?.[0]?.message ?? { role: 'assistant', content: null };
-    return { ok: true, stream: false, events: [], body: text, usage: usageOf(json.usage), message };
-  } catch (e) {
-    return { ok: false, status: 502, body: '', error: `upstream answered with invalid JSON (${(e as Error).message})` };
-  }
+    const { secure, ...options } = target;
+    const length = pieces.reduce((n, p) => n + p.length, 0);
+    const headers = { 'content-type': 'application/json', 'content-length': length, ...(up.apiKey ? { authorization: `Bearer ${up.apiKey}` } : {}) };
+    const done = (o: Outcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      b.cancels.delete(onAbort);
+      resolve(o);
+    };
+    const fail = (cause: FailureCause, error: string) => {
+      done({ kind: 'failed', cause, sent, error: redact(error, secrets) });
+      req.destroy();
+    };
+    const req = (secure ? https : http).request({ ...options, headers }, (res) => {
+      const status = res.statusCode ?? 502;
+      res.on('aborted', () => fail('dropped', 'the upstream closed the connection before the end of its answer'));
+      res.on('error', (e) => fail('dropped', `the upstream's answer broke off: ${e.message}`));
+      if (status < 200 || status >= 300) {
+        const kept: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          if (size < ERROR_BODY_KEEP) kept.push(c.subarray(0, ERROR_BODY_KEEP - size));
+          size += c.length;
+        });
+        res.on('end', () => done({ kind: 'refused', status, body: redact(Buffer.concat(kept).toString('utf8'), secrets) }));
+        return;
+      }
+      let size = 0;
+      res.on('data', (c: Buffer) => {
+        if (settled) return;
+        size += c.length;
+        if (size > cap) return fail('cap', `the upstream's answer passed ${mib(cap)}, the most the gateway reads of one answer (--max-answer-mb)`);
+        reader.push(c);
+      });
+      res.on('end', () => done({ kind: 'answered' }));
+    });
+    const timer = setTimeout(() => fail(b.deadlineCause, `no whole answer within ${b.deadlineText}`), b.deadlineMs);
+    const onAbort = () => fail('stopped', 'the gateway stopped with this call in flight');
+    b.cancels.add(onAbort);
+    req.setTimeout(idleMs, () => fail('idle', `the upstream sent nothing for ${idleMs / 1000} s (--idle-timeout)`));
+    req.on('finish', () => (sent = true));
+    req.on('error', (e) => fail(sent ? 'dropped' : 'unreachable', sent ? `the connection to the upstream broke: ${e.message}` : `upstream unreachable: ${e.message}`));
+    for (const p of pieces) req.write(p);
+    req.end();
+  });
 }

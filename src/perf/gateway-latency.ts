@@ -1,97 +1,210 @@
-// The gateway's cost to an agent: the same requests, 64 agents at once, straight to `bench serve
-// --latency L` and through `bench serve --upstream` (the gateway, each agent its own run) in front of
-// it; both servers in their own processes, as users run them. Added latency = the gateway's
-// percentile minus the direct one. Then what the gateway sustains: the same load against an
-// upstream that answers at once.
+// The gateway's cost to an agent, against the cheapest proxy there is. 64 agents, each a growing
+// ReAct conversation (a step = the assistant's tool call + a 1,700-character tool result, as an
+// agent sends it back), at histories of 1, 30 and 100 steps. Each load goes three ways, in turn:
+// straight to a stub upstream that answers after `latencyMs`; through a trivial Node pass-through
+// proxy (the floor: bytes in, bytes out); through `bench serve --upstream` (the gateway, each agent
+// its own run, every brake off). Every server runs in its own process, so the CPU each one spends
+// per request is read from /proc, apart from the load's. Added latency = a path's percentile minus
+// the direct one. Then what each sustains in front of an upstream that answers at once.
+import http from 'node:http';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawnServe } from '../serve/spawn.ts';
+import { ROOT } from '../contracts/paths.ts';
+import { spawnServe, spawnServer, type SpawnedServer } from '../serve/spawn.ts';
+import { processCpuMs, processPeakRssMb } from './proc-cpu.ts';
 
 export interface GatewayLatencyOptions {
   agents: number;
   requestsPerAgent: number;
   latencyMs: number;
+  /** Steps of history in each agent's first measured request (it grows by one step a request). */
+  histories: number[];
+}
+
+export interface Percentiles {
+  p50: number;
+  p99: number;
+}
+
+export interface HistoryLoad {
+  steps: number;
+  /** Bytes of a measured request at this history (the first one). */
+  requestBytes: number;
+  direct: Percentiles;
+  proxy: Percentiles;
+  gateway: Percentiles;
+  /** CPU per request of the proxy's and the gateway's process, in ms (null without /proc). */
+  proxyCpuMs: number | null;
+  gatewayCpuMs: number | null;
 }
 
 export interface GatewayLatencyResult extends GatewayLatencyOptions {
-  direct: { p50: number; p99: number };
-  gateway: { p50: number; p99: number };
-  addedP50: number;
-  addedP99: number;
-  /** Requests per second through the gateway in front of an upstream with no latency. */
-  requestsPerSecond: number;
+  loads: HistoryLoad[];
+  /** Requests per second in front of an upstream with no latency, at the longest history. */
+  capacity: { steps: number; proxy: number; gateway: number; proxyCpuMs: number | null; gatewayCpuMs: number | null };
+  /** The gateway's peak RSS over everything above (null without /proc). */
+  gatewayPeakRssMb: number | null;
   errors: number;
 }
 
-export const GATEWAY_TARGET: GatewayLatencyOptions = { agents: 64, requestsPerAgent: 10, latencyMs: 200 };
+export const GATEWAY_TARGET: GatewayLatencyOptions = { agents: 64, requestsPerAgent: 10, latencyMs: 200, histories: [1, 30, 100] };
 
-const body = (i: number) =>
-  JSON.stringify({
-    model: 'seed-calibrated',
-    seed: i,
-    messages: [
-      { role: 'system', content: 'You are a research agent.' },
-      { role: 'user', content: 'Collect sources on what agent loops cost.' },
-    ],
-    tools: [{ type: 'function', function: { name: 'search', parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } } }],
-  });
+const TOOLS = JSON.stringify([{ type: 'function', function: { name: 'search', description: 'Search the web.', parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } } }]);
+const WORDS = 'agent loop token cost budget step limit tool result context window model answer source search verify complete round spin brake price'.split(' ');
 
-const quantile = (xs: number[], q: number) => {
+/** A tool result of 1,700 characters of ordinary words, different for each agent and step. */
+function toolResult(agent: number, step: number): string {
+  let s = `Result ${step} for agent ${agent}:`;
+  for (let i = 0; s.length < 1700; i++) s += ` ${WORDS[(agent * 7 + step * 13 + i * i) % WORDS.length]}${i % 11 === 0 ? '.' : ''}`;
+  return s.slice(0, 1700);
+}
+
+/** One agent's conversation as the JSON text of its messages array's elements, grown a step at a time. */
+class Conversation {
+  private elements = `${JSON.stringify({ role: 'system', content: 'You are a research agent. Use the search tool.' })},${JSON.stringify({ role: 'user', content: 'Collect sources on what agent loops cost.' })}`;
+  steps = 0;
+
+  constructor(readonly agent: number) {}
+
+  /** The assistant's answer as sent back (the answer object, serialised again as an SDK does) and its tool's result. */
+  addStep(answer: { tool_calls?: Array<{ id: string }> } & Record<string, unknown>): void {
+    const id = answer.tool_calls?.[0]?.id ?? 'call_perf';
+    this.elements += `,${JSON.stringify(answer)},${JSON.stringify({ role: 'tool', tool_call_id: id, content: toolResult(this.agent, this.steps) })}`;
+    this.steps++;
+  }
+
+  body(): string {
+    return `{"model":"gpt-4o-mini","messages":[${this.elements}],"tools":${TOOLS}}`;
+  }
+}
+
+const STUB_ANSWER = { role: 'assistant', content: null, tool_calls: [{ id: 'call_perf', type: 'function', function: { name: 'search', arguments: '{"query":"what agent loops cost"}' } }] };
+
+export const quantile = (xs: number[], q: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)] ?? NaN;
 };
+const percentiles = (xs: number[]): Percentiles => ({ p50: quantile(xs, 0.5), p99: quantile(xs, 0.99) });
 
-/** Each agent sends its requests one after another; all agents at once. Returns each request's latency in ms. */
-async function load(url: string, o: GatewayLatencyOptions, named: boolean): Promise<{ latencies: number[]; errors: number; ms: number }> {
+function post(url: URL, body: string, runId: string, agent: http.Agent): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: 'Bearer perf', 'x-loopbench-run': runId } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+interface Load {
+  latencies: number[];
+  errors: number;
+  ms: number;
+  cpuMs: number | null;
+  requestBytes: number;
+}
+
+/**
+ * Every agent opens its run with one request at `steps - 1` steps (not measured: a run's first call
+ * counts its whole history), then sends `requests` more, a step longer each time. Agents start
+ * spread over one upstream latency, as independent agents would be, not in lockstep.
+ */
+async function load(base: string, o: { agents: number; requests: number; steps: number; spreadMs: number; tag: string; pid?: number }): Promise<Load> {
+  const url = new URL(`${base}/chat/completions`);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: o.agents });
+  const conversations = Array.from({ length: o.agents }, (_, a) => {
+    const c = new Conversation(a);
+    while (c.steps < o.steps - 1) c.addStep(STUB_ANSWER);
+    return c;
+  });
   const latencies: number[] = [];
   let errors = 0;
+  let requestBytes = 0;
+  const send = async (c: Conversation, measured: boolean) => {
+    const body = c.body();
+    if (measured && c.steps === o.steps && c.agent === 0) requestBytes = Buffer.byteLength(body);
+    const t = performance.now();
+    const res = await post(url, body, `perf-${o.tag}-${c.agent}`, agent).catch(() => ({ status: 0, text: '' }));
+    if (measured) latencies.push(performance.now() - t);
+    if (res.status !== 200) {
+      errors++;
+      c.addStep(STUB_ANSWER);
+    } else c.addStep((JSON.parse(res.text) as { choices: Array<{ message: typeof STUB_ANSWER }> }).choices[0]!.message);
+  };
+  await Promise.all(conversations.map((c) => send(c, false)));
+  const cpu = o.pid === undefined ? null : processCpuMs(o.pid);
   const started = performance.now();
   await Promise.all(
-    Array.from({ length: o.agents }, async (_, agent) => {
-      for (let i = 0; i < o.requestsPerAgent; i++) {
-        const t = performance.now();
-        const res = await fetch(`${url}/chat/completions`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: 'Bearer perf', ...(named ? { 'x-loopbench-run': `perf-${agent}` } : {}) },
-          body: body(agent),
-        });
-        await res.text();
-        if (!res.ok) errors++;
-        latencies.push(performance.now() - t);
-      }
+    conversations.map(async (c) => {
+      await new Promise((r) => setTimeout(r, (c.agent * o.spreadMs) / o.agents));
+      for (let i = 0; i < o.requests; i++) await send(c, true);
     }),
   );
-  return { latencies, errors, ms: performance.now() - started };
+  const ms = performance.now() - started;
+  const after = o.pid === undefined ? null : processCpuMs(o.pid);
+  agent.destroy();
+  const cpuMs = cpu === null || after === null ? null : (after - cpu) / latencies.length;
+  return { latencies, errors, ms, cpuMs, requestBytes };
 }
 
 export async function gatewayLatencyBench(o: GatewayLatencyOptions = GATEWAY_TARGET): Promise<GatewayLatencyResult> {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-perf-gateway-'));
+  const floor = path.join(ROOT, 'dist', 'perf-floor.js');
   const env = { ...process.env, OPENAI_API_KEY: 'bench-serve-needs-no-key' };
-  const open = ['--steps', 'off', '--max-cost', 'off', '--timeout', 'off', '--max-repeat', 'off'];
-  const slow = await spawnServe(['--latency', String(o.latencyMs)]);
-  const fast = await spawnServe([]);
-  const gateway = await spawnServe(['--upstream', slow.url, '--out', path.join(out, 'slow'), ...open], env);
-  const gatewayFast = await spawnServe(['--upstream', fast.url, '--out', path.join(out, 'fast'), ...open], env);
+  const open = ['--steps', 'off', '--max-cost', 'off', '--timeout', 'off', '--max-repeat', 'off', '--max-output-tokens', '1024'];
+  const servers: SpawnedServer[] = [];
+  const start = async (s: Promise<SpawnedServer>) => {
+    const server = await s;
+    servers.push(server);
+    return server;
+  };
   try {
-    await load(gateway.url, { ...o, requestsPerAgent: 1 }, true); // warm-up: connections, tokenizer
-    const direct = await load(slow.url, o, false);
-    const through = await load(gateway.url, o, true);
-    const capacity = await load(gatewayFast.url, { ...o, requestsPerAgent: o.requestsPerAgent * 3 }, true);
-    const d = { p50: quantile(direct.latencies, 0.5), p99: quantile(direct.latencies, 0.99) };
-    const g = { p50: quantile(through.latencies, 0.5), p99: quantile(through.latencies, 0.99) };
+    const stub = await start(spawnServer(floor, ['stub']));
+    const slow = stub.url.replace(/\/v1$/, `/lat/${o.latencyMs}/v1`);
+    const fast = stub.url.replace(/\/v1$/, '/lat/0/v1');
+    const proxy = await start(spawnServer(floor, ['proxy', stub.url]));
+    const gateway = await start(spawnServe(['--upstream', slow, '--out', path.join(out, 'slow'), ...open], env));
+    const gatewayFast = await start(spawnServe(['--upstream', fast, '--out', path.join(out, 'fast'), ...open], env));
+    const proxied = (upstream: string) => new URL(new URL(upstream).pathname, proxy.url).href;
+    // JIT warm-up: a long-running gateway is warm; its first requests should not be what is measured.
+    for (const url of [proxied(fast), gateway.url, gatewayFast.url]) await load(url, { agents: o.agents, requests: 3, steps: 3, spreadMs: 0, tag: 'warm-up' });
+    let errors = 0;
+    const loads: HistoryLoad[] = [];
+    for (const steps of o.histories) {
+      const each = { agents: o.agents, requests: o.requestsPerAgent, steps, spreadMs: o.latencyMs };
+      const direct = await load(slow, { ...each, tag: `direct-${steps}` });
+      const viaProxy = await load(proxied(slow), { ...each, tag: `proxy-${steps}`, pid: proxy.pid });
+      const viaGateway = await load(gateway.url, { ...each, tag: `gateway-${steps}`, pid: gateway.pid });
+      errors += direct.errors + viaProxy.errors + viaGateway.errors;
+      loads.push({
+        steps,
+        requestBytes: direct.requestBytes,
+        direct: percentiles(direct.latencies),
+        proxy: percentiles(viaProxy.latencies),
+        gateway: percentiles(viaGateway.latencies),
+        proxyCpuMs: viaProxy.cpuMs,
+        gatewayCpuMs: viaGateway.cpuMs,
+      });
+    }
+    const longest = Math.max(...o.histories);
+    const each = { agents: o.agents, requests: o.requestsPerAgent, steps: longest, spreadMs: 0 };
+    const proxyFast = await load(proxied(fast), { ...each, tag: 'proxy-fast', pid: proxy.pid });
+    const throughFast = await load(gatewayFast.url, { ...each, tag: 'gateway-fast', pid: gatewayFast.pid });
+    errors += proxyFast.errors + throughFast.errors;
+    const rps = (l: Load) => l.latencies.length / (l.ms / 1000);
     return {
       ...o,
-      direct: d,
-      gateway: g,
-      addedP50: g.p50 - d.p50,
-      addedP99: g.p99 - d.p99,
-      requestsPerSecond: capacity.latencies.length / (capacity.ms / 1000),
-      errors: direct.errors + through.errors + capacity.errors,
+      loads,
+      capacity: { steps: longest, proxy: rps(proxyFast), gateway: rps(throughFast), proxyCpuMs: proxyFast.cpuMs, gatewayCpuMs: throughFast.cpuMs },
+      gatewayPeakRssMb: processPeakRssMb(gateway.pid),
+      errors,
     };
   } finally {
-    await Promise.all([gateway.close(), gatewayFast.close()]);
-    await Promise.all([slow.close(), fast.close()]);
+    await Promise.all(servers.map((s) => s.close()));
     fs.rmSync(out, { recursive: true, force: true });
   }
 }

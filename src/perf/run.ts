@@ -60,7 +60,7 @@ export async function runPerf(parts: ReadonlySet<string>, sizes: PerfSizes, log:
   }
   if (parts.has('gateway')) {
     const o = { ...GATEWAY_TARGET, requestsPerAgent: sizes.gatewayRequests };
-    log(`gateway: ${o.agents} agents × ${o.requestsPerAgent} requests, direct to bench serve --latency ${o.latencyMs} and through bench serve --upstream…`);
+    log(`gateway: ${o.agents} agents × ${o.requestsPerAgent} requests at histories of ${o.histories.join(', ')} steps, straight to a stub upstream (--latency ${o.latencyMs}), through a pass-through proxy and through bench serve --upstream…`);
     out.gateway = await gatewayLatencyBench(o);
     out.targets.push(...gatewayRows(out.gateway));
   }

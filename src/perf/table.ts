@@ -89,13 +89,32 @@ export function concurrencyRow(c: ConcurrencyBenchResult): TargetRow {
   });
 }
 
+/** The gateway against the pass-through proxy, per history: CPU per request, then added latency p50 and p99. */
 export function gatewayRows(g: GatewayLatencyResult): TargetRow[] {
   const ms = (x: number) => `${f(x, 2)} ms`;
-  const detail = `${g.agents} agents × ${g.requestsPerAgent} requests against bench serve --latency ${g.latencyMs}: direct p50 ${ms(g.direct.p50)}, p99 ${ms(g.direct.p99)}; through the gateway p50 ${ms(g.gateway.p50)}, p99 ${ms(g.gateway.p99)}. The gateway sustained ${f(g.requestsPerSecond)} requests/s in front of an upstream with no latency; ${g.errors} errors.`;
-  return [
-    row({ target: `8. gateway: added latency per request, median (${g.agents} agents at once)`, unit: ms, detail, value: Math.max(0, g.addedP50), limit: 1, at: 'most' }),
-    row({ target: `9. gateway: added latency per request, p99 (${g.agents} agents at once)`, unit: ms, detail: 'as 8.', value: Math.max(0, g.addedP99), limit: 5, at: 'most' }),
-  ];
+  const cpu = (x: number | null) => (x === null ? 'n/a' : ms(x));
+  const added = (p: 'p50' | 'p99', l: GatewayLatencyResult['loads'][number], via: 'gateway' | 'proxy') => l[via][p] - l.direct[p];
+  const history = g.loads
+    .map(
+      (l) =>
+        `${l.steps} step(s) (${f(l.requestBytes / 1024, 1)} KB a request): added p50 ${ms(added('p50', l, 'gateway'))} (proxy ${ms(added('p50', l, 'proxy'))}), p99 ${ms(added('p99', l, 'gateway'))} (proxy ${ms(added('p99', l, 'proxy'))}); ` +
+        `CPU per request ${cpu(l.gatewayCpuMs)} (proxy ${cpu(l.proxyCpuMs)}); direct p50 ${ms(l.direct.p50)}, p99 ${ms(l.direct.p99)}`,
+    )
+    .join('; ');
+  const c = g.capacity;
+  const detail =
+    `${g.agents} agents × ${g.requestsPerAgent} requests each, a step longer each time, against a stub upstream answering after ${g.latencyMs} ms; straight to it, through a trivial Node pass-through proxy and through bench serve --upstream, each in its own process (CPU from /proc). ${history}. ` +
+    `In front of an upstream with no latency, at ${c.steps} steps: the gateway sustained ${f(c.gateway)} requests/s (${cpu(c.gatewayCpuMs)} CPU a request), the proxy ${f(c.proxy)} (${cpu(c.proxyCpuMs)}). Gateway peak RSS ${g.gatewayPeakRssMb === null ? 'n/a' : `${f(g.gatewayPeakRssMb)} MB`}; ${g.errors} errors.`;
+  return g.loads.flatMap((l, i) => {
+    const n = i + 1;
+    const at = `${l.steps}-step history, ${g.agents} agents`;
+    const ratio = l.gatewayCpuMs !== null && l.proxyCpuMs !== null ? l.gatewayCpuMs / l.proxyCpuMs : NaN;
+    return [
+      row({ target: `8.${n} gateway: CPU per request ÷ pass-through proxy's (${at})`, unit: (x) => `${f(x, 2)}×`, detail: i === 0 ? detail : 'as 8.1.', value: ratio, limit: 2, at: 'most' }),
+      row({ target: `9.${n} gateway: added latency, median (${at})`, unit: ms, detail: 'as 8.1.', value: Math.max(0, added('p50', l, 'gateway')), limit: 0.5, at: 'most' }),
+      row({ target: `10.${n} gateway: added latency, p99 (${at})`, unit: ms, detail: 'as 8.1.', value: Math.max(0, added('p99', l, 'gateway')), limit: 2, at: 'most' }),
+    ];
+  });
 }
 
 export function scaleRows(s: ScaleResult): TargetRow[] {

@@ -6,7 +6,7 @@ import { issuePath } from '../scenario/yaml-file.ts';
 import { pieces } from './wire/adapter.ts';
 
 /** Text, or an array of content parts of which only text parts are read. */
-const Content = z.union([z.string(), z.array(z.looseObject({ type: z.string(), text: z.string().optional() }))]).nullable();
+export const Content = z.union([z.string(), z.array(z.looseObject({ type: z.string(), text: z.string().optional() }))]).nullable();
 
 const ToolCall = z.looseObject({
   id: z.string(),
@@ -14,14 +14,14 @@ const ToolCall = z.looseObject({
   function: z.looseObject({ name: z.string(), arguments: z.string() }),
 });
 
-const Message = z.discriminatedUnion('role', [
+export const Message = z.discriminatedUnion('role', [
   z.looseObject({ role: z.enum(['system', 'developer']), content: Content, name: z.string().optional() }),
   z.looseObject({ role: z.literal('user'), content: Content, name: z.string().optional() }),
   z.looseObject({ role: z.literal('assistant'), content: Content.optional(), tool_calls: z.array(ToolCall).optional(), name: z.string().optional() }),
   z.looseObject({ role: z.literal('tool'), content: Content, tool_call_id: z.string() }),
 ]);
 
-const Tool = z.looseObject({
+export const Tool = z.looseObject({
   type: z.literal('function'),
   function: z.looseObject({ name: z.string().min(1), description: z.string().optional(), parameters: z.record(z.string(), z.unknown()).optional() }),
 });
@@ -117,7 +117,7 @@ function text(c: z.infer<typeof Content> | undefined): string {
 }
 
 /** Only the standard fields, in the harness's order, so token counts match the in-process sim exactly. */
-function toChatMessage(m: z.infer<typeof Message>): ChatMessage {
+export function toChatMessage(m: z.infer<typeof Message>): ChatMessage {
   switch (m.role) {
     case 'system':
     case 'developer':
@@ -135,7 +135,7 @@ function toChatMessage(m: z.infer<typeof Message>): ChatMessage {
   }
 }
 
-function toToolSpec(t: z.infer<typeof Tool>): ToolSpec {
+export function toToolSpec(t: z.infer<typeof Tool>): ToolSpec {
   const f = t.function;
   return { type: 'function', function: { name: f.name, ...(f.description !== undefined ? { description: f.description } : {}), ...(f.parameters ? { parameters: f.parameters } : {}) } };
 }

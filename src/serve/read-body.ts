@@ -1,19 +1,35 @@
-// A request body as JSON, read up to a size cap: what `bench serve` and the gateway both accept.
+// A request body read up to a size cap: what `bench serve` and the gateway both accept.
 import type http from 'node:http';
 import { apiError, type ApiError } from './protocol.ts';
 
 /** Far above any real chat request; a larger body is refused before it is held whole. */
 export const MAX_BODY = 16 * 1024 * 1024;
 
+/** The body's bytes, refused past MAX_BODY. */
+export function readBytes(req: http.IncomingMessage): Promise<{ bytes: Buffer } | { error: ApiError }> {
+  // Events, not an async iterator: this runs once per proxied call.
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_BODY) return void chunks.push(c);
+      req.off('data', onData);
+      req.resume();
+      resolve({ error: apiError(413, `Request body larger than ${MAX_BODY} bytes`) });
+    };
+    req.on('data', onData);
+    req.once('end', () => size <= MAX_BODY && resolve({ bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) }));
+    req.once('error', reject);
+    req.once('close', () => !req.complete && reject(new Error('the request was cut off before its end')));
+  });
+}
+
+/** The body as JSON. */
 export async function readBody(req: http.IncomingMessage): Promise<{ value: unknown } | { error: ApiError }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of req as AsyncIterable<Buffer>) {
-    size += c.length;
-    if (size > MAX_BODY) return { error: apiError(413, `Request body larger than ${MAX_BODY} bytes`) };
-    chunks.push(c);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
+  const read = await readBytes(req);
+  if ('error' in read) return read;
+  const text = read.bytes.toString('utf8');
   if (!text.trim()) return { error: apiError(400, 'Request body is empty: send a JSON chat-completions request') };
   try {
     return { value: JSON.parse(text) };

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import { Ajv } from 'ajv';
 import path from 'node:path';
-import { parseSse, type WireAdapter } from '../../src/serve/wire/adapter.ts';
+import { parseSse, readEvents, type WireAdapter } from '../../src/serve/wire/adapter.ts';
 import { chatAdapter } from '../../src/serve/wire/chat.ts';
 import { messagesAdapter } from '../../src/serve/wire/messages.ts';
 import { ResponseStore } from '../../src/serve/wire/response-store.ts';
@@ -68,7 +68,7 @@ export function offered(route: string, request: Record<string, unknown>): Map<st
 /** An exchange's answer as the server sent it, read back by the protocol's own adapter. */
 export function answerOf(route: string, e: Exchange) {
   const wire = ADAPTERS[route]!;
-  return e.request?.stream === true ? wire.readEvents(parseSse(e.response!)) : wire.read(JSON.parse(e.response!));
+  return e.request?.stream === true ? readEvents(wire, parseSse(e.response!)) : wire.read(JSON.parse(e.response!));
 }
 
 export const idOf = (e: Exchange): string => {

@@ -71,6 +71,12 @@ export function answerOf(route: string, e: Exchange) {
   return e.request?.stream === true ? readEvents(wire, parseSse(e.response!)) : wire.read(JSON.parse(e.response!));
 }
 
+/** The loopbench code of a refusal, in either error shape (OpenAI's error.code; Anthropic's error.details.error_code). */
+export function refusalCode(route: string, body: string): string | undefined {
+  const e = (JSON.parse(body) as { error: { code?: string; details?: { error_code?: string } } }).error;
+  return route === '/v1/messages' ? e.details?.error_code : e.code;
+}
+
 export const idOf = (e: Exchange): string => {
   if (e.request?.stream !== true) return (JSON.parse(e.response!) as { id: string }).id;
   const first = JSON.parse(parseSse(e.response!)[0]!.data) as { id?: string; response?: { id: string }; message?: { id: string } };

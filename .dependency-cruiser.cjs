@@ -28,6 +28,29 @@ const LAYERS = {
 /** The command line sits on top of every other layer. */
 LAYERS.cli = Object.keys(LAYERS);
 
+/**
+ * The rooms of src/report/ (README "Layout"), each importing only the rooms listed for it; the files at
+ * report/'s top (build.ts, loop-reports.ts) assemble them and are imported by no room.
+ */
+const REPORT_ROOMS = {
+  data: [],
+  stats: ['data'],
+  format: ['stats'],
+  findings: ['data', 'stats', 'format'],
+  tables: ['data', 'stats', 'format', 'findings'],
+  charts: ['data', 'stats', 'format'],
+  render: ['data', 'stats', 'format', 'findings', 'tables', 'charts'],
+  diff: ['data', 'stats', 'format'],
+};
+
+const roomRules = Object.entries(REPORT_ROOMS).map(([room, allowed]) => ({
+  name: `report-room-${room}`,
+  comment: `src/report/${room}/ may import only ${allowed.length ? allowed.map((r) => `report/${r}/`).join(', ') : 'no other room'} of the report's rooms (and itself)`,
+  severity: 'error',
+  from: { path: `^src/report/${room}/` },
+  to: { path: '^src/report/', pathNot: `^src/report/(${[room, ...allowed].join('|')})/` },
+}));
+
 const layerRules = Object.entries(LAYERS).map(([folder, allowed]) => ({
   name: `layer-${folder}`,
   comment: `src/${folder}/ may import only ${allowed.length ? allowed.map((f) => `src/${f}/`).join(', ') : 'nothing of ours'} (and itself)`,
@@ -39,6 +62,21 @@ const layerRules = Object.entries(LAYERS).map(([folder, allowed]) => ({
 module.exports = {
   forbidden: [
     ...layerRules,
+    ...roomRules,
+    {
+      name: 'report-rooms-only',
+      comment: `every folder of src/report/ is a room listed in .dependency-cruiser.cjs (${Object.keys(REPORT_ROOMS).join(', ')})`,
+      severity: 'error',
+      from: { path: '^src/report/[^/]+/', pathNot: `^src/report/(${Object.keys(REPORT_ROOMS).join('|')})/` },
+      to: {},
+    },
+    {
+      name: 'no-file-cycles',
+      comment: 'no file imports one that imports it back, directly or around a circle: shared types go below both',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
     {
       name: 'no-cli-imports',
       comment: 'the command line is the top: nothing imports it',

@@ -25,7 +25,7 @@ import { limitGrid } from '../src/runner/plan.ts';
 import { expandSweep } from '../src/runner/sweep.ts';
 import { loadMeta } from '../src/results/meta.ts';
 import { ROOT } from '../src/contracts/paths.ts';
-import { runRow } from '../src/report/csv.ts';
+import { runRow } from '../src/report/render/csv.ts';
 import { gridOf, specOf } from './helpers.ts';
 
 const state = (o: Partial<RunState> = {}): RunState => ({

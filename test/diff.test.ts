@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { settingsOf, sweepDifferences } from '../src/report/sweep-settings.ts';
+import { DIFFERENCE_KINDS, settingsOf, sweepDifferences } from '../src/report/data/sweep-settings.ts';
+import { LIMITS } from '../src/contracts/limits.ts';
 import { benchInProcess } from './helpers/cli.ts';
 import { QUICK_SUM } from './gate-helpers.ts';
 
@@ -97,6 +98,11 @@ describe('bench diff', () => {
     const a = settingsOf(JSON.parse(fs.readFileSync(path.join(dir('seed1'), 'meta.json'), 'utf8')));
     expect(sweepDifferences(a, { ...a, grid: { ...a.grid, max_cycle: [3] } })).toEqual([{ kind: 'limits', text: 'max_cycle off vs 3' }]);
     expect(sweepDifferences(a, { ...a, grid: { ...a.grid, near_duplicate: [null] } })).toEqual([]);
+    // Every row of the table of brakes, none listed by hand: a new limit is compared and named in --allow's help.
+    for (const { key, flag } of LIMITS) {
+      expect(sweepDifferences(a, { ...a, grid: { ...a.grid, [key]: [0.37] } }).map((d) => [d.kind, d.text.split(' ')[0]])).toEqual([['limits', key]]);
+      expect(DIFFERENCE_KINDS.limits).toContain(flag);
+    }
   });
 
   it('with the difference allowed, compares the configurations both ran and names the rest', async () => {

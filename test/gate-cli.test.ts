@@ -107,6 +107,18 @@ describe('bench check through the CLI', () => {
     expect(capped.stdout).toMatch(/^FAIL {2}gate .*ci spend ≤ \$0\.012 .*run\(s\) not started/m);
   }, 120_000);
 
+  it('a spend cap below one run\'s max_cost: nothing measured (exit 3, MISS), not a breach', async () => {
+    const r = await bench(['check', pass, '-q', '-o', path.join(dir, 'below-one-run'), '--ci-max-spend', '0.005']);
+    expect(r.code).toBe(3);
+    expect(r.stdout).not.toMatch(/^FAIL/m);
+    expect(r.stdout).toMatch(/^MISS {2}quick-sum .*spend cap: runs started {2}no run started/m);
+    expect(r.stdout).toMatch(/^MISS {2}gate .*ci spend ≤ \$0\.0050? +no run started, \$0 spent/m);
+    expect(r.stdout).toContain('bench check: 2 scenario(s) not measured (spend cap); no budget judged');
+    const junit = fs.readFileSync(path.join(dir, 'below-one-run', 'junit.xml'), 'utf8');
+    expect(junit).toMatch(/failures="0" errors="3"/);
+    expect(junit).toContain('type="spend-cap"');
+  }, 60_000);
+
   const shards = [1, 2].map((i) => path.join(dir, `shard-${i}`));
   const shardRuns = once(() => Promise.all(shards.map((out, i) => bench(['check', pass, '-q', '-o', out, '--shard', `${i + 1}/2`]))));
 

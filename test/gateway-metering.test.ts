@@ -26,6 +26,8 @@ const answering = () => stubUpstream((_req, res, body) => sendJson(res, completi
 
 const toolResult = (i: number) => `Result ${i}: ${'agent loops re-send their whole history, '.repeat(40)}`;
 
+const TOOLS = [{ type: 'function' as const, function: { name: 'search', parameters: { type: 'object', properties: { query: { type: 'string' } } } } }];
+
 /** An agent's conversation, grown a step a call: the answer it got back (as sent) and its tool's result. */
 function conversation() {
   const messages: Array<Record<string, unknown>> = [
@@ -34,7 +36,7 @@ function conversation() {
   ];
   return {
     messages,
-    body: (extra: Record<string, unknown> = {}) => JSON.stringify({ model: 'gpt-4o-mini', messages, tools: [{ type: 'function', function: { name: 'search', parameters: { type: 'object', properties: { query: { type: 'string' } } } } }], ...extra }),
+    body: (extra: Record<string, unknown> = {}) => JSON.stringify({ model: 'gpt-4o-mini', messages, tools: TOOLS, ...extra }),
     add(answer: Record<string, unknown>, i: number) {
       messages.push(answer, { role: 'tool', tool_call_id: 'call_1', content: toolResult(i) });
     },
@@ -50,74 +52,70 @@ class CountingCounter extends TokenCounter {
   }
 }
 
+/** A run on `gateway` in front of `upstreamUrl`: its steps, and a call that sends a body and returns the answer's message. */
+function meteredRun(gateway: Gateway, upstreamUrl: string, id: string) {
+  const steps: StepRecord[] = [];
+  const meter = new RunMeter(id, 'c', gatewaySettings(), (r) => steps.push(r));
+  const key = gateway.open({ meter, upstream: { url: upstreamUrl, timeoutMs: 5000 }, maxOutputTokens: 300 });
+  const send = async (body: string) => {
+    const res = await postRaw(gateway.url, body, { authorization: `Bearer ${key}` });
+    expect(res.status).toBe(200);
+    return (res.json.choices as Array<{ message: Record<string, unknown> }>)[0]!.message;
+  };
+  return { meter, steps, send };
+}
+
+/** The input tokens of a whole request, counted afresh. */
+const freshCount = (messages: unknown) => new TokenCounter().prompt(JSON.parse(JSON.stringify(messages)) as ChatMessage[], TOOLS);
+
 describe('metering is linear in a run’s length', () => {
   it('a call tokenizes only what it adds, and its input tokens are those of the whole conversation', async () => {
     const stub = await answering();
+    const lying = await stubUpstream((_req, res) => sendJson(res, completionWith({ prompt_tokens: -1, completion_tokens: 12 })));
     const counter = new CountingCounter();
     const gateway = await Gateway.start({ host: '127.0.0.1', port: 0, counter });
-    open.push(stub, gateway);
-    const steps: StepRecord[] = [];
-    const meter = new RunMeter('linear', 'c', gatewaySettings(), (r) => steps.push(r));
-    const key = gateway.open({ meter, upstream: { url: stub.url, timeoutMs: 5000 }, maxOutputTokens: 300 });
+    open.push(stub, lying, gateway);
+    const run = meteredRun(gateway, stub.url, 'linear');
     const c = conversation();
     const CALLS = 40;
-    for (let i = 0; i < CALLS; i++) {
-      const res = await postRaw(gateway.url, c.body(), { authorization: `Bearer ${key}` });
-      expect(res.status).toBe(200);
-      c.add((res.json.choices as Array<{ message: Record<string, unknown> }>)[0]!.message, i);
-    }
+    for (let i = 0; i < CALLS; i++) c.add(await run.send(c.body()), i);
     // 2 messages at first, then each call adds the answer (known from counting it as output) and a tool result.
     expect(counter.messagesTokenized).toBe(2 + (CALLS - 1));
-    // The same counts a fresh count of each whole request gives.
-    const fresh = new TokenCounter();
-    const whole = (n: number) => {
-      const m = c.messages.slice(0, 2 + 2 * n).map((x) => (x.role === 'assistant' ? { role: 'assistant', content: null, tool_calls: x.tool_calls } : x)) as ChatMessage[];
-      return fresh.prompt(m.map((x) => ({ ...x })), [{ type: 'function', function: { name: 'search', parameters: { type: 'object', properties: { query: { type: 'string' } } } } }]);
-    };
-    expect(steps.every((s) => s.usage_source === 'provider')).toBe(true);
-    expect(meter.log).toHaveLength(0);
-    // loopbench's own count is what a lying upstream gets replaced by: check it call by call.
-    const counted = await (async () => {
-      const lying = await stubUpstream((_req, res) => sendJson(res, completionWith({ prompt_tokens: -1, completion_tokens: 12 })));
-      open.push(lying);
-      const s: StepRecord[] = [];
-      const m = new RunMeter('lying', 'c', gatewaySettings(), (r) => s.push(r));
-      const k = gateway.open({ meter: m, upstream: { url: lying.url, timeoutMs: 5000 }, maxOutputTokens: 300 });
-      const d = conversation();
-      for (let i = 0; i < 12; i++) {
-        const res = await postRaw(gateway.url, d.body(), { authorization: `Bearer ${k}` });
-        d.add((res.json.choices as Array<{ message: Record<string, unknown> }>)[0]!.message, i);
-      }
-      return s.map((x) => x.input_tokens);
-    })();
-    expect(counted).toEqual(Array.from({ length: 12 }, (_, n) => whole(n)));
+    expect(run.steps.every((s) => s.usage_source === 'provider')).toBe(true);
+    expect(run.meter.log).toHaveLength(0);
+    // loopbench's own count is what a lying upstream gets replaced by: check it call by call against a fresh count.
+    const liar = meteredRun(gateway, lying.url, 'lying');
+    const d = conversation();
+    const expected: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      expected.push(freshCount(d.messages));
+      d.add(await liar.send(d.body()), i);
+    }
+    expect(liar.steps.map((x) => x.input_tokens)).toEqual(expected);
   });
 
   it('a conversation that is not a growing prefix is still counted right (an edited system prompt, a dropped message)', async () => {
-    const lying = await stubUpstream((_req, res) => sendJson(res, completionWith(undefined)));
+    const silent = await stubUpstream((_req, res) => sendJson(res, completionWith(undefined)));
     const counter = new CountingCounter();
     const gateway = await Gateway.start({ host: '127.0.0.1', port: 0, counter });
-    open.push(lying, gateway);
-    const steps: StepRecord[] = [];
-    const meter = new RunMeter('edits', 'c', gatewaySettings(), (r) => steps.push(r));
-    const key = gateway.open({ meter, upstream: { url: lying.url, timeoutMs: 5000 }, maxOutputTokens: 300 });
+    open.push(silent, gateway);
+    const run = meteredRun(gateway, silent.url, 'edits');
     const c = conversation();
     for (let i = 0; i < 4; i++) c.add(TOOL_ANSWER, i);
-    const send = () => postRaw(gateway.url, c.body(), { authorization: `Bearer ${key}` });
-    const fresh = () => new TokenCounter().prompt(JSON.parse(c.body()).messages, [{ type: 'function', function: { name: 'search', parameters: { type: 'object', properties: { query: { type: 'string' } } } } }]);
     const expected: number[] = [];
+    const send = async () => {
+      expected.push(freshCount(c.messages));
+      await run.send(c.body());
+    };
     await send();
-    expected.push(fresh());
     const before = counter.messagesTokenized;
     c.messages[0] = { role: 'system', content: 'You are a research agent. Today is Tuesday.' };
     await send();
-    expected.push(fresh());
     // Only the changed system prompt was tokenized again: the rest matched where it was.
     expect(counter.messagesTokenized - before).toBe(1);
     c.messages.splice(2, 2);
     await send();
-    expected.push(fresh());
-    expect(steps.map((s) => s.input_tokens)).toEqual(expected);
+    expect(run.steps.map((s) => s.input_tokens)).toEqual(expected);
   });
 });
 

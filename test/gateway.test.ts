@@ -55,7 +55,7 @@ function settings(limits: Partial<Limits>, maxOutputTokens = 300): Settings {
 /** A run on the gateway, with its virtual key, its steps, and an SDK client that uses the key. */
 function openRun(limits: Partial<Limits>, profile = 'seed-calibrated', o: { maxOutputTokens?: number; url?: string; apiKey?: string; tape?: GatewayRun['tape'] } = {}) {
   const steps: StepRecord[] = [];
-  const meter = new RunMeter(`run-${++runs}`, 'cfg', settings(limits, o.maxOutputTokens), (r) => steps.push(r));
+  const meter = new RunMeter(`run-${++runs}`, 'cfg', settings(limits, o.maxOutputTokens), (r) => steps.push(r), { keepLog: true });
   const key = gateway.open({ meter, upstream: { url: o.url ?? upstream.url, model: profile, seed: 5, timeoutMs: 10_000, apiKey: o.apiKey }, maxOutputTokens: o.maxOutputTokens ?? 300, ...(o.tape ? { tape: o.tape } : {}) });
   const client = new OpenAI({ apiKey: key, baseURL: gateway.url, maxRetries: 2 });
   return { meter, key, steps, client };

@@ -5,9 +5,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildReports } from '../src/report/build.ts';
-import { contextRows, fitsByConfig } from '../src/report/context-savings.ts';
-import { contextFindings, reflectionFindings, shownK } from '../src/report/loop-findings.ts';
-import { passHatK, stabilityRows } from '../src/report/stability.ts';
+import { contextRows, fitsByConfig } from '../src/report/stats/context.ts';
+import { contextFindings, reflectionFindings, shownK } from '../src/report/findings/loops.ts';
+import { passHatK, stabilityRows } from '../src/report/stats/reflection.ts';
 
 const settings = (o: Partial<Settings>): Settings => ({
   scenario: 's',

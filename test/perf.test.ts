@@ -11,8 +11,8 @@ import { messageTokensUncached, TokenCounter, toolsTokensUncached } from '../src
 import type { ChatMessage } from '../src/contracts/chat.ts';
 import { measureOverhead, RecordingCounter, tokenizeOnce } from '../src/perf/overhead.ts';
 import { concurrencyRow, formatTargets, overheadRow } from '../src/perf/table.ts';
-import { csvLine, runRow, stepRow, toCsv } from '../src/report/csv.ts';
-import { CsvFileWriter } from '../src/report/csv-file.ts';
+import { csvLine, runRow, stepRow, toCsv } from '../src/report/render/csv.ts';
+import { CsvFileWriter } from '../src/report/render/csv-file.ts';
 import { forEachConcurrently } from '../src/runner/pool.ts';
 import { stepLine } from '../src/results/step-line.ts';
 import { resolveScenario } from '../src/scenario/loader.ts';
@@ -223,7 +223,7 @@ describe('bench perf flags', () => {
     expect(out.import.steps).toBe(20_000);
     expect(out.import.run.stdout).toMatch(/imported 1 run\(s\), 20000 agent step\(s\); records in /);
     expect(out.import.floorCpuMs).toBeGreaterThan(0);
-    expect(out.targets.map((t: { target: string }) => t.target)).toEqual([expect.stringMatching(/^10\. import: steps\/s/), expect.stringMatching(/^11\. import: peak RSS/)]);
+    expect(out.targets.map((t: { target: string }) => t.target)).toEqual([expect.stringMatching(/^\d+\. import: steps\/s/), expect.stringMatching(/^\d+\. import: peak RSS/)]);
   }, 60_000);
 
   it('documents every flag in --help', () => {

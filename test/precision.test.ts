@@ -1,8 +1,8 @@
-// The stopping rule of `bench run --repeat auto` (report/precision.ts), pure: runs in, decision out.
+// The stopping rule of `bench run --repeat auto` (report/stats/precision.ts), pure: runs in, decision out.
 import { describe, expect, it } from 'vitest';
 import type { AdaptiveSampling } from '../src/contracts/sweep-state.ts';
-import { meanInterval } from '../src/report/intervals.ts';
-import { judgePrecision, looksOf, precisionOutcomes, precisionSampling, type SampledRun } from '../src/report/precision.ts';
+import { meanInterval } from '../src/report/stats/intervals.ts';
+import { judgePrecision, looksOf, precisionOutcomes, precisionSampling, type SampledRun } from '../src/report/stats/precision.ts';
 import { parseRepeatAuto } from '../src/runner/repeat-auto.ts';
 
 const AUTO: AdaptiveSampling = { min: 10, max: 100, batch: 10, confidence: 0.95, rule: 'precision', precision: 0.05 };

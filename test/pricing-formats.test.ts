@@ -74,8 +74,8 @@ describe('a real model without a price', () => {
 
 describe('reports keep the parts of a call apart', () => {
   it('steps.csv carries cache writes, reasoning tokens and the withheld mark; a re-priced step bills each part at its rate', async () => {
-    const { stepRow } = await import('../src/report/csv.ts');
-    const { stepCostAt } = await import('../src/report/reprice.ts');
+    const { stepRow } = await import('../src/report/render/csv.ts');
+    const { stepCostAt } = await import('../src/report/stats/reprice.ts');
     const base = { run_id: 'r', config_id: 'c', scenario: 's', step: 1, round: 0, role: 'act' as const, call: 1, input_tokens: 1000, output_tokens: 500, cached_tokens: 600, cum_input_tokens: 1000, cum_output_tokens: 500, cost_usd: 0, cum_cost_usd: 0, latency_ms: 0, elapsed_ms: 0, retries: 0, action: null, fingerprint: null, error: null };
     const settings = { prompt_cache: true } as never;
     const step = { ...base, cache_write_tokens: 100, reasoning_tokens: 200, withheld: true as const, settings };

@@ -5,11 +5,11 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildReports } from '../src/report/build.ts';
-import type { StepPoint } from '../src/report/aggregate.ts';
-import { lineEnds } from '../src/report/step-charts.ts';
-import { runRow, toCsv } from '../src/report/csv.ts';
-import { percentile } from '../src/report/stats.ts';
-import { parseVolumes } from '../src/report/volume.ts';
+import type { StepPoint } from '../src/report/stats/aggregate.ts';
+import { lineEnds } from '../src/report/charts/steps.ts';
+import { runRow, toCsv } from '../src/report/render/csv.ts';
+import { percentile } from '../src/report/stats/descriptive.ts';
+import { parseVolumes } from '../src/report/stats/volume.ts';
 import { decodePng, inkPixels } from './helpers/png.ts';
 import { sampleSweep, synthRun, writeResults } from './helpers/records.ts';
 
@@ -43,15 +43,16 @@ describe('buildReports', () => {
     for (const h of summaryCsv) expect(h).toMatch(/^[a-z0-9_]+$/);
 
     const ratios = fs.readFileSync(path.join(dir, 'step_ratios.csv'), 'utf8').trim().split('\n');
-    expect(ratios[0]).toBe('scenario,from_max_steps,to_max_steps,steps_ratio,input_tokens_ratio,fit_input_tokens_ratio');
+    expect(ratios[0]).toBe('scenario,from_max_steps,to_max_steps,from_steps_mean,to_steps_mean,steps_ratio,input_tokens_ratio,fit_input_tokens_ratio');
     const seedRow = ratios.find((l) => l.startsWith('seed-shaped,'))!.split(',');
-    expect(Number(seedRow[4])).toBeCloseTo(267_000 / 29_000, 9);
+    expect(seedRow.slice(1, 6).map(Number)).toEqual([10, 30, 10, 30, 3]);
+    expect(Number(seedRow[6])).toBeCloseTo(267_000 / 29_000, 9);
     const savings = fs.readFileSync(path.join(dir, 'step_limit_savings.csv'), 'utf8');
     expect(savings).toMatch(/^scenario,config_id,max_steps,highest_max_steps,cost_usd_mean,highest_cost_usd_mean,cost_saved_fraction,runs,successes_lost,highest_successes,highest_runs\n/);
     expect(savings).toMatch(/\nchecked,checked steps=10,10,30,[0-9.e-]+,[0-9.e-]+,0\.[0-9]+,3,1,3,3\n/);
 
     const md = fs.readFileSync(path.join(dir, 'summary.md'), 'utf8');
-    expect(md).toContain('| seed-shaped | 10 → 30 | ×3 | ×9.21 | ×9.21 |');
+    expect(md).toContain('| seed-shaped | 10 → 30 | 10.0 → 30.0 | ×3 | ×9.21 | ×9.21 |');
     expect(md).toContain('- checked: lowering MAX_STEPS from 30 to 10 cuts mean cost by');
     expect(md).toContain('loses 1 of 3 successes');
     // The decision opens summary.md, and cost per successful task sits next to cost per run.

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toSvg } from '../src/report/render.ts';
+import { toSvg } from '../src/report/render/chart-images.ts';
 import { benchInProcess } from './helpers/cli.ts';
 import { QUICK_SUM } from './gate-helpers.ts';
 

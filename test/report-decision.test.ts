@@ -1,12 +1,18 @@
 // Findings that cannot mislead, and the decision made explicit: each sentence checked against the case
 // that used to mislead (another brake deciding, no check, several settings varying, near-equal costs).
 import { describe, expect, it } from 'vitest';
-import { summarizeConfigs, wilson } from '../src/report/aggregate.ts';
-import { configEconomics, differenceInterval, recommendLimits, RULE_CHECKED, RULE_UNCHECKED } from '../src/report/decision.ts';
-import { findings } from '../src/report/findings.ts';
-import { QuadraticFitAccumulator, ratioTable, stepLimitSavings } from '../src/report/fit.ts';
-import { usd, usdDistinct } from '../src/report/format.ts';
-import { parseVolumes, projectVolumes } from '../src/report/volume.ts';
+import { summarizeConfigs } from '../src/report/stats/aggregate.ts';
+import { costPerSuccess, wilson } from '../src/report/stats/intervals.ts';
+import { costBars } from '../src/report/charts/cost.ts';
+import { economicsRow } from '../src/report/render/csv.ts';
+import { decisionTable, ratioTableRows } from '../src/report/tables/tables.ts';
+import { configEconomics } from '../src/report/stats/economics.ts';
+import { recommendLimits, RULE_CHECKED, RULE_UNCHECKED } from '../src/report/findings/decision.ts';
+import { findings } from '../src/report/findings/findings.ts';
+import { ratioTable, stepLimitSavings } from '../src/report/stats/step-limits.ts';
+import { QuadraticFitAccumulator } from '../src/report/stats/fit.ts';
+import { usd, usdDistinct } from '../src/report/format/numbers.ts';
+import { parseVolumes, projectVolumes } from '../src/report/stats/volume.ts';
 import type { RunRecord, StepRecord } from '../src/contracts/records.ts';
 import { seedInput, synthRun } from './helpers/records.ts';
 
@@ -37,7 +43,13 @@ function report(recs: Rec[], volume = '10000/day') {
 }
 
 describe('findings say what really stopped the runs', () => {
-  const { text } = report([...limited('seed', 12, 10), ...stoppedAt('seed', 30, 24, 10)]);
+  const { text, summary } = report([...limited('seed', 12, 10), ...stoppedAt('seed', 30, 24, 10)]);
+
+  it('the ×k → ×r table reads the steps taken, with the limits beside them', () => {
+    const [row] = ratioTable(summary, []);
+    expect(row).toMatchObject({ from_max_steps: 12, to_max_steps: 30, from_steps_mean: 12, to_steps_mean: 24, steps_ratio: 2 });
+    expect(ratioTableRows([row!]).rows[0]!.slice(0, 4)).toEqual(['seed', '12 → 30', '12.0 → 24.0', '×2']);
+  });
 
   it('a step limit the budget pre-empted is named as never reached, and ratios use the steps taken', () => {
     const fit = text.find((t) => t.startsWith('seed: cumulative input tokens'))!;
@@ -100,14 +112,19 @@ describe('costs print with enough digits to tell configurations apart', () => {
 });
 
 describe('the decision', () => {
-  it('cost per successful task is mean cost ÷ success rate, its interval from the Wilson interval', () => {
-    const { economics, summary } = report(limited('c', 10, 10, { stepsToDone: (i) => (i < 5 ? 5 : 20), success: (i) => i < 5 }));
-    const c = summary[0]!;
+  it('cost per successful task has one definition: the tables, summary.csv, the charts and the rule read the same figures', () => {
+    const recs = limited('c', 10, 10, { stepsToDone: (i) => (i < 5 ? 5 : 20), success: (i) => i < 5 });
+    const { economics, summary } = report(recs);
+    const runs = recs.map((r) => r.run);
+    const one = costPerSuccess(runs)!;
+    expect(one.value).toBeCloseTo(summary[0]!.cost_usd.mean / 0.5, 12);
     const e = economics[0]!;
-    expect(e.cost_per_success).toBeCloseTo(c.cost_usd.mean / 0.5, 12);
-    const w = wilson(5, 10);
-    expect(e.cost_per_success_ci!.lo).toBeCloseTo(c.cost_usd.mean / w.hi, 12);
-    expect(e.cost_per_success_ci!.hi).toBeCloseTo(c.cost_usd.mean / w.lo, 12);
+    expect([e.cost_per_success, e.cost_per_success_ci]).toEqual([one.value, one.ci]);
+    expect(economicsRow(e)).toMatchObject({ cost_usd_per_success: one.value, cost_usd_per_success_ci95_lo: one.ci!.lo, cost_usd_per_success_ci95_hi: one.ci!.hi });
+    const bar = costBars(runs, summary).find((b) => b.measure === 'per successful task')!;
+    expect([bar.cost, bar.lo, bar.hi]).toEqual([one.value, one.ci!.lo, one.ci!.hi]);
+    const money = usdDistinct([e.cost_per_run, one.value, one.ci!.lo, one.ci!.hi]);
+    expect(decisionTable(summary, economics).rows[0]![3]).toBe(`${money(one.value)} (${money(one.ci!.lo)}–${money(one.ci!.hi)})`);
   });
 
   it('marginal cost of one more step: measured between neighbouring limits over the steps taken, and on the fit', () => {
@@ -120,12 +137,6 @@ describe('the decision', () => {
     // No step taken between limits (another brake stopped both at 24): no marginal cost to show.
     const braked = report([...stoppedAt('b', 30, 24, 2), ...stoppedAt('b', 40, 24, 2)]);
     expect(braked.economics.map((e) => e.marginal_step_cost)).toEqual([null, null]);
-  });
-
-  it('difference of proportions: Newcombe’s hybrid score interval (textbook example 56/70 vs 48/80)', () => {
-    const d = differenceInterval(56, 70, wilson(56, 70), 48, 80, wilson(48, 80));
-    expect(d.lo).toBeCloseTo(0.0524, 3);
-    expect(d.hi).toBeCloseTo(0.3339, 3);
   });
 
   it('recommends the cheapest limit per successful task not significantly worse than the best, with its rule and saving', () => {

@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { StepIndexAccumulator, summarizeConfigs, wilson } from '../src/report/aggregate.ts';
-import { findings } from '../src/report/findings.ts';
-import { QuadraticFitAccumulator, ratioTable, stepLimitSavings } from '../src/report/fit.ts';
-import { times } from '../src/report/format.ts';
-import { groupBy } from '../src/report/group.ts';
-import { max } from '../src/report/stats.ts';
-import { CachedTokensEstimator, repriceRuns } from '../src/report/reprice.ts';
-import { parseVolumes, projectVolumes } from '../src/report/volume.ts';
+import { StepIndexAccumulator, summarizeConfigs } from '../src/report/stats/aggregate.ts';
+import { wilson } from '../src/report/stats/intervals.ts';
+import { findings } from '../src/report/findings/findings.ts';
+import { ratioTable, stepLimitSavings } from '../src/report/stats/step-limits.ts';
+import { QuadraticFitAccumulator } from '../src/report/stats/fit.ts';
+import { times } from '../src/report/format/numbers.ts';
+import { groupBy } from '../src/report/data/group.ts';
+import { max } from '../src/report/stats/descriptive.ts';
+import { CachedTokensEstimator, repriceRuns } from '../src/report/stats/reprice.ts';
+import { parseVolumes, projectVolumes } from '../src/report/stats/volume.ts';
 import { UsageError } from '../src/contracts/errors.ts';
 import { PRICE, sampleSweep, seedInput, synthRun } from './helpers/records.ts';
 
@@ -65,13 +67,19 @@ describe('ratio table and savings', () => {
     expect(row.fit_tokens_ratio!.toFixed(1)).toBe('9.2');
   });
 
-  it('does not extrapolate the fit beyond the steps it saw', () => {
-    const short = sampleSweep([3, 30], 2).filter((r) => r.run.scenario === 'checked' && r.run.steps <= 5);
-    const s = summarizeConfigs(short.map((r) => r.run));
-    const a = new QuadraticFitAccumulator();
-    for (const r of short) for (const st of r.steps) a.addStep(st);
-    const row = ratioTable(s, a.fits())[0]!;
-    expect(row.fit_tokens_ratio).toBeNull();
+  it('reads steps taken, not the limits, and does not extrapolate the fit beyond the steps it saw', () => {
+    // At MAX_STEPS 30 the runs take 20 and 4 steps (12 on average), at 3 they are all cut off at 3.
+    const checked = sampleSweep([3, 30], 2).filter((r) => r.run.scenario === 'checked');
+    const s = summarizeConfigs(checked.map((r) => r.run));
+    const row = (fitUpTo: number) => {
+      const a = new QuadraticFitAccumulator();
+      for (const r of checked) for (const st of r.steps) if (st.step <= fitUpTo) a.addStep(st);
+      return ratioTable(s, a.fits())[0]!;
+    };
+    expect(row(30)).toMatchObject({ from_max_steps: 3, to_max_steps: 30, from_steps_mean: 3, to_steps_mean: 12, steps_ratio: 4 });
+    expect(row(30).fit_tokens_ratio).not.toBeNull();
+    // A fit of the first 5 steps says nothing about a run's 12th.
+    expect(row(5).fit_tokens_ratio).toBeNull();
   });
 
   it('puts cost saved next to successes lost, and says it in a sentence', () => {
@@ -105,6 +113,7 @@ describe('aggregation', () => {
   it('Wilson interval matches the textbook values', () => {
     expect(wilson(10, 10).lo).toBeCloseTo(0.7225, 4);
     expect(wilson(10, 10).hi).toBe(1);
+    expect(wilson(0, 10).lo).toBe(0);
     const w = wilson(5, 10);
     expect(w.lo).toBeCloseTo(0.2366, 4);
     expect(w.hi).toBeCloseTo(0.7634, 4);

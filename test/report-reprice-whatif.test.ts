@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { usd } from '../src/report/format.ts';
+import { usd } from '../src/report/format/numbers.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const bench = (args: string[]) => promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), ...args], { cwd: ROOT });

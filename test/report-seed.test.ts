@@ -27,7 +27,7 @@ it('the ratio table reads steps ×3 → input tokens ×9.2 (±0.1) for seed-cali
   expect(Math.abs(ratio - 9.2)).toBeLessThan(0.1);
 
   const shown = `×${+ratio.toFixed(2)}`;
-  expect(fs.readFileSync(path.join(dir, 'summary.md'), 'utf8')).toContain(`| seed-calibrated | 10 → 30 | ×3 | ${shown} |`);
+  expect(fs.readFileSync(path.join(dir, 'summary.md'), 'utf8')).toContain(`| seed-calibrated | 10 → 30 | 10.0 → 30.0 | ×3 | ${shown} |`);
   expect(fs.readFileSync(path.join(dir, 'report.html'), 'utf8')).toContain(`MAX_STEPS 10 → 30: steps taken ×3 (10.0 → 30.0) → input tokens ${shown}.`);
   expect(stdout).toContain(`MAX_STEPS 10 → 30: steps taken ×3 (10.0 → 30.0) → input tokens ${shown}.`);
   // The fit agrees: R² near 1 with a positive quadratic term.

@@ -1,7 +1,7 @@
 // The seed's findings, reproduced by the harness (not asserted by hand): steps ×3 → tokens ×9.2,
 // 267k input tokens at 30 steps, and a 12-step limit costing about a sixth of a 30-step one.
 import { describe, expect, it } from 'vitest';
-import { summarizeConfigs } from '../src/report/aggregate.ts';
+import { summarizeConfigs } from '../src/report/stats/aggregate.ts';
 import { gridOf, runPlans, specOf } from './helpers.ts';
 
 async function meansBySteps(steps: number[]) {

@@ -116,7 +116,7 @@ describe('malformed requests get 4xx in OpenAI error format', () => {
     ['tool_choice without tools', { model: 'seed-calibrated', messages: [{ role: 'user', content: 'hi' }], tool_choice: 'required' }, 400, /tool_choice/],
     ['n above 1 (the sim writes one choice)', { model: 'seed-calibrated', messages: [{ role: 'user', content: 'hi' }], n: 2 }, 400, /one choice per request \(n=1\); got n=2/],
     ['more than 4 stop sequences', { model: 'seed-calibrated', messages: [{ role: 'user', content: 'hi' }], stop: ['a', 'b', 'c', 'd', 'e'] }, 400, /stop/],
-    ['unknown model', { model: 'gpt-9', messages: [{ role: 'user', content: 'hi' }] }, 404, /'gpt-9' does not exist/],
+    ['unknown model', { model: 'gpt-9', messages: [{ role: 'user', content: 'hi' }] }, 404, /'gpt-9' does not exist: it names no simulated profile \(known: .*\) and no shipped scenario/],
     ['a file path as model', { model: '../data/profiles/tiny-agent.yaml', messages: [{ role: 'user', content: 'hi' }] }, 404, /does not exist/],
     ['unknown route', {}, 404, /Unknown route/, '/completions'],
     ['wrong method', undefined, 405, /use POST/, '/chat/completions', 'GET'],
@@ -127,6 +127,13 @@ describe('malformed requests get 4xx in OpenAI error format', () => {
     const json = (await res.json()) as { error: { message: string; type: string } };
     expect(json.error.message).toMatch(message);
     expect(json.error.type).toBe('invalid_request_error');
+  });
+
+  it("a shipped scenario's id names its profile (the model a user copies from bench scenarios)", async () => {
+    const r = await client.chat.completions.create({ model: 'tiny-agent-sum-of-squares', messages: [{ role: 'user', content: 'Compute the sum of squares of 1..100.' }], tools: [{ type: 'function', function: { name: 'run_python', parameters: { type: 'object', properties: { code: { type: 'string' } }, required: ['code'] } } }], seed: 1 });
+    expect(r.model).toBe('tiny-agent-sum-of-squares');
+    const line = fs.readFileSync(logFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((l: { model: string }) => l.model === 'tiny-agent-sum-of-squares').at(-1);
+    expect(line).toMatchObject({ status: 200, profile: 'tiny-agent' });
   });
 
   it('the SDK surfaces them as typed errors', async () => {

@@ -12,6 +12,8 @@ import { canonicalJson } from '../src/contracts/fingerprint.ts';
 import { TokenCounter } from '../src/meter/tokens.ts';
 import { loadProfile, loadProfileFile } from '../src/sim/profile.ts';
 import { SimModel } from '../src/sim/sim-model.ts';
+import { mappingNotes } from '../src/sim/offered-tools.ts';
+import { startServe } from '../src/serve/server.ts';
 
 const counter = new TokenCounter();
 const ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -186,5 +188,37 @@ describe('tool_choice, stop', () => {
     const cut = await play('seed-calibrated', tools, 1, { stop: ['zzz-never', ` ${word}`] });
     expect(cut.calls).toHaveLength(0);
     expect(cut.texts[0]).toBe(full.texts[0]!.slice(0, full.texts[0]!.indexOf(` ${word}`)));
+  });
+});
+
+describe('when the agent brings other tools, it is told once how the sim plays its profile on them', () => {
+  const search: ToolSpec = { type: 'function', function: { name: 'search', parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } } };
+
+  it('paginated-search on a query-only search: the page is lost, so its calls repeat and spin may stop them', () => {
+    expect(mappingNotes(loadProfile('paginated-search'), [search])).toEqual([
+      'search_invoices is not among your tools: played on your search; the argument that changes from call to call (page) is lost, so repeated calls come out identical and the spin brake may stop runs the profile would not spin',
+    ]);
+  });
+
+  it("tiny-agent on a search tool: run_python's code written to the search schema", () => {
+    expect(mappingNotes(loadProfile('tiny-agent'), [search])).toEqual(['run_python is not among your tools: played on your search, with arguments written to its schema (code has no place in it)']);
+  });
+
+  it("nothing to say when the agent offers the profile's own tools, or none", () => {
+    const own: ToolSpec = { type: 'function', function: { name: 'run_python', parameters: { type: 'object', properties: { code: { type: 'string' } }, required: ['code'] } } };
+    expect(mappingNotes(loadProfile('tiny-agent'), [own])).toEqual([]);
+    expect(mappingNotes(loadProfile('tiny-agent'), [])).toEqual([]);
+  });
+
+  it('bench serve tells its host once per profile and set of tools, however many requests', async () => {
+    const told: Array<[string, string[]]> = [];
+    const server = await startServe({ host: '127.0.0.1', port: 0, latencyMs: 0, errorRate: 0, faults: [], retryAfterS: 1, promptCache: false, onToolMapping: (p, notes) => told.push([p, notes]) });
+    try {
+      const ask = () => fetch(`${server.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'paginated-search', messages: [{ role: 'user', content: 'go' }], tools: [search] }) });
+      for (let i = 0; i < 3; i++) expect((await ask()).status).toBe(200);
+      expect(told).toEqual([['paginated-search', mappingNotes(loadProfile('paginated-search'), [search])]]);
+    } finally {
+      await server.close();
+    }
   });
 });

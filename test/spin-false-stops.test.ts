@@ -3,7 +3,7 @@
 // after page) at the recommended settings, and the ones a looser threshold makes are counted.
 import { describe, expect, it } from 'vitest';
 import type { Grid } from '../src/contracts/settings.ts';
-import { detectorRows } from '../src/report/spin-detectors.ts';
+import { detectorRows } from '../src/report/stats/detectors.ts';
 import { gridOf, runOnce, runPlans, specOf } from './helpers.ts';
 
 /** The README's recommended settings when a detector is switched on. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { QueueEvent } from '../src/agents/queue/constraints.ts';
 import type { QueueState } from '../src/agents/queue/state.ts';
-import type { RoundLog } from '../src/agents/taskqueue.ts';
+import type { RoundLog } from '../src/agents/queue/round-log.ts';
 import { countText } from '../src/meter/tokens.ts';
 import { runTq } from './taskqueue-helpers.ts';
 import { callCost, loadPricing, priceFor } from '../src/meter/pricing.ts';

@@ -65,6 +65,13 @@ describe('an ATIF trajectory as a run', () => {
   it('a side file decides success over the trajectory', () => {
     expect(fromAtif(load('edges/tokens-no-cost.json'), { repeat: 1, success: false }).run.success).toBe(false);
   });
+
+  it('a trajectory loopbench exported (model imported:…) is named once: imported:gpt-4o-mini, not imported:imported:', () => {
+    const t = load('harbor-rfc-0001-example.json');
+    const again = fromAtif({ ...t, agent: { ...t.agent, model_name: 'imported:gpt-4o-mini' } }, { repeat: 1 });
+    expect(again.run.settings.model).toBe('imported:gpt-4o-mini');
+    expect(again.run.config_id).toBe('harbor-agent imported:gpt-4o-mini');
+  });
 });
 
 describe('fingerprints back into actions', () => {

@@ -30,3 +30,6 @@ export interface AgentOutcome {
   messages: ChatMessage[];
   extra?: Record<string, unknown>;
 }
+
+/** A loop: one run in, its outcome out. Wrappers (context, reflection) take a loop and return one. */
+export type AgentLoop<R extends AgentRun = AgentRun> = (run: R) => Promise<AgentOutcome>;

@@ -8,8 +8,8 @@
 import type { ChatMessage, ToolSpec } from '../contracts/chat.ts';
 import type { ModelCaller } from './caller.ts';
 import { parseContextSpec, type ContextStrategyName } from './context-spec.ts';
-import { PLAIN_HOOKS, type AgentLoop, type ViewOutcome } from './hooks.ts';
-import type { AgentRun } from './agent.ts';
+import { PLAIN_HOOKS, type ViewOutcome } from './hooks.ts';
+import type { AgentLoop, AgentRun } from './agent.ts';
 
 export interface ContextStrategy {
   view(messages: ChatMessage[], tools?: ToolSpec[]): Promise<ViewOutcome>;

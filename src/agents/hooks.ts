@@ -3,7 +3,6 @@
 // with PLAIN_HOOKS: it sends the whole conversation and accepts its first answer.
 import type { Stop } from '../contracts/stop-reason.ts';
 import type { ChatMessage, ToolSpec } from '../contracts/chat.ts';
-import type { AgentOutcome, AgentRun } from './agent.ts';
 
 export type ViewOutcome = { ok: true; messages: ChatMessage[] } | { ok: false; stop: Stop };
 
@@ -27,6 +26,3 @@ export const PLAIN_HOOKS: LoopHooks = {
   afterAction: async () => null,
   onAnswer: async () => ({ kind: 'accept' }),
 };
-
-/** A loop: one run in, its outcome out. Wrappers (context, reflection) take a loop and return one. */
-export type AgentLoop<R extends AgentRun = AgentRun> = (run: R) => Promise<AgentOutcome>;

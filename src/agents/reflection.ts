@@ -8,8 +8,8 @@
 import type { Stop } from '../contracts/stop-reason.ts';
 import type { ChatMessage, ToolSpec } from '../contracts/chat.ts';
 import { checkAnswer } from '../scenario/check.ts';
-import type { AgentRun } from './agent.ts';
-import { PLAIN_HOOKS, type AgentLoop, type AnswerReview, type LoopHooks } from './hooks.ts';
+import type { AgentLoop, AgentRun } from './agent.ts';
+import { PLAIN_HOOKS, type AnswerReview, type LoopHooks } from './hooks.ts';
 import type { ReflectionRecord } from '../contracts/records.ts';
 
 export const CRITIC_SYSTEM: ChatMessage = {

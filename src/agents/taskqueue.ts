@@ -12,24 +12,8 @@ import { parseCreated } from '../contracts/taskqueue-format.ts';
 import { taskqueueOptions } from './queue/options.ts';
 import { createRequest, executeRequest, prioritizeRequest, summarizeRequest } from './queue/prompts.ts';
 import type { QueueState } from './queue/state.ts';
+import type { RoundLog } from './queue/round-log.ts';
 import { describeEvent, traceRound } from './queue/trace.ts';
-
-/** One round as the records keep it, so a run can be replayed round by round. */
-export interface RoundLog {
-  round: number;
-  task: string;
-  /** Tokens of the execution result as the model wrote it (before any cap). */
-  result_tokens: number;
-  created: number;
-  accepted: number;
-  /** Queue length at the end of the round. */
-  queue_length: number;
-  queue: string[];
-  calls: number;
-  input_tokens: number;
-  output_tokens: number;
-  cost_usd: number;
-}
 
 export interface RoleTotals {
   calls: number;

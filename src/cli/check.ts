@@ -11,7 +11,7 @@ import { hasRecords, resultFile } from '../results/results-dir.ts';
 import type { RunFacts } from '../contracts/records.ts';
 import { writeFileAtomic, writeJsonAtomic } from '../results/atomic.ts';
 import { assertComparableBaseline, baselineOf, BASELINE_MAY_DIFFER, loadBaseline, settingsOfSpec } from '../gate/baseline.ts';
-import { settingsOf } from '../report/sweep-settings.ts';
+import { settingsOf } from '../report/data/sweep-settings.ts';
 import { allowHelp, parseAllow } from './diff.ts';
 import { publishToGithub } from '../gate/github.ts';
 import { judge } from '../gate/judge.ts';
@@ -86,7 +86,7 @@ async function resultsToJudge(file: string, loaded: LoadedBudgets, o: CheckOptio
 export function registerCheck(program: Command): void {
   const cmd = program
     .command('check')
-    .description('CI gate: run the sweep a budgets file describes and check every budget (exit 0 all hold, 1 a budget breached, 2 usage error, 3 a replayed cassette lacks requests: not measured, re-record it)')
+    .description('CI gate: run the sweep a budgets file describes and check every budget (exit 0 all hold, 1 a budget breached, 2 usage error, 3 nothing breached but something not measured: a replayed cassette lacks requests (re-record it), or the spend cap let no run of a scenario start)')
     .argument('<budgets>', 'budgets file (YAML): scenarios with the prompt under test, model, repeats, limits, assertions — `bench init` writes a starter one (loopbench/budgets.yaml); examples/budgets.yaml in the package is annotated field by field')
     .option('--baseline <dir|json>', "compare with a previous results directory or baseline.json; fail beyond the file's max_regression")
     .option('--allow <kinds>', `with --baseline: what the baseline may differ in besides ${BASELINE_MAY_DIFFER.join(' and ')}, comma-separated: ${allowHelp}`)

@@ -5,10 +5,10 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../contracts/errors.ts';
 import { writeFileAtomic } from '../results/atomic.ts';
-import { toCsv } from '../report/csv.ts';
-import { diffCsvRows, diffMarkdown, diffText } from '../report/diff-format.ts';
-import { compareSweeps } from '../report/diff-sweeps.ts';
-import { DIFFERENCE_KINDS, type DifferenceKind } from '../report/sweep-settings.ts';
+import { toCsv } from '../report/render/csv.ts';
+import { diffCsvRows, diffMarkdown, diffText } from '../report/diff/format.ts';
+import { compareSweeps } from '../report/diff/compare-sweeps.ts';
+import { DIFFERENCE_KINDS, type DifferenceKind } from '../report/data/sweep-settings.ts';
 import { parseChoiceList } from '../runner/values.ts';
 
 interface DiffOptions {

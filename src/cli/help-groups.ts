@@ -16,7 +16,7 @@ const GROUPS: Array<[heading: string, flags: readonly string[]]> = [
   ['Reflection and context:', ['--reflection', '--max-reflections', '--context']],
   ['Pricing:', ['--pricing', '--price-model', '--price-in', '--price-out', '--price-cached', '--prompt-cache']],
   ['Running:', ['--concurrency', '--workers', '--shard', '--ci-max-spend', '--resume']],
-  ['Output:', ['--out', '--force', '--quiet', '--json', '--no-transcripts']],
+  ['Output:', ['--out', '--force', '--quiet', '--json', '--no-transcripts', '--otlp-endpoint', '--otlp-protocol']],
 ];
 
 const GROUP_OF = new Map(GROUPS.flatMap(([heading, flags]) => flags.map((f) => [f, heading] as const)));

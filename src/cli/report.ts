@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { DEFAULT_PRICING_FILE, loadPricing, priceFor } from '../meter/pricing.ts';
-import { DEFAULT_VOLUMES, parseVolumes } from '../report/volume.ts';
+import { DEFAULT_VOLUMES, parseVolumes } from '../report/stats/volume.ts';
 import { WHAT_IF_LIMITS, type WhatIfName } from '../whatif/derive-run.ts';
 import { deriveConfigs, type WhatIfRequest } from '../whatif/derive-configs.ts';
 import { resultFile } from '../results/results-dir.ts';

@@ -19,11 +19,11 @@ import { addStartOptions, parseWorkers, reportSpend, runTrapped, spendLimiterFor
 import type { Meta } from '../results/meta.ts';
 import type { RunPlan } from '../runner/sweep.ts';
 import type { SpendLimiter } from '../runner/spend-limiter.ts';
-import { usd } from '../report/format.ts';
+import { usd } from '../report/format/numbers.ts';
 import { printSummary } from './summary-table.ts';
 import { groupOptions } from './help-groups.ts';
 import { parseRepeatAuto, precisionSweep, REPEAT_AUTO } from '../runner/repeat-auto.ts';
-import { DEFAULT_PRECISION } from '../report/precision.ts';
+import { DEFAULT_PRECISION } from '../report/stats/precision.ts';
 
 /** One flag per row of the table of brakes. */
 function addLimitOptions(cmd: Command): Command {

@@ -167,14 +167,14 @@ export function registerServe(program: Command): void {
     .option('--traces <dir>', 'also receive OpenTelemetry traces on POST /v1/traces (OTLP/HTTP, protobuf or JSON): kept in DIR/traces.otlp.jsonl, imported into DIR as runs, with reports, when bench serve stops')
     .action(async (f: ServeFlags) => {
       const g = gatewayOptions(f);
-      const o = g ? null : serveOptions(f);
       const traces = servedTraces(f.traces, f.host);
       const route = traces ? { traces: traces.receiver.route } : {};
+      const o = g ? null : serveOptions(f);
       const server = g ? await startStandaloneGateway({ ...g, ...route }) : await startServe({ ...o!, ...route });
-      if (g)
+      if (g) {
         console.log(`bench serve (gateway): ${server.url} → ${[g.upstreamUrl, g.anthropicUrl].filter((u) => u !== undefined).map((u) => redact(u)).join(' and ') || 'simulated models'}; name each run with the header x-loopbench-run (or POST /v1/loopbench/runs for a virtual key); records in ${g.dir}; Ctrl-C stops and writes runs.jsonl`);
-      else console.log(`bench serve: ${server.url} (POST /chat/completions, /responses, /messages; GET /models); usage log ${o!.logFile}; Ctrl-C stops`);
-      if (traces) console.log(`bench serve: POST ${server.url}/traces takes OpenTelemetry traces into ${traces.dir}`);
+        if (traces) console.log(`bench serve: POST ${server.url}/traces takes OpenTelemetry traces into ${traces.dir}`);
+      } else console.log(`bench serve: ${server.url} (POST /chat/completions, /responses, /messages${traces ? ', /traces' : ''}; GET /models); usage log ${o!.logFile}${traces ? `; traces into ${traces.dir}` : ''}; Ctrl-C stops`);
       // The first signal closes the server (open connections are cut; the usage log flushed, or the
       // gateway's calls in flight recorded and runs.jsonl written) and exits 130/143 as a sweep
       // does; a second one, with no handler left, ends the process at once.

@@ -12,7 +12,7 @@ import { SpendLimiter } from '../runner/spend-limiter.ts';
 import { expandSweep, type RunPlan, type SweepSpec } from '../runner/sweep.ts';
 import { runSweep, type SweepOptions, type SweepOutcome } from '../runner/sweep-runner.ts';
 import { parseOne as one } from '../runner/values.ts';
-import { usd } from '../report/format.ts';
+import { usd } from '../report/format/numbers.ts';
 import { UsageError } from '../contracts/errors.ts';
 import type { RunRecord } from '../contracts/records.ts';
 import { redact } from '../models/redact.ts';

@@ -1,8 +1,9 @@
 import path from 'node:path';
-import { formatStopReasons, type ConfigSummary } from '../report/aggregate.ts';
-import type { ConfigEconomics } from '../report/decision.ts';
-import { int, usdDistinct } from '../report/format.ts';
-import type { PrecisionOutcome } from '../report/precision.ts';
+import type { ConfigSummary } from '../report/stats/aggregate.ts';
+import { formatStopReasons, perSuccessText } from '../report/format/figures.ts';
+import type { ConfigEconomics } from '../report/stats/economics.ts';
+import { int, usdDistinct } from '../report/format/numbers.ts';
+import type { PrecisionOutcome } from '../report/stats/precision.ts';
 
 export interface PrintedSummary {
   summary: readonly ConfigSummary[];
@@ -18,10 +19,7 @@ export interface PrintedSummary {
 
 /** `$0.52 ($0.41–$0.71)`; `–` without a check; `none succeeded` at 0%. */
 function perSuccess(e: ConfigEconomics | undefined, usd: (x: number) => string): string {
-  if (!e || e.cost_per_success === null) return '–';
-  if (!Number.isFinite(e.cost_per_success)) return 'none succeeded';
-  const hi = Number.isFinite(e.cost_per_success_ci!.hi) ? usd(e.cost_per_success_ci!.hi) : '∞';
-  return `${usd(e.cost_per_success)} (${usd(e.cost_per_success_ci!.lo)}–${hi})`;
+  return !e || e.cost_per_success === null ? '–' : perSuccessText(e.cost_per_success, e.cost_per_success_ci, usd);
 }
 
 /** The short table a sweep ends with; `--json` prints the same summary as JSON on stdout. */
@@ -40,7 +38,7 @@ export function printSummary(s: PrintedSummary, o: { json?: boolean; dir: string
   const p95 = col((c) => [c.cost_usd.p95]);
   const success = col((c) => {
     const e = econ.get(c.config_id);
-    return e?.cost_per_success != null ? [e.cost_per_success, e.cost_per_success_ci!.lo, e.cost_per_success_ci!.hi] : [];
+    return e?.cost_per_success != null ? [e.cost_per_success, ...(e.cost_per_success_ci ? [e.cost_per_success_ci.lo, e.cost_per_success_ci.hi] : [])] : [];
   });
   const step = col((c) => [econ.get(c.config_id)?.marginal_step_cost ?? 0]);
   const rows = s.summary.map((c) => {

@@ -17,6 +17,9 @@ export interface Price {
   reasoning_per_1m?: number;
 }
 
+/** A price that says it is unknown (imported trajectories): their costs come from the trajectories alone. */
+export const UNKNOWN_PRICE: Price = { model: 'unknown', input_per_1m: 0, cached_input_per_1m: 0, output_per_1m: 0 };
+
 export const REFLECTIONS = ['off', 'final', 'every-step'] as const;
 export type Reflection = (typeof REFLECTIONS)[number];
 

@@ -1,7 +1,7 @@
 // Evaluates a scenario's budgets over its run records. Pure: records in, verdicts out.
 import type { RunFacts } from '../contracts/records.ts';
-import { wilson } from '../report/aggregate.ts';
-import { spread } from '../report/stats.ts';
+import { wilson } from '../report/stats/intervals.ts';
+import { spread } from '../report/stats/descriptive.ts';
 import { METRICS, STATS, type AssertionsSpec, type Metric, type Stat } from './budgets-schema.ts';
 import { formatValue } from './format.ts';
 import type { Verdict } from './verdict.ts';
@@ -69,8 +69,8 @@ export function evaluateAssertions(scenario: string, a: AssertionsSpec, runs: re
       verdict(name, s.pass, measured, limit, `${measured}, needs ${limit}`, s.undecided);
     } else {
       const lower = wilson(k, checked.length).lo;
-      // Three decimals: a bound of 0.896 must not read as the 0.9 it fails.
-      const measured = `${k}/${checked.length} (95% lower bound ${lower.toFixed(3)})`;
+      // Three decimals, rounded down: a bound of 0.896 must not read as the 0.9 it fails, nor 0.8996 as 0.900.
+      const measured = `${k}/${checked.length} (95% lower bound ${(Math.floor(lower * 1000) / 1000).toFixed(3)})`;
       verdict(name, checked.length > 0 && lower >= a.success_rate.min, measured, limit, `${measured}, needs ${limit}`);
     }
   }

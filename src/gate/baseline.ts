@@ -5,19 +5,19 @@ import path from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../contracts/errors.ts';
 import { InputFileError, MAX_RECORDED_BYTES, readInputFile } from '../contracts/input-file.ts';
-import { mean } from '../report/stats.ts';
-import { loadRuns } from '../report/load-runs.ts';
+import { mean } from '../report/stats/descriptive.ts';
+import { loadRuns } from '../report/data/load-runs.ts';
 import type { RunFacts } from '../contracts/records.ts';
 import { resultFile } from '../results/results-dir.ts';
 import { formatZodError } from '../scenario/yaml-file.ts';
-import { usd } from '../report/format.ts';
+import { usd } from '../report/format/numbers.ts';
 import type { MaxRegression } from './budgets-schema.ts';
 import type { Verdict } from './verdict.ts';
-import { groupBy } from '../report/group.ts';
+import { groupBy } from '../report/data/group.ts';
 import { loadMeta } from '../results/meta.ts';
 import { scenarioDigest } from '../results/digest.ts';
 import type { SweepSpec } from '../runner/sweep.ts';
-import { describeDifferences, disallowed, settingsOf, sweepDifferences, type DifferenceKind, type SweepSettings } from '../report/sweep-settings.ts';
+import { describeDifferences, disallowed, settingsOf, sweepDifferences, type DifferenceKind, type SweepSettings } from '../report/data/sweep-settings.ts';
 
 const Entry = z
   .object({

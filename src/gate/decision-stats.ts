@@ -3,7 +3,7 @@
 // planned looks by a Lan–DeMets spending function: a count (successes, or runs within a quantile
 // budget's limit) against exact group-sequential binomial boundaries, a mean against a one-sided
 // Student t bound at each look's share of α.
-import { looksOf } from '../report/precision.ts';
+import { looksOf } from '../report/stats/precision.ts';
 
 /** ln Γ(x) for x > 0 (Lanczos, g = 7). */
 function logGamma(x: number): number {

@@ -1,5 +1,5 @@
 // How the gate shows a measured value: money as every report does, counts with separators.
-import { usd } from '../report/format.ts';
+import { usd } from '../report/format/numbers.ts';
 
 export function formatValue(metric: string, v: number): string {
   if (metric === 'cost_usd') return usd(v);

@@ -10,7 +10,7 @@ const property = (s: string) => data(s).replace(/:/g, '%3A').replace(/,/g, '%2C'
 export function errorAnnotations(verdicts: readonly Verdict[], file: string): string[] {
   return verdicts
     .filter((v) => !v.pass)
-    .map((v) => `::error file=${property(file)},title=${property(`${v.miss ? 'not measured (replay miss)' : 'budget breached'}: ${v.suite}`)}::${data(v.message)}`);
+    .map((v) => `::error file=${property(file)},title=${property(`${v.miss ? `not measured (${v.missKind === 'spend-cap' ? 'spend cap' : 'replay miss'})` : 'budget breached'}: ${v.suite}`)}::${data(v.message)}`);
 }
 
 export function publishToGithub(env: NodeJS.ProcessEnv, verdicts: readonly Verdict[], file: string, summaryMd: string): void {

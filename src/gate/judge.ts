@@ -4,7 +4,7 @@ import type { RunFacts } from '../contracts/records.ts';
 import type { ReplayMiss } from '../contracts/chat.ts';
 import type { SpendState } from '../contracts/sweep-state.ts';
 import { evaluateAssertions, type Decided } from './assertions.ts';
-import { usd } from '../report/format.ts';
+import { usd } from '../report/format/numbers.ts';
 import { baselineOf, compareToBaseline, type Baseline } from './baseline.ts';
 import type { ScenarioBudget } from './load-budgets.ts';
 import type { Verdict } from './verdict.ts';
@@ -28,6 +28,21 @@ function replayMiss(scenario: string, runs: readonly RunFacts[]): Verdict | null
   };
 }
 
+/** A scenario the spend cap let no run of start: nothing was measured, which is not a breach either. */
+function capped(scenario: string, runs: readonly RunFacts[], spend: SpendState | undefined): Verdict | null {
+  if (runs.length > 0 || !spend?.stopped) return null;
+  return {
+    suite: scenario,
+    name: 'spend cap: runs started',
+    pass: false,
+    miss: true,
+    missKind: 'spend-cap',
+    measured: 'no run started',
+    limit: 'at least one run',
+    message: `${scenario}: not measured — the spend cap ${usd(spend.cap_usd)} let none of its runs start (each reserves its worst case, its max_cost, before it starts); raise --ci-max-spend or lower max_cost`,
+  };
+}
+
 /** `sequential` (adaptive repeats): each scenario's decided statistical budgets, which give their verdicts. */
 export function judge(
   checks: readonly ScenarioBudget[],
@@ -39,7 +54,7 @@ export function judge(
   for (const c of checks) {
     const id = c.scenario.id;
     const mine = runs.filter((r) => r.scenario === id);
-    const missed = replayMiss(id, mine);
+    const missed = replayMiss(id, mine) ?? capped(id, mine, o.spend);
     if (missed) {
       // Runs that stopped on a replay miss measured nothing: judging them would report a breach that never happened.
       out.push(missed);
@@ -51,6 +66,20 @@ export function judge(
   }
   if (o.spend) {
     const s = o.spend;
+    // Not one run fitted under the cap (the cap is below one run's worst case): nothing was measured, and nothing spent.
+    if (s.stopped && runs.length === 0 && !s.overrun_usd) {
+      out.push({
+        suite: 'gate',
+        name: `ci spend ≤ ${usd(s.cap_usd)}`,
+        pass: false,
+        miss: true,
+        missKind: 'spend-cap',
+        measured: `no run started, ${usd(s.spent_usd)} spent`,
+        limit: `≤ ${usd(s.cap_usd)}`,
+        message: `the spend cap ${usd(s.cap_usd)} is below one run's worst case (its max_cost), so no run started and nothing was measured; raise --ci-max-spend or lower max_cost`,
+      });
+      return out;
+    }
     out.push({
       suite: 'gate',
       name: `ci spend ≤ ${usd(s.cap_usd)}`,

@@ -1,9 +1,9 @@
 // JUnit XML, the format CI systems show as test results: one testsuite per scenario (plus `gate`
 // for checks over the whole run), one testcase per assertion, a <failure> for each breach, an
-// <error> for a scenario that was not measured (a replay miss).
+// <error> for a scenario that was not measured (a replay miss, or a spend cap no run fitted under).
 import { isBreach, type Verdict } from './verdict.ts';
 import type { SamplingOutcome } from './adaptive.ts';
-import { groupBy } from '../report/group.ts';
+import { groupBy } from '../report/data/group.ts';
 
 const escape = (s: string) =>
   s
@@ -40,7 +40,7 @@ export function junitXml(verdicts: readonly Verdict[], name = 'bench check', sam
       else {
         lines.push(`${open}>`);
         const tag = v.miss ? 'error' : 'failure';
-        lines.push(`      <${tag} type="${v.miss ? 'replay-miss' : 'budget'}" message="${escape(v.message)}">measured: ${escape(v.measured)}; limit: ${escape(v.limit)}</${tag}>`);
+        lines.push(`      <${tag} type="${v.miss ? (v.missKind ?? 'replay-miss') : 'budget'}" message="${escape(v.message)}">measured: ${escape(v.measured)}; limit: ${escape(v.limit)}</${tag}>`);
         lines.push('    </testcase>');
       }
     }

@@ -1,6 +1,6 @@
 // summary.md of a check: the verdict first (what a pull-request reader wants), then the results
 // directory's own summary.md (findings and the runs table) as `bench report` writes it.
-import { markdownTable } from '../report/markdown.ts';
+import { markdownTable } from '../report/render/markdown.ts';
 import { isBreach, type Verdict } from './verdict.ts';
 import type { SamplingOutcome } from './adaptive.ts';
 import { SIM_CAVEAT } from './sim-caveat.ts';
@@ -14,7 +14,10 @@ export function verdictLine(verdicts: readonly Verdict[]): string {
   const breached = failed.length - undecided;
   const parts = [...(breached ? [`${breached} of ${judged} budgets breached`] : []), ...(undecided ? [`${undecided} of ${judged} not shown to hold (undecided at the most runs)`] : [])];
   const line = failed.length === 0 ? `all ${judged} budgets hold` : parts.join(', ');
-  return missed === 0 ? line : `${missed} scenario(s) not measured (replay miss); ${judged === 0 ? 'no budget judged' : line}`;
+  if (missed === 0) return line;
+  const misses = verdicts.filter((v) => v.miss);
+  const kinds = [...new Set(misses.map((v) => (v.missKind === 'spend-cap' ? 'spend cap' : 'replay miss')))].join(', ');
+  return `${misses.filter((v) => v.suite !== 'gate').length} scenario(s) not measured (${kinds}); ${judged === 0 ? 'no budget judged' : line}`;
 }
 
 export function checkSummaryMd(o: { budgetsFile: string; model: string; simulated: boolean; verdicts: readonly Verdict[]; report: string; sampling?: { design: string; outcomes: readonly SamplingOutcome[] } }): string {

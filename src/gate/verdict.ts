@@ -9,14 +9,16 @@ export interface Verdict {
   limit: string;
   /** One sentence for a person (the failure message, an annotation). */
   message: string;
-  /** Not a breach: the replayed cassette lacks this scenario's requests, so nothing was measured. */
+  /** Not a breach: nothing was measured (the replayed cassette lacks this scenario's requests, or the spend cap let none of its runs start). */
   miss?: true;
+  /** Why it was not measured (default: replay-miss). */
+  missKind?: 'replay-miss' | 'spend-cap';
   /** Adaptive repeats: still undecided at the most runs allowed, so not shown to hold (a failure, but no breach was shown either). */
   undecided?: true;
 }
 
 export const isBreach = (v: Verdict) => !v.pass && !v.miss;
 
-/** `bench check` exit codes: 1 a budget breached; 3 no breach, but a replay missed, so something was not measured. */
+/** `bench check` exit codes: 1 a budget breached; 3 no breach, but something was not measured (a replay missed, or the spend cap let no run start). */
 export const BREACH_EXIT = 1;
 export const REPLAY_MISS_EXIT = 3;

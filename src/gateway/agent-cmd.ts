@@ -11,7 +11,7 @@ import type { RunDeps, RunResult } from '../runner/run-one.ts';
 import type { RunPlan } from '../runner/sweep.ts';
 import { checkAnswer } from '../scenario/check.ts';
 import { startServe, type RunningServer } from '../serve/server.ts';
-import { answerOf, runAgentProcess, type AgentExit } from './agent-process.ts';
+import { answerOf, PIPE_GRACE_MS, runAgentProcess, type AgentExit } from './agent-process.ts';
 import { Gateway, type GatewayRun } from './gateway.ts';
 import { meteredRunRecord, RunMeter } from './run-meter.ts';
 import type { Upstream } from './upstream.ts';
@@ -46,7 +46,7 @@ export async function startAgentHost(o: AgentHostOptions): Promise<AgentHost> {
     // Anthropic's base URL is spelled without /v1 (its SDKs add /v1/messages); the gateway's upstreams all end in /v1.
     if (spec.startsWith('anthropic:'))
       return { url: `${(transport.anthropicBaseURL ?? ANTHROPIC_DEFAULT_URL).replace(/\/+$/, '')}/v1`, apiKey: transport.anthropicApiKey, model: spec.slice('anthropic:'.length), timeoutMs: transport.timeoutMs, speaks: 'anthropic' };
-    sim ??= startServe({ host: '127.0.0.1', port: 0, latencyMs: 0, errorRate: 0, faults: [], retryAfterS: 1, promptCache: o.promptCache });
+    sim ??= startServe({ host: '127.0.0.1', port: 0, latencyMs: 0, errorRate: 0, faults: [], retryAfterS: 1, promptCache: o.promptCache, onToolMapping: sayToolMapping });
     return { url: (await sim).url, model: simProfileFor(spec, plan.scenario).id, seed: plan.settings.seed, timeoutMs: transport.timeoutMs };
   };
   const secrets = [transport.apiKey, transport.anthropicApiKey];
@@ -95,15 +95,29 @@ export async function startAgentHost(o: AgentHostOptions): Promise<AgentHost> {
   };
 }
 
+/** Once per profile and set of tools: the agent's tools are not the profile's, and what the sim does about it. */
+function sayToolMapping(profile: string, notes: string[]): void {
+  console.error(`bench: the simulated model (profile ${profile}) plays its actions on your agent's tools: ${notes.join('; ')}`);
+}
+
 /** Why the run ended: Ctrl-C, the timeout, a brake at the gateway, or the agent's own exit. */
 function stopOf(exit: AgentExit, meter: RunMeter, timeoutS: number | null, secrets: Array<string | undefined>): Stop {
   const step = meter.state.steps;
   if (exit.interrupted) return { reason: 'interrupted', detail: `interrupted: the agent process was stopped at step ${step}`, step };
   if (meter.stop) return meter.stop;
-  if (exit.timedOut) return { reason: 'timeout', detail: `timeout ${timeoutS} s: the agent was still running; its process tree was killed at step ${step}`, step };
+  const after = leftBehind(exit);
+  if (exit.timedOut) return { reason: 'timeout', detail: `timeout ${timeoutS} s: the agent was still running; its process tree was killed at step ${step}${after}`, step };
   if (exit.spawnError) return { reason: 'error', detail: `the agent command could not be started: ${exit.spawnError}`, step };
-  if (exit.code === 0) return { reason: 'done', detail: `the agent exited 0 after ${step} step(s)`, step };
+  if (exit.code === 0) return { reason: 'done', detail: `the agent exited 0 after ${step} step(s)${after}`, step };
   const how = exit.code !== null ? `exited with code ${exit.code}` : `was killed by ${exit.signal}`;
   const tail = exit.stderrTail ? `: ${redact(exit.stderrTail.slice(-500), secrets)}` : '';
-  return { reason: 'error', detail: `the agent ${how} at step ${step}${tail}`, step };
+  return { reason: 'error', detail: `the agent ${how} at step ${step}${after}${tail}`, step };
+}
+
+/** What the agent left behind when it ended, if anything: processes outside its group, a pipe still held. */
+function leftBehind(exit: AgentExit): string {
+  const parts: string[] = [];
+  if (exit.leftRunning > 0) parts.push(`${exit.leftRunning} process(es) it had started outside its process group were killed`);
+  if (exit.pipeHeld) parts.push(`a process it left behind still held its output open ${PIPE_GRACE_MS / 1000} s later, so its output was read no further`);
+  return parts.length ? `; ${parts.join('; ')}` : '';
 }

@@ -7,7 +7,7 @@ import { brakesFor } from '../brakes/index.ts';
 import { callCost } from '../meter/pricing.ts';
 import { messageTokensUncached, TokenCounter } from '../meter/tokens.ts';
 import type { AssistantMessage, ChatMessage } from '../contracts/chat.ts';
-import { summarizeConfigs } from '../report/aggregate.ts';
+import { summarizeConfigs } from '../report/stats/aggregate.ts';
 import type { RunRecord } from '../contracts/records.ts';
 import { executeRun } from '../runner/run-one.ts';
 import { expandSweep, type RunPlan } from '../runner/sweep.ts';

@@ -50,7 +50,7 @@ export function importRows(r: ImportBenchResult): TargetRow[] {
   const cpuRate = r.steps / (r.run.cpuMs / 1000);
   return [
     row({
-      target: `10. import: steps/s of one ${f(r.steps)}-step ATIF trajectory (bench import --no-report, wall)`,
+      target: `11. import: steps/s of one ${f(r.steps)}-step ATIF trajectory (bench import --no-report, wall)`,
       unit: (x) => f(x),
       detail: `${f(r.fileMb, 1)} MB in ${f(r.run.ms / 1000, 1)} s wall, ${f(r.run.cpuMs / 1000, 1)} s CPU (${f(cpuRate)} steps/s of CPU); the floor, reading the same steps as JSON lines and parsing each, ${f(r.floorCpuMs / 1000, 1)} s CPU in this process: the import is ${f(r.run.cpuMs / r.floorCpuMs, 1)}× the floor.`,
       value: r.stepsPerSecond,
@@ -58,7 +58,7 @@ export function importRows(r: ImportBenchResult): TargetRow[] {
       at: 'least',
     }),
     row({
-      target: `11. import: peak RSS of that import`,
+      target: `12. import: peak RSS of that import`,
       unit: (x) => `${f(x)} MB`,
       detail: `bench import of the ${f(r.fileMb, 1)} MB file in a child process: memory held is one step at a time, the run's sums, and Node's own.`,
       value: r.run.peakRssMb,

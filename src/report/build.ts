@@ -1,40 +1,43 @@
 // Rebuilds every report artifact of a results directory from its records alone, so
 // `bench report DIR` works on finished, interrupted and merged runs alike. steps.jsonl is read
 // once, as a stream, feeding every per-step aggregate; runs.jsonl once into lean per-run facts
-// (load-runs.ts), its whole records read again only to write them out: memory stays low for large sweeps.
+// (data/load-runs.ts), its whole records read again only to write them out: memory stays low for large sweeps.
 import fs from 'node:fs';
 import path from 'node:path';
 import { readJsonlAt, readJsonlLines } from '../results/jsonl.ts';
 import { readMeta } from '../results/meta.ts';
 import type { RunFacts, RunRecord, StepRecord } from '../contracts/records.ts';
-import type { Price } from '../contracts/settings.ts';
+import { UNKNOWN_PRICE, type Price } from '../contracts/settings.ts';
 import { resultFile } from '../results/results-dir.ts';
 import { writeFileAtomic } from '../results/atomic.ts';
-import { writeCsvFile } from './csv-file.ts';
-import { naturalOrder, StepIndexAccumulator, summarizeConfigs, type ConfigSummary } from './aggregate.ts';
-import { buildCharts } from './charts.ts';
-import { configColours } from './chart-colours.ts';
-import { derivedRow, economicsRow, fitRow, ratioRow, repriceRow, runRow, savingRow, stepIndexRow, stepRow, summaryRow, toCsv } from './csv.ts';
-import { findings } from './findings.ts';
-import { overrunFindings } from './overrun-findings.ts';
-import { QuadraticFitAccumulator, ratioTable, stepLimitSavings } from './fit.ts';
-import { MAX_RUN_ROWS, renderHtml } from './html.ts';
-import { loadRuns, wholeRecords, type LoadedRun } from './load-runs.ts';
-import { checkStepRecord } from './record-shape.ts';
+import { writeCsvFile } from './render/csv-file.ts';
+import { naturalOrder, StepIndexAccumulator, summarizeConfigs, type ConfigSummary } from './stats/aggregate.ts';
+import { buildCharts } from './charts/charts.ts';
+import { configColours } from './charts/colours.ts';
+import { derivedRow, economicsRow, fitRow, ratioRow, repriceRow, runRow, savingRow, stepIndexRow, stepRow, summaryRow, toCsv } from './render/csv.ts';
+import { findings } from './findings/findings.ts';
+import { overrunFindings } from './findings/overruns.ts';
+import { ratioTable, stepLimitSavings } from './stats/step-limits.ts';
+import { QuadraticFitAccumulator } from './stats/fit.ts';
+import { MAX_RUN_ROWS, renderHtml } from './render/html.ts';
+import { loadRuns, wholeRecords, type LoadedRun } from './data/load-runs.ts';
+import { checkStepRecord } from '../results/record-shape.ts';
 import { loopReports } from './loop-reports.ts';
-import { renderMarkdown } from './markdown.ts';
-import { svgToPng, toSvg } from './render.ts';
-import type { ReportData } from './report-data.ts';
-import { CachedTokensEstimator, repriceAll, repriceRuns, stepCostAt } from './reprice.ts';
-import { DEFAULT_VOLUMES, projectVolumes, type Volume } from './volume.ts';
-import { chosenVolume } from './findings.ts';
-import { configEconomics, recommendLimits, type ConfigEconomics } from './decision.ts';
+import { renderMarkdown } from './render/markdown.ts';
+import { svgToPng, toSvg } from './render/chart-images.ts';
+import type { ReportData } from './render/report-data.ts';
+import { CachedTokensEstimator, repriceAll, repriceRuns, stepCostAt } from './stats/reprice.ts';
+import { DEFAULT_VOLUMES, projectVolumes, type Volume } from './stats/volume.ts';
+import { chosenVolume } from './findings/findings.ts';
+import { configEconomics, type ConfigEconomics } from './stats/economics.ts';
+import { recommendLimits } from './findings/decision.ts';
 import type { DeriveRuns, WhatIfOutcome } from '../contracts/derived.ts';
-import { describePrice, describePrices } from './report-data.ts';
-import { constraintRows, longestRoundLimit, roleRows, roundRows } from './taskqueue.ts';
-import { queueLengthChart } from './taskqueue-chart.ts';
-import { detectorFindings, detectorRows } from './spin-detectors.ts';
-import { precisionOutcomes, type PrecisionOutcome } from './precision.ts';
+import { describePricing } from './render/report-data.ts';
+import { constraintRows, longestRoundLimit, roleRows, roundRows } from './stats/taskqueue.ts';
+import { queueLengthChart } from './charts/taskqueue.ts';
+import { detectorRows } from './stats/detectors.ts';
+import { detectorFindings } from './findings/detectors.ts';
+import { precisionOutcomes, type PrecisionOutcome } from './stats/precision.ts';
 
 export interface BuildOptions {
   /** Prices for the re-pricing table (default: the report's prices). */
@@ -134,8 +137,9 @@ async function passSteps(dir: string, runOrder: readonly string[], price: Price 
 /** Derived runs, one row each, next to runs.csv. */
 const WHAT_IF_RUNS_CSV = 'whatif_runs.csv';
 
-/** The recorded prices, one per distinct price in the runs. */
-const recordedPrices = (runs: readonly RunFacts[]): Price[] => [...new Map(runs.map((r) => [JSON.stringify(r.settings.price), r.settings.price])).values()];
+/** The recorded prices, one per distinct price in the runs; an unknown price (imported costs) re-prices nothing. */
+const recordedPrices = (runs: readonly RunFacts[]): Price[] =>
+  [...new Map(runs.filter((r) => r.settings.price.model !== UNKNOWN_PRICE.model).map((r) => [JSON.stringify(r.settings.price), r.settings.price])).values()];
 
 /**
  * Records arrive in completion order, which concurrency changes from one run of a sweep to the next;
@@ -157,7 +161,7 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   const steps = await passSteps(dir, runs.map((r) => r.run_id), o.price, Boolean(o.whatIf));
   const whatIf = o.whatIf ? o.whatIf([...wholeRecords(runsFile, runs)], (id) => steps.byRun!.get(id) ?? []) : null;
   steps.byRun = null;
-  const a = analyse(runs, steps, whatIf, meta?.scenarios ?? [], o);
+  const a = analyse(runs, steps, whatIf, { plannedScenarios: meta?.scenarios ?? [], imported: Boolean(meta?.imported) }, o);
   // Replayed over the recorded runs at the recorded prices: what the sweep decided on, whatever --price-model says now.
   const sampling = meta?.adaptive?.rule === 'precision' ? precisionOutcomes(runs, meta.adaptive) : [];
 
@@ -208,7 +212,7 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
 }
 
 /** Every table, finding and decision the reports show, computed from the runs and the step pass (no I/O). */
-function analyse(runs: LoadedRun[], steps: StepPass, whatIf: WhatIfOutcome | null, plannedScenarios: readonly string[], o: BuildOptions) {
+function analyse(runs: LoadedRun[], steps: StepPass, whatIf: WhatIfOutcome | null, { plannedScenarios, imported }: { plannedScenarios: readonly string[]; imported: boolean }, o: BuildOptions) {
   // Every cost the reader reads comes from these: the recorded runs and the derived ones, at the report's price.
   const priced = <R extends RunFacts>(rs: R[]) => (o.price ? repriceAll(rs, o.price) : rs);
   const derivedAsRecorded = (whatIf?.runs ?? []).map((r) => ({ ...r, repeat: r.settings.repeat }));
@@ -234,7 +238,7 @@ function analyse(runs: LoadedRun[], steps: StepPass, whatIf: WhatIfOutcome | nul
   const decisions = volume ? recommendLimits(summary, economics, volume).map((r) => r.sentence) : [];
   const detectors = detectorRows(runs);
   const sentences = [...overrunFindings(runs), ...findings({ summary, fits, ratios, savings, volumes }), ...loop.findings, ...detectorFindings(detectors), ...(whatIf?.refusals ?? [])];
-  const pricing = o.price ? `re-priced as ${describePrice(o.price)} from recorded tokens (the brakes fired at the recorded prices)` : `priced as recorded: ${describePrices(summary).join('; ')}`;
+  const pricing = describePricing(summary, { ...(o.price ? { price: o.price } : {}), imported });
   const taskqueue = all.some((r) => r.agent === 'taskqueue') ? { rounds: roundRows(all), roles: roleRows(all), constraints: constraintRows(all) } : null;
   // The queue-length chart follows the runs of the longest round limit only.
   const queueChartRounds = taskqueue ? roundRows(longestRoundLimit(all)) : null;

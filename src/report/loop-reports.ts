@@ -3,13 +3,13 @@
 // than full context was swept, their charts, findings and tables. Pure: build.ts writes the files.
 import type { RunFacts } from '../contracts/records.ts';
 import { REFLECTIONS, type Reflection } from '../contracts/settings.ts';
-import type { StepPoint } from './aggregate.ts';
-import type { ChartSpec } from './charts.ts';
-import type { ColourScale } from './chart-colours.ts';
-import { contextRows, type ContextRow } from './context-savings.ts';
-import { contextChart, reflectionChart } from './loop-charts.ts';
-import { contextFindings, reflectionFindings } from './loop-findings.ts';
-import { stabilityRows, type StabilityRow } from './stability.ts';
+import type { StepPoint } from './stats/aggregate.ts';
+import type { ChartSpec } from './charts/base.ts';
+import type { ColourScale } from './charts/colours.ts';
+import { contextRows, type ContextRow } from './stats/context.ts';
+import { contextChart, reflectionChart } from './charts/loops.ts';
+import { contextFindings, reflectionFindings } from './findings/loops.ts';
+import { stabilityRows, type StabilityRow } from './stats/reflection.ts';
 
 export interface LoopReports {
   stability: StabilityRow[];

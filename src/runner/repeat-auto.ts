@@ -1,9 +1,9 @@
 // `bench run --repeat auto[:MIN..MAX:BATCH] [--precision P]`: the flags, and the batches the runner
-// takes until every configuration is estimated precisely enough (report/precision.ts holds the rule).
+// takes until every configuration is estimated precisely enough (report/stats/precision.ts holds the rule).
 import { UsageError } from '../contracts/errors.ts';
 import type { AdaptiveSampling } from '../contracts/sweep-state.ts';
 import type { RunRecord } from '../contracts/records.ts';
-import { DEFAULT_PRECISION, PRECISION_CONFIDENCE, precisionSampling, type SampledRun } from '../report/precision.ts';
+import { DEFAULT_PRECISION, PRECISION_CONFIDENCE, precisionSampling, type SampledRun } from '../report/stats/precision.ts';
 import type { SweepOptions } from './sweep-runner.ts';
 import { expandSweep, type SweepSpec } from './sweep.ts';
 

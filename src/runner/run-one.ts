@@ -2,7 +2,7 @@
 import type { AgentOutcome, AgentRun } from '../agents/agent.ts';
 import { ModelCaller, type CallLog, type OutputOverrun } from '../agents/caller.ts';
 import { withContext } from '../agents/context.ts';
-import type { AgentLoop } from '../agents/hooks.ts';
+import type { AgentLoop } from '../agents/agent.ts';
 import { runReact } from '../agents/react.ts';
 import { runTaskqueue } from '../agents/taskqueue.ts';
 import { withReflection } from '../agents/reflection.ts';

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import type { AssistantMessage, ChatMessage, ChatRequest, FinishReason, ResponseFormat, ToolSpec, Usage } from '../contracts/chat.ts';
 import { issuePath } from '../scenario/yaml-file.ts';
-import { pieces } from './wire/adapter.ts';
+import { pieces } from './pieces.ts';
 
 /** Text, or an array of content parts of which only text parts are read. */
 export const Content = z.union([z.string(), z.array(z.looseObject({ type: z.string(), text: z.string().optional() }))]).nullable();

@@ -9,9 +9,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { UsageError } from '../contracts/errors.ts';
 import { PrefixCache } from '../meter/prefix-cache.ts';
 import { TokenCounter } from '../meter/tokens.ts';
-import { ModelError, type Usage } from '../contracts/chat.ts';
+import { ModelError, type ToolSpec, type Usage } from '../contracts/chat.ts';
 import { listProfiles, loadProfile, type Profile } from '../sim/profile.ts';
 import { SimModel } from '../sim/sim-model.ts';
+import { mappingNotes, offerOf } from '../sim/offered-tools.ts';
+import { loadAllScenarios } from '../scenario/loader.ts';
 import { JsonlWriter } from '../results/jsonl.ts';
 import { readBody } from './read-body.ts';
 import { OffThreadCounter } from './offthread-count.ts';
@@ -42,6 +44,8 @@ export interface ServeOptions {
   random?: () => number;
   /** POST /v1/traces (an OTLP receiver, given by the command line), when asked for. */
   traces?: HttpRoute;
+  /** Told once per profile and set of offered tools when the sim plays the profile on tools that are not its own (sim/offered-tools.ts mappingNotes). */
+  onToolMapping?: (profile: string, notes: string[]) => void;
 }
 
 export interface UsageLine {
@@ -81,6 +85,7 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
   const random = o.random ?? Math.random;
   const usage = new UsageLog(o.logFile);
   const profiles = new ProfileCache(o.profile);
+  const toolMappings = new ToolMappings(o.onToolMapping);
   let served = 0;
   const responses = responsesAdapter(new ResponseStore());
   const adapters = new Map<string, WireAdapter & { answered?(a: Answer, request: unknown): void }>(
@@ -116,7 +121,8 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
     const refused = wire === chatAdapter ? simRefusal(request as CompletionRequest) : null;
     if (refused) return log.refuse(res, started, { model: chat.model }, refused);
     const profile = profiles.get(chat.model);
-    if (!profile) return log.refuse(res, started, { model: chat.model }, apiError(404, `The model '${chat.model}' does not exist: it names no simulated profile (known: ${listProfiles().join(', ')}), and bench serve was started without --profile`, 'invalid_request_error', 'model', 'model_not_found'));
+    if (!profile) return log.refuse(res, started, { model: chat.model }, apiError(404, `The model '${chat.model}' does not exist: it names no simulated profile (known: ${listProfiles().join(', ')}) and no shipped scenario (bench scenarios lists them), and bench serve was started without --profile`, 'invalid_request_error', 'model', 'model_not_found'));
+    if (o.onToolMapping) toolMappings.see(profile, offerOf(chat).tools);
     const fault = pickFault(o.errorRate, o.faults, random);
     // Every answer, fault or not, arrives `latencyMs` after its request arrived: the work of writing
     // it is part of that time (as a provider's is), not added on top.
@@ -204,13 +210,36 @@ class ProfileCache {
     if (fixed) this.get(fixed);
   }
 
-  /** The profile a request's model plays, or undefined when it names none. */
+  private scenarioProfiles: Map<string, string> | undefined;
+
+  /** The profile a request's model plays — a profile id, or a shipped scenario's id (its profile) — or undefined when it names neither. */
   get(model: string): Profile | undefined {
-    const id = this.fixed ?? model;
-    if (!this.fixed && !listProfiles().includes(id)) return undefined;
+    let id = this.fixed ?? model;
+    if (!this.fixed && !listProfiles().includes(id)) {
+      this.scenarioProfiles ??= new Map(loadAllScenarios().map((s) => [s.id, s.profile]));
+      const viaScenario = this.scenarioProfiles.get(id);
+      if (viaScenario === undefined) return undefined;
+      id = viaScenario;
+    }
     let p = this.loaded.get(id);
     if (!p) this.loaded.set(id, (p = loadProfile(id)));
     return p;
+  }
+}
+
+/** Says once per profile and set of offered tools how the sim plays the profile on them (when it has something to say). */
+class ToolMappings {
+  private readonly seen = new Set<string>();
+
+  constructor(private readonly tell: ServeOptions['onToolMapping']) {}
+
+  see(profile: Profile, offered: ToolSpec[]): void {
+    if (!this.tell || offered.length === 0) return;
+    const key = `${profile.id}\0${JSON.stringify(offered)}`;
+    if (this.seen.has(key)) return;
+    this.seen.add(key);
+    const notes = mappingNotes(profile, offered);
+    if (notes.length) this.tell(profile.id, notes);
   }
 }
 

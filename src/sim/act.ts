@@ -7,7 +7,7 @@ import { answerText, pendingRevision } from './critic.ts';
 import type { Profile } from './profile.ts';
 import { argumentsFor, offerOf, toolFor } from './offered-tools.ts';
 import { hash32, rng } from './rng.ts';
-import type { SimAnswer } from './sim-model.ts';
+import type { SimAnswer } from './answer.ts';
 import { stepOf } from './step.ts';
 import { words } from './text.ts';
 import { answerArguments, structuredText } from './structured.ts';

@@ -6,7 +6,7 @@ import type { AssistantMessage, ChatMessage, ChatRequest } from '../contracts/ch
 import { draw } from './behaviour.ts';
 import type { Profile } from './profile.ts';
 import { rng, type Rng } from './rng.ts';
-import type { SimAnswer } from './sim-model.ts';
+import type { SimAnswer } from './answer.ts';
 import { stepOf } from './step.ts';
 import { words } from './text.ts';
 

@@ -60,3 +60,35 @@ export function argumentsFor(t: ActionTemplate, n: number, step: number, spec: T
   const out = synthesize(schema, schema, hints);
   return out && typeof out === 'object' && !Array.isArray(out) ? (out as Record<string, unknown>) : {};
 }
+
+const varies = (v: unknown): boolean => JSON.stringify(v).includes('{n}') || JSON.stringify(v).includes('{step}');
+
+/**
+ * What a user should know when their tools are not the profile's (once per profile and set of tools):
+ * each profile tool played on another tool, arguments that do not fit the offered schema, and — the
+ * trap — a profile action whose only changing argument has no place in the offered schema, so its
+ * repeated calls come out identical and the spin brake stops a run that would not have spun.
+ */
+export function mappingNotes(p: Profile, offered: ToolSpec[]): string[] {
+  if (offered.length === 0) return [];
+  const notes: string[] = [];
+  for (const name of profileTools(p)) {
+    const spec = toolFor(p, name, offered);
+    const target = spec.function.name;
+    const templates = [...p.actions, ...p.improvements].filter((a) => a.tool === name);
+    const schema = spec.function.parameters as { properties?: Record<string, unknown> } | undefined;
+    const known = schema?.properties ? new Set(Object.keys(schema.properties)) : null;
+    const dropped = known ? [...new Set(templates.flatMap((t) => Object.keys(t.args).filter((k) => !known.has(k))))] : [];
+    const fits = templates.every((t) => !schema || conforms(fillArgs(t.args, 1, 1), schema as Schema));
+    const lostVariation = templates.some((t) => {
+      const changing = Object.entries(t.args).filter(([, v]) => varies(v)).map(([k]) => k);
+      return changing.length > 0 && changing.every((k) => dropped.includes(k));
+    });
+    if (target === name && fits) continue;
+    const where = target === name ? `your ${name}` : `${name} is not among your tools: played on your ${target}`;
+    const how = fits ? '' : `, with arguments written to its schema${dropped.length ? ` (${dropped.join(', ')} has no place in it)` : ''}`;
+    const trap = lostVariation ? `; the argument that changes from call to call (${dropped.join(', ')}) is lost, so repeated calls come out identical and the spin brake may stop runs the profile would not spin` : '';
+    notes.push(`${target === name ? `${name}'s arguments do not fit ${where}` : where}${how}${trap}`);
+  }
+  return notes;
+}

@@ -1,12 +1,13 @@
 // A simulated model: writes real text and real JSON tool calls, deterministic per seed, and bills
 // its usage with the real tokenizer and chat-format overheads, as a provider would.
-import { ModelError, roleOf, type AssistantMessage, type CallContext, type ChatModel, type ChatRequest, type ChatResult, type Role } from '../contracts/chat.ts';
+import { ModelError, roleOf, type CallContext, type ChatModel, type ChatRequest, type ChatResult, type Role } from '../contracts/chat.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
 import { PrefixCache } from '../meter/prefix-cache.ts';
 import { writeAct } from './act.ts';
 import { capOutput } from './max-tokens.ts';
 import { writeCritic } from './critic.ts';
 import type { Profile } from './profile.ts';
+import type { SimAnswer } from './answer.ts';
 import { cutAtStop, firstStop } from './stop-sequences.ts';
 import { writeCreate, writeExecute, writePrioritize, writeSummarize } from './taskqueue.ts';
 import { writeSummary } from './summarizer.ts';
@@ -57,11 +58,6 @@ export class SimModel implements ChatModel {
       retries: 0,
     };
   }
-}
-
-export interface SimAnswer {
-  message: AssistantMessage;
-  latencyMs: number;
 }
 
 /** How the sim plays each role; a role without a writer is an error, not a silent default. */

@@ -5,7 +5,7 @@ import { draw } from './behaviour.ts';
 import type { Dist } from '../contracts/dist.ts';
 import type { Profile } from './profile.ts';
 import { rng } from './rng.ts';
-import type { SimAnswer } from './sim-model.ts';
+import type { SimAnswer } from './answer.ts';
 import { stepOf } from './step.ts';
 import { words } from './text.ts';
 

@@ -6,7 +6,7 @@ import { ModelError, type ChatRequest } from '../contracts/chat.ts';
 import { draw } from './behaviour.ts';
 import type { Profile } from './profile.ts';
 import { hash32, rng, type Rng } from './rng.ts';
-import type { SimAnswer } from './sim-model.ts';
+import type { SimAnswer } from './answer.ts';
 import type { TaskqueueProfile } from './taskqueue-profile.ts';
 import { words } from './text.ts';
 

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { detectContainment, inBwrap, type Containment } from './containment.ts';
 import { scrubbedEnv } from './scrub-env.ts';
+import { killTagged } from './tagged-processes.ts';
 
 export interface SandboxLimits {
   timeoutS: number;
@@ -38,24 +39,6 @@ const TAG = 'LOOPBENCH_SANDBOX_TAG';
 
 type Ending = 'exit' | 'timeout' | 'overflow' | 'interrupted';
 
-/** Kills every process carrying `tag` in its environment: children that left the process group with setsid(). */
-function killTagged(tag: string): void {
-  const needle = `${TAG}=${tag}`;
-  let pids: string[];
-  try {
-    pids = fs.readdirSync('/proc').filter((n) => /^\d+$/.test(n));
-  } catch {
-    return; // no /proc: the process group is all there is
-  }
-  for (const pid of pids) {
-    try {
-      if (fs.readFileSync(`/proc/${pid}/environ`, 'latin1').includes(needle)) process.kill(Number(pid), 'SIGKILL');
-    } catch {
-      /* gone already, or not ours to read */
-    }
-  }
-}
-
 export async function runSandboxed(python: string, code: string, limits: SandboxLimits, signal?: AbortSignal): Promise<string> {
   if (signal?.aborted) return 'Error: interrupted before run_python started';
   const containment = limits.containment ?? detectContainment();
@@ -83,7 +66,7 @@ export async function runSandboxed(python: string, code: string, limits: Sandbox
           /* the group is already gone */
         }
         // Under bubblewrap the PID namespace ends with its first process; outside it, hunt the tag.
-        if (containment !== 'bwrap') killTagged(tag);
+        if (containment !== 'bwrap') killTagged(TAG, tag);
         // Whatever still holds the pipes (a process that also cleared its environment) is not waited for.
         setTimeout(() => finish(exited?.code ?? null, exited?.signal ?? 'SIGKILL'), PIPE_GRACE_MS).unref();
       };

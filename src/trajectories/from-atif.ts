@@ -5,7 +5,7 @@
 // (time running backwards, step ids repeated, totals the steps do not add up to) is said per file.
 import { fingerprint } from '../contracts/fingerprint.ts';
 import type { RunRecord, StepRecord } from '../contracts/records.ts';
-import type { Price, Settings } from '../contracts/settings.ts';
+import { UNKNOWN_PRICE, type Price, type Settings } from '../contracts/settings.ts';
 import { STOP_REASONS, type StopReason } from '../contracts/stop-reason.ts';
 import { callCost } from '../meter/pricing.ts';
 import { ARGUMENTS_UNKNOWN, NO_CLOCK, type AtifHeader, type AtifStep, type AtifTrajectory } from './atif-schema.ts';
@@ -33,9 +33,6 @@ export interface ImportedRun {
   problems: string[];
 }
 
-/** A price that says it is unknown: costs then come from the trajectory alone. */
-export const UNKNOWN_PRICE: Price = { model: 'unknown', input_per_1m: 0, cached_input_per_1m: 0, output_per_1m: 0 };
-
 const ms = (t: string | null | undefined): number | null => {
   const v = t ? Date.parse(t) : NaN;
   return Number.isFinite(v) ? v : null;
@@ -60,7 +57,8 @@ function settingsFor(t: AtifHeader, model: string, o: AtifImportOptions): Settin
 export function importedSettings(scenario: string, model: string, price: Price | undefined, repeat: number): Settings {
   return {
     scenario,
-    model: `imported:${model}`,
+    // A trajectory exported by loopbench already names an imported model: it is not prefixed twice.
+    model: model.startsWith('imported:') ? model : `imported:${model}`,
     // The original agent's limits are not in the format: every brake is unknown (off here).
     limits: { max_steps: null, max_cost_usd: null, timeout_s: null, max_repeat: null, max_tokens: null, max_calls: null, max_rounds: null },
     reflection: 'off',

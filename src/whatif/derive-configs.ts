@@ -4,7 +4,7 @@
 import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import { configKey, type Limits } from '../contracts/settings.ts';
 import { DERIVED_MARK, type DerivedRun, type WhatIfOutcome } from '../contracts/derived.ts';
-import { groupBy } from '../report/group.ts';
+import { groupBy } from '../report/data/group.ts';
 import { deriveRun, WHAT_IF_LIMITS, type WhatIfName } from './derive-run.ts';
 
 export interface WhatIfRequest {

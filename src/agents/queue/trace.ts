@@ -1,5 +1,5 @@
 // What `--trace` prints: each round's task, latest result and queue, and the key decisions.
-import type { RoundLog } from '../taskqueue.ts';
+import type { RoundLog } from './round-log.ts';
 import type { QueueEvent } from './constraints.ts';
 
 const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);

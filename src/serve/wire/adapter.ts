@@ -132,14 +132,6 @@ export function parseSse(text: string): SseEvent[] {
   return text.split(/\r?\n\r?\n/).map(parseSseBlock).filter((e): e is SseEvent => e !== null);
 }
 
-/** Splits text into pieces of a few words, as a token stream would arrive. */
-export function pieces(s: string, words = 4): string[] {
-  const parts = s.match(/\S+\s*|\s+/g) ?? [];
-  const out: string[] = [];
-  for (let i = 0; i < parts.length; i += words) out.push(parts.slice(i, i + words).join(''));
-  return out;
-}
-
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A JSON body, or null when it is not one. */

@@ -9,7 +9,8 @@ import { z } from 'zod';
 import type { AssistantMessage, ChatMessage, ChatRequest, FinishReason, ToolChoice, ToolSpec, Usage } from '../../contracts/chat.ts';
 import { issuePath } from '../../scenario/yaml-file.ts';
 import { apiError, JsonSchemaObject, responseFormat, type ApiError } from '../protocol.ts';
-import { isObject, json, pieces, wholeInput, type Answer, type ReadAnswer, type SentUsage, type SseEvent, type StreamAssembler, type WireAdapter } from './adapter.ts';
+import { pieces } from '../pieces.ts';
+import { isObject, json, wholeInput, type Answer, type ReadAnswer, type SentUsage, type SseEvent, type StreamAssembler, type WireAdapter } from './adapter.ts';
 import type { ResponseStore } from './response-store.ts';
 
 const TextBlock = z.looseObject({ type: z.literal('text'), text: z.string() });

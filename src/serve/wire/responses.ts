@@ -7,7 +7,8 @@ import { z } from 'zod';
 import type { AssistantMessage, ChatMessage, ChatRequest, FinishReason, ToolChoice, ToolSpec, Usage } from '../../contracts/chat.ts';
 import { issuePath } from '../../scenario/yaml-file.ts';
 import { apiError, JsonSchemaObject, responseFormat } from '../protocol.ts';
-import { isObject, pieces, type Answer, type ReadAnswer, type SentUsage, type SseEvent, type StreamAssembler, type WireAdapter } from './adapter.ts';
+import { pieces } from '../pieces.ts';
+import { isObject, type Answer, type ReadAnswer, type SentUsage, type SseEvent, type StreamAssembler, type WireAdapter } from './adapter.ts';
 import type { ResponseStore } from './response-store.ts';
 
 const TextPart = z.looseObject({ type: z.string(), text: z.string().optional(), refusal: z.string().optional() });

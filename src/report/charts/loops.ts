@@ -1,0 +1,93 @@
+// Vega-Lite specs for the reflection and context charts. Pure: aggregated rows in, spec out.
+//   reflection-cost — tokens and cost per run for each reflection mode, next to pass^k by k;
+//   context-cumulative-input — cumulative input tokens by step, one line per context strategy,
+//   with the fitted a·N + b·N² (dashed) and its a and b in the legend.
+import type { StepPoint } from '../stats/aggregate.ts';
+import { CHART_FONT, type ChartSpec } from './base.ts';
+import type { ContextRow } from '../stats/context.ts';
+import { predict } from '../stats/fit.ts';
+import type { StabilityRow } from '../stats/reflection.ts';
+import { colourBy, type ColourScale } from './colours.ts';
+import { drawnLines } from './steps.ts';
+
+const SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json';
+const config = { font: CHART_FONT, background: 'white', title: { fontSize: 15, anchor: 'start' as const }, legend: { orient: 'bottom' as const, direction: 'vertical' as const, labelLimit: 520 }, view: { stroke: null } };
+const coef = (x: number) => (Math.abs(x) >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(1));
+
+export function reflectionChart(rows: readonly StabilityRow[], colours: ColourScale): ChartSpec {
+  const labelOf = (r: StabilityRow) => colours.labels.get(r.config_id) ?? r.config_id;
+  const bars = rows.map((r) => ({ id: r.config_id, config: labelOf(r), reflection: r.reflection, tokens: Math.round(r.input_tokens_mean + r.output_tokens_mean), label: `$${r.cost_usd_mean.toFixed(4)} · ${r.successes ?? '-'}/${r.runs} right` }));
+  const curve = rows.flatMap((r) => r.pass_hat_k.map((p, i) => ({ id: r.config_id, config: labelOf(r), reflection: r.reflection, k: i + 1, pass: p })));
+  const color = colourBy('config', colours, bars.map((b) => b.config));
+  return {
+    name: 'reflection-cost',
+    title: 'What reflection costs and what it buys',
+    caption: 'Left: tokens per run (mean) with the cost and the runs answered right. Right: pass^k — the chance that k runs drawn from the repeats all succeed — for each reflection mode (lines overlap where modes succeed equally).',
+    spec: {
+      $schema: SCHEMA,
+      title: { text: 'What reflection costs and what it buys', subtitle: 'tokens and cost per run vs success and pass^k across repeats' },
+      config,
+      hconcat: [
+        {
+          width: 300,
+          height: 220,
+          data: { values: bars },
+          layer: [
+            { mark: 'bar', encoding: { y: { field: 'id', type: 'nominal', title: null, sort: null, axis: { labels: false, ticks: false } }, x: { field: 'tokens', type: 'quantitative', title: 'tokens per run (input + output)', axis: { format: ',d' } }, color } },
+            { mark: { type: 'text', align: 'left', dx: 4 }, encoding: { y: { field: 'id', type: 'nominal', sort: null }, x: { field: 'tokens', type: 'quantitative' }, text: { field: 'label' } } },
+          ],
+        },
+        {
+          width: 300,
+          height: 220,
+          data: { values: curve },
+          mark: { type: 'line', point: true },
+          encoding: {
+            x: { field: 'k', type: 'quantitative', title: 'k (runs that must all succeed)' },
+            y: { field: 'pass', type: 'quantitative', title: 'pass^k', scale: { domain: [0, 1] } },
+            color,
+            detail: { field: 'id', type: 'nominal' },
+          },
+        },
+      ],
+    },
+  };
+}
+
+export function contextChart(rows: readonly ContextRow[], points: readonly StepPoint[], colours: ColourScale): ChartSpec {
+  // A curve another one covers (reflection does not change what a context strategy sends) is drawn once.
+  const shown = drawnLines(points.filter((p) => rows.some((r) => r.config_id === p.config_id)), (p) => Math.round(p.cum_input_tokens));
+  const curves = points.filter((p) => shown.has(p.config_id));
+  const single = new Set(rows.map((r) => r.scenario)).size === 1;
+  const labelOf = (id: string) => colours.labels.get(id) ?? id;
+  // The legend names each strategy with its fit; across scenarios one label has several fits, which context.csv lists.
+  const withFit = single ? Object.fromEntries(rows.filter((r) => r.fit).map((r) => [labelOf(r.config_id), `${labelOf(r.config_id)}: a = ${coef(r.fit!.a)}, b = ${coef(r.fit!.b)}`])) : {};
+  const measured = curves.map((p) => ({ id: p.config_id, series: labelOf(p.config_id), kind: 'measured', step: p.step, tokens: Math.round(p.cum_input_tokens) }));
+  const fitted = rows.flatMap((r) => {
+    const fit = r.fit;
+    if (!fit || !shown.has(r.config_id)) return [];
+    const steps = curves.filter((p) => p.config_id === r.config_id).map((p) => p.step);
+    return steps.map((n) => ({ id: r.config_id, series: labelOf(r.config_id), kind: 'fit a·N + b·N²', step: n, tokens: Math.round(predict(fit, n)) }));
+  });
+  return {
+    name: 'context-cumulative-input',
+    title: 'Cumulative input tokens per context strategy',
+    caption: 'Input tokens a run has consumed by each step, one line per context strategy (configurations with the very same curve drawn once); dashed: the fit a·N + b·N². Full context is quadratic; a window or summaries flatten it toward linear.',
+    spec: {
+      $schema: SCHEMA,
+      title: { text: 'Cumulative input tokens per context strategy', subtitle: 'mean over runs; dashed = fitted a·N + b·N² (a and b in the legend)' },
+      config,
+      width: 600,
+      height: 320,
+      data: { values: [...measured, ...fitted] },
+      mark: { type: 'line', strokeWidth: 2 },
+      encoding: {
+        x: { field: 'step', type: 'quantitative', title: 'step N' },
+        y: { field: 'tokens', type: 'quantitative', title: 'cumulative input tokens', axis: { format: ',d' } },
+        color: colourBy('series', colours, measured.map((m) => m.series), { title: single ? rows[0]!.scenario : null, labelLimit: 600, labelExpr: `${JSON.stringify(withFit)}[datum.label] || datum.label` }),
+        detail: { field: 'id', type: 'nominal' },
+        strokeDash: { field: 'kind', type: 'nominal', title: null, scale: { domain: ['measured', 'fit a·N + b·N²'], range: [[1, 0], [6, 4]] } },
+      },
+    },
+  };
+}

@@ -1,0 +1,189 @@
+// The charts along the steps of a run: cumulative input tokens (with the quadratic fit), the same
+// curve in dollars, and the input of each call. A lower step limit's line lies under a higher one's
+// until it stops, and configurations that behave alike draw the very same line: each line is drawn
+// once (the highest limit's), and every configuration's last step is marked and named, so the
+// legend lists only lines a reader can see.
+import type { TopLevelSpec } from 'vega-lite';
+import type { StepPoint } from '../stats/aggregate.ts';
+import { naturalOrder } from '../stats/aggregate.ts';
+import { base, byScenario, PANEL_HEIGHT, STEP_AXIS, TOKENS_AXIS, USD_AXIS, WIDTH, type ChartSpec } from './base.ts';
+import { colourBy, configLabel, type ColourScale } from './colours.ts';
+import { fitFormula } from '../format/figures.ts';
+import type { QuadraticFit } from '../stats/fit.ts';
+import { predict } from '../stats/fit.ts';
+import { usd } from '../format/numbers.ts';
+
+type Value = (p: StepPoint) => number;
+/** One layer of a layered Vega-Lite spec (vega-lite exports no name for it). */
+type Layer = Extract<TopLevelSpec, { layer: unknown }>['layer'][number];
+const tokensOf: Value = (p) => Math.round(p.cum_input_tokens);
+
+/** Longer end labels (many configurations ending together) say how many; the tooltip lists them. */
+const END_LABEL_CHARS = 36;
+
+export interface LineEnd {
+  scenario: string;
+  step: number;
+  /** The line's value at its last step (the chart's y field). */
+  value: number;
+  label: string;
+  /** Every configuration that ends here, for the tooltip. */
+  configs: string;
+  /** Which side of its dot the label goes: towards the middle of the panel, so it stays inside. */
+  side: 'left' | 'right';
+}
+
+/** Where each configuration's line ends, labelled; lines that end at the same point share one label. */
+export function lineEnds(points: readonly StepPoint[], value: Value = tokensOf, show: (names: string, value: number) => string = (names) => names): LineEnd[] {
+  const last = new Map<string, StepPoint>();
+  const widest = new Map<string, number>();
+  for (const p of points) {
+    if ((last.get(p.config_id)?.step ?? -1) < p.step) last.set(p.config_id, p);
+    widest.set(p.scenario, Math.max(widest.get(p.scenario) ?? 0, p.step));
+  }
+  const ends = new Map<string, { scenario: string; step: number; value: number; names: string[] }>();
+  for (const p of last.values()) {
+    const v = value(p);
+    const key = `${p.scenario}\u0000${p.step}\u0000${v}`;
+    const name = configLabel(p.config_id, p.scenario);
+    const end = ends.get(key);
+    if (end) end.names.push(name);
+    else ends.set(key, { scenario: p.scenario, step: p.step, value: v, names: [name] });
+  }
+  return [...ends.values()].sort((a, b) => a.step - b.step).map(({ names, ...e }) => {
+    const configs = names.sort(naturalOrder).join(', ');
+    const label = show(configs.length <= END_LABEL_CHARS ? configs : sharedLabel(names), e.value);
+    return { ...e, label, configs, side: e.step > widest.get(e.scenario)! / 2 ? 'left' : 'right' };
+  });
+}
+
+/** `steps=12 · 2 configurations`: the settings every name shares (config ids are `key=value` words), and how many. */
+function sharedLabel(names: readonly string[]): string {
+  const [first, ...rest] = names.map((n) => n.split(' '));
+  const common = first!.filter((w) => rest.every((r) => r.includes(w)));
+  const count = `${names.length} configurations`;
+  return common.length ? `${common.join(' ')} · ${count}` : count;
+}
+
+/**
+ * The configurations whose line is drawn: per scenario, a line that another line already covers
+ * (the same value at every one of its steps) is not drawn again. Longest lines first, and among
+ * equals the last in natural order (the highest limit), so the drawn line is the one on top.
+ */
+export function drawnLines(points: readonly StepPoint[], value: Value): Set<string> {
+  const lines = new Map<string, { scenario: string; at: Map<number, number> }>();
+  for (const p of points) {
+    let l = lines.get(p.config_id);
+    if (!l) lines.set(p.config_id, (l = { scenario: p.scenario, at: new Map() }));
+    l.at.set(p.step, value(p));
+  }
+  const same = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b));
+  const ordered = [...lines].sort(([a, x], [b, y]) => y.at.size - x.at.size || naturalOrder(b, a));
+  const kept: Array<[string, { scenario: string; at: Map<number, number> }]> = [];
+  for (const [id, line] of ordered) {
+    const covered = kept.some(([, k]) => k.scenario === line.scenario && [...line.at].every(([step, v]) => k.at.has(step) && same(k.at.get(step)!, v)));
+    if (!covered) kept.push([id, line]);
+  }
+  return new Set(kept.map(([id]) => id));
+}
+
+interface LineChart {
+  name: string;
+  title: string;
+  subtitle: string | string[];
+  caption: string;
+  yTitle: string;
+  yAxis: Record<string, unknown>;
+  value: Value;
+  show?: (names: string, value: number) => string;
+  /** Extra layers drawn under the lines' end marks (the fit). */
+  layers?: Layer[];
+  /** Rows for those layers. */
+  rows?: object[];
+  strokeDash?: object;
+  point?: boolean;
+}
+
+function lineChart(points: readonly StepPoint[], scenarios: readonly string[], colours: ColourScale, c: LineChart): ChartSpec {
+  const drawn = drawnLines(points, c.value);
+  const lines = points.filter((p) => drawn.has(p.config_id)).map((p) => ({ scenario: p.scenario, config: configLabel(p.config_id, p.scenario), kind: 'measured', step: p.step, value: c.value(p) }));
+  const ends = lineEnds(points, c.value, c.show).map((e) => ({ ...e, kind: 'end' }));
+  const x = { field: 'step', type: 'quantitative' as const, title: 'step N', axis: STEP_AXIS };
+  const y = { field: 'value', type: 'quantitative' as const, title: c.yTitle, axis: c.yAxis };
+  return {
+    name: c.name,
+    title: c.title,
+    caption: c.caption,
+    spec: {
+      ...base(c.title, c.subtitle),
+      data: { values: [...lines, ...(c.rows ?? []), ...ends] },
+      ...byScenario(scenarios, ['x', 'y']),
+      spec: {
+        width: WIDTH,
+        height: PANEL_HEIGHT,
+        layer: [
+          ...(c.layers ?? []),
+          {
+            transform: [{ filter: "datum.kind === 'measured'" }],
+            mark: { type: 'line', point: c.point ?? false, strokeWidth: 2 },
+            encoding: { x, y, color: colourBy('config', colours, lines.map((l) => l.config)), ...(c.strokeDash ? { strokeDash: c.strokeDash } : {}) },
+          },
+          { transform: [{ filter: "datum.kind === 'end'" }], mark: { type: 'point', filled: true, size: 50, color: '#333' }, encoding: { x, y, tooltip: [{ field: 'configs', title: 'stops here' }, { field: 'step' }, { field: 'value', title: c.yTitle, format: c.yAxis.format as string }] } },
+          ...(['left', 'right'] as const).map((side) => ({
+            transform: [{ filter: `datum.kind === 'end' && datum.side === '${side}'` }],
+            mark: { type: 'text' as const, align: side === 'left' ? ('right' as const) : ('left' as const), baseline: 'bottom' as const, dx: side === 'left' ? -5 : 5, dy: -5, fontSize: 11, color: '#333' },
+            encoding: { x, y, text: { field: 'label' } },
+          })),
+        ],
+      },
+    },
+  };
+}
+
+const FIT = 'fit a·N + b·N²';
+
+export function cumulativeTokensChart(points: readonly StepPoint[], fits: readonly QuadraticFit[], scenarios: readonly string[], colours: ColourScale): ChartSpec {
+  const fitted = fits.flatMap((f) => Array.from({ length: f.max_step }, (_, i) => ({ scenario: f.scenario, kind: FIT, step: i + 1, value: Math.round(predict(f, i + 1)) })));
+  const formulas = fits.map((f) => ({ scenario: f.scenario, kind: 'formula', text: `dashed: fit ${fitFormula(f)}` }));
+  const dash = { field: 'kind', type: 'nominal' as const, title: null, scale: { domain: ['measured', FIT], range: [[1, 0], [6, 4]] }, legend: { labelExpr: "datum.label === 'measured' ? 'measured (mean over runs)' : datum.label" } };
+  return lineChart(points, scenarios, colours, {
+    name: 'cumulative-input-tokens',
+    title: 'Steps vs cumulative input tokens',
+    subtitle: ['mean over runs that reached the step; dashed = fitted a·N + b·N²;', 'dot = where a configuration stops'],
+    caption: 'Input tokens consumed by a run up to each step, one line per distinct curve, each configuration’s last step marked and named; dashed grey: the least-squares fit a·N + b·N² per scenario.',
+    yTitle: 'cumulative input tokens',
+    yAxis: TOKENS_AXIS,
+    value: tokensOf,
+    rows: [...fitted, ...formulas],
+    layers: [
+      { transform: [{ filter: `datum.kind === '${FIT}'` }], mark: { type: 'line', strokeWidth: 1.5, color: '#555' }, encoding: { x: { field: 'step', type: 'quantitative' }, y: { field: 'value', type: 'quantitative' }, strokeDash: dash } },
+      { transform: [{ filter: "datum.kind === 'formula'" }], mark: { type: 'text', align: 'left', baseline: 'top', x: 6, y: 4, fontSize: 11, color: '#555' }, encoding: { text: { field: 'text' } } },
+    ],
+  });
+}
+
+export function cumulativeCostChart(points: readonly StepPoint[], scenarios: readonly string[], colours: ColourScale): ChartSpec {
+  return lineChart(points, scenarios, colours, {
+    name: 'cumulative-cost',
+    title: 'Steps vs cumulative cost',
+    subtitle: ['USD per run up to each step at the recorded prices, mean over runs that reached the step;', 'dot = where a configuration stops'],
+    caption: 'The cumulative curve in dollars: what a run has cost by each step; each configuration’s end is marked with its name and mean cost there.',
+    yTitle: 'cumulative cost per run (USD)',
+    yAxis: USD_AXIS,
+    value: (p) => p.cum_cost_usd,
+    show: (names, v) => `${names} · ${usd(v)}`,
+  });
+}
+
+export function perCallTokensChart(points: readonly StepPoint[], scenarios: readonly string[], colours: ColourScale): ChartSpec {
+  return lineChart(points, scenarios, colours, {
+    name: 'input-tokens-per-call',
+    title: 'Input tokens of each call, by step',
+    subtitle: 'the linear growth behind the quadratic sum; dot = where a configuration stops',
+    caption: 'Each call re-sends the whole history, so its input grows linearly with the step; the sum of a linear series is the quadratic curve above.',
+    yTitle: 'input tokens of the call (mean)',
+    yAxis: TOKENS_AXIS,
+    value: (p) => Math.round(p.input_tokens),
+    point: true,
+  });
+}

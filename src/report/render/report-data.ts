@@ -1,0 +1,90 @@
+// Everything the human-facing reports (HTML, Markdown) show, computed once by build.ts.
+import type { ConfigSummary, StepPoint } from '../stats/aggregate.ts';
+import type { ChartSpec } from '../charts/base.ts';
+import type { ConfigEconomics } from '../stats/economics.ts';
+import { isDerived } from '../../contracts/derived.ts';
+import type { StepLimitSaving, StepRatio } from '../stats/step-limits.ts';
+import type { QuadraticFit } from '../stats/fit.ts';
+import type { RepricedConfig } from '../stats/reprice.ts';
+import type { VolumeProjection } from '../stats/volume.ts';
+import type { ConstraintRow, RoleRow, RoundRow } from '../stats/taskqueue.ts';
+import type { DetectorRow } from '../stats/detectors.ts';
+import type { StabilityRow } from '../stats/reflection.ts';
+import type { ContextRow } from '../stats/context.ts';
+import type { Meta } from '../../results/meta.ts';
+import type { RunFacts, RunRecord } from '../../contracts/records.ts';
+import { UNKNOWN_PRICE, type Price } from '../../contracts/settings.ts';
+import { distinct } from '../data/group.ts';
+import type { PrecisionOutcome } from '../stats/precision.ts';
+
+export interface RenderedChart extends Omit<ChartSpec, 'spec'> {
+  svg: string;
+}
+
+export interface ReportData {
+  name: string;
+  meta: Meta | null;
+  generated_at: string;
+  runs: readonly RunFacts[];
+  /** The first runs (up to MAX_RUN_ROWS) as whole records, for the HTML's runs table. */
+  shownRuns: readonly RunRecord[];
+  summary: readonly ConfigSummary[];
+  economics: readonly ConfigEconomics[];
+  /** The recommended MAX_STEPS per scenario: what the report opens with. */
+  decisions: readonly string[];
+  /** How the report is priced (as recorded, or re-priced from the recorded tokens). */
+  pricing: string;
+  points: readonly StepPoint[];
+  fits: readonly QuadraticFit[];
+  ratios: readonly StepRatio[];
+  savings: readonly StepLimitSaving[];
+  volumes: readonly VolumeProjection[];
+  repriced: readonly RepricedConfig[];
+  findings: readonly string[];
+  charts: readonly RenderedChart[];
+  /** Reflection and context-strategy reports (empty when neither was used). */
+  loop?: { stability: readonly StabilityRow[]; context: readonly ContextRow[] };
+  skipped: { steps: number; runs: number };
+  /** Present when the results hold task-queue runs. */
+  taskqueue: { rounds: readonly RoundRow[]; roles: readonly RoleRow[]; constraints: readonly ConstraintRow[] } | null;
+  /** Spin detectors paired with the same configuration without them (empty when none was swept on and off). */
+  detectors?: readonly DetectorRow[];
+  /** `bench run --repeat auto`: how many runs each configuration took and why (empty otherwise). */
+  sampling?: readonly PrecisionOutcome[];
+}
+
+/** `gpt-4o-mini ($0.15 input / $0.075 cached input / $0.6 output per 1M tokens)` */
+export const describePrice = (p: Price) => `${p.model} ($${p.input_per_1m} input / $${p.cached_input_per_1m} cached input / $${p.output_per_1m} output per 1M tokens)`;
+
+export function describePrices(summary: readonly ConfigSummary[]): string[] {
+  return distinct(summary.map((c) => JSON.stringify(c.settings.price))).map((j) => describePrice(JSON.parse(j) as Price));
+}
+
+/**
+ * How the report's costs were priced, as the reports say it after "Costs". Imported runs carry the costs
+ * their trajectories recorded; a price of theirs only priced steps that recorded tokens but no cost.
+ */
+export function describePricing(summary: readonly ConfigSummary[], o: { price?: Price; imported: boolean }): string {
+  if (o.price) return `re-priced as ${describePrice(o.price)} from recorded tokens (the brakes fired at the recorded prices)`;
+  if (!o.imported) return `priced as recorded: ${describePrices(summary).join('; ')}`;
+  const known = describePrices(summary.filter((c) => c.settings.price.model !== UNKNOWN_PRICE.model));
+  return `as recorded in the trajectories${known.length ? ` (steps with tokens but no cost_usd priced as ${known.join('; ')})` : ''}`;
+}
+
+/** The swept dimensions and the fixed limits, as `name: values` lines. */
+export function describeSettings(summary: readonly ConfigSummary[]): Array<[string, string]> {
+  const show = (v: unknown) => (v === null ? 'off' : String(v));
+  const rows: Array<[string, string]> = [['models', distinct(summary.map((c) => c.settings.model)).join(', ')]];
+  const keys = Object.keys(summary[0]?.settings.limits ?? {}) as Array<keyof ConfigSummary['settings']['limits']>;
+  for (const k of keys) rows.push([k, distinct(summary.map((c) => show(c.settings.limits[k]))).join(', ')]);
+  rows.push(['reflection', distinct(summary.map((c) => c.settings.reflection)).join(', ')]);
+  rows.push(['context', distinct(summary.map((c) => c.settings.context)).join(', ')]);
+  rows.push(['prompt cache', distinct(summary.map((c) => (c.settings.prompt_cache ? 'on' : 'off'))).join(', ')]);
+  return rows;
+}
+
+/** `40 runs` or `40 runs (30 derived by what-if)`. */
+export function runCount(d: Pick<ReportData, 'runs'>): string {
+  const derived = d.runs.filter((r) => isDerived(r.config_id)).length;
+  return `${d.runs.length} runs${derived ? ` (${derived} derived by what-if, no model called)` : ''}`;
+}

@@ -1,0 +1,121 @@
+// Per-configuration summary of run records: what a cost review reads first.
+import type { StopReason } from '../../contracts/stop-reason.ts';
+import type { RunFacts, StepRecord } from '../../contracts/records.ts';
+import type { ConfigSettings } from '../../contracts/settings.ts';
+import { groupBy } from '../data/group.ts';
+import { spread, type Spread } from './descriptive.ts';
+import { costPerSuccess, wilson, type CostPerSuccess, type Interval } from './intervals.ts';
+
+export interface ConfigSummary {
+  config_id: string;
+  scenario: string;
+  settings: ConfigSettings;
+  runs: number;
+  /** Runs whose answer was checked (the success rate's denominator). */
+  checked: number;
+  /** Runs whose answer was checked and passed; null when the scenario has no check. */
+  successes: number | null;
+  success_rate: number | null;
+  /** Wilson 95% interval of the success rate: honest at 10 runs and at 0% or 100%. */
+  success_ci: Interval | null;
+  /** Σ cost ÷ successes over the checked runs, with its interval (costPerSuccess); null when the scenario has no check. */
+  cost_per_success: CostPerSuccess | null;
+  stop_reasons: Partial<Record<StopReason, number>>;
+  /** For each stop reason, the first and last step at which it fired. */
+  stop_steps: Partial<Record<StopReason, { min: number; max: number }>>;
+  steps: Spread;
+  calls: Spread;
+  input_tokens: Spread;
+  output_tokens: Spread;
+  cached_tokens: Spread;
+  cost_usd: Spread;
+  total_cost_usd: number;
+}
+
+/** Runs grouped by configuration, in the order configurations first appear. */
+export function groupByConfig<R extends RunFacts>(runs: readonly R[]): R[][] {
+  return [...groupBy(runs, (r) => r.config_id).values()];
+}
+
+/** Names in natural order: `steps=12` before `steps=100`. The one order of configurations in every report. */
+export const naturalOrder = new Intl.Collator('en', { numeric: true }).compare;
+
+export function summarizeConfigs(runs: readonly RunFacts[]): ConfigSummary[] {
+  // Scenarios in the order they first appear, configurations in natural order (steps=12 before steps=30).
+  const scenarioOrder = [...new Set(runs.map((r) => r.scenario))];
+  const ordered = groupByConfig(runs).sort(
+    (a, b) => scenarioOrder.indexOf(a[0]!.scenario) - scenarioOrder.indexOf(b[0]!.scenario) || naturalOrder(a[0]!.config_id, b[0]!.config_id),
+  );
+  return ordered.map((g) => {
+    const first = g[0]!;
+    const checked = g.filter((r) => r.success !== null);
+    const successes = checked.length ? checked.filter((r) => r.success).length : null;
+    const stop_reasons: Partial<Record<StopReason, number>> = {};
+    const stop_steps: ConfigSummary['stop_steps'] = {};
+    for (const r of g) {
+      stop_reasons[r.stop_reason] = (stop_reasons[r.stop_reason] ?? 0) + 1;
+      const at = stop_steps[r.stop_reason];
+      stop_steps[r.stop_reason] = at ? { min: Math.min(at.min, r.stop_step), max: Math.max(at.max, r.stop_step) } : { min: r.stop_step, max: r.stop_step };
+    }
+    const pick = (f: (r: RunFacts) => number) => spread(g.map(f));
+    return {
+      config_id: first.config_id,
+      scenario: first.scenario,
+      settings: first.settings,
+      runs: g.length,
+      checked: checked.length,
+      successes,
+      success_rate: successes === null ? null : successes / checked.length,
+      success_ci: successes === null ? null : wilson(successes, checked.length),
+      cost_per_success: costPerSuccess(checked),
+      stop_reasons,
+      stop_steps,
+      steps: pick((r) => r.steps),
+      calls: pick((r) => r.calls),
+      input_tokens: pick((r) => r.input_tokens),
+      output_tokens: pick((r) => r.output_tokens),
+      cached_tokens: pick((r) => r.cached_tokens),
+      cost_usd: pick((r) => r.cost_usd),
+      total_cost_usd: g.reduce((s, r) => s + r.cost_usd, 0),
+    };
+  });
+}
+
+/** Mean tokens at one step index of one configuration, over the runs that reached it. */
+export interface StepPoint {
+  config_id: string;
+  scenario: string;
+  max_steps: number | null;
+  step: number;
+  calls: number;
+  /** Mean input tokens of the call(s) at this step: grows linearly with the history. */
+  input_tokens: number;
+  /** Mean input tokens consumed by the run up to and including this step: grows quadratically. */
+  cum_input_tokens: number;
+  /** Mean cost of the run up to and including this step (USD, at the recorded prices). */
+  cum_cost_usd: number;
+}
+
+/** Per (configuration, step) sums, fed one StepRecord at a time, so a 55,000-call sweep needs O(configs × steps) memory. */
+export class StepIndexAccumulator {
+  private readonly cells = new Map<string, { base: Omit<StepPoint, 'input_tokens' | 'cum_input_tokens' | 'cum_cost_usd' | 'calls'>; calls: number; input: number; cum: number; cost: number }>();
+
+  add(r: StepRecord): void {
+    const key = `${r.config_id}\u0000${r.step}`;
+    let c = this.cells.get(key);
+    if (!c) {
+      c = { base: { config_id: r.config_id, scenario: r.scenario, max_steps: r.settings.limits.max_steps, step: r.step }, calls: 0, input: 0, cum: 0, cost: 0 };
+      this.cells.set(key, c);
+    }
+    c.calls++;
+    c.input += r.input_tokens;
+    c.cum += r.cum_input_tokens;
+    c.cost += r.cum_cost_usd;
+  }
+
+  points(): StepPoint[] {
+    return [...this.cells.values()]
+      .map((c) => ({ ...c.base, calls: c.calls, input_tokens: c.input / c.calls, cum_input_tokens: c.cum / c.calls, cum_cost_usd: c.cost / c.calls }))
+      .sort((a, b) => a.config_id.localeCompare(b.config_id) || a.step - b.step);
+  }
+}

@@ -1,6 +1,7 @@
 // `bench run --agent-cmd` in process (the CLI: agent-cmd-cli.test.ts): the environment contract, the
 // upstream key kept from the agent and the records, and each way an agent's run ends.
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +10,10 @@ import { UsageError } from '../src/contracts/errors.ts';
 import { agentSweep, pythonAgent } from './support/agent-sweep.ts';
 import { detectContainment } from '../src/tools/containment.ts';
 import { serve } from './serve-helpers.ts';
+import { stubUpstream, type StubUpstream } from './helpers/stub-upstream.ts';
+import { buildSweepSpec } from '../src/runner/plan.ts';
+import { RUN_DEFAULTS } from '../src/runner/run-defaults.ts';
+import { transportFrom } from '../src/runner/transport.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-agent-cmd-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -52,6 +57,68 @@ describe('the environment contract, and the upstream key', () => {
     expect(files.map((f) => f.name)).toContain(`${runs[0]!.run_id}.json`);
     expect(files.filter((f) => fs.readFileSync(path.join(f.parentPath, f.name), 'utf8').includes(SECRET)).map((f) => f.name)).toEqual([]);
   }, 30_000);
+});
+
+describe('an Anthropic model: --model anthropic:<model>', () => {
+  let sim: RunningServer;
+  let proxy: StubUpstream;
+  const seen: Array<{ path: string | undefined; headers: http.IncomingHttpHeaders }> = [];
+  beforeAll(async () => {
+    sim = await serve();
+    // Anthropic's API as far as the gateway can tell: bench serve answers, and each request's headers are kept.
+    proxy = await stubUpstream((req, res, body) => {
+      seen.push({ path: req.url, headers: req.headers });
+      const up = http.request(`${sim.url.replace(/\/v1$/, '')}${req.url}`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      });
+      up.end(body);
+    });
+  });
+  afterAll(async () => {
+    await proxy.close();
+    await sim.close();
+  });
+
+  it("forwards the agent's Messages calls with $ANTHROPIC_API_KEY as x-api-key, which the agent never sees; the agent's own ANTHROPIC_* point at the gateway; a Chat Completions call is refused", async () => {
+    const SECRET = 'sk-ant-UPSTREAM-do-not-leak-7373';
+    const dumps = path.join(tmp, 'env-anthropic');
+    fs.mkdirSync(dumps);
+    const cmd = agent(
+      'anthropic-env',
+      `json.dump(dict(os.environ), open(os.path.join(${JSON.stringify(dumps)}, os.environ["LOOPBENCH_RUN_ID"] + ".json"), "w"))
+body = {"model": "claude-whatever", "max_tokens": 200, "system": os.environ["LOOPBENCH_SYSTEM"], "messages": [{"role": "user", "content": os.environ["LOOPBENCH_GOAL"]}]}
+req = urllib.request.Request(os.environ["ANTHROPIC_BASE_URL"] + "/v1/messages", data=json.dumps(body).encode(), headers={"content-type": "application/json", "x-api-key": os.environ["ANTHROPIC_API_KEY"], "anthropic-version": "2023-06-01"})
+m = json.load(urllib.request.urlopen(req))
+assert m["type"] == "message", m
+try:
+    call()
+    sys.exit("a Chat Completions call went through")
+except urllib.error.HTTPError as e:
+    assert e.code == 400 and json.load(e)["error"]["code"] == "loopbench_no_openai_upstream"
+print(json.dumps({"answer": "338350"}))`,
+    );
+    seen.length = 0;
+    const { dir, runs, steps } = await agentSweep(
+      { agentCmd: cmd, scenario: 'tiny-agent-sum-of-squares', model: 'anthropic:tiny-agent', steps: '7', repeat: '1' },
+      { ANTHROPIC_API_KEY: SECRET, ANTHROPIC_BASE_URL: proxy.url.replace(/\/v1$/, '') },
+    );
+    expect(runs.map((x) => [x.stop_reason, x.success, x.calls])).toEqual([['done', true, 1]]);
+    expect(steps[0]!.input_tokens).toBeGreaterThan(0);
+    expect(seen.map((x) => [x.path, x.headers['x-api-key'], x.headers['anthropic-version'], x.headers.authorization])).toEqual([['/v1/messages', SECRET, '2023-06-01', undefined]]);
+    const e = JSON.parse(fs.readFileSync(path.join(dumps, `${runs[0]!.run_id}.json`), 'utf8')) as Record<string, string>;
+    expect(e.ANTHROPIC_API_KEY).toMatch(/^lb-/);
+    expect(e.ANTHROPIC_API_KEY).toBe(e.OPENAI_API_KEY);
+    expect(e.ANTHROPIC_BASE_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(JSON.stringify(e)).not.toContain(SECRET);
+    const files = fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((f) => f.isFile());
+    expect(files.filter((f) => fs.readFileSync(path.join(f.parentPath, f.name), 'utf8').includes(SECRET)).map((f) => f.name)).toEqual([]);
+  }, 30_000);
+
+  it('is refused for loopbench\'s own loops, and without its key, before anything runs', () => {
+    expect(() => buildSweepSpec({ ...RUN_DEFAULTS, model: 'anthropic:claude-sonnet-4-5' }, transportFrom(RUN_DEFAULTS, { ANTHROPIC_API_KEY: 'k' }))).toThrow(/--agent-cmd CMD --model anthropic:claude-sonnet-4-5/);
+    expect(() => buildSweepSpec({ ...RUN_DEFAULTS, agentCmd: 'true', model: 'anthropic:claude-sonnet-4-5' }, transportFrom(RUN_DEFAULTS, {}))).toThrow(/ANTHROPIC_API_KEY is not set/);
+  });
 });
 
 describe('how an agent process ends', () => {

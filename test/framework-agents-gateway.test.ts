@@ -1,25 +1,28 @@
 // The framework agents through `bench run --agent-cmd` (the metering gateway in front of the sim),
 // on their defaults: the usage each framework reports equals loopbench's steps.jsonl call for call,
 // and the step limit, the budget and the spin brake each stop it with one refused call the framework
-// surfaces as a clean error (no retries). Each agent process runs under the fetch guard, one wire log
-// per run. These are the agents that speak Chat Completions, which the gateway forwards today.
+// surfaces as a clean error (no retries), the withheld answer marked in steps.jsonl. Each agent
+// process runs under the fetch guard, one wire log per run. Every protocol: Chat Completions, the
+// Responses API (the Agents SDK and the AI SDK on their defaults) and Anthropic Messages.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { agentSweep } from './support/agent-sweep.ts';
-import { CASES, GUARD, idOf, readWire, toolCallCheck, wireFile } from './support/framework-agents.ts';
+import { CASES, GUARD, idOf, readWire, refusalCode, toolCallCheck, wireFile } from './support/framework-agents.ts';
 import { benchAsync } from './serve-helpers.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-frameworks-gateway-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-const THROUGH_GATEWAY = CASES.filter((c) => c.route === '/v1/chat/completions' && !c.reaches);
+// The Agents SDK exports traces to api.openai.com by default (framework-agents.test.ts shows it); here it is told not to.
+const QUIET: Record<string, Record<string, string>> = { 'agents-sdk-agent.mjs': { OPENAI_AGENTS_DISABLE_TRACING: '1' } };
+const THROUGH_GATEWAY = CASES.filter((c) => !c.reaches || QUIET[c.script]);
 
 function agentEnv(c: (typeof CASES)[number]) {
   const usageDir = fs.mkdtempSync(path.join(tmp, 'usage-'));
   const wireDir = fs.mkdtempSync(path.join(tmp, 'wire-'));
-  return { usageDir, wireDir, env: { HOME: tmp, NODE_OPTIONS: `--import ${GUARD}`, AGENT_USAGE_DIR: usageDir, AGENT_WIRE_DIR: wireDir, ...c.env } };
+  return { usageDir, wireDir, env: { HOME: tmp, NODE_OPTIONS: `--import ${GUARD}`, AGENT_USAGE_DIR: usageDir, AGENT_WIRE_DIR: wireDir, ...QUIET[c.script], ...c.env } };
 }
 
 const cmd = (c: (typeof CASES)[number]) => `node examples/agents/${c.script}`;
@@ -36,6 +39,7 @@ describe.concurrent.each(THROUGH_GATEWAY)('$name through bench run --agent-cmd',
     expect(reported.map(({ input, output }) => ({ input, output }))).toEqual(metered);
     const wire = readWire(wireFile(wireDir, done.run_id));
     expect(wire.filter((e) => e.url).map(idOf)).toHaveLength(metered.length);
+    expect(wire.filter((e) => e.blocked)).toEqual([]);
     expect(toolCallCheck(c.route, wire).problems).toEqual([]);
 
     const stopped = runs.find((r) => r.settings.limits.max_steps === 2)!;
@@ -43,7 +47,7 @@ describe.concurrent.each(THROUGH_GATEWAY)('$name through bench run --agent-cmd',
     const calls = readWire(wireFile(wireDir, stopped.run_id)).filter((e) => e.url);
     // Two answered calls, then exactly one refusal: a 403 the framework does not retry.
     expect(calls.map((e) => e.status)).toEqual([200, 200, 403]);
-    expect(JSON.parse(calls[2]!.response!)).toMatchObject({ error: { code: 'loopbench_max_steps' } });
+    expect(refusalCode(c.route, calls[2]!.response!)).toBe('loopbench_max_steps');
   }, 60_000);
 
   it('the spin brake and --max-cost each stop it at the gateway with one refused call', async () => {
@@ -52,7 +56,12 @@ describe.concurrent.each(THROUGH_GATEWAY)('$name through bench run --agent-cmd',
     expect(spin.runs[0]).toMatchObject({ stop_reason: 'spin' });
     const spinCalls = readWire(wireFile(wireDir, spin.runs[0]!.run_id)).filter((e) => e.url);
     expect(spinCalls.at(-1)!.status).toBe(403);
+    expect(refusalCode(c.route, spinCalls.at(-1)!.response!)).toBe('loopbench_spin');
     expect(spinCalls.filter((e) => e.status !== 200)).toHaveLength(1);
+    // The answer the brake withheld was billed: one step more than the agent got answers, and marked so.
+    const spinSteps = spin.steps.filter((s) => s.run_id === spin.runs[0]!.run_id);
+    expect(spinSteps).toHaveLength(spinCalls.length);
+    expect(spinSteps.map((s) => s.withheld ?? false)).toEqual([...spinSteps.slice(1).map(() => false), true]);
     const cost = await agentSweep({ agentCmd: cmd(c), scenario: 'tiny-agent-sum-of-squares', steps: '10', maxCost: '0.0004', repeat: '1' }, env);
     expect(cost.runs[0]).toMatchObject({ stop_reason: 'max_cost' });
     expect(cost.runs[0]!.cost_usd).toBeLessThanOrEqual(0.0004);
@@ -61,10 +70,12 @@ describe.concurrent.each(THROUGH_GATEWAY)('$name through bench run --agent-cmd',
   }, 60_000);
 });
 
-it('--repeat 5 of a framework agent gives 5 recorded runs and a report', async () => {
-  const c = THROUGH_GATEWAY[0]!;
+// One agent per protocol.
+const REPEATED = ['/v1/chat/completions', '/v1/responses', '/v1/messages'].map((route) => THROUGH_GATEWAY.find((c) => c.route === route)!);
+
+it.concurrent.each(REPEATED)('--repeat 5 of $name gives 5 recorded runs and a report', async (c) => {
   const { env } = agentEnv(c);
-  const out = path.join(tmp, 'repeat5');
+  const out = path.join(tmp, `repeat5-${c.route.split('/').pop()}`);
   const r = await benchAsync(['run', '--agent-cmd', cmd(c), '-s', 'tiny-agent-sum-of-squares', '--steps', '10', '--repeat', '5', '-j', '5', '--out', out], env);
   expect(r.code, r.stderr).toBe(0);
   const runs = fs.readFileSync(path.join(out, 'runs.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { stop_reason: string });

@@ -4,11 +4,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayOptions } from '../src/cli/serve.ts';
 import type { RunRecord, StepRecord } from '../src/contracts/records.ts';
 import { startStandaloneGateway } from '../src/gateway/standalone.ts';
+import { callCost } from '../src/meter/pricing.ts';
 import { buildReports } from '../src/report/build.ts';
 import type { RunningServer } from '../src/serve/server.ts';
 import { spawnBench } from './helpers/cli.ts';
@@ -133,11 +135,50 @@ describe('virtual keys from the gateway on its own', () => {
   });
 });
 
+describe('bench serve --upstream and --anthropic-upstream: one gateway in front of both providers', () => {
+  it('forwards Responses and Messages calls, each to its provider; a run is priced as the model its first call names when the table has it, else as --price-model', async () => {
+    // A provider that answers any model name.
+    const provider = await serve({ profile: 'seed-calibrated' });
+    const runsOf = async (extra: Record<string, string>) => {
+      const dir = path.join(tmp, `both-${Object.keys(extra).length}`);
+      const o = gatewayOptions(flags({ upstream: provider.url, anthropicUpstream: provider.url.replace(/\/v1$/, ''), out: dir, ...extra }), { OPENAI_API_KEY: KEY, ANTHROPIC_API_KEY: `${KEY}-anthropic` })!;
+      const gateway = await startStandaloneGateway(o);
+      const named = (run: string) => ({ 'x-loopbench-run': run });
+      const openai = (run: string) => new OpenAI({ apiKey: 'unused', baseURL: gateway.url, maxRetries: 0, defaultHeaders: named(run) });
+      await openai('resp-gpt-4o').responses.create({ model: 'gpt-4o', input: 'Collect sources.' });
+      await openai('chat-unpriced').chat.completions.create({ model: 'seed-calibrated', messages });
+      const anthropic = new Anthropic({ apiKey: 'unused', baseURL: gateway.url.replace(/\/v1$/, ''), maxRetries: 0, defaultHeaders: named('msg-claude') });
+      await anthropic.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 200, messages: [{ role: 'user', content: 'Collect sources.' }] });
+      await gateway.close();
+      return { runs: read<RunRecord>(path.join(dir, 'runs.jsonl')), steps: read<StepRecord>(path.join(dir, 'steps.jsonl')) };
+    };
+    try {
+      const byModel = await runsOf({});
+      expect(byModel.runs.map((r) => [r.run_id, r.settings.price.model, r.settings.model])).toEqual([
+        ['resp-gpt-4o', 'gpt-4o', 'openai+anthropic:upstream'],
+        ['chat-unpriced', 'gpt-4o-mini', 'openai+anthropic:upstream'],
+        ['msg-claude', 'claude-sonnet-4-5', 'openai+anthropic:upstream'],
+      ]);
+      for (const step of byModel.steps) {
+        const price = byModel.runs.find((r) => r.run_id === step.run_id)!.settings.price;
+        expect(step.cost_usd).toBeCloseTo(callCost(price, step.input_tokens, step.output_tokens, step.cached_tokens), 15);
+      }
+      const fixed = await runsOf({ priceModel: 'gpt-4.1' });
+      expect(fixed.runs.map((r) => r.settings.price.model)).toEqual(['gpt-4.1', 'gpt-4.1', 'gpt-4.1']);
+      const files = fs.readdirSync(tmp, { recursive: true, withFileTypes: true }).filter((f) => f.isFile() && f.parentPath.includes('both-'));
+      expect(files.filter((f) => fs.readFileSync(path.join(f.parentPath, f.name), 'utf8').includes(KEY)).map((f) => f.name)).toEqual([]);
+    } finally {
+      await provider.close();
+    }
+  }, 30_000);
+});
+
 describe('gateway flags', () => {
   it.each([
     ['a host beyond loopback without --auth-token', { upstream: 'http://127.0.0.1:9/v1', host: '0.0.0.0' }, { OPENAI_API_KEY: KEY }, /--auth-token/],
     ['--upstream without a key in the environment', { upstream: 'http://127.0.0.1:9/v1' }, {}, /OPENAI_API_KEY is not set/],
     ['--upstream that is not a URL', { upstream: 'not a url' }, { OPENAI_API_KEY: KEY }, /--upstream: 'not a url' is not a URL/],
+    ['--anthropic-upstream without its key in the environment', { anthropicUpstream: 'https://api.anthropic.com' }, { OPENAI_API_KEY: KEY }, /--anthropic-upstream: ANTHROPIC_API_KEY is not set/],
     ['a list of steps', { out: 'x', steps: '3,5' }, {}, /--steps: the gateway takes one value/],
     ['a brake flag without gateway mode', { steps: '3' }, {}, /--steps: a gateway flag/],
     ['a short --auth-token', { out: 'x', authToken: 'short' }, {}, /at least 16/],

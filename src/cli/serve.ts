@@ -12,7 +12,7 @@ import { isLoopback } from '../gateway/gateway.ts';
 import { startStandaloneGateway, type StandaloneOptions } from '../gateway/standalone.ts';
 import { DEFAULT_PRICED_MODEL, loadPricing, priceFor } from '../meter/pricing.ts';
 import { TokenCounter } from '../meter/tokens.ts';
-import { API_KEY_VAR } from '../models/factory.ts';
+import { ANTHROPIC_DEFAULT_URL, ANTHROPIC_KEY_VAR, API_KEY_VAR } from '../models/factory.ts';
 import { DEFAULT_IDLE_MS, DEFAULT_MAX_ANSWER_BYTES } from '../gateway/upstream.ts';
 import { redact } from '../models/redact.ts';
 import { resultsDirFor, timestampName } from '../results/results-dir.ts';
@@ -43,6 +43,7 @@ interface ServeFlags {
   maxOutputTokens?: string;
   priceModel?: string;
   traces?: string;
+  anthropicUpstream?: string;
   requestTimeout?: string;
   idleTimeout?: string;
   maxAnswerMb?: string;
@@ -53,15 +54,17 @@ export const GATEWAY_REQUEST_TIMEOUT_S = 600;
 
 /** `--upstream` or `--out`: bench serve is the metering gateway, with per-run brakes and records. */
 export function gatewayOptions(f: ServeFlags, env: NodeJS.ProcessEnv = process.env, now = new Date()): StandaloneOptions | null {
-  if (f.upstream === undefined && f.out === undefined) {
+  if (f.upstream === undefined && f.anthropicUpstream === undefined && f.out === undefined) {
     const stray = (['steps', 'maxCost', 'timeout', 'maxRepeat', 'maxTokens', 'maxCalls', 'maxOutputTokens', 'priceModel', 'authToken', 'requestTimeout', 'idleTimeout', 'maxAnswerMb'] as const).find((k) => f[k] !== undefined);
-    if (stray) throw new UsageError(`--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: a gateway flag; give --upstream URL or --out DIR to run bench serve as the metering gateway`);
+    if (stray) throw new UsageError(`--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: a gateway flag; give --upstream URL, --anthropic-upstream URL or --out DIR to run bench serve as the metering gateway`);
     return null;
   }
-  if (f.upstream !== undefined) checkUpstream(f.upstream);
+  if (f.upstream !== undefined) checkUpstream(f.upstream, '--upstream', 'https://api.openai.com/v1 or any OpenAI-compatible base URL');
+  if (f.anthropicUpstream !== undefined) checkUpstream(f.anthropicUpstream, '--anthropic-upstream', `${ANTHROPIC_DEFAULT_URL} (Anthropic's base URL, without /v1)`);
   if (f.authToken !== undefined && f.authToken.length < 16) throw new UsageError('--auth-token: use at least 16 characters');
   if (!isLoopback(f.host) && !f.authToken) throw new UsageError(`--host ${f.host}: a gateway reachable beyond this machine needs --auth-token (or keep the default 127.0.0.1)`);
   if (f.upstream !== undefined && !env[API_KEY_VAR]) throw new UsageError(`--upstream: ${API_KEY_VAR} is not set in bench serve's environment (the gateway forwards with it; agents never see it)`);
+  if (f.anthropicUpstream !== undefined && !env[ANTHROPIC_KEY_VAR]) throw new UsageError(`--anthropic-upstream: ${ANTHROPIC_KEY_VAR} is not set in bench serve's environment (the gateway forwards with it as x-api-key; agents never see it)`);
   const table = loadPricing();
   // The table of brakes parses them as bench run does; the gateway takes one value of each (all may be
   // off: the agent's own limits then decide, and the gateway only meters).
@@ -76,11 +79,14 @@ export function gatewayOptions(f: ServeFlags, env: NodeJS.ProcessEnv = process.e
     port: parseOne(f.port, '--port', { integer: true, min: 0, max: 65535 }),
     ...(f.authToken ? { authToken: f.authToken } : {}),
     ...(f.upstream !== undefined ? { upstreamUrl: f.upstream, apiKey: env[API_KEY_VAR] } : {}),
+    ...(f.anthropicUpstream !== undefined ? { anthropicUrl: f.anthropicUpstream, anthropicKey: env[ANTHROPIC_KEY_VAR] } : {}),
+    // Without --price-model, a run is priced as the model its first call names when the table has it (else as the default).
+    ...(f.priceModel === undefined ? { priceOf: (model: string) => (table.models[model] ? priceFor(table, model) : undefined) } : {}),
     timeoutMs: parseOne(f.requestTimeout ?? String(GATEWAY_REQUEST_TIMEOUT_S), '--request-timeout', { min: 0.001, max: 86_400 }) * 1000,
     idleMs: parseOne(f.idleTimeout ?? String(DEFAULT_IDLE_MS / 1000), '--idle-timeout', { min: 0.001, max: 86_400 }) * 1000,
     maxAnswerBytes: Math.round(parseOne(f.maxAnswerMb ?? String(DEFAULT_MAX_ANSWER_BYTES / 1024 / 1024), '--max-answer-mb', { min: 0.001, max: 1024 }) * 1024 * 1024),
     settings: {
-      model: f.upstream !== undefined ? 'openai:upstream' : 'sim',
+      model: upstreamModel(f),
       limits,
       reflection: 'off',
       max_reflections: 1,
@@ -96,14 +102,20 @@ export function gatewayOptions(f: ServeFlags, env: NodeJS.ProcessEnv = process.e
   };
 }
 
-function checkUpstream(text: string): void {
+/** What a standalone gateway's runs say they ran on. */
+function upstreamModel(f: ServeFlags): string {
+  if (f.upstream !== undefined && f.anthropicUpstream !== undefined) return 'openai+anthropic:upstream';
+  return f.upstream !== undefined ? 'openai:upstream' : f.anthropicUpstream !== undefined ? 'anthropic:upstream' : 'sim';
+}
+
+function checkUpstream(text: string, flag: string, accepted: string): void {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(`--upstream: '${redact(text)}' is not a URL (accepted: https://api.openai.com/v1 or any OpenAI-compatible base URL)`);
+    throw new UsageError(`${flag}: '${redact(text)}' is not a URL (accepted: ${accepted})`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--upstream: '${redact(text)}' is not http or https`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${flag}: '${redact(text)}' is not http or https`);
 }
 
 export function serveOptions(f: ServeFlags, now = new Date()) {
@@ -137,7 +149,8 @@ export function registerServe(program: Command): void {
     .option('--profile <id>', 'answer every model name with this simulated profile (default: the model name is the profile id)')
     .addOption(new Option('--prompt-cache <on|off>', 'bill repeated prompt prefixes as cached tokens, shared across requests as a provider does').default('off'))
     .option('--log <file>', 'per-request usage log, JSON lines (default: results/serve-<time>.jsonl)')
-    .option('--upstream <url>', `gateway mode: forward every call to this OpenAI-compatible API with the key in $${API_KEY_VAR}, metered and braked per run`)
+    .option('--upstream <url>', `gateway mode: forward Chat Completions and Responses calls to this OpenAI-compatible API with the key in $${API_KEY_VAR}, metered and braked per run`)
+    .option('--anthropic-upstream <url>', `gateway mode: forward Anthropic Messages calls to this API (Anthropic's base URL, e.g. ${ANTHROPIC_DEFAULT_URL}) with the key in $${ANTHROPIC_KEY_VAR} (sent as x-api-key)`)
     .option('--out <dir>', 'gateway mode: results directory for the runs (steps.jsonl as calls happen, runs.jsonl when the gateway stops); without --upstream the sim answers')
     .option('--auth-token <token>', 'gateway mode: the bearer token runs named by x-loopbench-run must send; required with a --host other than loopback')
     .option('--steps <n>', 'gateway mode: calls per run (or off)')
@@ -147,11 +160,11 @@ export function registerServe(program: Command): void {
     .option('--max-tokens <n>', 'gateway mode: total tokens per run (or off)')
     .option('--max-calls <n>', 'gateway mode: model calls per run (or off)')
     .option('--max-output-tokens <n>', 'gateway mode: the ceiling on each answer (an agent\'s larger max_tokens is lowered to it)')
-    .option('--price-model <name>', `gateway mode: price the tokens as this model of data/pricing.yaml (default ${DEFAULT_PRICED_MODEL})`)
-    .option('--traces <dir>', 'also receive OpenTelemetry traces on POST /v1/traces (OTLP/HTTP, protobuf or JSON): kept in DIR/traces.otlp.jsonl, imported into DIR as runs, with reports, when bench serve stops')
+    .option('--price-model <name>', `gateway mode: price every run's tokens as this model of data/pricing.yaml (default: the model a run's first call names, when the table has it, else ${DEFAULT_PRICED_MODEL})`)
     .option('--request-timeout <s>', `gateway mode: total deadline of each upstream call, request to last byte (default ${GATEWAY_REQUEST_TIMEOUT_S}; a call in flight also ends with its run's --timeout)`)
     .option('--idle-timeout <s>', `gateway mode: an upstream call fails when the upstream sends nothing for this long (default ${DEFAULT_IDLE_MS / 1000})`)
     .option('--max-answer-mb <n>', `gateway mode: the most of one upstream answer the gateway reads, in MiB; a larger one is refused (502) and its run ends as an error (default ${DEFAULT_MAX_ANSWER_BYTES / 1024 / 1024})`)
+    .option('--traces <dir>', 'also receive OpenTelemetry traces on POST /v1/traces (OTLP/HTTP, protobuf or JSON): kept in DIR/traces.otlp.jsonl, imported into DIR as runs, with reports, when bench serve stops')
     .action(async (f: ServeFlags) => {
       const g = gatewayOptions(f);
       const traces = servedTraces(f.traces, f.host);
@@ -159,7 +172,7 @@ export function registerServe(program: Command): void {
       const o = g ? null : serveOptions(f);
       const server = g ? await startStandaloneGateway({ ...g, ...route }) : await startServe({ ...o!, ...route });
       if (g) {
-        console.log(`bench serve (gateway): ${server.url} → ${g.upstreamUrl ? redact(g.upstreamUrl) : 'simulated models'}; name each run with the header x-loopbench-run (or POST /v1/loopbench/runs for a virtual key); records in ${g.dir}; Ctrl-C stops and writes runs.jsonl`);
+        console.log(`bench serve (gateway): ${server.url} → ${[g.upstreamUrl, g.anthropicUrl].filter((u) => u !== undefined).map((u) => redact(u)).join(' and ') || 'simulated models'}; name each run with the header x-loopbench-run (or POST /v1/loopbench/runs for a virtual key); records in ${g.dir}; Ctrl-C stops and writes runs.jsonl`);
         if (traces) console.log(`bench serve: POST ${server.url}/traces takes OpenTelemetry traces into ${traces.dir}`);
       } else console.log(`bench serve: ${server.url} (POST /chat/completions, /responses, /messages${traces ? ', /traces' : ''}; GET /models); usage log ${o!.logFile}${traces ? `; traces into ${traces.dir}` : ''}; Ctrl-C stops`);
       // The first signal closes the server (open connections are cut; the usage log flushed, or the

@@ -55,6 +55,9 @@ export interface ReportedUsage {
   prompt_tokens: number | null;
   completion_tokens: number | null;
   cached_tokens: number | null;
+  /** Present when the upstream sent them. */
+  cache_write_tokens?: number | null;
+  reasoning_tokens?: number | null;
 }
 
 /** One line of runs.jsonl: one run, written when it ends (also when interrupted). */

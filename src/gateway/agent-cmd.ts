@@ -1,7 +1,8 @@
 // `bench run --agent-cmd CMD`: each planned run is the user's own agent, started as a process and
-// pointed at the gateway with a virtual key of its own. The gateway brakes and meters its calls;
+// pointed at the gateway with a virtual key of its own (as OPENAI_* and ANTHROPIC_* alike, so an
+// agent on either provider's SDK finds it). The gateway brakes and meters its calls;
 // the process's exit and last line of stdout make the rest of its RunRecord.
-import { DEFAULT_TRANSPORT, simProfileFor, type ModelTransport } from '../models/factory.ts';
+import { ANTHROPIC_DEFAULT_URL, DEFAULT_TRANSPORT, simProfileFor, type ModelTransport } from '../models/factory.ts';
 import type { RunRecord } from '../contracts/records.ts';
 import type { Stop } from '../contracts/stop-reason.ts';
 import { redact } from '../models/redact.ts';
@@ -41,11 +42,14 @@ export async function startAgentHost(o: AgentHostOptions): Promise<AgentHost> {
   const gateway = await Gateway.start({ host: '127.0.0.1', port: 0, counter: o.counter });
   const upstreamFor = async (plan: RunPlan): Promise<Upstream> => {
     const spec = plan.settings.model;
-    if (spec.startsWith('openai:')) return { url: transport.baseURL ?? OPENAI_DEFAULT_URL, apiKey: transport.apiKey, model: spec.slice('openai:'.length), timeoutMs: transport.timeoutMs };
+    if (spec.startsWith('openai:')) return { url: transport.baseURL ?? OPENAI_DEFAULT_URL, apiKey: transport.apiKey, model: spec.slice('openai:'.length), timeoutMs: transport.timeoutMs, speaks: 'openai' };
+    // Anthropic's base URL is spelled without /v1 (its SDKs add /v1/messages); the gateway's upstreams all end in /v1.
+    if (spec.startsWith('anthropic:'))
+      return { url: `${(transport.anthropicBaseURL ?? ANTHROPIC_DEFAULT_URL).replace(/\/+$/, '')}/v1`, apiKey: transport.anthropicApiKey, model: spec.slice('anthropic:'.length), timeoutMs: transport.timeoutMs, speaks: 'anthropic' };
     sim ??= startServe({ host: '127.0.0.1', port: 0, latencyMs: 0, errorRate: 0, faults: [], retryAfterS: 1, promptCache: o.promptCache, onToolMapping: sayToolMapping });
     return { url: (await sim).url, model: simProfileFor(spec, plan.scenario).id, seed: plan.settings.seed, timeoutMs: transport.timeoutMs };
   };
-  const secrets = [transport.apiKey];
+  const secrets = [transport.apiKey, transport.anthropicApiKey];
   const base = Object.fromEntries(Object.entries(o.baseEnv ?? process.env).filter(([, v]) => v !== undefined && !secrets.some((s) => s && v.includes(s))));
 
   async function execute(plan: RunPlan, deps: RunDeps): Promise<RunResult> {
@@ -62,6 +66,9 @@ export async function startAgentHost(o: AgentHostOptions): Promise<AgentHost> {
       ...base,
       OPENAI_BASE_URL: gateway.url,
       OPENAI_API_KEY: key,
+      // Anthropic's SDKs add /v1/messages to their base URL, and send the key as x-api-key.
+      ANTHROPIC_BASE_URL: gateway.url.replace(/\/v1$/, ''),
+      ANTHROPIC_API_KEY: key,
       LOOPBENCH_RUN_ID: plan.runId,
       LOOPBENCH_SEED: String(settings.seed),
       LOOPBENCH_SYSTEM: system,

@@ -58,7 +58,11 @@ export function tally<S>(call: WireCall<S>, prior: Remembered<S> | null, counter
       counts[k] = prior!.counts[k]!;
       if (messages) messages[k] = prior!.messages![k]!;
     } else {
-      counts[k] = isAnswer(m, prior?.answer ?? null) ? prior!.answer!.inputTokens : counter.message(m);
+      if (isAnswer(m, prior?.answer ?? null)) {
+        counts[k] = prior!.answer!.inputTokens;
+        // An adapter that hands back the same message objects call after call (items.ts) finds it counted.
+        counter.remember(m, counts[k]!);
+      } else counts[k] = counter.message(m);
       if (messages) messages[k] = m;
     }
     sum += counts[k]!;

@@ -8,10 +8,10 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { FinishReason } from '../contracts/chat.ts';
 import { UsageError } from '../contracts/errors.ts';
 import type { HttpRoute } from '../contracts/http-route.ts';
 import { runIdProblem, RUN_ID_RULE } from '../contracts/run-id.ts';
+import type { Price } from '../contracts/settings.ts';
 import type { Stop } from '../contracts/stop-reason.ts';
 import type { SpendGuard } from '../contracts/sweep-state.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
@@ -26,17 +26,23 @@ import { forward, type FailureCause, type Outcome, type Upstream } from './upstr
 import { meterUsage } from './usage-check.ts';
 import type { WireAdapter, WireCall, WireError } from './wire/adapter.ts';
 import { chatCompletions } from './wire/chat-completions.ts';
+import { messagesWire } from './wire/messages.ts';
+import { responsesWire } from './wire/responses.ts';
 
 export const RUN_HEADER = 'x-loopbench-run';
 /** Standalone gateway: POST here to open a run and get its virtual key. */
 export const RUNS_ROUTE = '/v1/loopbench/runs';
 const KEY_PREFIX = 'lb-';
-const FINISH = new Set<string>(['stop', 'tool_calls', 'length']);
 
 /** A run the gateway meters: its brakes' state, where its calls go, the most each answer may be. */
 export interface GatewayRun {
   meter: RunMeter;
+  /** Where its calls go (only those of the protocol it `speaks`, when it says). */
   upstream: Upstream;
+  /** Where its Anthropic Messages calls go, when not to `upstream` (bench serve with both --upstream and --anthropic-upstream). */
+  anthropic?: Upstream;
+  /** The standalone gateway: the price of the model a run's first call names, when the table has one (the run is priced so). */
+  priceOf?: (model: string) => Price | undefined;
   /** The ceiling on each answer (the request's max_tokens is lowered to it): what the budget brake projects. */
   maxOutputTokens: number;
   /** `--record` / `--replay`: a cassette the calls are added to, or answered from. */
@@ -55,7 +61,7 @@ export interface GatewayOptions {
   runForHeader?: (runId: string) => GatewayRun | null;
   /** POST /v1/traces (an OTLP receiver, given by the command line), when asked for. */
   traces?: HttpRoute;
-  /** The wire protocols served (default: Chat Completions). */
+  /** The wire protocols served (default: Chat Completions, the Responses API, Anthropic Messages). */
   adapters?: WireAdapter[];
   /** Bytes of conversations remembered across runs (conversation.ts). */
   conversationBytes?: number;
@@ -74,6 +80,29 @@ const fromApi = (e: ApiError): WireError => ({ status: e.status, ...e.body.error
 
 /** HTTP status and error type for a call with no whole answer. */
 const FAILURE_STATUS: Record<FailureCause, number> = { unreachable: 502, dropped: 502, cap: 502, deadline: 504, idle: 504, run_timeout: 403, stopped: 503 };
+
+/** The credential a request presents: its bearer token, else its x-api-key. */
+function credential(req: http.IncomingMessage): string {
+  const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+  const key = req.headers['x-api-key'];
+  return bearer ?? (typeof key === 'string' ? key.trim() : '');
+}
+
+/** A call of a protocol the run's upstream does not speak: refused before it is admitted, in words that say what would reach it. */
+function noUpstream(adapter: WireAdapter, up: Upstream): WireError {
+  const message =
+    adapter.family === 'anthropic'
+      ? `This run's upstream speaks the OpenAI API (Chat Completions, Responses): the gateway does not forward Anthropic Messages (POST ${adapter.route}) to it. Measure an Anthropic model with bench run --model anthropic:<model>, or bench serve --anthropic-upstream URL.`
+      : `This run's upstream speaks Anthropic Messages (POST /v1/messages) only: the gateway does not forward ${adapter.route} to it. Measure an OpenAI-compatible model with bench run --model openai:<model>, or bench serve --upstream URL.`;
+  return { status: 400, message, type: 'invalid_request_error', code: `loopbench_no_${up.speaks === 'anthropic' ? 'openai' : 'anthropic'}_upstream` };
+}
+
+/** The upstream that answers this protocol for the run, or why none does. */
+function upstreamFor(run: GatewayRun, adapter: WireAdapter): Upstream | WireError {
+  if (adapter.family === 'anthropic' && run.anthropic) return run.anthropic;
+  const up = run.upstream;
+  return up.speaks === undefined || up.speaks === adapter.family ? up : noUpstream(adapter, up);
+}
 
 function sameSecret(a: string, b: string): boolean {
   const x = Buffer.from(a);
@@ -94,7 +123,8 @@ export class Gateway {
   url = '';
 
   private constructor(private readonly o: GatewayOptions) {
-    this.adapters = new Map((o.adapters ?? [chatCompletions as WireAdapter]).map((a) => [a.route, a]));
+    // The Responses and Messages adapters each keep the answers they relayed (previous_response_id, Threads): one store per gateway.
+    this.adapters = new Map((o.adapters ?? [chatCompletions as WireAdapter, responsesWire() as WireAdapter, messagesWire() as WireAdapter]).map((a) => [a.route, a]));
     this.conversations = new Conversations(o.conversationBytes);
   }
 
@@ -155,8 +185,8 @@ export class Gateway {
   }
 
   private identify(req: http.IncomingMessage): GatewayRun | WireError {
-    const auth = req.headers.authorization ?? '';
-    const bearer = /^Bearer\s+(\S+)$/i.exec(auth)?.[1] ?? '';
+    // The key as OpenAI's SDKs send it (the bearer token) or Anthropic's (x-api-key).
+    const bearer = credential(req);
     if (bearer.startsWith(KEY_PREFIX)) return this.byKey.get(bearer) ?? unauthorized('Unknown or expired loopbench virtual key: each run has its own key, valid while the run lasts.');
     const header = req.headers[RUN_HEADER];
     const id = Array.isArray(header) ? header.join(', ') : header;
@@ -168,7 +198,7 @@ export class Gateway {
       const message = times > 1 ? `Header ${RUN_HEADER} was sent ${times} times: send one run id` : `Header ${RUN_HEADER}: ${problem}`;
       return { status: 400, message, type: 'invalid_request_error', code: 'invalid_run_id' };
     }
-    if (this.o.authToken && !sameSecret(bearer, this.o.authToken)) return unauthorized(`Header ${RUN_HEADER} needs the gateway's --auth-token as the bearer token.`);
+    if (this.o.authToken && !sameSecret(bearer, this.o.authToken)) return unauthorized(`Header ${RUN_HEADER} needs the gateway's --auth-token as the bearer token (or as x-api-key).`);
     const known = this.byId.get(id);
     if (known) return known;
     const made = this.o.runForHeader?.(id) ?? null;
@@ -181,8 +211,7 @@ export class Gateway {
   private async mint(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const refuse = (e: WireError) => sendError(res, chatCompletions, e);
     if (req.method !== 'POST') return refuse({ status: 405, message: `Method ${req.method} not allowed on ${RUNS_ROUTE} (use POST)`, type: 'invalid_request_error' });
-    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
-    if (this.o.authToken && !sameSecret(bearer, this.o.authToken)) return refuse(unauthorized(`${RUNS_ROUTE} needs the gateway's --auth-token as the bearer token.`));
+    if (this.o.authToken && !sameSecret(credential(req), this.o.authToken)) return refuse(unauthorized(`${RUNS_ROUTE} needs the gateway's --auth-token as the bearer token.`));
     const read = await readBody(req);
     if ('error' in read) return refuse(fromApi(read.error));
     const body = read.value;
@@ -211,9 +240,13 @@ export class Gateway {
     if ('error' in read) return refuse(fromApi(read.error));
     const remembered = this.conversations.get(run);
     const prior = remembered?.adapter === adapter.route ? remembered : null;
-    const parsed = adapter.parse(read.bytes, prior?.state ?? null);
+    const parsed = adapter.parse(read.bytes, prior?.state ?? null, req);
     if (!parsed.ok) return refuse(parsed.error);
     const call = parsed.call;
+    const up = upstreamFor(run, adapter);
+    if ('status' in up) return refuse(up);
+    const price = run.priceOf?.(call.model);
+    if (price) run.meter.priceAs(price);
     const counted = tally(call, prior, this.o.counter, run.meter.keepLog || run.tape !== undefined, adapter.route);
     this.conversations.set(run, counted.remember);
     const maxOut = Math.min(call.maxOutputTokens ?? run.maxOutputTokens, run.maxOutputTokens);
@@ -226,12 +259,12 @@ export class Gateway {
     // An agent that hangs up does not end the call: the upstream answers (and bills) it all the same.
     let abandoned = false;
     res.once('close', () => (abandoned = !res.writableFinished));
-    await this.complete(run, adapter, call, counted, admitted.ticket, maxOut, res, () => abandoned);
+    await this.complete(run, up, adapter, call, counted, admitted.ticket, maxOut, res, () => abandoned);
   }
 
   /** Forwards an admitted call (or answers it from the cassette), meters what came back, answers the agent. */
-  private async complete(run: GatewayRun, adapter: WireAdapter, call: WireCall<unknown>, counted: Tally<unknown>, ticket: Ticket, maxOut: number, res: http.ServerResponse, abandoned: () => boolean): Promise<void> {
-    const { meter, upstream: up, tape } = run;
+  private async complete(run: GatewayRun, up: Upstream, adapter: WireAdapter, call: WireCall<unknown>, counted: Tally<unknown>, ticket: Ticket, maxOut: number, res: http.ServerResponse, abandoned: () => boolean): Promise<void> {
+    const { meter, tape } = run;
     const model = up.model ?? call.model;
     const seed = call.seed ?? up.seed;
     const chat = counted.messages && { model, messages: counted.messages, ...(counted.tools ? { tools: counted.tools } : {}), max_tokens: maxOut, ...(call.temperature !== null ? { temperature: call.temperature } : {}), ...(seed !== undefined ? { seed } : {}) };
@@ -255,7 +288,7 @@ export class Gateway {
         ? { deadlineMs: left, deadlineCause: 'run_timeout' as const, deadlineText: `the run's --timeout (${meter.settings.limits.timeout_s} s)` }
         : { deadlineMs: up.timeoutMs, deadlineCause: 'deadline' as const, deadlineText: `the call's deadline (--request-timeout ${up.timeoutMs / 1000} s)` };
       const changes = { ...(up.model ? { model: up.model } : {}), maxOutputTokens: maxOut, ...(up.seed !== undefined ? { seed: up.seed } : {}), includeUsage: true };
-      outcome = await forward(up, call.upstreamPath, call.forward(changes), reader, { ...bounds, cancels: this.cancels });
+      outcome = await forward(up, call.upstreamPath, call.forward(changes), call.headers(up.apiKey), reader, { ...bounds, cancels: this.cancels });
     }
     const hungUp = abandoned() ? '; the agent had hung up' : '';
     if (outcome.kind === 'refused') {
@@ -281,17 +314,16 @@ export class Gateway {
       meter.fail(ticket, read.error + hungUp, counted.messages, worstCase(ticket, 'the answer could not be read'));
       return void reply({ status: 502, message: read.error, type: 'upstream_error', code: 'loopbench_upstream_unreadable' });
     }
-    const { message, finish, usage } = read.answer;
+    const { message, finishReason, usage } = read.answer;
     const metered = meterUsage(usage, { promptTokens: counted.promptTokens, maxOutputTokens: maxOut, completionTokens: countAnswer(counted.remember, this.o.counter, message), promptBounded: call.textOnly });
     if (metered.overReported) run.spend?.noteOverrun();
-    const finishReason = finish !== null && FINISH.has(finish) ? (finish as FinishReason) : undefined;
     if (tape?.record && chat)
-      tape.record.add({ key, model: tape.spec, scenario: tape.scenario, step: meter.state.steps + 1, role: 'act', request: requestParts(chat), message: tapeMessage(message), usage: metered.usage, latencyMs: 0, ...(finishReason ? { finishReason } : {}) });
+      tape.record.add({ key, model: tape.spec, scenario: tape.scenario, step: meter.state.steps + 1, role: 'act', request: requestParts(chat), message: tapeMessage(message), usage: metered.usage, latencyMs: 0, finishReason });
     if (abandoned()) {
       meter.settle(ticket, metered, counted.messages, message, { delivered: false, error: 'the agent hung up before the answer: billed as the upstream answered, not delivered' });
       return;
     }
-    const stop = meter.settle(ticket, metered, counted.messages, message, { delivered: true, ...(finishReason ? { finish: finishReason } : {}) });
+    const stop = meter.settle(ticket, metered, counted.messages, message, { delivered: true, finish: finishReason });
     if (stop) return void reply(brakeError(stop));
     const body = reader.clientBody();
     // One buffer, written with the headers in one go.

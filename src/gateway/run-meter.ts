@@ -8,7 +8,7 @@ import { parseCall } from '../agents/actions.ts';
 import type { CallLog } from '../agents/caller.ts';
 import type { AssistantMessage, ChatMessage, FinishReason } from '../contracts/chat.ts';
 import type { RunRecord, StepRecord } from '../contracts/records.ts';
-import type { Settings } from '../contracts/settings.ts';
+import type { Price, Settings } from '../contracts/settings.ts';
 import type { Stop } from '../contracts/stop-reason.ts';
 import { callCost } from '../meter/pricing.ts';
 import type { Metered } from './usage-check.ts';
@@ -52,12 +52,24 @@ export class RunMeter {
   constructor(
     readonly runId: string,
     readonly configId: string,
-    readonly settings: Settings,
+    private runSettings: Settings,
     private readonly onStep: (r: StepRecord) => void,
     o: RunMeterOptions = {},
   ) {
-    this.brakes = brakesFor(settings.limits);
+    this.brakes = brakesFor(runSettings.limits);
     this.keepLog = o.keepLog ?? false;
+  }
+
+  get settings(): Settings {
+    return this.runSettings;
+  }
+
+  /**
+   * Prices the run as another model (the standalone gateway: as the model its first call names,
+   * when the table has a price for it). Only before its first call: every call of a run has one price.
+   */
+  priceAs(price: Price): void {
+    if (this.state.calls === 0 && this.inFlight === 0) this.runSettings = { ...this.runSettings, price };
   }
 
   elapsedMs(): number {
@@ -112,25 +124,26 @@ export class RunMeter {
     this.release(t);
     // Fingerprinted as the built-in loops do, so spin means the same thing for both.
     const actions: Action[] = o.delivered ? (received.tool_calls ?? []).map(parseCall) : [];
-    this.record(metered, performance.now() - t.started, actions, o.error ?? null);
+    const step = this.account(metered, performance.now() - t.started, actions, o.error ?? null);
     this.keep({ sent, received, usage: metered.usage, error: o.error ?? null, ...(o.finish ? { finish_reason: o.finish } : {}) });
     if (metered.overReported) this.end({ reason: 'error', detail: `the upstream billed more than the request allowed at step ${this.state.steps} (${metered.overReported}); the run's further calls were refused`, step: this.state.steps });
     const s = this.state;
+    let stop: Stop | null = null;
     for (const a of actions) {
-      const stop = firstStop(this.brakes, (b) => b.beforeAction?.(s, a));
-      if (stop) {
-        this.end(stop);
-        return stop;
-      }
+      stop = firstStop(this.brakes, (b) => b.beforeAction?.(s, a));
+      if (stop) break;
       s.repeats.set(a.fingerprint, (s.repeats.get(a.fingerprint) ?? 0) + 1);
     }
-    return null;
+    // An answer a brake stops is withheld from the agent: billed (the provider answered it), never seen.
+    this.onStep(stop ? { ...step, withheld: true } : step);
+    if (stop) this.end(stop);
+    return stop;
   }
 
   /** The call failed: recorded with its error, billed as `billed` says (nothing, by default). */
   fail(t: Ticket, error: string, sent: ChatMessage[] | null, billed: Metered = NOTHING): void {
     this.release(t);
-    this.record(billed, performance.now() - t.started, [], error);
+    this.onStep(this.account(billed, performance.now() - t.started, [], error));
     this.keep({ sent, received: null, usage: billed === NOTHING ? null : billed.usage, error });
   }
 
@@ -138,10 +151,12 @@ export class RunMeter {
     if (this.keepLog) this.log.push({ call: this.state.calls, step: this.state.steps, round: 0, role: 'act', tools: null, ...c, sent: c.sent ?? [] });
   }
 
-  private record(m: Metered, latencyMs: number, actions: Action[], error: string | null): void {
+  /** Adds a call to the run's totals; its StepRecord, for the caller to hand on. */
+  private account(m: Metered, latencyMs: number, actions: Action[], error: string | null): StepRecord {
     const s = this.state;
     const usage = m.usage;
-    const cost = callCost(this.settings.price, usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens);
+    const detail = { cacheWrite: usage.cache_write_tokens ?? 0, reasoning: usage.reasoning_tokens ?? 0 };
+    const cost = callCost(this.settings.price, usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens, detail);
     s.calls++;
     s.steps++;
     s.inputTokens += usage.prompt_tokens;
@@ -149,7 +164,7 @@ export class RunMeter {
     s.cachedTokens += usage.cached_tokens;
     s.costUsd += cost;
     s.elapsedMs = this.elapsedMs();
-    this.onStep({
+    return {
       run_id: this.runId,
       config_id: this.configId,
       scenario: this.settings.scenario,
@@ -170,12 +185,14 @@ export class RunMeter {
       action: actions.length ? actions.map((a) => a.tool).join('|') : null,
       fingerprint: actions.length ? actions.map((a) => a.fingerprint).join('|') : null,
       error,
+      ...(detail.cacheWrite ? { cache_write_tokens: detail.cacheWrite } : {}),
+      ...(detail.reasoning ? { reasoning_tokens: detail.reasoning } : {}),
       ...(m === NOTHING ? {} : { usage_source: m.source }),
       ...(m.reported !== undefined ? { reported_usage: m.reported } : {}),
       ...(m.counted ? { counted_usage: m.counted } : {}),
       ...(m.note ? { usage_note: m.note } : {}),
       settings: this.settings,
-    });
+    };
   }
 }
 

@@ -5,7 +5,7 @@
 // with no answer to check (`bench run --agent-cmd` checks answers).
 import fs from 'node:fs';
 import type { RunRecord } from '../contracts/records.ts';
-import type { Settings } from '../contracts/settings.ts';
+import type { Price, Settings } from '../contracts/settings.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
 import { JsonlWriter } from '../results/jsonl.ts';
 import { resultFile } from '../results/results-dir.ts';
@@ -22,9 +22,14 @@ export interface StandaloneOptions {
   host: string;
   port: number;
   authToken?: string;
-  /** A provider's base URL; none: the simulated models (the model name names the profile). */
+  /** An OpenAI-compatible provider's base URL (Chat Completions, Responses); with neither URL: the simulated models (the model name names the profile). */
   upstreamUrl?: string;
   apiKey?: string;
+  /** An Anthropic provider's base URL as its SDKs spell it (no /v1), for Messages, and its key. */
+  anthropicUrl?: string;
+  anthropicKey?: string;
+  /** A run's price by the model its first call names (when the table has one; --price-model not given). */
+  priceOf?: (model: string) => Price | undefined;
   /** Each upstream call's total and idle deadlines, in ms, and the most bytes of one answer. */
   timeoutMs: number;
   idleMs: number;
@@ -70,8 +75,12 @@ export async function startStandaloneGateway(o: StandaloneOptions): Promise<Runn
   };
   // An exit nobody planned (an uncaught error) still leaves the records taken so far.
   process.once('exit', finish);
-  const sim: RunningServer | null = o.upstreamUrl ? null : await startServe({ host: '127.0.0.1', port: 0, latencyMs: 0, errorRate: 0, faults: [], retryAfterS: 1, promptCache: o.promptCache });
-  const upstream: Upstream = { url: o.upstreamUrl ?? sim!.url, apiKey: o.apiKey, timeoutMs: o.timeoutMs, idleMs: o.idleMs, maxAnswerBytes: o.maxAnswerBytes };
+  const real = o.upstreamUrl !== undefined || o.anthropicUrl !== undefined;
+  const sim: RunningServer | null = real ? null : await startServe({ host: '127.0.0.1', port: 0, latencyMs: 0, errorRate: 0, faults: [], retryAfterS: 1, promptCache: o.promptCache });
+  const bounds = { timeoutMs: o.timeoutMs, idleMs: o.idleMs, maxAnswerBytes: o.maxAnswerBytes };
+  const openai: Upstream | null = o.upstreamUrl !== undefined ? { url: o.upstreamUrl, apiKey: o.apiKey, speaks: 'openai', ...bounds } : null;
+  const anthropic: Upstream | null = o.anthropicUrl !== undefined ? { url: `${o.anthropicUrl.replace(/\/+$/, '')}/v1`, apiKey: o.anthropicKey, speaks: 'anthropic', ...bounds } : null;
+  const upstream: Upstream = openai ?? anthropic ?? { url: sim!.url, ...bounds };
   try {
     gateway = await Gateway.start({
       host: o.host,
@@ -86,7 +95,7 @@ export async function startStandaloneGateway(o: StandaloneOptions): Promise<Runn
           steps.writeLine(stepLine(r));
           flushSoon();
         });
-        return { meter, upstream, maxOutputTokens: settings.max_output_tokens };
+        return { meter, upstream, ...(openai && anthropic ? { anthropic } : {}), maxOutputTokens: settings.max_output_tokens, ...(o.priceOf ? { priceOf: o.priceOf } : {}) };
       },
     });
   } catch (e) {

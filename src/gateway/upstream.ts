@@ -6,13 +6,15 @@ import { Buffer } from 'node:buffer';
 import http from 'node:http';
 import https from 'node:https';
 import { redact } from '../models/redact.ts';
-import type { AnswerReader } from './wire/adapter.ts';
+import type { AnswerReader, WireFamily } from './wire/adapter.ts';
 
 export interface Upstream {
-  /** Base URL, e.g. http://127.0.0.1:8787/v1 or https://api.openai.com/v1. */
+  /** Base URL, e.g. http://127.0.0.1:8787/v1, https://api.openai.com/v1, https://api.anthropic.com/v1. */
   url: string;
-  /** Sent as the bearer token; never logged, recorded or passed to the agent. */
+  /** Sent as its protocol sends a key (OpenAI: the bearer token; Anthropic: x-api-key); never logged, recorded or passed to the agent. */
   apiKey?: string;
+  /** The one provider protocol it speaks; none: every one (the simulated models). */
+  speaks?: WireFamily;
   /** Replaces the model the agent names (the run's model). */
   model?: string;
   /** Sent as `seed` when the agent sends none (the sim's answers follow the run's seed). */
@@ -74,7 +76,7 @@ function targetOf(up: Upstream, path: string): http.RequestOptions & { secure: b
 
 const mib = (n: number) => `${(n / 1024 / 1024).toLocaleString('en-US', { maximumFractionDigits: 2 })} MiB`;
 
-export function forward(up: Upstream, path: string, pieces: Buffer[], reader: AnswerReader, b: CallBounds): Promise<Outcome> {
+export function forward(up: Upstream, path: string, pieces: Buffer[], sendHeaders: Record<string, string>, reader: AnswerReader, b: CallBounds): Promise<Outcome> {
   const secrets = [up.apiKey];
   const cap = up.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
   const idleMs = Math.min(up.idleMs ?? DEFAULT_IDLE_MS, b.deadlineMs);
@@ -89,7 +91,7 @@ export function forward(up: Upstream, path: string, pieces: Buffer[], reader: An
     }
     const { secure, ...options } = target;
     const length = pieces.reduce((n, p) => n + p.length, 0);
-    const headers = { 'content-type': 'application/json', 'content-length': length, ...(up.apiKey ? { authorization: `Bearer ${up.apiKey}` } : {}) };
+    const headers = { ...sendHeaders, 'content-type': 'application/json', 'content-length': length };
     const done = (o: Outcome) => {
       if (settled) return;
       settled = true;

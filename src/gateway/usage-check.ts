@@ -1,5 +1,5 @@
 // The upstream's usage is what a run is billed, so it is checked before it is believed: each count
-// a non-negative integer, the output within the answer's limit the request set, the prompt within
+// a non-negative integer (cache writes and reasoning too, each within the prompt or the output), the output within the answer's limit the request set, the prompt within
 // reach of loopbench's own count of it. Pure: no I/O.
 //   - missing, not an integer, negative, or implausibly low: that count is loopbench's own;
 //   - more than the request allowed: billed as reported (the provider will bill it), and the run's
@@ -40,6 +40,14 @@ const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isS
 const show = (v: unknown) => (v === undefined ? 'missing' : JSON.stringify(v)?.slice(0, 40) ?? String(v));
 const int = (n: number) => n.toLocaleString('en-US');
 
+/** An optional part of the usage: 0 when not sent, null (and a problem said) when sent and not a count. */
+function part(v: unknown, name: string, problems: string[]): number | null {
+  if (v === undefined || v === null) return 0;
+  if (isCount(v)) return v;
+  problems.push(`${name} ${show(v)} is not a non-negative integer`);
+  return null;
+}
+
 export function meterUsage(sent: SentUsage | null, b: UsageBounds): Metered {
   const counted: Usage = { prompt_tokens: b.promptTokens, completion_tokens: b.completionTokens, cached_tokens: 0 };
   if (!sent) return { usage: counted, source: 'counted', reported: null, counted, note: "the upstream reported no usage: metered with loopbench's own count" };
@@ -69,6 +77,21 @@ export function meterUsage(sent: SentUsage | null, b: UsageBounds): Metered {
     cached = null;
   }
   usage.cached_tokens = cached ?? 0;
+  // Cache writes are input, apart from the cache reads; reasoning is output. A part that cannot be so is left out (billed at the plain rate).
+  let write = part(sent.cacheWrite, 'cache_write_tokens', problems);
+  if (write !== null && usage.cached_tokens + write > usage.prompt_tokens) {
+    problems.push(`cache_write_tokens ${int(write)} with cached_tokens ${int(usage.cached_tokens)} is more than the prompt's ${int(usage.prompt_tokens)}`);
+    write = null;
+  }
+  let reasoning = part(sent.reasoning, 'reasoning_tokens', problems);
+  if (reasoning !== null && reasoning > usage.completion_tokens) {
+    problems.push(`reasoning_tokens ${int(reasoning)} is more than the output's ${int(usage.completion_tokens)}`);
+    reasoning = null;
+  }
+  if (write) usage.cache_write_tokens = write;
+  if (reasoning) usage.reasoning_tokens = reasoning;
+  if (sent.cacheWrite != null) reported.cache_write_tokens = isCount(sent.cacheWrite) ? sent.cacheWrite : null;
+  if (sent.reasoning != null) reported.reasoning_tokens = isCount(sent.reasoning) ? sent.reasoning : null;
   if (!problems.length && !over.length) return { usage, source: 'provider' };
   const said = [...problems, ...over].join('; ');
   const what = over.length ? "billed as reported, and the run's further calls are refused" : "metered with loopbench's own count where the upstream's was not usable";

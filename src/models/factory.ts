@@ -6,18 +6,26 @@ import type { Scenario } from '../scenario/schema.ts';
 import { Cassette } from './cassette.ts';
 import type { ChatModel } from '../contracts/chat.ts';
 import { OpenAIModel } from './openai.ts';
+import { redact } from './redact.ts';
 import { RecordingModel, ReplayModel } from './recorded.ts';
 import { loadProfile, type Profile } from '../sim/profile.ts';
 import { SimModel } from '../sim/sim-model.ts';
 
-export const MODEL_SPECS_HELP = "sim (the scenario's own profile), sim:<profile>, openai:<model>, replay:<cassette.json>";
+export const MODEL_SPECS_HELP = "sim (the scenario's own profile), sim:<profile>, openai:<model>, anthropic:<model> (--agent-cmd only), replay:<cassette.json>";
 
 export const API_KEY_VAR = 'OPENAI_API_KEY';
+/** An Anthropic model's key (`--model anthropic:<model>`, `bench serve --anthropic-upstream`), and its base URL as Anthropic's SDKs spell it. */
+export const ANTHROPIC_KEY_VAR = 'ANTHROPIC_API_KEY';
+export const ANTHROPIC_URL_VAR = 'ANTHROPIC_BASE_URL';
+export const ANTHROPIC_DEFAULT_URL = 'https://api.anthropic.com';
 
 /** How non-simulated models are reached; none of it is part of a run's Settings (the key must never be). */
 export interface ModelTransport {
   apiKey?: string;
   baseURL?: string;
+  /** anthropic:<model> (through the gateway only): $ANTHROPIC_API_KEY and $ANTHROPIC_BASE_URL (its SDKs' spelling: no /v1). */
+  anthropicApiKey?: string;
+  anthropicBaseURL?: string;
   timeoutMs: number;
   maxRetries: number;
   /** Every answered call is added to this cassette (`--record`). */
@@ -59,6 +67,8 @@ interface ModelKind {
   networked: boolean;
   /** The pricing-table name its tokens are billed as by default, if it names one. */
   pricedAs(arg: string): string | undefined;
+  /** Reached only by an external agent through the gateway (bench run --agent-cmd): loopbench's own loops cannot call it. */
+  agentOnly?: boolean;
 }
 
 const MODEL_KINDS: Record<string, ModelKind> = {
@@ -81,6 +91,21 @@ const MODEL_KINDS: Record<string, ModelKind> = {
       new OpenAIModel(spec, arg, { apiKey: transport.apiKey!, baseURL: transport.baseURL, timeoutMs: transport.timeoutMs, maxRetries: transport.maxRetries }),
     networked: true,
     pricedAs: (arg) => arg,
+  },
+  // The gateway forwards an agent's Anthropic Messages calls to it; loopbench's own loops speak Chat Completions.
+  anthropic: {
+    validate: (spec, arg, transport) => {
+      if (!arg) throw new UsageError(`--model ${spec}: name the model, e.g. anthropic:claude-sonnet-4-5`);
+      if (!transport.anthropicApiKey && !transport.replay) throw new UsageError(`${ANTHROPIC_KEY_VAR} is not set: --model ${spec} needs it (or replay a cassette with --replay FILE; or measure for free on the simulated model: --model sim)`);
+      const url = transport.anthropicBaseURL ?? ANTHROPIC_DEFAULT_URL;
+      if (!/^https?:\/\/[^/\s]+/.test(url)) throw new UsageError(`${ANTHROPIC_URL_VAR}: '${redact(url)}' is not an http or https URL (e.g. ${ANTHROPIC_DEFAULT_URL})`);
+    },
+    create: (spec) => {
+      throw agentOnlyError(spec);
+    },
+    networked: true,
+    pricedAs: (arg) => arg,
+    agentOnly: true,
   },
   replay: {
     validate: (spec, arg) => {
@@ -105,6 +130,17 @@ function kindOf(spec: string): { kind: ModelKind; arg: string } {
 export function validateModelSpec(spec: string, transport: ModelTransport = DEFAULT_TRANSPORT): void {
   const { kind, arg } = kindOf(spec);
   kind.validate(spec, arg, transport);
+}
+
+function agentOnlyError(spec: string): UsageError {
+  return new UsageError(
+    `--model ${spec}: loopbench's own loops speak Chat Completions, and an Anthropic model is reached through the gateway only: measure your agent with bench run --agent-cmd CMD --model ${spec}, or reach the model through an OpenAI-compatible endpoint with --model openai:<model> --base-url URL`,
+  );
+}
+
+/** Refuses a spec that only an external agent can use (anthropic:<model>) where loopbench's own loop would call it. */
+export function requireOwnLoopModel(spec: string): void {
+  if (kindOf(spec).kind.agentOnly) throw agentOnlyError(spec);
 }
 
 /** Whether the spec is a simulated model (`sim` or `sim:<profile>`). */

@@ -3,7 +3,7 @@
 // sweeps without importing the command line.
 import { DEFAULT_PRICED_MODEL, loadPricing, noPriceError, priceFor, DEFAULT_PRICING_FILE, type PricingTable } from '../meter/pricing.ts';
 import { listProfiles } from '../sim/profile.ts';
-import { isSimulated, pricedModelOf, validateModelSpec, simProfileFor, DEFAULT_TRANSPORT, type ModelTransport } from '../models/factory.ts';
+import { isSimulated, pricedModelOf, requireOwnLoopModel, validateModelSpec, simProfileFor, DEFAULT_TRANSPORT, type ModelTransport } from '../models/factory.ts';
 import { appliesTo, parseContextList } from '../agents/context-spec.ts';
 import { REFLECTIONS, type Price, type Grid } from '../contracts/settings.ts';
 import { LIMITS, type LimitDef, optionName, type LimitGrid, type LimitOptions } from '../contracts/limits.ts';
@@ -127,11 +127,13 @@ export function buildSweepSpec(o: RunOptions, transport: ModelTransport = DEFAUL
   const grid = buildGrid(o, transport);
   requireReactFor(grid, scenarios);
   const agentCmd = o.agentCmd === undefined ? undefined : checkAgentCmd(o.agentCmd, scenarios, grid, transport);
+  if (agentCmd === undefined) for (const m of grid.model) requireOwnLoopModel(m);
   for (const s of scenarios) for (const m of grid.model) if (isSimulated(m) && !transport.replay) checkProfile(s, m, '--model', agentCmd !== undefined);
   const table = loadPricing(o.pricing ?? DEFAULT_PRICING_FILE);
   const price = resolvePrice(o, grid.model, table);
   grid.agent = { ...taskqueueGrid(o, scenarios, price, table), ...(agentCmd !== undefined ? { agent_cmd: [agentCmd] } : {}) };
   const roleModels = parseRoleModels(o.roleModel, transport);
+  for (const m of Object.values(roleModels ?? {})) requireOwnLoopModel(m);
   for (const s of scenarios) for (const m of Object.values(roleModels ?? {})) if (isSimulated(m)) checkProfile(s, m, '--role-model');
   const promptCache = parseChoiceList(o.promptCache, '--prompt-cache', ['on', 'off'] as const);
   if (promptCache.length !== 1) throw new UsageError('--prompt-cache: takes one value, on or off');
@@ -189,7 +191,7 @@ function checkAgentCmd(text: string, scenarios: Scenario[], grid: Grid, transpor
   if (queue) throw new UsageError(`--agent-cmd: scenario '${queue.id}' is a task-queue scenario; an external agent plays scenarios with a system prompt and a goal (agent: react)`);
   if (grid.reflection.some((r) => r !== 'off') || grid.context.some((c) => c !== 'full'))
     throw new UsageError("--agent-cmd: --reflection and --context shape loopbench's own loops; an external agent runs its own, so they cannot apply (leave them off/full)");
-  const other = grid.model.find((m) => !m.startsWith('sim') && !m.startsWith('openai:'));
-  if (other) throw new UsageError(`--agent-cmd: --model ${other}: an external agent talks to a simulated model (sim, sim:<profile>) or a provider (openai:<model>)`);
+  const other = grid.model.find((m) => !m.startsWith('sim') && !m.startsWith('openai:') && !m.startsWith('anthropic:'));
+  if (other) throw new UsageError(`--agent-cmd: --model ${other}: an external agent talks to a simulated model (sim, sim:<profile>) or a provider (openai:<model>, anthropic:<model>)`);
   return cmd;
 }

@@ -2,7 +2,7 @@
 // None of this is a swept setting; the API key is read from the environment only.
 import { Cassette } from '../models/cassette.ts';
 import { redact } from '../models/redact.ts';
-import { API_KEY_VAR, DEFAULT_TRANSPORT, type ModelTransport } from '../models/factory.ts';
+import { ANTHROPIC_DEFAULT_URL, ANTHROPIC_KEY_VAR, ANTHROPIC_URL_VAR, API_KEY_VAR, DEFAULT_TRANSPORT, type ModelTransport } from '../models/factory.ts';
 import { parseOne } from './values.ts';
 import { UsageError } from '../contracts/errors.ts';
 
@@ -18,9 +18,13 @@ export function transportFrom(o: TransportFlags, env: NodeJS.ProcessEnv = proces
   if (o.record && o.replay) throw new UsageError('--record and --replay do not go together');
   const baseURL = o.baseUrl ?? (env.OPENAI_BASE_URL || undefined);
   if (baseURL !== undefined) checkUrl(baseURL, o.baseUrl !== undefined ? '--base-url' : 'OPENAI_BASE_URL');
+  // Checked where an anthropic:<model> is used (factory.ts): a variable set for other tools must not stop other runs.
+  const anthropicBaseURL = env[ANTHROPIC_URL_VAR] || ANTHROPIC_DEFAULT_URL;
   return {
     apiKey: env[API_KEY_VAR] || undefined,
     baseURL,
+    anthropicApiKey: env[ANTHROPIC_KEY_VAR] || undefined,
+    anthropicBaseURL,
     timeoutMs: parseOne(o.requestTimeout, '--request-timeout', { min: 0.001, max: 3600 }) * 1000,
     maxRetries: parseOne(o.maxRetries, '--max-retries', { integer: true, min: 0, max: 20 }),
     record: o.record ? Cassette.open(o.record) : undefined,

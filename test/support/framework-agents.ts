@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import { Ajv } from 'ajv';
 import path from 'node:path';
-import { parseSse, type WireAdapter } from '../../src/serve/wire/adapter.ts';
+import { parseSse, readEvents, type WireAdapter } from '../../src/serve/wire/adapter.ts';
 import { chatAdapter } from '../../src/serve/wire/chat.ts';
 import { messagesAdapter } from '../../src/serve/wire/messages.ts';
 import { ResponseStore } from '../../src/serve/wire/response-store.ts';
@@ -68,7 +68,13 @@ export function offered(route: string, request: Record<string, unknown>): Map<st
 /** An exchange's answer as the server sent it, read back by the protocol's own adapter. */
 export function answerOf(route: string, e: Exchange) {
   const wire = ADAPTERS[route]!;
-  return e.request?.stream === true ? wire.readEvents(parseSse(e.response!)) : wire.read(JSON.parse(e.response!));
+  return e.request?.stream === true ? readEvents(wire, parseSse(e.response!)) : wire.read(JSON.parse(e.response!));
+}
+
+/** The loopbench code of a refusal, in either error shape (OpenAI's error.code; Anthropic's error.details.error_code). */
+export function refusalCode(route: string, body: string): string | undefined {
+  const e = (JSON.parse(body) as { error: { code?: string; details?: { error_code?: string } } }).error;
+  return route === '/v1/messages' ? e.details?.error_code : e.code;
 }
 
 export const idOf = (e: Exchange): string => {

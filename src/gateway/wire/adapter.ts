@@ -1,5 +1,5 @@
-// A wire protocol at the gateway's edge (Chat Completions today; the Responses API and Anthropic
-// Messages are one file each). The gateway meters, brakes and records one exchange whatever its
+// A wire protocol at the gateway's edge: Chat Completions, the Responses API and Anthropic Messages,
+// one file each, reading and writing each protocol with bench serve's own parts (src/serve/wire/). The gateway meters, brakes and records one exchange whatever its
 // spelling; an adapter is what it needs to know of one spelling:
 //   parse   — the request's bytes → the conversation as ChatMessages (only the ones new since this
 //             run's last request: the rest are recognised by their bytes), its tools, its limit
@@ -10,7 +10,11 @@
 //             and the bytes the agent gets (a stream without the usage chunk it did not ask for);
 //   error   — a refusal or failure in the caller's own error shape.
 import type { Buffer } from 'node:buffer';
-import type { AssistantMessage, ChatMessage, ToolSpec } from '../../contracts/chat.ts';
+import type { IncomingMessage } from 'node:http';
+import type { AssistantMessage, ChatMessage, ToolSpec, Usage } from '../../contracts/chat.ts';
+import type { ReadAnswer, SentUsage } from '../../serve/wire/adapter.ts';
+
+export type { SentUsage };
 
 /** A refusal or failure, before it is spelled in a protocol: HTTP status, message, kind, code. */
 export interface WireError {
@@ -55,6 +59,8 @@ export interface WireCall<S> {
   textOnly: boolean;
   /** Where to POST it, below the upstream's base URL (`/chat/completions`). */
   upstreamPath: string;
+  /** The headers it is forwarded with: the upstream's key as its protocol sends one, and the protocol's own the agent sent (anthropic-version…). */
+  headers(apiKey: string | undefined): Record<string, string>;
   /** The request's bytes with the changes spliced in, as pieces to write in order. */
   forward(changes: CallChanges): Buffer[];
   /** What to keep for the run's next request. */
@@ -63,20 +69,8 @@ export interface WireCall<S> {
   stateBytes: number;
 }
 
-/** The upstream's usage as it sent it, mapped to our names but not checked (the gateway checks it). */
-export interface SentUsage {
-  prompt: unknown;
-  completion: unknown;
-  cached: unknown;
-}
-
-export interface WireAnswer {
-  message: AssistantMessage;
-  /** stop, tool_calls, length, …; null when it did not say. */
-  finish: string | null;
-  /** Null when the answer carried no usage at all. */
-  usage: SentUsage | null;
-}
+/** An answer as read back: its message, why it finished, its usage as sent (unchecked), its id. */
+export type WireAnswer = ReadAnswer;
 
 /** Reads one answer as its bytes arrive (the gateway bounds how many). */
 export interface AnswerReader {
@@ -87,14 +81,18 @@ export interface AnswerReader {
   clientBody(): { contentType: string; pieces: Buffer[] };
 }
 
+/** Which provider's protocol: an upstream speaks one (or, the simulated models, every one). */
+export type WireFamily = 'openai' | 'anthropic';
+
 export interface WireAdapter<S = unknown> {
   /** The route it serves, e.g. `/v1/chat/completions`. */
   readonly route: string;
-  /** Parses a request's bytes, given what was kept of the run's previous request (null: none, or forgotten). */
-  parse(body: Buffer, prior: S | null): { ok: true; call: WireCall<S> } | { ok: false; error: WireError };
+  readonly family: WireFamily;
+  /** Parses a request's bytes, given what was kept of the run's previous request (null: none, or forgotten) and the request's headers and URL. */
+  parse(body: Buffer, prior: S | null, request: Pick<IncomingMessage, 'headers' | 'url'>): { ok: true; call: WireCall<S> } | { ok: false; error: WireError };
   reader(call: WireCall<S>): AnswerReader;
   /** The answer as the upstream would send it, from a cassette's message and usage (--replay). */
-  recorded(call: WireCall<S>, model: string, message: AssistantMessage, usage: { prompt_tokens: number; completion_tokens: number; cached_tokens: number }): Buffer;
+  recorded(call: WireCall<S>, model: string, message: AssistantMessage, usage: Usage): Buffer;
   /** An error in this protocol's shape: the body the agent gets. */
   error(e: WireError): string;
   /** The message an upstream's error body carries (null when it has none that can be read). */

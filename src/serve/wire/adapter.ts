@@ -27,12 +27,38 @@ export interface SseEvent {
   data: string;
 }
 
+/**
+ * An answer's usage as it was sent, in the internal names but unchecked: the gateway checks each
+ * count before it believes it (src/gateway/usage-check.ts); usageFrom keeps the numbers.
+ * `prompt` is the whole input (a protocol that leaves cache reads and writes out of it, as
+ * Anthropic's does, has them added back), `reasoning` part of `completion`.
+ */
+export interface SentUsage {
+  prompt: unknown;
+  completion: unknown;
+  cached: unknown;
+  cacheWrite?: unknown;
+  reasoning?: unknown;
+}
+
 /** What a protocol reads back of an answer in its spelling (an upstream's, through the gateway). */
 export interface ReadAnswer {
   message: AssistantMessage;
   /** null when the answer carries none. */
-  usage: Usage | null;
+  usage: SentUsage | null;
   finishReason: FinishReason;
+  /** The answer's id as sent (resp_…, msg_…), null when it has none. */
+  id: string | null;
+  /** The Responses API's output items as sent (an agent may send them back by reference). */
+  items?: Array<Record<string, unknown>>;
+}
+
+/** A streamed answer put together event by event, as the events arrive. */
+export interface StreamAssembler {
+  /** One event: its `event:` name, and its data parsed as JSON (the text as it came when it is not JSON). */
+  add(event: string | undefined, data: unknown): void;
+  /** The answer, or null when the events never made one (a stream cut before its end). */
+  end(): ReadAnswer | null;
 }
 
 export type Parsed<R> = { ok: true; request: R; chat: ChatRequest; stream: boolean } | { ok: false; error: ApiError };
@@ -51,10 +77,38 @@ export interface WireAdapter<R = unknown> {
   events(a: Answer, request: R): SseEvent[];
   /** An error in this protocol's shape; the status is kept. */
   error(e: ApiError): { status: number; body: unknown };
-  /** An answer body in this protocol, read back. */
+  /** An answer body in this protocol, read back (null: not an answer of this protocol). */
   read(body: unknown): ReadAnswer | null;
-  /** A streamed answer in this protocol, put together from its events. */
-  readEvents(events: readonly SseEvent[]): ReadAnswer | null;
+  /** Reads a streamed answer in this protocol as its events arrive. */
+  assemble(): StreamAssembler;
+}
+
+/** A streamed answer read back whole, from its events. */
+export function readEvents(wire: Pick<WireAdapter, 'assemble'>, events: readonly SseEvent[]): ReadAnswer | null {
+  const a = wire.assemble();
+  for (const e of events) a.add(e.event, e.data === '[DONE]' ? e.data : (json(e.data) ?? e.data));
+  return a.end();
+}
+
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
+/** Usage as sent, taken as it is where it is a count (serve's clients, tests): null when its prompt is none. */
+export function usageFrom(u: SentUsage | null): Usage | null {
+  if (!u || !isCount(u.prompt)) return null;
+  const n = (v: unknown) => (isCount(v) ? v : 0);
+  return {
+    prompt_tokens: u.prompt,
+    completion_tokens: n(u.completion),
+    cached_tokens: n(u.cached),
+    ...(n(u.cacheWrite) ? { cache_write_tokens: n(u.cacheWrite) } : {}),
+    ...(n(u.reasoning) ? { reasoning_tokens: n(u.reasoning) } : {}),
+  };
+}
+
+/** Anthropic-style input: the uncached part and the cache reads and writes, added up when each is a count (else the input as sent, for the check to name). */
+export function wholeInput(input: unknown, read: unknown, write: unknown): unknown {
+  if (!isCount(input)) return input;
+  return input + (isCount(read) ? read : 0) + (isCount(write) ? write : 0);
 }
 
 /** The text form of events, as they go on the wire. */
@@ -62,19 +116,20 @@ export function sseText(events: readonly SseEvent[]): string {
   return events.map((e) => `${e.event ? `event: ${e.event}\n` : ''}data: ${e.data}\n\n`).join('');
 }
 
+/** One block of a server-sent stream (the text between blank lines) as its event, or null when it has no data. */
+export function parseSseBlock(block: string): SseEvent | null {
+  let event: string | undefined;
+  const data: string[] = [];
+  for (const line of block.split(/\r?\n/)) {
+    if (line.startsWith('event:')) event = line.slice(6).trim();
+    else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+  }
+  return data.length ? { ...(event ? { event } : {}), data: data.join('\n') } : null;
+}
+
 /** The events of a server-sent stream, in order. */
 export function parseSse(text: string): SseEvent[] {
-  const out: SseEvent[] = [];
-  for (const block of text.split(/\r?\n\r?\n/)) {
-    let event: string | undefined;
-    const data: string[] = [];
-    for (const line of block.split(/\r?\n/)) {
-      if (line.startsWith('event:')) event = line.slice(6).trim();
-      else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
-    }
-    if (data.length) out.push({ ...(event ? { event } : {}), data: data.join('\n') });
-  }
-  return out;
+  return text.split(/\r?\n\r?\n/).map(parseSseBlock).filter((e): e is SseEvent => e !== null);
 }
 
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

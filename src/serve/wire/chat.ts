@@ -1,8 +1,8 @@
 // Chat Completions (POST /v1/chat/completions) as a wire adapter: the request and completion
 // formats of protocol.ts, streamed as `data:` chunks ending in [DONE].
-import type { AssistantMessage, FinishReason, ToolCall, Usage } from '../../contracts/chat.ts';
+import type { AssistantMessage, FinishReason, ToolCall } from '../../contracts/chat.ts';
 import { completion, parseCompletionRequest, streamChunks, type Completion, type CompletionRequest } from '../protocol.ts';
-import { isObject, json, type Answer, type ReadAnswer, type SseEvent, type WireAdapter } from './adapter.ts';
+import { isObject, type Answer, type ReadAnswer, type SentUsage, type StreamAssembler, type WireAdapter } from './adapter.ts';
 
 /** The completion object of an answer (no choices for an empty one, no usage when it has none). */
 export function completionOf(a: Answer): Completion {
@@ -13,33 +13,70 @@ export function completionOf(a: Answer): Completion {
   return rest;
 }
 
-interface ChatWireUsage {
-  prompt_tokens?: number;
-  completion_tokens?: number;
-  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number } | null;
-  completion_tokens_details?: { reasoning_tokens?: number } | null;
-}
-
-/** Chat Completions' usage in the one internal spelling. */
-export function chatUsage(u: unknown): Usage | null {
-  if (!isObject(u) || typeof u.prompt_tokens !== 'number') return null;
-  const w = u as ChatWireUsage;
-  const reasoning = w.completion_tokens_details?.reasoning_tokens ?? 0;
-  const write = w.prompt_tokens_details?.cache_write_tokens ?? 0;
-  return {
-    prompt_tokens: w.prompt_tokens!,
-    completion_tokens: w.completion_tokens ?? 0,
-    cached_tokens: w.prompt_tokens_details?.cached_tokens ?? 0,
-    ...(write ? { cache_write_tokens: write } : {}),
-    ...(reasoning ? { reasoning_tokens: reasoning } : {}),
-  };
+/** Chat Completions' usage as sent (cache writes where a compatible server reports them: ours, or LiteLLM's top-level field). */
+export function chatUsage(u: unknown): SentUsage | null {
+  if (!isObject(u)) return null;
+  const p = isObject(u.prompt_tokens_details) ? u.prompt_tokens_details : {};
+  const c = isObject(u.completion_tokens_details) ? u.completion_tokens_details : {};
+  return { prompt: u.prompt_tokens, completion: u.completion_tokens, cached: p.cached_tokens, cacheWrite: p.cache_write_tokens ?? u.cache_creation_input_tokens, reasoning: c.reasoning_tokens };
 }
 
 const FINISH: Record<string, FinishReason> = { stop: 'stop', tool_calls: 'tool_calls', length: 'length', function_call: 'tool_calls' };
+const finishOf = (f: unknown, m: AssistantMessage): FinishReason => FINISH[typeof f === 'string' ? f : ''] ?? (m.tool_calls?.length ? 'tool_calls' : 'stop');
 
-interface StreamDelta {
-  content?: string | null;
-  tool_calls?: Array<{ index: number; id?: string; function?: { name?: string; arguments?: string } }>;
+const str = (v: unknown) => (typeof v === 'string' ? v : '');
+
+/** The standard fields of an answer's message; tool calls that are not well-formed are left out. */
+function messageOf(m: unknown): AssistantMessage {
+  const o = isObject(m) ? m : {};
+  const calls = (Array.isArray(o.tool_calls) ? (o.tool_calls as unknown[]) : [])
+    .filter((c): c is { id?: unknown; function: { name: string; arguments?: unknown } } => isObject(c) && isObject(c.function) && typeof c.function.name === 'string')
+    .map((c): ToolCall => ({ id: str(c.id), type: 'function', function: { name: c.function.name, arguments: str(c.function.arguments) } }));
+  return { role: 'assistant', content: typeof o.content === 'string' ? o.content : null, ...(calls.length ? { tool_calls: calls } : {}) };
+}
+
+/** A completion read back. */
+function read(body: unknown): ReadAnswer | null {
+  if (!isObject(body) || !Array.isArray(body.choices)) return null;
+  const choice = isObject(body.choices[0]) ? body.choices[0] : {};
+  const message = messageOf(choice.message);
+  return { message, usage: chatUsage(body.usage), finishReason: finishOf(choice.finish_reason, message), id: typeof body.id === 'string' ? body.id : null };
+}
+
+/** Stream chunks put together: content deltas appended, tool calls by index, the usage chunk's usage, the last finish reason. */
+function assemble(): StreamAssembler {
+  const calls = new Map<number, ToolCall>();
+  let content = '';
+  let usage: SentUsage | null = null;
+  let finish: unknown;
+  let id: string | null = null;
+  return {
+    add(_event, chunk) {
+      if (!isObject(chunk)) return;
+      if (typeof chunk.id === 'string') id ??= chunk.id;
+      if (chunk.usage != null) usage = chatUsage(chunk.usage) ?? usage;
+      const choice = Array.isArray(chunk.choices) && isObject(chunk.choices[0]) ? chunk.choices[0] : null;
+      if (!choice) return;
+      if (typeof choice.finish_reason === 'string') finish = choice.finish_reason;
+      const delta = isObject(choice.delta) ? choice.delta : {};
+      if (typeof delta.content === 'string') content += delta.content;
+      for (const piece of Array.isArray(delta.tool_calls) ? (delta.tool_calls as unknown[]) : []) {
+        if (!isObject(piece)) continue;
+        const index = typeof piece.index === 'number' ? piece.index : 0;
+        const c = calls.get(index) ?? { id: '', type: 'function' as const, function: { name: '', arguments: '' } };
+        if (typeof piece.id === 'string' && piece.id) c.id = piece.id;
+        const f = isObject(piece.function) ? piece.function : {};
+        c.function.name += str(f.name);
+        c.function.arguments += str(f.arguments);
+        calls.set(index, c);
+      }
+    },
+    end() {
+      const toolCalls = [...calls.values()].filter((c) => c.function.name);
+      const message: AssistantMessage = { role: 'assistant', content, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) };
+      return { message, usage, finishReason: finishOf(finish, message), id };
+    },
+  };
 }
 
 export const chatAdapter: WireAdapter<CompletionRequest> = {
@@ -56,33 +93,6 @@ export const chatAdapter: WireAdapter<CompletionRequest> = {
     return [...chunks.map((c) => ({ data: JSON.stringify(c) })), { data: '[DONE]' }];
   },
   error: (e) => ({ status: e.status, body: e.body }),
-  read(body) {
-    if (!isObject(body) || !Array.isArray(body.choices)) return null;
-    const choice = body.choices[0] as { message?: AssistantMessage; finish_reason?: string } | undefined;
-    const message = choice?.message ?? { role: 'assistant', content: null };
-    return { message, usage: chatUsage(body.usage), finishReason: FINISH[choice?.finish_reason ?? ''] ?? (message.tool_calls?.length ? 'tool_calls' : 'stop') };
-  },
-  readEvents(events: readonly SseEvent[]): ReadAnswer | null {
-    const calls = new Map<number, ToolCall>();
-    let content = '';
-    let usage: Usage | null = null;
-    let finish: string | undefined;
-    for (const e of events) {
-      const chunk = e.data === '[DONE]' ? null : (json(e.data) as { choices?: Array<{ delta?: StreamDelta; finish_reason?: string | null }>; usage?: unknown } | null);
-      if (!isObject(chunk)) continue;
-      usage = chatUsage(chunk.usage) ?? usage;
-      const choice = chunk.choices?.[0];
-      finish = choice?.finish_reason ?? finish;
-      content += choice?.delta?.content ?? '';
-      for (const piece of choice?.delta?.tool_calls ?? []) {
-        const c = calls.get(piece.index) ?? { id: '', type: 'function' as const, function: { name: '', arguments: '' } };
-        if (piece.id) c.id = piece.id;
-        c.function.name += piece.function?.name ?? '';
-        c.function.arguments += piece.function?.arguments ?? '';
-        calls.set(piece.index, c);
-      }
-    }
-    const toolCalls = [...calls.values()];
-    return { message: { role: 'assistant', content, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) }, usage, finishReason: FINISH[finish ?? ''] ?? (toolCalls.length ? 'tool_calls' : 'stop') };
-  },
+  read,
+  assemble,
 };

@@ -10,7 +10,7 @@ import type { AssistantMessage, ChatMessage, ChatRequest, FinishReason, ToolChoi
 import { issuePath } from '../../scenario/yaml-file.ts';
 import { apiError, JsonSchemaObject, responseFormat, type ApiError } from '../protocol.ts';
 import { pieces } from '../pieces.ts';
-import { isObject, json, type Answer, type ReadAnswer, type SseEvent, type WireAdapter } from './adapter.ts';
+import { isObject, json, wholeInput, type Answer, type ReadAnswer, type SentUsage, type SseEvent, type StreamAssembler, type WireAdapter } from './adapter.ts';
 import type { ResponseStore } from './response-store.ts';
 
 const TextBlock = z.looseObject({ type: z.literal('text'), text: z.string() });
@@ -25,7 +25,8 @@ const ToolResultBlock = z.looseObject({
 const OtherBlock = z.looseObject({ type: z.string() });
 const Block = z.union([TextBlock, ToolUseBlock, ToolResultBlock, OtherBlock]);
 
-const Message = z.looseObject({ role: z.enum(['user', 'assistant']), content: z.union([z.string(), z.array(Block)]) });
+export const Message = z.looseObject({ role: z.enum(['user', 'assistant']), content: z.union([z.string(), z.array(Block)]) });
+export type Message = z.infer<typeof Message>;
 
 const Tool = z.looseObject({
   type: z.literal('custom').optional(),
@@ -34,7 +35,7 @@ const Tool = z.looseObject({
   input_schema: JsonSchemaObject,
 });
 
-const MessagesRequest = z.looseObject({
+export const MessagesRequest = z.looseObject({
   model: z.string().min(1),
   max_tokens: z.number().int().positive(),
   messages: z.array(Message),
@@ -65,7 +66,7 @@ const invalid = (message: string, status = 400, code: string | null = null): { o
 const resultText = (c: z.infer<typeof ToolResultBlock>['content']): string => (c === undefined ? '' : typeof c === 'string' ? c : c.map((p) => p.text ?? '').join(''));
 
 /** One Anthropic message as chat messages: a user turn's tool results are tool messages (in order), its text a user message. */
-function toChat(m: z.infer<typeof Message>, out: ChatMessage[]): void {
+export function toChat(m: Message, out: ChatMessage[]): void {
   const blocks = typeof m.content === 'string' ? [{ type: 'text' as const, text: m.content }] : m.content;
   if (m.role === 'assistant') {
     const texts: string[] = [];
@@ -90,6 +91,31 @@ function toChat(m: z.infer<typeof Message>, out: ChatMessage[]): void {
   if (texts.length || !blocks.some((b) => b.type === 'tool_result')) out.push({ role: 'user', content: texts.join('') });
 }
 
+/** Whether a message carries more than text, tool calls and their results (images, documents, thinking). */
+export function beyondText(m: Message): boolean {
+  return typeof m.content !== 'string' && m.content.some((b) => b.type !== 'text' && b.type !== 'tool_use' && b.type !== 'tool_result');
+}
+
+/** The system prompt's text (its blocks joined), if any. */
+export const systemText = (system: Body['system']): string | undefined => (typeof system === 'string' ? system : system?.map((b) => b.text).join('\n'));
+
+/** Client tools as ToolSpecs; `other`: a server tool (web search, code execution…), which only a provider can run; `error`: a client tool that is not well-formed. */
+export function clientTools(tools: NonNullable<Body['tools']>): { specs: ToolSpec[]; other: string | null } | { error: string } {
+  const specs: ToolSpec[] = [];
+  let other: string | null = null;
+  for (const [k, t] of tools.entries()) {
+    if (t.type && t.type !== 'custom') {
+      other ??= `tools.${k}: tools of type '${t.type}' (server tools) are not supported by the simulated model; define client tools with input_schema`;
+      continue;
+    }
+    const f = Tool.safeParse(t);
+    if (!f.success) return { error: `tools.${k}: ${f.error.issues[0]!.message} (${issuePath(f.error.issues[0]!.path)})` };
+    const { name, description, input_schema } = f.data;
+    specs.push({ type: 'function', function: { name, ...(description !== undefined ? { description } : {}), parameters: input_schema } });
+  }
+  return { specs, other };
+}
+
 function parse(store: ResponseStore, raw: unknown) {
   const r = MessagesRequest.safeParse(raw);
   if (!r.success) {
@@ -102,20 +128,17 @@ function parse(store: ResponseStore, raw: unknown) {
   if (thread !== undefined && !before) return invalid(`thread: no Thread state for previous_message_id '${thread}': replay the full conversation with thread {"type": "create"}`, 404, 'thread_not_found');
   if (thread !== undefined && store.continued(thread)) return invalid(`thread: the response '${thread}' has been continued already; continue from the Thread's latest response`, 400, 'thread_already_continued');
   if (body.messages.length === 0) return invalid('messages: at least one message is required');
-  let tools: ToolSpec[] = [];
-  for (const [k, t] of (body.tools ?? []).entries()) {
-    const f = Tool.safeParse(t);
-    if (!f.success) return invalid(t.type && t.type !== 'custom' ? `tools.${k}: tools of type '${t.type}' (server tools) are not supported by the simulated model; define client tools with input_schema` : `tools.${k}: ${f.error.issues[0]!.message} (${issuePath(f.error.issues[0]!.path)})`);
-    const { name, description, input_schema } = f.data;
-    tools.push({ type: 'function', function: { name, ...(description !== undefined ? { description } : {}), parameters: input_schema } });
-  }
+  const client = clientTools(body.tools ?? []);
+  if ('error' in client) return invalid(client.error);
+  if (client.other) return invalid(client.other);
+  let tools = client.specs;
   // A Thread's later turns may leave out what stays the same: its tools and system prompt.
   if (thread !== undefined && body.tools === undefined) tools = store.tools(thread) ?? [];
   const tc = body.tool_choice;
   if (tc?.type === 'tool' && !tools.some((t) => t.function.name === tc.name)) return invalid(`tool_choice: no tool named '${tc.name ?? ''}' in tools`);
   if (tc && tc.type !== 'none' && tools.length === 0) return invalid('tool_choice: may only be specified while providing tools');
   const choice: ToolChoice | undefined = !tc ? undefined : tc.type === 'tool' ? { type: 'function', function: { name: tc.name! } } : tc.type === 'any' ? 'required' : tc.type;
-  const system = typeof body.system === 'string' ? body.system : body.system?.map((b) => b.text).join('\n');
+  const system = systemText(body.system);
   const messages: ChatMessage[] = before ? before.filter((m) => system === undefined || m.role !== 'system') : [];
   if (system) messages.unshift({ role: 'system', content: system });
   for (const m of body.messages) toChat(m, messages);
@@ -147,20 +170,11 @@ export function messagesUsage(u: Usage) {
   };
 }
 
-/** Anthropic's usage in the one internal spelling. */
-export function readMessagesUsage(u: unknown): Usage | null {
-  if (!isObject(u) || typeof u.input_tokens !== 'number') return null;
-  const n = (v: unknown) => (typeof v === 'number' ? v : 0);
-  const read = n(u.cache_read_input_tokens);
-  const write = n(u.cache_creation_input_tokens);
-  const thinking = isObject(u.output_tokens_details) ? n(u.output_tokens_details.thinking_tokens) : 0;
-  return {
-    prompt_tokens: u.input_tokens + read + write,
-    completion_tokens: n(u.output_tokens),
-    cached_tokens: read,
-    ...(write ? { cache_write_tokens: write } : {}),
-    ...(thinking ? { reasoning_tokens: thinking } : {}),
-  };
+/** Anthropic's usage as sent, its input made whole (the uncached input and the cache reads and writes). */
+export function messagesSentUsage(u: unknown): SentUsage | null {
+  if (!isObject(u)) return null;
+  const details = isObject(u.output_tokens_details) ? u.output_tokens_details : {};
+  return { prompt: wholeInput(u.input_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens), completion: u.output_tokens, cached: u.cache_read_input_tokens, cacheWrite: u.cache_creation_input_tokens, reasoning: details.thinking_tokens };
 }
 
 function stopReason(a: Answer): string {
@@ -229,9 +243,10 @@ function readMessage(body: unknown): ReadAnswer | null {
   for (const b of body.content as unknown[]) {
     if (!isObject(b)) continue;
     if (b.type === 'text') message.content = (message.content ?? '') + String(b.text ?? '');
-    if (b.type === 'tool_use') (message.tool_calls ??= []).push({ id: String(b.id), type: 'function', function: { name: String(b.name), arguments: typeof b.input === 'string' ? b.input : JSON.stringify(b.input ?? {}) } });
+    if (b.type === 'tool_use' && typeof b.name === 'string') (message.tool_calls ??= []).push({ id: String(b.id ?? ''), type: 'function', function: { name: b.name, arguments: typeof b.input === 'string' ? b.input : JSON.stringify(b.input ?? {}) } });
   }
-  return { message, usage: readMessagesUsage(body.usage), finishReason: FINISH[String(body.stop_reason)] ?? (message.tool_calls?.length ? 'tool_calls' : 'stop') };
+  const finishReason = FINISH[String(body.stop_reason)] ?? (message.tool_calls?.length ? 'tool_calls' : 'stop');
+  return { message, usage: messagesSentUsage(body.usage), finishReason, id: typeof body.id === 'string' ? body.id : null };
 }
 
 /** Anthropic's error types by HTTP status. */
@@ -243,31 +258,38 @@ export function messagesError(e: ApiError): { status: number; body: unknown } {
   return { status: e.status, body: { type: 'error', error: { type, message: e.body.error.message, ...(e.body.error.code ? { details: { error_code: e.body.error.code } } : {}) } } };
 }
 
-/** Reads back an answer streamed in Anthropic's events. */
-function readMessageEvents(events: readonly SseEvent[]): ReadAnswer | null {
+/** Anthropic's events put together: message_start's message, each content block and its deltas, message_delta's stop reason and usage; null without message_stop (a stream cut short, or ended by an error event). */
+function assemble(): StreamAssembler {
   let message: Record<string, unknown> | null = null;
+  let usage: Record<string, unknown> = {};
   const blocks: Array<Record<string, unknown>> = [];
   const partial: string[] = [];
-  for (const e of events) {
-    const ev = json(e.data);
-    if (!isObject(ev)) continue;
-    if (ev.type === 'message_start' && isObject(ev.message)) message = { ...ev.message, usage: { ...(isObject(ev.message.usage) ? ev.message.usage : {}) } };
-    else if (ev.type === 'content_block_start' && isObject(ev.content_block) && typeof ev.index === 'number') {
-      blocks[ev.index] = { ...ev.content_block };
-      partial[ev.index] = '';
-    } else if (ev.type === 'content_block_delta' && isObject(ev.delta) && typeof ev.index === 'number' && blocks[ev.index]) {
-      if (ev.delta.type === 'text_delta') blocks[ev.index]!.text = String(blocks[ev.index]!.text ?? '') + String(ev.delta.text ?? '');
-      if (ev.delta.type === 'input_json_delta') partial[ev.index] += String(ev.delta.partial_json ?? '');
-    } else if (ev.type === 'message_delta' && message) {
-      if (isObject(ev.delta)) message.stop_reason = ev.delta.stop_reason;
-      // Counters in message_delta are the whole message's: they replace, never add.
-      if (isObject(ev.usage)) Object.assign(message.usage as object, Object.fromEntries(Object.entries(ev.usage).filter(([, v]) => v != null)));
-    }
-  }
-  if (!message) return null;
-  // A tool_use block's input is its streamed JSON, kept as the text it was (broken JSON stays broken, as the SDK sees it).
-  message.content = blocks.map((b, i) => (b.type === 'tool_use' && partial[i] ? { ...b, input: partial[i] } : b));
-  return readMessage(message);
+  let stopped = false;
+  return {
+    add(_event, ev) {
+      if (!isObject(ev)) return;
+      if (ev.type === 'message_start' && isObject(ev.message)) {
+        message = { ...ev.message };
+        usage = { ...(isObject(ev.message.usage) ? ev.message.usage : {}) };
+      } else if (ev.type === 'content_block_start' && isObject(ev.content_block) && typeof ev.index === 'number') {
+        blocks[ev.index] = { ...ev.content_block };
+        partial[ev.index] = '';
+      } else if (ev.type === 'content_block_delta' && isObject(ev.delta) && typeof ev.index === 'number' && blocks[ev.index]) {
+        if (ev.delta.type === 'text_delta') blocks[ev.index]!.text = String(blocks[ev.index]!.text ?? '') + String(ev.delta.text ?? '');
+        if (ev.delta.type === 'input_json_delta') partial[ev.index] += String(ev.delta.partial_json ?? '');
+      } else if (ev.type === 'message_delta' && message) {
+        if (isObject(ev.delta)) message.stop_reason = ev.delta.stop_reason;
+        // Counters in message_delta are the whole message's: they replace, never add.
+        if (isObject(ev.usage)) Object.assign(usage, Object.fromEntries(Object.entries(ev.usage).filter(([, v]) => v != null)));
+      } else if (ev.type === 'message_stop') stopped = true;
+    },
+    end() {
+      if (!message || !stopped) return null;
+      // A tool_use block's input is its streamed JSON, kept as the text it was (broken JSON stays broken, as the SDK sees it).
+      const content = blocks.map((b, i) => (b.type === 'tool_use' && partial[i] ? { ...b, input: partial[i] } : b));
+      return readMessage({ ...(message as object), content, usage });
+    },
+  };
 }
 
 /** The Messages adapter; a request with `thread` has its answer kept in `store` for the next turn. */
@@ -281,7 +303,7 @@ export function messagesAdapter(store: ResponseStore): WireAdapter<MessagesCall>
     events: (a) => streamEvents(a),
     error: messagesError,
     read: readMessage,
-    readEvents: readMessageEvents,
+    assemble,
     answered(a, call) {
       const thread = call.body.thread;
       if (!thread || !a.message) return;

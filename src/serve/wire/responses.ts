@@ -8,7 +8,7 @@ import type { AssistantMessage, ChatMessage, ChatRequest, FinishReason, ToolChoi
 import { issuePath } from '../../scenario/yaml-file.ts';
 import { apiError, JsonSchemaObject, responseFormat } from '../protocol.ts';
 import { pieces } from '../pieces.ts';
-import { isObject, json, type Answer, type ReadAnswer, type SseEvent, type WireAdapter } from './adapter.ts';
+import { isObject, type Answer, type ReadAnswer, type SentUsage, type SseEvent, type StreamAssembler, type WireAdapter } from './adapter.ts';
 import type { ResponseStore } from './response-store.ts';
 
 const TextPart = z.looseObject({ type: z.string(), text: z.string().optional(), refusal: z.string().optional() });
@@ -25,7 +25,8 @@ const FunctionOutputItem = z.looseObject({ type: z.literal('function_call_output
 const ReferenceItem = z.looseObject({ type: z.literal('item_reference'), id: z.string() });
 /** Reasoning items are sent back by agents of reasoning models; the sim does not reason, so they carry nothing it reads. */
 const ReasoningItem = z.looseObject({ type: z.literal('reasoning') });
-const Item = z.union([MessageItem, FunctionCallItem, FunctionOutputItem, ReferenceItem, ReasoningItem]);
+export const Item = z.union([MessageItem, FunctionCallItem, FunctionOutputItem, ReferenceItem, ReasoningItem]);
+export type Item = z.infer<typeof Item>;
 
 const FunctionTool = z.looseObject({
   type: z.literal('function'),
@@ -41,7 +42,7 @@ const Format = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('json_schema'), name: z.string().min(1), schema: JsonSchemaObject.optional(), strict: z.boolean().nullable().optional() }),
 ]);
 
-const ResponsesRequest = z.looseObject({
+export const ResponsesRequest = z.looseObject({
   model: z.string().min(1),
   input: z.union([z.string(), z.array(Item)]),
   instructions: z.string().nullable().optional(),
@@ -70,15 +71,20 @@ const text = (c: z.infer<typeof Content>): string => (typeof c === 'string' ? c 
 
 const invalid = (param: string, message: string) => ({ ok: false as const, error: apiError(400, message, 'invalid_request_error', param, 'invalid_value') });
 
-/** Input items as chat messages: an assistant's text and the function calls after it are one assistant message, as in Chat Completions. */
-function toMessages(items: Array<z.infer<typeof Item>>, store: ResponseStore, out: ChatMessage[]): string | null {
-  for (let i = 0; i < items.length; i++) {
-    let item = items[i]!;
+/**
+ * Input items as chat messages, appended to `out`: an assistant's text and the function calls after it
+ * are one assistant message, as in Chat Completions. `stored` finds an item_reference's item; the ids
+ * it does not know are returned (their items left out).
+ */
+export function toMessages(items: readonly Item[], stored: (id: string) => unknown, out: ChatMessage[]): string[] {
+  const missing: string[] = [];
+  for (let item of items) {
     if (item.type === 'item_reference') {
-      const found = store.item(item.id);
-      if (!found) return `Item with id '${item.id}' not found.`;
-      const parsed = Item.safeParse(found);
-      if (!parsed.success) return `Item with id '${item.id}' cannot be used as input.`;
+      const parsed = Item.safeParse(stored(item.id));
+      if (!parsed.success || parsed.data.type === 'item_reference') {
+        missing.push(item.id);
+        continue;
+      }
       item = parsed.data;
     }
     const last = out.at(-1);
@@ -96,7 +102,43 @@ function toMessages(items: Array<z.infer<typeof Item>>, store: ResponseStore, ou
       else out.push({ role: 'assistant', content: text(m.content) });
     }
   }
-  return null;
+  return missing;
+}
+
+/** Whether an item carries more than text (images, files) or state only the provider can count (reasoning). */
+export function beyondText(item: Item): boolean {
+  if (item.type === 'reasoning') return true;
+  const content = item.type === 'function_call_output' ? item.output : item.type === 'message' || item.type === undefined ? (item as z.infer<typeof MessageItem>).content : '';
+  return Array.isArray(content) && content.some((p) => !TEXT_PARTS.has(p.type));
+}
+const TEXT_PARTS = new Set(['input_text', 'output_text', 'text', 'refusal']);
+
+/** The function tools of a request as ToolSpecs, and the first tool of another type (web search, file search…), if any. */
+export function functionTools(tools: ReadonlyArray<{ type: string }>): { specs: ToolSpec[]; other: { index: number; type: string } | null } {
+  const specs: ToolSpec[] = [];
+  let other: { index: number; type: string } | null = null;
+  for (const [index, t] of tools.entries()) {
+    const f = FunctionTool.safeParse(t);
+    if (!f.success) {
+      other ??= { index, type: t.type };
+      continue;
+    }
+    const { name, description, parameters } = f.data;
+    specs.push({ type: 'function', function: { name, ...(description != null ? { description } : {}), ...(parameters ? { parameters } : {}) } });
+  }
+  return { specs, other };
+}
+
+/**
+ * The conversation a stored response continues, for a request to extend: the stored messages
+ * themselves (so a counter that has seen them counts them again for nothing), but the last one
+ * copied when it is the assistant's, which the request's items may extend.
+ */
+export function continued(before: readonly ChatMessage[]): ChatMessage[] {
+  const out = [...before];
+  const last = out.at(-1);
+  if (last?.role === 'assistant') out[out.length - 1] = { ...last, ...(last.tool_calls ? { tool_calls: [...last.tool_calls] } : {}) };
+  return out;
 }
 
 function parse(store: ResponseStore, raw: unknown) {
@@ -108,24 +150,18 @@ function parse(store: ResponseStore, raw: unknown) {
   }
   const body = r.data;
   if (body.conversation !== undefined) return invalid('conversation', "'conversation' (server-side conversations) is not supported by bench serve: send the items, or previous_response_id.");
-  const tools: ToolSpec[] = [];
-  for (const [k, t] of (body.tools ?? []).entries()) {
-    const f = FunctionTool.safeParse(t);
-    if (!f.success) return invalid(`tools[${k}]`, `Invalid value for 'tools[${k}]': tools of type '${t.type}' are not supported by the simulated model (only 'function').`);
-    const { name, description, parameters } = f.data;
-    tools.push({ type: 'function', function: { name, ...(description != null ? { description } : {}), ...(parameters ? { parameters } : {}) } });
-  }
+  const { specs: tools, other } = functionTools(body.tools ?? []);
+  if (other) return invalid(`tools[${other.index}]`, `Invalid value for 'tools[${other.index}]': tools of type '${other.type}' are not supported by the simulated model (only 'function').`);
   const choice = body.tool_choice;
   if (choice && typeof choice === 'object' && !tools.some((t) => t.function.name === choice.name)) return invalid('tool_choice', `Invalid value for 'tool_choice': no function named '${choice.name}' in 'tools'.`);
-  const history: ChatMessage[] = [];
+  let history: ChatMessage[] = [];
   if (body.previous_response_id) {
     const before = store.conversation(body.previous_response_id);
     if (!before) return { ok: false as const, error: apiError(400, `Previous response with id '${body.previous_response_id}' not found.`, 'invalid_request_error', 'previous_response_id', 'previous_response_not_found') };
-    // Copies of the assistant messages: one this request extends (more text, function calls) must not change the stored one.
-    history.push(...before.map((m) => (m.role === 'assistant' ? { ...m, ...(m.tool_calls ? { tool_calls: [...m.tool_calls] } : {}) } : m)));
+    history = continued(before);
   }
-  const missing = toMessages(typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input, store, history);
-  if (missing) return { ok: false as const, error: apiError(400, missing, 'invalid_request_error', 'input', 'item_not_found') };
+  const missing = toMessages(typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input, (id) => store.item(id), history);
+  if (missing.length) return { ok: false as const, error: apiError(400, `Item with id '${missing[0]}' not found.`, 'invalid_request_error', 'input', 'item_not_found') };
   if (history.length === 0) return invalid('input', "Invalid value for 'input': no input items.");
   const f = body.text?.format;
   const format = f?.type === 'json_object' ? { type: 'json_object' as const } : f?.type === 'json_schema' ? responseFormat(f.name, f.schema, f.strict) : undefined;
@@ -224,36 +260,44 @@ function streamEvents(a: Answer, body: Body): SseEvent[] {
   return out;
 }
 
-/** The Responses API's usage in the one internal spelling. */
-export function readResponsesUsage(u: unknown): Usage | null {
-  if (!isObject(u) || typeof u.input_tokens !== 'number') return null;
+/** The Responses API's usage as sent. */
+export function responsesSentUsage(u: unknown): SentUsage | null {
+  if (!isObject(u)) return null;
   const inDetail = isObject(u.input_tokens_details) ? u.input_tokens_details : {};
   const outDetail = isObject(u.output_tokens_details) ? u.output_tokens_details : {};
-  const reasoning = typeof outDetail.reasoning_tokens === 'number' ? outDetail.reasoning_tokens : 0;
-  return {
-    prompt_tokens: u.input_tokens,
-    completion_tokens: typeof u.output_tokens === 'number' ? u.output_tokens : 0,
-    cached_tokens: typeof inDetail.cached_tokens === 'number' ? inDetail.cached_tokens : 0,
-    ...(reasoning ? { reasoning_tokens: reasoning } : {}),
-  };
+  return { prompt: u.input_tokens, completion: u.output_tokens, cached: inDetail.cached_tokens, reasoning: outDetail.reasoning_tokens };
 }
 
 /** A response object read back: its message text and function calls as one assistant message. */
 function readResponse(r: unknown): ReadAnswer | null {
   if (!isObject(r) || !Array.isArray(r.output)) return null;
   const message: AssistantMessage = { role: 'assistant', content: null };
-  for (const item of r.output as unknown[]) {
-    if (!isObject(item)) continue;
+  const items = (r.output as unknown[]).filter(isObject);
+  for (const item of items) {
     if (item.type === 'message' && Array.isArray(item.content)) {
-      const t = (item.content as Array<{ text?: string }>).map((p) => p.text ?? '').join('');
+      const t = (item.content as unknown[]).map((p) => (isObject(p) && typeof p.text === 'string' ? p.text : '')).join('');
       message.content = (message.content ?? '') + t;
-    } else if (item.type === 'function_call') {
-      (message.tool_calls ??= []).push({ id: String(item.call_id), type: 'function', function: { name: String(item.name), arguments: String(item.arguments ?? '') } });
+    } else if (item.type === 'function_call' && typeof item.name === 'string') {
+      (message.tool_calls ??= []).push({ id: String(item.call_id ?? ''), type: 'function', function: { name: item.name, arguments: typeof item.arguments === 'string' ? item.arguments : '' } });
     }
   }
   const incomplete = r.status === 'incomplete' && isObject(r.incomplete_details) && r.incomplete_details.reason === 'max_output_tokens';
   const finishReason: FinishReason = incomplete ? 'length' : message.tool_calls?.length ? 'tool_calls' : 'stop';
-  return { message, usage: readResponsesUsage(r.usage), finishReason };
+  return { message, usage: responsesSentUsage(r.usage), finishReason, id: typeof r.id === 'string' ? r.id : null, items };
+}
+
+/** The events that end a streamed response, each carrying the whole response. */
+const FINAL_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+
+/** A streamed response is its final event's response (the events before it are its pieces). */
+function assemble(): StreamAssembler {
+  let final: unknown = null;
+  return {
+    add(_event, data) {
+      if (isObject(data) && typeof data.type === 'string' && FINAL_EVENTS.has(data.type)) final = data.response;
+    },
+    end: () => readResponse(final),
+  };
 }
 
 /** The Responses API adapter; answers it sends with `store` on (the default) are kept in `store`. */
@@ -267,13 +311,7 @@ export function responsesAdapter(store: ResponseStore): WireAdapter<ResponsesCal
     events: (a, call) => streamEvents(a, call.body),
     error: (e) => ({ status: e.status, body: e.body }),
     read: readResponse,
-    readEvents(events) {
-      for (let i = events.length - 1; i >= 0; i--) {
-        const e = json(events[i]!.data);
-        if (isObject(e) && (e.type === 'response.completed' || e.type === 'response.incomplete')) return readResponse(e.response);
-      }
-      return null;
-    },
+    assemble,
     answered(a, call) {
       if (call.body.store === false || !a.message) return;
       store.save(`resp_${a.uid}`, [...call.history, a.message], outputItems(a));

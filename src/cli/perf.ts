@@ -24,7 +24,7 @@ export function perfSizes(quick: boolean, scaleRepeat: number) {
 export function registerPerf(program: Command): void {
   program
     .command('perf')
-    .description("measure loopbench's own speed and memory against its performance targets (see README, Performance)")
+    .description("measure loopbench's own speed and memory against its performance targets (see docs/performance.md)")
     .option('--only <parts>', `what to measure, comma-separated: ${PERF_PARTS.join(', ')}`, PERF_PARTS.join(','))
     .option('-n, --repeat <n>', 'runs per configuration of the scale sweep (seed-calibrated, --steps 10..100:10; also the workers sweep)', '100')
     .option('--quick', 'small sizes everywhere: a smoke test, not a measurement against the targets')

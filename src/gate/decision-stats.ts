@@ -81,7 +81,7 @@ export function binomialPmf(n: number, p: number): Float64Array {
 /**
  * Lan–DeMets spending of Pocock type: the α spent once a fraction t of `max` runs is in,
  * α·ln(1 + (e − 1)·t) — 0 at t = 0, all of α at t = 1. Chosen over an O'Brien–Fleming-like and a
- * front-loaded function by the expected runs each takes (README, "Adaptive repeats").
+ * front-loaded function by the expected runs each takes (docs/adaptive.md).
  */
 export const pocockSpending = (alpha: number, t: number): number => alpha * Math.log(1 + (Math.E - 1) * t);
 

@@ -11,6 +11,7 @@ import { base, WIDTH, type ChartSpec } from './base.ts';
 import type { ColourScale } from './colours.ts';
 import { costPerRunChart, meanCostChart, successVsCostChart } from './cost.ts';
 import { cumulativeCostChart, cumulativeTokensChart, perCallTokensChart } from './steps.ts';
+import { chartPoints } from './thin.ts';
 
 /** One colour per stop reason in every report: done is green, the brakes warm, failures dark. */
 const REASON_COLOUR: Record<StopReason, string> = {
@@ -59,11 +60,12 @@ export function buildCharts(d: { summary: readonly ConfigSummary[]; points: read
   const order = d.summary.map((c) => c.config_id);
   const scenarios = [...new Set(d.summary.map((c) => c.scenario))];
   const success = successVsCostChart(d.runs, d.summary, colours);
+  const points = chartPoints(d.points);
   return [
     meanCostChart(d.runs, d.summary, scenarios, colours, d.prices),
-    cumulativeTokensChart(d.points, d.fits, scenarios, colours),
-    cumulativeCostChart(d.points, scenarios, colours, new Map(d.summary.map((c) => [c.config_id, c.runs])), d.prices),
-    perCallTokensChart(d.points, scenarios, colours),
+    cumulativeTokensChart(points, d.fits, scenarios, colours),
+    cumulativeCostChart(points, scenarios, colours, new Map(d.summary.map((c) => [c.config_id, c.runs])), d.prices),
+    perCallTokensChart(points, scenarios, colours),
     costPerRunChart(d.runs, scenarios, colours, d.prices),
     stopReasons(d.summary, order),
     ...(success ? [success] : []),

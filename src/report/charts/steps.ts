@@ -12,6 +12,7 @@ import { fitFormula } from '../format/figures.ts';
 import type { QuadraticFit } from '../stats/fit.ts';
 import { predict } from '../stats/fit.ts';
 import { usd } from '../format/numbers.ts';
+import { chartSteps } from './thin.ts';
 
 type Value = (p: StepPoint) => number;
 /** One layer of a layered Vega-Lite spec (vega-lite exports no name for it). */
@@ -149,7 +150,7 @@ function lineChart(points: readonly StepPoint[], scenarios: readonly string[], c
 const FIT = 'fit a·N + b·N²';
 
 export function cumulativeTokensChart(points: readonly StepPoint[], fits: readonly QuadraticFit[], scenarios: readonly string[], colours: ColourScale): ChartSpec {
-  const fitted = fits.flatMap((f) => Array.from({ length: f.max_step }, (_, i) => ({ scenario: f.scenario, kind: FIT, step: i + 1, value: Math.round(predict(f, i + 1)) })));
+  const fitted = fits.flatMap((f) => chartSteps(f.max_step).map((step) => ({ scenario: f.scenario, kind: FIT, step, value: Math.round(predict(f, step)) })));
   const formulas = fits.map((f) => ({ scenario: f.scenario, kind: 'formula', text: `dashed: fit ${fitFormula(f)}` }));
   const dash = { field: 'kind', type: 'nominal' as const, title: null, scale: { domain: ['measured', FIT], range: [[1, 0], [6, 4]] }, legend: { labelExpr: "datum.label === 'measured' ? 'measured (mean over runs)' : datum.label" } };
   return lineChart(points, scenarios, colours, {

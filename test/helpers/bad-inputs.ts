@@ -110,7 +110,7 @@ export const BAD_INPUTS: BadInput[] = [
   { name: 'cli: --seed negative', args: sweep('--seed', '-1'), message: "bench: --seed: -1 is below the minimum 0 (accepted: a whole number ≥ 0)" },
   { name: 'cli: --prompt-cache maybe', args: sweep('--prompt-cache', 'maybe'), message: "bench: --prompt-cache: 'maybe' is not accepted (accepted: on, off)" },
   { name: 'cli: --max-output-tokens 0', args: sweep('--max-output-tokens', '0'), message: "bench: --max-output-tokens: 0 is below the minimum 1 (accepted: a whole number ≥ 1 and ≤ 1000000)" },
-  { name: 'cli: unknown model', args: sweep('-m', 'gpt-4o'), message: "bench: unknown model 'gpt-4o' (accepted: sim (the scenario's own profile), sim:<profile>, openai:<model>, replay:<cassette.json>)" },
+  { name: 'cli: unknown model', args: sweep('-m', 'gpt-4o'), message: "bench: unknown model 'gpt-4o' (accepted: sim (the scenario's own profile), sim:<profile>, openai:<model>, anthropic:<model> (--agent-cmd only), replay:<cassette.json>)" },
   { name: 'cli: --price-in alone', args: sweep('--price-in', '1'), message: "bench: --price-in and --price-out go together (USD per 1M tokens)" },
   { name: 'cli: --price-out negative', args: sweep('--price-in', '1', '--price-out', '-2'), message: "bench: --price-out: -2 is below the minimum 0 (accepted: a number ≥ 0)" },
   { name: 'cli: unknown flag', args: sweep('--stpes', '12'), message: "bench: unknown option '--stpes' (Did you mean --steps?) (run bench run --help for usage)" },

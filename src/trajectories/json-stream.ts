@@ -5,6 +5,7 @@
 // sequence. Errors name a byte offset and what was expected, and never quote the file: a file given by
 // mistake (a key, a config) must not have its contents printed.
 import fs from 'node:fs';
+import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, isSpace, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from '../contracts/json-bytes.ts';
 
 export type JsonPath = ReadonlyArray<string | number>;
 
@@ -34,16 +35,7 @@ export class JsonStreamError extends Error {
 export const MAX_MEMBER_BYTES = 64 * 1024 * 1024;
 
 const CHUNK = 1 << 20;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const LBRACE = 0x7b;
-const RBRACE = 0x7d;
-const LBRACK = 0x5b;
-const RBRACK = 0x5d;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-const endsScalar = (c: number) => c === COMMA || c === RBRACE || c === RBRACK || isSpace(c);
+const endsScalar = (c: number) => c === COMMA || c === CLOSE_OBJECT || c === CLOSE_ARRAY || isSpace(c);
 
 /** Where a walked container is: what comes next in it. */
 interface Frame {
@@ -164,11 +156,11 @@ class Scanner {
     switch (top.state) {
       case 'first':
         if (top.kind === 'object') {
-          if (c === RBRACE) return this.closeFrame(i);
+          if (c === CLOSE_OBJECT) return this.closeFrame(i);
           if (c !== QUOTE) this.fail(i, "expected a key in double quotes or '}'");
           return this.beginKey(b, i);
         }
-        if (c === RBRACK) return this.closeFrame(i);
+        if (c === CLOSE_ARRAY) return this.closeFrame(i);
         return this.beginValue(b, i, c);
       case 'key':
         if (c !== QUOTE) this.fail(i, 'expected a key in double quotes');
@@ -188,7 +180,7 @@ class Scanner {
           }
           return i + 1;
         }
-        if (c === (top.kind === 'object' ? RBRACE : RBRACK)) return this.closeFrame(i);
+        if (c === (top.kind === 'object' ? CLOSE_OBJECT : CLOSE_ARRAY)) return this.closeFrame(i);
         this.fail(i, `expected ',' or '${top.kind === 'object' ? '}' : ']'}'`);
     }
   }
@@ -216,8 +208,8 @@ class Scanner {
   private beginValue(b: Buffer, i: number, c: number): number {
     const top = this.stack.at(-1);
     if (top?.kind === 'object') top.key = this.pendingKey!;
-    if (c === LBRACE || c === LBRACK) {
-      const kind = c === LBRACE ? 'object' : 'array';
+    if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+      const kind = c === OPEN_OBJECT ? 'object' : 'array';
       const visit = this.visitor.visit(this.path(), kind);
       if (visit === 'walk') {
         if (top) top.state = 'next';
@@ -262,8 +254,8 @@ class Scanner {
           }
         }
       } else if (c === QUOTE) inString = true;
-      else if (c === LBRACE || c === LBRACK) depth++;
-      else if (c === RBRACE || c === RBRACK) {
+      else if (c === OPEN_OBJECT || c === OPEN_ARRAY) depth++;
+      else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
         if (--depth === 0) {
           cap.depth = 0;
           return this.finishCapture(b, i + 1);

@@ -6,6 +6,7 @@
 // (memcmp) with a copy of that body's array, not by scanning or parsing them again: a call costs
 // what it adds, not its history.
 import { Buffer } from 'node:buffer';
+import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, isSpace, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from '../../contracts/json-bytes.ts';
 
 /** A value's bytes: [start, end). */
 export interface Span {
@@ -50,16 +51,6 @@ export interface ScannedObject {
   array: ScannedArray | null;
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-
-const isSpace = (c: number | undefined) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 function skipSpace(b: Buffer, i: number): number {
   while (i < b.length && isSpace(b[i])) i++;

@@ -47,7 +47,7 @@ step('npm pack', () => {
   const [info] = JSON.parse(out);
   tarball = path.join(work, info.filename);
   const files = info.files.map((f) => f.path);
-  for (const f of ['bin/bench.js', 'dist/main.js', 'dist/sweep-worker.js', 'data/pricing.yaml', 'data/init/budgets.yaml', 'scenarios/tiny-agent-sum-of-squares.yaml', 'README.md'])
+  for (const f of ['bin/bench.js', 'dist/main.js', 'dist/sweep-worker.js', 'data/pricing.yaml', 'data/init/budgets.yaml', 'scenarios/tiny-agent-sum-of-squares.yaml', 'README.md', 'docs/ci-gate.md'])
     must(files.includes(f), `the tarball lacks ${f}`);
   const stray = files.filter((f) => /^(src|test|results|scripts|bench|\.ci|node_modules)\//.test(f));
   must(stray.length === 0, `the tarball holds files a user does not need: ${stray.slice(0, 5).join(', ')}`);
@@ -78,7 +78,9 @@ step('npx bench --version', () => {
 
 step('npx bench --steps 12,30 (the quick start, results in the project)', () => {
   const out = run('npx', ['bench', '--steps', '12,30']);
-  must(/seed-calibrated: recommended MAX_STEPS 12/.test(out), 'no recommendation for seed-calibrated in the output');
+  // The README's quick-start output: a recommendation where the scenario checks its answer, the ×k → ×r lead where it does not.
+  must(/tiny-agent-sum-of-squares: recommended MAX_STEPS 12/.test(out), 'no recommendation for tiny-agent-sum-of-squares in the output');
+  must(/seed-calibrated: MAX_STEPS 12 → 30: steps taken ×2\.5 .* No MAX_STEPS is recommended/.test(out), 'no seed-calibrated lead line (steps ×k → tokens ×r, nothing recommended) in the output');
   must(/seed-calibrated steps=30\s+10\s/.test(out), 'no seed-calibrated steps=30 row of 10 runs');
   const results = fs.readdirSync(path.join(project, 'results'));
   must(results.length === 1 && fs.existsSync(path.join(project, 'results', results[0], 'report.html')), 'results/<time>/report.html was not written in the project');

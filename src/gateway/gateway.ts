@@ -245,7 +245,8 @@ export class Gateway {
     const call = parsed.call;
     const up = upstreamFor(run, adapter);
     if ('status' in up) return refuse(up);
-    const price = run.priceOf?.(call.model);
+    // Only the first call names the run's price: no table lookup on every later call.
+    const price = run.meter.beforeFirstCall ? run.priceOf?.(call.model) : undefined;
     if (price) run.meter.priceAs(price);
     const counted = tally(call, prior, this.o.counter, run.meter.keepLog || run.tape !== undefined, adapter.route);
     this.conversations.set(run, counted.remember);

@@ -69,7 +69,12 @@ export class RunMeter {
    * when the table has a price for it). Only before its first call: every call of a run has one price.
    */
   priceAs(price: Price): void {
-    if (this.state.calls === 0 && this.inFlight === 0) this.runSettings = { ...this.runSettings, price };
+    if (this.beforeFirstCall) this.runSettings = { ...this.runSettings, price };
+  }
+
+  /** No call admitted yet: the run's price may still be chosen by its first call. */
+  get beforeFirstCall(): boolean {
+    return this.state.calls === 0 && this.inFlight === 0;
   }
 
   elapsedMs(): number {

@@ -2,18 +2,14 @@
 // million steps is no clearer than one of a few hundred, and drawing each one made a 1M-step
 // import's report take minutes and gigabytes. The first and last steps are always kept (the end
 // labels read the last); steps_by_index.csv keeps every step.
+import { groupBy } from '../data/group.ts';
 import type { StepPoint } from '../stats/aggregate.ts';
 
 export const MAX_CHART_STEPS = 500;
 
 /** The points of each configuration, evenly thinned to at most `max` per configuration, in their order. */
 export function chartPoints(points: readonly StepPoint[], max = MAX_CHART_STEPS): readonly StepPoint[] {
-  const byConfig = new Map<string, StepPoint[]>();
-  for (const p of points) {
-    const list = byConfig.get(p.config_id);
-    if (list) list.push(p);
-    else byConfig.set(p.config_id, [p]);
-  }
+  const byConfig = groupBy(points, (p) => p.config_id);
   if ([...byConfig.values()].every((l) => l.length <= max)) return points;
   const keep = new Set<StepPoint>();
   for (const list of byConfig.values()) {

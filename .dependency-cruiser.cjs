@@ -8,6 +8,8 @@ const LAYERS = {
   scenario: ['contracts'],
   results: ['contracts', 'scenario'],
   meter: ['contracts', 'scenario'],
+  // Each wire protocol once (Chat Completions, Responses, Messages): bench serve, the gateway and the OpenAI provider read and spell through it.
+  wire: ['contracts', 'scenario'],
   brakes: ['contracts'],
   sim: ['contracts', 'scenario', 'meter'],
   tools: ['contracts', 'scenario', 'sim'],
@@ -19,9 +21,9 @@ const LAYERS = {
   trajectories: ['contracts', 'scenario', 'results', 'meter'],
   runner: ['contracts', 'scenario', 'results', 'meter', 'brakes', 'sim', 'tools', 'models', 'agents', 'report'],
   gate: ['contracts', 'scenario', 'results', 'models', 'report', 'runner'],
-  serve: ['contracts', 'scenario', 'results', 'meter', 'sim', 'models', 'runner'],
+  serve: ['contracts', 'scenario', 'results', 'meter', 'wire', 'sim', 'models', 'runner'],
   // The metering gateway and `bench run --agent-cmd`: an external agent's calls, through the same brakes and records.
-  gateway: ['contracts', 'scenario', 'results', 'meter', 'brakes', 'sim', 'tools', 'models', 'agents', 'report', 'runner', 'serve'],
+  gateway: ['contracts', 'scenario', 'results', 'meter', 'wire', 'brakes', 'sim', 'tools', 'models', 'agents', 'report', 'runner', 'serve'],
   perf: ['contracts', 'scenario', 'results', 'meter', 'brakes', 'tools', 'report', 'runner', 'serve', 'gateway'],
 };
 

@@ -10,12 +10,12 @@ import { Ajv } from 'ajv';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UsageLine, RunningServer } from '../src/serve/server.ts';
-import { parseSse, readEvents, usageFrom } from '../src/serve/wire/adapter.ts';
-import { chatAdapter } from '../src/serve/wire/chat.ts';
-import { messagesAdapter } from '../src/serve/wire/messages.ts';
-import { ResponseStore } from '../src/serve/wire/response-store.ts';
-import { responsesAdapter } from '../src/serve/wire/responses.ts';
-import type { Answer } from '../src/serve/wire/adapter.ts';
+import { parseSse, readEvents, usageFrom } from '../src/wire/adapter.ts';
+import { chatAdapter } from '../src/wire/chat/spelling.ts';
+import { messagesAdapter } from '../src/wire/messages/spelling.ts';
+import { ResponseStore } from '../src/wire/store.ts';
+import { responsesAdapter } from '../src/wire/responses/spelling.ts';
+import type { Answer } from '../src/wire/adapter.ts';
 import { serve } from './serve-helpers.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-wire-'));

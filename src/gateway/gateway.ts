@@ -17,17 +17,17 @@ import type { SpendGuard } from '../contracts/sweep-state.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
 import { redact } from '../models/redact.ts';
 import { requestParts } from '../models/request-parts.ts';
-import type { ApiError } from '../serve/protocol.ts';
-import { readBody, readBytes } from '../serve/read-body.ts';
+import type { ApiError } from '../wire/chat/protocol.ts';
+import { readBody, readBytes } from '../wire/read-body.ts';
 import { Conversations, countAnswer, tally, type Tally } from './conversation.ts';
 import { worstCase, type RunMeter, type Ticket } from './run-meter.ts';
 import { tapeKey, tapeMessage, type Tape } from './tape.ts';
 import { forward, type FailureCause, type Outcome, type Upstream } from './upstream.ts';
 import { meterUsage } from './usage-check.ts';
-import type { WireAdapter, WireCall, WireError } from './wire/adapter.ts';
-import { chatCompletions } from './wire/chat-completions.ts';
-import { messagesWire } from './wire/messages.ts';
-import { responsesWire } from './wire/responses.ts';
+import type { WireAdapter, WireCall, WireError } from '../wire/call.ts';
+import { chatCompletions } from '../wire/chat/relay.ts';
+import { messagesWire } from '../wire/messages/relay.ts';
+import { responsesWire } from '../wire/responses/relay.ts';
 
 export const RUN_HEADER = 'x-loopbench-run';
 /** Standalone gateway: POST here to open a run and get its virtual key. */

@@ -15,15 +15,15 @@ import { SimModel } from '../sim/sim-model.ts';
 import { mappingNotes, offerOf } from '../sim/offered-tools.ts';
 import { loadAllScenarios } from '../scenario/loader.ts';
 import { JsonlWriter } from '../results/jsonl.ts';
-import { readBody } from './read-body.ts';
+import { readBody } from '../wire/read-body.ts';
 import { OffThreadCounter } from './offthread-count.ts';
 import { pickFault, spoil, type Fault } from './faults.ts';
-import { apiError, simRefusal, type ApiError, type CompletionRequest } from './protocol.ts';
-import { sseText, type Answer, type WireAdapter } from './wire/adapter.ts';
-import { chatAdapter } from './wire/chat.ts';
-import { messagesAdapter } from './wire/messages.ts';
-import { ResponseStore } from './wire/response-store.ts';
-import { responsesAdapter } from './wire/responses.ts';
+import { apiError, simRefusal, type ApiError, type CompletionRequest } from '../wire/chat/protocol.ts';
+import { sseText, type Answer, type WireAdapter } from '../wire/adapter.ts';
+import { chatAdapter } from '../wire/chat/spelling.ts';
+import { messagesAdapter } from '../wire/messages/spelling.ts';
+import { ResponseStore } from '../wire/store.ts';
+import { responsesAdapter } from '../wire/responses/spelling.ts';
 
 export interface ServeOptions {
   host: string;

@@ -4,11 +4,11 @@
 import fs from 'node:fs';
 import { Ajv } from 'ajv';
 import path from 'node:path';
-import { parseSse, readEvents, type WireAdapter } from '../../src/serve/wire/adapter.ts';
-import { chatAdapter } from '../../src/serve/wire/chat.ts';
-import { messagesAdapter } from '../../src/serve/wire/messages.ts';
-import { ResponseStore } from '../../src/serve/wire/response-store.ts';
-import { responsesAdapter } from '../../src/serve/wire/responses.ts';
+import { parseSse, readEvents, type WireAdapter } from '../../src/wire/adapter.ts';
+import { chatAdapter } from '../../src/wire/chat/spelling.ts';
+import { messagesAdapter } from '../../src/wire/messages/spelling.ts';
+import { ResponseStore } from '../../src/wire/store.ts';
+import { responsesAdapter } from '../../src/wire/responses/spelling.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const GUARD = path.join(ROOT, 'test/fixtures/net-guard.mjs');

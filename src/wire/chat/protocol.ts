@@ -1,9 +1,9 @@
 // The OpenAI chat-completions wire format as `bench serve` reads and writes it: request validation
 // (with errors in OpenAI's format), the completion object, and its streamed chunks. Pure: no I/O.
 import { z } from 'zod';
-import type { AssistantMessage, ChatMessage, ChatRequest, FinishReason, ResponseFormat, ToolSpec, Usage } from '../contracts/chat.ts';
-import { issuePath } from '../scenario/yaml-file.ts';
-import { pieces } from './pieces.ts';
+import type { AssistantMessage, ChatMessage, ChatRequest, FinishReason, ResponseFormat, ToolSpec, Usage } from '../../contracts/chat.ts';
+import { issuePath } from '../../scenario/yaml-file.ts';
+import { pieces } from '../pieces.ts';
 
 /** Text, or an array of content parts of which only text parts are read. */
 export const Content = z.union([z.string(), z.array(z.looseObject({ type: z.string(), text: z.string().optional() }))]).nullable();

@@ -1,5 +1,5 @@
 // The Responses API at the gateway's edge (POST /v1/responses), read with bench serve's own parts
-// (src/serve/wire/responses.ts): `instructions`, `input` (a string, or items: messages, function
+// (src/wire/responses/spelling.ts): `instructions`, `input` (a string, or items: messages, function
 // calls and their outputs, references to earlier output items) and function `tools` become the
 // conversation the meter counts; answers are read whole or from the stream's final event.
 // `previous_response_id` continues a conversation the provider keeps and bills whole: the gateway
@@ -9,15 +9,15 @@
 import { Buffer } from 'node:buffer';
 import { z } from 'zod';
 import type { ChatMessage, ToolSpec } from '../../contracts/chat.ts';
-import { json, sseText, type Answer } from '../../serve/wire/adapter.ts';
-import { ResponseStore } from '../../serve/wire/response-store.ts';
-import { beyondText, continued, functionTools, Item, responsesAdapter, ResponsesRequest, toMessages, type ResponsesCall } from '../../serve/wire/responses.ts';
-import type { AnswerReader, WireAdapter, WireCall, WireError } from './adapter.ts';
-import { errorMessage, wholeReader } from './answer-bytes.ts';
-import { bearer, openaiError } from './chat-completions.ts';
-import { itemsBytes, readItems, type AddItem, type ItemsState } from './items.ts';
-import { elementSpan, sameBytes, type ScannedArray } from './json-body.ts';
-import { invalid, keptTools, readElement, scanRequest, toolsMember, withChanges } from './request-bytes.ts';
+import { json, sseText, type Answer } from '../adapter.ts';
+import { ResponseStore } from '../store.ts';
+import { beyondText, continued, functionTools, Item, responsesAdapter, ResponsesRequest, toMessages, type ResponsesCall } from './spelling.ts';
+import type { AnswerReader, WireAdapter, WireCall, WireError } from '../call.ts';
+import { errorMessage, wholeReader } from '../answer-bytes.ts';
+import { bearer, openaiError } from '../chat/relay.ts';
+import { itemsBytes, readItems, type AddItem, type ItemsState } from '../items.ts';
+import { elementSpan, sameBytes, type ScannedArray } from '../json-body.ts';
+import { invalid, keptTools, readElement, scanRequest, toolsMember, withChanges } from '../request-bytes.ts';
 
 const WHAT = 'Responses API';
 const Fields = ResponsesRequest.pick({ model: true, stream: true, max_output_tokens: true, temperature: true, seed: true, previous_response_id: true, store: true, instructions: true });

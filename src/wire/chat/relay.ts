@@ -5,13 +5,13 @@
 import { Buffer } from 'node:buffer';
 import { z } from 'zod';
 import type { ChatMessage, ToolSpec } from '../../contracts/chat.ts';
-import { completion, CompletionRequest, Message, streamChunks, Tool, toChatMessage, toToolSpec } from '../../serve/protocol.ts';
-import { isObject } from '../../serve/wire/adapter.ts';
-import { chatAdapter } from '../../serve/wire/chat.ts';
-import type { AnswerReader, WireAdapter, WireCall, WireError } from './adapter.ts';
-import { errorMessage, readJson, SseReader, type SseBlock } from './answer-bytes.ts';
-import { elementSpan, keepArray, type PriorArray } from './json-body.ts';
-import { invalid, keptTools, readElement, scanRequest, toolsMember, withChanges } from './request-bytes.ts';
+import { completion, CompletionRequest, Message, streamChunks, Tool, toChatMessage, toToolSpec } from './protocol.ts';
+import { isObject } from '../adapter.ts';
+import { chatAdapter } from './spelling.ts';
+import type { AnswerReader, WireAdapter, WireCall, WireError } from '../call.ts';
+import { errorMessage, readJson, SseReader, type SseBlock } from '../answer-bytes.ts';
+import { elementSpan, keepArray, type PriorArray } from '../json-body.ts';
+import { invalid, keptTools, readElement, scanRequest, toolsMember, withChanges } from '../request-bytes.ts';
 
 /** What is kept of a run's last request: its messages array (bytes and bounds), its tools' bytes, which messages had parts other than text. */
 export interface ChatState {

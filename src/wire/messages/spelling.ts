@@ -8,10 +8,10 @@
 import { z } from 'zod';
 import type { AssistantMessage, ChatMessage, ChatRequest, FinishReason, ToolChoice, ToolSpec, Usage } from '../../contracts/chat.ts';
 import { issuePath } from '../../scenario/yaml-file.ts';
-import { apiError, JsonSchemaObject, responseFormat, type ApiError } from '../protocol.ts';
+import { apiError, JsonSchemaObject, responseFormat, type ApiError } from '../chat/protocol.ts';
 import { pieces } from '../pieces.ts';
-import { isObject, json, wholeInput, type Answer, type ReadAnswer, type SentUsage, type SseEvent, type StreamAssembler, type WireAdapter } from './adapter.ts';
-import type { ResponseStore } from './response-store.ts';
+import { isObject, json, wholeInput, type Answer, type ReadAnswer, type SentUsage, type SseEvent, type StreamAssembler, type WireAdapter } from '../adapter.ts';
+import type { ResponseStore } from '../store.ts';
 
 const TextBlock = z.looseObject({ type: z.literal('text'), text: z.string() });
 const ToolUseBlock = z.looseObject({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.unknown() });

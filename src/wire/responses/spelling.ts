@@ -6,10 +6,10 @@
 import { z } from 'zod';
 import type { AssistantMessage, ChatMessage, ChatRequest, FinishReason, ToolChoice, ToolSpec, Usage } from '../../contracts/chat.ts';
 import { issuePath } from '../../scenario/yaml-file.ts';
-import { apiError, JsonSchemaObject, responseFormat } from '../protocol.ts';
+import { apiError, JsonSchemaObject, responseFormat } from '../chat/protocol.ts';
 import { pieces } from '../pieces.ts';
-import { isObject, type Answer, type ReadAnswer, type SentUsage, type SseEvent, type StreamAssembler, type WireAdapter } from './adapter.ts';
-import type { ResponseStore } from './response-store.ts';
+import { isObject, type Answer, type ReadAnswer, type SentUsage, type SseEvent, type StreamAssembler, type WireAdapter } from '../adapter.ts';
+import type { ResponseStore } from '../store.ts';
 
 const TextPart = z.looseObject({ type: z.string(), text: z.string().optional(), refusal: z.string().optional() });
 const Content = z.union([z.string(), z.array(TextPart)]);

@@ -1,6 +1,6 @@
 // A request body read up to a size cap: what `bench serve` and the gateway both accept.
 import type http from 'node:http';
-import { apiError, type ApiError } from './protocol.ts';
+import { apiError, type ApiError } from './chat/protocol.ts';
 
 /** Far above any real chat request; a larger body is refused before it is held whole. */
 export const MAX_BODY = 16 * 1024 * 1024;

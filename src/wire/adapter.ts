@@ -2,8 +2,8 @@
 // meter, the brakes and the simulated model use, and render an answer (whole, streamed, or an
 // error) back in the caller's spelling. Chat Completions, the Responses API and Anthropic Messages
 // are three spellings of one exchange; adding a protocol is one adapter, not a second server.
-import type { AssistantMessage, ChatRequest, FinishReason, Usage } from '../../contracts/chat.ts';
-import type { ApiError } from '../protocol.ts';
+import type { AssistantMessage, ChatRequest, FinishReason, Usage } from '../contracts/chat.ts';
+import type { ApiError } from './chat/protocol.ts';
 
 /** One answer of the model before any protocol spells it. */
 export interface Answer {

@@ -3,7 +3,7 @@
 // a provider bills the whole context, so it is counted whole), the tools it was offered (a Thread's
 // later turns may leave them out), and each output item by id (`item_reference` inputs, which the AI
 // SDK sends when `store` is on). Bounded: the oldest answers go first, as a provider's retention would drop them.
-import type { ChatMessage, ToolSpec } from '../../contracts/chat.ts';
+import type { ChatMessage, ToolSpec } from '../contracts/chat.ts';
 
 interface Kept {
   messages: ChatMessage[];

@@ -1,8 +1,8 @@
 // Chat Completions (POST /v1/chat/completions) as a wire adapter: the request and completion
 // formats of protocol.ts, streamed as `data:` chunks ending in [DONE].
 import type { AssistantMessage, FinishReason, ToolCall } from '../../contracts/chat.ts';
-import { completion, parseCompletionRequest, streamChunks, type Completion, type CompletionRequest } from '../protocol.ts';
-import { isObject, type Answer, type ReadAnswer, type SentUsage, type StreamAssembler, type WireAdapter } from './adapter.ts';
+import { completion, parseCompletionRequest, streamChunks, type Completion, type CompletionRequest } from './protocol.ts';
+import { isObject, type Answer, type ReadAnswer, type SentUsage, type StreamAssembler, type WireAdapter } from '../adapter.ts';
 
 /** The completion object of an answer (no choices for an empty one, no usage when it has none). */
 export function completionOf(a: Answer): Completion {

@@ -1,5 +1,5 @@
 // A wire protocol at the gateway's edge: Chat Completions, the Responses API and Anthropic Messages,
-// one file each, reading and writing each protocol with bench serve's own parts (src/serve/wire/). The gateway meters, brakes and records one exchange whatever its
+// one file each, reading and writing each protocol with bench serve's own parts (src/wire/*/spelling.ts). The gateway meters, brakes and records one exchange whatever its
 // spelling; an adapter is what it needs to know of one spelling:
 //   parse   — the request's bytes → the conversation as ChatMessages (only the ones new since this
 //             run's last request: the rest are recognised by their bytes), its tools, its limit
@@ -11,8 +11,8 @@
 //   error   — a refusal or failure in the caller's own error shape.
 import type { Buffer } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
-import type { AssistantMessage, ChatMessage, ToolSpec, Usage } from '../../contracts/chat.ts';
-import type { ReadAnswer, SentUsage } from '../../serve/wire/adapter.ts';
+import type { AssistantMessage, ChatMessage, ToolSpec, Usage } from '../contracts/chat.ts';
+import type { ReadAnswer, SentUsage } from './adapter.ts';
 
 export type { SentUsage };
 

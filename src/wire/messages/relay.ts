@@ -1,5 +1,5 @@
 // Anthropic Messages at the gateway's edge (POST /v1/messages), read with bench serve's own parts
-// (src/serve/wire/messages.ts): `system`, `messages` (text, tool_use and tool_result blocks) and
+// (src/wire/messages/spelling.ts): `system`, `messages` (text, tool_use and tool_result blocks) and
 // client `tools` become the conversation the meter counts; answers are read whole or from the
 // stream's events. The upstream gets the key as Anthropic's API takes it (x-api-key) with the
 // agent's anthropic-version and anthropic-beta. A Thread (the SDK's tool runner: `thread` continue,
@@ -7,15 +7,15 @@
 // keeps each Thread answer it relayed, so such a call is counted whole too.
 import { Buffer } from 'node:buffer';
 import type { ChatMessage, ToolSpec } from '../../contracts/chat.ts';
-import { apiError } from '../../serve/protocol.ts';
-import { sseText } from '../../serve/wire/adapter.ts';
-import { ResponseStore } from '../../serve/wire/response-store.ts';
-import { beyondText, clientTools, Message, messagesAdapter, messagesError, MessagesRequest, systemText, toChat } from '../../serve/wire/messages.ts';
-import type { AnswerReader, WireAdapter, WireCall, WireError } from './adapter.ts';
-import { errorMessage, wholeReader } from './answer-bytes.ts';
-import { itemsBytes, readItems, type AddItem, type ItemsState } from './items.ts';
-import { elementSpan, sameBytes, type ScannedArray } from './json-body.ts';
-import { badRequest, invalid, keptTools, readElement, scanRequest, toolsMember, withChanges } from './request-bytes.ts';
+import { apiError } from '../chat/protocol.ts';
+import { sseText } from '../adapter.ts';
+import { ResponseStore } from '../store.ts';
+import { beyondText, clientTools, Message, messagesAdapter, messagesError, MessagesRequest, systemText, toChat } from './spelling.ts';
+import type { AnswerReader, WireAdapter, WireCall, WireError } from '../call.ts';
+import { errorMessage, wholeReader } from '../answer-bytes.ts';
+import { itemsBytes, readItems, type AddItem, type ItemsState } from '../items.ts';
+import { elementSpan, sameBytes, type ScannedArray } from '../json-body.ts';
+import { badRequest, invalid, keptTools, readElement, scanRequest, toolsMember, withChanges } from '../request-bytes.ts';
 
 const WHAT = 'Anthropic Messages';
 const Fields = MessagesRequest.pick({ model: true, max_tokens: true, stream: true, temperature: true, seed: true, thread: true, system: true });

@@ -8,7 +8,7 @@
 // Either way the record keeps both: what the provider sent and what loopbench counted.
 import type { Usage } from '../contracts/chat.ts';
 import type { ReportedUsage, UsageSource } from '../contracts/records.ts';
-import type { SentUsage } from '../wire/call.ts';
+import type { SentUsage } from '../wire/adapter.ts';
 
 /** Another tokenizer counts differently, never by this factor: a count under 1/USAGE_FACTOR of loopbench's is not believed, nor a prompt over USAGE_FACTOR × its count + PROMPT_SLACK (room for a provider's own preamble). */
 export const USAGE_FACTOR = 4;

@@ -7,7 +7,7 @@
 // item after it may extend it (a function call joins the assistant's text before it).
 import type { Buffer } from 'node:buffer';
 import type { ChatMessage } from '../contracts/chat.ts';
-import type { WireError } from './call.ts';
+import type { WireError } from './error.ts';
 import { keepArray, type PriorArray, type ScannedArray } from './json-body.ts';
 
 /** What is kept of a request's items for the run's next request. */

@@ -5,7 +5,8 @@ import type { Buffer } from 'node:buffer';
 import type { z } from 'zod';
 import { issuePath } from '../scenario/yaml-file.ts';
 import { Buffer as NodeBuffer } from 'node:buffer';
-import type { CallChanges, WireError } from './call.ts';
+import type { CallChanges } from './adapter.ts';
+import type { WireError } from './error.ts';
 import { sameBytes, scanObject, spanText, splice, type PriorArray, type ScannedObject, type Span } from './json-body.ts';
 
 export const invalid = (path: PropertyKey[], message: string): WireError => {

@@ -1,0 +1,24 @@
+// An answer's usage as sent, taken as counts: the same rule for every protocol and every reader.
+import type { Usage } from '../contracts/chat.ts';
+import type { SentUsage } from './adapter.ts';
+
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
+/** Usage as sent, taken as it is where it is a count (serve's clients, tests): null when its prompt is none. */
+export function usageFrom(u: SentUsage | null): Usage | null {
+  if (!u || !isCount(u.prompt)) return null;
+  const n = (v: unknown) => (isCount(v) ? v : 0);
+  return {
+    prompt_tokens: u.prompt,
+    completion_tokens: n(u.completion),
+    cached_tokens: n(u.cached),
+    ...(n(u.cacheWrite) ? { cache_write_tokens: n(u.cacheWrite) } : {}),
+    ...(n(u.reasoning) ? { reasoning_tokens: n(u.reasoning) } : {}),
+  };
+}
+
+/** Anthropic-style input: the uncached part and the cache reads and writes, added up when each is a count (else the input as sent, for the check to name). */
+export function wholeInput(input: unknown, read: unknown, write: unknown): unknown {
+  if (!isCount(input)) return input;
+  return input + (isCount(read) ? read : 0) + (isCount(write) ? write : 0);
+}

@@ -23,7 +23,8 @@ const LAYERS = {
   gate: ['contracts', 'scenario', 'results', 'models', 'report', 'runner'],
   serve: ['contracts', 'scenario', 'results', 'meter', 'wire', 'sim', 'models', 'runner'],
   // The metering gateway and `bench run --agent-cmd`: an external agent's calls, through the same brakes and records.
-  gateway: ['contracts', 'scenario', 'results', 'meter', 'wire', 'brakes', 'sim', 'tools', 'models', 'agents', 'report', 'runner', 'serve'],
+  // It does not import serve/ (bench serve's simulated server is handed to it by the command line): see gateway-not-serve.
+  gateway: ['contracts', 'scenario', 'results', 'meter', 'wire', 'brakes', 'sim', 'tools', 'models', 'agents', 'report', 'runner'],
   perf: ['contracts', 'scenario', 'results', 'meter', 'brakes', 'tools', 'report', 'runner', 'serve', 'gateway'],
 };
 
@@ -71,6 +72,20 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/report/[^/]+/', pathNot: `^src/report/(${Object.keys(REPORT_ROOMS).join('|')})/` },
       to: {},
+    },
+    {
+      name: 'gateway-not-serve',
+      comment: 'the gateway reads and spells protocols through src/wire/, and is handed the simulated server it needs: it imports nothing of src/serve/',
+      severity: 'error',
+      from: { path: '^src/gateway/' },
+      to: { path: '^src/serve/' },
+    },
+    {
+      name: 'wire-below-runner',
+      comment: 'protocol code (src/wire/) sits below the runner: it imports no runner, serve, gateway or agent code',
+      severity: 'error',
+      from: { path: '^src/wire/' },
+      to: { path: '^src/(runner|serve|gateway|agents|models|perf|gate|cli)/' },
     },
     {
       name: 'no-file-cycles',

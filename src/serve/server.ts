@@ -3,6 +3,7 @@
 // Stateless like the sim itself: the answer depends only on the request (model → profile,
 // seed, conversation), so served and in-process answers are identical.
 import type { HttpRoute } from '../contracts/http-route.ts';
+import type { StartSim } from '../contracts/sim-server.ts';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -79,6 +80,9 @@ export interface RunningServer {
 
 /** Faults answered without writing a completion. */
 const NO_ANSWER: ReadonlySet<Fault> = new Set(['reset', 'timeout', '429', '500']);
+
+/** A private bench serve for the gateway's simulated runs: a free port of 127.0.0.1, no latency, no faults. */
+export const startSim: StartSim = (o) => startServe({ host: '127.0.0.1', port: 0, latencyMs: 0, errorRate: 0, faults: [], retryAfterS: 1, ...o });
 
 export async function startServe(o: ServeOptions): Promise<RunningServer> {
   const counter = new TokenCounter(true);

@@ -13,7 +13,7 @@ const LAYERS = {
   brakes: ['contracts'],
   sim: ['contracts', 'scenario', 'meter'],
   tools: ['contracts', 'scenario', 'sim'],
-  models: ['contracts', 'scenario', 'results', 'meter', 'sim'],
+  models: ['contracts', 'scenario', 'results', 'meter', 'wire', 'sim'],
   agents: ['contracts', 'scenario', 'meter', 'brakes', 'tools'],
   report: ['contracts', 'results', 'meter'],
   // What-if limits replay the brakes (pure checks) over recorded steps; reports read what it derives.

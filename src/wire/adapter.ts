@@ -41,7 +41,8 @@ export interface SseEvent {
 
 /**
  * An answer's usage as it was sent, in the internal names but unchecked: the gateway checks each
- * count before it believes it (src/gateway/usage-check.ts); usageFrom keeps the numbers.
+ * count before it believes it (src/gateway/usage-check.ts); the OpenAI provider takes it whole or
+ * not at all (usage.ts usageFrom).
  * `prompt` is the whole input (a protocol that leaves cache reads and writes out of it, as
  * Anthropic's does, has them added back), `reasoning` part of `completion`.
  */

@@ -4,13 +4,16 @@ import type { SentUsage } from './adapter.ts';
 
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
-/** Usage as sent, taken as it is where it is a count (serve's clients, tests): null when its prompt is none. */
+/**
+ * A provider's usage as billed: null unless its prompt and completion are counts (an answer without
+ * them is never priced as 0); the cached, cache-write and reasoning parts where they are counts.
+ */
 export function usageFrom(u: SentUsage | null): Usage | null {
-  if (!u || !isCount(u.prompt)) return null;
+  if (!u || !isCount(u.prompt) || !isCount(u.completion)) return null;
   const n = (v: unknown) => (isCount(v) ? v : 0);
   return {
     prompt_tokens: u.prompt,
-    completion_tokens: n(u.completion),
+    completion_tokens: u.completion,
     cached_tokens: n(u.cached),
     ...(n(u.cacheWrite) ? { cache_write_tokens: n(u.cacheWrite) } : {}),
     ...(n(u.reasoning) ? { reasoning_tokens: n(u.reasoning) } : {}),

@@ -2,7 +2,8 @@
 import type { Usage } from '../contracts/chat.ts';
 import type { SentUsage } from './adapter.ts';
 
-const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+/** A token count as a provider sends one: a safe non-negative integer. */
+export const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
 /**
  * A provider's usage as billed: null unless its prompt and completion are counts (an answer without

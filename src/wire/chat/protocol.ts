@@ -1,4 +1,4 @@
-// The OpenAI chat-completions wire format as `bench serve` reads and writes it: request validation
+// The OpenAI chat-completions wire format as bench serve, the gateway and the OpenAI provider read and write it: request validation
 // (with errors in OpenAI's format), the completion object, and its streamed chunks. Pure: no I/O.
 import { z } from 'zod';
 import type { AssistantMessage, ChatMessage, ChatRequest, FinishReason, ResponseFormat, ToolSpec, Usage } from '../../contracts/chat.ts';

@@ -118,5 +118,5 @@ export async function startStandaloneGateway(o: StandaloneOptions): Promise<Runn
 
 function recordOf(meter: RunMeter, startedAt: string): RunRecord {
   const stop = meter.stop ?? { reason: 'done' as const, detail: `no brake fired in ${meter.state.steps} call(s); recorded when the gateway stopped (it does not see the agent's answer)`, step: meter.state.steps };
-  return meteredRunRecord(meter, { stop_reason: stop.reason, stop_detail: stop.detail, stop_step: stop.step, answer: null, success: null, started_at: startedAt });
+  return meteredRunRecord(meter, { stop, answer: null, success: null, started_at: startedAt });
 }

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { DEFAULT_PRICING_FILE, loadPricing, priceFor } from '../meter/pricing.ts';
+import { DEFAULT_PRICING_FILE, loadPricing } from '../meter/pricing.ts';
+import { requirePrice } from '../meter/model-price.ts';
 import { DEFAULT_VOLUMES, parseVolumes } from '../report/stats/volume.ts';
 import { describeDuplicates } from '../report/data/load-runs.ts';
 import { WHAT_IF_LIMITS, type WhatIfName } from '../whatif/derive-run.ts';
@@ -23,7 +24,7 @@ interface ReportOptions extends PriceFlags {
 
 function resolvePriceAs(text: string, file: string): Price[] {
   const table = loadPricing(file);
-  return parseChoiceList(text, '--price-as', (v) => v.length > 0).map((m) => priceFor(table, m, file));
+  return parseChoiceList(text, '--price-as', (v) => v.length > 0).map((m) => requirePrice(table, m, file));
 }
 
 /** `steps=5..30:5` → the limit and its values; spin (`repeat`) and the others as `bench run` spells their values. */

@@ -10,7 +10,8 @@ import { UsageError } from '../contracts/errors.ts';
 import { exitCodeFor } from './interrupt.ts';
 import { isLoopback } from '../gateway/gateway.ts';
 import { startStandaloneGateway, type StandaloneOptions } from '../gateway/standalone.ts';
-import { DEFAULT_PRICED_MODEL, loadPricing, priceFor } from '../meter/pricing.ts';
+import { DEFAULT_PRICED_MODEL, loadPricing } from '../meter/pricing.ts';
+import { findPrice, requirePrice } from '../meter/model-price.ts';
 import { TokenCounter } from '../meter/tokens.ts';
 import { ANTHROPIC_DEFAULT_URL, ANTHROPIC_KEY_VAR, API_KEY_VAR } from '../models/factory.ts';
 import { DEFAULT_IDLE_MS, DEFAULT_MAX_ANSWER_BYTES } from '../gateway/upstream.ts';
@@ -81,7 +82,7 @@ export function gatewayOptions(f: ServeFlags, env: NodeJS.ProcessEnv = process.e
     ...(f.upstream !== undefined ? { upstreamUrl: f.upstream, apiKey: env[API_KEY_VAR] } : {}),
     ...(f.anthropicUpstream !== undefined ? { anthropicUrl: f.anthropicUpstream, anthropicKey: env[ANTHROPIC_KEY_VAR] } : {}),
     // Without --price-model, a run is priced as the model its first call names when the table has it (else as the default).
-    ...(f.priceModel === undefined ? { priceOf: (model: string) => (table.models[model] ? priceFor(table, model) : undefined) } : {}),
+    ...(f.priceModel === undefined ? { priceOf: (model: string) => findPrice(table, model) } : {}),
     timeoutMs: parseOne(f.requestTimeout ?? String(GATEWAY_REQUEST_TIMEOUT_S), '--request-timeout', { min: 0.001, max: 86_400 }) * 1000,
     idleMs: parseOne(f.idleTimeout ?? String(DEFAULT_IDLE_MS / 1000), '--idle-timeout', { min: 0.001, max: 86_400 }) * 1000,
     maxAnswerBytes: Math.round(parseOne(f.maxAnswerMb ?? String(DEFAULT_MAX_ANSWER_BYTES / 1024 / 1024), '--max-answer-mb', { min: 0.001, max: 1024 }) * 1024 * 1024),
@@ -91,7 +92,7 @@ export function gatewayOptions(f: ServeFlags, env: NodeJS.ProcessEnv = process.e
       reflection: 'off',
       max_reflections: 1,
       context: 'full',
-      price: priceFor(table, f.priceModel ?? DEFAULT_PRICED_MODEL),
+      price: requirePrice(table, f.priceModel ?? DEFAULT_PRICED_MODEL),
       prompt_cache: f.promptCache === 'on',
       max_output_tokens: parseOne(f.maxOutputTokens ?? RUN_DEFAULTS.maxOutputTokens, '--max-output-tokens', { integer: true, min: 1, max: 1_000_000 }),
       agent: {},

@@ -10,6 +10,7 @@ import { startStandaloneGateway } from '../src/gateway/standalone.ts';
 import { requirePrice } from '../src/meter/model-price.ts';
 import { loadPricing } from '../src/meter/pricing.ts';
 import { buildReports } from '../src/report/build.ts';
+import { readCsv } from './helpers/csv.ts';
 import { completionWith, postRaw, sendJson, stubUpstream, type StubUpstream } from './helpers/stub-upstream.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-ledger-'));
@@ -25,28 +26,6 @@ const CALLS = [
   { prompt: 1500, cached: 900, write: 300, output: 60, reasoning: 20 },
   { prompt: 1800, cached: 1200, write: 250, output: 120, reasoning: 90 },
 ];
-
-/** RFC 4180 rows of a CSV file as objects (quoted fields may hold commas, quotes and line breaks). */
-function readCsv(file: string): Array<Record<string, string>> {
-  const text = fs.readFileSync(file, 'utf8');
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (field += '"'), i++;
-      else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(field), (field = '');
-    else if (c === '\n') row.push(field), rows.push(row), (row = []), (field = '');
-    else field += c;
-  }
-  const [head, ...body] = rows;
-  return body.map((r) => Object.fromEntries(head!.map((h, i) => [h, r[i]!])));
-}
 
 const sum = (rows: Array<Record<string, string>>, k: string) => rows.reduce((s, r) => s + Number(r[k]), 0);
 

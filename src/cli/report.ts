@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { DEFAULT_PRICING_FILE, loadPricing } from '../meter/pricing.ts';
 import { requirePrice } from '../meter/model-price.ts';
+import { recoverGatewayRuns } from '../gateway/recover.ts';
 import { DEFAULT_VOLUMES, parseVolumes } from '../report/stats/volume.ts';
 import { describeDuplicates } from '../report/data/load-runs.ts';
 import { WHAT_IF_LIMITS, type WhatIfName } from '../whatif/derive-run.ts';
@@ -75,6 +76,9 @@ export function registerReport(program: Command): void {
       const price = flagged ? resolvePrice(opts, [], loadPricing(file)) : priceAs?.length === 1 ? priceAs[0] : undefined;
       const volumes = opts.volume === undefined ? undefined : parseVolumes(opts.volume);
       const whatIf = whatIfOf(opts.whatIf);
+      const recovered = await recoverGatewayRuns(dir);
+      if (recovered && 'running' in recovered) console.error(`bench: the gateway writing ${dirArg} is still running (pid ${recovered.running}): runs it has not recorded yet are not in this report`);
+      else if (recovered?.rebuilt) console.error(`bench: rebuilt ${recovered.rebuilt} run record(s) from steps.jsonl (the gateway, pid ${recovered.pid}, was killed before it recorded them; each is marked interrupted) and appended them to runs.jsonl`);
       // Loaded here so flag errors (and every other command) do not wait for vega and resvg to load.
       const { buildReports } = await import('../report/build.ts');
       const built = await buildReports(dir, { priceAs, price, volumes, whatIf });

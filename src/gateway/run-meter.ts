@@ -76,6 +76,11 @@ export class RunMeter {
     if (this.beforeFirstCall) this.ledger.priceAs(price);
   }
 
+  /** A call of the run is in flight (admitted, not yet metered). */
+  get busy(): boolean {
+    return this.inFlight > 0;
+  }
+
   /** No call admitted yet: the run's price may still be chosen by its first call. */
   get beforeFirstCall(): boolean {
     return this.state.calls === 0 && this.inFlight === 0;

@@ -104,7 +104,11 @@ describe('buildReports on runs held lean', () => {
   it('gives the same reports whatever order the runs completed in (sums and means taken in plan order)', async () => {
     const sweep = sampleSweep([10, 30], 7);
     // Costs whose sum depends on the order it is taken in, as real ones do.
-    sweep.forEach((x, i) => (x.run.cost_usd = [0.1, 0.2, 0.3, 1e-17, 0.7, 3.3e-5][i % 6]! * (1 + i / 7)));
+    sweep.forEach((x, i) => {
+      x.run.cost_usd = [0.1, 0.2, 0.3, 1e-17, 0.7, 3.3e-5][i % 6]! * (1 + i / 7);
+      // Its steps say the same (a run record is checked against them): the whole cost on the first.
+      x.steps.forEach((s, k) => Object.assign(s, { cost_usd: k === 0 ? x.run.cost_usd : 0, cum_cost_usd: x.run.cost_usd }));
+    });
     const orders = [sweep, [...sweep].reverse(), [...sweep].sort((a, b) => (a.run.run_id.length % 3) - (b.run.run_id.length % 3) || b.run.cost_usd - a.run.cost_usd)];
     const outputs: string[] = [];
     for (const [i, order] of orders.entries()) {

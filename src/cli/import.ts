@@ -5,7 +5,8 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { UsageError } from '../contracts/errors.ts';
 import type { Price } from '../contracts/settings.ts';
-import { DEFAULT_PRICING_FILE, loadPricing, priceFor } from '../meter/pricing.ts';
+import { DEFAULT_PRICING_FILE, loadPricing } from '../meter/pricing.ts';
+import { findPrice } from '../meter/model-price.ts';
 import { resolvePrice } from '../runner/plan.ts';
 import { hasRecords, resultsDirFor } from '../results/results-dir.ts';
 import { loadYamlFile } from '../scenario/yaml-file.ts';
@@ -75,11 +76,8 @@ export function pricing(o: Pick<ImportFlags, 'pricing' | 'priceCached' | 'priceI
   const table = loadPricing(file);
   if (o.priceCached !== undefined && o.priceIn === undefined) throw new UsageError('--price-cached: only used with --price-in and --price-out');
   if (o.priceModel !== undefined || o.priceIn !== undefined || o.priceOut !== undefined) return resolvePrice(o, [], table);
-  // Trajectories often name models with their provider (`openai/gpt-4o`): the table's name is the last part.
-  return (model) => {
-    const name = [model, model.split('/').at(-1)!].find((m) => table.models[m]);
-    return name ? priceFor(table, name, file) : undefined;
-  };
+  // Trajectories name models with their provider (`openai/gpt-4o`) or a snapshot date: meter/model-price.ts reads every spelling.
+  return (model) => findPrice(table, model, file);
 }
 
 /** Chat logs are read whole first: one run's calls may be spread over several files. */

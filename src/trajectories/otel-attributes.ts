@@ -33,6 +33,7 @@ export const ALIASES = {
   inputTokens: [GEN_AI.inputTokens, 'gen_ai.usage.prompt_tokens', 'llm.token_count.prompt', 'llm.usage.prompt_tokens'],
   outputTokens: [GEN_AI.outputTokens, 'gen_ai.usage.completion_tokens', 'llm.token_count.completion', 'llm.usage.completion_tokens'],
   cacheRead: [GEN_AI.cacheRead, 'gen_ai.usage.cache_read_input_tokens', 'gen_ai.usage.input_tokens.cached', 'llm.token_count.prompt_details.cache_read'],
+  cacheCreation: [GEN_AI.cacheCreation, 'gen_ai.usage.cache_creation_input_tokens', 'llm.token_count.prompt_details.cache_write'],
   reasoning: [GEN_AI.reasoning, 'gen_ai.usage.output_tokens.reasoning', 'llm.token_count.completion_details.reasoning'],
   toolName: [GEN_AI.toolName, 'tool.name'],
   toolArguments: [GEN_AI.toolArguments, 'tool.parameters', 'input.value'],

@@ -182,10 +182,11 @@ export function registerImport(program: Command): void {
     });
 }
 
-/** The what-if an import gets by default: limits at the imported runs' observed quantiles (src/whatif/observed-limits.ts). */
+/** The what-if an import gets by default: limits at the observed quantiles of the runs imported from other tools (src/whatif/observed-limits.ts). */
 async function observedWhatIf(out: string, quiet: boolean | undefined) {
   const { records } = await readJsonl<RunRecord>(resultFile(out, 'runs'));
-  const requests = observedLimits(records);
+  // A loopbench export comes back as its sweep, with the limits it ran under: its reports stay the sweep's.
+  const requests = observedLimits(records.filter((r) => r.extra?.imported !== undefined));
   if (!quiet && requests.length) console.error(`bench: note: what-if at the runs' observed p${OBSERVED_QUANTILES.join('/p')}: ${requests.map((r) => `${r.name}=${r.values.join(',')}`).join(' ')} (choose others with --what-if, none with --no-what-if)`);
   return whatIfFor(requests);
 }

@@ -20,6 +20,8 @@ export class LiveSpans {
     private readonly stepsFile: string,
     target: SpanTarget,
     private readonly scenarios: readonly string[],
+    /** Tool descriptions by scenario, then tool (to-spans.ts toolDescriptionsOf). */
+    private readonly tools: ReadonlyMap<string, ReadonlyMap<string, string>> = new Map(),
   ) {
     this.writer = new SpanWriter(target);
     this.assembler = new RunAssembler((run, steps) => this.send(run, steps));
@@ -42,7 +44,7 @@ export class LiveSpans {
 
   private send(run: RunRecord, steps: StepRecord[]): void {
     // One send at a time, in order; the first failure is kept and reported at the end, the sweep goes on.
-    this.sending = this.sending.then(() => (this.failure ? undefined : this.writer.write(run, steps, this.scenarios).catch((e: Error) => void (this.failure = e))));
+    this.sending = this.sending.then(() => (this.failure ? undefined : this.writer.write(run, steps, { scenarios: this.scenarios, tools: this.tools.get(run.scenario) }).catch((e: Error) => void (this.failure = e))));
   }
 
   /** After the sweep: the last sends awaited. Returns what was sent, or throws the first failure. */

@@ -9,6 +9,9 @@ export const GEN_AI = {
   provider: 'gen_ai.provider.name',
   requestModel: 'gen_ai.request.model',
   responseModel: 'gen_ai.response.model',
+  responseId: 'gen_ai.response.id',
+  seed: 'gen_ai.request.seed',
+  toolDescription: 'gen_ai.tool.description',
   maxTokens: 'gen_ai.request.max_tokens',
   finishReasons: 'gen_ai.response.finish_reasons',
   conversation: 'gen_ai.conversation.id',
@@ -39,7 +42,8 @@ export const ALIASES = {
   toolArguments: [GEN_AI.toolArguments, 'tool.parameters', 'input.value'],
   conversation: [GEN_AI.conversation, 'session.id'],
   agentName: [GEN_AI.agentName, 'agent.name'],
-  cost: ['loopbench.cost_usd', 'gen_ai.usage.cost', 'llm.cost.total'],
+  // Cost has no accepted GenAI name yet (semantic-conventions-genai PR #443 proposes gen_ai.usage.cost.*): loopbench writes its own, reads the proposal's too.
+  cost: ['loopbench.cost_usd', 'gen_ai.usage.cost.total', 'gen_ai.usage.cost', 'llm.cost.total'],
 } as const;
 
 /** OpenInference names a span's kind in one attribute instead of an operation name. */

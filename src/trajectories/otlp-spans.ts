@@ -110,7 +110,8 @@ export function spanRow(span: Record<string, unknown>, service: string | undefin
     name: typeof span.name === 'string' ? span.name : '',
     startMs: msOf(span.startTimeUnixNano),
     endMs: msOf(span.endTimeUnixNano),
-    error: typeof errorType === 'string' ? errorType : failed ? status?.message || 'error' : null,
+    // error.type is a short code (`500`, `timeout`); the status message, when there is one, says more.
+    error: failed ? status?.message || (typeof errorType === 'string' ? errorType : 'error') : typeof errorType === 'string' ? errorType : null,
     a,
     ...(service ? { service } : {}),
   };

@@ -169,7 +169,7 @@ export function registerImport(program: Command): void {
         process.exitCode = 2;
       };
       if (!o.report) {
-        console.log(o.json ? JSON.stringify({ dir: out, runs: done.runs, steps: done.steps, skipped: done.skipped }) : `${summary}; records in ${out} (reports: bench report ${out})`);
+        console.log(o.json ? JSON.stringify({ dir: out, runs: done.runs, steps: done.steps, skipped: done.skipped.length }) : `${summary}; records in ${out} (reports: bench report ${out})`);
         return incomplete();
       }
       const whatIf = o.whatIf === false ? undefined : o.whatIf ? whatIfOf(o.whatIf) : await observedWhatIf(out, o.json);

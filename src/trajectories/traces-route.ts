@@ -1,7 +1,9 @@
 // POST /v1/traces on `bench serve` and the gateway: an OTLP/HTTP trace receiver, so an agent already
 // instrumented with OpenTelemetry (OpenLLMetry, OpenInference, the GenAI conventions) can be measured by
 // pointing its exporter at loopbench. Each request (protobuf, decoded with OpenTelemetry JS's generated
-// decoders, or JSON; gzip or not) is appended to an OTLP/JSON lines file as it arrives, ids in hex, the
+// decoders, or JSON; gzip or not) is checked field by field first (otlp-check.ts: a bad one is a 400 naming
+// its path, and no body, however made, ends the process), then appended to an OTLP/JSON lines file as one
+// whole line before it is acknowledged, ids in hex, the
 // same file `bench export --format otlp` writes; when the server stops, that file is imported as runs
 // (`bench import --format otlp`), since only then is each trace known to be complete.
 import { JsonlWriter } from '../results/jsonl.ts';

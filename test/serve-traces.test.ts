@@ -78,6 +78,10 @@ describe('POST /v1/traces', () => {
     const s = spawnBench(['serve', '--port', '0', '--out', path.join(tmp, 'gateway'), '--traces', dir]);
     const base = await started(s);
     await instrumentedAgent(new ProtoExporter({ url: `${base}/v1/traces` }), 'via-gateway');
+    // The same checks as on the simulated server: a 400 naming the bad field, not a 500.
+    const bad = await fetch(`${base}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"resourceSpans":[null]}' });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { message: string } }).error.message).toMatch(/^resourceSpans\[0\]: .*expected object/);
     s.child.kill('SIGINT');
     const done = await s.done;
     expect(done.stdout).toMatch(/imported 1 run\(s\), 3 model call\(s\)/);

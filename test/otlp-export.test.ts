@@ -10,6 +10,7 @@ import { splitFingerprint } from '../src/trajectories/fingerprint-parse.ts';
 import { resolveScenario } from '../src/scenario/loader.ts';
 import { SpanWriter } from '../src/trajectories/otlp-out.ts';
 import { errorTypeOf } from '../src/trajectories/error-type.ts';
+import { modelServersOf } from '../src/runner/transport.ts';
 import { benchInProcess } from './helpers/cli.ts';
 import { decodeRequest, OtlpReceiver, type AttrValue, type ReceivedSpan } from './helpers/otlp-receiver.ts';
 
@@ -270,5 +271,23 @@ describe('bench export --format otlp', () => {
     ['something odd', '_OTHER'],
   ])('error.type of %j is %j', (message, code) => {
     expect(errorTypeOf(message)).toBe(code);
+  });
+
+  it('chat spans of a networked model say where its calls went (server.address, server.port), from meta.json, never a credential', async () => {
+    const servers = modelServersOf({ grid: { model: ['openai:gpt-4o-mini', 'sim'] }, fixed: {} }, { baseURL: 'http://user:s3cret@127.0.0.1:8787/v1' } as never).model_servers!;
+    expect(servers).toEqual({ openai: { address: '127.0.0.1', port: 8787 } });
+    expect(modelServersOf({ grid: { model: ['anthropic:claude-x'] }, fixed: {} }, undefined).model_servers).toEqual({ anthropic: { address: 'api.anthropic.com', port: 443 } });
+    expect(modelServersOf({ grid: { model: ['sim'] }, fixed: {} }, undefined)).toEqual({});
+    const run0 = runs[0]!;
+    const run = { ...run0, settings: { ...run0.settings, model: 'openai:gpt-4o-mini' } } as RunRecord;
+    const file = path.join(tmp, 'served.otlp.jsonl');
+    const writer = new SpanWriter({ file, service: { name: 'loopbench', version: 'test' } });
+    await writer.write(run, steps.filter((x) => x.run_id === run.run_id), { servers });
+    await writer.close();
+    const spans = decodeRequest(fs.readFileSync(file), 'application/json');
+    const chats = spans.filter((x) => x.name.startsWith('chat'));
+    expect(chats.length).toBeGreaterThan(0);
+    expect(chats.every((x) => x.attributes['server.address'] === '127.0.0.1' && x.attributes['server.port'] === 8787 && x.attributes['gen_ai.response.model'] === 'gpt-4o-mini')).toBe(true);
+    expect(fs.readFileSync(file, 'utf8')).not.toContain('s3cret');
   });
 });

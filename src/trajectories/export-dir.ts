@@ -79,7 +79,7 @@ export async function exportOtlp(dir: string, target: SpanTarget): Promise<{ run
   const scenarios = meta?.scenarios ?? [];
   const tools = toolDescriptions(meta);
   const drain = async () => {
-    for (let next = ready.shift(); next; next = ready.shift()) await writer.write(next[0], next[1], { scenarios, tools: tools.get(next[0].scenario) });
+    for (let next = ready.shift(); next; next = ready.shift()) await writer.write(next[0], next[1], { scenarios, tools: tools.get(next[0].scenario), servers: meta?.model_servers });
   };
   try {
     for await (const line of readJsonlLines(resultFile(dir, 'runs'))) if (line.ok) assembler.run(line.value as RunRecord);

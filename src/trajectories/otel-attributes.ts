@@ -12,6 +12,8 @@ export const GEN_AI = {
   responseId: 'gen_ai.response.id',
   seed: 'gen_ai.request.seed',
   toolDescription: 'gen_ai.tool.description',
+  serverAddress: 'server.address',
+  serverPort: 'server.port',
   maxTokens: 'gen_ai.request.max_tokens',
   finishReasons: 'gen_ai.response.finish_reasons',
   conversation: 'gen_ai.conversation.id',

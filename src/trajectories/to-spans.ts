@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Tracer } from '@opentelemetry/api';
 import type { IdGenerator } from '@opentelemetry/sdk-trace-base';
+import { providerPrefix, type ModelServers } from '../contracts/model-server.ts';
 import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import { splitFingerprint } from './fingerprint-parse.ts';
 import { errorTypeOf } from './error-type.ts';
@@ -69,6 +70,8 @@ export interface SpanContext {
   scenarios?: readonly string[];
   /** The run's scenario's tool descriptions by tool name, when its definition is known. */
   tools?: ReadonlyMap<string, string>;
+  /** Where each network provider's calls went (meta.json model_servers). */
+  servers?: ModelServers;
 }
 
 /** Scenarios' tool descriptions (scripted tools carry one), by scenario id, then tool name. */
@@ -126,7 +129,10 @@ export function emitRunSpans(tracer: Tracer, ids: PlannedIds, run: RunRecord, st
   steps.forEach((s, i) => {
     const callEnd = t0 + s.elapsed_ms;
     const callStart = callEnd - s.latency_ms;
-    const model = modelName(run.settings.role_models?.[s.role] ?? run.settings.model);
+    const spec = run.settings.role_models?.[s.role] ?? run.settings.model;
+    const model = modelName(spec);
+    const prefix = providerPrefix(spec);
+    const server = prefix ? c.servers?.[prefix] : undefined;
     const cacheWrite = optionalCount(s, 'cache_write_tokens');
     const reasoning = optionalCount(s, 'reasoning_tokens');
     const { settings: _settings, ...own } = s;
@@ -140,6 +146,7 @@ export function emitRunSpans(tracer: Tracer, ids: PlannedIds, run: RunRecord, st
       // loopbench's own id of the call (the records keep no provider response id).
       [GEN_AI.responseId]: `${run.run_id}/call/${s.call}`,
       ...(seed !== null ? { [GEN_AI.seed]: seed } : {}),
+      ...(server ? { [GEN_AI.serverAddress]: server.address, [GEN_AI.serverPort]: server.port } : {}),
       [GEN_AI.conversation]: run.run_id,
       ...(run.settings.max_output_tokens > 0 ? { [GEN_AI.maxTokens]: run.settings.max_output_tokens } : {}),
       ...(s.error ? {} : { [GEN_AI.finishReasons]: [s.action ? 'tool_calls' : 'stop'] }),

@@ -181,6 +181,18 @@ describe('traces from other instrumentations', () => {
     expect(r.stderr).toMatch(/note: 2 run\(s\) share an id with an earlier one but differ from it: each is kept as another trial of the same task, numbered <id>\.trial2, \.trial3 … \(the first: svc_task-1\.trial2\)/);
   });
 
+  it('a streamed document with a wrong shape names each bad field; none vanishes without a word', async () => {
+    const file = path.join(tmp, 'shapes.json');
+    fs.writeFileSync(file, JSON.stringify({ resourceSpans: [{ resource: {}, scopeSpans: 5 }, null, { scopeSpans: [{ spans: [7] }] }] }, null, 2));
+    const r = await benchInProcess(['import', file, '--format', 'otlp', '-o', path.join(tmp, 'shapes'), '--no-report']);
+    expect(r.code).toBe(2);
+    expect(r.stderr.split('\n').filter((l) => l.startsWith('bench: skipped'))).toEqual([
+      `bench: skipped ${file}: resourceSpans[0].scopeSpans: expected an array, got number`,
+      `bench: skipped ${file}: resourceSpans[1]: expected an object, got null`,
+      expect.stringMatching(new RegExp(`^bench: skipped ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: resourceSpans\\[2\\]\\.scopeSpans\\[0\\]\\.spans\\[0\\]: .*expected object`)),
+    ]);
+  });
+
   it('a file that is not OTLP is one line, quoting nothing', async () => {
     const file = path.join(tmp, 'secret.json');
     fs.writeFileSync(file, 'AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMIK7MDENG');

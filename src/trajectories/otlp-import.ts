@@ -32,6 +32,11 @@ function takeSpan(span: unknown, service: string | undefined, where: string, pat
   if (row) each(row);
 }
 
+const SCOPE_KEYS = new Set(['scopeSpans', 'instrumentationLibrarySpans']);
+/** Where a streamed request must hold an array or object (resourceSpans, each entry, its scopeSpans, each entry, its spans): a scalar there is a bad field. */
+const needsContainer = (p: JsonPath) =>
+  p.length === 1 || (p.length === 2 && typeof p[1] === 'number') || (p.length === 3 && SCOPE_KEYS.has(p[2] as string)) || (p.length === 4 && SCOPE_KEYS.has(p[2] as string)) || (p.length === 5 && SCOPE_KEYS.has(p[2] as string) && p[4] === 'spans');
+
 /** Every GenAI span of an OTLP/JSON file, one at a time: JSON lines of requests, or one (streamed) request, told apart by content. */
 export function forEachSpanRow(file: string, each: (row: SpanRow) => void, bad: BadSpan): void {
   if (isJsonLines(file)) {
@@ -61,6 +66,7 @@ export function forEachSpanRow(file: string, each: (row: SpanRow) => void, bad: 
       return 'skip';
     },
     value(p, v) {
+      if (p[0] === 'resourceSpans' && needsContainer(p)) return bad(file, `${describePath(p)}: expected ${p.length % 2 ? 'an array' : 'an object'}, got ${v === null ? 'null' : typeof v}`);
       if (p.length === 3 && p[2] === 'resource') service = serviceOf(v);
       else if (p.length === 6 && isSpans(p.slice(0, 5))) {
         const deep = nestingProblem(v, MAX_NESTING - p.length);

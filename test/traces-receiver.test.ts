@@ -144,7 +144,7 @@ describe('a crash mid-ingest', () => {
     await started(second);
     second.child.kill('SIGINT');
     const done = await second.done;
-    expect(done.code, done.stderr).toBe(130);
+    expect(done.code, `${String(done.signal)} ${done.stderr}`).toBe(130);
     expect(done.stderr).toMatch(/ended in a partial line \(28 byte\(s\) of a request cut short by a crash, never acknowledged\): cut off/);
     expect(done.stdout).toMatch(new RegExp(`imported ${CONVERSATIONS} run\\(s\\), ${CONVERSATIONS * CALLS} model call\\(s\\) from 0 span\\(s\\) posted to /v1/traces \\(and the lines an earlier start left on disk\\)`));
     const runs = jsonl<RunRecord>(path.join(dir, 'runs.jsonl'));

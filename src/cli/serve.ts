@@ -188,18 +188,20 @@ export function registerServe(program: Command): void {
       const route = traces ? { traces: traces.receiver.route } : {};
       const o = g ? null : serveOptions(f);
       const server = g ? await startStandaloneGateway({ ...g, ...route }) : await startServe({ ...o!, ...route });
-      if (g) {
-        console.log(`bench serve (gateway): ${server.url} → ${[g.upstreamUrl, g.anthropicUrl].filter((u) => u !== undefined).map((u) => redact(u)).join(' and ') || 'simulated models'}; name each run with the header x-loopbench-run (or POST /v1/loopbench/runs for a virtual key); records in ${g.dir}; Ctrl-C stops and writes runs.jsonl`);
-        if (traces) console.log(`bench serve: POST ${server.url}/traces takes OpenTelemetry traces into ${traces.dir}`);
-      } else console.log(`bench serve: ${server.url} (POST /chat/completions, /responses, /messages${traces ? ', /traces' : ''}; GET /models); usage log ${o!.logFile}${traces ? `; traces into ${traces.dir}` : ''}; Ctrl-C stops`);
       // The first signal closes the server (open connections are cut; the usage log flushed, or the
       // gateway's calls in flight recorded and runs.jsonl written) and exits 130/143 as a sweep
-      // does; a second one, with no handler left, ends the process at once.
-      const sig = await new Promise<NodeJS.Signals>((resolve) => {
+      // does; a second one, with no handler left, ends the process at once. Trapped before the
+      // address is printed: a client that signals as soon as it reads the address finds the trap set.
+      const stopped = new Promise<NodeJS.Signals>((resolve) => {
         const stop = (s: NodeJS.Signals) => void server.close().then(() => resolve(s));
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);
       });
+      if (g) {
+        console.log(`bench serve (gateway): ${server.url} → ${[g.upstreamUrl, g.anthropicUrl].filter((u) => u !== undefined).map((u) => redact(u)).join(' and ') || 'simulated models'}; name each run with the header x-loopbench-run (or POST /v1/loopbench/runs for a virtual key); records in ${g.dir}; Ctrl-C stops and writes runs.jsonl`);
+        if (traces) console.log(`bench serve: POST ${server.url}/traces takes OpenTelemetry traces into ${traces.dir}`);
+      } else console.log(`bench serve: ${server.url} (POST /chat/completions, /responses, /messages${traces ? ', /traces' : ''}; GET /models); usage log ${o!.logFile}${traces ? `; traces into ${traces.dir}` : ''}; Ctrl-C stops`);
+      const sig = await stopped;
       if (traces) await importServedTraces(traces);
       process.exitCode = exitCodeFor(sig);
     });

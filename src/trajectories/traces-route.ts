@@ -139,9 +139,11 @@ export function tracesReceiver(file: string): TracesReceiver {
     const request = requestOf(await bodyOf(req), protobuf);
     let n = 0;
     for (const _ of spansOf(request)) n++;
-    // Flushed per request: what was acknowledged is on disk, one whole line.
-    out.write(request);
-    out.flush();
+    // Flushed per request: what was acknowledged is on disk, one whole line (an empty export has nothing to keep).
+    if (n > 0) {
+      out.write(request);
+      out.flush();
+    }
     requests++;
     spans += n;
     reply(res, 200, protobuf);

@@ -43,7 +43,11 @@ export const collect = (v: string, acc: string[] = []) => [...acc, v];
 
 /** `--what-if` flags as the reports take them: the derivation, or undefined without any. */
 export function whatIfOf(flags: readonly string[] | undefined) {
-  const requests = flags?.map(parseWhatIf);
+  return whatIfFor(flags?.map(parseWhatIf));
+}
+
+/** What-if requests as the reports take them. */
+export function whatIfFor(requests: readonly WhatIfRequest[] | undefined) {
   // The brakes are replayed by src/whatif/; the reports only read what it derives.
   return requests?.length ? (records: Parameters<typeof deriveConfigs>[0], stepsOf: Parameters<typeof deriveConfigs>[1]) => deriveConfigs(records, stepsOf, requests) : undefined;
 }

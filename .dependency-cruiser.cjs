@@ -4,25 +4,28 @@
 
 /** Folder → the folders of ours it may import. Order is bottom to top. */
 const LAYERS = {
+  // Pure mathematics (special functions, distributions, quantiles, seeded randomness): numbers in, numbers
+  // out, nothing of ours imported, so every layer that computes a statistic can share the one copy.
+  stats: [],
   contracts: [],
   scenario: ['contracts'],
   results: ['contracts', 'scenario'],
   meter: ['contracts', 'scenario'],
   brakes: ['contracts'],
-  sim: ['contracts', 'scenario', 'meter'],
+  sim: ['stats', 'contracts', 'scenario', 'meter'],
   tools: ['contracts', 'scenario', 'sim'],
   models: ['contracts', 'scenario', 'results', 'meter', 'sim'],
   agents: ['contracts', 'scenario', 'meter', 'brakes', 'tools'],
-  report: ['contracts', 'results', 'meter'],
+  report: ['stats', 'contracts', 'results', 'meter'],
   // What-if limits replay the brakes (pure checks) over recorded steps; reports read what it derives.
   whatif: ['contracts', 'results', 'meter', 'brakes', 'report'],
   trajectories: ['contracts', 'scenario', 'results', 'meter'],
   runner: ['contracts', 'scenario', 'results', 'meter', 'brakes', 'sim', 'tools', 'models', 'agents', 'report'],
-  gate: ['contracts', 'scenario', 'results', 'models', 'report', 'runner'],
+  gate: ['stats', 'contracts', 'scenario', 'results', 'models', 'report', 'runner'],
   serve: ['contracts', 'scenario', 'results', 'meter', 'sim', 'models', 'runner'],
   // The metering gateway and `bench run --agent-cmd`: an external agent's calls, through the same brakes and records.
   gateway: ['contracts', 'scenario', 'results', 'meter', 'brakes', 'sim', 'tools', 'models', 'agents', 'report', 'runner', 'serve'],
-  perf: ['contracts', 'scenario', 'results', 'meter', 'brakes', 'tools', 'report', 'runner', 'serve', 'gateway'],
+  perf: ['stats', 'contracts', 'scenario', 'results', 'meter', 'brakes', 'tools', 'report', 'runner', 'serve', 'gateway'],
 };
 
 /** The command line sits on top of every other layer. */

@@ -1,13 +1,15 @@
 // The 95% intervals every report prints, against published and hand-worked values.
 import { describe, expect, it } from 'vitest';
-import { CONFIDENCE, costPerSuccess, meanInterval, proportionDifference, tCritical, welchDifference, wilson, Z } from '../src/report/stats/intervals.ts';
+import { CONFIDENCE, costPerSuccess, meanInterval, proportionDifference, welchDifference, Z } from '../src/report/stats/intervals.ts';
+import { wilson } from '../src/stats/binomial.ts';
+import { tCritical } from '../src/stats/student-t.ts';
 
 describe('intervals', () => {
   it('Student t critical values match the tables (two-sided 95%)', () => {
-    expect(tCritical(1)).toBeCloseTo(12.706, 3);
-    expect(tCritical(9)).toBeCloseTo(2.262, 3);
-    expect(tCritical(30)).toBeCloseTo(2.042, 3);
-    expect(tCritical(1e6)).toBeCloseTo(1.96, 3);
+    expect(tCritical(1, CONFIDENCE)).toBeCloseTo(12.706, 3);
+    expect(tCritical(9, CONFIDENCE)).toBeCloseTo(2.262, 3);
+    expect(tCritical(30, CONFIDENCE)).toBeCloseTo(2.042, 3);
+    expect(tCritical(1e6, CONFIDENCE)).toBeCloseTo(1.96, 3);
   });
 
   it('a mean has a t interval; one value has none', () => {

@@ -2,7 +2,8 @@
 // that used to mislead (another brake deciding, no check, several settings varying, near-equal costs).
 import { describe, expect, it } from 'vitest';
 import { summarizeConfigs } from '../src/report/stats/aggregate.ts';
-import { costPerSuccess, wilson } from '../src/report/stats/intervals.ts';
+import { costPerSuccess } from '../src/report/stats/intervals.ts';
+import { wilson } from '../src/stats/binomial.ts';
 import { costBars } from '../src/report/charts/cost.ts';
 import { economicsRow } from '../src/report/render/csv.ts';
 import { decisionTable, ratioTableRows } from '../src/report/tables/tables.ts';

@@ -4,7 +4,8 @@ import type { RunFacts, StepRecord } from '../../contracts/records.ts';
 import type { ConfigSettings } from '../../contracts/settings.ts';
 import { groupBy } from '../data/group.ts';
 import { spread, type Spread } from './descriptive.ts';
-import { costPerSuccess, wilson, type CostPerSuccess, type Interval } from './intervals.ts';
+import { wilson } from '../../stats/binomial.ts';
+import { costPerSuccess, type CostPerSuccess, type Interval } from './intervals.ts';
 
 export interface ConfigSummary {
   config_id: string;

@@ -1,6 +1,8 @@
 // 95% intervals for what the reports compare: a proportion (Wilson), a mean (Student t), a difference
 // of means (Welch), a ratio of means (cost per successful task, delta method on the log scale) and a
 // difference of proportions (Newcombe's hybrid score interval from two Wilson intervals).
+import { wilson, Z95 } from '../../stats/binomial.ts';
+import { tCritical } from '../../stats/student-t.ts';
 import { mean } from './descriptive.ts';
 
 export interface Interval {
@@ -12,80 +14,10 @@ export interface Interval {
 export const CONFIDENCE = 0.95;
 
 /**
- * The two-sided normal quantile at CONFIDENCE, Φ⁻¹(0.975) to double precision (1.96 is its rounding),
- * for the score intervals (Wilson, Newcombe). Tied to CONFIDENCE by a test, not by a second literal.
+ * The two-sided normal quantile at CONFIDENCE, Φ⁻¹(0.975) (1.96 is its rounding), for the score intervals
+ * (Wilson, Newcombe). Tied to CONFIDENCE by a test, not by a second literal.
  */
-export const Z = 1.959963984540054;
-
-/** Wilson score interval for k successes in n trials, at CONFIDENCE. */
-export function wilson(k: number, n: number, z = Z): Interval {
-  if (n === 0) return { lo: 0, hi: 1 };
-  const p = k / n;
-  const z2 = z * z;
-  const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
-  const half = (z / (1 + z2 / n)) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
-  // All or none succeeded: that bound is exactly 1 (or 0), not 1 − 1e-16.
-  return { lo: k === 0 ? 0 : Math.max(0, centre - half), hi: k === n ? 1 : Math.min(1, centre + half) };
-}
-
-/** ln Γ(x), Lanczos approximation (g = 7, 9 terms): ~15 digits for x > 0. */
-function lnGamma(x: number): number {
-  const c = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
-  if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - lnGamma(1 - x);
-  x -= 1;
-  let a = c[0]!;
-  const t = x + 7.5;
-  for (let i = 1; i < 9; i++) a += c[i]! / (x + i);
-  return 0.5 * Math.log(2 * Math.PI) + (x + 0.5) * Math.log(t) - t + Math.log(a);
-}
-
-/** Continued fraction of the incomplete beta function (modified Lentz). */
-function betaFraction(a: number, b: number, x: number): number {
-  const tiny = 1e-300;
-  let c = 1;
-  let d = 1 - ((a + b) * x) / (a + 1);
-  d = 1 / (Math.abs(d) < tiny ? tiny : d);
-  let h = d;
-  for (let m = 1; m <= 300; m++) {
-    const m2 = 2 * m;
-    for (const aa of [(m * (b - m) * x) / ((a + m2 - 1) * (a + m2)), (-(a + m) * (a + b + m) * x) / ((a + m2) * (a + m2 + 1))]) {
-      d = 1 + aa * d;
-      d = 1 / (Math.abs(d) < tiny ? tiny : d);
-      c = 1 + aa / c;
-      if (Math.abs(c) < tiny) c = tiny;
-      h *= d * c;
-    }
-    if (Math.abs(d * c - 1) < 1e-15) break;
-  }
-  return h;
-}
-
-/** Regularised incomplete beta I_x(a, b). */
-function incompleteBeta(x: number, a: number, b: number): number {
-  if (x <= 0) return 0;
-  if (x >= 1) return 1;
-  const front = Math.exp(lnGamma(a + b) - lnGamma(a) - lnGamma(b) + a * Math.log(x) + b * Math.log(1 - x));
-  return x < (a + 1) / (a + b + 2) ? (front * betaFraction(a, b, x)) / a : 1 - (front * betaFraction(b, a, 1 - x)) / b;
-}
-
-/** P(T ≤ t) for Student's t with df degrees of freedom (df may be fractional, as Welch's is). */
-function tCdf(t: number, df: number): number {
-  const tail = 0.5 * incompleteBeta(df / (df + t * t), df / 2, 0.5);
-  return t >= 0 ? 1 - tail : tail;
-}
-
-/** The t value with P(|T| ≤ t) = level: 2.262 for df 9 at 95%. Bisection: the CDF is monotone. */
-export function tCritical(df: number, level = CONFIDENCE): number {
-  const target = 1 - (1 - level) / 2;
-  let lo = 0;
-  let hi = 1e6;
-  for (let i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
-    const mid = (lo + hi) / 2;
-    if (tCdf(mid, df) < target) lo = mid;
-    else hi = mid;
-  }
-  return (lo + hi) / 2;
-}
+export const Z = Z95;
 
 const sampleVariance = (xs: readonly number[], m = mean(xs)) => xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1);
 
@@ -93,7 +25,7 @@ const sampleVariance = (xs: readonly number[], m = mean(xs)) => xs.reduce((s, x)
 export function meanInterval(xs: readonly number[]): { mean: number; ci: Interval | null } {
   const m = mean(xs);
   if (xs.length < 2) return { mean: m, ci: null };
-  const half = tCritical(xs.length - 1) * Math.sqrt(sampleVariance(xs, m) / xs.length);
+  const half = tCritical(xs.length - 1, CONFIDENCE) * Math.sqrt(sampleVariance(xs, m) / xs.length);
   return { mean: m, ci: { lo: m - half, hi: m + half } };
 }
 
@@ -107,7 +39,7 @@ export function welchDifference(a: readonly number[], b: readonly number[]): { d
   // Both sides constant (a deterministic model): the difference is exact.
   if (se === 0) return { diff, ci: { lo: diff, hi: diff } };
   const df = (va + vb) ** 2 / (va ** 2 / (a.length - 1) + vb ** 2 / (b.length - 1));
-  const half = tCritical(df) * se;
+  const half = tCritical(df, CONFIDENCE) * se;
   return { diff, ci: { lo: diff - half, hi: diff + half } };
 }
 
@@ -156,7 +88,7 @@ export function costPerSuccess(runs: ReadonlyArray<{ cost_usd: number; success: 
     scp += dc * dp;
   }
   const variance = Math.max(0, (sc / (c * c) + sp / (p * p) - (2 * scp) / (c * p)) / (n - 1) / n);
-  const half = tCritical(n - 1) * Math.sqrt(variance);
+  const half = tCritical(n - 1, CONFIDENCE) * Math.sqrt(variance);
   return { value, ci: { lo: value * Math.exp(-half), hi: value * Math.exp(half) } };
 }
 

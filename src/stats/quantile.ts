@@ -7,6 +7,8 @@ export function quantileOfSorted(sorted: ArrayLike<number>, q: number): number {
   const rank = q * (sorted.length - 1);
   const lo = Math.floor(rank);
   const hi = Math.ceil(rank);
+  // Equal neighbours (infinite ones included, where the difference would be NaN) need no interpolating.
+  if (sorted[lo] === sorted[hi]) return sorted[lo]!;
   return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (rank - lo);
 }
 

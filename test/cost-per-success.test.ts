@@ -20,6 +20,14 @@ describe('cost per successful task', () => {
     expect(costPerSuccess(runs([0, 0], (i) => i === 0))!.ci).toEqual({ lo: 0, hi: 0 });
   });
 
+  it('a handful of runs: finite ends, the estimate inside (a resample of runs all alike is scaled by the sample’s spread)', () => {
+    for (const rs of [runs([1, 2, 3]), runs([1, 3], (i) => i === 0), runs([0.5, 0.7, 0.6, 2], (i) => i !== 2)]) {
+      const c = costPerSuccess(rs)!;
+      expect(Number.isFinite(c.ci!.hi)).toBe(true);
+      expect(c.ci!.lo <= c.value && c.value <= c.ci!.hi).toBe(true);
+    }
+  });
+
   it('is seeded: the same runs give the same interval, to the last bit', () => {
     const rs = runs([0.012, 0.03, 0.011, 0.2, 0.015, 0.013, 0.05, 0.014], (i) => i % 3 !== 1);
     expect(costPerSuccess(rs)).toEqual(costPerSuccess(rs.map((r) => ({ ...r }))));
@@ -38,11 +46,11 @@ describe('cost per successful task', () => {
     const free = costPerSuccess(rs)!;
     const braked = costPerSuccess(rs, 0.5)!;
     // 10 runs: q = 1 − 0.025^0.1 = 0.308497; 0.308497 / 0.691503 · $0.50 = $0.223063.
-    expect(braked.unseen_failures).toEqual({ runs: 10, failure_rate_hi: expect.closeTo(0.308497, 6), budget_usd: 0.5, adds_usd: expect.closeTo(0.223063, 6) });
+    expect(braked.unseen_failures).toEqual({ runs: 10, failure_rate_hi: expect.closeTo(0.308497, 6), budget_usd: 0.5, adds_usd: expect.closeTo(0.223063, 6), seen_hi: free.ci!.hi });
     expect(braked.ci!.hi - free.ci!.hi).toBeCloseTo(0.223063, 6);
     expect(braked.ci!.lo).toBe(free.ci!.lo);
     // Without a budget the data's interval stands, and the record says an unseen failure is unbounded.
-    expect(free.unseen_failures).toEqual({ runs: 10, failure_rate_hi: expect.closeTo(0.308497, 6), budget_usd: null, adds_usd: null });
+    expect(free.unseen_failures).toEqual({ runs: 10, failure_rate_hi: expect.closeTo(0.308497, 6), budget_usd: null, adds_usd: null, seen_hi: free.ci!.hi });
   });
 
   it('failures seen but few: the upper end never passes what the budget allows (Clopper–Pearson on the failures seen)', () => {

@@ -19,7 +19,7 @@
 //   t values explode and the bootstrap's upper end can land far beyond anything possible; the same bound,
 //   from the failures seen (Clopper–Pearson's bound on their rate, each failure at most the budget), caps it.
 //
-// docs/adaptive.md#cost-per-successful-task shows the coverage this gives (test/cost-per-success.test.ts).
+// docs/adaptive.md#cost-per-successful-task-coverage-measured shows the coverage this gives (test/cost-per-success.test.ts).
 import { clopperPearsonUpper } from '../../stats/binomial.ts';
 import { quantileOfSorted } from '../../stats/quantile.ts';
 import { mulberry32 } from '../../stats/random.ts';
@@ -35,6 +35,8 @@ export interface UnseenFailures {
   budget_usd: number | null;
   /** What such failures could add to the cost per success at most, q/(1 − q)·budget (in the interval's upper end); null without a budget. */
   adds_usd: number | null;
+  /** The upper end from the runs seen alone (the interval's, less adds_usd): where a chart ends its line, the rest said in words. */
+  seen_hi: number;
 }
 
 export interface CostPerSuccess {
@@ -91,7 +93,7 @@ export function costPerSuccess(runs: ReadonlyArray<{ cost_usd: number; success: 
   const data = bootstrapT(costs, wins, sums);
   if (failures > 0) return { value, ci: { lo: data.lo, hi: Math.min(data.hi, braked) }, unseen_failures: null };
   const adds = budgetUsd === null ? null : (rateHi / (1 - rateHi)) * budgetUsd;
-  return { value, ci: { lo: data.lo, hi: data.hi + (adds ?? 0) }, unseen_failures: { runs: n, failure_rate_hi: rateHi, budget_usd: budgetUsd, adds_usd: adds } };
+  return { value, ci: { lo: data.lo, hi: data.hi + (adds ?? 0) }, unseen_failures: { runs: n, failure_rate_hi: rateHi, budget_usd: budgetUsd, adds_usd: adds, seen_hi: data.hi } };
 }
 
 function add(s: Sums, cost: number, win: number): void {
@@ -129,7 +131,9 @@ function bootstrapT(costs: Float64Array, wins: Uint8Array, sums: Sums): Interval
     }
     const star = ratioAndSe(s);
     const d = Math.log(star.r / r);
-    t[b] = star.se > 0 ? d / star.se : d === 0 ? 0 : d * Infinity;
+    // A resample whose runs are all alike (one run drawn n times, or one cost repeated) has no spread of its own
+    // to studentize by: it is scaled by the sample's, as the basic bootstrap would, rather than sent to ±∞.
+    t[b] = d / (star.se > 0 ? star.se : se);
   }
   t.sort();
   const alpha = (1 - CONFIDENCE) / 2;

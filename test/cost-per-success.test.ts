@@ -20,8 +20,17 @@ describe('cost per successful task', () => {
     expect(costPerSuccess(runs([0, 0], (i) => i === 0))!.ci).toEqual({ lo: 0, hi: 0 });
   });
 
+  it('below 10 runs, the delta method on the log scale (hand-worked)', () => {
+    // costs 1,2,3,4, success y,n,y,y: c̄ = 2.5, p = 0.75, R = 10/3; Var(ln R) = (5/3)/(4·6.25) + (1/4)/(4·0.5625)
+    // − 2·(1/6)/(4·2.5·0.75) = 2/15; R·exp(±3.182446·√(2/15)) = 1.042798 … 10.655092 (qt(0.975, 3) = 3.182446).
+    const c = costPerSuccess(runs([1, 2, 3, 4], (i) => i !== 1))!;
+    expect(c.ci!.lo).toBeCloseTo(1.042798, 5);
+    expect(c.ci!.hi).toBeCloseTo(10.655092, 5);
+  });
+
   it('a handful of runs: finite ends, the estimate inside (a resample of runs all alike is scaled by the sample’s spread)', () => {
-    for (const rs of [runs([1, 2, 3]), runs([1, 3], (i) => i === 0), runs([0.5, 0.7, 0.6, 2], (i) => i !== 2)]) {
+    const twelve = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 9];
+    for (const rs of [runs([1, 2, 3]), runs([1, 3], (i) => i === 0), runs(twelve), runs(twelve, (i) => i !== 3)]) {
       const c = costPerSuccess(rs)!;
       expect(Number.isFinite(c.ci!.hi)).toBe(true);
       expect(c.ci!.lo <= c.value && c.value <= c.ci!.hi).toBe(true);

@@ -5,8 +5,7 @@
 import { clopperPearsonUpper } from '../../src/stats/binomial.ts';
 import { quantileOfSorted } from '../../src/stats/quantile.ts';
 import { mulberry32, normal, type Rng } from '../../src/stats/random.ts';
-import { tCritical } from '../../src/stats/student-t.ts';
-import { costPerSuccess } from '../../src/report/stats/cost-per-success.ts';
+import { costPerSuccess, deltaMethod, sumsOf } from '../../src/report/stats/cost-per-success.ts';
 
 export interface Cell {
   name: string;
@@ -59,26 +58,8 @@ export const CELLS: Cell[] = [
 type Runs = Array<{ cost_usd: number; success: boolean }>;
 type Interval = { lo: number; hi: number };
 
-/** Before: the delta method on the log scale, R·exp(±t(n − 1)·√Var ln R), as the reports printed it until this change. */
-function deltaMethod(runs: Runs): Interval | null {
-  const n = runs.length;
-  const wins = runs.filter((r) => r.success).length;
-  if (wins === 0) return null;
-  const c = runs.reduce((s, r) => s + r.cost_usd, 0) / n;
-  const p = wins / n;
-  const value = c / p;
-  let sc = 0;
-  let sp = 0;
-  let scp = 0;
-  for (const r of runs) {
-    const [dc, dp] = [r.cost_usd - c, (r.success ? 1 : 0) - p];
-    sc += dc * dc;
-    sp += dp * dp;
-    scp += dc * dp;
-  }
-  const half = tCritical(n - 1, 0.95) * Math.sqrt(Math.max(0, (sc / (c * c) + sp / (p * p) - (2 * scp) / (c * p)) / (n - 1) / n));
-  return { lo: value * Math.exp(-half), hi: value * Math.exp(half) };
-}
+/** Before: the delta method on the log scale, R·exp(±t(n − 1)·se), as the reports printed it for every run count until this change. */
+const beforeInterval = (runs: Runs): Interval | null => (runs.some((r) => r.success) ? deltaMethod(sumsOf(runs)) : null);
 
 /**
  * The width reference: the plain percentile bootstrap (2.5 % and 97.5 % quantiles of the resampled
@@ -130,7 +111,7 @@ export function measureCoverage(cell: Cell, sweeps: number, seed = 1): CellCover
   const refWidths: number[] = [];
   for (let s = 0; s < sweeps; s++) {
     const runs: Runs = Array.from({ length: cell.runs }, () => cell.draw(r));
-    const old = deltaMethod(runs);
+    const old = beforeInterval(runs);
     const now = costPerSuccess(runs, cell.budget)?.ci ?? null;
     if (holds(old, cell.truth)) before++;
     else if (old && old.hi < cell.truth) beforeBelow++;

@@ -71,7 +71,9 @@ export function costBars(runs: readonly RunFacts[], summary: readonly ConfigSumm
       const none = checked && !v.success ? ' · no run succeeded' : '';
       const unseen = m.unseenHi === undefined ? '' : ` · ${UNSEEN_MARK} no failure seen: up to ${usd(m.unseenHi)}`;
       const label = `${what}${against ? ` · ${against}` : ''}${none}${unseen}`;
-      bars.push({ scenario: c.scenario, config: configLabel(c.config_id, c.scenario), measure, cost: m.mean, lo: Math.max(0, m.lo), hi: m.hi, label, label_at: Math.max(m.mean, m.hi) });
+      // An unbounded end (no success in some resamples of a handful of runs) draws no line there: a scale to ∞ draws nothing.
+      const hi = Number.isFinite(m.hi) ? m.hi : m.mean;
+      bars.push({ scenario: c.scenario, config: configLabel(c.config_id, c.scenario), measure, cost: m.mean, lo: Math.max(0, m.lo), hi, label, label_at: Math.max(m.mean, hi) });
     };
     add(PER_RUN, v.run, topValues?.run);
     if (v.success) add(PER_SUCCESS, v.success, topValues?.success);

@@ -1,5 +1,6 @@
 // Cost per successful task — Σ cost ÷ successes over the runs whose answer was checked, R = c̄ / p —
-// and its 95 % interval, the one definition every table, chart, CSV, `bench diff` and `bench check` reads.
+// and its 95 % interval, the one definition every table, chart, CSV, the recommendation and `bench check`'s
+// reports read (through the configuration summary, aggregate.ts).
 //
 // Agent costs are skewed (cheap successes, a few runs that spin to a limit), and the denominator is a
 // binomial count. The interval is a studentized ("percentile-t") bootstrap over runs on the log scale
@@ -23,6 +24,7 @@
 import { clopperPearsonUpper } from '../../stats/binomial.ts';
 import { quantileOfSorted } from '../../stats/quantile.ts';
 import { mulberry32 } from '../../stats/random.ts';
+import { tCritical } from '../../stats/student-t.ts';
 import { CONFIDENCE, type Interval } from './intervals.ts';
 
 /** What no failure in n runs leaves open, when nothing failed. */
@@ -50,10 +52,15 @@ export interface CostPerSuccess {
 
 /** Resamples per interval: the 1,000 Efron and Tibshirani advise for a percentile-t interval's ends. */
 export const BOOTSTRAP_RESAMPLES = 1000;
+/**
+ * Below this many checked runs the resamples are too few and too lumpy for their t values to mean much (3 runs
+ * give 10 distinct resamples): the interval is the delta method's on the log scale, R·exp(±t(n − 1)·se).
+ */
+export const MIN_BOOTSTRAP_RUNS = 10;
 /** The resampling seed: fixed, so a report rebuilds byte-identical. */
 const SEED = 20250917;
 
-interface Sums {
+export interface Sums {
   n: number;
   cost: number;
   wins: number;
@@ -69,18 +76,19 @@ function ratioAndSe(s: Sums): { r: number; se: number } {
   const p = s.wins / n;
   // Var(c̄ − R·p̂)/p² with the sample (n − 1) moments of d = cost − R·success: the linearised ratio.
   const ssd = s.cost2 - 2 * r * s.costWins + r * r * s.wins - n * (c - r * p) ** 2;
-  return { r, se: Math.sqrt(Math.max(0, ssd) / (n - 1) / n) / (p * r) };
+  // Runs all alike leave only rounding here (the sums cancel): that is no spread, not a tiny one.
+  const spread = ssd > 1e-12 * (s.cost2 + r * r * s.wins) ? ssd : 0;
+  return { r, se: Math.sqrt(spread / (n - 1) / n) / (p * r) };
 }
 
 /** Σ cost ÷ successes with its interval; `budgetUsd` is the runs' per-run budget (null: none known). Null when no run was checked. */
 export function costPerSuccess(runs: ReadonlyArray<{ cost_usd: number; success: boolean | null }>, budgetUsd: number | null = null): CostPerSuccess | null {
-  const checked = runs.filter((r) => r.success !== null);
+  const checked = runs.filter((r): r is { cost_usd: number; success: boolean } => r.success !== null);
   const n = checked.length;
   if (n === 0) return null;
   const costs = Float64Array.from(checked, (r) => r.cost_usd);
   const wins = Uint8Array.from(checked, (r) => (r.success ? 1 : 0));
-  const sums: Sums = { n, cost: 0, wins: 0, cost2: 0, costWins: 0 };
-  for (let i = 0; i < n; i++) add(sums, costs[i]!, wins[i]!);
+  const sums = sumsOf(checked);
   if (sums.wins === 0) return { value: Infinity, ci: null, unseen_failures: null };
   const value = sums.cost / sums.wins;
   if (n < 2) return { value, ci: null, unseen_failures: null };
@@ -90,8 +98,9 @@ export function costPerSuccess(runs: ReadonlyArray<{ cost_usd: number; success: 
   const successMean = (sums.cost - failuresCost(costs, wins)) / sums.wins;
   // The most the ratio can be if failures run at their bound rate and each spends the whole budget.
   const braked = budgetUsd === null || rateHi >= 1 ? Infinity : successMean + (rateHi / (1 - rateHi)) * budgetUsd;
-  const data = bootstrapT(costs, wins, sums);
-  if (failures > 0) return { value, ci: { lo: data.lo, hi: Math.min(data.hi, braked) }, unseen_failures: null };
+  const data = n < MIN_BOOTSTRAP_RUNS ? deltaMethod(sums) : bootstrapT(costs, wins, sums);
+  // A run recorded above its budget (one not braked by it) cannot pull the cap below the estimate itself.
+  if (failures > 0) return { value, ci: { lo: data.lo, hi: Math.max(value, Math.min(data.hi, braked)) }, unseen_failures: null };
   const adds = budgetUsd === null ? null : (rateHi / (1 - rateHi)) * budgetUsd;
   return { value, ci: { lo: data.lo, hi: data.hi + (adds ?? 0) }, unseen_failures: { runs: n, failure_rate_hi: rateHi, budget_usd: budgetUsd, adds_usd: adds, seen_hi: data.hi } };
 }
@@ -107,6 +116,20 @@ function failuresCost(costs: Float64Array, wins: Uint8Array): number {
   let sum = 0;
   for (let i = 0; i < costs.length; i++) if (!wins[i]) sum += costs[i]!;
   return sum;
+}
+
+/** The delta method on the log scale: R·exp(±t(n − 1)·se), se the standard error of ln R. */
+export function deltaMethod(sums: Sums): Interval {
+  const { r, se } = ratioAndSe(sums);
+  const half = tCritical(sums.n - 1, CONFIDENCE) * se;
+  return se > 0 ? { lo: r * Math.exp(-half), hi: r * Math.exp(half) } : { lo: r, hi: r };
+}
+
+/** The sums a sample's ratio and standard error are read from. */
+export function sumsOf(runs: ReadonlyArray<{ cost_usd: number; success: boolean }>): Sums {
+  const s: Sums = { n: runs.length, cost: 0, wins: 0, cost2: 0, costWins: 0 };
+  for (const r of runs) add(s, r.cost_usd, r.success ? 1 : 0);
+  return s;
 }
 
 /** The percentile-t interval on the log scale: R·exp(−t*(97.5 %)·se) … R·exp(−t*(2.5 %)·se), t* = (ln R* − ln R)/se* over the resamples. */

@@ -6,7 +6,7 @@ import { buildReports } from '../src/report/build.ts';
 import type { StepPoint } from '../src/report/stats/aggregate.ts';
 import { lineEnds } from '../src/report/charts/steps.ts';
 import { runRow, toCsv } from '../src/report/render/csv.ts';
-import { percentile } from '../src/report/stats/descriptive.ts';
+import { quantile } from '../src/stats/quantile.ts';
 import { parseVolumes } from '../src/report/stats/volume.ts';
 import { decodePng, inkPixels } from './helpers/png.ts';
 import { sampleSweep, synthRun, writeResults } from './helpers/records.ts';
@@ -144,7 +144,7 @@ describe('buildReports on runs held lean', () => {
     expect(spec.data.values).toHaveLength(built.summary.length);
     const costs = sweep.filter((x) => x.run.config_id === 'checked steps=10').map((x) => x.run.cost_usd);
     const row = spec.data.values.find((v: { scenario: string; config: string }) => v.scenario === 'checked' && v.config === 'steps=10');
-    expect(row).toEqual({ scenario: 'checked', config: 'steps=10', runs: 5, min: Math.min(...costs), q1: percentile(costs, 25), median: percentile(costs, 50), q3: percentile(costs, 75), max: Math.max(...costs) });
+    expect(row).toEqual({ scenario: 'checked', config: 'steps=10', runs: 5, min: Math.min(...costs), q1: quantile(costs, 0.25), median: quantile(costs, 0.5), q3: quantile(costs, 0.75), max: Math.max(...costs) });
   });
 });
 

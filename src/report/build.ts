@@ -232,7 +232,7 @@ function analyse(runs: LoadedRun[], steps: StepPass, whatIf: WhatIfOutcome | nul
   inPlanOrder(asRecorded, plannedScenarios);
   const all = priced(asRecorded);
   const derived = priced(derivedAsRecorded);
-  const summary = summarizeConfigs(all);
+  const summary = summarizeConfigs(all, { repriced: Boolean(o.price) });
   const points = steps.points.points();
   // Steps are read in plan order, so the fits come in plan order too.
   const fits = steps.fit.fits();

@@ -77,22 +77,27 @@ describe('chart colours and legends', () => {
     expect(configColours(context).map((c) => (c.legend as Json).values)).toEqual([[...drawn].sort()]);
   });
 
-  it('draws identical lines once and lists in the legend only the lines it draws', () => {
+  it('draws every configuration, a line another covers dashed over it, and names each in the legend', () => {
     for (const name of ['cumulative-input-tokens', 'cumulative-cost', 'input-tokens-per-call']) {
       const spec = specs.get('both')!.get(name)!;
       const drawn = rows(spec).filter((r) => r.kind === 'measured');
-      // quick-sum answers by step 4 under every limit: four configurations, one line.
-      expect(new Set(drawn.filter((r) => r.scenario === 'quick-sum').map((r) => r.config)), name).toEqual(new Set(['steps=30']));
-      // seed-calibrated's lower limits follow steps=30's line until they stop: one line, four marked ends.
-      expect(new Set(drawn.filter((r) => r.scenario === 'seed-calibrated').map((r) => r.config)), name).toEqual(new Set(['steps=30']));
+      // quick-sum answers by step 4 under every limit: four configurations on one curve, all four drawn.
+      expect(new Set(drawn.filter((r) => r.scenario === 'quick-sum').map((r) => r.config)), name).toEqual(new Set(['steps=4', 'steps=8', 'steps=12', 'steps=30']));
+      expect(new Set(drawn.filter((r) => r.scenario === 'seed-calibrated').map((r) => r.config)), name).toEqual(new Set(['steps=4', 'steps=8', 'steps=12', 'steps=30']));
       expect(rows(spec).filter((r) => r.kind === 'end' && r.scenario === 'seed-calibrated').map((r) => r.configs), name).toEqual(['steps=4', 'steps=8', 'steps=12', 'steps=30']);
-      const legend = configColours(spec).map((c) => (c.legend as Json).values);
-      expect(legend, name).toEqual([['steps=30']]);
+      expect(configColours(spec).map((c) => (c.legend as Json).values), name).toEqual([['steps=4', 'steps=8', 'steps=12', 'steps=30']]);
+      // The highest limit solid and drawn first; each covered line its own dashes, so every one shows a stretch of each period.
+      const dash = findAll(spec, 'strokeDash').find((d) => d && (d as Json).field === 'config') as Json;
+      const { domain, range } = dash.scale as { domain: string[]; range: number[][] };
+      expect(Object.fromEntries(domain.map((d, i) => [d, range[i]])), name).toEqual({ 'steps=30': [1, 0], 'steps=12': [12, 4], 'steps=8': [8, 8], 'steps=4': [4, 12] });
+      expect([...new Set(drawn.map((r) => r.config))], name).toEqual(['steps=30', 'steps=12', 'steps=8', 'steps=4']);
     }
+    // Configurations at the same point: each a ring of its own, the widest first, one label naming them all.
     const success = specs.get('both')!.get('success-vs-cost')!;
-    expect(rows(success)).toHaveLength(1);
-    expect(rows(success)[0]).toMatchObject({ config: 'steps=30', label: 'steps=4, steps=8, steps=12, steps=30' });
-    for (const c of configColours(success)) expect((c.legend as Json).values).toEqual(['steps=30']);
+    const points = rows(success).filter((r) => r.kind !== 'reach');
+    expect(points.map((r) => [r.config, r.size])).toEqual([['steps=4', 600], ['steps=8', 430], ['steps=12', 260], ['steps=30', 90]]);
+    expect(points.filter((r) => r.label !== '').map((r) => r.label)).toEqual(['steps=4, steps=8, steps=12, steps=30']);
+    for (const c of configColours(success)) expect((c.legend as Json).values).toEqual(['steps=4', 'steps=8', 'steps=12', 'steps=30']);
   });
 
   it('puts scenario panels in the planned order and configurations in natural order', () => {
@@ -156,6 +161,6 @@ describe('success vs cost', () => {
     const x = findAll(spec, 'x').find((e) => e && (e as Json).field === 'cost') as Json;
     expect(x.title).toBe('cost per successful task (USD)');
     const mean = rows(specs.get('both')!.get('mean-cost')!).find((r) => r.scenario === 'quick-sum' && r.config === 'steps=30' && r.measure === 'per successful task')!;
-    expect(rows(spec)[0]!.cost).toBe(mean.cost);
+    expect(rows(spec).find((r) => r.config === 'steps=30')!.cost).toBe(mean.cost);
   });
 });

@@ -52,15 +52,7 @@ async function inChromium<T>(use: (page: Page) => Promise<T>): Promise<T> {
 
 describe.skipIf(!hasChromium)('report.html in headless Chromium', () => {
   it('renders every chart as an SVG with marks, with no console errors and no network requests', async () => {
-    const profile = fs.mkdtempSync(path.join(tmp, 'profile-'));
-    const context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-      viewport: { width: 1100, height: 900 },
-    });
-    try {
-      const page = await context.newPage();
+    await inChromium(async (page) => {
       const errors: string[] = [];
       const requests: string[] = [];
       page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
@@ -121,9 +113,7 @@ describe.skipIf(!hasChromium)('report.html in headless Chromium', () => {
       fs.mkdirSync(path.dirname(shot), { recursive: true });
       await page.screenshot({ path: shot, fullPage: true });
       expect(fs.statSync(shot).size).toBeGreaterThan(10_000);
-    } finally {
-      await context.close();
-    }
+    });
   });
 
   it('gives every legend swatch the colour of the marks it names, as drawn', async () => {

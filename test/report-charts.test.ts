@@ -66,15 +66,20 @@ describe('chart colours and legends', () => {
     expect(new Set((first.range as string[]).map((c) => c.toLowerCase())).size).toBe(4);
   });
 
-  it('gives the reflection and context charts the same scale, and the context chart each distinct curve once', () => {
+  it('gives the reflection and context charts the same scale, and the context chart every configuration, a covered curve dashed', () => {
     const all = specs.get('loops')!;
     const scales = [...all.entries()].flatMap(([name, spec]) => configColours(spec).map((c) => ({ name, scale: c.scale })));
     expect(new Set(scales.map((s) => s.name))).toEqual(new Set(['mean-cost', 'cumulative-input-tokens', 'cumulative-cost', 'input-tokens-per-call', 'cost-per-run', 'reflection-cost', 'context-cumulative-input']));
     for (const s of scales) expect(s.scale, s.name).toEqual(scales[0]!.scale);
     const context = all.get('context-cumulative-input')!;
-    const drawn = new Set(rows(context).filter((r) => r.kind === 'measured').map((r) => r.series));
-    expect(drawn.size).toBe(2);
-    expect(configColours(context).map((c) => (c.legend as Json).values)).toEqual([[...drawn].sort()]);
+    const drawn = [...new Set(rows(context).filter((r) => r.kind === 'measured').map((r) => r.series as string))];
+    // Reflection does not change what a context strategy sends: four configurations, two curves, all four drawn and named.
+    expect(drawn.sort()).toEqual(['steps=6 reflection=final context=full', 'steps=6 reflection=final context=window:2', 'steps=6 reflection=off context=full', 'steps=6 reflection=off context=window:2']);
+    for (const c of configColours(context)) expect((c.legend as Json).values).toEqual(drawn);
+    const dash = findAll(context, 'strokeDash').find((d) => d && (d as Json).field === 'series') as Json;
+    const { domain, range } = dash.scale as { domain: string[]; range: number[][] };
+    const solid = domain.filter((_, i) => JSON.stringify(range[i]) === '[1,0]');
+    expect(solid).toEqual(['steps=6 reflection=off context=full', 'steps=6 reflection=off context=window:2']);
   });
 
   it('draws every configuration, a line another covers dashed over it, and names each in the legend', () => {

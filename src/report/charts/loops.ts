@@ -2,7 +2,7 @@
 //   reflection-cost — tokens and cost per run for each reflection mode, next to pass^k by k;
 //   context-cumulative-input — cumulative input tokens by step, one line per configuration (a covered
 //   one dashed over the line it follows), with the fitted a·N + b·N² (thin dotted) and its a and b in the legend.
-import type { StepPoint } from '../stats/aggregate.ts';
+import { naturalOrder, type StepPoint } from '../stats/aggregate.ts';
 import { CHART_FONT, STEP_AXIS, type ChartSpec } from './base.ts';
 import type { ContextRow } from '../stats/context.ts';
 import { predict } from '../stats/fit.ts';
@@ -18,12 +18,22 @@ const coef = (x: number) => (Math.abs(x) >= 100 ? Math.round(x).toLocaleString('
 export function reflectionChart(rows: readonly StabilityRow[], colours: ColourScale): ChartSpec {
   const labelOf = (r: StabilityRow) => colours.labels.get(r.config_id) ?? r.config_id;
   const bars = rows.map((r) => ({ id: r.config_id, config: labelOf(r), reflection: r.reflection, tokens: Math.round(r.input_tokens_mean + r.output_tokens_mean), label: `$${r.cost_usd_mean.toFixed(4)} · ${r.successes ?? '-'}/${r.runs} right` }));
-  const curve = rows.flatMap((r) => r.pass_hat_k.map((p, i) => ({ id: r.config_id, config: labelOf(r), reflection: r.reflection, k: i + 1, pass: p })));
+  // Modes that succeed equally draw the same pass^k curve: each but the highest (natural order) dashed over it (overlap.ts).
+  const same = new Map<string, string[]>();
+  for (const r of rows) same.set(JSON.stringify(r.pass_hat_k), [...(same.get(JSON.stringify(r.pass_hat_k)) ?? []), labelOf(r)]);
+  const covered = new Set([...same.values()].flatMap((ls) => ls.sort(naturalOrder).slice(0, -1)));
+  const dashes = lineDashes(rows.map(labelOf), covered);
+  const rank = new Map(dashes.order.map((l, i) => [l, i]));
+  const curve = rows
+    // `line` repeats the label for the dashes alone: on `config` they would reach the legend the bars share, and dash its dots.
+    .flatMap((r) => r.pass_hat_k.map((p, i) => ({ id: r.config_id, config: labelOf(r), line: labelOf(r), reflection: r.reflection, k: i + 1, pass: p })))
+    .sort((a, b) => rank.get(a.config)! - rank.get(b.config)!);
   const color = colourBy('config', colours, bars.map((b) => b.config));
+  const strokeDash = { field: 'line', type: 'nominal' as const, title: null, scale: { domain: color.scale.domain, range: color.scale.domain.map((l) => dashes.dash.get(l) ?? SOLID) }, legend: null };
   return {
     name: 'reflection-cost',
     title: 'What reflection costs and what it buys',
-    caption: 'Left: tokens per run (mean) with the cost and the runs answered right. Right: pass^k — the chance that k runs drawn from the repeats all succeed — for each reflection mode (lines overlap where modes succeed equally).',
+    caption: 'Left: tokens per run (mean) with the cost and the runs answered right. Right: pass^k — the chance that k runs drawn from the repeats all succeed — for each reflection mode (where modes succeed equally their curves coincide: each but one dashed over it, every colour showing in turn).',
     spec: {
       $schema: SCHEMA,
       title: { text: 'What reflection costs and what it buys', subtitle: 'tokens and cost per run vs success and pass^k across repeats' },
@@ -44,9 +54,10 @@ export function reflectionChart(rows: readonly StabilityRow[], colours: ColourSc
           data: { values: curve },
           mark: { type: 'line', point: true },
           encoding: {
-            x: { field: 'k', type: 'quantitative', title: 'k (runs that must all succeed)' },
+            x: { field: 'k', type: 'quantitative', title: 'k (runs that must all succeed)', axis: STEP_AXIS },
             y: { field: 'pass', type: 'quantitative', title: 'pass^k', scale: { domain: [0, 1] } },
             color,
+            strokeDash,
             detail: { field: 'id', type: 'nominal' },
           },
         },

@@ -34,6 +34,12 @@ describe('the title: the question and its answer', () => {
     expect(titleText(t)).toBe(`${t.question} ${t.answer}`);
   });
 
+  it('says how success changes between the ends where it is checked and differs', () => {
+    // At 2 steps no run reaches its answer (step 3): none succeeds.
+    const summary = summarizeConfigs([...runs('quick', 2, 4, { stepsToDone: 3, success: false }), ...runs('quick', 8, 4, { stepsToDone: 3, success: true })]);
+    expect(title(summary).answer).toMatch(/^×[0-9.]+ per run \(\$[0-9.]+ → \$[0-9.]+\), success 0\/4 → 4\/4, recommended MAX_STEPS 8$/);
+  });
+
   it('without step-limit families: what each configuration costs, or the range over many', () => {
     const one = summarizeConfigs(runs('quick', 8, 3, { stepsToDone: 3, success: true }));
     expect(title(one)).toEqual({ question: 'What does quick steps=8 cost?', answer: `${usdDistinct([one[0]!.cost_usd.mean])(one[0]!.cost_usd.mean)} per run, 3/3 succeeded` });

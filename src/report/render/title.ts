@@ -39,7 +39,9 @@ export function reportTitle(summary: readonly ConfigSummary[], recommendations: 
       const name = families.length > 1 ? `${lo.scenario}${label ? ` (${label})` : ''}: ` : scenarios.size > 1 ? `${lo.scenario}: ` : '';
       const rec = recommendations.find((r) => r.config_id !== null && f.some((c) => c.config_id === r.config_id));
       const range = one ? '' : `MAX_STEPS ${limit(lo)} → ${limit(hi)}: `;
-      return `${name}${range}${costChange(lo, hi)}${rec ? `, recommended MAX_STEPS ${rec.max_steps}` : ''}`;
+      // Where success is checked and the two ends differ in it, the answer says so: cost alone would read as the whole trade.
+      const success = lo.successes !== null && hi.successes !== null && (lo.successes !== hi.successes || lo.runs !== hi.runs) ? `, success ${lo.successes}/${lo.runs} → ${hi.successes}/${hi.runs}` : '';
+      return `${name}${range}${costChange(lo, hi)}${success}${rec ? `, recommended MAX_STEPS ${rec.max_steps}` : ''}`;
     });
     const more = families.length > NAMED_FAMILIES ? `; ${families.length - NAMED_FAMILIES} more below` : '';
     return { question: one ? `What does MAX_STEPS ${one} cost?` : 'What do the step limits swept cost?', answer: `${parts.join('; ')}${more}` };

@@ -157,9 +157,10 @@ describe('cumulative input tokens chart', () => {
     await buildReports(dir);
     const spec = JSON.parse(fs.readFileSync(path.join(dir, 'charts', 'cumulative-input-tokens.vl.json'), 'utf8'));
     const ends = spec.data.values.filter((v: { kind: string }) => v.kind === 'end').filter((v: { scenario: string }) => v.scenario === 'seed-shaped');
-    // steps=10's line is the first ten steps of steps=30's: drawn once, its end marked on it.
-    const line = spec.data.values.filter((v: { kind: string; scenario: string }) => v.kind === 'measured' && v.scenario === 'seed-shaped');
-    expect(new Set(line.map((p: { config: string }) => p.config))).toEqual(new Set(['steps=30']));
+    // steps=10's line is the first ten steps of steps=30's: both drawn (steps=10 dashed over it), its end marked on it.
+    const measured = spec.data.values.filter((v: { kind: string; scenario: string }) => v.kind === 'measured' && v.scenario === 'seed-shaped');
+    expect(new Set(measured.map((p: { config: string }) => p.config))).toEqual(new Set(['steps=10', 'steps=30']));
+    const line = measured.filter((p: { config: string }) => p.config === 'steps=30');
     const at = (step: number) => line.find((p: { step: number }) => p.step === step).value;
     expect(ends).toEqual([
       { scenario: 'seed-shaped', step: 10, value: at(10), label: 'steps=10', configs: 'steps=10', side: 'right', kind: 'end' },

@@ -189,6 +189,7 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
     summary: a.summary,
     economics: a.economics,
     decisions: a.decisions,
+    recommendations: a.recommendations,
     recommended: a.recommended,
     pricing: a.pricing,
     points: a.points,
@@ -257,7 +258,7 @@ function analyse(runs: LoadedRun[], steps: StepPass, whatIf: WhatIfOutcome | nul
   const taskqueue = all.some((r) => r.agent === 'taskqueue') ? { rounds: roundRows(all), roles: roleRows(all), constraints: constraintRows(all) } : null;
   // The queue-length chart follows the runs of the longest round limit only.
   const queueChartRounds = taskqueue ? roundRows(longestRoundLimit(all)) : null;
-  return { all, derived, summary, points, fits, ratios, savings, volumes, repriced, colours, loop, economics, decisions, recommended, detectors, sentences, pricing, chartPrices, taskqueue, queueChartRounds };
+  return { all, derived, summary, points, fits, ratios, savings, volumes, repriced, colours, loop, economics, decisions, recommendations, recommended, detectors, sentences, pricing, chartPrices, taskqueue, queueChartRounds };
 }
 
 type Analysis = ReturnType<typeof analyse>;

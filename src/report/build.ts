@@ -92,7 +92,7 @@ interface StepPass {
  */
 async function passSteps(dir: string, runOrder: readonly string[], price: Price | undefined, keepSteps: boolean): Promise<StepPass> {
   const cum = new Map<string, number>();
-  const pass: StepPass = { skipped: 0, byRun: keepSteps ? new Map() : null, points: new StepIndexAccumulator(), fit: new QuadraticFitAccumulator(), cached: new CachedTokensEstimator(), maxInput: new Map() };
+  const pass: StepPass = { skipped: 0, byRun: keepSteps ? new Map() : null, points: new StepIndexAccumulator(), fit: new QuadraticFitAccumulator(), cached: new CachedTokensEstimator(keepSteps), maxInput: new Map() };
   const file = resultFile(dir, 'steps');
   // run id → [offset, bytes, offset, bytes, …] of its lines, in file order (a run's own steps are written in order).
   const places = new Map<string, number[]>();
@@ -236,7 +236,13 @@ function analyse(runs: LoadedRun[], steps: StepPass, whatIf: WhatIfOutcome | nul
   const volumeList = o.volumes ?? DEFAULT_VOLUMES;
   const volumes = projectVolumes(summary, volumeList);
   // The re-pricing table compares with the cost as recorded, whatever the report is priced at.
-  const repriced = repriceRuns(asRecorded, o.priceAs ?? (o.price ? [o.price] : recordedPrices(asRecorded)), (r) => steps.cached.forRun(r.run_id));
+  // A derived run's caching is estimated over its own calls: the first ones of the run it was derived from.
+  const derivedFrom = new Map((whatIf?.runs ?? []).map((r) => [r.run_id, r]));
+  const cachedFor = (r: RunFacts) => {
+    const d = derivedFrom.get(r.run_id);
+    return d ? steps.cached.forPrefix(d.derived_from_run, d.calls) : steps.cached.forRun(r.run_id);
+  };
+  const repriced = repriceRuns(asRecorded, o.priceAs ?? (o.price ? [o.price] : recordedPrices(asRecorded)), cachedFor);
   // One colour per configuration in every chart.
   const colours = configColours(summary);
   const loop = loopReports(all, points, steps.maxInput, colours);

@@ -81,6 +81,7 @@ export function deriveRun(run: RunRecord, steps: readonly StepRecord[], limits: 
         // A run cut short has no answer: it fails its check (no check: not measured), as a live run would.
         success: same ? run.success : run.success === null ? null : false,
         derived_from: run.config_id,
+        derived_from_run: run.run_id,
         ...(run.extra ? { extra: run.extra } : {}),
       },
     };

@@ -10,10 +10,15 @@ import { groupBy } from '../data/group.ts';
  * Per run: the input tokens a provider would bill at the cached rate. A run recorded with caching on
  * has the real figure; otherwise, with the full history re-sent, each call's prompt starts with the
  * previous call's prompt (same role), so that prefix is what the cache would have hit — an estimate.
+ * With `keepPrefixes` (a what-if), it also keeps each run's running total call by call: a derived run is
+ * a prefix of its recorded run, so its estimate is the total after its own last call.
  */
 export class CachedTokensEstimator {
   private readonly prevInput = new Map<string, number>();
   private readonly cached = new Map<string, number>();
+  private readonly prefixes = new Map<string, number[]>();
+
+  constructor(private readonly keepPrefixes = false) {}
 
   add(r: StepRecord): void {
     let hit = 0;
@@ -23,11 +28,25 @@ export class CachedTokensEstimator {
       hit = Math.min(r.input_tokens, billableCachedTokens(this.prevInput.get(key) ?? 0));
       this.prevInput.set(key, r.input_tokens);
     }
-    this.cached.set(r.run_id, (this.cached.get(r.run_id) ?? 0) + hit);
+    const total = (this.cached.get(r.run_id) ?? 0) + hit;
+    this.cached.set(r.run_id, total);
+    if (this.keepPrefixes) {
+      let p = this.prefixes.get(r.run_id);
+      if (!p) this.prefixes.set(r.run_id, (p = []));
+      p.push(total);
+    }
   }
 
   forRun(runId: string): number {
     return this.cached.get(runId) ?? 0;
+  }
+
+  /** The estimate over a run's first `calls` calls (kept only with `keepPrefixes`). */
+  forPrefix(runId: string, calls: number): number {
+    if (calls <= 0) return 0;
+    const p = this.prefixes.get(runId);
+    if (!p) throw new Error(`no step records kept for run ${runId}`);
+    return p[Math.min(calls, p.length) - 1]!;
   }
 }
 

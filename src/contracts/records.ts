@@ -28,6 +28,8 @@ export interface StepRecord {
   error: string | null;
   /** Input tokens written to a prompt cache (within input_tokens), where the provider reports them. */
   cache_write_tokens?: number;
+  /** Of those, the ones written to the 1-hour cache (billed above 5-minute writes), where the provider reports them. */
+  cache_write_1h_tokens?: number;
   /** Output tokens spent on reasoning (within output_tokens), where the provider reports them. */
   reasoning_tokens?: number;
   /** The gateway got this answer and withheld it from the agent (a brake stopped the run on it): billed, never seen by the agent. */

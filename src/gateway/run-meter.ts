@@ -160,7 +160,7 @@ export class RunMeter {
   private account(m: Metered, latencyMs: number, actions: Action[], error: string | null): StepRecord {
     const s = this.state;
     const usage = m.usage;
-    const detail = { cacheWrite: usage.cache_write_tokens ?? 0, reasoning: usage.reasoning_tokens ?? 0 };
+    const detail = { cacheWrite: usage.cache_write_tokens ?? 0, cacheWrite1h: usage.cache_write_1h_tokens ?? 0, reasoning: usage.reasoning_tokens ?? 0 };
     const cost = callCost(this.settings.price, usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens, detail);
     s.calls++;
     s.steps++;
@@ -191,6 +191,7 @@ export class RunMeter {
       fingerprint: actions.length ? actions.map((a) => a.fingerprint).join('|') : null,
       error,
       ...(detail.cacheWrite ? { cache_write_tokens: detail.cacheWrite } : {}),
+      ...(detail.cacheWrite1h ? { cache_write_1h_tokens: detail.cacheWrite1h } : {}),
       ...(detail.reasoning ? { reasoning_tokens: detail.reasoning } : {}),
       ...(m === NOTHING ? {} : { usage_source: m.source }),
       ...(m.reported !== undefined ? { reported_usage: m.reported } : {}),

@@ -63,6 +63,12 @@ export interface RepricedConfig {
   ratio_to_recorded: number;
 }
 
+/**
+ * A run's summed tokens priced at `price`'s base rates. A long-context tier is chosen per call, by that
+ * call's prompt, which a run's totals do not tell: a total above the threshold is not a long call.
+ */
+const atBaseRates = ({ long_context: _tiers, ...base }: Price): Price => base;
+
 export function repriceRuns(runs: readonly RunFacts[], prices: readonly Price[], cachedFor: (r: RunFacts) => number): RepricedConfig[] {
   const byConfig = groupBy(runs, (r) => r.config_id);
   const out: RepricedConfig[] = [];
@@ -70,7 +76,7 @@ export function repriceRuns(runs: readonly RunFacts[], prices: readonly Price[],
     const recorded = group.reduce((s, r) => s + r.cost_usd, 0);
     for (const price of prices) {
       for (const cache of [false, true]) {
-        const total = group.reduce((s, r) => s + callCost(price, r.input_tokens, r.output_tokens, cache ? Math.min(r.input_tokens, cachedFor(r)) : 0), 0);
+        const total = group.reduce((s, r) => s + callCost(atBaseRates(price), r.input_tokens, r.output_tokens, cache ? Math.min(r.input_tokens, cachedFor(r)) : 0), 0);
         out.push({
           config_id,
           scenario: group[0]!.scenario,
@@ -100,10 +106,10 @@ export function repriceAll<R extends RunFacts>(runs: readonly R[], price: Price)
       const { role_prices: _rolePrices, ...rest } = r.settings;
       settings.set(r.settings, (s = { ...rest, price }));
     }
-    return { ...r, settings: s, cost_usd: callCost(price, r.input_tokens, r.output_tokens, r.settings.prompt_cache ? r.cached_tokens : 0) };
+    return { ...r, settings: s, cost_usd: callCost(atBaseRates(price), r.input_tokens, r.output_tokens, r.settings.prompt_cache ? r.cached_tokens : 0) };
   });
 }
 
 /** One step's cost at `price`, for steps.csv (cumulative cost summed per run by the caller). */
 export const stepCostAt = (price: Price, s: StepRecord) =>
-  callCost(price, s.input_tokens, s.output_tokens, s.settings.prompt_cache ? s.cached_tokens : 0, { cacheWrite: s.cache_write_tokens, reasoning: s.reasoning_tokens });
+  callCost(price, s.input_tokens, s.output_tokens, s.settings.prompt_cache ? s.cached_tokens : 0, { cacheWrite: s.cache_write_tokens, cacheWrite1h: s.cache_write_1h_tokens, reasoning: s.reasoning_tokens });

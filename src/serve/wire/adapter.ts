@@ -38,6 +38,8 @@ export interface SentUsage {
   completion: unknown;
   cached: unknown;
   cacheWrite?: unknown;
+  /** The part of cacheWrite written to the 1-hour cache. */
+  cacheWrite1h?: unknown;
   reasoning?: unknown;
 }
 
@@ -101,6 +103,7 @@ export function usageFrom(u: SentUsage | null): Usage | null {
     completion_tokens: n(u.completion),
     cached_tokens: n(u.cached),
     ...(n(u.cacheWrite) ? { cache_write_tokens: n(u.cacheWrite) } : {}),
+    ...(n(u.cacheWrite1h) ? { cache_write_1h_tokens: n(u.cacheWrite1h) } : {}),
     ...(n(u.reasoning) ? { reasoning_tokens: n(u.reasoning) } : {}),
   };
 }

@@ -76,7 +76,9 @@ const MODEL_KINDS: Record<string, ModelKind> = {
     validate: (_spec, arg) => void (arg && cachedProfile(arg)),
     create: (spec, _arg, { scenario, counter, settings }) => {
       const profile = simProfileFor(spec, scenario);
-      return new SimModel(`sim:${profile.id}`, profile, counter, { promptCache: settings.prompt_cache });
+      // Priced as a model that bills cache writes (Anthropic's), the sim caches as that provider does.
+      const cacheBilling = settings.price.cache_write_per_1m !== undefined ? 'anthropic' : 'openai';
+      return new SimModel(`sim:${profile.id}`, profile, counter, { promptCache: settings.prompt_cache, cacheBilling });
     },
     networked: false,
     pricedAs: () => undefined,

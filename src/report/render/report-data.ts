@@ -58,7 +58,12 @@ export interface ReportData {
 }
 
 /** `gpt-4o-mini ($0.15 input / $0.075 cached input / $0.6 output per 1M tokens)` */
-export const describePrice = (p: Price) => `${p.model} ($${p.input_per_1m} input / $${p.cached_input_per_1m} cached input / $${p.output_per_1m} output per 1M tokens)`;
+/** The rates a reader needs to check a cost: cache writes and long-context tiers only where the price has them. */
+export function describePrice(p: Price): string {
+  const writes = p.cache_write_per_1m !== undefined ? ` / $${p.cache_write_per_1m} cache writes` : '';
+  const tiers = (p.long_context ?? []).map((t) => `; prompts over ${t.above_tokens.toLocaleString('en-US')} tokens: $${t.input_per_1m} input / $${t.output_per_1m} output, the whole call`).join('');
+  return `${p.model} ($${p.input_per_1m} input / $${p.cached_input_per_1m} cached input${writes} / $${p.output_per_1m} output per 1M tokens${tiers})`;
+}
 
 export function describePrices(summary: readonly ConfigSummary[]): string[] {
   return distinct(summary.map((c) => JSON.stringify(c.settings.price))).map((j) => describePrice(JSON.parse(j) as Price));

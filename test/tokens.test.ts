@@ -102,5 +102,18 @@ describe('metering with a real tokenizer', () => {
     });
     expect(r.steps.filter((s) => s.cache_write_tokens).length).toBeGreaterThan(5);
     expect(r.record.cost_usd).toBeCloseTo(total, 12);
+    // Claude's tokenizer is not o200k_base: every count says it is an estimate, in the steps and the run.
+    expect(r.steps.every((s) => s.tokens_estimated === 'o200k_base')).toBe(true);
+    expect(r.record.tokens_estimated).toBe('o200k_base');
+  });
+
+  it("labels o200k_base counts as estimates only for a simulated model priced as a model with another tokenizer", async () => {
+    const { tokensEstimated } = await import('../src/meter/token-estimate.ts');
+    expect(['claude-sonnet-4-5', 'gemini-2.5-pro', 'llama3.1'].map((m) => tokensEstimated('sim', m))).toEqual([true, true, true]);
+    expect(['gpt-4o-mini', 'gpt-4.1', 'o4-mini', 'gpt-5', 'custom'].map((m) => tokensEstimated('sim:seed-calibrated', m))).toEqual([false, false, false, false, false]);
+    // A real model's usage is its provider's own count.
+    expect(tokensEstimated('openai:claude-sonnet-4-5', 'claude-sonnet-4-5')).toBe(false);
+    const plain = await runOnce('seed-calibrated', { max_steps: 3 });
+    expect([plain.record.tokens_estimated, plain.steps[0]!.tokens_estimated]).toEqual([undefined, undefined]);
   });
 });

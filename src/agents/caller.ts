@@ -4,6 +4,7 @@ import type { Action, Brake, RunState } from '../brakes/brake.ts';
 import { firstStop, isAgentStep } from '../brakes/brake.ts';
 import type { Stop } from '../contracts/stop-reason.ts';
 import { ModelError, type ReplayMiss, type ChatMessage, type ChatModel, type ChatResult, type Role, type ToolSpec } from '../contracts/chat.ts';
+import { O200K_ESTIMATE, tokensEstimated } from '../meter/token-estimate.ts';
 import { callCost } from '../meter/pricing.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
 import type { CallSlotPool } from '../contracts/call-slots.ts';
@@ -249,6 +250,7 @@ export class ModelCaller {
       error,
       ...(usage.cache_write_tokens ? { cache_write_tokens: usage.cache_write_tokens } : {}),
       ...(usage.reasoning_tokens ? { reasoning_tokens: usage.reasoning_tokens } : {}),
+      ...(tokensEstimated(env.settings.model, this.priceOf(role).model) ? { tokens_estimated: O200K_ESTIMATE } : {}),
       settings: env.settings,
     });
   }

@@ -11,6 +11,7 @@ import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import type { Price, Settings } from '../contracts/settings.ts';
 import type { Stop } from '../contracts/stop-reason.ts';
 import { callCost } from '../meter/pricing.ts';
+import { estimatedModels, O200K_ESTIMATE, tokensEstimated } from '../meter/token-estimate.ts';
 import type { Metered } from './usage-check.ts';
 
 /** An admitted call: what it reserved against the brakes until its answer is metered. */
@@ -192,6 +193,7 @@ export class RunMeter {
       error,
       ...(detail.cacheWrite ? { cache_write_tokens: detail.cacheWrite } : {}),
       ...(detail.cacheWrite1h ? { cache_write_1h_tokens: detail.cacheWrite1h } : {}),
+      ...(tokensEstimated(this.settings.model, this.settings.price.model) ? { tokens_estimated: O200K_ESTIMATE } : {}),
       ...(detail.reasoning ? { reasoning_tokens: detail.reasoning } : {}),
       ...(m === NOTHING ? {} : { usage_source: m.source }),
       ...(m.reported !== undefined ? { reported_usage: m.reported } : {}),
@@ -222,6 +224,7 @@ export function meteredRunRecord(meter: RunMeter, r: Pick<RunRecord, 'stop_reaso
     cached_tokens: s.cachedTokens,
     cost_usd: s.costUsd,
     elapsed_ms: Math.round(meter.elapsedMs()),
+    ...(estimatedModels(meter.settings).length ? { tokens_estimated: O200K_ESTIMATE } : {}),
     answer: r.answer,
     success: r.success,
     started_at: r.started_at,

@@ -38,6 +38,7 @@ import { queueLengthChart } from './charts/taskqueue.ts';
 import { detectorRows } from './stats/detectors.ts';
 import { detectorFindings } from './findings/detectors.ts';
 import { precisionOutcomes, type PrecisionOutcome } from './stats/precision.ts';
+import { estimatedModels } from '../meter/token-estimate.ts';
 
 export interface BuildOptions {
   /** Prices for the re-pricing table (default: the report's prices). */
@@ -253,7 +254,11 @@ function analyse(runs: LoadedRun[], steps: StepPass, whatIf: WhatIfOutcome | nul
   const recommended = recommendations.some((r) => r.max_steps !== null);
   const detectors = detectorRows(runs);
   const sentences = [...overrunFindings(runs), ...findings({ summary, fits, ratios, savings, volumes }), ...loop.findings, ...detectorFindings(detectors), ...(whatIf?.refusals ?? [])];
-  const pricing = describePricing(summary, { ...(o.price ? { price: o.price } : {}), imported });
+  // The simulated model counts every model's tokens with o200k_base: for another tokenizer's model, an estimate.
+  const estimated = [...new Set(all.flatMap((r) => estimatedModels(r.settings)))];
+  const pricing =
+    describePricing(summary, { ...(o.price ? { price: o.price } : {}), imported }) +
+    (estimated.length ? `; the simulated model's token counts are loopbench's o200k_base count, an estimate for ${estimated.join(', ')}, whose tokenizer differs` : '');
   const chartPrices = o.price ? `re-priced as ${o.price.model}` : imported ? 'as recorded in the trajectories' : 'at the recorded prices';
   const taskqueue = all.some((r) => r.agent === 'taskqueue') ? { rounds: roundRows(all), roles: roleRows(all), constraints: constraintRows(all) } : null;
   // The queue-length chart follows the runs of the longest round limit only.

@@ -19,6 +19,7 @@ import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import type { RunPlan } from './sweep.ts';
 import type { SpendGuard } from '../contracts/sweep-state.ts';
 import { overrunDetail } from './overrun.ts';
+import { estimatedModels, O200K_ESTIMATE } from '../meter/token-estimate.ts';
 
 export interface RunDeps {
   counter: TokenCounter;
@@ -119,6 +120,7 @@ function recordOf(plan: RunPlan, outcome: AgentOutcome, s: Counts, elapsedMs: nu
     cached_tokens: s.cachedTokens,
     cost_usd: s.costUsd,
     elapsed_ms: Math.round(elapsedMs),
+    ...(estimatedModels(settings).length ? { tokens_estimated: O200K_ESTIMATE } : {}),
     answer: outcome.answer,
     success: scenario.agent !== 'react' ? null : outcome.stop.reason === 'done' ? checkAnswer(scenario.check, outcome.answer) : scenario.check ? false : null,
     started_at: startedAt,

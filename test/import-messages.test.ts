@@ -59,6 +59,9 @@ describe('a few hundred support conversations (scripts/make-messages-fixture.mjs
     // What a message list cannot say, said once.
     expect(imported.stderr).toMatch(/note: tokens are counted with loopbench's o200k_base counter .* provider-side tokens \(cached prefixes, reasoning, retries the app did not log\) are not in these figures/);
     expect(imported.stderr).toMatch(/note: message lists hold no times/);
+    // Where the costs come from: loopbench counted every token, so they are not "as recorded".
+    expect(imported.stdout).toContain("Costs counted by loopbench: the message lists hold no usage, so every call's tokens were counted with loopbench's o200k_base counter and priced as gpt-4o-mini (");
+    expect(imported.stdout).not.toContain('as recorded in the trajectories');
   });
 
   it('a what-if table over step limits, with a recommended MAX_STEPS, in the import\'s own report; a timeout what-if is refused (no times)', async () => {

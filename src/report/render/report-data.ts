@@ -70,14 +70,24 @@ export function describePrices(summary: readonly ConfigSummary[]): string[] {
 }
 
 /**
- * How the report's costs were priced, as the reports say it after "Costs". Imported runs carry the costs
- * their trajectories recorded; a price of theirs only priced steps that recorded tokens but no cost.
+ * How the report's costs were priced, as the reports say it after "Costs", by where they come from.
+ * Imported runs (`imported`: the import's format) carry the costs their trajectories recorded, and a
+ * price of theirs only priced steps that recorded tokens but no cost; message lists record no usage at
+ * all, so loopbench counted every token and priced every call.
  */
-export function describePricing(summary: readonly ConfigSummary[], o: { price?: Price; imported: boolean }): string {
+export function describePricing(summary: readonly ConfigSummary[], o: { price?: Price; imported: string | null }): string {
   if (o.price) return `re-priced as ${describePrice(o.price)} from recorded tokens (the brakes fired at the recorded prices)`;
   if (!o.imported) return `priced as recorded: ${describePrices(summary).join('; ')}`;
   const known = describePrices(summary.filter((c) => c.settings.price.model !== UNKNOWN_PRICE.model));
+  if (o.imported === 'messages') return `counted by loopbench: the message lists hold no usage, so every call's tokens were counted with loopbench's o200k_base counter and priced as ${known.join('; ')}`;
   return `as recorded in the trajectories${known.length ? ` (steps with tokens but no cost_usd priced as ${known.join('; ')})` : ''}`;
+}
+
+/** The same, in the few words a chart's caption has room for. */
+export function chartPricing(o: { price?: Price; imported: string | null }): string {
+  if (o.price) return `re-priced as ${o.price.model}`;
+  if (o.imported === 'messages') return 'tokens counted and priced by loopbench';
+  return o.imported ? 'as recorded in the trajectories' : 'at the recorded prices';
 }
 
 /** The swept dimensions and the fixed limits, as `name: values` lines. */

@@ -9,6 +9,7 @@ import { differingSettings } from './settings-diff.ts';
 import { pct, times, usd, usdDistinct } from '../format/numbers.ts';
 import { DAYS_PER_MONTH, type Volume } from '../stats/volume.ts';
 import { isDerived } from '../../contracts/derived.ts';
+import { preemption } from './stops.ts';
 
 export const RULE_CHECKED =
   'the cheapest limit per successful task whose success rate is not significantly below the best limit’s (the 95% interval of the difference in success rates includes 0)';
@@ -89,7 +90,7 @@ export function recommendLimits(summary: readonly ConfigSummary[], economics: re
       saving_usd_per_month: saving,
       volume,
       next,
-      sentence: `${scenario}${at}: recommended MAX_STEPS ${steps}${isDerived(pick.config_id) ? ' (derived from recorded runs: a what-if)' : ''} — ${why}; ${saves}. Rule: ${rule}.${next ? ` Next: ${next}.` : ''}`,
+      sentence: `${scenario}${at}: recommended MAX_STEPS ${steps}${isDerived(pick.config_id) ? ' (derived from recorded runs: a what-if)' : ''} — ${why}; ${saves}${pick === top ? cutBy(pick) : cutBy(pick, top)}. Rule: ${rule}.${next ? ` Next: ${next}.` : ''}`,
     });
   }
   return out;
@@ -118,9 +119,12 @@ function withoutCheck(family: readonly ConfigSummary[], name: string, familyLabe
     next,
     sentence:
       `${name}: MAX_STEPS ${limit(lo)} → ${limit(hi)}: steps taken ${ratio(lo.steps.mean, hi.steps.mean)} (${lo.steps.mean.toFixed(1)} → ${hi.steps.mean.toFixed(1)}) → input tokens ${ratio(lo.input_tokens.mean, hi.input_tokens.mean)}, ` +
-      `${money(lo.cost_usd.mean)} → ${money(hi.cost_usd.mean)} per run. No MAX_STEPS is recommended: the scenario checks no answer, so success is not measured and by cost alone the lowest limit always wins. Next: ${next}.`,
+      `${money(lo.cost_usd.mean)} → ${money(hi.cost_usd.mean)} per run${cutBy(lo, hi)}. No MAX_STEPS is recommended: the scenario checks no answer, so success is not measured and by cost alone the lowest limit always wins. Next: ${next}.`,
   };
 }
+
+/** The brakes other than the step limit that cut these configurations' runs, each said once: a limit they never reached is not what decided. */
+const cutBy = (...configs: ConfigSummary[]) => configs.map(preemption).join('');
 
 const signedPoints = (x: number) => `${x < 0 ? '−' : '+'}${Math.abs(Math.round(x * 100))}`;
 

@@ -98,6 +98,20 @@ describe('the tiny agent (stdlib Python, its own ReAct loop) through --agent-cmd
   }, 60_000);
 });
 
+describe('a sweep in which no run produced a result', () => {
+  it('an agent file that does not exist: exit 1, the first error names the path on stderr, and no MAX_STEPS is recommended', async () => {
+    const dir = path.join(tmp, 'missing');
+    const r = await bench(['--agent-cmd', 'python3 missing.py', '-s', 'tiny-agent-sum-of-squares', '--steps', '3,10', '-n', '1', '-o', dir], env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^bench: no run produced a result: all 2 runs ended in an error; the first \(tiny-agent-sum-of-squares_steps=3_r000\): the agent exited with code 2 at step 0: .*can't open file '.*missing\.py'/m);
+    expect(r.stdout).not.toMatch(/recommended MAX_STEPS/);
+    expect(r.stdout.split('\n')[0]).toBe(
+      '» tiny-agent-sum-of-squares: no MAX_STEPS is recommended: all 2 runs ended in an error, so the sweep measured no loop. Next: fix the error (bench prints the first on stderr; each run has its own in runs.jsonl, stop_detail) and run the sweep again.',
+    );
+    expect(fs.readFileSync(path.join(dir, 'summary.md'), 'utf8')).not.toMatch(/recommended MAX_STEPS/);
+  }, 60_000);
+});
+
 describe('Ctrl-C', () => {
   it('Ctrl-C: the agents are stopped and recorded as interrupted, the reports written, exit 130', async () => {
     const marker = path.join(tmp, 'started');

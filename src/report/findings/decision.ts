@@ -14,6 +14,7 @@ import { preemption } from './stops.ts';
 export const RULE_CHECKED =
   'the cheapest limit per successful task whose success rate is not significantly below the best limit’s (the 95% interval of the difference in success rates includes 0)';
 export const RULE_UNCHECKED = 'none without a check: success is not measured, and by cost per run alone the lowest limit always wins';
+export const RULE_NO_RESULT = 'none without a result: every run ended in an error, so the sweep measured nothing to choose by';
 
 export interface Recommendation {
   scenario: string;
@@ -42,6 +43,10 @@ export function recommendLimits(summary: readonly ConfigSummary[], economics: re
     const econ = (c: ConfigSummary) => economics.find((e) => e.config_id === c.config_id)!;
     const top = family[family.length - 1]!;
     const at = family_ ? ` (${family_})` : '';
+    if (family.every((c) => c.stop_reasons.error === c.runs)) {
+      out.push(withoutResult(family, `${scenario}${at}`, family_, volume));
+      continue;
+    }
     if (!family.every((c) => c.successes !== null)) {
       out.push(withoutCheck(family, `${scenario}${at}`, family_, volume));
       continue;
@@ -125,6 +130,24 @@ function withoutCheck(family: readonly ConfigSummary[], name: string, familyLabe
 
 /** The brakes other than the step limit that cut these configurations' runs, each said once: a limit they never reached is not what decided. */
 const cutBy = (...configs: ConfigSummary[]) => configs.map(preemption).join('');
+
+/** A family whose every run ended in an error: what it cost and how far it got measure the error, not the loop. */
+function withoutResult(family: readonly ConfigSummary[], name: string, familyLabel: string, volume: Volume): Recommendation {
+  const runs = family.reduce((s, c) => s + c.runs, 0);
+  const next = 'fix the error (bench prints the first on stderr; each run has its own in runs.jsonl, stop_detail) and run the sweep again';
+  return {
+    scenario: family[0]!.scenario,
+    family: familyLabel,
+    max_steps: null,
+    config_id: null,
+    rule: RULE_NO_RESULT,
+    highest_steps: family[family.length - 1]!.settings.limits.max_steps!,
+    saving_usd_per_month: null,
+    volume,
+    next,
+    sentence: `${name}: no MAX_STEPS is recommended: ${runs === 1 ? 'its one run' : `all ${runs} runs`} ended in an error, so the sweep measured no loop. Next: ${next}.`,
+  };
+}
 
 const signedPoints = (x: number) => `${x < 0 ? '−' : '+'}${Math.abs(Math.round(x * 100))}`;
 

@@ -175,5 +175,10 @@ describe('the decision', () => {
     );
     expect(u!.sentence).not.toContain('recommended MAX_STEPS');
     expect(u!.next).toMatch(/add a check/);
+    // Checked: the recommendation too names the brake that cut the limit it is measured against.
+    const cutByBudget = stoppedAt('b', 30, 24, 20).map((r) => ({ ...r, run: { ...r.run, success: false } }));
+    const [b] = report([...limited('b', 12, 20, { stepsToDone: () => 3, success: () => true }), ...cutByBudget]).recommendations;
+    expect(b!.max_steps).toBe(12);
+    expect(b!.sentence).toContain('; at steps=30, 20 of 20 runs were stopped by the budget at step 24, so 30 was never reached. Rule:');
   });
 });

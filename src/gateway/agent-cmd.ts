@@ -15,6 +15,7 @@ import { answerOf, PIPE_GRACE_MS, runAgentProcess, type AgentExit } from './agen
 import { Gateway, type GatewayRun } from './gateway.ts';
 import { meteredRunRecord, RunMeter } from './run-meter.ts';
 import type { Upstream } from './upstream.ts';
+import type { CacheBilling } from '../meter/prompt-cache.ts';
 
 export const OPENAI_DEFAULT_URL = 'https://api.openai.com/v1';
 
@@ -31,6 +32,8 @@ export interface AgentHostOptions {
   counter: TokenCounter;
   transport?: ModelTransport;
   promptCache: boolean;
+  /** Whose prompt caching the simulated model follows: Anthropic's for a sweep priced as a model that bills cache writes. */
+  cacheBilling?: CacheBilling;
   /** Environment the agents start from (the harness's own, by default); the upstream key is taken out of it. */
   baseEnv?: NodeJS.ProcessEnv;
 }
@@ -46,7 +49,7 @@ export async function startAgentHost(o: AgentHostOptions): Promise<AgentHost> {
     // Anthropic's base URL is spelled without /v1 (its SDKs add /v1/messages); the gateway's upstreams all end in /v1.
     if (spec.startsWith('anthropic:'))
       return { url: `${(transport.anthropicBaseURL ?? ANTHROPIC_DEFAULT_URL).replace(/\/+$/, '')}/v1`, apiKey: transport.anthropicApiKey, model: spec.slice('anthropic:'.length), timeoutMs: transport.timeoutMs, speaks: 'anthropic' };
-    sim ??= startServe({ host: '127.0.0.1', port: 0, latencyMs: 0, errorRate: 0, faults: [], retryAfterS: 1, promptCache: o.promptCache, onToolMapping: sayToolMapping });
+    sim ??= startServe({ host: '127.0.0.1', port: 0, latencyMs: 0, errorRate: 0, faults: [], retryAfterS: 1, promptCache: o.promptCache, ...(o.cacheBilling ? { cacheBilling: o.cacheBilling } : {}), onToolMapping: sayToolMapping });
     return { url: (await sim).url, model: simProfileFor(spec, plan.scenario).id, seed: plan.settings.seed, timeoutMs: transport.timeoutMs };
   };
   const secrets = [transport.apiKey, transport.anthropicApiKey];

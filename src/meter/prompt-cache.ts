@@ -6,6 +6,9 @@ export const CACHE_INCREMENT = 128;
 /** How a provider caches a prompt: OpenAI automatically, reads only; Anthropic reads and writes, each billed. */
 export type CacheBilling = 'openai' | 'anthropic';
 
+/** A simulated model priced as a model that bills cache writes (Anthropic's) caches as that provider does. */
+export const cacheBillingFor = (price: { cache_write_per_1m?: number }): CacheBilling => (price.cache_write_per_1m !== undefined ? 'anthropic' : 'openai');
+
 /**
  * Prompt caching as Anthropic bills it for an agent that marks the end of each prompt for caching (as
  * Claude Code and the SDKs' tool runners do): the prefix an earlier call wrote is read whole once it

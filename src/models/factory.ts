@@ -10,6 +10,7 @@ import { redact } from './redact.ts';
 import { RecordingModel, ReplayModel } from './recorded.ts';
 import { loadProfile, type Profile } from '../sim/profile.ts';
 import { SimModel } from '../sim/sim-model.ts';
+import { cacheBillingFor } from '../meter/prompt-cache.ts';
 
 export const MODEL_SPECS_HELP = "sim (the scenario's own profile), sim:<profile>, openai:<model>, anthropic:<model> (--agent-cmd only), replay:<cassette.json>";
 
@@ -76,9 +77,7 @@ const MODEL_KINDS: Record<string, ModelKind> = {
     validate: (_spec, arg) => void (arg && cachedProfile(arg)),
     create: (spec, _arg, { scenario, counter, settings }) => {
       const profile = simProfileFor(spec, scenario);
-      // Priced as a model that bills cache writes (Anthropic's), the sim caches as that provider does.
-      const cacheBilling = settings.price.cache_write_per_1m !== undefined ? 'anthropic' : 'openai';
-      return new SimModel(`sim:${profile.id}`, profile, counter, { promptCache: settings.prompt_cache, cacheBilling });
+      return new SimModel(`sim:${profile.id}`, profile, counter, { promptCache: settings.prompt_cache, cacheBilling: cacheBillingFor(settings.price) });
     },
     networked: false,
     pricedAs: () => undefined,

@@ -24,6 +24,7 @@ import { chatAdapter } from './wire/chat.ts';
 import { messagesAdapter } from './wire/messages.ts';
 import { ResponseStore } from './wire/response-store.ts';
 import { responsesAdapter } from './wire/responses.ts';
+import type { CacheBilling } from '../meter/prompt-cache.ts';
 
 export interface ServeOptions {
   host: string;
@@ -38,6 +39,8 @@ export interface ServeOptions {
   /** Answer every model name with this profile; otherwise the model name is the profile id. */
   profile?: string;
   promptCache: boolean;
+  /** Whose prompt caching the usage follows (default OpenAI's); Anthropic's also reports cache writes. */
+  cacheBilling?: CacheBilling;
   /** Per-request usage, one JSON line each. */
   logFile?: string;
   /** Fault draws; Math.random unless a test scripts them. */
@@ -133,7 +136,7 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
     let answer: Answer;
     try {
       await offThread.precount(chat.messages, counter);
-      const sim = new SimModel(profile.id, profile, counter, { promptCache: o.promptCache, cache });
+      const sim = new SimModel(profile.id, profile, counter, { promptCache: o.promptCache, cache, ...(o.cacheBilling ? { cacheBilling: o.cacheBilling } : {}) });
       // The `overlong` fault plays a provider that ignores max_tokens.
       const asked = fault === 'overlong' ? { ...chat, max_tokens: undefined } : chat;
       const r = await sim.complete(asked, { runId: '', scenario: '', step: 0, round: 0, role: 'act' });

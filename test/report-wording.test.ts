@@ -39,6 +39,7 @@ describe('wording', () => {
     const said = describePricing(summary({ model: 'gpt-4o' }), { imported: 'messages' });
     expect(said).toMatch(/^counted by loopbench: the message lists hold no usage, so every call's tokens were counted with loopbench's o200k_base counter and priced as gpt-4o \(/);
     expect(said).not.toContain('as recorded');
+    expect(describePricing(summary({ model: 'gpt-4o' }), { imported: 'chatlog' })).toMatch(/^priced by loopbench: tokens as the chat log recorded them, which records no cost, priced as gpt-4o \(/);
   });
 
   it('a count of one is singular', () => {

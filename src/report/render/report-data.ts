@@ -80,6 +80,8 @@ export function describePricing(summary: readonly ConfigSummary[], o: { price?: 
   if (!o.imported) return `priced as recorded: ${describePrices(summary).join('; ')}`;
   const known = describePrices(summary.filter((c) => c.settings.price.model !== UNKNOWN_PRICE.model));
   if (o.imported === 'messages') return `counted by loopbench: the message lists hold no usage, so every call's tokens were counted with loopbench's o200k_base counter and priced as ${known.join('; ')}`;
+  // A chat log records each call's usage but never its cost.
+  if (o.imported === 'chatlog' && known.length) return `priced by loopbench: tokens as the chat log recorded them, which records no cost, priced as ${known.join('; ')}`;
   return `as recorded in the trajectories${known.length ? ` (steps with tokens but no cost_usd priced as ${known.join('; ')})` : ''}`;
 }
 

@@ -18,11 +18,14 @@ import type { RunRecord } from '../contracts/records.ts';
 import { redact } from '../models/redact.ts';
 import { resultFile } from '../results/results-dir.ts';
 import { LiveSpans } from '../trajectories/live-spans.ts';
+import { toolDescriptionsOf } from '../trajectories/to-spans.ts';
+import { modelServersOf } from '../runner/transport.ts';
 import { addOtlpOptions, otlpTarget, type OtlpFlags } from './otlp-options.ts';
 import { exitCodeFor, trapInterrupts } from './interrupt.ts';
 import { describeContainment } from '../tools/containment.ts';
 import { startAgentHost } from '../gateway/agent-cmd.ts';
 import { TokenCounter } from '../meter/tokens.ts';
+import { startSim } from '../serve/server.ts';
 import { RUN_DEFAULTS } from '../runner/run-defaults.ts';
 import type { StartOptions } from '../runner/plan.ts';
 import { cacheBillingFor } from '../meter/prompt-cache.ts';
@@ -75,7 +78,7 @@ export async function runTrapped(options: Omit<SweepOptions, 'signal' | 'progres
   // Once per sweep that runs real code: what contains it on this machine (not with -q or --json).
   if (!quiet && options.plans.some((p) => p.scenario.agent === 'react' && p.scenario.tools.some((t) => t.kind === 'python'))) console.error(`bench: ${describeContainment()}`);
   // A sweep of an external agent (--agent-cmd) runs each plan through the metering gateway.
-  const host = options.spec.grid.agent.agent_cmd ? await startAgentHost({ counter: new TokenCounter(), transport: options.transport, promptCache: options.spec.fixed.prompt_cache, cacheBilling: cacheBillingFor(options.spec.fixed.price) }) : null;
+  const host = options.spec.grid.agent.agent_cmd ? await startAgentHost({ counter: new TokenCounter(), transport: options.transport, promptCache: options.spec.fixed.prompt_cache, cacheBilling: cacheBillingFor(options.spec.fixed.price), startSim }) : null;
   try {
     // Adaptive repeats plan up to max runs; the bar counts against that.
     const total = options.adaptive ? expandSweep(options.spec).length : options.plans.length;
@@ -110,7 +113,7 @@ export async function startSweep(
     fs.rmSync(dir, { recursive: true, force: true });
   }
   makeWritableDir(dir, '--out');
-  const live = net ? new LiveSpans(resultFile(dir, 'steps'), net, spec.scenarios.map((s) => s.id)) : undefined;
+  const live = net ? new LiveSpans(resultFile(dir, 'steps'), net, spec.scenarios.map((s) => s.id), toolDescriptionsOf(spec.scenarios), modelServersOf(spec, transport).model_servers) : undefined;
   const outcome = await runTrapped(
     {
       dir,

@@ -83,6 +83,15 @@ export interface RunRecord {
   input_tokens: number;
   output_tokens: number;
   cached_tokens: number;
+  /**
+   * Input tokens written to a prompt cache and output tokens spent on reasoning, summed over the
+   * steps (parts of input_tokens and output_tokens). Absent from records written before they were
+   * kept: a report takes them from the run's steps.
+   */
+  cache_write_tokens?: number;
+  /** Of the cache writes, the ones written to the 1-hour cache; absent: none (or written before they were kept). */
+  cache_write_1h_tokens?: number;
+  reasoning_tokens?: number;
   cost_usd: number;
   elapsed_ms: number;
   /** `o200k_base`: its calls' tokens are o200k_base estimates of another tokenizer's (see StepRecord). */

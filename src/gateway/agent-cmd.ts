@@ -4,18 +4,17 @@
 // the process's exit and last line of stdout make the rest of its RunRecord.
 import { ANTHROPIC_DEFAULT_URL, DEFAULT_TRANSPORT, simProfileFor, type ModelTransport } from '../models/factory.ts';
 import type { RunRecord } from '../contracts/records.ts';
+import type { CacheBilling, SimServer, StartSim } from '../contracts/sim-server.ts';
 import type { Stop } from '../contracts/stop-reason.ts';
 import { redact } from '../models/redact.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
 import type { RunDeps, RunResult } from '../runner/run-one.ts';
 import type { RunPlan } from '../runner/sweep.ts';
 import { checkAnswer } from '../scenario/check.ts';
-import { startServe, type RunningServer } from '../serve/server.ts';
 import { answerOf, PIPE_GRACE_MS, runAgentProcess, type AgentExit } from './agent-process.ts';
 import { Gateway, type GatewayRun } from './gateway.ts';
 import { meteredRunRecord, RunMeter } from './run-meter.ts';
 import type { Upstream } from './upstream.ts';
-import type { CacheBilling } from '../meter/prompt-cache.ts';
 
 export const OPENAI_DEFAULT_URL = 'https://api.openai.com/v1';
 
@@ -32,6 +31,8 @@ export interface AgentHostOptions {
   counter: TokenCounter;
   transport?: ModelTransport;
   promptCache: boolean;
+  /** Starts the simulated upstream, for runs of a simulated model (the command line gives bench serve's). */
+  startSim: StartSim;
   /** Whose prompt caching the simulated model follows: Anthropic's for a sweep priced as a model that bills cache writes. */
   cacheBilling?: CacheBilling;
   /** Environment the agents start from (the harness's own, by default); the upstream key is taken out of it. */
@@ -41,7 +42,7 @@ export interface AgentHostOptions {
 /** Starts the gateway (and, for simulated models, a private `bench serve` behind it) on 127.0.0.1. */
 export async function startAgentHost(o: AgentHostOptions): Promise<AgentHost> {
   const transport = o.transport ?? DEFAULT_TRANSPORT;
-  let sim: Promise<RunningServer> | null = null;
+  let sim: Promise<SimServer> | null = null;
   const gateway = await Gateway.start({ host: '127.0.0.1', port: 0, counter: o.counter });
   const upstreamFor = async (plan: RunPlan): Promise<Upstream> => {
     const spec = plan.settings.model;
@@ -49,7 +50,7 @@ export async function startAgentHost(o: AgentHostOptions): Promise<AgentHost> {
     // Anthropic's base URL is spelled without /v1 (its SDKs add /v1/messages); the gateway's upstreams all end in /v1.
     if (spec.startsWith('anthropic:'))
       return { url: `${(transport.anthropicBaseURL ?? ANTHROPIC_DEFAULT_URL).replace(/\/+$/, '')}/v1`, apiKey: transport.anthropicApiKey, model: spec.slice('anthropic:'.length), timeoutMs: transport.timeoutMs, speaks: 'anthropic' };
-    sim ??= startServe({ host: '127.0.0.1', port: 0, latencyMs: 0, errorRate: 0, faults: [], retryAfterS: 1, promptCache: o.promptCache, ...(o.cacheBilling ? { cacheBilling: o.cacheBilling } : {}), onToolMapping: sayToolMapping });
+    sim ??= o.startSim({ promptCache: o.promptCache, ...(o.cacheBilling ? { cacheBilling: o.cacheBilling } : {}), onToolMapping: sayToolMapping });
     return { url: (await sim).url, model: simProfileFor(spec, plan.scenario).id, seed: plan.settings.seed, timeoutMs: transport.timeoutMs };
   };
   const secrets = [transport.apiKey, transport.anthropicApiKey];
@@ -85,7 +86,7 @@ export async function startAgentHost(o: AgentHostOptions): Promise<AgentHost> {
     const stop = stopOf(exit, meter, timeoutS, secrets);
     const answer = stop.reason === 'done' ? answerOf(exit.stdout) : null;
     const success = stop.reason === 'done' ? checkAnswer(scenario.check, answer) : scenario.check ? false : null;
-    const record = meteredRunRecord(meter, { stop_reason: stop.reason, stop_detail: stop.detail, stop_step: stop.step, answer, success, started_at: startedAt });
+    const record = meteredRunRecord(meter, { stop, answer, success, started_at: startedAt });
     return { record, calls: meter.log, messages: [] };
   }
 

@@ -1,10 +1,9 @@
 // Prompt caching as OpenAI bills it: a prompt prefix identical to a recent request is cached
 // once it reaches 1,024 tokens, and cache hits grow in 128-token increments. Anthropic's, below.
+import type { CacheBilling } from '../contracts/sim-server.ts';
+
 export const CACHE_MIN_TOKENS = 1024;
 export const CACHE_INCREMENT = 128;
-
-/** How a provider caches a prompt: OpenAI automatically, reads only; Anthropic reads and writes, each billed. */
-export type CacheBilling = 'openai' | 'anthropic';
 
 /** A simulated model priced as a model that bills cache writes (Anthropic's) caches as that provider does. */
 export const cacheBillingFor = (price: { cache_write_per_1m?: number }): CacheBilling => (price.cache_write_per_1m !== undefined ? 'anthropic' : 'openai');

@@ -21,12 +21,13 @@ import { ratioTable, stepLimitSavings } from './stats/step-limits.ts';
 import { QuadraticFitAccumulator } from './stats/fit.ts';
 import { MAX_RUN_ROWS, renderHtml } from './render/html.ts';
 import { loadRuns, wholeRecords, type DuplicateRun, type LoadedRun } from './data/load-runs.ts';
+import { checkRunsAgainstSteps, StepSums } from './data/run-steps.ts';
 import { checkStepRecord } from '../results/record-shape.ts';
 import { loopReports } from './loop-reports.ts';
 import { renderMarkdown } from './render/markdown.ts';
 import { svgToPng, toSvg } from './render/chart-images.ts';
 import type { ReportData } from './render/report-data.ts';
-import { CachedTokensEstimator, repriceAll, repriceRuns, stepCostAt } from './stats/reprice.ts';
+import { CachedTokensEstimator, repriceAll, repriceRuns, costAt, StepRepricer, type StepCosts } from './stats/reprice.ts';
 import { DEFAULT_VOLUMES, projectVolumes, type Volume } from './stats/volume.ts';
 import { chosenVolume } from './findings/findings.ts';
 import { configEconomics, type ConfigEconomics } from './stats/economics.ts';
@@ -81,8 +82,12 @@ interface StepPass {
   points: StepIndexAccumulator;
   fit: QuadraticFitAccumulator;
   cached: CachedTokensEstimator;
+  /** Each run's steps at the prices the report re-prices at, summed call by call (a long-context tier is a call's). */
+  repriced: StepRepricer;
   /** Largest single-call input per configuration (the context report's 'largest prompt'). */
   maxInput: Map<string, number>;
+  /** Each run's steps added up, as recorded: its run record is checked against them. */
+  sums: StepSums;
 }
 
 /**
@@ -91,9 +96,9 @@ interface StepPass {
  * feeding every per-step aggregate. Lines arrive in completion order, which concurrency and worker
  * threads change; read in plan order, the same records always give the same bytes.
  */
-async function passSteps(dir: string, runOrder: readonly string[], price: Price | undefined, keepSteps: boolean): Promise<StepPass> {
+async function passSteps(dir: string, runOrder: readonly string[], price: Price | undefined, prices: readonly Price[], keepSteps: boolean): Promise<StepPass> {
   const cum = new Map<string, number>();
-  const pass: StepPass = { skipped: 0, byRun: keepSteps ? new Map() : null, points: new StepIndexAccumulator(), fit: new QuadraticFitAccumulator(), cached: new CachedTokensEstimator(keepSteps), maxInput: new Map() };
+  const pass: StepPass = { skipped: 0, byRun: keepSteps ? new Map() : null, points: new StepIndexAccumulator(), fit: new QuadraticFitAccumulator(), cached: new CachedTokensEstimator(keepSteps), repriced: new StepRepricer(prices, keepSteps), maxInput: new Map(), sums: new StepSums() };
   const file = resultFile(dir, 'steps');
   // run id → [offset, bytes, offset, bytes, …] of its lines, in file order (a run's own steps are written in order).
   const places = new Map<string, number[]>();
@@ -123,7 +128,7 @@ async function passSteps(dir: string, runOrder: readonly string[], price: Price 
       else pass.byRun?.set(r.run_id, [r]);
       let priced = r;
       if (price) {
-        const cost = stepCostAt(price, r);
+        const cost = costAt(price, r);
         const total = (cum.get(r.run_id) ?? 0) + cost;
         cum.set(r.run_id, total);
         priced = { ...r, cost_usd: cost, cum_cost_usd: total };
@@ -134,7 +139,8 @@ async function passSteps(dir: string, runOrder: readonly string[], price: Price 
       // The quadratic finding is about the plain loop: a context strategy or critique calls bend the curve (the context report fits those per configuration).
       if (r.settings.context === 'full' && r.settings.reflection === 'off') pass.fit.addStep(r);
       pass.maxInput.set(r.config_id, Math.max(pass.maxInput.get(r.config_id) ?? 0, r.input_tokens));
-      pass.cached.add(r);
+      pass.repriced.add(r, pass.cached.add(r));
+      pass.sums.add(r);
     }
   });
   return pass;
@@ -164,10 +170,13 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   const { runs, skipped: skippedRuns, duplicates } = await loadRuns(runsFile);
   const meta = readMeta(dir);
   inPlanOrder(runs, meta?.scenarios ?? []);
-  const steps = await passSteps(dir, runs.map((r) => r.run_id), o.price, Boolean(o.whatIf));
+  // The re-pricing table's prices and the report's, each run re-priced step by step as its steps are read.
+  const tablePrices = o.priceAs ?? (o.price ? [o.price] : recordedPrices(runs));
+  const steps = await passSteps(dir, runs.map((r) => r.run_id), o.price, [...(o.price ? [o.price] : []), ...tablePrices], Boolean(o.whatIf));
+  checkRunsAgainstSteps(path.basename(runsFile), runs, steps.sums);
   const whatIf = o.whatIf ? o.whatIf([...wholeRecords(runsFile, runs)], (id) => steps.byRun!.get(id) ?? []) : null;
   steps.byRun = null;
-  const a = analyse(runs, steps, whatIf, { plannedScenarios: meta?.scenarios ?? [], imported: meta?.imported?.format ?? null }, o);
+  const a = analyse(runs, steps, whatIf, { plannedScenarios: meta?.scenarios ?? [], imported: meta?.imported?.format ?? null, tablePrices }, o);
   // Replayed over the recorded runs at the recorded prices: what the sweep decided on, whatever --price-model says now.
   const sampling = meta?.adaptive?.rule === 'precision' ? precisionOutcomes(runs, meta.adaptive) : [];
 
@@ -220,15 +229,21 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
 }
 
 /** Every table, finding and decision the reports show, computed from the runs and the step pass (no I/O). */
-function analyse(runs: LoadedRun[], steps: StepPass, whatIf: WhatIfOutcome | null, { plannedScenarios, imported }: { plannedScenarios: readonly string[]; imported: string | null }, o: BuildOptions) {
+function analyse(runs: LoadedRun[], steps: StepPass, whatIf: WhatIfOutcome | null, { plannedScenarios, imported, tablePrices }: { plannedScenarios: readonly string[]; imported: string | null; tablePrices: readonly Price[] }, o: BuildOptions) {
+  // A derived run is its recorded run's first calls: its caching and its re-priced steps are those calls'.
+  const derivedFrom = new Map((whatIf?.runs ?? []).map((r) => [r.run_id, r]));
+  const stepCosts: StepCosts = (r, price, cache) => {
+    const d = derivedFrom.get(r.run_id);
+    return steps.repriced.cost(d ? d.derived_from_run : r.run_id, r.calls, price, cache);
+  };
   // Every cost the reader reads comes from these: the recorded runs and the derived ones, at the report's price.
-  const priced = <R extends RunFacts>(rs: R[]) => (o.price ? repriceAll(rs, o.price) : rs);
+  const priced = <R extends RunFacts>(rs: R[]) => (o.price ? repriceAll(rs, o.price, stepCosts) : rs);
   const derivedAsRecorded = (whatIf?.runs ?? []).map((r) => ({ ...r, repeat: r.settings.repeat }));
   const asRecorded = [...runs, ...derivedAsRecorded];
   inPlanOrder(asRecorded, plannedScenarios);
   const all = priced(asRecorded);
   const derived = priced(derivedAsRecorded);
-  const summary = summarizeConfigs(all);
+  const summary = summarizeConfigs(all, { repriced: Boolean(o.price) });
   const points = steps.points.points();
   // Steps are read in plan order, so the fits come in plan order too.
   const fits = steps.fit.fits();
@@ -237,13 +252,11 @@ function analyse(runs: LoadedRun[], steps: StepPass, whatIf: WhatIfOutcome | nul
   const volumeList = o.volumes ?? DEFAULT_VOLUMES;
   const volumes = projectVolumes(summary, volumeList);
   // The re-pricing table compares with the cost as recorded, whatever the report is priced at.
-  // A derived run's caching is estimated over its own calls: the first ones of the run it was derived from.
-  const derivedFrom = new Map((whatIf?.runs ?? []).map((r) => [r.run_id, r]));
   const cachedFor = (r: RunFacts) => {
     const d = derivedFrom.get(r.run_id);
     return d ? steps.cached.forPrefix(d.derived_from_run, d.calls) : steps.cached.forRun(r.run_id);
   };
-  const repriced = repriceRuns(asRecorded, o.priceAs ?? (o.price ? [o.price] : recordedPrices(asRecorded)), cachedFor);
+  const repriced = repriceRuns(asRecorded, tablePrices, cachedFor, stepCosts);
   // One colour per configuration in every chart.
   const colours = configColours(summary);
   const loop = loopReports(all, points, steps.maxInput, colours);
@@ -291,7 +304,11 @@ class ReportFiles {
 async function writeRunsCsv(out: ReportFiles, runsFile: string, runs: LoadedRun[], repricedCost: Map<string, number> | null): Promise<RunRecord[]> {
   const shownRuns: RunRecord[] = [];
   await writeCsvFile(resultFile(out.dir, 'runsCsv'), (add) => {
-    for (const r of wholeRecords(runsFile, runs)) {
+    let i = 0;
+    for (const whole of wholeRecords(runsFile, runs)) {
+      // Totals an older record lacks, as its steps gave them (data/run-steps.ts).
+      const { cache_write_tokens, reasoning_tokens } = runs[i++]!;
+      const r = { ...whole, cache_write_tokens, reasoning_tokens };
       add(runRow(repricedCost ? { ...r, cost_usd: repricedCost.get(r.run_id)! } : r));
       if (shownRuns.length < MAX_RUN_ROWS) shownRuns.push(r);
     }

@@ -3,7 +3,8 @@
 import { ModelError, roleOf, type CallContext, type ChatModel, type ChatRequest, type ChatResult, type Role } from '../contracts/chat.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
 import { PrefixCache } from '../meter/prefix-cache.ts';
-import { anthropicCacheUsage, type CacheBilling } from '../meter/prompt-cache.ts';
+import { anthropicCacheUsage } from '../meter/prompt-cache.ts';
+import type { CacheBilling } from '../contracts/sim-server.ts';
 import { writeAct } from './act.ts';
 import { capOutput } from './max-tokens.ts';
 import { writeCritic } from './critic.ts';

@@ -7,6 +7,7 @@ import { base, byScenario, HEIGHT, USD_AXIS, WIDTH, type ChartSpec } from './bas
 import { colourBy, configLabel, type ColourScale } from './colours.ts';
 import { stepLimitFamilies } from '../stats/step-limits.ts';
 import { usd } from '../format/numbers.ts';
+import { UNSEEN_MARK } from '../format/figures.ts';
 import { meanInterval } from '../stats/intervals.ts';
 import { box } from '../stats/descriptive.ts';
 
@@ -39,7 +40,7 @@ export function costBars(runs: readonly RunFacts[], summary: readonly ConfigSumm
   // Each configuration against the highest step limit of its family (the same settings but MAX_STEPS).
   const topOf = new Map<string, ConfigSummary>();
   for (const family of stepLimitFamilies(summary)) for (const c of family) topOf.set(c.config_id, family[family.length - 1]!);
-  const values = new Map<string, { run: { mean: number; lo: number; hi: number }; success: { mean: number; lo: number; hi: number } | null; checked: boolean }>();
+  const values = new Map<string, { run: { mean: number; lo: number; hi: number }; success: { mean: number; lo: number; hi: number; unseenHi?: number } | null; checked: boolean }>();
   const perSuccess = new Map(summary.map((c) => [c.config_id, c.cost_per_success]));
   for (const g of groupByConfig(runs)) {
     const run = meanInterval(g.map((r) => r.cost_usd));
@@ -47,7 +48,12 @@ export function costBars(runs: readonly RunFacts[], summary: readonly ConfigSumm
     const win = perSuccess.get(g[0]!.config_id) ?? null;
     values.set(g[0]!.config_id, {
       run: { mean: run.mean, lo: run.ci?.lo ?? run.mean, hi: run.ci?.hi ?? run.mean },
-      success: win && Number.isFinite(win.value) ? { mean: win.value, lo: win.ci?.lo ?? win.value, hi: win.ci?.hi ?? win.value } : null,
+      // With no failure seen, the line ends where the runs seen put it and the label gives the bound the budget adds
+      // (a line to it would flatten every other bar of the panel).
+      success:
+        win && Number.isFinite(win.value)
+          ? { mean: win.value, lo: win.ci?.lo ?? win.value, hi: win.unseen_failures?.adds_usd ? win.unseen_failures.seen_hi : (win.ci?.hi ?? win.value), ...(win.unseen_failures?.adds_usd && win.ci ? { unseenHi: win.ci.hi } : {}) }
+          : null,
       checked: win !== null,
     });
   }
@@ -59,12 +65,15 @@ export function costBars(runs: readonly RunFacts[], summary: readonly ConfigSumm
     // Where success is checked each configuration has two bars: each label says which it is.
     const { checked } = v;
     const topValues = top && values.get(top.config_id);
-    const add = (measure: CostBar['measure'], m: { mean: number; lo: number; hi: number }, ref: { mean: number } | null | undefined) => {
+    const add = (measure: CostBar['measure'], m: { mean: number; lo: number; hi: number; unseenHi?: number }, ref: { mean: number } | null | undefined) => {
       const against = top === c ? `highest limit` : ref && ref.mean > 0 ? `${change(m.mean, ref.mean)} vs ${configLabel(top!.config_id, c.scenario)}` : '';
       const what = `${usd(m.mean)}${checked ? (measure === PER_RUN ? ' per run' : ' per success') : ''}`;
       const none = checked && !v.success ? ' · no run succeeded' : '';
-      const label = `${what}${against ? ` · ${against}` : ''}${none}`;
-      bars.push({ scenario: c.scenario, config: configLabel(c.config_id, c.scenario), measure, cost: m.mean, lo: Math.max(0, m.lo), hi: m.hi, label, label_at: Math.max(m.mean, m.hi) });
+      const unseen = m.unseenHi === undefined ? '' : ` · ${UNSEEN_MARK} no failure seen: up to ${usd(m.unseenHi)}`;
+      const label = `${what}${against ? ` · ${against}` : ''}${none}${unseen}`;
+      // An unbounded end (no success in some resamples of a handful of runs) draws no line there: a scale to ∞ draws nothing.
+      const hi = Number.isFinite(m.hi) ? m.hi : m.mean;
+      bars.push({ scenario: c.scenario, config: configLabel(c.config_id, c.scenario), measure, cost: m.mean, lo: Math.max(0, m.lo), hi, label, label_at: Math.max(m.mean, hi) });
     };
     add(PER_RUN, v.run, topValues?.run);
     if (v.success) add(PER_SUCCESS, v.success, topValues?.success);
@@ -89,7 +98,7 @@ export function meanCostChart(runs: readonly RunFacts[], summary: readonly Confi
   return {
     name: 'mean-cost',
     title: 'What each configuration costs',
-    caption: `Mean cost per run${checked ? ' and per successful task (total cost ÷ runs that passed the check)' : ''} per configuration, with 95% intervals (Student t${checked ? '; delta method on the log scale for the ratio' : ''}); each bar says its mean${families ? ' and its change against the highest step limit of the same settings' : ''}.`,
+    caption: `Mean cost per run${checked ? ' and per successful task (total cost ÷ runs that passed the check)' : ''} per configuration, with 95% intervals (Student t${checked ? '; for the ratio a studentized bootstrap over runs; where no run failed the line ends at the runs seen and the label gives the upper end with what unseen failures could add within the budget' : ''}); each bar says its mean${families ? ' and its change against the highest step limit of the same settings' : ''}.`,
     spec: {
       ...base('What each configuration costs', [
         `mean USD ${checked ? 'per run and per successful task' : 'per run'} ${prices}, line: 95% interval${families ? ';' : ''}`,
@@ -170,7 +179,7 @@ export function successVsCostChart(runs: readonly RunFacts[], summary: readonly 
   return {
     name: 'success-vs-cost',
     title: 'Success rate vs cost per successful task',
-    caption: 'The trade-off a cost review decides on: further left is cheaper per task actually done, higher is more reliable. Lines: 95% intervals (Wilson for the rate, delta method on the log scale for the cost). Configurations at the same point share it and its label. Only scenarios that check their answer appear.',
+    caption: 'The trade-off a cost review decides on: further left is cheaper per task actually done, higher is more reliable. Lines: 95% intervals (Wilson for the rate; for the cost a studentized bootstrap over runs, ending at the runs seen where none failed: the table gives the upper end with what unseen failures could add). Configurations at the same point share it and its label. Only scenarios that check their answer appear.',
     spec: {
       ...base('Success rate vs cost per successful task', 'per configuration; lines: 95% intervals'),
       data: { values },

@@ -8,6 +8,7 @@ import { decisionTable, fitTable, ratioTableRows, repriceTable, runsTable, savin
 import { constraintTable, queueTable, roleTable } from '../tables/taskqueue.ts';
 import { DETECTOR_NOTE, detectorTable } from '../tables/detectors.ts';
 import { counted } from '../format/numbers.ts';
+import { unseenFailuresNote } from '../format/figures.ts';
 
 /** Per-run rows beyond this are in runs.csv; the HTML stays light for big sweeps. */
 export const MAX_RUN_ROWS = 500;
@@ -78,6 +79,7 @@ export function renderHtml(d: ReportData): string {
     ['command', m ? `bench ${m.command.join(' ')}` : 'unknown'],
   ];
   const skipped = d.skipped.steps + d.skipped.runs;
+  const unseenNote = unseenFailuresNote(d.economics);
   const runs = d.shownRuns;
   return `<!doctype html>
 <html lang="en">
@@ -94,6 +96,7 @@ export function renderHtml(d: ReportData): string {
 ${d.decisions.length ? `<section id="decision"><h2>${d.recommended === false ? 'Step limits (no check, so none recommended)' : 'Recommended limits'}</h2>
 <ul class="findings">${d.decisions.map((x) => `<li>${esc(x)}</li>`).join('\n')}</ul>
 ${table(decisionTable(d.summary, d.economics), 'Cost per run and per successful task; +1 step: the extra cost per extra step taken between neighbouring limits (measured), and of step N+1 on the fitted curve at the mean steps taken (fit)')}
+${unseenNote ? `<p class="note">${esc(unseenNote)}</p>` : ''}
 </section>` : ''}
 ${skipped > 0 ? `<p class="warn">${skipped} incomplete record line(s) were skipped (an interrupted run leaves a partial last line).</p>` : ''}${d.skipped.duplicateRuns ? `<p class="warn">${d.skipped.duplicateRuns} run record(s) in runs.jsonl repeat a run id already read and were not counted.</p>` : ''}
 <section id="run"><h2>What was run</h2>

@@ -98,6 +98,46 @@ describe('the tiny agent (stdlib Python, its own ReAct loop) through --agent-cmd
   }, 60_000);
 });
 
+describe('an --agent-cmd sweep priced as an Anthropic model, prompt caching on', () => {
+  it('its simulated model caches as Anthropic bills it: the first long prompt written, the same prompt again read', async () => {
+    const cmd = agent(
+      'twice',
+      `def ask(text):
+    req = urllib.request.Request(os.environ["OPENAI_BASE_URL"] + "/chat/completions",
+        data=json.dumps({"model": "m", "messages": [{"role": "user", "content": text}]}).encode(),
+        headers={"content-type": "application/json", "authorization": "Bearer " + os.environ["OPENAI_API_KEY"]})
+    return json.load(urllib.request.urlopen(req))
+long = "Sum the squares of 1..100 and say why. " * 200
+ask(long)
+ask(long)`,
+    );
+    const dir = path.join(tmp, 'anthropic-cache');
+    const r = await bench(['--agent-cmd', cmd, '-s', 'tiny-agent-sum-of-squares', '--steps', '5', '-n', '1', '--price-model', 'claude-sonnet-4-5', '--prompt-cache', 'on', '-o', dir, '-q'], env);
+    expect(r.code, r.stderr).toBe(0);
+    const [first, second] = read<StepRecord>(path.join(dir, 'steps.jsonl'));
+    expect(first!.input_tokens).toBeGreaterThan(1024);
+    expect([first!.cached_tokens, first!.cache_write_tokens]).toEqual([0, first!.input_tokens]);
+    // The same messages again: all of them read from the cache; the 3 tokens that prime the answer written.
+    expect([second!.cached_tokens, second!.cache_write_tokens]).toEqual([second!.input_tokens - 3, 3]);
+    expect(second!.cost_usd).toBeCloseTo(((second!.input_tokens - 3) * 0.3 + 3 * 3.75 + second!.output_tokens * 15) / 1e6, 12);
+    expect([first!.tokens_estimated, second!.tokens_estimated]).toEqual(['o200k_base', 'o200k_base']);
+  }, 60_000);
+});
+
+describe('a sweep in which no run produced a result', () => {
+  it('an agent file that does not exist: exit 1, the first error names the path on stderr, and no MAX_STEPS is recommended', async () => {
+    const dir = path.join(tmp, 'missing');
+    const r = await bench(['--agent-cmd', 'python3 missing.py', '-s', 'tiny-agent-sum-of-squares', '--steps', '3,10', '-n', '1', '-o', dir], env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^bench: no run produced a result: all 2 runs ended in an error; the first \(tiny-agent-sum-of-squares_steps=3_r000\): the agent exited with code 2 at step 0: .*can't open file '.*missing\.py'/m);
+    expect(r.stdout).not.toMatch(/recommended MAX_STEPS/);
+    expect(r.stdout.split('\n')[0]).toBe(
+      '» tiny-agent-sum-of-squares: no MAX_STEPS is recommended: all 2 runs ended in an error, so the sweep measured no loop. Next: fix the error (bench prints the first on stderr; each run has its own in runs.jsonl, stop_detail) and run the sweep again.',
+    );
+    expect(fs.readFileSync(path.join(dir, 'summary.md'), 'utf8')).not.toMatch(/recommended MAX_STEPS/);
+  }, 60_000);
+});
+
 describe('Ctrl-C', () => {
   it('Ctrl-C: the agents are stopped and recorded as interrupted, the reports written, exit 130', async () => {
     const marker = path.join(tmp, 'started');

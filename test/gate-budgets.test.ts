@@ -30,7 +30,7 @@ describe('assertions', () => {
   it('checks stop reasons, maxima, means and p95 against their limits, naming what was measured', () => {
     const v = evaluateAssertions('s', { stop_reason: ['done'], steps: { max: 8, mean: 6 }, cost_usd: { p95: 0.01 }, input_tokens: { mean: 999 } }, runs);
     const by = Object.fromEntries(v.map((x) => [x.name, x]));
-    expect(by['stop_reason in [done]']).toMatchObject({ pass: false, measured: '2/3 in the list (max_steps 1)' });
+    expect(by['stop_reason in [done]']).toMatchObject({ pass: false, measured: '2/3 runs in the list; 1 ended with max_steps' });
     expect(by['steps max ≤ 8']).toMatchObject({ pass: false, measured: '9' });
     expect(by['steps mean ≤ 6']).toMatchObject({ pass: true, measured: '5.7' });
     expect(by['cost_usd p95 ≤ $0.010']).toMatchObject({ pass: true });

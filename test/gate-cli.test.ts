@@ -108,6 +108,11 @@ describe('bench check through the CLI', () => {
     expect(regressed.code).toBe(1);
     expect(regressed.stdout).toMatch(/^FAIL {2}quick-sum {7,}baseline: cost per task {2,}\$[\d.]+ → \$[\d.]+ \(\+\d+%\) {2}\(limit ≤ \+10%\)$/m);
     expect(regressed.stdout).toMatch(/^PASS {2}autogpt-recursive-verification {2}baseline: cost per task {2,}\$[\d.]+ → \$[\d.]+ \(\+0%\)/m);
+    // A change with no max_regression limit is shown, never as a PASS, and is not counted among the budgets.
+    expect(regressed.stdout).toMatch(/^INFO {2}quick-sum {7,}baseline: tokens per task {2,}[\d,]+ → [\d,]+ \(\+\d+%\) {2}\(limit none: max_regression\.tokens not set\)$/m);
+    expect(regressed.stdout).not.toMatch(/^PASS .*baseline: tokens per task/m);
+    const budgets = regressed.stdout.split('\n').filter((l) => /^(PASS|FAIL) /.test(l)).length;
+    expect(regressed.stdout).toMatch(new RegExp(`bench check: \\d+ of ${budgets} budgets breached`));
 
     expect(capped.code).toBe(1);
     expect(capped.stderr).toMatch(/^bench: spend cap \$0\.012 reached: \d of 6 run\(s\) not started \(\$[\d.]+ spent\)$/m);

@@ -7,6 +7,7 @@ import { baselineOf, compareToBaseline, loadBaseline } from '../src/gate/baselin
 import { errorAnnotations } from '../src/gate/github.ts';
 import { judge } from '../src/gate/judge.ts';
 import { junitXml } from '../src/gate/junit.ts';
+import { checkSummaryMd, verdictLine } from '../src/gate/summary-md.ts';
 import { loadBudgets } from '../src/gate/load-budgets.ts';
 import { assertSameSweep } from '../src/gate/same-sweep.ts';
 import { readJsonl } from '../src/results/jsonl.ts';
@@ -61,9 +62,23 @@ describe('baselines', () => {
     const b = await loadBaseline(file);
     expect(compareToBaseline('a', b.scenarios.a, { runs: 2, tokens_mean: 100, cost_usd_mean: 0.0116, success_rate: 0.8 }, { cost: 0.1, success: 0.05 })).toMatchObject([
       { name: 'baseline: cost per task', pass: false, message: 'a: the new prompt costs 16% more per task ($0.010 → $0.012, allowed +10%)' },
-      { name: 'baseline: tokens per task', pass: true, limit: 'report only' },
+      { name: 'baseline: tokens per task', pass: true, reportOnly: true, limit: 'none: max_regression.tokens not set' },
       { name: 'baseline: success rate', pass: false, message: 'a: the new prompt succeeds 20 points less often (100% → 80%, allowed drop 5 points)' },
     ]);
+    // Without max_regression, an 833% cost rise is a figure for the reader, not a budget that holds.
+    const unlimited = compareToBaseline('a', b.scenarios.a, { runs: 2, tokens_mean: 100, cost_usd_mean: 0.0933, success_rate: 1 }, {});
+    expect(unlimited.map((v) => [v.name, v.reportOnly, v.measured])).toEqual([
+      ['baseline: cost per task', true, '$0.010 → $0.093 (+833%)'],
+      ['baseline: tokens per task', true, '100 → 100 (+0%)'],
+      ['baseline: success rate', true, '100% → 100%'],
+    ]);
+    const steps = { suite: 'a', name: 'steps max ≤ 8', pass: true, measured: '4', limit: '≤ 8', message: 'a: ok' };
+    expect(verdictLine([steps, ...unlimited])).toBe('the 1 budget holds');
+    const md = checkSummaryMd({ budgetsFile: 'b.yaml', model: 'sim', simulated: false, verdicts: [steps, ...unlimited], report: '' });
+    expect(md).toContain('| ℹ️ | a | baseline: cost per task | $0.010 → $0.093 (+833%) | none: max_regression.cost not set |');
+    const xml = junitXml([steps, ...unlimited]);
+    expect(xml).toContain('tests="4" failures="0" errors="0" skipped="3"');
+    expect(xml).toContain('<skipped message="reported only, no limit: $0.010 → $0.093 (+833%)"/>');
     fs.writeFileSync(file, JSON.stringify({ tool: 'loopbench-baseline', created_at: 'x', scenarios: { a: { runs: 2 } } }));
     await expect(loadBaseline(file)).rejects.toThrow(/--baseline .*baseline\.json: scenarios\.a\.tokens_mean/);
     await expect(loadBaseline(path.join(dir, 'nope'))).rejects.toThrow(UsageError);

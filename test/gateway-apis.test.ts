@@ -19,7 +19,7 @@ import { gatewaySettings, sendJson, stubUpstream, type StubUpstream } from './he
 import { serve } from './serve-helpers.ts';
 
 const UPSTREAM_KEY = 'upstream-SECRET-a1b2c3d4';
-const CLAUDE: Price = { model: 'claude-sonnet-4-5', input_per_1m: 3, cached_input_per_1m: 0.3, cache_write_per_1m: 3.75, output_per_1m: 15 };
+const CLAUDE: Price = { model: 'claude-sonnet-4-5', input_per_1m: 3, cached_input_per_1m: 0.3, cache_write_per_1m: 3.75, cache_write_1h_per_1m: 6, output_per_1m: 15 };
 const O4: Price = { model: 'o4-mini', input_per_1m: 1.1, cached_input_per_1m: 0.275, output_per_1m: 4.4, reasoning_per_1m: 5 };
 
 let sim: RunningServer;
@@ -172,7 +172,8 @@ describe('a scripted upstream of each protocol', () => {
   let anthropicUp: StubUpstream;
   let responsesUp: StubUpstream;
   const headers: Array<Record<string, string | string[] | undefined>> = [];
-  const anthropicUsage = { input_tokens: 50, cache_read_input_tokens: 1000, cache_creation_input_tokens: 200, output_tokens: 40 };
+  // 200 cache writes: 150 for five minutes, 50 for an hour (billed at their own rate).
+  const anthropicUsage = { input_tokens: 50, cache_read_input_tokens: 1000, cache_creation_input_tokens: 200, cache_creation: { ephemeral_5m_input_tokens: 150, ephemeral_1h_input_tokens: 50 }, output_tokens: 40 };
   beforeAll(async () => {
     anthropicUp = await stubUpstream((req, res, body) => {
       headers.push(req.headers);
@@ -207,8 +208,8 @@ describe('a scripted upstream of each protocol', () => {
     expect(headers[0]).toMatchObject({ 'x-api-key': UPSTREAM_KEY, 'anthropic-version': '2023-06-01', 'anthropic-beta': 'some-beta-2025' });
     expect(headers[0]!.authorization).toBeUndefined();
     expect(m.usage).toMatchObject(anthropicUsage);
-    expect(run.steps[0]).toMatchObject({ input_tokens: 1250, cached_tokens: 1000, cache_write_tokens: 200, output_tokens: 40, usage_source: 'provider' });
-    expect(run.steps[0]!.cost_usd).toBeCloseTo((50 * 3 + 1000 * 0.3 + 200 * 3.75 + 40 * 15) / 1e6, 12);
+    expect(run.steps[0]).toMatchObject({ input_tokens: 1250, cached_tokens: 1000, cache_write_tokens: 200, cache_write_1h_tokens: 50, output_tokens: 40, usage_source: 'provider' });
+    expect(run.steps[0]!.cost_usd).toBeCloseTo((50 * 3 + 1000 * 0.3 + 150 * 3.75 + 50 * 6 + 40 * 15) / 1e6, 12);
     messages.push({ role: 'assistant', content: m.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'ok' }] });
     const failed = await run.anthropic.messages.create({ model: 'claude-x', max_tokens: 256, system, messages, tools: messageTools }, { maxRetries: 0 }).catch((e: unknown) => e);
     expect(failed).toBeInstanceOf(Anthropic.APIError);

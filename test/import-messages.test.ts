@@ -9,11 +9,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatMessage, ToolSpec } from '../src/contracts/chat.ts';
 import type { RunRecord, StepRecord } from '../src/contracts/records.ts';
 import { completionTokens, TokenCounter } from '../src/meter/tokens.ts';
+import { loadPricing, priceFor } from '../src/meter/pricing.ts';
 import { benchInProcess, ROOT } from './helpers/cli.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-messages-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 const jsonl = <T>(file: string): T[] => fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as T);
+/** summary.csv as rows keyed by config_id. */
+function summaryOf(dir: string): Map<string, Record<string, string>> {
+  const [head, ...rows] = fs.readFileSync(path.join(dir, 'summary.csv'), 'utf8').trim().split('\n').map((l) => l.split(','));
+  return new Map(rows.map((r) => [r[0]!, Object.fromEntries(head!.map((h, i) => [h, r[i]!]))]));
+}
 
 const FLAGS = ['--format', 'messages', '--id-field', 'conversation_id', '--tools-field', 'tools', '--success-field', 'reward', '--success-min', '1', '--model', 'gpt-4o-mini', '--scenario', 'support-agent'];
 
@@ -53,6 +59,9 @@ describe('a few hundred support conversations (scripts/make-messages-fixture.mjs
     // What a message list cannot say, said once.
     expect(imported.stderr).toMatch(/note: tokens are counted with loopbench's o200k_base counter .* provider-side tokens \(cached prefixes, reasoning, retries the app did not log\) are not in these figures/);
     expect(imported.stderr).toMatch(/note: message lists hold no times/);
+    // Where the costs come from: loopbench counted every token, so they are not "as recorded".
+    expect(imported.stdout).toContain("Costs counted by loopbench: the message lists hold no usage, so every call's tokens were counted with loopbench's o200k_base counter and priced as gpt-4o-mini (");
+    expect(imported.stdout).not.toContain('as recorded in the trajectories');
   });
 
   it('without --what-if the import still answers the limit question: step and cost limits at the observed quantiles, a recommended MAX_STEPS and its rule', () => {
@@ -90,6 +99,33 @@ describe('a few hundred support conversations (scripts/make-messages-fixture.mjs
     for (const n of [5, 10, 15, 20]) expect(r.stdout).toMatch(new RegExp(`support-agent imported:gpt-4o-mini steps=${n} \\(derived\\) +300 `));
     expect(r.stdout).toMatch(/what-if timeout=60 from support-agent imported:gpt-4o-mini refused: .*hold no times \(a message list\)/);
     expect(fs.readFileSync(path.join(out, 'whatif_runs.csv'), 'utf8').trim().split('\n')).toHaveLength(1 + 4 * 300);
+
+    // The prompt-caching estimate of every configuration, derived ones included, computed here from the steps
+    // alone: a call's cached prefix is the previous call's prompt, billed from 1,024 tokens in 128-token steps.
+    const byRun = new Map<string, StepRecord[]>();
+    for (const s of jsonl<StepRecord>(path.join(out, 'steps.jsonl'))) byRun.set(s.run_id, [...(byRun.get(s.run_id) ?? []), s]);
+    const p = priceFor(loadPricing(), 'gpt-4o-mini');
+    const withCaching = (limit: number) => {
+      let total = 0;
+      for (const steps of byRun.values()) {
+        steps.slice(0, limit).forEach((s, i) => {
+          const prev = i === 0 ? 0 : steps[i - 1]!.input_tokens;
+          const cached = Math.min(s.input_tokens, prev < 1024 ? 0 : 1024 + 128 * Math.floor((prev - 1024) / 128));
+          total += ((s.input_tokens - cached) * p.input_per_1m + cached * p.cached_input_per_1m + s.output_tokens * p.output_per_1m) / 1e6;
+        });
+      }
+      return total / byRun.size;
+    };
+    const repriced = new Map(
+      fs.readFileSync(path.join(out, 'repricing.csv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split(',')).filter((c) => c[3] === 'on_estimated').map((c) => [c[0], Number(c[4])]),
+    );
+    expect(repriced.get('support-agent imported:gpt-4o-mini')).toBeCloseTo(withCaching(Infinity), 12);
+    for (const n of [5, 10, 15, 20]) {
+      const estimate = repriced.get(`support-agent imported:gpt-4o-mini steps=${n} (derived)`);
+      expect(estimate, `steps=${n}`).toBeCloseTo(withCaching(n), 12);
+    }
+    // Caching saves something at every limit, not only on the recorded runs.
+    expect(withCaching(5)).toBeLessThan(Number(summaryOf(out).get('support-agent imported:gpt-4o-mini steps=5 (derived)')!.cost_usd_mean));
   });
 });
 

@@ -70,6 +70,21 @@ describe('a gateway run with cache writes and reasoning', () => {
     expect(Number(runs[0]!.cost_usd)).toBeCloseTo(expected, 12);
   });
 
+  it('re-priced at a long-context tier, each call is billed at its own prompt\'s tier and the run is the sum of them (runs.csv, repricing.csv)', async () => {
+    const tiered = path.join(tmp, 'tiered');
+    fs.cpSync(dir, tiered, { recursive: true });
+    // Calls 2 and 3 (1,500 and 1,800 prompt tokens) are above 1,400; call 1 (1,200) is not, though the run's 4,500 are.
+    const price = { ...requirePrice(loadPricing(), 'claude-sonnet-4-5'), long_context: [{ above_tokens: 1400, input_per_1m: 6, cached_input_per_1m: 0.6, cache_write_per_1m: 7.5, output_per_1m: 22.5 }] };
+    await buildReports(tiered, { price, priceAs: [price] });
+    const [c1, c2, c3] = CALLS;
+    const expected = ((c1!.prompt - c1!.write) * 3 + c1!.write * 3.75 + c1!.output * 15 + [c2!, c3!].reduce((s, c) => s + (c.prompt - c.write) * 6 + c.write * 7.5 + c.output * 22.5, 0)) / 1e6;
+    const steps = readCsv(path.join(tiered, 'steps.csv'));
+    expect(sum(steps, 'cost_usd')).toBeCloseTo(expected, 12);
+    expect(Number(readCsv(path.join(tiered, 'runs.csv'))[0]!.cost_usd)).toBeCloseTo(expected, 12);
+    const off = readCsv(path.join(tiered, 'repricing.csv')).find((r) => r.prompt_cache === 'off')!;
+    expect(Number(off.cost_usd_total)).toBeCloseTo(expected, 12);
+  });
+
   it("an older record without the two totals takes them from its steps, and is re-priced the same", async () => {
     const older = path.join(tmp, 'older');
     fs.cpSync(dir, older, { recursive: true });

@@ -21,7 +21,15 @@ const write = (name: string, value: unknown) => {
 describe("LiteLLM's pricing format", () => {
   it('reads per-token prices as per-1M rates, with cache reads, cache writes, reasoning and the context window', () => {
     const table = loadPricing(dataPath('litellm-prices.json'));
-    expect(priceFor(table, 'claude-sonnet-4-5')).toEqual({ model: 'claude-sonnet-4-5', input_per_1m: 3, cached_input_per_1m: 0.3, cache_write_per_1m: 3.75, output_per_1m: 15 });
+    expect(priceFor(table, 'claude-sonnet-4-5')).toEqual({
+      model: 'claude-sonnet-4-5',
+      input_per_1m: 3,
+      cached_input_per_1m: 0.3,
+      cache_write_per_1m: 3.75,
+      cache_write_1h_per_1m: 6,
+      output_per_1m: 15,
+      long_context: [{ above_tokens: 200_000, input_per_1m: 6, cached_input_per_1m: 0.6, cache_write_per_1m: 7.5, cache_write_1h_per_1m: 12, output_per_1m: 22.5 }],
+    });
     expect(priceFor(table, 'gpt-4o-mini')).toEqual({ model: 'gpt-4o-mini', input_per_1m: 0.15, cached_input_per_1m: 0.075, output_per_1m: 0.6 });
     expect(table.models['gpt-4o']!.context_window).toBe(128000);
     // The template entry and an embedding model (no output price) price no chat call.
@@ -29,6 +37,30 @@ describe("LiteLLM's pricing format", () => {
     expect(Object.keys(table.models)).not.toContain('text-embedding-3-small');
     const reasoning = loadPricing(write('r.json', { 'o-x': { input_cost_per_token: 1e-6, output_cost_per_token: 4e-6, output_cost_per_reasoning_token: 8e-6 } }));
     expect(priceFor(reasoning, 'o-x').reasoning_per_1m).toBe(8);
+  });
+
+  it("reads long-context tiers (`*_above_200k_tokens`, `*_above_272k_tokens`) as LiteLLM does: a tier's absent rates are the model's, service-tier variants are not tiers", () => {
+    const t = loadPricing(
+      write('tiers.json', {
+        'gpt-x': {
+          input_cost_per_token: 2.5e-6,
+          output_cost_per_token: 1.5e-5,
+          cache_read_input_token_cost: 2.5e-7,
+          input_cost_per_token_above_272k_tokens: 5e-6,
+          output_cost_per_token_above_272k_tokens: 2.25e-5,
+          input_cost_per_token_above_272k_tokens_priority: 1e-5,
+          input_cost_per_token_above_128k_tokens: 4e-6,
+          cache_read_input_token_cost_above_128k_tokens: null,
+        },
+      }),
+    );
+    expect(priceFor(t, 'gpt-x').long_context).toEqual([
+      { above_tokens: 128_000, input_per_1m: 4, cached_input_per_1m: 0.25, output_per_1m: 15 },
+      { above_tokens: 272_000, input_per_1m: 5, cached_input_per_1m: 0.25, output_per_1m: 22.5 },
+    ]);
+    expect(() => loadPricing(write('badtier.json', { m: { input_cost_per_token: 1e-6, output_cost_per_token: 1e-6, input_cost_per_token_above_200k_tokens: 'x' } }))).toThrow(
+      /badtier\.json: m\.input_cost_per_token_above_200k_tokens: expected a non-negative number/,
+    );
   });
 
   it('the shipped YAML table and the shipped LiteLLM table agree on every model both hold', () => {
@@ -55,6 +87,33 @@ describe('cost of a call with every part of its usage', () => {
     expect(usd).toBeCloseTo((300 * 3 + 600 * 0.3 + 100 * 3.75 + 500 * 15) / 1e6, 12);
     expect(callCost({ ...price, reasoning_per_1m: 30 }, 1000, 500, 600, { cacheWrite: 100, reasoning: 200 })).toBeCloseTo((300 * 3 + 600 * 0.3 + 100 * 3.75 + 300 * 15 + 200 * 30) / 1e6, 12);
     expect(callCost(priceFor(loadPricing(), 'gpt-4o-mini'), 1000, 500, 0, { cacheWrite: 100 })).toBeCloseTo((1000 * 0.15 + 500 * 0.6) / 1e6, 12);
+  });
+});
+
+describe('long-context tiers and 1-hour cache writes', () => {
+  const sonnet = priceFor(loadPricing(dataPath('litellm-prices.json')), 'claude-sonnet-4-5');
+
+  it('a 250k-token call is billed whole at the long-context rates; a 200k-token one at the base rates (the tier starts above the threshold)', () => {
+    // 250,000 prompt tokens: 50,000 cache reads, 20,000 cache writes (5,000 of them for an hour); 2,000 output.
+    const long = callCost(sonnet, 250_000, 2_000, 50_000, { cacheWrite: 20_000, cacheWrite1h: 5_000 });
+    expect(long).toBeCloseTo((180_000 * 6 + 50_000 * 0.6 + 15_000 * 7.5 + 5_000 * 12 + 2_000 * 22.5) / 1e6, 12);
+    expect(callCost(sonnet, 250_000, 2_000, 0)).toBeCloseTo((250_000 * 6 + 2_000 * 22.5) / 1e6, 12);
+    expect(callCost(sonnet, 200_000, 2_000, 0)).toBeCloseTo((200_000 * 3 + 2_000 * 15) / 1e6, 12);
+    // Cache reads and writes count toward the threshold: 150,000 plain input and 60,000 cache reads is a 210k prompt.
+    expect(callCost(sonnet, 210_000, 0, 60_000)).toBeCloseTo((150_000 * 6 + 60_000 * 0.6) / 1e6, 12);
+  });
+
+  it('1-hour cache writes at their own rate, 5-minute ones at the cache-write rate; without a 1-hour rate, at the cache-write rate', () => {
+    expect(callCost(sonnet, 10_000, 0, 0, { cacheWrite: 8_000, cacheWrite1h: 3_000 })).toBeCloseTo((2_000 * 3 + 5_000 * 3.75 + 3_000 * 6) / 1e6, 12);
+    const { cache_write_1h_per_1m: _oneHour, ...no1h } = sonnet;
+    expect(callCost(no1h, 10_000, 0, 0, { cacheWrite: 8_000, cacheWrite1h: 3_000 })).toBeCloseTo((2_000 * 3 + 8_000 * 3.75) / 1e6, 12);
+  });
+
+  it('our YAML table spells the same tiers (long_context) and 1-hour rate (cache_write_1h)', () => {
+    expect(priceFor(loadPricing(), 'claude-sonnet-4-5')).toEqual(sonnet);
+    const f = write('t.yaml', 'models:\n  m:\n    input: 1\n    output: 2\n    long_context:\n      - above_tokens: 1000\n        input: 3\n');
+    expect(priceFor(loadPricing(f), 'm').long_context).toEqual([{ above_tokens: 1000, input_per_1m: 3, cached_input_per_1m: 3, output_per_1m: 2 }]);
+    expect(callCost(priceFor(loadPricing(f), 'm'), 1001, 10, 0)).toBeCloseTo((1001 * 3 + 10 * 2) / 1e6, 12);
   });
 });
 

@@ -170,8 +170,16 @@ describe('the decision', () => {
     const unchecked = report([...limited('u', 12, 2), ...stoppedAt('u', 30, 24, 2)]);
     const [u] = unchecked.recommendations;
     expect(u).toMatchObject({ max_steps: null, config_id: null, saving_usd_per_month: null, rule: RULE_UNCHECKED });
-    expect(u!.sentence).toMatch(/^u: MAX_STEPS 12 → 30: steps taken ×2 \(12\.0 → 24\.0\) → input tokens ×[0-9.]+, \$[0-9.]+ → \$[0-9.]+ per run\. No MAX_STEPS is recommended: the scenario checks no answer/);
+    // The 30-step runs were all stopped by the budget at step 24: the line names that brake, not a step limit they never reached.
+    expect(u!.sentence).toMatch(
+      /^u: MAX_STEPS 12 → 30: steps taken ×2 \(12\.0 → 24\.0\) → input tokens ×[0-9.]+, \$[0-9.]+ → \$[0-9.]+ per run; at steps=30, 2 of 2 runs were stopped by the budget at step 24, so 30 was never reached\. No MAX_STEPS is recommended: the scenario checks no answer/,
+    );
     expect(u!.sentence).not.toContain('recommended MAX_STEPS');
     expect(u!.next).toMatch(/add a check/);
+    // Checked: the recommendation too names the brake that cut the limit it is measured against.
+    const cutByBudget = stoppedAt('b', 30, 24, 20).map((r) => ({ ...r, run: { ...r.run, success: false } }));
+    const [b] = report([...limited('b', 12, 20, { stepsToDone: () => 3, success: () => true }), ...cutByBudget]).recommendations;
+    expect(b!.max_steps).toBe(12);
+    expect(b!.sentence).toContain('; at steps=30, 20 of 20 runs were stopped by the budget at step 24, so 30 was never reached. Rule:');
   });
 });

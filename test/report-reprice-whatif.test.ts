@@ -52,7 +52,7 @@ function findBox(node: unknown, scenario: string, config: string): { median: num
 describe('the gpt-4o sweep the issue reproduces', () => {
   it('opens with steps taken ×2 → input tokens ×r (no check, so no limit recommended) and says the budget, not the step limit, stopped steps=30', async () => {
     const stdout = fouroOut;
-    expect(stdout.split('\n')[0]).toMatch(/^» seed-calibrated: MAX_STEPS 12 → 30: steps taken ×2 \(12\.0 → 24\.0\) → input tokens ×4\.0[0-9], \$0\.12 → \$0\.46 per run\. No MAX_STEPS is recommended: the scenario checks no answer/);
+    expect(stdout.split('\n')[0]).toMatch(/^» seed-calibrated: MAX_STEPS 12 → 30: steps taken ×2 \(12\.0 → 24\.0\) → input tokens ×4\.0[0-9], \$0\.12 → \$0\.46 per run; at steps=30, 3 of 3 runs were stopped by the budget at step 24, so 30 was never reached\. No MAX_STEPS is recommended: the scenario checks no answer/);
     expect(stdout).toContain('at steps=30, 3 of 3 runs were stopped by the budget at step 24, so 30 was never reached');
     expect(stdout).toContain('MAX_STEPS 12 → 30: steps taken ×2 (12.0 → 24.0)');
     expect(stdout).not.toMatch(/Steps ×2\.5|risks no success/);

@@ -28,11 +28,18 @@ describe('wording', () => {
   const summary = (price: { model: string }) => [{ settings: { price: { ...UNKNOWN_PRICE, ...price } } }] as unknown as ConfigSummary[];
 
   it('imported costs are as recorded in the trajectories, not "priced as unknown ($0)"', () => {
-    expect(describePricing([...summary(UNKNOWN_PRICE), ...summary({ model: 'gpt-4o-mini' })], { imported: true })).toBe(
+    expect(describePricing([...summary(UNKNOWN_PRICE), ...summary({ model: 'gpt-4o-mini' })], { imported: 'atif' })).toBe(
       'as recorded in the trajectories (steps with tokens but no cost_usd priced as gpt-4o-mini ($0 input / $0 cached input / $0 output per 1M tokens))',
     );
-    expect(describePricing(summary(UNKNOWN_PRICE), { imported: true })).toBe('as recorded in the trajectories');
-    expect(describePricing(summary({ model: 'gpt-4o-mini' }), { imported: false })).toMatch(/^priced as recorded: gpt-4o-mini/);
+    expect(describePricing(summary(UNKNOWN_PRICE), { imported: 'otlp' })).toBe('as recorded in the trajectories');
+    expect(describePricing(summary({ model: 'gpt-4o-mini' }), { imported: null })).toMatch(/^priced as recorded: gpt-4o-mini/);
+  });
+
+  it('costs say where they come from: a message list records no usage, so its costs are counted by loopbench, never "as recorded"', () => {
+    const said = describePricing(summary({ model: 'gpt-4o' }), { imported: 'messages' });
+    expect(said).toMatch(/^counted by loopbench: the message lists hold no usage, so every call's tokens were counted with loopbench's o200k_base counter and priced as gpt-4o \(/);
+    expect(said).not.toContain('as recorded');
+    expect(describePricing(summary({ model: 'gpt-4o' }), { imported: 'chatlog' })).toMatch(/^priced by loopbench: tokens as the chat log recorded them, which records no cost, priced as gpt-4o \(/);
   });
 
   it('a count of one is singular', () => {

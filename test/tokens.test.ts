@@ -6,7 +6,8 @@ import { billableCachedTokens } from '../src/meter/prompt-cache.ts';
 import { TokenCounter } from '../src/meter/tokens.ts';
 import { resolveScenario } from '../src/scenario/loader.ts';
 import { ToolRegistry } from '../src/tools/registry.ts';
-import { runOnce } from './helpers.ts';
+import { gridOf, runOnce, runPlans, specOf, type Ran } from './helpers.ts';
+import { loadPricing, priceFor } from '../src/meter/pricing.ts';
 
 /** Straight from the tokenizer, no caching: the documented chat-format rule. */
 function independentPrompt(messages: ChatMessage[], tools: ToolSpec[]): number {
@@ -62,7 +63,6 @@ describe('metering with a real tokenizer', () => {
   it('tokenizes each message once per run (incremental metering)', async () => {
     const counter = new TokenCounter();
     const scenario = resolveScenario('seed-calibrated');
-    const { runPlans, specOf, gridOf } = await import('./helpers.ts');
     const [r] = await runPlans(specOf([scenario], gridOf({ max_steps: 30 })), counter);
     // Distinct messages of the run + the tool schemas: nothing re-read per step.
     expect(counter.tokenizations).toBe(r!.messages.length + 1);
@@ -81,5 +81,39 @@ describe('metering with a real tokenizer', () => {
     const plain = await runOnce('seed-calibrated', { max_steps: 10 });
     expect(r.record.input_tokens).toBe(plain.record.input_tokens);
     expect(r.record.cost_usd).toBeLessThan(plain.record.cost_usd * 0.75);
+    expect(r.steps.every((s) => s.cache_write_tokens === undefined)).toBe(true);
+  });
+
+  it('priced as an Anthropic model, the sim caches as Anthropic bills it: the earlier prefix read whole from 1,024 tokens, the rest of a 1,024-token prompt written at 1.25× input', async () => {
+    const price = priceFor(loadPricing(), 'claude-sonnet-4-5');
+    const spec = specOf(['seed-calibrated'], gridOf({ max_steps: 10 }), { settings: { prompt_cache: true } });
+    spec.fixed.price = price;
+    const [r] = (await runPlans(spec)) as [Ran];
+    let total = 0;
+    r.steps.forEach((s, i) => {
+      // The previous call's messages (its prompt less the 3 tokens that prime the answer) are this call's cached prefix.
+      const shared = i === 0 ? 0 : r.steps[i - 1]!.input_tokens - 3;
+      const read = shared >= 1024 ? shared : 0;
+      const written = s.input_tokens >= 1024 ? s.input_tokens - read : 0;
+      expect([s.cached_tokens, s.cache_write_tokens ?? 0], `step ${s.step}`).toEqual([read, written]);
+      const usd = ((s.input_tokens - read - written) * 3 + read * 0.3 + written * 3.75 + s.output_tokens * 15) / 1e6;
+      expect(s.cost_usd).toBeCloseTo(usd, 12);
+      total += usd;
+    });
+    expect(r.steps.filter((s) => s.cache_write_tokens).length).toBeGreaterThan(5);
+    expect(r.record.cost_usd).toBeCloseTo(total, 12);
+    // Claude's tokenizer is not o200k_base: every count says it is an estimate, in the steps and the run.
+    expect(r.steps.every((s) => s.tokens_estimated === 'o200k_base')).toBe(true);
+    expect(r.record.tokens_estimated).toBe('o200k_base');
+  });
+
+  it("labels o200k_base counts as estimates only for a simulated model priced as a model with another tokenizer", async () => {
+    const { tokensEstimated } = await import('../src/meter/token-estimate.ts');
+    expect(['claude-sonnet-4-5', 'gemini-2.5-pro', 'llama3.1'].map((m) => tokensEstimated('sim', m))).toEqual([true, true, true]);
+    expect(['gpt-4o-mini', 'gpt-4.1', 'o4-mini', 'gpt-5', 'custom'].map((m) => tokensEstimated('sim:seed-calibrated', m))).toEqual([false, false, false, false, false]);
+    // A real model's usage is its provider's own count.
+    expect(tokensEstimated('openai:claude-sonnet-4-5', 'claude-sonnet-4-5')).toBe(false);
+    const plain = await runOnce('seed-calibrated', { max_steps: 3 });
+    expect([plain.record.tokens_estimated, plain.steps[0]!.tokens_estimated]).toEqual([undefined, undefined]);
   });
 });

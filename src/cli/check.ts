@@ -46,7 +46,8 @@ function printVerdicts(verdicts: readonly Verdict[]): void {
   const w = (f: (v: Verdict) => string) => Math.max(...verdicts.map((v) => f(v).length));
   const ws = w((v) => v.suite);
   const wn = w((v) => v.name);
-  for (const v of verdicts) console.log(`${v.pass ? 'PASS' : v.miss ? 'MISS' : 'FAIL'}  ${v.suite.padEnd(ws)}  ${v.name.padEnd(wn)}  ${v.measured}${v.limit === '-' ? '' : `  (limit ${v.limit})`}`);
+  // INFO: a figure shown with no limit to judge it by (a baseline change without max_regression), never a PASS.
+  for (const v of verdicts) console.log(`${v.reportOnly ? 'INFO' : v.pass ? 'PASS' : v.miss ? 'MISS' : 'FAIL'}  ${v.suite.padEnd(ws)}  ${v.name.padEnd(wn)}  ${v.measured}${v.limit === '-' ? '' : `  (limit ${v.limit})`}`);
 }
 
 function printSampling(outcomes: readonly SamplingOutcome[]): void {

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { Command, Option } from 'commander';
 import { DEFAULT_PRICED_MODEL } from '../meter/pricing.ts';
 import { MODEL_SPECS_HELP } from '../models/factory.ts';
-import { FILES, resultsDirFor } from '../results/results-dir.ts';
+import { FILES, resultFile, resultsDirFor } from '../results/results-dir.ts';
+import { wholeRecords } from '../report/data/load-runs.ts';
 import { CONTEXT_HELP } from '../agents/context-spec.ts';
 import { REFLECTIONS } from '../contracts/settings.ts';
 import { LIMITS } from '../contracts/limits.ts';
@@ -117,9 +118,22 @@ function resumedSpend(dir: string, meta: Meta, text: string | undefined, todo: R
   return todo.length > 0 ? spendLimiterFor(text, todo) : undefined;
 }
 
+/**
+ * A sweep in which every run ended in an error produced no result: its figures measure the error, not a
+ * loop. Says the first run's error (a missing agent file names the path) and ends with exit 1.
+ */
+function noResult(outcome: StartedOutcome): void {
+  if (outcome.runs.length === 0 || !outcome.runs.every((r) => r.stop_reason === 'error')) return;
+  const [first] = wholeRecords(resultFile(outcome.dir, 'runs'), outcome.runs.slice(0, 1));
+  const n = outcome.runs.length;
+  console.error(`bench: no run produced a result: ${n === 1 ? 'the one run' : `all ${n} runs`} ended in an error; the first (${first!.run_id}): ${first!.stop_detail}`);
+  process.exitCode = 1;
+}
+
 /** Prints the summary, and says how to go on from a paused or interrupted sweep. */
 function report(o: RunOptions & StartOptions, outcome: StartedOutcome, pauseAt: number | undefined, adaptive = false): void {
   printSummary(outcome, { json: o.json, dir: outcome.dir });
+  noResult(outcome);
   // --repeat auto cannot be resumed (resume.ts): the way on is to run it again.
   if (outcome.spend?.stopped)
     console.error(adaptive ? 'bench: --repeat auto cannot be resumed: run the sweep again under a higher --ci-max-spend (the same seed takes the same runs)' : `bench: run the rest under a new cap with: bench --resume ${outcome.dir} --ci-max-spend <usd>`);

@@ -70,6 +70,8 @@ export interface Usage {
   cached_tokens: number;
   /** Input tokens written to a prompt cache (Anthropic's `cache_creation_input_tokens`); absent: none. */
   cache_write_tokens?: number;
+  /** Of those, the ones written to the 1-hour cache (Anthropic's `cache_creation.ephemeral_1h_input_tokens`); absent: none. */
+  cache_write_1h_tokens?: number;
   /** Output tokens spent on hidden reasoning; absent: none reported. */
   reasoning_tokens?: number;
 }

@@ -4,7 +4,10 @@ import type { RunRecord, StepRecord } from './records.ts';
 
 /** A run as it would have gone under other limits: the figures a report aggregates, marked derived. */
 export interface DerivedRun extends Omit<RunRecord, 'answer' | 'started_at' | 'finished_at'> {
+  /** The configuration it was derived from. */
   derived_from: string;
+  /** The recorded run it is a prefix of. */
+  derived_from_run: string;
 }
 
 export interface WhatIfOutcome {

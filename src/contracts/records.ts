@@ -28,6 +28,13 @@ export interface StepRecord {
   error: string | null;
   /** Input tokens written to a prompt cache (within input_tokens), where the provider reports them. */
   cache_write_tokens?: number;
+  /**
+   * `o200k_base`: the call's tokens are loopbench's o200k_base count standing in for the tokenizer of the
+   * model it is priced as (a simulated model priced as claude-…): an estimate, not that model's count.
+   */
+  tokens_estimated?: 'o200k_base';
+  /** Of those, the ones written to the 1-hour cache (billed above 5-minute writes), where the provider reports them. */
+  cache_write_1h_tokens?: number;
   /** Output tokens spent on reasoning (within output_tokens), where the provider reports them. */
   reasoning_tokens?: number;
   /** The gateway got this answer and withheld it from the agent (a brake stopped the run on it): billed, never seen by the agent. */
@@ -82,9 +89,13 @@ export interface RunRecord {
    * kept: a report takes them from the run's steps.
    */
   cache_write_tokens?: number;
+  /** Of the cache writes, the ones written to the 1-hour cache; absent: none (or written before they were kept). */
+  cache_write_1h_tokens?: number;
   reasoning_tokens?: number;
   cost_usd: number;
   elapsed_ms: number;
+  /** `o200k_base`: its calls' tokens are o200k_base estimates of another tokenizer's (see StepRecord). */
+  tokens_estimated?: 'o200k_base';
   answer: string | null;
   /** Whether the final answer passed the scenario's check; null when the scenario has none. */
   success: boolean | null;

@@ -11,6 +11,8 @@ export interface RunTotals {
   cachedTokens: number;
   /** Input tokens written to a prompt cache (within inputTokens). */
   cacheWriteTokens: number;
+  /** Of those, the ones written to the 1-hour cache. */
+  cacheWrite1hTokens: number;
   /** Output tokens spent on reasoning (within outputTokens). */
   reasoningTokens: number;
   costUsd: number;
@@ -18,5 +20,5 @@ export interface RunTotals {
   elapsedMs: number;
 }
 
-export const noTotals = (): RunTotals => ({ steps: 0, calls: 0, rounds: 0, inputTokens: 0, outputTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, costUsd: 0, elapsedMs: 0 });
+export const noTotals = (): RunTotals => ({ steps: 0, calls: 0, rounds: 0, inputTokens: 0, outputTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, reasoningTokens: 0, costUsd: 0, elapsedMs: 0 });
 

@@ -5,16 +5,29 @@ import type { LimitGrid, Limits } from './limits.ts';
 
 export { SEED_LIMITS, type Limits } from './limits.ts';
 
-export interface Price {
-  /** Pricing-table entry these rates came from, or `custom`. */
-  model: string;
+/** USD per 1M tokens for each part of a call's usage. */
+export interface Rates {
   input_per_1m: number;
   cached_input_per_1m: number;
   output_per_1m: number;
   /** Input tokens written to a prompt cache (Anthropic bills them above the input rate); absent: the input rate. */
   cache_write_per_1m?: number;
+  /** Cache writes kept an hour (Anthropic's 1-hour TTL), a part of the cache writes; absent: the cache-write rate. */
+  cache_write_1h_per_1m?: number;
   /** Reasoning tokens, a part of the output; absent: the output rate (as OpenAI bills them). */
   reasoning_per_1m?: number;
+}
+
+/** A long-context tier: a call whose prompt (cache reads and writes included) exceeds `above_tokens` is billed whole at these rates. */
+export interface LongContextRates extends Rates {
+  above_tokens: number;
+}
+
+export interface Price extends Rates {
+  /** Pricing-table entry these rates came from, or `custom`. */
+  model: string;
+  /** Long-context tiers (LiteLLM's `*_above_200k_tokens`), lowest threshold first; absent: one rate at any prompt size. */
+  long_context?: LongContextRates[];
 }
 
 /** A price that says it is unknown (imported trajectories): their costs come from the trajectories alone. */

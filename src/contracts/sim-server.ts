@@ -7,8 +7,13 @@ export interface SimServer {
   close(): Promise<void>;
 }
 
+/** How a provider caches a prompt: OpenAI automatically, reads only; Anthropic reads and writes, each billed. */
+export type CacheBilling = 'openai' | 'anthropic';
+
 export interface SimServerOptions {
   promptCache: boolean;
+  /** Whose prompt caching the usage follows (default OpenAI's); Anthropic's also reports cache writes. */
+  cacheBilling?: CacheBilling;
   /** Told when the sim plays a profile on tools that are not its own (see ServeOptions.onToolMapping). */
   onToolMapping?: (profile: string, notes: string[]) => void;
 }

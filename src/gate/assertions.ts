@@ -54,8 +54,9 @@ export function evaluateAssertions(scenario: string, a: AssertionsSpec, runs: re
     const bad = runs.filter((r) => !a.stop_reason!.includes(r.stop_reason));
     const counts = new Map<string, number>();
     for (const r of bad) counts.set(r.stop_reason, (counts.get(r.stop_reason) ?? 0) + 1);
-    const others = [...counts].map(([k, v]) => `${k} ${v}`).join(', ');
-    const measured = n === 0 ? 'no runs' : `${n - bad.length}/${n} in the list${others ? ` (${others})` : ''}`;
+    // Counts of runs, said as runs: "2 ended with max_steps", never "max_steps 2", which reads as a limit.
+    const others = [...counts].map(([k, v]) => `${v} ended with ${k}`).join(', ');
+    const measured = n === 0 ? 'no runs' : `${n - bad.length}/${n} runs in the list${others ? `; ${others}` : ''}`;
     verdict(name, n > 0 && bad.length === 0, measured, `every run`, measured);
   }
   if (a.success_rate) {

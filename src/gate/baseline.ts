@@ -110,7 +110,7 @@ const points = (x: number) => `${Math.abs(x * 100).toFixed(0)} point${Math.round
 
 /** Change against the baseline for one scenario; a verdict fails only where `max` sets a limit. */
 export function compareToBaseline(scenario: string, before: BaselineEntry | undefined, now: BaselineEntry, max: MaxRegression): Verdict[] {
-  if (!before) return [{ suite: scenario, name: 'baseline', pass: true, measured: 'not in the baseline', limit: '-', message: `${scenario}: not in the baseline, nothing to compare` }];
+  if (!before) return [{ suite: scenario, name: 'baseline', pass: true, reportOnly: true, measured: 'not in the baseline', limit: '-', message: `${scenario}: not in the baseline, nothing to compare` }];
   const out: Verdict[] = [];
   const relative = (kind: 'cost' | 'tokens', b: number, a: number, show: (x: number) => string, noun: string) => {
     const change = b === 0 ? (a === 0 ? 0 : Infinity) : a / b - 1;
@@ -121,8 +121,9 @@ export function compareToBaseline(scenario: string, before: BaselineEntry | unde
       suite: scenario,
       name: `baseline: ${kind} per task`,
       pass,
+      ...(limit === undefined ? { reportOnly: true as const } : {}),
       measured: `${show(b)} → ${show(a)} (${signed(change)})`,
-      limit: limit === undefined ? 'report only' : `≤ +${(limit * 100).toFixed(0)}%`,
+      limit: limit === undefined ? `none: max_regression.${kind} not set` : `≤ +${(limit * 100).toFixed(0)}%`,
       message: `${scenario}: the new prompt ${kind === 'cost' ? 'costs' : 'uses'} ${words}${noun ? ` ${noun}` : ''} per task (${show(b)} → ${show(a)}${limit === undefined ? '' : `, allowed +${(limit * 100).toFixed(0)}%`})`,
     });
   };
@@ -137,8 +138,9 @@ export function compareToBaseline(scenario: string, before: BaselineEntry | unde
       suite: scenario,
       name: 'baseline: success rate',
       pass,
+      ...(limit === undefined ? { reportOnly: true as const } : {}),
       measured: `${pc(before.success_rate)} → ${pc(now.success_rate)}`,
-      limit: limit === undefined ? 'report only' : `drop ≤ ${points(limit)}`,
+      limit: limit === undefined ? 'none: max_regression.success not set' : `drop ≤ ${points(limit)}`,
       message: `${scenario}: the new prompt succeeds ${drop > 0 ? `${points(drop)} less` : drop < 0 ? `${points(-drop)} more` : 'as'} often (${pc(before.success_rate)} → ${pc(now.success_rate)}${limit === undefined ? '' : `, allowed drop ${points(limit)}`})`,
     });
   }

@@ -22,9 +22,10 @@ export function junitXml(verdicts: readonly Verdict[], name = 'bench check', sam
   const suites = groupBy(verdicts, (v) => v.suite);
   const failures = (vs: readonly Verdict[]) => vs.filter(isBreach).length;
   const errors = (vs: readonly Verdict[]) => vs.filter((v) => v.miss).length;
-  const lines = ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites name="${escape(name)}" tests="${verdicts.length}" failures="${failures(verdicts)}" errors="${errors(verdicts)}">`];
+  const skipped = (vs: readonly Verdict[]) => vs.filter((v) => v.reportOnly).length;
+  const lines = ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites name="${escape(name)}" tests="${verdicts.length}" failures="${failures(verdicts)}" errors="${errors(verdicts)}" skipped="${skipped(verdicts)}">`];
   for (const [suite, vs] of suites) {
-    lines.push(`  <testsuite name="${escape(suite)}" tests="${vs.length}" failures="${failures(vs)}" errors="${errors(vs)}" skipped="0">`);
+    lines.push(`  <testsuite name="${escape(suite)}" tests="${vs.length}" failures="${failures(vs)}" errors="${errors(vs)}" skipped="${skipped(vs)}">`);
     const s = sampling?.outcomes.find((x) => x.scenario === suite);
     if (s)
       lines.push(
@@ -36,7 +37,9 @@ export function junitXml(verdicts: readonly Verdict[], name = 'bench check', sam
       );
     for (const v of vs) {
       const open = `    <testcase classname="${escape(`bench.${suite}`)}" name="${escape(v.name)}"`;
-      if (v.pass) lines.push(`${open}/>`);
+      // A report-only line judges nothing: skipped, with its figure as the reason.
+      if (v.reportOnly) lines.push(`${open}>`, `      <skipped message="${escape(`reported only, no limit: ${v.measured}`)}"/>`, '    </testcase>');
+      else if (v.pass) lines.push(`${open}/>`);
       else {
         lines.push(`${open}>`);
         const tag = v.miss ? 'error' : 'failure';

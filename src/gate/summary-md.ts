@@ -2,13 +2,14 @@
 // directory's own summary.md (findings and the runs table) as `bench report` writes it.
 import { markdownTable } from '../report/render/markdown.ts';
 import type { CheckSection } from '../report/render/html.ts';
-import { isBreach, type Verdict } from './verdict.ts';
+import { isBreach, isJudged, type Verdict } from './verdict.ts';
 import type { SamplingOutcome } from './adaptive.ts';
 import { SIM_CAVEAT } from './sim-caveat.ts';
 
 export function verdictLine(verdicts: readonly Verdict[]): string {
   const missed = verdicts.filter((v) => v.miss).length;
-  const judged = verdicts.length - missed;
+  // Report-only lines (a baseline change with no limit) are figures, not budgets: not counted.
+  const judged = verdicts.filter(isJudged).length;
   const failed = verdicts.filter(isBreach);
   // A budget adaptive sampling left undecided failed the check, but no breach was shown: said apart.
   const undecided = failed.filter((v) => v.undecided).length;
@@ -23,7 +24,8 @@ export function verdictLine(verdicts: readonly Verdict[]): string {
 
 /** One row per budget, for summary.md (marks) and report.html (words). */
 function verdictTable(verdicts: readonly Verdict[], words: boolean) {
-  const result = (v: Verdict) => (words ? (v.pass ? 'holds' : v.miss ? 'not measured' : v.undecided ? 'not shown to hold' : 'breached') : v.pass ? '✅' : v.miss ? '⚠️' : '❌');
+  const result = (v: Verdict) =>
+    words ? (v.reportOnly ? 'reported, no limit' : v.pass ? 'holds' : v.miss ? 'not measured' : v.undecided ? 'not shown to hold' : 'breached') : v.reportOnly ? 'ℹ️' : v.pass ? '✅' : v.miss ? '⚠️' : '❌';
   return { head: [words ? 'result' : '', 'scenario', 'budget', 'measured', 'limit'], rows: verdicts.map((v) => [result(v), v.suite, v.name, v.measured, v.limit]), numeric: [] };
 }
 

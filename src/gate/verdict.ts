@@ -15,9 +15,13 @@ export interface Verdict {
   missKind?: 'replay-miss' | 'spend-cap';
   /** Adaptive repeats: still undecided at the most runs allowed, so not shown to hold (a failure, but no breach was shown either). */
   undecided?: true;
+  /** Nothing judged: a figure shown for the reader (a change against the baseline with no max_regression limit); not a budget. */
+  reportOnly?: true;
 }
 
 export const isBreach = (v: Verdict) => !v.pass && !v.miss;
+/** The budgets a check judged: not the report-only lines, not what was not measured. */
+export const isJudged = (v: Verdict) => !v.miss && !v.reportOnly;
 
 /** `bench check` exit codes: 1 a budget breached; 3 no breach, but something was not measured (a replay missed, or the spend cap let no run start). */
 export const BREACH_EXIT = 1;

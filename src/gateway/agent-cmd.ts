@@ -4,7 +4,7 @@
 // the process's exit and last line of stdout make the rest of its RunRecord.
 import { ANTHROPIC_DEFAULT_URL, DEFAULT_TRANSPORT, simProfileFor, type ModelTransport } from '../models/factory.ts';
 import type { RunRecord } from '../contracts/records.ts';
-import type { SimServer, StartSim } from '../contracts/sim-server.ts';
+import type { CacheBilling, SimServer, StartSim } from '../contracts/sim-server.ts';
 import type { Stop } from '../contracts/stop-reason.ts';
 import { redact } from '../models/redact.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
@@ -33,6 +33,8 @@ export interface AgentHostOptions {
   promptCache: boolean;
   /** Starts the simulated upstream, for runs of a simulated model (the command line gives bench serve's). */
   startSim: StartSim;
+  /** Whose prompt caching the simulated model follows: Anthropic's for a sweep priced as a model that bills cache writes. */
+  cacheBilling?: CacheBilling;
   /** Environment the agents start from (the harness's own, by default); the upstream key is taken out of it. */
   baseEnv?: NodeJS.ProcessEnv;
 }
@@ -48,7 +50,7 @@ export async function startAgentHost(o: AgentHostOptions): Promise<AgentHost> {
     // Anthropic's base URL is spelled without /v1 (its SDKs add /v1/messages); the gateway's upstreams all end in /v1.
     if (spec.startsWith('anthropic:'))
       return { url: `${(transport.anthropicBaseURL ?? ANTHROPIC_DEFAULT_URL).replace(/\/+$/, '')}/v1`, apiKey: transport.anthropicApiKey, model: spec.slice('anthropic:'.length), timeoutMs: transport.timeoutMs, speaks: 'anthropic' };
-    sim ??= o.startSim({ promptCache: o.promptCache, onToolMapping: sayToolMapping });
+    sim ??= o.startSim({ promptCache: o.promptCache, ...(o.cacheBilling ? { cacheBilling: o.cacheBilling } : {}), onToolMapping: sayToolMapping });
     return { url: (await sim).url, model: simProfileFor(spec, plan.scenario).id, seed: plan.settings.seed, timeoutMs: transport.timeoutMs };
   };
   const secrets = [transport.apiKey, transport.anthropicApiKey];

@@ -85,12 +85,18 @@ export function meterUsage(sent: SentUsage | null, b: UsageBounds): Metered {
     problems.push(`cache_write_tokens ${int(write)} with cached_tokens ${int(usage.cached_tokens)} is more than the prompt's ${int(usage.prompt_tokens)}`);
     write = null;
   }
+  let write1h = part(sent.cacheWrite1h, 'cache_write_1h_tokens', problems);
+  if (write1h !== null && write1h > (write ?? 0)) {
+    problems.push(`cache_write_1h_tokens ${int(write1h)} is more than the cache writes' ${int(write ?? 0)}`);
+    write1h = null;
+  }
   let reasoning = part(sent.reasoning, 'reasoning_tokens', problems);
   if (reasoning !== null && reasoning > usage.completion_tokens) {
     problems.push(`reasoning_tokens ${int(reasoning)} is more than the output's ${int(usage.completion_tokens)}`);
     reasoning = null;
   }
   if (write) usage.cache_write_tokens = write;
+  if (write1h) usage.cache_write_1h_tokens = write1h;
   if (reasoning) usage.reasoning_tokens = reasoning;
   if (sent.cacheWrite != null) reported.cache_write_tokens = isCount(sent.cacheWrite) ? sent.cacheWrite : null;
   if (sent.reasoning != null) reported.reasoning_tokens = isCount(sent.reasoning) ? sent.reasoning : null;

@@ -7,6 +7,7 @@ import type { Price, Settings } from '../contracts/settings.ts';
 import type { Stop } from '../contracts/stop-reason.ts';
 import { noTotals, type RunTotals } from '../contracts/run-totals.ts';
 import { callCost } from './pricing.ts';
+import { estimatedModels, O200K_ESTIMATE, tokensEstimated } from './token-estimate.ts';
 
 /** Adds a step already recorded (read back, replayed) to `t` as it was recorded. */
 export function addStep(t: RunTotals, s: StepRecord): void {
@@ -17,6 +18,7 @@ export function addStep(t: RunTotals, s: StepRecord): void {
   t.outputTokens += s.output_tokens;
   t.cachedTokens += s.cached_tokens;
   t.cacheWriteTokens += s.cache_write_tokens ?? 0;
+  t.cacheWrite1hTokens += s.cache_write_1h_tokens ?? 0;
   t.reasoningTokens += s.reasoning_tokens ?? 0;
   t.costUsd += s.cost_usd;
   t.elapsedMs = s.elapsed_ms;
@@ -82,14 +84,17 @@ export class RunLedger {
     const t = this.totals;
     const u = c.usage;
     const cacheWrite = u.cache_write_tokens ?? 0;
+    const cacheWrite1h = u.cache_write_1h_tokens ?? 0;
     const reasoning = u.reasoning_tokens ?? 0;
-    const cost = c.costUsd ?? callCost(c.price ?? this.runSettings.price, u.prompt_tokens, u.completion_tokens, u.cached_tokens, { cacheWrite, reasoning });
+    const price = c.price ?? this.runSettings.price;
+    const cost = c.costUsd ?? callCost(price, u.prompt_tokens, u.completion_tokens, u.cached_tokens, { cacheWrite, cacheWrite1h, reasoning });
     t.calls++;
     t.steps = c.step;
     t.inputTokens += u.prompt_tokens;
     t.outputTokens += u.completion_tokens;
     t.cachedTokens += u.cached_tokens;
     t.cacheWriteTokens += cacheWrite;
+    t.cacheWrite1hTokens += cacheWrite1h;
     t.reasoningTokens += reasoning;
     t.costUsd += cost;
     t.elapsedMs = c.elapsedMs;
@@ -115,7 +120,9 @@ export class RunLedger {
       fingerprint: c.fingerprint ?? null,
       error: c.error ?? null,
       ...(cacheWrite ? { cache_write_tokens: cacheWrite } : {}),
+      ...(cacheWrite1h ? { cache_write_1h_tokens: cacheWrite1h } : {}),
       ...(reasoning ? { reasoning_tokens: reasoning } : {}),
+      ...(tokensEstimated(this.runSettings.model, price.model) ? { tokens_estimated: O200K_ESTIMATE } : {}),
       ...c.detail,
       settings: this.runSettings,
     };
@@ -145,9 +152,11 @@ export class RunLedger {
       output_tokens: t.outputTokens,
       cached_tokens: t.cachedTokens,
       cache_write_tokens: t.cacheWriteTokens,
+      ...(t.cacheWrite1hTokens ? { cache_write_1h_tokens: t.cacheWrite1hTokens } : {}),
       reasoning_tokens: t.reasoningTokens,
       cost_usd: t.costUsd,
       elapsed_ms: Math.round(e.elapsedMs),
+      ...(estimatedModels(this.runSettings).length ? { tokens_estimated: O200K_ESTIMATE } : {}),
       answer: e.answer,
       success: e.success,
       started_at: e.started_at,
@@ -163,6 +172,7 @@ const SUMMED = [
   ['output_tokens', 'outputTokens'],
   ['cached_tokens', 'cachedTokens'],
   ['cache_write_tokens', 'cacheWriteTokens'],
+  ['cache_write_1h_tokens', 'cacheWrite1hTokens'],
   ['reasoning_tokens', 'reasoningTokens'],
   ['cost_usd', 'costUsd'],
 ] as const satisfies ReadonlyArray<[keyof RunRecord, keyof RunTotals]>;

@@ -26,8 +26,13 @@ export class PrefixCache {
     return h;
   }
 
-  /** Billable cached tokens for this request; remembers its prefixes for the next ones. */
+  /** Billable cached tokens for this request (OpenAI's rule); remembers its prefixes for the next ones. */
   cachedTokens(messages: ChatMessage[], tools: ToolSpec[] | undefined, counter: TokenCounter): number {
+    return billableCachedTokens(this.sharedTokens(messages, tools, counter));
+  }
+
+  /** Tokens of the longest prefix (tools, then whole messages) an earlier request sent; remembers this one's. */
+  sharedTokens(messages: ChatMessage[], tools: ToolSpec[] | undefined, counter: TokenCounter): number {
     let chain = tools && tools.length ? this.hashOf(tools) : 0;
     let shared = 0;
     let matching = true;
@@ -40,6 +45,6 @@ export class PrefixCache {
       else matching = false;
       this.seen.add(chain);
     }
-    return billableCachedTokens(shared);
+    return shared;
   }
 }

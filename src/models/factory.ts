@@ -10,6 +10,7 @@ import { redact } from './redact.ts';
 import { RecordingModel, ReplayModel } from './recorded.ts';
 import { loadProfile, type Profile } from '../sim/profile.ts';
 import { SimModel } from '../sim/sim-model.ts';
+import { cacheBillingFor } from '../meter/prompt-cache.ts';
 
 export const MODEL_SPECS_HELP = "sim (the scenario's own profile), sim:<profile>, openai:<model>, anthropic:<model> (--agent-cmd only), replay:<cassette.json>";
 
@@ -76,7 +77,7 @@ const MODEL_KINDS: Record<string, ModelKind> = {
     validate: (_spec, arg) => void (arg && cachedProfile(arg)),
     create: (spec, _arg, { scenario, counter, settings }) => {
       const profile = simProfileFor(spec, scenario);
-      return new SimModel(`sim:${profile.id}`, profile, counter, { promptCache: settings.prompt_cache });
+      return new SimModel(`sim:${profile.id}`, profile, counter, { promptCache: settings.prompt_cache, cacheBilling: cacheBillingFor(settings.price) });
     },
     networked: false,
     pricedAs: () => undefined,

@@ -27,18 +27,19 @@ import { loopReports } from './loop-reports.ts';
 import { renderMarkdown } from './render/markdown.ts';
 import { svgToPng, toSvg } from './render/chart-images.ts';
 import type { ReportData } from './render/report-data.ts';
-import { CachedTokensEstimator, repriceAll, repriceRuns, costAt } from './stats/reprice.ts';
+import { CachedTokensEstimator, repriceAll, repriceRuns, costAt, StepRepricer, type StepCosts } from './stats/reprice.ts';
 import { DEFAULT_VOLUMES, projectVolumes, type Volume } from './stats/volume.ts';
 import { chosenVolume } from './findings/findings.ts';
 import { configEconomics, type ConfigEconomics } from './stats/economics.ts';
 import { recommendLimits } from './findings/decision.ts';
 import type { DeriveRuns, WhatIfOutcome } from '../contracts/derived.ts';
-import { describePricing } from './render/report-data.ts';
+import { chartPricing, describePricing } from './render/report-data.ts';
 import { constraintRows, longestRoundLimit, roleRows, roundRows } from './stats/taskqueue.ts';
 import { queueLengthChart } from './charts/taskqueue.ts';
 import { detectorRows } from './stats/detectors.ts';
 import { detectorFindings } from './findings/detectors.ts';
 import { precisionOutcomes, type PrecisionOutcome } from './stats/precision.ts';
+import { estimatedModels } from '../meter/token-estimate.ts';
 
 export interface BuildOptions {
   /** Prices for the re-pricing table (default: the report's prices). */
@@ -81,6 +82,8 @@ interface StepPass {
   points: StepIndexAccumulator;
   fit: QuadraticFitAccumulator;
   cached: CachedTokensEstimator;
+  /** Each run's steps at the prices the report re-prices at, summed call by call (a long-context tier is a call's). */
+  repriced: StepRepricer;
   /** Largest single-call input per configuration (the context report's 'largest prompt'). */
   maxInput: Map<string, number>;
   /** Each run's steps added up, as recorded: its run record is checked against them. */
@@ -93,9 +96,9 @@ interface StepPass {
  * feeding every per-step aggregate. Lines arrive in completion order, which concurrency and worker
  * threads change; read in plan order, the same records always give the same bytes.
  */
-async function passSteps(dir: string, runOrder: readonly string[], price: Price | undefined, keepSteps: boolean): Promise<StepPass> {
+async function passSteps(dir: string, runOrder: readonly string[], price: Price | undefined, prices: readonly Price[], keepSteps: boolean): Promise<StepPass> {
   const cum = new Map<string, number>();
-  const pass: StepPass = { skipped: 0, byRun: keepSteps ? new Map() : null, points: new StepIndexAccumulator(), fit: new QuadraticFitAccumulator(), cached: new CachedTokensEstimator(), maxInput: new Map(), sums: new StepSums() };
+  const pass: StepPass = { skipped: 0, byRun: keepSteps ? new Map() : null, points: new StepIndexAccumulator(), fit: new QuadraticFitAccumulator(), cached: new CachedTokensEstimator(keepSteps), repriced: new StepRepricer(prices, keepSteps), maxInput: new Map(), sums: new StepSums() };
   const file = resultFile(dir, 'steps');
   // run id → [offset, bytes, offset, bytes, …] of its lines, in file order (a run's own steps are written in order).
   const places = new Map<string, number[]>();
@@ -136,7 +139,7 @@ async function passSteps(dir: string, runOrder: readonly string[], price: Price 
       // The quadratic finding is about the plain loop: a context strategy or critique calls bend the curve (the context report fits those per configuration).
       if (r.settings.context === 'full' && r.settings.reflection === 'off') pass.fit.addStep(r);
       pass.maxInput.set(r.config_id, Math.max(pass.maxInput.get(r.config_id) ?? 0, r.input_tokens));
-      pass.cached.add(r);
+      pass.repriced.add(r, pass.cached.add(r));
       pass.sums.add(r);
     }
   });
@@ -167,11 +170,13 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   const { runs, skipped: skippedRuns, duplicates } = await loadRuns(runsFile);
   const meta = readMeta(dir);
   inPlanOrder(runs, meta?.scenarios ?? []);
-  const steps = await passSteps(dir, runs.map((r) => r.run_id), o.price, Boolean(o.whatIf));
+  // The re-pricing table's prices and the report's, each run re-priced step by step as its steps are read.
+  const tablePrices = o.priceAs ?? (o.price ? [o.price] : recordedPrices(runs));
+  const steps = await passSteps(dir, runs.map((r) => r.run_id), o.price, [...(o.price ? [o.price] : []), ...tablePrices], Boolean(o.whatIf));
   checkRunsAgainstSteps(path.basename(runsFile), runs, steps.sums);
   const whatIf = o.whatIf ? o.whatIf([...wholeRecords(runsFile, runs)], (id) => steps.byRun!.get(id) ?? []) : null;
   steps.byRun = null;
-  const a = analyse(runs, steps, whatIf, { plannedScenarios: meta?.scenarios ?? [], imported: Boolean(meta?.imported) }, o);
+  const a = analyse(runs, steps, whatIf, { plannedScenarios: meta?.scenarios ?? [], imported: meta?.imported?.format ?? null, tablePrices }, o);
   // Replayed over the recorded runs at the recorded prices: what the sweep decided on, whatever --price-model says now.
   const sampling = meta?.adaptive?.rule === 'precision' ? precisionOutcomes(runs, meta.adaptive) : [];
 
@@ -225,9 +230,15 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
 }
 
 /** Every table, finding and decision the reports show, computed from the runs and the step pass (no I/O). */
-function analyse(runs: LoadedRun[], steps: StepPass, whatIf: WhatIfOutcome | null, { plannedScenarios, imported }: { plannedScenarios: readonly string[]; imported: boolean }, o: BuildOptions) {
+function analyse(runs: LoadedRun[], steps: StepPass, whatIf: WhatIfOutcome | null, { plannedScenarios, imported, tablePrices }: { plannedScenarios: readonly string[]; imported: string | null; tablePrices: readonly Price[] }, o: BuildOptions) {
+  // A derived run is its recorded run's first calls: its caching and its re-priced steps are those calls'.
+  const derivedFrom = new Map((whatIf?.runs ?? []).map((r) => [r.run_id, r]));
+  const stepCosts: StepCosts = (r, price, cache) => {
+    const d = derivedFrom.get(r.run_id);
+    return steps.repriced.cost(d ? d.derived_from_run : r.run_id, r.calls, price, cache);
+  };
   // Every cost the reader reads comes from these: the recorded runs and the derived ones, at the report's price.
-  const priced = <R extends RunFacts>(rs: R[]) => (o.price ? repriceAll(rs, o.price) : rs);
+  const priced = <R extends RunFacts>(rs: R[]) => (o.price ? repriceAll(rs, o.price, stepCosts) : rs);
   const derivedAsRecorded = (whatIf?.runs ?? []).map((r) => ({ ...r, repeat: r.settings.repeat }));
   const asRecorded = [...runs, ...derivedAsRecorded];
   inPlanOrder(asRecorded, plannedScenarios);
@@ -242,7 +253,11 @@ function analyse(runs: LoadedRun[], steps: StepPass, whatIf: WhatIfOutcome | nul
   const volumeList = o.volumes ?? DEFAULT_VOLUMES;
   const volumes = projectVolumes(summary, volumeList);
   // The re-pricing table compares with the cost as recorded, whatever the report is priced at.
-  const repriced = repriceRuns(asRecorded, o.priceAs ?? (o.price ? [o.price] : recordedPrices(asRecorded)), (r) => steps.cached.forRun(r.run_id));
+  const cachedFor = (r: RunFacts) => {
+    const d = derivedFrom.get(r.run_id);
+    return d ? steps.cached.forPrefix(d.derived_from_run, d.calls) : steps.cached.forRun(r.run_id);
+  };
+  const repriced = repriceRuns(asRecorded, tablePrices, cachedFor, stepCosts);
   // One colour per configuration in every chart.
   const colours = configColours(summary);
   const loop = loopReports(all, points, steps.maxInput, colours);
@@ -253,8 +268,12 @@ function analyse(runs: LoadedRun[], steps: StepPass, whatIf: WhatIfOutcome | nul
   const recommended = recommendations.some((r) => r.max_steps !== null);
   const detectors = detectorRows(runs);
   const sentences = [...overrunFindings(runs), ...findings({ summary, fits, ratios, savings, volumes }), ...loop.findings, ...detectorFindings(detectors), ...(whatIf?.refusals ?? [])];
-  const pricing = describePricing(summary, { ...(o.price ? { price: o.price } : {}), imported });
-  const chartPrices = o.price ? `re-priced as ${o.price.model}` : imported ? 'as recorded in the trajectories' : 'at the recorded prices';
+  // The simulated model counts every model's tokens with o200k_base: for another tokenizer's model, an estimate.
+  const estimated = [...new Set(all.flatMap((r) => estimatedModels(r.settings)))];
+  const pricing =
+    describePricing(summary, { ...(o.price ? { price: o.price } : {}), imported }) +
+    (estimated.length ? `; the simulated model's token counts are loopbench's o200k_base count, an estimate for ${estimated.join(', ')}, whose tokenizer differs` : '');
+  const chartPrices = chartPricing({ ...(o.price ? { price: o.price } : {}), imported });
   const taskqueue = all.some((r) => r.agent === 'taskqueue') ? { rounds: roundRows(all), roles: roleRows(all), constraints: constraintRows(all) } : null;
   // The queue-length chart follows the runs of the longest round limit only.
   const queueChartRounds = taskqueue ? roundRows(longestRoundLimit(all)) : null;

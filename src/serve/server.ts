@@ -3,7 +3,7 @@
 // Stateless like the sim itself: the answer depends only on the request (model → profile,
 // seed, conversation), so served and in-process answers are identical.
 import type { HttpRoute } from '../contracts/http-route.ts';
-import type { StartSim } from '../contracts/sim-server.ts';
+import type { CacheBilling, StartSim } from '../contracts/sim-server.ts';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -41,6 +41,8 @@ export interface ServeOptions {
   /** Answer every model name with this profile; otherwise the model name is the profile id. */
   profile?: string;
   promptCache: boolean;
+  /** Whose prompt caching the usage follows (default OpenAI's); Anthropic's also reports cache writes. */
+  cacheBilling?: CacheBilling;
   /** Per-request usage, one JSON line each. */
   logFile?: string;
   /** Fault draws; Math.random unless a test scripts them. */
@@ -135,7 +137,7 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
     let answer: Answer;
     try {
       await offThread.precount(chat.messages, counter);
-      const sim = new SimModel(profile.id, profile, counter, { promptCache: o.promptCache, cache });
+      const sim = new SimModel(profile.id, profile, counter, { promptCache: o.promptCache, cache, ...(o.cacheBilling ? { cacheBilling: o.cacheBilling } : {}) });
       // The `overlong` fault plays a provider that ignores max_tokens.
       const asked = fault === 'overlong' ? { ...chat, max_tokens: undefined } : chat;
       const r = await sim.complete(asked, { runId: '', scenario: '', step: 0, round: 0, role: 'act' });

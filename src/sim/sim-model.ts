@@ -3,6 +3,8 @@
 import { ModelError, roleOf, type CallContext, type ChatModel, type ChatRequest, type ChatResult, type Role } from '../contracts/chat.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
 import { PrefixCache } from '../meter/prefix-cache.ts';
+import { anthropicCacheUsage } from '../meter/prompt-cache.ts';
+import type { CacheBilling } from '../contracts/sim-server.ts';
 import { writeAct } from './act.ts';
 import { capOutput } from './max-tokens.ts';
 import { writeCritic } from './critic.ts';
@@ -14,6 +16,8 @@ import { writeSummary } from './summarizer.ts';
 
 export interface SimOptions {
   promptCache: boolean;
+  /** Whose prompt caching the usage follows (default OpenAI's: reads only); Anthropic's also writes, billed apart. */
+  cacheBilling?: CacheBilling;
   /** A prompt cache shared beyond this model (`bench serve` keeps one for all requests, as a provider does). */
   cache?: PrefixCache;
 }
@@ -47,16 +51,22 @@ export class SimModel implements ChatModel {
     const { message, finishReason } = capOutput(stopped, whole, request.max_tokens);
     const produced = message === stopped ? whole : this.counter.produced(message);
     const promptTokens = this.counter.prompt(request.messages, request.tools);
-    const cached = this.options.promptCache ? this.cache.cachedTokens(request.messages, request.tools, this.counter) : 0;
+    const { cached, written } = this.cacheUsage(request, promptTokens);
     const stopSequence = stopped === answer.message || finishReason !== 'stop' ? undefined : firstStop(answer.message.content ?? '', request.stop)?.sequence;
     return {
       message,
-      usage: { prompt_tokens: promptTokens, completion_tokens: finishReason === 'length' ? request.max_tokens! : produced, cached_tokens: cached },
+      usage: { prompt_tokens: promptTokens, completion_tokens: finishReason === 'length' ? request.max_tokens! : produced, cached_tokens: cached, ...(written ? { cache_write_tokens: written } : {}) },
       finishReason,
       ...(stopSequence !== undefined ? { stopSequence } : {}),
       latencyMs: answer.latencyMs,
       retries: 0,
     };
+  }
+
+  private cacheUsage(request: ChatRequest, promptTokens: number): { cached: number; written: number } {
+    if (!this.options.promptCache) return { cached: 0, written: 0 };
+    if (this.options.cacheBilling === 'anthropic') return anthropicCacheUsage(this.cache.sharedTokens(request.messages, request.tools, this.counter), promptTokens);
+    return { cached: this.cache.cachedTokens(request.messages, request.tools, this.counter), written: 0 };
   }
 }
 

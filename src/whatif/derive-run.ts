@@ -74,7 +74,7 @@ export function deriveRun(run: RunRecord, steps: readonly StepRecord[], limits: 
       finished_at: '',
       ...(run.extra ? { extra: run.extra } : {}),
     });
-    return { ok: true, run: { ...derived, derived_from: run.config_id } };
+    return { ok: true, run: { ...derived, derived_from: run.config_id, derived_from_run: run.run_id } };
   };
 
   for (const s of steps) {

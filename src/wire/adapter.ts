@@ -51,6 +51,8 @@ export interface SentUsage {
   completion: unknown;
   cached: unknown;
   cacheWrite?: unknown;
+  /** The part of cacheWrite written to the 1-hour cache. */
+  cacheWrite1h?: unknown;
   reasoning?: unknown;
 }
 

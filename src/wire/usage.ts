@@ -19,6 +19,7 @@ export function usageFrom(u: SentUsage | null): Usage | null {
     completion_tokens: u.completion,
     cached_tokens: n(u.cached),
     ...(n(u.cacheWrite) ? { cache_write_tokens: n(u.cacheWrite) } : {}),
+    ...(n(u.cacheWrite1h) ? { cache_write_1h_tokens: n(u.cacheWrite1h) } : {}),
     ...(n(u.reasoning) ? { reasoning_tokens: n(u.reasoning) } : {}),
   };
 }

@@ -37,6 +37,7 @@ export function checkRunsAgainstSteps(file: string, runs: readonly LoadedRun[], 
         `${file} line ${r.line}: ${off.field} is ${off.recorded}, but the run's ${t.calls} step record(s) in steps.jsonl add up to ${off.summed} (a run record is the sum of its steps: one of the two files was edited or damaged)`,
       );
     r.cache_write_tokens ??= t.cacheWriteTokens;
+    if (t.cacheWrite1hTokens) r.cache_write_1h_tokens ??= t.cacheWrite1hTokens;
     r.reasoning_tokens ??= t.reasoningTokens;
   }
 }

@@ -9,10 +9,12 @@ import { differingSettings } from './settings-diff.ts';
 import { pct, times, usd, usdDistinct } from '../format/numbers.ts';
 import { DAYS_PER_MONTH, type Volume } from '../stats/volume.ts';
 import { isDerived } from '../../contracts/derived.ts';
+import { preemption } from './stops.ts';
 
 export const RULE_CHECKED =
   'the cheapest limit per successful task whose success rate is not significantly below the best limit’s (the 95% interval of the difference in success rates includes 0)';
 export const RULE_UNCHECKED = 'none without a check: success is not measured, and by cost per run alone the lowest limit always wins';
+export const RULE_NO_RESULT = 'none without a result: every run ended in an error, so the sweep measured nothing to choose by';
 
 export interface Recommendation {
   scenario: string;
@@ -41,6 +43,10 @@ export function recommendLimits(summary: readonly ConfigSummary[], economics: re
     const econ = (c: ConfigSummary) => economics.find((e) => e.config_id === c.config_id)!;
     const top = family[family.length - 1]!;
     const at = family_ ? ` (${family_})` : '';
+    if (family.every((c) => c.stop_reasons.error === c.runs)) {
+      out.push(withoutResult(family, `${scenario}${at}`, family_, volume));
+      continue;
+    }
     if (!family.every((c) => c.successes !== null)) {
       out.push(withoutCheck(family, `${scenario}${at}`, family_, volume));
       continue;
@@ -89,7 +95,7 @@ export function recommendLimits(summary: readonly ConfigSummary[], economics: re
       saving_usd_per_month: saving,
       volume,
       next,
-      sentence: `${scenario}${at}: recommended MAX_STEPS ${steps}${isDerived(pick.config_id) ? ' (derived from recorded runs: a what-if)' : ''} — ${why}; ${saves}. Rule: ${rule}.${next ? ` Next: ${next}.` : ''}`,
+      sentence: `${scenario}${at}: recommended MAX_STEPS ${steps}${isDerived(pick.config_id) ? ' (derived from recorded runs: a what-if)' : ''} — ${why}; ${saves}${pick === top ? cutBy(pick) : cutBy(pick, top)}. Rule: ${rule}.${next ? ` Next: ${next}.` : ''}`,
     });
   }
   return out;
@@ -118,7 +124,28 @@ function withoutCheck(family: readonly ConfigSummary[], name: string, familyLabe
     next,
     sentence:
       `${name}: MAX_STEPS ${limit(lo)} → ${limit(hi)}: steps taken ${ratio(lo.steps.mean, hi.steps.mean)} (${lo.steps.mean.toFixed(1)} → ${hi.steps.mean.toFixed(1)}) → input tokens ${ratio(lo.input_tokens.mean, hi.input_tokens.mean)}, ` +
-      `${money(lo.cost_usd.mean)} → ${money(hi.cost_usd.mean)} per run. No MAX_STEPS is recommended: the scenario checks no answer, so success is not measured and by cost alone the lowest limit always wins. Next: ${next}.`,
+      `${money(lo.cost_usd.mean)} → ${money(hi.cost_usd.mean)} per run${cutBy(lo, hi)}. No MAX_STEPS is recommended: the scenario checks no answer, so success is not measured and by cost alone the lowest limit always wins. Next: ${next}.`,
+  };
+}
+
+/** The brakes other than the step limit that cut these configurations' runs, each said once: a limit they never reached is not what decided. */
+const cutBy = (...configs: ConfigSummary[]) => configs.map(preemption).join('');
+
+/** A family whose every run ended in an error: what it cost and how far it got measure the error, not the loop. */
+function withoutResult(family: readonly ConfigSummary[], name: string, familyLabel: string, volume: Volume): Recommendation {
+  const runs = family.reduce((s, c) => s + c.runs, 0);
+  const next = 'fix the error (bench prints the first on stderr; each run has its own in runs.jsonl, stop_detail) and run the sweep again';
+  return {
+    scenario: family[0]!.scenario,
+    family: familyLabel,
+    max_steps: null,
+    config_id: null,
+    rule: RULE_NO_RESULT,
+    highest_steps: family[family.length - 1]!.settings.limits.max_steps!,
+    saving_usd_per_month: null,
+    volume,
+    next,
+    sentence: `${name}: no MAX_STEPS is recommended: ${runs === 1 ? 'its one run' : `all ${runs} runs`} ended in an error, so the sweep measured no loop. Next: ${next}.`,
   };
 }
 

@@ -61,21 +61,38 @@ export interface ReportData {
 }
 
 /** `gpt-4o-mini ($0.15 input / $0.075 cached input / $0.6 output per 1M tokens)` */
-export const describePrice = (p: Price) => `${p.model} ($${p.input_per_1m} input / $${p.cached_input_per_1m} cached input / $${p.output_per_1m} output per 1M tokens)`;
+/** The rates a reader needs to check a cost: cache writes and long-context tiers only where the price has them. */
+export function describePrice(p: Price): string {
+  const writes = p.cache_write_per_1m !== undefined ? ` / $${p.cache_write_per_1m} cache writes` : '';
+  const tiers = (p.long_context ?? []).map((t) => `; prompts over ${t.above_tokens.toLocaleString('en-US')} tokens: $${t.input_per_1m} input / $${t.output_per_1m} output, the whole call`).join('');
+  return `${p.model} ($${p.input_per_1m} input / $${p.cached_input_per_1m} cached input${writes} / $${p.output_per_1m} output per 1M tokens${tiers})`;
+}
 
 export function describePrices(summary: readonly ConfigSummary[]): string[] {
   return distinct(summary.map((c) => JSON.stringify(c.settings.price))).map((j) => describePrice(JSON.parse(j) as Price));
 }
 
 /**
- * How the report's costs were priced, as the reports say it after "Costs". Imported runs carry the costs
- * their trajectories recorded; a price of theirs only priced steps that recorded tokens but no cost.
+ * How the report's costs were priced, as the reports say it after "Costs", by where they come from.
+ * Imported runs (`imported`: the import's format) carry the costs their trajectories recorded, and a
+ * price of theirs only priced steps that recorded tokens but no cost; message lists record no usage at
+ * all, so loopbench counted every token and priced every call.
  */
-export function describePricing(summary: readonly ConfigSummary[], o: { price?: Price; imported: boolean }): string {
+export function describePricing(summary: readonly ConfigSummary[], o: { price?: Price; imported: string | null }): string {
   if (o.price) return `re-priced as ${describePrice(o.price)} from recorded tokens (the brakes fired at the recorded prices)`;
   if (!o.imported) return `priced as recorded: ${describePrices(summary).join('; ')}`;
   const known = describePrices(summary.filter((c) => c.settings.price.model !== UNKNOWN_PRICE.model));
+  if (o.imported === 'messages') return `counted by loopbench: the message lists hold no usage, so every call's tokens were counted with loopbench's o200k_base counter and priced as ${known.join('; ')}`;
+  // A chat log records each call's usage but never its cost.
+  if (o.imported === 'chatlog' && known.length) return `priced by loopbench: tokens as the chat log recorded them, which records no cost, priced as ${known.join('; ')}`;
   return `as recorded in the trajectories${known.length ? ` (steps with tokens but no cost_usd priced as ${known.join('; ')})` : ''}`;
+}
+
+/** The same, in the few words a chart's caption has room for. */
+export function chartPricing(o: { price?: Price; imported: string | null }): string {
+  if (o.price) return `re-priced as ${o.price.model}`;
+  if (o.imported === 'messages') return 'tokens counted and priced by loopbench';
+  return o.imported ? 'as recorded in the trajectories' : 'at the recorded prices';
 }
 
 /** The swept dimensions and the fixed limits, as `name: values` lines. */

@@ -10,12 +10,18 @@ import { groupBy } from '../data/group.ts';
  * Per run: the input tokens a provider would bill at the cached rate. A run recorded with caching on
  * has the real figure; otherwise, with the full history re-sent, each call's prompt starts with the
  * previous call's prompt (same role), so that prefix is what the cache would have hit — an estimate.
+ * With `keepPrefixes` (a what-if), it also keeps each run's running total call by call: a derived run is
+ * a prefix of its recorded run, so its estimate is the total after its own last call.
  */
 export class CachedTokensEstimator {
   private readonly prevInput = new Map<string, number>();
   private readonly cached = new Map<string, number>();
+  private readonly prefixes = new Map<string, number[]>();
 
-  add(r: StepRecord): void {
+  constructor(private readonly keepPrefixes = false) {}
+
+  /** Adds a step (a run's steps in order); the input tokens of it a cache would read. */
+  add(r: StepRecord): number {
     let hit = 0;
     if (r.settings.prompt_cache) hit = r.cached_tokens;
     else if (r.settings.context === 'full') {
@@ -23,13 +29,102 @@ export class CachedTokensEstimator {
       hit = Math.min(r.input_tokens, billableCachedTokens(this.prevInput.get(key) ?? 0));
       this.prevInput.set(key, r.input_tokens);
     }
-    this.cached.set(r.run_id, (this.cached.get(r.run_id) ?? 0) + hit);
+    const total = (this.cached.get(r.run_id) ?? 0) + hit;
+    this.cached.set(r.run_id, total);
+    if (this.keepPrefixes) {
+      let p = this.prefixes.get(r.run_id);
+      if (!p) this.prefixes.set(r.run_id, (p = []));
+      p.push(total);
+    }
+    return hit;
   }
 
   forRun(runId: string): number {
     return this.cached.get(runId) ?? 0;
   }
+
+  /** The estimate over a run's first `calls` calls (kept only with `keepPrefixes`). */
+  forPrefix(runId: string, calls: number): number {
+    if (calls <= 0) return 0;
+    const p = this.prefixes.get(runId);
+    if (!p) throw new Error(`no step records kept for run ${runId}`);
+    return p[Math.min(calls, p.length) - 1]!;
+  }
 }
+
+/** The token counts a cost is computed from: a step's, or a run's sums of them. */
+type Tokens = Pick<StepRecord, 'input_tokens' | 'output_tokens' | 'cached_tokens' | 'cache_write_tokens' | 'cache_write_1h_tokens' | 'reasoning_tokens'>;
+
+/** `r`'s tokens at `price`, `cached` of the input read from a cache; every other part at its own rate. */
+const tokensAt = (price: Price, r: Tokens, cached: number) =>
+  callCost(price, r.input_tokens, r.output_tokens, cached, { cacheWrite: r.cache_write_tokens, cacheWrite1h: r.cache_write_1h_tokens, reasoning: r.reasoning_tokens });
+
+/**
+ * A step's cost at `price`, cache reads billed where the step recorded them (prompt caching on): steps.csv's
+ * re-priced cost. A long-context tier is chosen by the step's own prompt, as the provider bills a call.
+ */
+export const costAt = (price: Price, s: Tokens & { settings: Pick<StepRecord['settings'], 'prompt_cache'> }) => tokensAt(price, s, s.settings.prompt_cache ? s.cached_tokens : 0);
+
+/** Input tokens a cache could have read: never those the same call wrote to it. */
+const readable = (r: Tokens, hit: number) => Math.min(r.input_tokens - (r.cache_write_tokens ?? 0), hit);
+
+/**
+ * Each run's steps re-priced at each of `prices`, without prompt caching and with it (as recorded where
+ * the run cached, estimated where it did not), summed call by call: a long-context tier is a call's, so a
+ * re-priced run costs the sum of its re-priced steps. With `keepPrefixes` (a what-if) it keeps the sums
+ * after every call: a derived run is a prefix of its recorded run.
+ */
+export class StepRepricer {
+  private readonly prices: Price[];
+  private readonly index: Map<string, number>;
+  private readonly byRun = new Map<string, { calls: number; sums: number[][] }>();
+
+  constructor(
+    prices: readonly Price[],
+    private readonly keepPrefixes = false,
+  ) {
+    const byKey = new Map(prices.map((p) => [JSON.stringify(p), p]));
+    this.prices = [...byKey.values()];
+    this.index = new Map([...byKey.keys()].map((k, i) => [k, i]));
+  }
+
+  /** Adds a step (a run's steps in order); `hit`: the input tokens of it a cache would read (CachedTokensEstimator.add). */
+  add(s: StepRecord, hit: number): void {
+    let run = this.byRun.get(s.run_id);
+    if (!run) this.byRun.set(s.run_id, (run = { calls: 0, sums: [] }));
+    const last = run.sums.at(-1);
+    const cached = s.settings.prompt_cache ? s.cached_tokens : readable(s, hit);
+    const next = this.prices.flatMap((p, i) => [(last?.[2 * i] ?? 0) + tokensAt(p, s, 0), (last?.[2 * i + 1] ?? 0) + tokensAt(p, s, cached)]);
+    run.calls++;
+    if (this.keepPrefixes || !last) run.sums.push(next);
+    else run.sums[0] = next;
+  }
+
+  /**
+   * The cost at `price` of run `runId`'s first `calls` calls, with or without caching; undefined when
+   * `price` is not one it re-prices or those steps are not all in steps.jsonl.
+   */
+  cost(runId: string, calls: number, price: Price, cache: boolean): number | undefined {
+    const i = this.index.get(JSON.stringify(price));
+    if (i === undefined) return undefined;
+    if (calls <= 0) return 0;
+    const run = this.byRun.get(runId);
+    if (!run || run.calls < calls || (!this.keepPrefixes && run.calls !== calls)) return undefined;
+    return run.sums[this.keepPrefixes ? calls - 1 : 0]![2 * i + (cache ? 1 : 0)];
+  }
+}
+
+/** A run's re-priced cost as the sum of its re-priced steps, with or without caching; undefined without its steps. */
+export type StepCosts = (r: RunFacts, price: Price, cache: boolean) => number | undefined;
+
+/**
+ * A run's summed tokens at `price`'s base rates: for a run whose steps are not all recorded. A long-context
+ * tier is chosen per call, by that call's prompt, which a run's totals do not tell.
+ */
+const totalsAt = (price: Price, r: RunFacts, cached: number) => {
+  const { long_context: _tiers, ...base } = price;
+  return tokensAt(base, r, cached);
+};
 
 export interface RepricedConfig {
   config_id: string;
@@ -44,19 +139,14 @@ export interface RepricedConfig {
   ratio_to_recorded: number;
 }
 
-export function repriceRuns(runs: readonly RunFacts[], prices: readonly Price[], cachedFor: (r: RunFacts) => number): RepricedConfig[] {
+export function repriceRuns(runs: readonly RunFacts[], prices: readonly Price[], cachedFor: (r: RunFacts) => number, stepCosts?: StepCosts): RepricedConfig[] {
   const byConfig = groupBy(runs, (r) => r.config_id);
   const out: RepricedConfig[] = [];
   for (const [config_id, group] of byConfig) {
     const recorded = group.reduce((s, r) => s + r.cost_usd, 0);
     for (const price of prices) {
       for (const cache of [false, true]) {
-        const total = group.reduce((s, r) => {
-          const write = r.cache_write_tokens ?? 0;
-          // Input written to the cache is not also read from it.
-          const cached = cache ? Math.min(r.input_tokens - write, cachedFor(r)) : 0;
-          return s + callCost(price, r.input_tokens, r.output_tokens, cached, { cacheWrite: write, reasoning: r.reasoning_tokens });
-        }, 0);
+        const total = group.reduce((s, r) => s + (stepCosts?.(r, price, cache) ?? totalsAt(price, r, cache ? readable(r, cachedFor(r)) : 0)), 0);
         out.push({
           config_id,
           scenario: group[0]!.scenario,
@@ -76,9 +166,10 @@ export function repriceRuns(runs: readonly RunFacts[], prices: readonly Price[],
 /**
  * The runs as if billed at `price`: every cost the reports show comes from these. Cached tokens are
  * billed at the cached rate only where the run recorded them (prompt caching on), as the provider would.
+ * A run costs the sum of its steps at `price` (each call at its tier) where `stepCosts` has them all.
  * The brakes fired at the recorded prices: a budget stop stays where it was.
  */
-export function repriceAll<R extends RunFacts>(runs: readonly R[], price: Price): R[] {
+export function repriceAll<R extends RunFacts>(runs: readonly R[], price: Price, stepCosts?: StepCosts): R[] {
   const settings = new Map<RunFacts['settings'], RunFacts['settings']>();
   return runs.map((r) => {
     let s = settings.get(r.settings);
@@ -86,13 +177,7 @@ export function repriceAll<R extends RunFacts>(runs: readonly R[], price: Price)
       const { role_prices: _rolePrices, ...rest } = r.settings;
       settings.set(r.settings, (s = { ...rest, price }));
     }
-    return { ...r, settings: s, cost_usd: costAt(price, r) };
+    const cache = Boolean(r.settings.prompt_cache);
+    return { ...r, settings: s, cost_usd: stepCosts?.(r, price, cache) ?? totalsAt(price, r, cache ? r.cached_tokens : 0) };
   });
 }
-
-/**
- * A run's or a step's cost at `price`, from its tokens: runs and steps are priced by this one rule, so a
- * re-priced run costs the sum of its re-priced steps (cache writes and reasoning at their own rates).
- */
-export const costAt = (price: Price, r: Pick<StepRecord, 'input_tokens' | 'output_tokens' | 'cached_tokens' | 'cache_write_tokens' | 'reasoning_tokens'> & { settings: Pick<StepRecord['settings'], 'prompt_cache'> }) =>
-  callCost(price, r.input_tokens, r.output_tokens, r.settings.prompt_cache ? r.cached_tokens : 0, { cacheWrite: r.cache_write_tokens, reasoning: r.reasoning_tokens });

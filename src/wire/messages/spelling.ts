@@ -177,7 +177,16 @@ export function messagesUsage(u: Usage) {
 export function messagesSentUsage(u: unknown): SentUsage | null {
   if (!isObject(u)) return null;
   const details = isObject(u.output_tokens_details) ? u.output_tokens_details : {};
-  return { prompt: wholeInput(u.input_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens), completion: u.output_tokens, cached: u.cache_read_input_tokens, cacheWrite: u.cache_creation_input_tokens, reasoning: details.thinking_tokens };
+  // The cache writes by lifetime: 1-hour writes are billed above 5-minute ones.
+  const byTtl = isObject(u.cache_creation) ? u.cache_creation : {};
+  return {
+    prompt: wholeInput(u.input_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens),
+    completion: u.output_tokens,
+    cached: u.cache_read_input_tokens,
+    cacheWrite: u.cache_creation_input_tokens,
+    cacheWrite1h: byTtl.ephemeral_1h_input_tokens,
+    reasoning: details.thinking_tokens,
+  };
 }
 
 function stopReason(a: Answer): string {

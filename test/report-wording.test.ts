@@ -28,11 +28,13 @@ describe('wording', () => {
   const summary = (price: { model: string }) => [{ settings: { price: { ...UNKNOWN_PRICE, ...price } } }] as unknown as ConfigSummary[];
 
   it('imported costs are as recorded in the trajectories, not "priced as unknown ($0)"', () => {
-    expect(describePricing([...summary(UNKNOWN_PRICE), ...summary({ model: 'gpt-4o-mini' })], { imported: true })).toBe(
+    expect(describePricing([...summary(UNKNOWN_PRICE), ...summary({ model: 'gpt-4o-mini' })], { imported: 'atif' })).toBe(
       'as recorded in the trajectories (steps with tokens but no cost_usd priced as gpt-4o-mini ($0 input / $0 cached input / $0 output per 1M tokens))',
     );
-    expect(describePricing(summary(UNKNOWN_PRICE), { imported: true })).toBe('as recorded in the trajectories');
-    expect(describePricing(summary({ model: 'gpt-4o-mini' }), { imported: false })).toMatch(/^priced as recorded: gpt-4o-mini/);
+    expect(describePricing(summary(UNKNOWN_PRICE), { imported: 'atif' })).toBe('as recorded in the trajectories');
+    expect(describePricing(summary({ model: 'gpt-4o-mini' }), { imported: null })).toMatch(/^priced as recorded: gpt-4o-mini/);
+    // Session logs record tokens only: every call was priced by the import, none "as recorded".
+    expect(describePricing(summary({ model: 'claude-sonnet-4-5' }), { imported: 'claude-code' })).toMatch(/^priced per call from its recorded tokens at the rates of the model it recorded \(the logs hold no costs\): claude-sonnet-4-5/);
   });
 
   it('a count of one is singular', () => {

@@ -15,12 +15,15 @@ import { toolSpecs, Tools, type MessagesFormat } from '../trajectories/messages.
 import { importOtlp } from '../trajectories/otlp-import.ts';
 import { parseOne as one } from '../runner/values.ts';
 import { readTrajectoryFile } from '../trajectories/read-file.ts';
+import { detectLogFormat, importAgentLogs, LOG_FORMATS } from '../trajectories/agent-logs/import-logs.ts';
+import type { LogFormat } from '../trajectories/agent-logs/session-run.ts';
+import { dataPath } from '../contracts/paths.ts';
 import { collect, whatIfOf } from './report.ts';
 import { printSummary } from './summary-table.ts';
 
 interface ImportFlags {
   out: string;
-  format: string;
+  format?: string;
   groupBy?: string;
   scenario?: string;
   priceModel?: string;
@@ -42,7 +45,7 @@ interface ImportFlags {
   model?: string;
 }
 
-const FORMATS = ['atif', 'chatlog', 'messages', 'otlp'] as const;
+const FORMATS = ['atif', 'chatlog', 'messages', 'otlp', ...LOG_FORMATS] as const;
 type Format = (typeof FORMATS)[number];
 
 /** Flags that belong to one format (given with another, they are a usage error, not silently ignored). */
@@ -102,10 +105,10 @@ function importChatLogs(paths: string[], groupBy: string, out: string, options: 
 export function registerImport(program: Command): void {
   program
     .command('import')
-    .description('import agent trajectories (ATIF files, OpenAI-format chat logs, message-list dumps, or OpenTelemetry GenAI spans) into a results directory, and build its reports')
-    .argument('<paths...>', 'ATIF files (one trajectory, or an array of them, per file) or folders searched for *.json; with --format chatlog, .jsonl files or folders of them; with --format messages or otlp, .jsonl or .json files or folders of them')
+    .description('import agent trajectories (ATIF files, OpenAI-format chat logs, message-list dumps, OpenTelemetry GenAI spans, or Claude Code / Codex CLI session logs) into a results directory, and build its reports')
+    .argument('<paths...>', 'ATIF files (one trajectory, or an array of them, per file) or folders searched for *.json; with --format chatlog, .jsonl files or folders of them; with --format messages or otlp, .jsonl or .json files or folders of them; with --format claude-code or codex, session logs (.jsonl) or folders of them (~/.claude/projects, $CODEX_HOME/sessions)')
     .requiredOption('-o, --out <name>', 'results directory: results/<name>, or a path')
-    .option('--format <format>', 'input format: atif (trajectory JSON files), chatlog (OpenAI-format JSON lines, one model call each: request/response pairs, or bench serve --log lines), messages (one conversation per record: its final OpenAI-format message list and its outcome), or otlp (OpenTelemetry GenAI spans: OTLP/JSON files, one request per file or per line)', 'atif')
+    .option('--format <format>', 'input format: atif (trajectory JSON files), chatlog (OpenAI-format JSON lines, one model call each: request/response pairs, or bench serve --log lines), messages (one conversation per record: its final OpenAI-format message list and its outcome), otlp (OpenTelemetry GenAI spans: OTLP/JSON files, one request per file or per line), claude-code (Claude Code session logs: one run per session, sub-agents as runs of their own) or codex (Codex CLI rollout logs: one run per session). Default: claude-code or codex when the first .jsonl file found is one of their logs, else atif')
     .option('--group-by <field>', 'chatlog: the field whose value names a call\'s run, a dotted path (e.g. metadata.run_id)')
     .option('--messages-field <field>', 'messages: the field holding each record\'s message list, a dotted path (e.g. traj, history)', 'messages')
     .option('--id-field <field>', 'messages: the field naming each conversation', 'id')
@@ -126,6 +129,7 @@ export function registerImport(program: Command): void {
     .option('--what-if <limit=values>', 'with the reports: derive runs under other limits from the imported steps, as bench report --what-if does (repeatable; e.g. steps=5..30:5)', collect)
     .option('--no-report', 'write the records only (steps.jsonl, runs.jsonl, meta.json); build the reports later with bench report OUT')
     .action(async (inputs: string[], o: ImportFlags) => {
+      o.format ??= detectLogFormat(trajectoryFiles(inputs, '.jsonl')) ?? 'atif';
       if (!(FORMATS as readonly string[]).includes(o.format)) throw new UsageError(`--format: '${o.format}' is not supported (accepted: ${FORMATS.join(', ')})`);
       for (const [key, { format, flag }] of Object.entries(FORMAT_FLAGS))
         if (o[key as keyof ImportFlags] !== undefined && o.format !== format) throw new UsageError(`${flag}: only for --format ${format}${o.format === 'atif' && key === 'groupBy' ? ' (an ATIF file is one run already)' : ''}`);
@@ -137,7 +141,9 @@ export function registerImport(program: Command): void {
         if (!o.force) throw new UsageError(`${out} already holds results (use --force to overwrite, or another --out)`);
         fs.rmSync(out, { recursive: true, force: true });
       }
-      const price = pricing(o);
+      const logs = (LOG_FORMATS as readonly string[]).includes(o.format);
+      // Session logs name the provider's models: priced from the LiteLLM map unless told otherwise.
+      const price = pricing(logs ? { ...o, pricing: o.pricing ?? dataPath('litellm-prices.json') } : o);
       const messages = o.format === 'messages' ? messagesFormat(o, price) : undefined;
       const outcomes = o.outcomes ? loadYamlFile(o.outcomes, Outcomes) : undefined;
       const options = { scenario: o.scenario, price, outcomes, command: process.argv.slice(2) };
@@ -149,12 +155,14 @@ export function registerImport(program: Command): void {
             ? importMessages(trajectoryFiles(inputs, ['.jsonl', '.json']), out, messages!, options)
             : o.format === 'otlp'
               ? importOtlp(trajectoryFiles(inputs, ['.jsonl', '.json']), out, options)
-              : importChatLogs(inputs, o.groupBy!, out, options);
+              : logs
+                ? importAgentLogs(o.format as LogFormat, trajectoryFiles(inputs, '.jsonl'), out, options)
+                : importChatLogs(inputs, o.groupBy!, out, options);
       for (const line of done.skipped) console.error(`bench: skipped ${line}`);
       for (const line of done.problems) console.error(`bench: ${line}`);
-      if (done.runs === 0) throw new UsageError(`nothing imported: ${done.skipped.length} file(s) or line(s) skipped, none held a valid ${{ atif: 'ATIF trajectory', chatlog: 'model call', messages: 'conversation', otlp: 'GenAI chat span' }[o.format as Format]}`);
+      if (done.runs === 0) throw new UsageError(`nothing imported: ${done.skipped.length} file(s) or line(s) skipped, none held a valid ${{ atif: 'ATIF trajectory', chatlog: 'model call', messages: 'conversation', otlp: 'GenAI chat span', 'claude-code': 'Claude Code session with a model call', codex: 'Codex session with a model call' }[o.format as Format]}`);
       for (const note of done.notes) console.error(`bench: note: ${note}`);
-      const summary = `imported ${done.runs} run(s), ${done.steps} agent step(s)${done.skipped.length ? `; ${done.skipped.length} ${{ atif: 'file(s)', chatlog: 'line(s)', messages: 'record(s) or file(s)', otlp: 'file(s), line(s) or run(s)' }[o.format as Format]} skipped` : ''}`;
+      const summary = `imported ${done.runs} run(s), ${done.steps} agent step(s)${done.skipped.length ? `; ${done.skipped.length} ${{ atif: 'file(s)', chatlog: 'line(s)', messages: 'record(s) or file(s)', otlp: 'file(s), line(s) or run(s)', 'claude-code': 'file(s)', codex: 'file(s)' }[o.format as Format]} skipped` : ''}`;
       if (!o.report) return void console.log(o.json ? JSON.stringify({ dir: out, runs: done.runs, steps: done.steps, skipped: done.skipped.length }) : `${summary}; records in ${out} (reports: bench report ${out})`);
       // Loaded here so flag errors (and every other command) do not wait for vega and resvg to load.
       const { buildReports } = await import('../report/build.ts');

@@ -32,7 +32,7 @@ import { chosenVolume } from './findings/findings.ts';
 import { configEconomics, type ConfigEconomics } from './stats/economics.ts';
 import { recommendLimits } from './findings/decision.ts';
 import type { DeriveRuns, WhatIfOutcome } from '../contracts/derived.ts';
-import { describePricing } from './render/report-data.ts';
+import { describePricing, PRICED_PER_CALL } from './render/report-data.ts';
 import { constraintRows, longestRoundLimit, roleRows, roundRows } from './stats/taskqueue.ts';
 import { queueLengthChart } from './charts/taskqueue.ts';
 import { detectorRows } from './stats/detectors.ts';
@@ -166,7 +166,7 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   const steps = await passSteps(dir, runs.map((r) => r.run_id), o.price, Boolean(o.whatIf));
   const whatIf = o.whatIf ? o.whatIf([...wholeRecords(runsFile, runs)], (id) => steps.byRun!.get(id) ?? []) : null;
   steps.byRun = null;
-  const a = analyse(runs, steps, whatIf, { plannedScenarios: meta?.scenarios ?? [], imported: Boolean(meta?.imported) }, o);
+  const a = analyse(runs, steps, whatIf, { plannedScenarios: meta?.scenarios ?? [], imported: meta?.imported?.format ?? null }, o);
   // Replayed over the recorded runs at the recorded prices: what the sweep decided on, whatever --price-model says now.
   const sampling = meta?.adaptive?.rule === 'precision' ? precisionOutcomes(runs, meta.adaptive) : [];
 
@@ -219,7 +219,7 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
 }
 
 /** Every table, finding and decision the reports show, computed from the runs and the step pass (no I/O). */
-function analyse(runs: LoadedRun[], steps: StepPass, whatIf: WhatIfOutcome | null, { plannedScenarios, imported }: { plannedScenarios: readonly string[]; imported: boolean }, o: BuildOptions) {
+function analyse(runs: LoadedRun[], steps: StepPass, whatIf: WhatIfOutcome | null, { plannedScenarios, imported }: { plannedScenarios: readonly string[]; imported: string | null }, o: BuildOptions) {
   // Every cost the reader reads comes from these: the recorded runs and the derived ones, at the report's price.
   const priced = <R extends RunFacts>(rs: R[]) => (o.price ? repriceAll(rs, o.price) : rs);
   const derivedAsRecorded = (whatIf?.runs ?? []).map((r) => ({ ...r, repeat: r.settings.repeat }));
@@ -248,7 +248,7 @@ function analyse(runs: LoadedRun[], steps: StepPass, whatIf: WhatIfOutcome | nul
   const detectors = detectorRows(runs);
   const sentences = [...overrunFindings(runs), ...findings({ summary, fits, ratios, savings, volumes }), ...loop.findings, ...detectorFindings(detectors), ...(whatIf?.refusals ?? [])];
   const pricing = describePricing(summary, { ...(o.price ? { price: o.price } : {}), imported });
-  const chartPrices = o.price ? `re-priced as ${o.price.model}` : imported ? 'as recorded in the trajectories' : 'at the recorded prices';
+  const chartPrices = o.price ? `re-priced as ${o.price.model}` : imported === null ? 'at the recorded prices' : PRICED_PER_CALL.has(imported) ? "at each call's recorded model's rates" : 'as recorded in the trajectories';
   const taskqueue = all.some((r) => r.agent === 'taskqueue') ? { rounds: roundRows(all), roles: roleRows(all), constraints: constraintRows(all) } : null;
   // The queue-length chart follows the runs of the longest round limit only.
   const queueChartRounds = taskqueue ? roundRows(longestRoundLimit(all)) : null;

@@ -37,9 +37,12 @@ export interface AgentUpstream {
 export const ANTHROPIC_MODEL = 'claude-sonnet-4-5';
 export const RESPONSES_MODEL = 'gpt-4o';
 
+/** Upstreams started in this process: each one's ids are its own, as a provider's are unique. */
+let upstreams = 0;
+
 const sse = (event: string, data: object) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
-function anthropicStream(turn: Exclude<Turn, { kind: 'error' }>, n: number): string {
+function anthropicStream(turn: Exclude<Turn, { kind: 'error' }>, n: number, instance: number): string {
   const u = turn.usage;
   const usage = {
     input_tokens: u.input,
@@ -49,7 +52,7 @@ function anthropicStream(turn: Exclude<Turn, { kind: 'error' }>, n: number): str
     output_tokens: 1,
     service_tier: 'standard',
   };
-  const id = `msg_scripted_${n}`;
+  const id = `msg_scripted_${instance}_${n}`;
   const events = [sse('message_start', { type: 'message_start', message: { id, type: 'message', role: 'assistant', model: ANTHROPIC_MODEL, content: [], stop_reason: null, stop_sequence: null, usage } })];
   let index = 0;
   const block = (start: object, deltas: object[]) => {
@@ -72,9 +75,9 @@ function anthropicStream(turn: Exclude<Turn, { kind: 'error' }>, n: number): str
   return events.join('');
 }
 
-function responsesStream(turn: Exclude<Turn, { kind: 'error' }>, n: number): string {
+function responsesStream(turn: Exclude<Turn, { kind: 'error' }>, n: number, instance: number): string {
   const u = turn.usage;
-  const base = { id: `resp_scripted_${n}`, object: 'response', created_at: 1_700_000_000 + n, model: RESPONSES_MODEL, output: [] as object[], usage: null as object | null };
+  const base = { id: `resp_scripted_${instance}_${n}`, object: 'response', created_at: 1_700_000_000 + n, model: RESPONSES_MODEL, output: [] as object[], usage: null as object | null };
   const events: string[] = [];
   let seq = 0;
   const ev = (data: Record<string, unknown>) => events.push(sse(data.type as string, { ...data, sequence_number: seq++ }));
@@ -125,6 +128,7 @@ function errorBody(path: string, turn: Extract<Turn, { kind: 'error' }>): string
 /** Serves `script` in order to whichever protocol asks; a request past its end is a 500 the test sees in `requests`. */
 export async function agentUpstream(script: readonly Turn[]): Promise<AgentUpstream> {
   const requests: AgentUpstream['requests'] = [];
+  const instance = ++upstreams;
   let next = 0;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -139,7 +143,7 @@ export async function agentUpstream(script: readonly Turn[]): Promise<AgentUpstr
       next++;
       if (turn.kind === 'error') return void res.writeHead(turn.status, { 'content-type': 'application/json' }).end(errorBody(path, turn));
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      res.end(path.startsWith('/v1/messages') ? anthropicStream(turn, next) : responsesStream(turn, next));
+      res.end(path.startsWith('/v1/messages') ? anthropicStream(turn, next, instance) : responsesStream(turn, next, instance));
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

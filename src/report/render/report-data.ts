@@ -64,14 +64,19 @@ export function describePrices(summary: readonly ConfigSummary[]): string[] {
   return distinct(summary.map((c) => JSON.stringify(c.settings.price))).map((j) => describePrice(JSON.parse(j) as Price));
 }
 
+/** Import formats whose logs record tokens but no costs: every call is priced by the import (coding-agent session logs). */
+export const PRICED_PER_CALL: ReadonlySet<string> = new Set(['claude-code', 'codex']);
+
 /**
  * How the report's costs were priced, as the reports say it after "Costs". Imported runs carry the costs
  * their trajectories recorded; a price of theirs only priced steps that recorded tokens but no cost.
  */
-export function describePricing(summary: readonly ConfigSummary[], o: { price?: Price; imported: boolean }): string {
+export function describePricing(summary: readonly ConfigSummary[], o: { price?: Price; imported: string | null }): string {
   if (o.price) return `re-priced as ${describePrice(o.price)} from recorded tokens (the brakes fired at the recorded prices)`;
-  if (!o.imported) return `priced as recorded: ${describePrices(summary).join('; ')}`;
+  if (o.imported === null) return `priced as recorded: ${describePrices(summary).join('; ')}`;
   const known = describePrices(summary.filter((c) => c.settings.price.model !== UNKNOWN_PRICE.model));
+  if (PRICED_PER_CALL.has(o.imported))
+    return `priced per call from its recorded tokens at the rates of the model it recorded (the logs hold no costs): ${known.join('; ') || 'no model of theirs has a price'}; cache writes at the cache-write rate, 1-hour writes at 2× input`;
   return `as recorded in the trajectories${known.length ? ` (steps with tokens but no cost_usd priced as ${known.join('; ')})` : ''}`;
 }
 

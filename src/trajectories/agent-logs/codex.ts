@@ -113,7 +113,7 @@ export class CodexLog {
 function parentOf(p: Obj): string | null {
   const source = isObj(p.source) ? p.source : null;
   const spawn = source && isObj(source.subagent) && isObj(source.subagent.thread_spawn) ? source.subagent.thread_spawn : null;
-  return str(spawn?.parent_thread_id) ?? str(p.forked_from_id);
+  return str(spawn?.parent_thread_id) ?? str(p.parent_thread_id);
 }
 
 /** Whether a parsed line is one Codex writes (for detection by content). */

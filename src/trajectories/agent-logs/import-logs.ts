@@ -78,6 +78,7 @@ function importLogFile(sink: ImportSink, format: LogFormat, file: string, counte
     sink.step(b.add(call));
   });
   const looksRight = format === 'claude-code' ? isClaudeCodeLine : isCodexLine;
+  const cap = o.stream?.maxMemberBytes ?? MAX_MEMBER_BYTES;
   try {
     forEachLine(
       file,
@@ -94,7 +95,7 @@ function importLogFile(sink: ImportSink, format: LogFormat, file: string, counte
         const why = reader.line(v);
         if (why) bad.add(why, n);
       },
-      { tooLong: (n) => bad.add(`longer than ${MAX_MEMBER_BYTES / (1024 * 1024)} MiB`, n), badUtf8: (n) => bad.add('not valid UTF-8', n), maxLineBytes: o.stream?.maxMemberBytes },
+      { tooLong: (n) => bad.add(`longer than ${cap / (1024 * 1024)} MiB`, n), badUtf8: (n) => bad.add('not valid UTF-8', n), maxLineBytes: cap },
     );
   } catch (e) {
     sink.discard(mark);

@@ -110,7 +110,10 @@ function stopOf(exit: AgentExit, meter: RunMeter, timeoutS: number | null, secre
   if (exit.spawnError) return { reason: 'error', detail: `the agent command could not be started: ${exit.spawnError}`, step };
   if (exit.code === 0) return { reason: 'done', detail: `the agent exited 0 after ${step} step(s)${after}`, step };
   const how = exit.code !== null ? `exited with code ${exit.code}` : `was killed by ${exit.signal}`;
-  const tail = exit.stderrTail ? `: ${redact(exit.stderrTail.slice(-500), secrets)}` : '';
+  // Agents print their failures on either stream (Claude Code writes API errors to stdout): the end of each.
+  const stdout = exit.stdout.trim();
+  const tails = [exit.stderrTail.slice(-500), stdout && `its stdout ends: ${stdout.slice(-500)}`].filter(Boolean);
+  const tail = tails.length ? `: ${redact(tails.join('; '), secrets)}` : '';
   return { reason: 'error', detail: `the agent ${how} at step ${step}${after}${tail}`, step };
 }
 

@@ -5,21 +5,13 @@
 // kept, so a test can check what the client sent.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { LoggedUsage } from '../../src/trajectories/agent-logs/logged-call.ts';
 
-/** Usage as the test scripts it, in the provider's own terms. */
-export interface ScriptedUsage {
-  /** Uncached input (Anthropic `input_tokens`; the Responses API adds the cached and written parts to it). */
-  input: number;
-  cacheRead: number;
-  /** Written at the 5-minute TTL. */
-  cacheWrite5m: number;
-  /** Written at the 1-hour TTL (Anthropic only). */
-  cacheWrite1h: number;
-  /** All output, reasoning included. */
-  output: number;
-  /** Reasoning tokens, a part of `output` (the Responses API reports them). */
-  reasoning: number;
-}
+/**
+ * Usage as the test scripts it: the parts the importers read back (input billed at the plain rate, cache
+ * reads, writes at each TTL — the Responses API has the 5-minute one only — output, and its reasoning part).
+ */
+export type ScriptedUsage = LoggedUsage;
 
 export type Turn = { kind: 'shell'; command: string; usage: ScriptedUsage } | { kind: 'text'; text: string; usage: ScriptedUsage } | { kind: 'error'; status: number; message: string };
 

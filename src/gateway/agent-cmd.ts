@@ -46,7 +46,7 @@ export async function startAgentHost(o: AgentHostOptions): Promise<AgentHost> {
     // Anthropic's base URL is spelled without /v1 (its SDKs add /v1/messages); the gateway's upstreams all end in /v1.
     if (spec.startsWith('anthropic:'))
       return { url: `${(transport.anthropicBaseURL ?? ANTHROPIC_DEFAULT_URL).replace(/\/+$/, '')}/v1`, apiKey: transport.anthropicApiKey, model: spec.slice('anthropic:'.length), timeoutMs: transport.timeoutMs, speaks: 'anthropic' };
-    sim ??= startServe({ host: '127.0.0.1', port: 0, latencyMs: 0, errorRate: 0, faults: [], retryAfterS: 1, promptCache: o.promptCache, onToolMapping: sayToolMapping });
+    sim ??= startServe({ host: '127.0.0.1', port: 0, latencyMs: 0, errorRate: 0, faults: [], retryAfterS: 1, promptCache: o.promptCache, onToolMapping: sayToolMapping, onIgnored: sayIgnored });
     return { url: (await sim).url, model: simProfileFor(spec, plan.scenario).id, seed: plan.settings.seed, timeoutMs: transport.timeoutMs };
   };
   const secrets = [transport.apiKey, transport.anthropicApiKey];
@@ -93,6 +93,11 @@ export async function startAgentHost(o: AgentHostOptions): Promise<AgentHost> {
       if (sim) await (await sim).close();
     },
   };
+}
+
+/** Once per protocol and set of parts: what of the agent's requests the simulated model accepts and leaves unread. */
+export function sayIgnored(route: string, parts: string[]): void {
+  console.error(`bench: the simulated model accepts and ignores, in POST ${route} requests, what it cannot act on: ${parts.join('; ')}`);
 }
 
 /** Once per profile and set of tools: the agent's tools are not the profile's, and what the sim does about it. */

@@ -8,10 +8,12 @@ const LAYERS = {
   scenario: ['contracts'],
   results: ['contracts', 'scenario'],
   meter: ['contracts', 'scenario'],
+  // Each wire protocol once (Chat Completions, Responses, Messages): bench serve, the gateway and the OpenAI provider read and spell through it.
+  wire: ['contracts', 'scenario'],
   brakes: ['contracts'],
   sim: ['contracts', 'scenario', 'meter'],
   tools: ['contracts', 'scenario', 'sim'],
-  models: ['contracts', 'scenario', 'results', 'meter', 'sim'],
+  models: ['contracts', 'scenario', 'results', 'meter', 'wire', 'sim'],
   agents: ['contracts', 'scenario', 'meter', 'brakes', 'tools'],
   report: ['contracts', 'results', 'meter'],
   // What-if limits replay the brakes (pure checks) over recorded steps; reports read what it derives.
@@ -19,9 +21,10 @@ const LAYERS = {
   trajectories: ['contracts', 'scenario', 'results', 'meter'],
   runner: ['contracts', 'scenario', 'results', 'meter', 'brakes', 'sim', 'tools', 'models', 'agents', 'report'],
   gate: ['contracts', 'scenario', 'results', 'models', 'report', 'runner'],
-  serve: ['contracts', 'scenario', 'results', 'meter', 'sim', 'models', 'runner'],
+  serve: ['contracts', 'scenario', 'results', 'meter', 'wire', 'sim', 'models', 'runner'],
   // The metering gateway and `bench run --agent-cmd`: an external agent's calls, through the same brakes and records.
-  gateway: ['contracts', 'scenario', 'results', 'meter', 'brakes', 'sim', 'tools', 'models', 'agents', 'report', 'runner', 'serve'],
+  // It does not import serve/ (bench serve's simulated server is handed to it by the command line): see gateway-not-serve.
+  gateway: ['contracts', 'scenario', 'results', 'meter', 'wire', 'brakes', 'sim', 'tools', 'models', 'agents', 'report', 'runner'],
   perf: ['contracts', 'scenario', 'results', 'meter', 'brakes', 'tools', 'report', 'runner', 'serve', 'gateway'],
 };
 
@@ -69,6 +72,20 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/report/[^/]+/', pathNot: `^src/report/(${Object.keys(REPORT_ROOMS).join('|')})/` },
       to: {},
+    },
+    {
+      name: 'gateway-not-serve',
+      comment: 'the gateway reads and spells protocols through src/wire/, and is handed the simulated server it needs: it imports nothing of src/serve/',
+      severity: 'error',
+      from: { path: '^src/gateway/' },
+      to: { path: '^src/serve/' },
+    },
+    {
+      name: 'wire-below-runner',
+      comment: 'protocol code (src/wire/) sits below the runner: it imports no runner, serve, gateway or agent code',
+      severity: 'error',
+      from: { path: '^src/wire/' },
+      to: { path: '^src/(runner|serve|gateway|agents|models|perf|gate|cli)/' },
     },
     {
       name: 'no-file-cycles',

@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { meterUsage } from '../src/gateway/usage-check.ts';
-import { elementSpan, keepArray, scanObject, spanText, splice, type ScannedArray } from '../src/gateway/wire/json-body.ts';
+import { elementSpan, keepArray, scanObject, spanText, splice, type ScannedArray } from '../src/wire/json-body.ts';
 
 const elements = (b: Buffer, a: ScannedArray) => Array.from({ length: a.bounds.length / 2 }, (_, k) => JSON.parse(spanText(b, elementSpan(a, k))) as unknown);
 

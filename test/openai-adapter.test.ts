@@ -50,6 +50,21 @@ describe('OpenAIModel', () => {
     expect((await model().complete(request, ctx)).usage).toEqual({ prompt_tokens: 11, completion_tokens: 40, cached_tokens: 0, reasoning_tokens: 32 });
   });
 
+  it('reads answers as bench serve and the gateway do: a legacy function_call finish is a tool call, a cache write is kept', async () => {
+    const call = { id: 'c1', type: 'function', function: { name: 'run_python', arguments: '{"code":"1"}' } };
+    const usage = { prompt_tokens: 30, completion_tokens: 5, total_tokens: 35, prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 20 } };
+    answer = { status: 200, body: { id: 'x', object: 'chat.completion', created: 0, model: 'gpt-4o-mini', choices: [{ ...choice, message: { role: 'assistant', content: null, tool_calls: [call] }, finish_reason: 'function_call' }], usage } };
+    const r = await model().complete(request, ctx);
+    expect(r.finishReason).toBe('tool_calls');
+    expect(r.message).toEqual({ role: 'assistant', content: null, tool_calls: [call] });
+    expect(r.usage).toEqual({ prompt_tokens: 30, completion_tokens: 5, cached_tokens: 0, cache_write_tokens: 20 });
+  });
+
+  it('usage without a completion count is no usage: an error, never priced as 0 output tokens', async () => {
+    answer = { status: 200, body: { id: 'x', object: 'chat.completion', created: 0, model: 'gpt-4o-mini', choices: [choice], usage: { prompt_tokens: 11 } } };
+    await expect(model().complete(request, ctx)).rejects.toThrow(/response has no usage/);
+  });
+
   it('a response without usage is a ModelError that says so', async () => {
     answer = { status: 200, body: { id: 'x', object: 'chat.completion', created: 0, model: 'gpt-4o-mini', choices: [choice] } };
     await expect(model().complete(request, ctx)).rejects.toThrow(/response has no usage/);

@@ -10,12 +10,13 @@ import { Ajv } from 'ajv';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UsageLine, RunningServer } from '../src/serve/server.ts';
-import { parseSse, readEvents, usageFrom } from '../src/serve/wire/adapter.ts';
-import { chatAdapter } from '../src/serve/wire/chat.ts';
-import { messagesAdapter } from '../src/serve/wire/messages.ts';
-import { ResponseStore } from '../src/serve/wire/response-store.ts';
-import { responsesAdapter } from '../src/serve/wire/responses.ts';
-import type { Answer } from '../src/serve/wire/adapter.ts';
+import type { Answer } from '../src/wire/adapter.ts';
+import { chatWire } from '../src/wire/chat/adapter.ts';
+import { messagesWire } from '../src/wire/messages/adapter.ts';
+import { responsesWire } from '../src/wire/responses/adapter.ts';
+import { parseSse, readEvents } from '../src/wire/sse.ts';
+import { ResponseStore } from '../src/wire/store.ts';
+import { usageFrom } from '../src/wire/usage.ts';
 import { serve } from './serve-helpers.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-wire-'));
@@ -224,9 +225,9 @@ describe('each adapter reads back what it renders (what the gateway reads of an 
     responses: { body: { model: 'm', input: 'x' }, history: [] },
     messages: { body: { model: 'm', max_tokens: 10, messages: [] }, messages: [], tools: [] },
   };
-  const wires = [chatAdapter, responsesAdapter(new ResponseStore()), messagesAdapter(new ResponseStore())] as const;
+  const wires = [chatWire, responsesWire(new ResponseStore()), messagesWire(new ResponseStore())] as const;
   it.each(wires.map((w) => [w.name, w] as const))('%s: whole and streamed', (name, w) => {
-    const wire = w as typeof chatAdapter;
+    const wire = w as typeof chatWire;
     const req = requests[name as keyof typeof requests] as never;
     const whole = wire.read(JSON.parse(JSON.stringify(wire.render(answer, req))));
     const text = wire.events(answer, req).map((e) => `${e.event ? `event: ${e.event}\n` : ''}data: ${e.data}\n\n`).join('');

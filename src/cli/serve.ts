@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { parseChoiceList, parseOne } from '../runner/values.ts';
 import { DEFAULT_FAULTS, FAULTS, parseFaults } from '../serve/faults.ts';
-import { startServe } from '../serve/server.ts';
+import { startServe, startSim } from '../serve/server.ts';
 import { sayIgnored } from '../gateway/agent-cmd.ts';
 import { loadProfile } from '../sim/profile.ts';
 import { UsageError } from '../contracts/errors.ts';
@@ -100,6 +100,7 @@ export function gatewayOptions(f: ServeFlags, env: NodeJS.ProcessEnv = process.e
     dir: resultsDirFor(f.out ?? `gateway-${timestampName(now)}`),
     counter: new TokenCounter(),
     promptCache: f.promptCache === 'on',
+    startSim,
   };
 }
 

@@ -23,6 +23,7 @@ import { exitCodeFor, trapInterrupts } from './interrupt.ts';
 import { describeContainment } from '../tools/containment.ts';
 import { startAgentHost } from '../gateway/agent-cmd.ts';
 import { TokenCounter } from '../meter/tokens.ts';
+import { startSim } from '../serve/server.ts';
 import { RUN_DEFAULTS } from '../runner/run-defaults.ts';
 import type { StartOptions } from '../runner/plan.ts';
 
@@ -74,7 +75,7 @@ export async function runTrapped(options: Omit<SweepOptions, 'signal' | 'progres
   // Once per sweep that runs real code: what contains it on this machine (not with -q or --json).
   if (!quiet && options.plans.some((p) => p.scenario.agent === 'react' && p.scenario.tools.some((t) => t.kind === 'python'))) console.error(`bench: ${describeContainment()}`);
   // A sweep of an external agent (--agent-cmd) runs each plan through the metering gateway.
-  const host = options.spec.grid.agent.agent_cmd ? await startAgentHost({ counter: new TokenCounter(), transport: options.transport, promptCache: options.spec.fixed.prompt_cache }) : null;
+  const host = options.spec.grid.agent.agent_cmd ? await startAgentHost({ counter: new TokenCounter(), transport: options.transport, promptCache: options.spec.fixed.prompt_cache, startSim }) : null;
   try {
     // Adaptive repeats plan up to max runs; the bar counts against that.
     const total = options.adaptive ? expandSweep(options.spec).length : options.plans.length;

@@ -4,13 +4,13 @@
 // the process's exit and last line of stdout make the rest of its RunRecord.
 import { ANTHROPIC_DEFAULT_URL, DEFAULT_TRANSPORT, simProfileFor, type ModelTransport } from '../models/factory.ts';
 import type { RunRecord } from '../contracts/records.ts';
+import type { SimServer, StartSim } from '../contracts/sim-server.ts';
 import type { Stop } from '../contracts/stop-reason.ts';
 import { redact } from '../models/redact.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
 import type { RunDeps, RunResult } from '../runner/run-one.ts';
 import type { RunPlan } from '../runner/sweep.ts';
 import { checkAnswer } from '../scenario/check.ts';
-import { startServe, type RunningServer } from '../serve/server.ts';
 import { answerOf, PIPE_GRACE_MS, runAgentProcess, type AgentExit } from './agent-process.ts';
 import { Gateway, type GatewayRun } from './gateway.ts';
 import { meteredRunRecord, RunMeter } from './run-meter.ts';
@@ -31,6 +31,8 @@ export interface AgentHostOptions {
   counter: TokenCounter;
   transport?: ModelTransport;
   promptCache: boolean;
+  /** Starts the simulated upstream, for runs of a simulated model (the command line gives bench serve's). */
+  startSim: StartSim;
   /** Environment the agents start from (the harness's own, by default); the upstream key is taken out of it. */
   baseEnv?: NodeJS.ProcessEnv;
 }
@@ -38,7 +40,7 @@ export interface AgentHostOptions {
 /** Starts the gateway (and, for simulated models, a private `bench serve` behind it) on 127.0.0.1. */
 export async function startAgentHost(o: AgentHostOptions): Promise<AgentHost> {
   const transport = o.transport ?? DEFAULT_TRANSPORT;
-  let sim: Promise<RunningServer> | null = null;
+  let sim: Promise<SimServer> | null = null;
   const gateway = await Gateway.start({ host: '127.0.0.1', port: 0, counter: o.counter });
   const upstreamFor = async (plan: RunPlan): Promise<Upstream> => {
     const spec = plan.settings.model;
@@ -46,7 +48,7 @@ export async function startAgentHost(o: AgentHostOptions): Promise<AgentHost> {
     // Anthropic's base URL is spelled without /v1 (its SDKs add /v1/messages); the gateway's upstreams all end in /v1.
     if (spec.startsWith('anthropic:'))
       return { url: `${(transport.anthropicBaseURL ?? ANTHROPIC_DEFAULT_URL).replace(/\/+$/, '')}/v1`, apiKey: transport.anthropicApiKey, model: spec.slice('anthropic:'.length), timeoutMs: transport.timeoutMs, speaks: 'anthropic' };
-    sim ??= startServe({ host: '127.0.0.1', port: 0, latencyMs: 0, errorRate: 0, faults: [], retryAfterS: 1, promptCache: o.promptCache, onToolMapping: sayToolMapping, onIgnored: sayIgnored });
+    sim ??= o.startSim({ promptCache: o.promptCache, onToolMapping: sayToolMapping, onIgnored: sayIgnored });
     return { url: (await sim).url, model: simProfileFor(spec, plan.scenario).id, seed: plan.settings.seed, timeoutMs: transport.timeoutMs };
   };
   const secrets = [transport.apiKey, transport.anthropicApiKey];

@@ -6,7 +6,7 @@
 // request is counted whole, once).
 import type { AssistantMessage, ChatMessage, ToolSpec } from '../contracts/chat.ts';
 import { answerInputTokens, REPLY_PRIMING, type TokenCounter } from '../meter/tokens.ts';
-import type { WireCall } from './wire/adapter.ts';
+import type { WireCall } from '../wire/adapter.ts';
 
 /** Far above one run's conversation; bounds the memory of thousands of runs. */
 export const MAX_BYTES = 256 * 1024 * 1024;

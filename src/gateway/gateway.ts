@@ -2,7 +2,7 @@
 // provider) that plays for an agent that is not ours the part the ModelCaller plays for built-in
 // loops — brakes before each call, metering after it, one StepRecord per call. A request belongs to
 // a run by its virtual API key (`lb-…`, handed to the agent in place of the real key) or by the
-// header `x-loopbench-run`. Each wire protocol is an adapter (wire/adapter.ts); what follows is
+// header `x-loopbench-run`. Each wire protocol is an adapter (src/wire/adapter.ts); what follows is
 // the same for all of them. The request is forwarded as the agent sent it, with the few fields
 // the gateway sets spliced into its bytes, and metered for what it adds to the run's conversation.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
@@ -17,17 +17,17 @@ import type { SpendGuard } from '../contracts/sweep-state.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
 import { redact } from '../models/redact.ts';
 import { requestParts } from '../models/request-parts.ts';
-import type { ApiError } from '../serve/protocol.ts';
-import { readBody, readBytes } from '../serve/read-body.ts';
+import { readBody, readBytes } from '../wire/read-body.ts';
 import { Conversations, countAnswer, tally, type Tally } from './conversation.ts';
 import { worstCase, type RunMeter, type Ticket } from './run-meter.ts';
 import { tapeKey, tapeMessage, type Tape } from './tape.ts';
 import { forward, type FailureCause, type Outcome, type Upstream } from './upstream.ts';
 import { meterUsage } from './usage-check.ts';
-import type { WireAdapter, WireCall, WireError } from './wire/adapter.ts';
-import { chatCompletions } from './wire/chat-completions.ts';
-import { messagesWire } from './wire/messages.ts';
-import { responsesWire } from './wire/responses.ts';
+import type { WireAdapter, WireCall } from '../wire/adapter.ts';
+import { chatWire } from '../wire/chat/adapter.ts';
+import type { WireError } from '../wire/error.ts';
+import { messagesWire } from '../wire/messages/adapter.ts';
+import { responsesWire } from '../wire/responses/adapter.ts';
 
 export const RUN_HEADER = 'x-loopbench-run';
 /** Standalone gateway: POST here to open a run and get its virtual key. */
@@ -76,7 +76,6 @@ export function brakeError(stop: Stop): WireError {
 }
 
 const unauthorized = (message: string): WireError => ({ status: 401, message, type: 'invalid_request_error', code: 'invalid_api_key' });
-const fromApi = (e: ApiError): WireError => ({ status: e.status, ...e.body.error });
 
 /** HTTP status and error type for a call with no whole answer. */
 const FAILURE_STATUS: Record<FailureCause, number> = { unreachable: 502, dropped: 502, cap: 502, deadline: 504, idle: 504, run_timeout: 403, stopped: 503 };
@@ -124,7 +123,7 @@ export class Gateway {
 
   private constructor(private readonly o: GatewayOptions) {
     // The Responses and Messages adapters each keep the answers they relayed (previous_response_id, Threads): one store per gateway.
-    this.adapters = new Map((o.adapters ?? [chatCompletions as WireAdapter, responsesWire() as WireAdapter, messagesWire() as WireAdapter]).map((a) => [a.route, a]));
+    this.adapters = new Map((o.adapters ?? [chatWire as WireAdapter, responsesWire() as WireAdapter, messagesWire() as WireAdapter]).map((a) => [a.route, a]));
     this.conversations = new Conversations(o.conversationBytes);
   }
 
@@ -133,7 +132,7 @@ export class Gateway {
     const g = new Gateway(o);
     g.server = http.createServer((req, res) => {
       const handled = g.handle(req, res).catch((e: Error) => {
-        if (!res.headersSent) sendError(res, chatCompletions, { status: 500, message: `gateway error: ${redact(e.message)}`, type: 'server_error' });
+        if (!res.headersSent) sendError(res, chatWire, { status: 500, message: `gateway error: ${redact(e.message)}`, type: 'server_error' });
         else res.destroy();
       });
       g.handling.add(handled);
@@ -209,11 +208,11 @@ export class Gateway {
 
   /** Opens a run on request (standalone gateway), so an agent whose SDK cannot send a header still gets a run: its virtual key. */
   private async mint(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const refuse = (e: WireError) => sendError(res, chatCompletions, e);
+    const refuse = (e: WireError) => sendError(res, chatWire, e);
     if (req.method !== 'POST') return refuse({ status: 405, message: `Method ${req.method} not allowed on ${RUNS_ROUTE} (use POST)`, type: 'invalid_request_error' });
     if (this.o.authToken && !sameSecret(credential(req), this.o.authToken)) return refuse(unauthorized(`${RUNS_ROUTE} needs the gateway's --auth-token as the bearer token.`));
     const read = await readBody(req);
-    if ('error' in read) return refuse(fromApi(read.error));
+    if ('error' in read) return refuse(read.error);
     const body = read.value;
     if (!body || typeof body !== 'object' || Array.isArray(body)) return refuse({ status: 400, message: 'Request body must be a JSON object', type: 'invalid_request_error' });
     const asked = (body as { run_id?: unknown }).run_id;
@@ -231,16 +230,16 @@ export class Gateway {
     if (route === RUNS_ROUTE && this.o.runForHeader) return this.mint(req, res);
     if (route === '/v1/traces' && this.o.traces) return this.o.traces(req, res);
     const adapter = this.adapters.get(route);
-    if (!adapter) return sendError(res, chatCompletions, { status: 404, message: `Unknown route ${req.method} ${route} (the gateway serves POST ${[...this.adapters.keys()].join(', POST ')})`, type: 'invalid_request_error', code: 'unknown_url' });
+    if (!adapter) return sendError(res, chatWire, { status: 404, message: `Unknown route ${req.method} ${route} (the gateway serves POST ${[...this.adapters.keys()].join(', POST ')})`, type: 'invalid_request_error', code: 'unknown_url' });
     const refuse = (e: WireError) => sendError(res, adapter, e);
     if (req.method !== 'POST') return refuse({ status: 405, message: `Method ${req.method} not allowed on ${route} (use POST)`, type: 'invalid_request_error' });
     const run = this.identify(req);
     if ('status' in run) return refuse(run);
     const read = await readBytes(req);
-    if ('error' in read) return refuse(fromApi(read.error));
+    if ('error' in read) return refuse(read.error);
     const remembered = this.conversations.get(run);
     const prior = remembered?.adapter === adapter.route ? remembered : null;
-    const parsed = adapter.parse(read.bytes, prior?.state ?? null, req);
+    const parsed = adapter.parseBytes(read.bytes, prior?.state ?? null, req);
     if (!parsed.ok) return refuse(parsed.error);
     const call = parsed.call;
     const up = upstreamFor(run, adapter);
@@ -295,7 +294,7 @@ export class Gateway {
     if (outcome.kind === 'refused') {
       const error = `upstream ${outcome.status}: ${adapter.upstreamErrorMessage(outcome.body) ?? outcome.body.slice(0, 300)}`;
       meter.fail(ticket, error + hungUp, counted.messages);
-      if (!abandoned()) sendText(res, outcome.status, 'application/json', outcome.body || adapter.error({ status: outcome.status, message: error, type: 'upstream_error' }));
+      if (!abandoned()) sendText(res, outcome.status, 'application/json', outcome.body || JSON.stringify(adapter.errorBody({ status: outcome.status, message: error, type: 'upstream_error' })));
       return;
     }
     if (outcome.kind === 'failed') {
@@ -335,7 +334,7 @@ export class Gateway {
 }
 
 function sendError(res: http.ServerResponse, adapter: WireAdapter, e: WireError): void {
-  sendText(res, e.status, 'application/json', adapter.error(e));
+  sendText(res, e.status, 'application/json', JSON.stringify(adapter.errorBody(e)));
 }
 
 function sendText(res: http.ServerResponse, status: number, contentType: string, text: string): void {

@@ -6,11 +6,11 @@
 import fs from 'node:fs';
 import type { RunRecord } from '../contracts/records.ts';
 import type { Price, Settings } from '../contracts/settings.ts';
+import type { SimServer, StartSim } from '../contracts/sim-server.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
 import { JsonlWriter } from '../results/jsonl.ts';
 import { resultFile } from '../results/results-dir.ts';
 import { stepLine } from '../results/step-line.ts';
-import { startServe, type RunningServer } from '../serve/server.ts';
 import { Gateway, type GatewayOptions } from './gateway.ts';
 import { meteredRunRecord, RunMeter } from './run-meter.ts';
 import type { Upstream } from './upstream.ts';
@@ -39,6 +39,8 @@ export interface StandaloneOptions {
   dir: string;
   counter: TokenCounter;
   promptCache: boolean;
+  /** Starts the simulated upstream, when neither URL is given (the command line gives bench serve's). */
+  startSim: StartSim;
   /** POST /v1/traces, when asked for (bench serve --traces). */
   traces?: GatewayOptions['traces'];
 }
@@ -76,7 +78,7 @@ export async function startStandaloneGateway(o: StandaloneOptions): Promise<Runn
   // An exit nobody planned (an uncaught error) still leaves the records taken so far.
   process.once('exit', finish);
   const real = o.upstreamUrl !== undefined || o.anthropicUrl !== undefined;
-  const sim: RunningServer | null = real ? null : await startServe({ host: '127.0.0.1', port: 0, latencyMs: 0, errorRate: 0, faults: [], retryAfterS: 1, promptCache: o.promptCache });
+  const sim: SimServer | null = real ? null : await o.startSim({ promptCache: o.promptCache });
   const bounds = { timeoutMs: o.timeoutMs, idleMs: o.idleMs, maxAnswerBytes: o.maxAnswerBytes };
   const openai: Upstream | null = o.upstreamUrl !== undefined ? { url: o.upstreamUrl, apiKey: o.apiKey, speaks: 'openai', ...bounds } : null;
   const anthropic: Upstream | null = o.anthropicUrl !== undefined ? { url: `${o.anthropicUrl.replace(/\/+$/, '')}/v1`, apiKey: o.anthropicKey, speaks: 'anthropic', ...bounds } : null;

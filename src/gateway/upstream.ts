@@ -6,7 +6,7 @@ import { Buffer } from 'node:buffer';
 import http from 'node:http';
 import https from 'node:https';
 import { redact } from '../models/redact.ts';
-import type { AnswerReader, WireFamily } from './wire/adapter.ts';
+import type { AnswerReader, WireFamily } from '../wire/adapter.ts';
 
 export interface Upstream {
   /** Base URL, e.g. http://127.0.0.1:8787/v1, https://api.openai.com/v1, https://api.anthropic.com/v1. */

@@ -8,7 +8,8 @@
 // Either way the record keeps both: what the provider sent and what loopbench counted.
 import type { Usage } from '../contracts/chat.ts';
 import type { ReportedUsage, UsageSource } from '../contracts/records.ts';
-import type { SentUsage } from './wire/adapter.ts';
+import type { SentUsage } from '../wire/adapter.ts';
+import { isCount } from '../wire/usage.ts';
 
 /** Another tokenizer counts differently, never by this factor: a count under 1/USAGE_FACTOR of loopbench's is not believed, nor a prompt over USAGE_FACTOR × its count + PROMPT_SLACK (room for a provider's own preamble). */
 export const USAGE_FACTOR = 4;
@@ -36,7 +37,6 @@ export interface UsageBounds {
   promptBounded: boolean;
 }
 
-const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 const show = (v: unknown) => (v === undefined ? 'missing' : JSON.stringify(v)?.slice(0, 40) ?? String(v));
 const int = (n: number) => n.toLocaleString('en-US');
 

@@ -2,7 +2,9 @@
 // Ollama, LiteLLM, `bench serve`). Timeouts and retries are the SDK's own (429 honours retry-after,
 // 5xx, connection errors and timeouts back off); we only count the attempts and read the usage.
 import type OpenAI from 'openai';
-import { ModelError, type AssistantMessage, type CallContext, type ChatModel, type ChatRequest, type ChatResult, type ToolCall, type Usage, type FinishReason } from '../contracts/chat.ts';
+import { ModelError, type AssistantMessage, type CallContext, type ChatModel, type ChatRequest, type ChatResult, type Usage, type FinishReason } from '../contracts/chat.ts';
+import { readCompletion } from '../wire/chat/spelling.ts';
+import { usageFrom } from '../wire/usage.ts';
 import { redact } from './redact.ts';
 
 export interface OpenAIOptions {
@@ -87,36 +89,17 @@ export class OpenAIModel implements ChatModel {
 }
 
 /**
- * The parts of a completion the harness uses. Usage comes only from the provider: a response
- * without it is an error, never an estimate. Only standard message fields are kept, so the next
- * request sends exactly what an OpenAI agent would (and parity with the in-process sim holds).
+ * The parts of a completion the harness uses, read by the one Chat Completions reader bench serve's
+ * clients and the gateway use (src/wire/chat/spelling.ts). Usage comes only from the provider: a
+ * response without it (prompt and completion counts) is an error, never an estimate. Only standard
+ * message fields are kept, so the next request sends exactly what an OpenAI agent would (and parity
+ * with the in-process sim holds).
  */
-export function parseCompletion(
-  response: OpenAI.Chat.Completions.ChatCompletion,
-  fail: (message: string) => Error,
-): { message: AssistantMessage; usage: Usage; finishReason?: FinishReason } {
-  const choice = response.choices?.[0];
-  if (!choice) throw fail('response has no choices');
-  const u = response.usage;
-  if (!u || typeof u.prompt_tokens !== 'number' || typeof u.completion_tokens !== 'number')
-    throw fail('response has no usage (loopbench counts tokens only from the provider\'s usage field)');
-  const m = choice.message;
-  const toolCalls: ToolCall[] = (m.tool_calls ?? [])
-    .filter((c) => c.type === 'function')
-    .map((c) => ({ id: c.id, type: 'function', function: { name: c.function.name, arguments: c.function.arguments } }));
-  const message: AssistantMessage = { role: 'assistant', content: m.content ?? null };
-  if (toolCalls.length > 0) message.tool_calls = toolCalls;
-  const finish = choice.finish_reason;
-  const reasoning = u.completion_tokens_details?.reasoning_tokens ?? 0;
-  return {
-    message,
-    ...(finish === 'stop' || finish === 'tool_calls' || finish === 'length' ? { finishReason: finish } : {}),
-    usage: {
-      prompt_tokens: u.prompt_tokens,
-      completion_tokens: u.completion_tokens,
-      cached_tokens: u.prompt_tokens_details?.cached_tokens ?? 0,
-      // Reasoning tokens are a part of completion_tokens, recorded (and priced) apart where a model reports them.
-      ...(reasoning ? { reasoning_tokens: reasoning } : {}),
-    },
-  };
+export function parseCompletion(response: unknown, fail: (message: string) => Error): { message: AssistantMessage; usage: Usage; finishReason: FinishReason } {
+  const answer = readCompletion(response);
+  const choices = (response as { choices?: unknown[] } | null)?.choices;
+  if (!answer || !choices?.length) throw fail('response has no choices');
+  const usage = usageFrom(answer.usage);
+  if (!usage) throw fail("response has no usage (loopbench counts tokens only from the provider's usage field)");
+  return { message: answer.message, finishReason: answer.finishReason, usage };
 }

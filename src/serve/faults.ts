@@ -1,7 +1,7 @@
 // Provider faults `bench serve` can inject, so an agent's (or loopbench's own) handling of a bad
 // provider can be tested without one. Each is what real providers do now and then.
 import { UsageError } from '../contracts/errors.ts';
-import type { Answer } from './wire/adapter.ts';
+import type { Answer } from '../wire/adapter.ts';
 
 export const FAULTS = {
   '429': 'HTTP 429 rate limit with a retry-after header',

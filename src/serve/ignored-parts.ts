@@ -12,8 +12,8 @@ export interface ReadParts {
   conversation: { field: string; nested: boolean; types: ReadonlySet<string> };
 }
 
-import { MessagesRequest } from './wire/messages.ts';
-import { ResponsesRequest } from './wire/responses.ts';
+import { MessagesRequest } from '../wire/messages/spelling.ts';
+import { ResponsesRequest } from '../wire/responses/spelling.ts';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

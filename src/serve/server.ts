@@ -3,6 +3,7 @@
 // Stateless like the sim itself: the answer depends only on the request (model → profile,
 // seed, conversation), so served and in-process answers are identical.
 import type { HttpRoute } from '../contracts/http-route.ts';
+import type { StartSim } from '../contracts/sim-server.ts';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -15,16 +16,18 @@ import { SimModel } from '../sim/sim-model.ts';
 import { mappingNotes, offerOf } from '../sim/offered-tools.ts';
 import { loadAllScenarios } from '../scenario/loader.ts';
 import { JsonlWriter } from '../results/jsonl.ts';
-import { readBody } from './read-body.ts';
+import { readBody } from '../wire/read-body.ts';
 import { ignoredParts, READ_PARTS } from './ignored-parts.ts';
 import { OffThreadCounter } from './offthread-count.ts';
 import { pickFault, spoil, type Fault } from './faults.ts';
-import { apiError, simRefusal, type ApiError, type CompletionRequest } from './protocol.ts';
-import { sseText, type Answer, type WireAdapter } from './wire/adapter.ts';
-import { chatAdapter } from './wire/chat.ts';
-import { messagesAdapter } from './wire/messages.ts';
-import { ResponseStore } from './wire/response-store.ts';
-import { responsesAdapter } from './wire/responses.ts';
+import type { Answer, WireAdapter } from '../wire/adapter.ts';
+import { chatWire } from '../wire/chat/adapter.ts';
+import { simRefusal, type CompletionRequest } from '../wire/chat/protocol.ts';
+import { openaiError, wireError, type WireError } from '../wire/error.ts';
+import { messagesWire } from '../wire/messages/adapter.ts';
+import { responsesWire } from '../wire/responses/adapter.ts';
+import { sseText } from '../wire/sse.ts';
+import { ResponseStore } from '../wire/store.ts';
 
 export interface ServeOptions {
   host: string;
@@ -81,6 +84,9 @@ export interface RunningServer {
 /** Faults answered without writing a completion. */
 const NO_ANSWER: ReadonlySet<Fault> = new Set(['reset', 'timeout', '429', '500']);
 
+/** A private bench serve for the gateway's simulated runs: a free port of 127.0.0.1, no latency, no faults. */
+export const startSim: StartSim = (o) => startServe({ host: '127.0.0.1', port: 0, latencyMs: 0, errorRate: 0, faults: [], retryAfterS: 1, ...o });
+
 export async function startServe(o: ServeOptions): Promise<RunningServer> {
   const counter = new TokenCounter(true);
   const offThread = new OffThreadCounter();
@@ -91,14 +97,11 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
   const toolMappings = new ToolMappings(o.onToolMapping);
   const ignored = new IgnoredParts(o.onIgnored);
   let served = 0;
-  const responses = responsesAdapter(new ResponseStore());
-  const adapters = new Map<string, WireAdapter & { answered?(a: Answer, request: unknown): void }>(
-    [chatAdapter, responses, messagesAdapter(new ResponseStore())].map((a) => [a.route, a as WireAdapter & { answered?(a: Answer, request: unknown): void }]),
-  );
+  const adapters = new Map<string, WireAdapter>([chatWire as WireAdapter, responsesWire(new ResponseStore()) as WireAdapter, messagesWire(new ResponseStore()) as WireAdapter].map((a) => [a.route, a]));
 
   const server = http.createServer((req, res) => {
     void handle(req, res).catch((e) => {
-      if (!res.headersSent) send(res, apiError(500, `internal error: ${(e as Error).message}`, 'server_error'));
+      if (!res.headersSent) send(res, wireError(500, `internal error: ${(e as Error).message}`, 'server_error'));
       else res.destroy();
     });
   });
@@ -110,11 +113,10 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
     if (route === '/v1/models' || route.startsWith('/v1/models/')) return modelsRoute(req, res, url, route, o.profile);
     if (route === '/v1/traces' && o.traces) return void o.traces(req, res);
     const wire = adapters.get(route);
-    if (!wire) return send(res, apiError(404, `Unknown route ${req.method} ${url.pathname} (served: POST ${[...adapters.keys()].join(', POST ')}, GET /v1/models)`, 'invalid_request_error', null, 'unknown_url'));
+    if (!wire) return send(res, wireError(404, `Unknown route ${req.method} ${url.pathname} (served: POST ${[...adapters.keys()].join(', POST ')}, GET /v1/models)`, 'invalid_request_error', null, 'unknown_url'));
     const log = usage.for(wire);
     if (req.method !== 'POST') {
-      const e = wire.error(apiError(405, `Method ${req.method} not allowed on ${route} (use POST)`));
-      return sendJson(res, e.status, e.body);
+      return sendJson(res, 405, wire.errorBody(wireError(405, `Method ${req.method} not allowed on ${route} (use POST)`)));
     }
     const started = performance.now();
     const body = await readBody(req);
@@ -122,10 +124,10 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
     const parsed = wire.parse(body.value);
     if (!parsed.ok) return log.refuse(res, started, null, parsed.error);
     const { request, chat, stream } = parsed;
-    const refused = wire === chatAdapter ? simRefusal(request as CompletionRequest) : null;
+    const refused = wire === chatWire ? simRefusal(request as CompletionRequest) : null;
     if (refused) return log.refuse(res, started, { model: chat.model }, refused);
     const profile = profiles.get(chat.model);
-    if (!profile) return log.refuse(res, started, { model: chat.model }, apiError(404, `The model '${chat.model}' does not exist: it names no simulated profile (known: ${listProfiles().join(', ')}) and no shipped scenario (bench scenarios lists them), and bench serve was started without --profile`, 'invalid_request_error', 'model', 'model_not_found'));
+    if (!profile) return log.refuse(res, started, { model: chat.model }, wireError(404, `The model '${chat.model}' does not exist: it names no simulated profile (known: ${listProfiles().join(', ')}) and no shipped scenario (bench scenarios lists them), and bench serve was started without --profile`, 'invalid_request_error', 'model', 'model_not_found'));
     if (o.onToolMapping) toolMappings.see(profile, offerOf(chat).tools);
     if (o.onIgnored) ignored.see(route, body.value);
     const fault = pickFault(o.errorRate, o.faults, random);
@@ -147,7 +149,7 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
     } catch (e) {
       if (!(e instanceof ModelError)) throw e;
       await latency();
-      return log.refuse(res, started, info, apiError(400, e.message));
+      return log.refuse(res, started, info, wireError(400, e.message));
     }
     if (fault) answer = spoil(answer, fault);
     await latency();
@@ -159,7 +161,7 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
       res.end(sseText(wire.events(answer, request)));
     }
-    wire.answered?.(answer, request);
+    wire.answered(answer, request);
   }
 
   /** Faults that answer instead of the model (reset, timeout, 429, 500): true when one did. */
@@ -177,11 +179,11 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
     }
     if (fault === '429') {
       res.setHeader('retry-after', String(o.retryAfterS));
-      log.refuse(res, started, info, apiError(429, 'Rate limit reached for requests (injected by bench serve --error-rate).', 'requests', null, 'rate_limit_exceeded'));
+      log.refuse(res, started, info, wireError(429, 'Rate limit reached for requests (injected by bench serve --error-rate).', 'requests', null, 'rate_limit_exceeded'));
       return true;
     }
     if (fault === '500') {
-      log.refuse(res, started, info, apiError(500, 'The server had an error while processing your request (injected by bench serve --error-rate).', 'server_error'));
+      log.refuse(res, started, info, wireError(500, 'The server had an error while processing your request (injected by bench serve --error-rate).', 'server_error'));
       return true;
     }
     return false;
@@ -270,7 +272,7 @@ type CallInfo = { model?: string; profile?: string; stream?: boolean; messages?:
 /** What one protocol's requests write to the usage log, and how its refusals are sent. */
 interface ApiLog {
   /** An error answer in the protocol's shape, logged. */
-  refuse(res: http.ServerResponse, started: number, info: CallInfo | null, error: ApiError): void;
+  refuse(res: http.ServerResponse, started: number, info: CallInfo | null, error: WireError): void;
   line(started: number, i: CallInfo, status: number, usage: Usage | null, error: string | null): void;
 }
 
@@ -285,9 +287,8 @@ class UsageLog {
   for(wire: WireAdapter): ApiLog {
     return {
       refuse: (res, started, info, error) => {
-        this.line(wire.name, started, info ?? {}, error.status, null, error.body.error.message);
-        const e = wire.error(error);
-        sendJson(res, e.status, e.body);
+        this.line(wire.name, started, info ?? {}, error.status, null, error.message);
+        sendJson(res, error.status, wire.errorBody(error));
       },
       line: (started, i, status, usage, error) => this.line(wire.name, started, i, status, usage, error),
     };
@@ -325,16 +326,16 @@ class UsageLog {
 
 /** GET /v1/models and /v1/models/{id}: the simulated profiles, as OpenAI lists models. */
 function modelsRoute(req: http.IncomingMessage, res: http.ServerResponse, url: URL, route: string, fixed: string | undefined): void {
-  if (req.method !== 'GET') return send(res, apiError(405, `Method ${req.method} not allowed on ${url.pathname} (use GET)`));
+  if (req.method !== 'GET') return send(res, wireError(405, `Method ${req.method} not allowed on ${url.pathname} (use GET)`));
   const data = (fixed ? [fixed] : listProfiles()).map((id) => ({ id, object: 'model', created: 0, owned_by: 'loopbench-sim' }));
   if (route === '/v1/models') return sendJson(res, 200, { object: 'list', data });
   const id = decodeURIComponent(route.slice('/v1/models/'.length));
   const model = fixed ? { ...data[0]!, id } : data.find((m) => m.id === id);
-  return model ? sendJson(res, 200, model) : send(res, apiError(404, `The model '${id}' does not exist`, 'invalid_request_error', 'model', 'model_not_found'));
+  return model ? sendJson(res, 200, model) : send(res, wireError(404, `The model '${id}' does not exist`, 'invalid_request_error', 'model', 'model_not_found'));
 }
 
-function send(res: http.ServerResponse, e: ApiError): void {
-  sendJson(res, e.status, e.body);
+function send(res: http.ServerResponse, e: WireError): void {
+  sendJson(res, e.status, openaiError(e));
 }
 
 function sendJson(res: http.ServerResponse, status: number, body: unknown): void {

@@ -13,6 +13,7 @@ import { RUN_DEFAULTS } from '../../src/runner/run-defaults.ts';
 import { expandSweep } from '../../src/runner/sweep.ts';
 import { executeSweep } from '../../src/runner/sweep-runner.ts';
 import { transportFrom } from '../../src/runner/transport.ts';
+import { startSim } from '../../src/serve/server.ts';
 
 export async function agentSweep(flags: Partial<RunOptions> & { agentCmd: string; concurrency?: string }, env: NodeJS.ProcessEnv = {}, signal?: AbortSignal) {
   const opts = { ...RUN_DEFAULTS, ...flags };
@@ -20,7 +21,7 @@ export async function agentSweep(flags: Partial<RunOptions> & { agentCmd: string
   const spec = buildSweepSpec(opts, transport);
   const plans = expandSweep(spec);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-agent-sweep-'));
-  const host = await startAgentHost({ counter: new TokenCounter(), transport, promptCache: false, baseEnv: { PATH: process.env.PATH, ...env } });
+  const host = await startAgentHost({ counter: new TokenCounter(), transport, promptCache: false, startSim, baseEnv: { PATH: process.env.PATH, ...env } });
   try {
     const meta = await executeSweep({ dir, spec, plans, concurrency: Number(opts.concurrency), transcripts: true, progress: { tick() {}, stop() {} }, command: [], transport, execute: host.execute, signal });
     const runs = (await readJsonl<RunRecord>(resultFile(dir, 'runs'))).records;

@@ -4,11 +4,11 @@
 import fs from 'node:fs';
 import { Ajv } from 'ajv';
 import path from 'node:path';
-import { parseSse, readEvents, type WireAdapter } from '../../src/serve/wire/adapter.ts';
-import { chatAdapter } from '../../src/serve/wire/chat.ts';
-import { messagesAdapter } from '../../src/serve/wire/messages.ts';
-import { ResponseStore } from '../../src/serve/wire/response-store.ts';
-import { responsesAdapter } from '../../src/serve/wire/responses.ts';
+import type { WireAdapter } from '../../src/wire/adapter.ts';
+import { chatWire } from '../../src/wire/chat/adapter.ts';
+import { messagesWire } from '../../src/wire/messages/adapter.ts';
+import { responsesWire } from '../../src/wire/responses/adapter.ts';
+import { parseSse, readEvents } from '../../src/wire/sse.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const GUARD = path.join(ROOT, 'test/fixtures/net-guard.mjs');
@@ -57,7 +57,7 @@ export function readWire(file: string): Exchange[] {
   return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Exchange) : [];
 }
 
-const ADAPTERS: Record<string, WireAdapter> = { '/v1/chat/completions': chatAdapter, '/v1/responses': responsesAdapter(new ResponseStore()), '/v1/messages': messagesAdapter(new ResponseStore()) } as Record<string, WireAdapter>;
+const ADAPTERS: Record<string, WireAdapter> = { '/v1/chat/completions': chatWire, '/v1/responses': responsesWire(), '/v1/messages': messagesWire() } as Record<string, WireAdapter>;
 
 /** The tools a request offered, by name, with the JSON schema the framework sent for each. */
 export function offered(route: string, request: Record<string, unknown>): Map<string, Record<string, unknown>> {

@@ -1,17 +1,18 @@
-// OpenAI Chat Completions at the gateway's edge (POST /v1/chat/completions): the request located
-// in its bytes (json-body.ts), only what the gateway reads parsed and checked (with bench serve's
-// own schemas, so both refuse alike), the answer read plain or as server-sent events, errors in
-// OpenAI's shape.
+// The Chat Completions adapter (POST /v1/chat/completions): its JSON spelling (spelling.ts), and a
+// request located in its bytes (json-body.ts), only what the gateway reads parsed and checked (with
+// the same schemas as a whole request, so both refuse alike), the answer read plain or as
+// server-sent events, errors in OpenAI's shape.
 import { Buffer } from 'node:buffer';
 import { z } from 'zod';
 import type { ChatMessage, ToolSpec } from '../../contracts/chat.ts';
-import { completion, CompletionRequest, Message, streamChunks, Tool, toChatMessage, toToolSpec } from '../../serve/protocol.ts';
-import { isObject } from '../../serve/wire/adapter.ts';
-import { chatAdapter } from '../../serve/wire/chat.ts';
-import type { AnswerReader, WireAdapter, WireCall, WireError } from './adapter.ts';
-import { errorMessage, readJson, SseReader, type SseBlock } from './answer-bytes.ts';
-import { elementSpan, keepArray, type PriorArray } from './json-body.ts';
-import { invalid, keptTools, readElement, scanRequest, toolsMember, withChanges } from './request-bytes.ts';
+import type { AnswerReader, WireAdapter, WireCall } from '../adapter.ts';
+import { errorMessage, readJson, SseReader, type SseBlock } from '../answer-bytes.ts';
+import type { WireError } from '../error.ts';
+import { elementSpan, keepArray, type PriorArray } from '../json-body.ts';
+import { invalid, keptTools, readElement, scanRequest, toolsMember, withChanges } from '../request-bytes.ts';
+import { isObject } from '../sse.ts';
+import { completion, CompletionRequest, Message, streamChunks, Tool, toChatMessage, toToolSpec } from './protocol.ts';
+import { chatSpelling, readCompletion } from './spelling.ts';
 
 /** What is kept of a run's last request: its messages array (bytes and bounds), its tools' bytes, which messages had parts other than text. */
 export interface ChatState {
@@ -28,9 +29,6 @@ const Tools = z.array(Tool);
 export const bearer = (key: string | undefined): Record<string, string> => (key ? { authorization: `Bearer ${key}` } : {});
 
 const WHAT = 'chat-completions';
-
-/** An error in OpenAI's shape (Chat Completions and the Responses API alike). */
-export const openaiError = (e: WireError): string => JSON.stringify({ error: { message: e.message, type: e.type, param: e.param ?? null, code: e.code ?? null } });
 
 const hasNonText = (m: z.infer<typeof Message>) => Array.isArray(m.content) && m.content.some((p) => p.type !== 'text');
 
@@ -102,7 +100,7 @@ class PlainReader implements AnswerReader {
   end(): ReturnType<AnswerReader['end']> {
     const body = readJson(this.chunks);
     if (!body.ok) return body;
-    const answer = chatAdapter.read(body.value);
+    const answer = readCompletion(body.value);
     return answer ? { ok: true, answer } : { ok: false, error: 'upstream answered with JSON that is not a completion' };
   }
 
@@ -111,10 +109,10 @@ class PlainReader implements AnswerReader {
   }
 }
 
-/** Server-sent events, read as they arrive: each event kept as it came (to pass on), and the answer put together from them (chatAdapter.assemble). */
+/** Server-sent events, read as they arrive: each event kept as it came (to pass on), and the answer put together from them (chatSpelling.assemble). */
 class StreamReader implements AnswerReader {
   private readonly events = new SseReader();
-  private readonly assembler = chatAdapter.assemble();
+  private readonly assembler = chatSpelling.assemble();
   /** Which events are the usage chunk the gateway asked for. */
   private readonly usageOnly: boolean[] = [];
 
@@ -142,16 +140,15 @@ class StreamReader implements AnswerReader {
   }
 }
 
-export const chatCompletions: WireAdapter<ChatState> = {
-  route: '/v1/chat/completions',
+export const chatWire: WireAdapter<CompletionRequest, ChatState> = {
+  ...chatSpelling,
   family: 'openai',
-  parse,
+  parseBytes: parse,
   reader: (call) => (call.stream ? new StreamReader(call.clientWantsUsage) : new PlainReader()),
   recorded: (call, model, message, usage) => {
     const c = completion('chatcmpl-replay', model, 0, structuredClone(message), usage);
     if (!call.stream) return Buffer.from(JSON.stringify(c));
     return Buffer.from([...streamChunks(c, true).map((e) => `data: ${JSON.stringify(e)}\n\n`), 'data: [DONE]\n\n'].join(''));
   },
-  error: openaiError,
   upstreamErrorMessage: errorMessage,
 };

@@ -1,4 +1,4 @@
-// The Responses API (POST /v1/responses) as a wire adapter. A request's `input` (a string, or items:
+// The Responses API (POST /v1/responses) spelled as JSON. A request's `input` (a string, or items:
 // messages, function_call, function_call_output, item_reference), its `instructions` and the
 // conversation of `previous_response_id` become one chat conversation; the answer goes back as
 // output items (a message, then one function_call per tool call), whole or as the event sequence
@@ -6,10 +6,12 @@
 import { z } from 'zod';
 import type { AssistantMessage, ChatMessage, ChatRequest, FinishReason, ToolChoice, ToolSpec, Usage } from '../../contracts/chat.ts';
 import { issuePath } from '../../scenario/yaml-file.ts';
-import { apiError, JsonSchemaObject, responseFormat } from '../protocol.ts';
+import { JsonSchemaObject, responseFormat } from '../chat/protocol.ts';
+import { openaiError, wireError } from '../error.ts';
 import { pieces } from '../pieces.ts';
-import { isObject, type Answer, type ReadAnswer, type SentUsage, type SseEvent, type StreamAssembler, type WireAdapter } from './adapter.ts';
-import type { ResponseStore } from './response-store.ts';
+import type { Answer, ReadAnswer, SentUsage, Spelling, SseEvent, StreamAssembler } from '../adapter.ts';
+import { isObject } from '../sse.ts';
+import type { ResponseStore } from '../store.ts';
 
 const TextPart = z.looseObject({ type: z.string(), text: z.string().optional(), refusal: z.string().optional() });
 const Content = z.union([z.string(), z.array(TextPart)]);
@@ -69,7 +71,14 @@ export interface ResponsesCall {
 
 const text = (c: z.infer<typeof Content>): string => (typeof c === 'string' ? c : c.map((p) => p.text ?? p.refusal ?? '').join(''));
 
-const invalid = (param: string, message: string) => ({ ok: false as const, error: apiError(400, message, 'invalid_request_error', param, 'invalid_value') });
+const invalid = (param: string, message: string) => ({ ok: false as const, error: wireError(400, message, 'invalid_request_error', param, 'invalid_value') });
+
+/** An item as it reads: an item_reference resolved to the item `stored` finds for it (null: none). */
+export function resolved(item: Item, stored: (id: string) => unknown): Exclude<Item, z.infer<typeof ReferenceItem>> | null {
+  if (item.type !== 'item_reference') return item as Exclude<Item, z.infer<typeof ReferenceItem>>;
+  const parsed = Item.safeParse(stored(item.id));
+  return !parsed.success || parsed.data.type === 'item_reference' ? null : (parsed.data as Exclude<Item, z.infer<typeof ReferenceItem>>);
+}
 
 /**
  * Input items as chat messages, appended to `out`: an assistant's text and the function calls after it
@@ -78,14 +87,11 @@ const invalid = (param: string, message: string) => ({ ok: false as const, error
  */
 export function toMessages(items: readonly Item[], stored: (id: string) => unknown, out: ChatMessage[]): string[] {
   const missing: string[] = [];
-  for (let item of items) {
-    if (item.type === 'item_reference') {
-      const parsed = Item.safeParse(stored(item.id));
-      if (!parsed.success || parsed.data.type === 'item_reference') {
-        missing.push(item.id);
-        continue;
-      }
-      item = parsed.data;
+  for (const sent of items) {
+    const item = resolved(sent, stored);
+    if (!item) {
+      missing.push((sent as z.infer<typeof ReferenceItem>).id);
+      continue;
     }
     const last = out.at(-1);
     if (item.type === 'reasoning') continue;
@@ -129,18 +135,6 @@ export function functionTools(tools: ReadonlyArray<{ type: string }>): { specs: 
   return { specs, other };
 }
 
-/**
- * The conversation a stored response continues, for a request to extend: the stored messages
- * themselves (so a counter that has seen them counts them again for nothing), but the last one
- * copied when it is the assistant's, which the request's items may extend.
- */
-export function continued(before: readonly ChatMessage[]): ChatMessage[] {
-  const out = [...before];
-  const last = out.at(-1);
-  if (last?.role === 'assistant') out[out.length - 1] = { ...last, ...(last.tool_calls ? { tool_calls: [...last.tool_calls] } : {}) };
-  return out;
-}
-
 function parse(store: ResponseStore, raw: unknown) {
   const r = ResponsesRequest.safeParse(raw);
   if (!r.success) {
@@ -156,12 +150,12 @@ function parse(store: ResponseStore, raw: unknown) {
   if (choice && typeof choice === 'object' && !tools.some((t) => t.function.name === choice.name)) return invalid('tool_choice', `Invalid value for 'tool_choice': no function named '${choice.name}' in 'tools'.`);
   let history: ChatMessage[] = [];
   if (body.previous_response_id) {
-    const before = store.conversation(body.previous_response_id);
-    if (!before) return { ok: false as const, error: apiError(400, `Previous response with id '${body.previous_response_id}' not found.`, 'invalid_request_error', 'previous_response_id', 'previous_response_not_found') };
-    history = continued(before);
+    const before = store.previous(body.previous_response_id);
+    if (!before) return { ok: false as const, error: wireError(400, `Previous response with id '${body.previous_response_id}' not found.`, 'invalid_request_error', 'previous_response_id', 'previous_response_not_found') };
+    history = before;
   }
   const missing = toMessages(typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input, (id) => store.item(id), history);
-  if (missing.length) return { ok: false as const, error: apiError(400, `Item with id '${missing[0]}' not found.`, 'invalid_request_error', 'input', 'item_not_found') };
+  if (missing.length) return { ok: false as const, error: wireError(400, `Item with id '${missing[0]}' not found.`, 'invalid_request_error', 'input', 'item_not_found') };
   if (history.length === 0) return invalid('input', "Invalid value for 'input': no input items.");
   const f = body.text?.format;
   const format = f?.type === 'json_object' ? { type: 'json_object' as const } : f?.type === 'json_schema' ? responseFormat(f.name, f.schema, f.strict) : undefined;
@@ -300,8 +294,8 @@ function assemble(): StreamAssembler {
   };
 }
 
-/** The Responses API adapter; answers it sends with `store` on (the default) are kept in `store`. */
-export function responsesAdapter(store: ResponseStore): WireAdapter<ResponsesCall> & { answered(a: Answer, call: ResponsesCall): void } {
+/** The Responses API spelled as JSON; answers it sends with `store` on (the default) are kept in `store`. */
+export function responsesSpelling(store: ResponseStore): Spelling<ResponsesCall> {
   return {
     name: 'responses',
     route: '/v1/responses',
@@ -309,12 +303,11 @@ export function responsesAdapter(store: ResponseStore): WireAdapter<ResponsesCal
     parse: (body) => parse(store, body),
     render: (a, call) => responseObject(a, call.body, true),
     events: (a, call) => streamEvents(a, call.body),
-    error: (e) => ({ status: e.status, body: e.body }),
+    answered(a, call) {
+      if (call.body.store !== false && a.message) store.keepResponse(`resp_${a.uid}`, call.history, a.message, outputItems(a));
+    },
+    errorBody: openaiError,
     read: readResponse,
     assemble,
-    answered(a, call) {
-      if (call.body.store === false || !a.message) return;
-      store.save(`resp_${a.uid}`, [...call.history, a.message], outputItems(a));
-    },
   };
 }

@@ -1,8 +1,11 @@
-// Chat Completions (POST /v1/chat/completions) as a wire adapter: the request and completion
-// formats of protocol.ts, streamed as `data:` chunks ending in [DONE].
+// Chat Completions (POST /v1/chat/completions) spelled as JSON: the request and completion formats
+// of protocol.ts, streamed as `data:` chunks ending in [DONE], and a completion read back (whole or
+// from its chunks) by the one reader every caller uses: bench serve's clients, the gateway, the OpenAI provider.
 import type { AssistantMessage, FinishReason, ToolCall } from '../../contracts/chat.ts';
-import { completion, parseCompletionRequest, streamChunks, type Completion, type CompletionRequest } from '../protocol.ts';
-import { isObject, type Answer, type ReadAnswer, type SentUsage, type StreamAssembler, type WireAdapter } from './adapter.ts';
+import { completion, parseCompletionRequest, streamChunks, type Completion, type CompletionRequest } from './protocol.ts';
+import type { Answer, ReadAnswer, SentUsage, Spelling, StreamAssembler } from '../adapter.ts';
+import { openaiError } from '../error.ts';
+import { isObject } from '../sse.ts';
 
 /** The completion object of an answer (no choices for an empty one, no usage when it has none). */
 export function completionOf(a: Answer): Completion {
@@ -36,7 +39,7 @@ function messageOf(m: unknown): AssistantMessage {
 }
 
 /** A completion read back. */
-function read(body: unknown): ReadAnswer | null {
+export function readCompletion(body: unknown): ReadAnswer | null {
   if (!isObject(body) || !Array.isArray(body.choices)) return null;
   const choice = isObject(body.choices[0]) ? body.choices[0] : {};
   const message = messageOf(choice.message);
@@ -79,7 +82,7 @@ function assemble(): StreamAssembler {
   };
 }
 
-export const chatAdapter: WireAdapter<CompletionRequest> = {
+export const chatSpelling: Spelling<CompletionRequest> = {
   name: 'chat',
   route: '/v1/chat/completions',
   idPrefix: 'chatcmpl-',
@@ -92,7 +95,9 @@ export const chatAdapter: WireAdapter<CompletionRequest> = {
     const chunks = streamChunks(completionOf(a), request.stream_options?.include_usage === true);
     return [...chunks.map((c) => ({ data: JSON.stringify(c) })), { data: '[DONE]' }];
   },
-  error: (e) => ({ status: e.status, body: e.body }),
-  read,
+  // Chat Completions keeps nothing: every request carries its whole conversation.
+  answered: () => {},
+  errorBody: openaiError,
+  read: readCompletion,
   assemble,
 };

@@ -1,9 +1,10 @@
-// What a server keeps of earlier answers, in memory, for protocols with server-held state: each
+// What a server keeps of earlier answers, in memory, for protocols with server-held state (bench
+// serve answering them, the gateway relaying them: the same continuation rules for both): each
 // stored answer's conversation (the Responses API's `previous_response_id`, Anthropic's Threads:
 // a provider bills the whole context, so it is counted whole), the tools it was offered (a Thread's
 // later turns may leave them out), and each output item by id (`item_reference` inputs, which the AI
 // SDK sends when `store` is on). Bounded: the oldest answers go first, as a provider's retention would drop them.
-import type { ChatMessage, ToolSpec } from '../../contracts/chat.ts';
+import type { AssistantMessage, ChatMessage, ToolSpec } from '../contracts/chat.ts';
 
 interface Kept {
   messages: ChatMessage[];
@@ -55,6 +56,40 @@ export class ResponseStore {
   markContinued(id: string): void {
     const kept = this.conversations.get(id);
     if (kept) kept.continued = true;
+  }
+
+  /**
+   * The Responses API's `previous_response_id`: the conversation a stored response continues, for a
+   * request to extend (undefined when it is not kept). The stored messages themselves (so a counter
+   * that has seen them counts them again for nothing), but the last one copied when it is the
+   * assistant's, which the request's items may extend.
+   */
+  previous(id: string): ChatMessage[] | undefined {
+    const before = this.conversation(id);
+    if (!before) return undefined;
+    const out = [...before];
+    const last = out.at(-1);
+    if (last?.role === 'assistant') out[out.length - 1] = { ...last, ...(last.tool_calls ? { tool_calls: [...last.tool_calls] } : {}) };
+    return out;
+  }
+
+  /** Keeps a response's answer (its conversation and output items) for the requests that continue it. */
+  keepResponse(id: string, conversation: readonly ChatMessage[], answer: AssistantMessage, items: ReadonlyArray<Record<string, unknown>>): void {
+    this.save(id, [...conversation, answer], items);
+  }
+
+  /**
+   * Anthropic's Threads: the conversation a turn continues (undefined when it is not kept). A turn may
+   * leave out its system prompt (the stored one stays) or give a new one (`system`: the stored one goes).
+   */
+  thread(id: string, system: string | undefined): ChatMessage[] | undefined {
+    return this.conversation(id)?.filter((m) => system === undefined || m.role !== 'system');
+  }
+
+  /** Keeps a Thread's answer for the turn that continues it; the turn it continued (`continues`) is spent. */
+  keepThread(continues: string | null, id: string, conversation: readonly ChatMessage[], answer: AssistantMessage, tools: ToolSpec[] | undefined): void {
+    if (continues !== null) this.markContinued(continues);
+    this.save(id, [...conversation, answer], [], tools);
   }
 
   /** An output item of a stored response, as it was sent. */

@@ -4,8 +4,8 @@
 // `error.message`).
 import { Buffer } from 'node:buffer';
 import { StringDecoder } from 'node:string_decoder';
-import { json, parseSseBlock, type ReadAnswer, type WireAdapter } from '../../serve/wire/adapter.ts';
-import type { AnswerReader } from './adapter.ts';
+import type { AnswerReader, ReadAnswer, WireAdapter } from './adapter.ts';
+import { json, parseSseBlock } from './sse.ts';
 
 /** One event: its name, and its data parsed as JSON (the text as it came when it is not JSON; [DONE] stays text). */
 export interface SseBlock {

@@ -1,21 +1,22 @@
-// Anthropic Messages at the gateway's edge (POST /v1/messages), read with bench serve's own parts
-// (src/serve/wire/messages.ts): `system`, `messages` (text, tool_use and tool_result blocks) and
-// client `tools` become the conversation the meter counts; answers are read whole or from the
-// stream's events. The upstream gets the key as Anthropic's API takes it (x-api-key) with the
-// agent's anthropic-version and anthropic-beta. A Thread (the SDK's tool runner: `thread` continue,
-// only the new turn sent) continues a conversation the provider keeps and bills whole: the gateway
-// keeps each Thread answer it relayed, so such a call is counted whole too.
+// The Anthropic Messages adapter (POST /v1/messages): its JSON spelling (spelling.ts), and the request
+// read from its bytes: `system`, `messages` (text, tool_use and tool_result blocks) and client `tools`
+// become the conversation the meter counts; answers are read whole or from the stream's events. The
+// upstream gets the key as Anthropic's API takes it (x-api-key) with the agent's anthropic-version
+// and anthropic-beta. A Thread (the SDK's tool runner: `thread` continue, only the new turn sent)
+// continues a conversation the provider keeps and bills whole: the gateway keeps each Thread answer
+// it relayed (in the same store, by the same rules, as bench serve keeps its own), so such a call is
+// counted whole too.
 import { Buffer } from 'node:buffer';
 import type { ChatMessage, ToolSpec } from '../../contracts/chat.ts';
-import { apiError } from '../../serve/protocol.ts';
-import { sseText } from '../../serve/wire/adapter.ts';
-import { ResponseStore } from '../../serve/wire/response-store.ts';
-import { beyondText, clientTools, Message, messagesAdapter, messagesError, MessagesRequest, systemText, toChat } from '../../serve/wire/messages.ts';
-import type { AnswerReader, WireAdapter, WireCall, WireError } from './adapter.ts';
-import { errorMessage, wholeReader } from './answer-bytes.ts';
-import { itemsBytes, readItems, type AddItem, type ItemsState } from './items.ts';
-import { elementSpan, sameBytes, type ScannedArray } from './json-body.ts';
-import { badRequest, invalid, keptTools, readElement, scanRequest, toolsMember, withChanges } from './request-bytes.ts';
+import type { AnswerReader, WireAdapter, WireCall } from '../adapter.ts';
+import { errorMessage, wholeReader } from '../answer-bytes.ts';
+import type { WireError } from '../error.ts';
+import { itemsBytes, readItems, type AddItem, type ItemsState } from '../items.ts';
+import { elementSpan, sameBytes, type ScannedArray } from '../json-body.ts';
+import { badRequest, invalid, keptTools, readElement, scanRequest, toolsMember, withChanges } from '../request-bytes.ts';
+import { sseText } from '../sse.ts';
+import { ResponseStore } from '../store.ts';
+import { beyondText, clientTools, Message, messagesSpelling, MessagesRequest, systemText, toChat, type MessagesCall } from './spelling.ts';
 
 const WHAT = 'Anthropic Messages';
 const Fields = MessagesRequest.pick({ model: true, max_tokens: true, stream: true, temperature: true, seed: true, thread: true, system: true });
@@ -43,26 +44,26 @@ interface Call extends WireCall<MessagesState> {
 
 const header = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join(',') : v);
 
-export function messagesWire(store = new ResponseStore()): WireAdapter<MessagesState> {
-  const spelling = messagesAdapter(store);
+/** Anthropic Messages; `store` keeps the Thread answers it sends or relays (one per server: bench serve's, the gateway's). */
+export function messagesWire(store = new ResponseStore()): WireAdapter<MessagesCall, MessagesState> {
+  const spelling = messagesSpelling(store);
   const add: AddItem<Message> = (m, out) => {
     toChat(m, out);
     return beyondText(m);
   };
   const readItem = (array: ScannedArray) => (body: Buffer, k: number) => readElement(body, elementSpan(array, k), Message, ['messages', k], WHAT);
 
-  function parse(body: Buffer, prior: MessagesState | null, sent: Parameters<WireAdapter['parse']>[2]): { ok: true; call: Call } | { ok: false; error: WireError } {
+  function parse(body: Buffer, prior: MessagesState | null, sent: Parameters<WireAdapter['parseBytes']>[2]): { ok: true; call: Call } | { ok: false; error: WireError } {
     const request = scanRequest(body, 'messages', prior?.items?.array ?? null, Fields, WHAT);
     if (!request.ok) return request;
     const { scanned, fields: f } = request;
     if (!scanned.array) return { ok: false, error: invalid(['messages'], 'Invalid input: expected array, received undefined') };
     if (scanned.array.bounds.length === 0) return { ok: false, error: invalid(['messages'], 'at least one message is required') };
     const continues = f.thread?.type === 'continue' ? f.thread.previous_message_id : null;
-    const before = continues === null ? undefined : store.conversation(continues);
-    let unbounded = continues !== null && !before;
     const text = systemText(f.system);
-    // A Thread's turn may leave out its system prompt (the stored one stays) or give a new one.
-    const context = before ? before.filter((m) => text === undefined || m.role !== 'system') : [];
+    const before = continues === null ? undefined : store.thread(continues, text);
+    let unbounded = continues !== null && !before;
+    const context = before ?? [];
     const read = readItems(body, scanned.array, context.length === 0 ? (prior?.items ?? null) : null, context, readItem(scanned.array), add);
     if (!read.ok) return read;
     unbounded ||= read.beyondText;
@@ -131,22 +132,19 @@ export function messagesWire(store = new ResponseStore()): WireAdapter<MessagesS
   function reader(call: WireCall<MessagesState>): AnswerReader {
     const c = call as Call;
     return wholeReader(spelling, c.stream, { answer: 'a message', end: 'message_stop (cut short, or ended by an error event)' }, (answer) => {
-      if (!c.keep || !answer.id) return;
-      if (c.continues !== null) store.markContinued(c.continues);
-      store.save(answer.id, [...c.conversation, answer.message], [], c.toolSpecs);
+      if (c.keep && answer.id) store.keepThread(c.continues, answer.id, c.conversation, answer.message, c.toolSpecs);
     });
   }
 
   return {
-    route: '/v1/messages',
+    ...spelling,
     family: 'anthropic',
-    parse,
+    parseBytes: parse,
     reader,
     recorded: (call, model, message, usage) => {
       const a = { uid: `replay${Date.now().toString(36)}`, model, created: Math.floor(Date.now() / 1000), message, usage, finishReason: message.tool_calls?.length ? ('tool_calls' as const) : ('stop' as const) };
       return Buffer.from(call.stream ? sseText(spelling.events(a, undefined as never)) : JSON.stringify(spelling.render(a, undefined as never)));
     },
-    error: (e) => JSON.stringify(messagesError(apiError(e.status, e.message, e.type, e.param ?? null, e.code ?? null)).body),
     upstreamErrorMessage: errorMessage,
   };
 }

@@ -1,4 +1,4 @@
-// Anthropic Messages (POST /v1/messages) as a wire adapter: `system`, `messages` of text / tool_use /
+// Anthropic Messages (POST /v1/messages) spelled as JSON: `system`, `messages` of text / tool_use /
 // tool_result blocks and `tools` with `input_schema` become one chat conversation; the answer goes
 // back as content blocks, whole or as the event sequence the Anthropic SDKs parse (message_start,
 // content blocks and their deltas, message_delta with the stop reason and usage, message_stop).
@@ -8,10 +8,13 @@
 import { z } from 'zod';
 import type { AssistantMessage, ChatMessage, ChatRequest, FinishReason, ToolChoice, ToolSpec, Usage } from '../../contracts/chat.ts';
 import { issuePath } from '../../scenario/yaml-file.ts';
-import { apiError, JsonSchemaObject, responseFormat, type ApiError } from '../protocol.ts';
+import { JsonSchemaObject, responseFormat } from '../chat/protocol.ts';
+import { wireError, type WireError } from '../error.ts';
 import { pieces } from '../pieces.ts';
-import { isObject, json, wholeInput, type Answer, type ReadAnswer, type SentUsage, type SseEvent, type StreamAssembler, type WireAdapter } from './adapter.ts';
-import type { ResponseStore } from './response-store.ts';
+import type { Answer, ReadAnswer, SentUsage, Spelling, SseEvent, StreamAssembler } from '../adapter.ts';
+import { isObject, json } from '../sse.ts';
+import { wholeInput } from '../usage.ts';
+import type { ResponseStore } from '../store.ts';
 
 const TextBlock = z.looseObject({ type: z.literal('text'), text: z.string() });
 const ToolUseBlock = z.looseObject({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.unknown() });
@@ -61,7 +64,7 @@ export interface MessagesCall {
   tools: ToolSpec[];
 }
 
-const invalid = (message: string, status = 400, code: string | null = null): { ok: false; error: ApiError } => ({ ok: false, error: apiError(status, message, 'invalid_request_error', null, code) });
+const invalid = (message: string, status = 400, code: string | null = null): { ok: false; error: WireError } => ({ ok: false, error: wireError(status, message, 'invalid_request_error', null, code) });
 
 const resultText = (c: z.infer<typeof ToolResultBlock>['content']): string => (c === undefined ? '' : typeof c === 'string' ? c : c.map((p) => p.text ?? '').join(''));
 
@@ -124,7 +127,8 @@ function parse(store: ResponseStore, raw: unknown) {
   }
   const body = r.data;
   const thread = body.thread?.type === 'continue' ? body.thread.previous_message_id : undefined;
-  const before = thread === undefined ? undefined : store.conversation(thread);
+  const system = systemText(body.system);
+  const before = thread === undefined ? undefined : store.thread(thread, system);
   if (thread !== undefined && !before) return invalid(`thread: no Thread state for previous_message_id '${thread}': replay the full conversation with thread {"type": "create"}`, 404, 'thread_not_found');
   if (thread !== undefined && store.continued(thread)) return invalid(`thread: the response '${thread}' has been continued already; continue from the Thread's latest response`, 400, 'thread_already_continued');
   if (body.messages.length === 0) return invalid('messages: at least one message is required');
@@ -138,8 +142,7 @@ function parse(store: ResponseStore, raw: unknown) {
   if (tc?.type === 'tool' && !tools.some((t) => t.function.name === tc.name)) return invalid(`tool_choice: no tool named '${tc.name ?? ''}' in tools`);
   if (tc && tc.type !== 'none' && tools.length === 0) return invalid('tool_choice: may only be specified while providing tools');
   const choice: ToolChoice | undefined = !tc ? undefined : tc.type === 'tool' ? { type: 'function', function: { name: tc.name! } } : tc.type === 'any' ? 'required' : tc.type;
-  const system = systemText(body.system);
-  const messages: ChatMessage[] = before ? before.filter((m) => system === undefined || m.role !== 'system') : [];
+  const messages: ChatMessage[] = before ?? [];
   if (system) messages.unshift({ role: 'system', content: system });
   for (const m of body.messages) toChat(m, messages);
   const format = body.output_config?.format;
@@ -253,9 +256,9 @@ function readMessage(body: unknown): ReadAnswer | null {
 const ERROR_TYPES: Record<number, string> = { 400: 'invalid_request_error', 401: 'authentication_error', 402: 'billing_error', 403: 'permission_error', 404: 'not_found_error', 405: 'invalid_request_error', 413: 'request_too_large', 429: 'rate_limit_error', 500: 'api_error', 529: 'overloaded_error' };
 
 /** Anthropic's error body; the internal error's code (thread_not_found, loopbench_max_steps…) goes in `details.error_code`, where the SDK reads it. */
-export function messagesError(e: ApiError): { status: number; body: unknown } {
+export function messagesError(e: WireError): unknown {
   const type = ERROR_TYPES[e.status] ?? (e.status >= 500 ? 'api_error' : 'invalid_request_error');
-  return { status: e.status, body: { type: 'error', error: { type, message: e.body.error.message, ...(e.body.error.code ? { details: { error_code: e.body.error.code } } : {}) } } };
+  return { type: 'error', error: { type, message: e.message, ...(e.code ? { details: { error_code: e.code } } : {}) } };
 }
 
 /** Anthropic's events put together: message_start's message, each content block and its deltas, message_delta's stop reason and usage; null without message_stop (a stream cut short, or ended by an error event). */
@@ -292,8 +295,8 @@ function assemble(): StreamAssembler {
   };
 }
 
-/** The Messages adapter; a request with `thread` has its answer kept in `store` for the next turn. */
-export function messagesAdapter(store: ResponseStore): WireAdapter<MessagesCall> & { answered(a: Answer, call: MessagesCall): void } {
+/** Anthropic Messages spelled as JSON; a request with `thread` has its answer kept in `store` for the next turn. */
+export function messagesSpelling(store: ResponseStore): Spelling<MessagesCall> {
   return {
     name: 'messages',
     route: '/v1/messages',
@@ -301,14 +304,12 @@ export function messagesAdapter(store: ResponseStore): WireAdapter<MessagesCall>
     parse: (body) => parse(store, body),
     render: (a) => messageObject(a, true),
     events: (a) => streamEvents(a),
-    error: messagesError,
-    read: readMessage,
-    assemble,
     answered(a, call) {
       const thread = call.body.thread;
-      if (!thread || !a.message) return;
-      if (thread.type === 'continue') store.markContinued(thread.previous_message_id);
-      store.save(`msg_${a.uid}`, [...call.messages, a.message], [], call.tools);
+      if (thread && a.message) store.keepThread(thread.type === 'continue' ? thread.previous_message_id : null, `msg_${a.uid}`, call.messages, a.message, call.tools);
     },
+    errorBody: messagesError,
+    read: readMessage,
+    assemble,
   };
 }

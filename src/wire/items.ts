@@ -6,8 +6,8 @@
 // counter has counted once. Only the last of those messages is made again, from its items: an
 // item after it may extend it (a function call joins the assistant's text before it).
 import type { Buffer } from 'node:buffer';
-import type { ChatMessage } from '../../contracts/chat.ts';
-import type { WireError } from './adapter.ts';
+import type { ChatMessage } from '../contracts/chat.ts';
+import type { WireError } from './error.ts';
 import { keepArray, type PriorArray, type ScannedArray } from './json-body.ts';
 
 /** What is kept of a request's items for the run's next request. */

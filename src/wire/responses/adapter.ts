@@ -1,23 +1,24 @@
-// The Responses API at the gateway's edge (POST /v1/responses), read with bench serve's own parts
-// (src/serve/wire/responses.ts): `instructions`, `input` (a string, or items: messages, function
-// calls and their outputs, references to earlier output items) and function `tools` become the
-// conversation the meter counts; answers are read whole or from the stream's final event.
-// `previous_response_id` continues a conversation the provider keeps and bills whole: the gateway
-// keeps each response it relayed (its conversation and output items, in a bounded store), so such a
+// The Responses API adapter (POST /v1/responses): its JSON spelling (spelling.ts), and the request
+// read from its bytes: `instructions`, `input` (a string, or items: messages, function calls and their
+// outputs, references to earlier output items) and function `tools` become the conversation the meter
+// counts; answers are read whole or from the stream's final event. `previous_response_id` continues
+// a conversation the provider keeps and bills whole: the gateway keeps each response it relayed (its
+// conversation and output items, in the same bounded store bench serve keeps its own in), so such a
 // call is counted whole too; one that continues a response the gateway never saw is counted for
 // what it sends, with its prompt unbounded (the provider's usage is what is billed).
 import { Buffer } from 'node:buffer';
 import { z } from 'zod';
 import type { ChatMessage, ToolSpec } from '../../contracts/chat.ts';
-import { json, sseText, type Answer } from '../../serve/wire/adapter.ts';
-import { ResponseStore } from '../../serve/wire/response-store.ts';
-import { beyondText, continued, functionTools, Item, responsesAdapter, ResponsesRequest, toMessages, type ResponsesCall } from '../../serve/wire/responses.ts';
-import type { AnswerReader, WireAdapter, WireCall, WireError } from './adapter.ts';
-import { errorMessage, wholeReader } from './answer-bytes.ts';
-import { bearer, openaiError } from './chat-completions.ts';
-import { itemsBytes, readItems, type AddItem, type ItemsState } from './items.ts';
-import { elementSpan, sameBytes, type ScannedArray } from './json-body.ts';
-import { invalid, keptTools, readElement, scanRequest, toolsMember, withChanges } from './request-bytes.ts';
+import type { Answer, AnswerReader, WireAdapter, WireCall } from '../adapter.ts';
+import { errorMessage, wholeReader } from '../answer-bytes.ts';
+import { bearer } from '../chat/adapter.ts';
+import type { WireError } from '../error.ts';
+import { itemsBytes, readItems, type AddItem, type ItemsState } from '../items.ts';
+import { elementSpan, sameBytes, type ScannedArray } from '../json-body.ts';
+import { invalid, keptTools, readElement, scanRequest, toolsMember, withChanges } from '../request-bytes.ts';
+import { json, sseText } from '../sse.ts';
+import { ResponseStore } from '../store.ts';
+import { beyondText, functionTools, Item, resolved, responsesSpelling, ResponsesRequest, toMessages, type ResponsesCall } from './spelling.ts';
 
 const WHAT = 'Responses API';
 const Fields = ResponsesRequest.pick({ model: true, stream: true, max_output_tokens: true, temperature: true, seed: true, previous_response_id: true, store: true, instructions: true });
@@ -40,17 +41,14 @@ interface Call extends WireCall<ResponsesState> {
   conversation: ChatMessage[];
 }
 
-export function responsesWire(store = new ResponseStore()): WireAdapter<ResponsesState> {
-  const spelling = responsesAdapter(store);
+/** The Responses API; `store` keeps the answers it sends or relays (one per server: bench serve's, the gateway's). */
+export function responsesWire(store = new ResponseStore()): WireAdapter<ResponsesCall, ResponsesState> {
+  const spelling = responsesSpelling(store);
 
   /** An item (a reference resolved to the output item it names) as chat messages; true when it is beyond text, or a reference to nothing the gateway kept. */
   const add: AddItem<Item> = (item, out) => {
-    let it = item;
-    if (item.type === 'item_reference') {
-      const found = Item.safeParse(store.item(item.id));
-      if (!found.success || found.data.type === 'item_reference') return true;
-      it = found.data;
-    }
+    const it = resolved(item, (id) => store.item(id));
+    if (!it) return true;
     toMessages([it], () => undefined, out);
     return beyondText(it);
   };
@@ -64,8 +62,8 @@ export function responsesWire(store = new ResponseStore()): WireAdapter<Response
     // The stored conversation this request continues: counted whole, as the provider bills it.
     let context: ChatMessage[] = [];
     if (f.previous_response_id) {
-      const before = store.conversation(f.previous_response_id);
-      if (before) context = continued(before);
+      const before = store.previous(f.previous_response_id);
+      if (before) context = before;
       else unbounded = true;
     }
     let items: ItemsState | null = null;
@@ -141,18 +139,17 @@ export function responsesWire(store = new ResponseStore()): WireAdapter<Response
   function reader(call: WireCall<ResponsesState>): AnswerReader {
     const c = call as Call;
     return wholeReader(spelling, c.stream, { answer: 'a response', end: 'its final event (response.completed)' }, (answer) => {
-      if (c.keep && answer.id) store.save(answer.id, [...c.conversation, answer.message], answer.items ?? []);
+      if (c.keep && answer.id) store.keepResponse(answer.id, c.conversation, answer.message, answer.items ?? []);
     });
   }
 
   return {
-    route: '/v1/responses',
+    ...spelling,
     family: 'openai',
-    parse,
+    parseBytes: parse,
     reader,
     recorded: (call, model, message, usage) =>
       (call as Call).spell({ uid: `replay${Date.now().toString(36)}`, model, created: Math.floor(Date.now() / 1000), message, usage, finishReason: message.tool_calls?.length ? 'tool_calls' : 'stop' }),
-    error: openaiError,
     upstreamErrorMessage: errorMessage,
   };
 }

@@ -6,7 +6,7 @@
 // (memcmp) with a copy of that body's array, not by scanning or parsing them again: a call costs
 // what it adds, not its history.
 import { Buffer } from 'node:buffer';
-import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, isSpace, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from '../../contracts/json-bytes.ts';
+import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, isSpace, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from '../contracts/json-bytes.ts';
 
 /** A value's bytes: [start, end). */
 export interface Span {

@@ -1,12 +1,12 @@
 // A request body read up to a size cap: what `bench serve` and the gateway both accept.
 import type http from 'node:http';
-import { apiError, type ApiError } from './protocol.ts';
+import { wireError, type WireError } from './error.ts';
 
 /** Far above any real chat request; a larger body is refused before it is held whole. */
 export const MAX_BODY = 16 * 1024 * 1024;
 
 /** The body's bytes, refused past MAX_BODY. */
-export function readBytes(req: http.IncomingMessage): Promise<{ bytes: Buffer } | { error: ApiError }> {
+export function readBytes(req: http.IncomingMessage): Promise<{ bytes: Buffer } | { error: WireError }> {
   // Events, not an async iterator: this runs once per proxied call.
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -16,7 +16,7 @@ export function readBytes(req: http.IncomingMessage): Promise<{ bytes: Buffer } 
       if (size <= MAX_BODY) return void chunks.push(c);
       req.off('data', onData);
       req.resume();
-      resolve({ error: apiError(413, `Request body larger than ${MAX_BODY} bytes`) });
+      resolve({ error: wireError(413, `Request body larger than ${MAX_BODY} bytes`) });
     };
     req.on('data', onData);
     req.once('end', () => size <= MAX_BODY && resolve({ bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) }));
@@ -26,14 +26,14 @@ export function readBytes(req: http.IncomingMessage): Promise<{ bytes: Buffer } 
 }
 
 /** The body as JSON. */
-export async function readBody(req: http.IncomingMessage): Promise<{ value: unknown } | { error: ApiError }> {
+export async function readBody(req: http.IncomingMessage): Promise<{ value: unknown } | { error: WireError }> {
   const read = await readBytes(req);
   if ('error' in read) return read;
   const text = read.bytes.toString('utf8');
-  if (!text.trim()) return { error: apiError(400, 'Request body is empty: send a JSON chat-completions request') };
+  if (!text.trim()) return { error: wireError(400, 'Request body is empty: send a JSON chat-completions request') };
   try {
     return { value: JSON.parse(text) };
   } catch (e) {
-    return { error: apiError(400, `Request body is not valid JSON (${(e as Error).message})`) };
+    return { error: wireError(400, `Request body is not valid JSON (${(e as Error).message})`) };
   }
 }

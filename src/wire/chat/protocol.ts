@@ -1,9 +1,10 @@
-// The OpenAI chat-completions wire format as `bench serve` reads and writes it: request validation
+// The OpenAI chat-completions wire format as bench serve, the gateway and the OpenAI provider read and write it: request validation
 // (with errors in OpenAI's format), the completion object, and its streamed chunks. Pure: no I/O.
 import { z } from 'zod';
-import type { AssistantMessage, ChatMessage, ChatRequest, FinishReason, ResponseFormat, ToolSpec, Usage } from '../contracts/chat.ts';
-import { issuePath } from '../scenario/yaml-file.ts';
-import { pieces } from './pieces.ts';
+import type { AssistantMessage, ChatMessage, ChatRequest, FinishReason, ResponseFormat, ToolSpec, Usage } from '../../contracts/chat.ts';
+import { issuePath } from '../../scenario/yaml-file.ts';
+import { wireError, type WireError } from '../error.ts';
+import { pieces } from '../pieces.ts';
 
 /** Text, or an array of content parts of which only text parts are read. */
 export const Content = z.union([z.string(), z.array(z.looseObject({ type: z.string(), text: z.string().optional() }))]).nullable();
@@ -61,16 +62,7 @@ export const CompletionRequest = z.looseObject({
 });
 export type CompletionRequest = z.infer<typeof CompletionRequest>;
 
-export interface ApiError {
-  status: number;
-  body: { error: { message: string; type: string; param: string | null; code: string | null } };
-}
-
-export function apiError(status: number, message: string, type = 'invalid_request_error', param: string | null = null, code: string | null = null): ApiError {
-  return { status, body: { error: { message, type, param, code } } };
-}
-
-export type Parsed = { ok: true; request: CompletionRequest; chat: ChatRequest } | { ok: false; error: ApiError };
+export type Parsed = { ok: true; request: CompletionRequest; chat: ChatRequest } | { ok: false; error: WireError };
 
 /** Validates a decoded request body and turns it into the harness's ChatRequest. */
 export function parseCompletionRequest(body: unknown): Parsed {
@@ -78,14 +70,14 @@ export function parseCompletionRequest(body: unknown): Parsed {
   if (!r.success) {
     const i = r.error.issues[0]!;
     const param = issuePath(i.path);
-    return { ok: false, error: apiError(400, `Invalid value for '${param}': ${i.message}`, 'invalid_request_error', param, 'invalid_value') };
+    return { ok: false, error: wireError(400, `Invalid value for '${param}': ${i.message}`, 'invalid_request_error', param, 'invalid_value') };
   }
   const req = r.data;
   const choice = req.tool_choice;
   if (choice && choice !== 'none' && !(req.tools && req.tools.length > 0))
-    return { ok: false, error: apiError(400, "Invalid value for 'tool_choice': tool_choice is only allowed when 'tools' are specified.", 'invalid_request_error', 'tool_choice') };
+    return { ok: false, error: wireError(400, "Invalid value for 'tool_choice': tool_choice is only allowed when 'tools' are specified.", 'invalid_request_error', 'tool_choice') };
   if (choice && typeof choice === 'object' && !req.tools!.some((t) => t.function.name === choice.function.name))
-    return { ok: false, error: apiError(400, `Invalid value for 'tool_choice': no tool named '${choice.function.name}' in 'tools'.`, 'invalid_request_error', 'tool_choice') };
+    return { ok: false, error: wireError(400, `Invalid value for 'tool_choice': no tool named '${choice.function.name}' in 'tools'.`, 'invalid_request_error', 'tool_choice') };
   const maxTokens = req.max_completion_tokens ?? req.max_tokens ?? undefined;
   const stop = typeof req.stop === 'string' ? [req.stop] : (req.stop ?? undefined);
   const rf = req.response_format;
@@ -105,9 +97,9 @@ export function parseCompletionRequest(body: unknown): Parsed {
 }
 
 /** What the simulated model cannot do although a provider can: one answer per request, so `n` above 1 is refused rather than repeated. */
-export function simRefusal(req: CompletionRequest): ApiError | null {
+export function simRefusal(req: CompletionRequest): WireError | null {
   if ((req.n ?? 1) <= 1) return null;
-  return apiError(400, `Invalid value for 'n': the simulated model writes one choice per request (n=1); got n=${req.n}. Send ${req.n} requests with different seeds instead.`, 'invalid_request_error', 'n', 'unsupported_value');
+  return wireError(400, `Invalid value for 'n': the simulated model writes one choice per request (n=1); got n=${req.n}. Send ${req.n} requests with different seeds instead.`, 'invalid_request_error', 'n', 'unsupported_value');
 }
 
 function text(c: z.infer<typeof Content> | undefined): string {

@@ -3,9 +3,10 @@
 // checked with bench serve's own schema, and the tool definitions kept by their bytes.
 import type { Buffer } from 'node:buffer';
 import type { z } from 'zod';
-import { issuePath } from '../../scenario/yaml-file.ts';
+import { issuePath } from '../scenario/yaml-file.ts';
 import { Buffer as NodeBuffer } from 'node:buffer';
-import type { CallChanges, WireError } from './adapter.ts';
+import type { CallChanges } from './adapter.ts';
+import type { WireError } from './error.ts';
 import { sameBytes, scanObject, spanText, splice, type PriorArray, type ScannedObject, type Span } from './json-body.ts';
 
 export const invalid = (path: PropertyKey[], message: string): WireError => {

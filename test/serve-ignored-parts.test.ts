@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ignoredParts, READ_PARTS } from '../src/serve/ignored-parts.ts';
+import { serve } from './serve-helpers.ts';
 
 const FIXTURES = path.join(import.meta.dirname, 'fixtures', 'coding-clients');
 const body = (file: string) => (JSON.parse(fs.readFileSync(path.join(FIXTURES, file), 'utf8')) as { body: Record<string, unknown> }).body;
@@ -22,5 +23,17 @@ describe('what the sim ignores', () => {
     expect(ignoredParts(messages, READ_PARTS['/v1/messages']!)).toEqual(['tools of type web_search_20250305', 'content blocks of type redacted_thinking, thinking']);
     const responses = { model: 'm', input: [{ role: 'user', content: 'x' }, { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'e' }] };
     expect(ignoredParts(responses, READ_PARTS['/v1/responses']!)).toEqual(['input items of type reasoning']);
+  });
+
+  it('bench serve says it once per protocol and set of parts, and answers', async () => {
+    const told: Array<[string, string[]]> = [];
+    const server = await serve({ profile: 'tiny-agent', onIgnored: (route, parts) => told.push([route, parts]) });
+    try {
+      const post = () => fetch(`${server.url}/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', input: 'x', store: false, prompt_cache_key: 'k', tools: [{ type: 'web_search' }] }) });
+      for (const r of [await post(), await post()]) expect(r.status).toBe(200);
+      expect(told).toEqual([['/v1/responses', ['the field prompt_cache_key', 'tools of type web_search']]]);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -61,17 +61,23 @@ export function clientHome(prefix: string): { home: string; project: string } {
 
 /** `claude -p PROMPT --output-format json` against an Anthropic-compatible base URL, its Bash tool allowed. */
 export function runClaude(baseUrl: string, prompt: string, where = clientHome('claude')): Promise<ClientRun> {
-  const env = {
-    ...baseEnv(where.home),
-    ANTHROPIC_BASE_URL: baseUrl,
-    ANTHROPIC_API_KEY: FAKE_KEY,
+  const env = { ...claudeEnv(where.home), ANTHROPIC_BASE_URL: baseUrl, ANTHROPIC_API_KEY: FAKE_KEY };
+  return run(CLAUDE_BIN, CLAUDE_ARGS(prompt), env, where.project, where.home);
+}
+
+/** `claude -p PROMPT --output-format json`, its Bash tool allowed (print mode asks no one). */
+export const CLAUDE_ARGS = (prompt: string) => ['-p', prompt, '--output-format', 'json', '--allowedTools', 'Bash'];
+
+/** Claude Code's environment without its provider (`bench run --agent-cmd` adds the gateway's). */
+export function claudeEnv(home: string): NodeJS.ProcessEnv {
+  return {
+    ...baseEnv(home),
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     DISABLE_TELEMETRY: '1',
     DISABLE_ERROR_REPORTING: '1',
     DISABLE_AUTOUPDATER: '1',
     DISABLE_BUG_COMMAND: '1',
   };
-  return run(CLAUDE_BIN, ['-p', prompt, '--output-format', 'json', '--allowedTools', 'Bash'], env, where.project, where.home);
 }
 
 /** Where Codex keeps its configuration and sessions inside a private home. */

@@ -5,7 +5,7 @@ import { Option } from 'commander';
 import { parseChoiceList, parseOne } from '../runner/values.ts';
 import { DEFAULT_FAULTS, FAULTS, parseFaults } from '../serve/faults.ts';
 import { startServe, startSim } from '../serve/server.ts';
-import { sayIgnored } from '../gateway/agent-cmd.ts';
+import { sayIgnored, sayToolMapping } from '../gateway/agent-cmd.ts';
 import { loadProfile } from '../sim/profile.ts';
 import { UsageError } from '../contracts/errors.ts';
 import { exitCodeFor } from './interrupt.ts';
@@ -172,7 +172,7 @@ export function registerServe(program: Command): void {
       const traces = servedTraces(f.traces, f.host);
       const route = traces ? { traces: traces.receiver.route } : {};
       const o = g ? null : serveOptions(f);
-      const server = g ? await startStandaloneGateway({ ...g, ...route }) : await startServe({ ...o!, ...route, onIgnored: sayIgnored });
+      const server = g ? await startStandaloneGateway({ ...g, ...route }) : await startServe({ ...o!, ...route, onIgnored: sayIgnored, onToolMapping: sayToolMapping });
       if (g) {
         console.log(`bench serve (gateway): ${server.url} → ${[g.upstreamUrl, g.anthropicUrl].filter((u) => u !== undefined).map((u) => redact(u)).join(' and ') || 'simulated models'}; name each run with the header x-loopbench-run (or POST /v1/loopbench/runs for a virtual key); records in ${g.dir}; Ctrl-C stops and writes runs.jsonl`);
         if (traces) console.log(`bench serve: POST ${server.url}/traces takes OpenTelemetry traces into ${traces.dir}`);

@@ -103,7 +103,7 @@ export function sayIgnored(route: string, parts: string[]): void {
 }
 
 /** Once per profile and set of tools: the agent's tools are not the profile's, and what the sim does about it. */
-function sayToolMapping(profile: string, notes: string[]): void {
+export function sayToolMapping(profile: string, notes: string[]): void {
   console.error(`bench: the simulated model (profile ${profile}) plays its actions on your agent's tools: ${notes.join('; ')}`);
 }
 

@@ -23,7 +23,7 @@ function script(seed: number, tools: number, end: 'answer' | 'error', same = fal
   return turns;
 }
 
-const SESSIONS = { one: script(1, 1, 'answer'), three: script(2, 3, 'answer'), ten: script(3, 10, 'answer'), repeats: script(4, 12, 'answer', true), error: script(5, 2, 'error') };
+const SESSIONS = { one: script(1, 1, 'answer'), three: script(2, 3, 'answer'), ten: script(3, 10, 'answer'), twenty: script(6, 20, 'answer'), repeats: script(4, 12, 'answer', true), error: script(5, 2, 'error') };
 type Name = keyof typeof SESSIONS;
 
 const usages = (turns: Turn[]): ScriptedUsage[] => turns.flatMap((t) => (t.kind === 'error' ? [] : [t.usage]));
@@ -76,7 +76,7 @@ describe.skipIf(!systemTool('claude-code', 'importing real Claude Code session l
   afterAll(() => fs.rmSync(path.dirname(got?.out ?? '/nonexistent'), { recursive: true, force: true }));
 
   it('one run per session, one step per model call, every token total as the provider reported it', () => {
-    expect(got.stdout).toMatch(/imported 5 run\(s\), 33 agent step\(s\)/);
+    expect(got.stdout).toMatch(/imported 6 run\(s\), 54 agent step\(s\)/);
     for (const [name, turns] of Object.entries(SESSIONS) as Array<[Name, Turn[]]>) {
       const run = got.runs.get(name)!;
       const us = usages(turns);
@@ -127,7 +127,7 @@ describe.skipIf(!systemTool('codex', 'importing real Codex CLI session logs'))('
   afterAll(() => fs.rmSync(path.dirname(got?.out ?? '/nonexistent'), { recursive: true, force: true }));
 
   it('one run per session, one step per model call, every token total as the provider reported it, reasoning included', () => {
-    expect(got.stdout).toMatch(/imported 5 run\(s\), 33 agent step\(s\)/);
+    expect(got.stdout).toMatch(/imported 6 run\(s\), 54 agent step\(s\)/);
     for (const [name, turns] of Object.entries(SESSIONS) as Array<[Name, Turn[]]>) {
       const run = got.runs.get(name)!;
       const us = usages(turns);

@@ -4,6 +4,9 @@
 
 /** Folder → the folders of ours it may import. Order is bottom to top. */
 const LAYERS = {
+  // Pure mathematics (special functions, distributions, quantiles, seeded randomness): numbers in, numbers
+  // out, nothing of ours imported, so every layer that computes a statistic can share the one copy.
+  stats: [],
   contracts: [],
   scenario: ['contracts'],
   results: ['contracts', 'scenario'],
@@ -11,21 +14,21 @@ const LAYERS = {
   // Each wire protocol once (Chat Completions, Responses, Messages): bench serve, the gateway and the OpenAI provider read and spell through it.
   wire: ['contracts', 'scenario'],
   brakes: ['contracts'],
-  sim: ['contracts', 'scenario', 'meter'],
+  sim: ['stats', 'contracts', 'scenario', 'meter'],
   tools: ['contracts', 'scenario', 'sim'],
   models: ['contracts', 'scenario', 'results', 'meter', 'wire', 'sim'],
   agents: ['contracts', 'scenario', 'meter', 'brakes', 'tools'],
-  report: ['contracts', 'results', 'meter'],
+  report: ['stats', 'contracts', 'results', 'meter'],
   // What-if limits replay the brakes (pure checks) over recorded steps; reports read what it derives.
-  whatif: ['contracts', 'results', 'meter', 'brakes', 'report'],
+  whatif: ['stats', 'contracts', 'results', 'meter', 'brakes', 'report'],
   trajectories: ['contracts', 'scenario', 'results', 'meter'],
   runner: ['contracts', 'scenario', 'results', 'meter', 'brakes', 'sim', 'tools', 'models', 'agents', 'report'],
-  gate: ['contracts', 'scenario', 'results', 'models', 'report', 'runner'],
+  gate: ['stats', 'contracts', 'scenario', 'results', 'models', 'report', 'runner'],
   serve: ['contracts', 'scenario', 'results', 'meter', 'wire', 'sim', 'models', 'runner'],
   // The metering gateway and `bench run --agent-cmd`: an external agent's calls, through the same brakes and records.
   // It does not import serve/ (bench serve's simulated server is handed to it by the command line): see gateway-not-serve.
   gateway: ['contracts', 'scenario', 'results', 'meter', 'wire', 'brakes', 'sim', 'tools', 'models', 'agents', 'report', 'runner'],
-  perf: ['contracts', 'scenario', 'results', 'meter', 'brakes', 'tools', 'report', 'runner', 'serve', 'gateway'],
+  perf: ['stats', 'contracts', 'scenario', 'results', 'meter', 'brakes', 'tools', 'report', 'runner', 'serve', 'gateway'],
 };
 
 /** The command line sits on top of every other layer. */

@@ -4,8 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { decideBudgets, sampling } from '../src/gate/adaptive.ts';
 import { evaluateAssertions } from '../src/gate/assertions.ts';
-import { binomialPmf, countBoundaries, crossingProbabilities, meanBounds, pocockSpending, sequentialDesign, studentTQuantile, type CountBoundaries } from '../src/gate/decision-stats.ts';
-import { wilson } from '../src/report/stats/intervals.ts';
+import { countBoundaries, crossingProbabilities, meanBounds, pocockSpending, sequentialDesign, type CountBoundaries } from '../src/gate/decision-stats.ts';
+import { binomialPmf, wilson } from '../src/stats/binomial.ts';
+import { studentTQuantile } from '../src/stats/student-t.ts';
 import type { RunRecord } from '../src/contracts/records.ts';
 import { normal, rng } from '../src/sim/rng.ts';
 

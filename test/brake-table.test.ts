@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Action, ActionOutcome, PendingCall, RunState } from '../src/brakes/brake.ts';
+import { newRunState, type Action, type ActionOutcome, type PendingCall, type RunState } from '../src/brakes/brake.ts';
 import { brakesFor } from '../src/brakes/index.ts';
 import { cycleBrake } from '../src/brakes/cycle.ts';
 import { maxCallsBrake } from '../src/brakes/max-calls.ts';
@@ -28,9 +28,7 @@ import { ROOT } from '../src/contracts/paths.ts';
 import { runRow } from '../src/report/render/csv.ts';
 import { gridOf, specOf } from './helpers.ts';
 
-const state = (o: Partial<RunState> = {}): RunState => ({
-  steps: 0, calls: 0, rounds: 0, inputTokens: 0, outputTokens: 0, cachedTokens: 0, costUsd: 0, elapsedMs: 0, repeats: new Map(), history: [], ...o,
-});
+const state = (o: Partial<RunState> = {}): RunState => ({ ...newRunState(), ...o });
 const call = (o: Partial<PendingCall> = {}): PendingCall => ({ role: 'act', inputTokens: 100, maxOutputTokens: 50, projectedCostUsd: 0.001, ...o });
 const action = (tool: string, args: unknown): Action => {
   const argsJson = canonicalJson(args);

@@ -5,7 +5,7 @@ import { UsageError } from '../src/contracts/errors.ts';
 import { evaluateAssertions } from '../src/gate/assertions.ts';
 import { loadBudgets } from '../src/gate/load-budgets.ts';
 import { ConfigError } from '../src/contracts/errors.ts';
-import { wilson } from '../src/report/stats/intervals.ts';
+import { wilson } from '../src/stats/binomial.ts';
 import type { RunRecord } from '../src/contracts/records.ts';
 import { QUICK_SUM, tempDir, writeBudgets } from './gate-helpers.ts';
 

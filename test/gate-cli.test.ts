@@ -78,7 +78,7 @@ describe('bench check through the CLI', () => {
     const html = fs.readFileSync(path.join(dir, 'fail', 'report.html'), 'utf8');
     const first = html.indexOf('<section');
     expect(html.slice(first, first + 200)).toMatch(/^<section id="check"[^>]*><h2>bench check FAIL: 1 of 5 budgets breached<\/h2>/);
-    expect(html.slice(first)).toMatch(/<tr><td>breached<\/td><td>quick-sum<\/td><td>steps max ≤ 2<\/td><td>[34]<\/td><td>≤ 2<\/td><\/tr>/);
+    expect(html.slice(first)).toMatch(/<tr class="breached"><td>breached<\/td><td>quick-sum<\/td><td>steps max ≤ 2<\/td><td>[34]<\/td><td>≤ 2<\/td><\/tr>/);
     expect(html.match(/<td>(holds|breached)<\/td>/g)).toHaveLength(5);
     expect(fs.readFileSync(path.join(dir, 'pass', 'report.html'), 'utf8')).toContain('<h2>bench check PASS: all 5 budgets hold</h2>');
 

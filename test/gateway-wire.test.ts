@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { meterUsage } from '../src/gateway/usage-check.ts';
 import { elementSpan, keepArray, scanObject, spanText, splice, type ScannedArray } from '../src/wire/json-body.ts';
+import { MAX_TOKENS_PER_CALL } from '../src/contracts/counts.ts';
 
 const elements = (b: Buffer, a: ScannedArray) => Array.from({ length: a.bounds.length / 2 }, (_, k) => JSON.parse(spanText(b, elementSpan(a, k))) as unknown);
 
@@ -96,5 +97,13 @@ describe('meterUsage', () => {
   it('does not bound a prompt with images or files (their tokens are not counted here)', () => {
     expect(meterUsage({ prompt: 50_000, completion: 50, cached: 0 }, { ...bounds, promptBounded: false })).toMatchObject({ source: 'provider', usage: { prompt_tokens: 50_000 } });
     expect(meterUsage({ prompt: 50_000, completion: 50, cached: 0 }, { ...bounds, promptBounded: false }).overReported).toBeUndefined();
+  });
+
+  it('never bills a count over the ceiling (MAX_TOKENS_PER_CALL), not even for a prompt with images: 2^53 − 1 input tokens are not believed', () => {
+    const m = meterUsage({ prompt: Number.MAX_SAFE_INTEGER, completion: 50, cached: 0 }, { ...bounds, promptBounded: false });
+    expect(m).toMatchObject({ source: 'counted', usage: { prompt_tokens: 1000, completion_tokens: 50 }, reported: { prompt_tokens: null } });
+    expect(m.note).toMatch(/prompt_tokens 9007199254740991 is not a non-negative integer up to 1,000,000,000/);
+    expect(meterUsage({ prompt: MAX_TOKENS_PER_CALL, completion: 50, cached: 0 }, { ...bounds, promptBounded: false })).toMatchObject({ source: 'provider', usage: { prompt_tokens: MAX_TOKENS_PER_CALL } });
+    expect(meterUsage({ prompt: 1000, completion: 50, cached: 0, reasoning: 1e18 }, bounds).note).toMatch(/reasoning_tokens 1000000000000000000 is not a non-negative integer/);
   });
 });

@@ -50,8 +50,10 @@ describe('bench import: hostile folders and impossible trajectories', () => {
     // A link back up the tree: searched once, not forever.
     fs.symlinkSync('..', path.join(dir, 'sub', 'up'));
     r = await benchInProcess(['import', dir, '-o', out]);
-    expect(r.code, r.stderr).toBe(0);
+    // Files skipped: the rest is written, and the exit code says the import is incomplete.
+    expect(r.code, r.stderr).toBe(2);
     expect(r.stdout).toMatch(/imported 4 run\(s\)/);
+    expect(r.stderr).toMatch(/the import is incomplete: 4 part\(s\) of the input were skipped/);
     const runs = jsonl<RunRecord>(path.join(out, 'runs.jsonl'));
     expect(runs.map((x) => x.run_id).sort()).toEqual(['hostile_backwards', 'hostile_dup-ids', 'hostile_good', 'hostile_totals']);
   });

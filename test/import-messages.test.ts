@@ -55,6 +55,33 @@ describe('a few hundred support conversations (scripts/make-messages-fixture.mjs
     expect(imported.stderr).toMatch(/note: message lists hold no times/);
   });
 
+  it('without --what-if the import still answers the limit question: step and cost limits at the observed quantiles, a recommended MAX_STEPS and its rule', () => {
+    expect(imported.stderr).toMatch(/note: what-if at the runs' observed p50\/p75\/p90: steps=\d+,\d+,\d+ cost=[\d.]+,[\d.]+,[\d.]+ \(choose others with --what-if, none with --no-what-if\)/);
+    expect(imported.stdout).toMatch(/» support-agent: recommended MAX_STEPS \d+ \(derived from recorded runs: a what-if\) — .* Rule: /);
+  });
+
+  it('--no-what-if leaves the limits out (no derived runs, no recommendation)', async () => {
+    const r = await benchInProcess(['import', file, ...FLAGS, '-o', path.join(tmp, 'no-whatif'), '--no-what-if']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toMatch(/recommended MAX_STEPS|\(derived\)/);
+    expect(r.stderr).not.toMatch(/what-if at the runs' observed/);
+  });
+
+  it('repeated ids are trials (records that differ are kept, numbered, said once); a byte-identical record is a duplicate; a BOM file imports', async () => {
+    const lines = fs.readFileSync(file, 'utf8').trim().split('\n');
+    const trials = path.join(tmp, 'trials.jsonl');
+    // Three records under one id (three trials of one task), and the first given again byte for byte.
+    const same = (l: string) => JSON.stringify({ ...JSON.parse(l), conversation_id: 'task-7' });
+    fs.writeFileSync(trials, `\uFEFF${[same(lines[0]!), same(lines[1]!), same(lines[2]!), same(lines[0]!)].join('\r\n')}\r\n`);
+    const r = await benchInProcess(['import', trials, ...FLAGS, '-o', path.join(tmp, 'trials'), '--no-report']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/imported 3 run\(s\)/);
+    expect(jsonl<RunRecord>(path.join(tmp, 'trials', 'runs.jsonl')).map((x) => x.run_id)).toEqual(['support-agent_task-7', 'support-agent_task-7.trial2', 'support-agent_task-7.trial3']);
+    expect(r.stderr.split('\n').filter((l) => l.includes('trial'))).toEqual([expect.stringMatching(/note: 2 run\(s\) share an id with an earlier one but differ from it: each is kept as another trial/)]);
+    expect(r.stderr).toMatch(/note: 1 record\(s\) identical to one already imported: dropped as duplicates/);
+    expect(r.stderr).not.toMatch(/skipped/);
+  });
+
   it('a what-if table over step limits, with a recommended MAX_STEPS, in the import\'s own report; a timeout what-if is refused (no times)', async () => {
     const r = await benchInProcess(['import', file, ...FLAGS, '-o', out, '--force', '--what-if', 'steps=5..20:5', '--what-if', 'timeout=60']);
     expect(r.code, r.stderr).toBe(0);
@@ -103,7 +130,8 @@ describe('a conversation counted as the provider would have billed it', () => {
       [good('a'), '{not json', JSON.stringify({ id: 'b' }), JSON.stringify({ id: 'c', messages: [{ role: 'wizard', content: 'x' }] }), JSON.stringify({ id: 'd', messages: [{ role: 'user', content: 'hi' }] }), good('e'), '[1]'].join('\n'),
     );
     const r = await benchInProcess(['import', file, '--format', 'messages', '--success-field', 'reward', '--model', 'gpt-4o-mini', '-o', path.join(tmp, 'mixed'), '--no-report']);
-    expect(r.code, r.stderr).toBe(0);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/the import is incomplete: 5 part\(s\) of the input were skipped/);
     expect(r.stdout).toMatch(/imported 2 run\(s\), 4 agent step\(s\); 5 record\(s\) or file\(s\) skipped/);
     const skipped = r.stderr.split('\n').filter((l) => l.startsWith('bench: skipped'));
     expect(skipped).toEqual([

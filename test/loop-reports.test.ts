@@ -129,7 +129,8 @@ describe('the loop reports of a results directory', () => {
       ...[0, 1].map((repeat) => run('s reflection=off context=window:2', { context: 'window:2' }, { success: true, repeat, tokens: 600, cost: 0.0006 })),
     ];
     const steps = runs.flatMap((r) =>
-      [1, 2, 3].map((n) => ({ run_id: r.run_id, config_id: r.config_id, scenario: 's', step: n, role: 'act', input_tokens: 100 * n, output_tokens: 0, cached_tokens: 0, cum_input_tokens: r.settings.context === 'full' ? 100 * n * n : 150 * n, cost_usd: 0, cum_cost_usd: 0, elapsed_ms: 0, settings: r.settings })),
+      // Three calls that add up to the run's record (a report checks it), whatever the curve drawn from cum_input_tokens.
+      [1, 2, 3].map((n) => ({ run_id: r.run_id, config_id: r.config_id, scenario: 's', step: n, role: 'act', input_tokens: n === 1 ? r.input_tokens - 200 : 100, output_tokens: 0, cached_tokens: 0, cum_input_tokens: r.settings.context === 'full' ? 100 * n * n : 150 * n, cost_usd: n === 1 ? r.cost_usd : 0, cum_cost_usd: r.cost_usd, elapsed_ms: 0, settings: r.settings })),
     );
     fs.writeFileSync(path.join(dir, 'runs.jsonl'), runs.map((r) => JSON.stringify(r)).join('\n') + '\n');
     fs.writeFileSync(path.join(dir, 'steps.jsonl'), steps.map((r) => JSON.stringify(r)).join('\n') + '\n');

@@ -7,6 +7,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunRecord, StepRecord } from '../src/contracts/records.ts';
 import { splitFingerprint } from '../src/trajectories/fingerprint-parse.ts';
+import { resolveScenario } from '../src/scenario/loader.ts';
+import { SpanWriter } from '../src/trajectories/otlp-out.ts';
+import { errorTypeOf } from '../src/trajectories/error-type.ts';
+import { modelServersOf } from '../src/runner/transport.ts';
 import { benchInProcess } from './helpers/cli.ts';
 import { decodeRequest, OtlpReceiver, type AttrValue, type ReceivedSpan } from './helpers/otlp-receiver.ts';
 
@@ -29,6 +33,12 @@ afterAll(async () => {
   await receiver.close();
   fs.rmSync(tmp, { recursive: true, force: true });
 });
+
+/** A scripted tool's description, as its scenario file says it. */
+const descriptionOf = (scenario: string, tool: string): string | undefined => {
+  const t = resolveScenario(scenario).tools.find((x) => x.name === tool);
+  return t && 'description' in t ? t.description : undefined;
+};
 
 /** What each run's spans must be, from its records: one invoke_agent, a chat per call, an execute_tool per action. */
 function expectedSpans(run: RunRecord): Array<Omit<ReceivedSpan, 'traceId' | 'spanId' | 'parentSpanId' | 'resource' | 'scope' | 'status'> & { parent: 'root' | null }> {
@@ -78,6 +88,9 @@ function expectedSpans(run: RunRecord): Array<Omit<ReceivedSpan, 'traceId' | 'sp
         'gen_ai.operation.name': 'chat',
         'gen_ai.provider.name': 'loopbench.sim',
         'gen_ai.request.model': 'sim',
+        'gen_ai.response.model': 'sim',
+        'gen_ai.response.id': `${run.run_id}/call/${s.call}`,
+        'gen_ai.request.seed': run.settings.seed,
         'gen_ai.conversation.id': run.run_id,
         'gen_ai.request.max_tokens': run.settings.max_output_tokens,
         'gen_ai.response.finish_reasons': [s.action ? 'tool_calls' : 'stop'],
@@ -108,6 +121,7 @@ function expectedSpans(run: RunRecord): Array<Omit<ReceivedSpan, 'traceId' | 'sp
           'gen_ai.tool.name': a.tool,
           'gen_ai.tool.call.id': `call_${s.call}_${k + 1}`,
           'gen_ai.tool.type': 'function',
+          ...(descriptionOf(run.scenario, a.tool) ? { 'gen_ai.tool.description': descriptionOf(run.scenario, a.tool)! } : {}),
           'gen_ai.tool.call.arguments': typeof a.args === 'string' ? a.args : JSON.stringify(a.args),
           'loopbench.run_id': run.run_id,
           'loopbench.call': s.call,
@@ -214,5 +228,66 @@ describe('bench export --format otlp', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/the OTLP endpoint did not take the spans of run /);
     expect(r.stderr).not.toContain('hunter2secret');
+  });
+
+  it('a failed call and a failed run carry error.type as a short code (the message in the span status); cache writes and reasoning are exported and read back', async () => {
+    const run0 = runs.find((r) => r.stop_reason === 'max_steps')!;
+    const own = steps.filter((s) => s.run_id === run0.run_id).sort((a, b) => a.call - b.call);
+    const failedStep = { ...own.at(-1)!, error: 'upstream answered HTTP 503: Service Unavailable', action: null, fingerprint: null, cache_write_tokens: 7, reasoning_tokens: 5 } as StepRecord;
+    const run = { ...run0, stop_reason: 'error', stop_detail: 'the model call failed: Request timed out after 30000 ms' } as RunRecord;
+    const file = path.join(tmp, 'failed.otlp.jsonl');
+    const writer = new SpanWriter({ file, service: { name: 'loopbench', version: 'test' } });
+    await writer.write(run, [...own.slice(0, -1), failedStep]);
+    await writer.close();
+    const spans = decodeRequest(fs.readFileSync(file), 'application/json');
+    const root = spans.find((x) => x.name.startsWith('invoke_agent'))!;
+    const failed = spans.find((x) => x.attributes['loopbench.call'] === failedStep.call && x.name.startsWith('chat'))!;
+    expect(root.attributes['error.type']).toBe('timeout');
+    expect(root.status).toBe(2);
+    expect(failed.attributes).toMatchObject({ 'error.type': '503', 'gen_ai.usage.cache_creation.input_tokens': 7, 'gen_ai.usage.reasoning.output_tokens': 5 });
+    expect(failed.status).toBe(2);
+    const raw = JSON.parse(fs.readFileSync(file, 'utf8')).resourceSpans[0].scopeSpans[0].spans as Array<{ name: string; status: { message?: string } }>;
+    expect(raw.filter((x) => x.status.message).map((x) => x.status.message).sort()).toEqual([failedStep.error, run.stop_detail].sort());
+    expect(spans.filter((x) => x.name.startsWith('chat') && x !== failed).every((x) => x.attributes['error.type'] === undefined)).toBe(true);
+    // Read back from the standard attributes alone: the message from the status, the parts of the usage.
+    const plain = path.join(tmp, 'failed-plain.otlp.jsonl');
+    const req = JSON.parse(fs.readFileSync(file, 'utf8'));
+    for (const rs of req.resourceSpans) for (const ss of rs.scopeSpans) for (const sp of ss.spans) sp.attributes = sp.attributes.filter((a: { key: string }) => !a.key.startsWith('loopbench.'));
+    fs.writeFileSync(plain, `${JSON.stringify(req)}\n`);
+    const back = path.join(tmp, 'failed-back');
+    const r = await benchInProcess(['import', plain, '--format', 'otlp', '-o', back, '--no-report']);
+    expect(r.code, r.stderr).toBe(0);
+    const got = jsonl<StepRecord>(path.join(back, 'steps.jsonl')).at(-1)! as StepRecord & { cache_write_tokens?: number; reasoning_tokens?: number };
+    expect([got.error, got.cache_write_tokens, got.reasoning_tokens]).toEqual([failedStep.error, 7, 5]);
+    expect(jsonl<RunRecord>(path.join(back, 'runs.jsonl'))[0]).toMatchObject({ stop_reason: 'error' });
+  });
+
+  it.each([
+    ['upstream answered HTTP 500: internal error', '500'],
+    ['429 Too Many Requests', '429'],
+    ['Request timed out.', 'timeout'],
+    ['APIConnectionError: Connection error.', 'APIConnectionError'],
+    ['connect ECONNREFUSED 127.0.0.1:1', 'ECONNREFUSED'],
+    ['something odd', '_OTHER'],
+  ])('error.type of %j is %j', (message, code) => {
+    expect(errorTypeOf(message)).toBe(code);
+  });
+
+  it('chat spans of a networked model say where its calls went (server.address, server.port), from meta.json, never a credential', async () => {
+    const servers = modelServersOf({ grid: { model: ['openai:gpt-4o-mini', 'sim'] }, fixed: {} }, { baseURL: 'http://user:s3cret@127.0.0.1:8787/v1' } as never).model_servers!;
+    expect(servers).toEqual({ openai: { address: '127.0.0.1', port: 8787 } });
+    expect(modelServersOf({ grid: { model: ['anthropic:claude-x'] }, fixed: {} }, undefined).model_servers).toEqual({ anthropic: { address: 'api.anthropic.com', port: 443 } });
+    expect(modelServersOf({ grid: { model: ['sim'] }, fixed: {} }, undefined)).toEqual({});
+    const run0 = runs[0]!;
+    const run = { ...run0, settings: { ...run0.settings, model: 'openai:gpt-4o-mini' } } as RunRecord;
+    const file = path.join(tmp, 'served.otlp.jsonl');
+    const writer = new SpanWriter({ file, service: { name: 'loopbench', version: 'test' } });
+    await writer.write(run, steps.filter((x) => x.run_id === run.run_id), { servers });
+    await writer.close();
+    const spans = decodeRequest(fs.readFileSync(file), 'application/json');
+    const chats = spans.filter((x) => x.name.startsWith('chat'));
+    expect(chats.length).toBeGreaterThan(0);
+    expect(chats.every((x) => x.attributes['server.address'] === '127.0.0.1' && x.attributes['server.port'] === 8787 && x.attributes['gen_ai.response.model'] === 'gpt-4o-mini')).toBe(true);
+    expect(fs.readFileSync(file, 'utf8')).not.toContain('s3cret');
   });
 });

@@ -31,6 +31,40 @@ describe('a sweep exported as OTLP and imported again', () => {
     for (const f of ['summary.csv', 'fit.csv', 'step_ratios.csv', 'steps_by_index.csv']) expect(fs.readFileSync(path.join(back, f), 'utf8'), f).toBe(fs.readFileSync(path.join(sweep, f), 'utf8'));
   });
 
+  it('written to a file named without an extension (as users name it), it imports back whole: the same runs, steps and totals', async () => {
+    const bare = path.join(tmp, 'traces');
+    expect((await benchInProcess(['export', sweep, '--format', 'otlp', '-o', bare])).code).toBe(0);
+    expect(fs.readFileSync(bare, 'utf8').trim().split('\n').length).toBeGreaterThan(1);
+    const back = path.join(tmp, 'bare-back');
+    const r = await benchInProcess(['import', bare, '--format', 'otlp', '-o', back, '--no-report']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/imported 8 run\(s\)/);
+    for (const f of ['runs.jsonl', 'steps.jsonl']) expect(sortLines(path.join(back, f)), f).toEqual(sortLines(path.join(sweep, f)));
+  });
+
+  it('with a byte order mark and CRLF line ends (as Windows editors save it), it imports the same', async () => {
+    const bom = path.join(tmp, 'bom.jsonl');
+    fs.writeFileSync(bom, `\uFEFF${fs.readFileSync(file, 'utf8').trim().split('\n').join('\r\n')}\r\n`);
+    const back = path.join(tmp, 'bom-back');
+    const r = await benchInProcess(['import', bom, '--format', 'otlp', '-o', back, '--no-report']);
+    expect(r.code, r.stderr).toBe(0);
+    for (const f of ['runs.jsonl', 'steps.jsonl']) expect(sortLines(path.join(back, f)), f).toEqual(sortLines(path.join(sweep, f)));
+    // One pretty-printed request with a BOM: one document, streamed.
+    const doc = path.join(tmp, 'bom-doc.json');
+    fs.writeFileSync(doc, `\uFEFF${JSON.stringify(JSON.parse(fs.readFileSync(file, 'utf8').split('\n')[0]!), null, 2)}`);
+    const one = await benchInProcess(['import', doc, '--format', 'otlp', '-o', path.join(tmp, 'bom-doc'), '--no-report']);
+    expect(one.code, one.stderr).toBe(0);
+    expect(one.stdout).toMatch(/imported 1 run\(s\)/);
+  });
+
+  it('the same file given twice is imported once (identical records are duplicates)', async () => {
+    const back = path.join(tmp, 'twice');
+    const r = await benchInProcess(['import', file, file, '--format', 'otlp', '-o', back, '--no-report']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/imported 8 run\(s\)/);
+    expect(r.stderr).toMatch(/span\(s\) came twice, byte for byte: each counted once/);
+  });
+
   it('from the standard GenAI attributes alone (loopbench.* stripped, as another tool would send them), tokens, latency and actions survive', async () => {
     const plain = path.join(tmp, 'plain.otlp.jsonl');
     const strip = (line: string) => {
@@ -79,7 +113,11 @@ describe('traces from other instrumentations', () => {
     // Batches by end time, as a collector writes them: the agent span last.
     fs.writeFileSync(file, [request('svc', [chat1, http1, other]), request('svc', [tool, chat2]), request('svc', [agent])].map((x) => JSON.stringify(x)).join('\n') + '\n{"not":"otlp"}\n');
     const out = path.join(tmp, 'collector');
-    const r = await benchInProcess(['import', file, '--format', 'otlp', '-o', out, '--no-report']);
+    // A line skipped is input lost: exit 2 unless --skip-bad accepts it.
+    const strict = await benchInProcess(['import', file, '--format', 'otlp', '-o', out, '--no-report']);
+    expect(strict.code).toBe(2);
+    expect(strict.stderr).toMatch(/the import is incomplete: 1 part\(s\) of the input were skipped .*--skip-bad/);
+    const r = await benchInProcess(['import', file, '--format', 'otlp', '-o', out, '--no-report', '--force', '--skip-bad']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(`bench: skipped ${file}:4: resourceSpans: missing (expected an OTLP ExportTraceServiceRequest)`);
     const runs = jsonl<RunRecord>(path.join(out, 'runs.jsonl'));
@@ -111,6 +149,48 @@ describe('traces from other instrumentations', () => {
     const [run] = jsonl<RunRecord>(path.join(out, 'runs.jsonl'));
     expect([run!.run_id, run!.steps, run!.input_tokens, run!.settings.model, run!.stop_reason]).toEqual(['rag_s-1', 2, 1200, 'imported:gpt-4o', 'done']);
     expect(jsonl<StepRecord>(path.join(out, 'steps.jsonl')).map((s) => s.fingerprint)).toEqual(['search({"q":"x"})', null]);
+  });
+
+  it('a count past the ceiling, negative or NaN is refused with file, line and field, never priced; its trace is not imported', async () => {
+    const file = path.join(tmp, 'absurd.jsonl');
+    const call = (trace: string, input: number | string) => span(trace, '1'.repeat(16), '', 'chat gpt-4o', 0, 500, { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': input, 'gen_ai.usage.output_tokens': 10 });
+    const lines = [request('svc', [call(T1, 1e18)]), request('svc', [call(T2, 100)]), request('svc', [call('c'.repeat(32), -3)])];
+    fs.writeFileSync(file, lines.map((x) => JSON.stringify(x)).join('\n').replace('"intValue":"-3"', '"doubleValue":"NaN"') + '\n');
+    const out = path.join(tmp, 'absurd');
+    const r = await benchInProcess(['import', file, '--format', 'otlp', '-o', out, '--no-report']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`bench: skipped ${file}:1: resourceSpans[0].scopeSpans[0].spans[0].attributes[2].value: gen_ai.usage.input_tokens "1000000000000000000" is over the ceiling of 1,000,000,000 tokens a call`);
+    expect(r.stderr).toContain(`bench: skipped ${file}:3: resourceSpans[0].scopeSpans[0].spans[0].attributes[2].value: gen_ai.usage.input_tokens "NaN" is not a number`);
+    expect(r.stdout).toMatch(/imported 1 run\(s\), 1 agent step\(s\); 2 file\(s\), line\(s\), span\(s\) or trace\(s\) skipped/);
+    const runs = jsonl<RunRecord>(path.join(out, 'runs.jsonl'));
+    expect(runs.map((x) => [x.run_id, x.input_tokens])).toEqual([[`svc_${T2}`, 100]]);
+    expect(Math.max(...runs.map((x) => x.cost_usd))).toBeLessThan(0.01);
+  });
+
+  it('repeated conversation ids with different spans are trials, each kept and numbered', async () => {
+    const file = path.join(tmp, 'trials.jsonl');
+    const call = (trace: string, input: number) => span(trace, '1'.repeat(16), '', 'chat gpt-4o', 0, 500, { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o', 'gen_ai.conversation.id': 'task-1', 'gen_ai.usage.input_tokens': input, 'gen_ai.usage.output_tokens': 10 });
+    fs.writeFileSync(file, [request('svc', [call(T1, 100)]), request('svc', [call(T2, 200)]), request('svc', [call('c'.repeat(32), 300)])].map((x) => JSON.stringify(x)).join('\n'));
+    const out = path.join(tmp, 'trials');
+    const r = await benchInProcess(['import', file, '--format', 'otlp', '-o', out, '--no-report']);
+    expect(r.code, r.stderr).toBe(0);
+    const runs = jsonl<RunRecord>(path.join(out, 'runs.jsonl'));
+    expect(runs.map((x) => x.run_id).sort()).toEqual(['svc_task-1', 'svc_task-1.trial2', 'svc_task-1.trial3']);
+    expect(runs.map((x) => x.input_tokens).sort()).toEqual([100, 200, 300]);
+    expect(r.stderr.split('\n').filter((l) => l.includes('trial'))).toHaveLength(1);
+    expect(r.stderr).toMatch(/note: 2 run\(s\) share an id with an earlier one but differ from it: each is kept as another trial of the same task, numbered <id>\.trial2, \.trial3 … \(the first: svc_task-1\.trial2\)/);
+  });
+
+  it('a streamed document with a wrong shape names each bad field; none vanishes without a word', async () => {
+    const file = path.join(tmp, 'shapes.json');
+    fs.writeFileSync(file, JSON.stringify({ resourceSpans: [{ resource: {}, scopeSpans: 5 }, null, { scopeSpans: [{ spans: [7] }] }] }, null, 2));
+    const r = await benchInProcess(['import', file, '--format', 'otlp', '-o', path.join(tmp, 'shapes'), '--no-report']);
+    expect(r.code).toBe(2);
+    expect(r.stderr.split('\n').filter((l) => l.startsWith('bench: skipped'))).toEqual([
+      `bench: skipped ${file}: resourceSpans[0].scopeSpans: expected an array, got number`,
+      `bench: skipped ${file}: resourceSpans[1]: expected an object, got null`,
+      expect.stringMatching(new RegExp(`^bench: skipped ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: resourceSpans\\[2\\]\\.scopeSpans\\[0\\]\\.spans\\[0\\]: .*expected object`)),
+    ]);
   });
 
   it('a file that is not OTLP is one line, quoting nothing', async () => {

@@ -11,7 +11,8 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { StepRecord } from '../src/contracts/records.ts';
 import { callCost } from '../src/meter/pricing.ts';
 import { summarizeConfigs } from '../src/report/stats/aggregate.ts';
-import { percentile, spread } from '../src/report/stats/descriptive.ts';
+import { spread } from '../src/report/stats/descriptive.ts';
+import { quantile } from '../src/stats/quantile.ts';
 import { buildSweepSpec, type RunOptions, type StartOptions } from '../src/runner/plan.ts';
 import { RUN_DEFAULTS } from '../src/runner/run-defaults.ts';
 import { expandSweep } from '../src/runner/sweep.ts';
@@ -29,8 +30,8 @@ describe('percentiles on known data', () => {
   it('p50 and p95 of 1..20 are 10.5 and 19.05, however the data is ordered', () => {
     const shuffled = [7, 20, 1, 13, 2, 19, 8, 14, 3, 18, 9, 15, 4, 17, 10, 16, 5, 12, 6, 11];
     expect(spread(shuffled)).toEqual({ mean: 10.5, p50: 10.5, p95: 19.05, max: 20 });
-    expect(percentile(shuffled, 95)).toBeCloseTo(19.05, 10);
-    expect(percentile(oneToTwenty, 50)).toBe(10.5);
+    expect(quantile(shuffled, 0.95)).toBeCloseTo(19.05, 10);
+    expect(quantile(oneToTwenty, 0.5)).toBe(10.5);
   });
 
   it('a skewed list: p95 of nineteen 1s and one 100 is 1 + 0.05 × 99 = 5.95', () => {

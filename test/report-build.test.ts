@@ -6,7 +6,7 @@ import { buildReports } from '../src/report/build.ts';
 import type { StepPoint } from '../src/report/stats/aggregate.ts';
 import { lineEnds } from '../src/report/charts/steps.ts';
 import { runRow, toCsv } from '../src/report/render/csv.ts';
-import { percentile } from '../src/report/stats/descriptive.ts';
+import { quantile } from '../src/stats/quantile.ts';
 import { parseVolumes } from '../src/report/stats/volume.ts';
 import { decodePng, inkPixels } from './helpers/png.ts';
 import { sampleSweep, synthRun, writeResults } from './helpers/records.ts';
@@ -104,7 +104,11 @@ describe('buildReports on runs held lean', () => {
   it('gives the same reports whatever order the runs completed in (sums and means taken in plan order)', async () => {
     const sweep = sampleSweep([10, 30], 7);
     // Costs whose sum depends on the order it is taken in, as real ones do.
-    sweep.forEach((x, i) => (x.run.cost_usd = [0.1, 0.2, 0.3, 1e-17, 0.7, 3.3e-5][i % 6]! * (1 + i / 7)));
+    sweep.forEach((x, i) => {
+      x.run.cost_usd = [0.1, 0.2, 0.3, 1e-17, 0.7, 3.3e-5][i % 6]! * (1 + i / 7);
+      // Its steps say the same (a run record is checked against them): the whole cost on the first.
+      x.steps.forEach((s, k) => Object.assign(s, { cost_usd: k === 0 ? x.run.cost_usd : 0, cum_cost_usd: x.run.cost_usd }));
+    });
     const orders = [sweep, [...sweep].reverse(), [...sweep].sort((a, b) => (a.run.run_id.length % 3) - (b.run.run_id.length % 3) || b.run.cost_usd - a.run.cost_usd)];
     const outputs: string[] = [];
     for (const [i, order] of orders.entries()) {
@@ -140,7 +144,7 @@ describe('buildReports on runs held lean', () => {
     expect(spec.data.values).toHaveLength(built.summary.length);
     const costs = sweep.filter((x) => x.run.config_id === 'checked steps=10').map((x) => x.run.cost_usd);
     const row = spec.data.values.find((v: { scenario: string; config: string }) => v.scenario === 'checked' && v.config === 'steps=10');
-    expect(row).toEqual({ scenario: 'checked', config: 'steps=10', runs: 5, min: Math.min(...costs), q1: percentile(costs, 25), median: percentile(costs, 50), q3: percentile(costs, 75), max: Math.max(...costs) });
+    expect(row).toEqual({ scenario: 'checked', config: 'steps=10', runs: 5, min: Math.min(...costs), q1: quantile(costs, 0.25), median: quantile(costs, 0.5), q3: quantile(costs, 0.75), max: Math.max(...costs) });
   });
 });
 
@@ -153,9 +157,10 @@ describe('cumulative input tokens chart', () => {
     await buildReports(dir);
     const spec = JSON.parse(fs.readFileSync(path.join(dir, 'charts', 'cumulative-input-tokens.vl.json'), 'utf8'));
     const ends = spec.data.values.filter((v: { kind: string }) => v.kind === 'end').filter((v: { scenario: string }) => v.scenario === 'seed-shaped');
-    // steps=10's line is the first ten steps of steps=30's: drawn once, its end marked on it.
-    const line = spec.data.values.filter((v: { kind: string; scenario: string }) => v.kind === 'measured' && v.scenario === 'seed-shaped');
-    expect(new Set(line.map((p: { config: string }) => p.config))).toEqual(new Set(['steps=30']));
+    // steps=10's line is the first ten steps of steps=30's: both drawn (steps=10 dashed over it), its end marked on it.
+    const measured = spec.data.values.filter((v: { kind: string; scenario: string }) => v.kind === 'measured' && v.scenario === 'seed-shaped');
+    expect(new Set(measured.map((p: { config: string }) => p.config))).toEqual(new Set(['steps=10', 'steps=30']));
+    const line = measured.filter((p: { config: string }) => p.config === 'steps=30');
     const at = (step: number) => line.find((p: { step: number }) => p.step === step).value;
     expect(ends).toEqual([
       { scenario: 'seed-shaped', step: 10, value: at(10), label: 'steps=10', configs: 'steps=10', side: 'right', kind: 'end' },

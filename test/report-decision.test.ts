@@ -2,7 +2,8 @@
 // that used to mislead (another brake deciding, no check, several settings varying, near-equal costs).
 import { describe, expect, it } from 'vitest';
 import { summarizeConfigs } from '../src/report/stats/aggregate.ts';
-import { costPerSuccess, wilson } from '../src/report/stats/intervals.ts';
+import { costPerSuccess } from '../src/report/stats/cost-per-success.ts';
+import { wilson } from '../src/stats/binomial.ts';
 import { costBars } from '../src/report/charts/cost.ts';
 import { economicsRow } from '../src/report/render/csv.ts';
 import { decisionTable, ratioTableRows } from '../src/report/tables/tables.ts';
@@ -116,7 +117,7 @@ describe('the decision', () => {
     const recs = limited('c', 10, 10, { stepsToDone: (i) => (i < 5 ? 5 : 20), success: (i) => i < 5 });
     const { economics, summary } = report(recs);
     const runs = recs.map((r) => r.run);
-    const one = costPerSuccess(runs)!;
+    const one = costPerSuccess(runs, runs[0]!.settings.limits.max_cost_usd)!;
     expect(one.value).toBeCloseTo(summary[0]!.cost_usd.mean / 0.5, 12);
     const e = economics[0]!;
     expect([e.cost_per_success, e.cost_per_success_ci]).toEqual([one.value, one.ci]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { StepIndexAccumulator, summarizeConfigs } from '../src/report/stats/aggregate.ts';
-import { wilson } from '../src/report/stats/intervals.ts';
+import { wilson } from '../src/stats/binomial.ts';
 import { findings } from '../src/report/findings/findings.ts';
 import { ratioTable, stepLimitSavings } from '../src/report/stats/step-limits.ts';
 import { QuadraticFitAccumulator } from '../src/report/stats/fit.ts';

@@ -55,6 +55,7 @@ describe('bench report on partial or foreign records', () => {
       [{ cost_usd: -0.5 }, 'cost_usd is -0.5, expected a number ≥ 0'],
       [{ input_tokens: '500' }, 'input_tokens is "500" (a string), expected a whole number ≥ 0'],
       [{ steps: 2.5 }, 'steps is 2.5, expected a whole number ≥ 0'],
+      [{ cache_write_tokens: -3 }, 'cache_write_tokens is -3, expected a whole number ≥ 0, or absent'],
       [{ success: 'yes' }, 'success is "yes" (a string), expected true, false or null'],
       [{ stop_reason: 'bored' }, 'stop_reason is "bored" (a string), expected one of done, max_steps'],
     ];

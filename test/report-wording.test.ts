@@ -51,7 +51,9 @@ describe("bench check's verdict in report.html", () => {
     expect(failed.indexOf('<section id="check"')).toBeLessThan(failed.indexOf('<section id="decision"'));
     expect(failed.indexOf('<section id="check"')).toBeGreaterThan(failed.indexOf('<p class="lede">'));
     expect(failed).toContain('<h2>bench check FAIL: 1 of 2 budgets breached</h2>');
-    expect(failed).toContain('<tr><td>breached</td><td>s</td><td>steps max ≤ 2</td><td>3</td><td>≤ 2</td></tr>');
+    // A breach is marked in colour (its row's class) as well as in its word; a budget that holds is not.
+    expect(failed).toContain('<tr class="breached"><td>breached</td><td>s</td><td>steps max ≤ 2</td><td>3</td><td>≤ 2</td></tr>');
+    expect(failed).toContain('<tr class="holds"><td>holds</td><td>s</td><td>cost_usd p95 ≤ $0.002</td>');
     expect(failed).toContain('<li>s: steps max ≤ 2 breached: measured 3 over 3 run(s)</li>');
     const again = withCheckSection(failed, checkHtmlSection({ budgetsFile: 'b.yaml', model: 'gpt-4o-mini', simulated: false, verdicts: [verdict(true)] }));
     expect(again.match(/<section id="check"/g)).toHaveLength(1);

@@ -78,11 +78,25 @@ describe('POST /v1/traces', () => {
     const s = spawnBench(['serve', '--port', '0', '--out', path.join(tmp, 'gateway'), '--traces', dir]);
     const base = await started(s);
     await instrumentedAgent(new ProtoExporter({ url: `${base}/v1/traces` }), 'via-gateway');
+    // The same checks as on the simulated server: a 400 naming the bad field, not a 500.
+    const bad = await fetch(`${base}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"resourceSpans":[null]}' });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { message: string } }).error.message).toMatch(/^resourceSpans\[0\]: .*expected object/);
     s.child.kill('SIGINT');
     const done = await s.done;
     expect(done.stdout).toMatch(/imported 1 run\(s\), 3 model call\(s\)/);
     expect(jsonl<RunRecord>(path.join(dir, 'runs.jsonl')).map((r) => r.run_id)).toEqual(['billing_via-gateway']);
   }, 60_000);
+
+  it.each([
+    [['--profile', 'x'], /--profile: not taken in gateway mode .*answers each request with the model it names/],
+    [['--log', 'usage.jsonl'], /--log: not taken in gateway mode .*records every call in its results directory/],
+    [['--error-rate', '0.5'], /--error-rate: not taken in gateway mode .*injects no faults/],
+  ])('bench serve --out refuses %j with the reason instead of ignoring it', async (extra, message) => {
+    const r = await spawnBench(['serve', '--port', '0', '--out', path.join(tmp, 'refused'), ...extra]).done;
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+  });
 
   it('--traces on a host beyond loopback is refused (the route takes no credential)', async () => {
     const r = await spawnBench(['serve', '--host', '0.0.0.0', '--traces', path.join(tmp, 'x')]).done;

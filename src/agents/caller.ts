@@ -1,10 +1,11 @@
 // The one entry point for every model call an agent makes: brakes before the call, the call,
 // metering after it, and one StepRecord per call. Agent loops never call a ChatModel directly.
 import type { Action, Brake, RunState } from '../brakes/brake.ts';
-import { firstStop, isAgentStep } from '../brakes/brake.ts';
+import { admitAction, firstStop, isAgentStep, newRunState } from '../brakes/brake.ts';
 import type { Stop } from '../contracts/stop-reason.ts';
 import { ModelError, type ReplayMiss, type ChatMessage, type ChatModel, type ChatResult, type Role, type ToolSpec } from '../contracts/chat.ts';
 import { callCost } from '../meter/pricing.ts';
+import { RunLedger } from '../meter/ledger.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
 import type { CallSlotPool } from '../contracts/call-slots.ts';
 import type { SpendGuard } from '../contracts/sweep-state.ts';
@@ -65,18 +66,9 @@ export interface OutputOverrun {
 }
 
 export class ModelCaller {
-  readonly state: RunState = {
-    steps: 0,
-    calls: 0,
-    rounds: 0,
-    inputTokens: 0,
-    outputTokens: 0,
-    cachedTokens: 0,
-    costUsd: 0,
-    elapsedMs: 0,
-    repeats: new Map(),
-    history: [],
-  };
+  readonly state: RunState = newRunState();
+  /** Adds each call to `state` and makes its StepRecord (and, at the end, the run's record). */
+  readonly ledger: RunLedger;
   /** Every call made, for the run's transcript (empty when the env says not to keep it). */
   readonly log: CallLog[] = [];
   /** Set once a model returns more output than max_tokens: the run's worst case did not hold. */
@@ -84,7 +76,9 @@ export class ModelCaller {
   /** Set when a replayed call was not in the cassette: the run stopped having measured nothing further. */
   replayMiss: ReplayMiss | null = null;
 
-  constructor(private readonly env: CallerEnv) {}
+  constructor(private readonly env: CallerEnv) {
+    this.ledger = new RunLedger(env.runId, env.configId, env.settings, this.state);
+  }
 
   get settings(): Settings {
     return this.env.settings;
@@ -155,8 +149,6 @@ export class ModelCaller {
       const message = e instanceof Error ? e.message : String(e);
       const retries = e instanceof ModelError ? e.retries : 0;
       if (e instanceof ModelError && e.replayMiss) this.replayMiss = e.replayMiss;
-      state.calls++;
-      if (isAgentStep(role)) state.steps = step;
       this.emit(role, step, { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0 }, 0, retries, null, message);
       this.keep({ call: state.calls, step, round: state.rounds, role, sent: messages, tools: tools ?? null, received: null, usage: null, error: message });
       const interrupted = env.signal?.aborted;
@@ -169,8 +161,6 @@ export class ModelCaller {
     } finally {
       env.slots?.release();
     }
-    state.calls++;
-    if (isAgentStep(role)) state.steps = step;
     env.clock.advance(result.latencyMs);
     this.noteOverrun(role, step, result.usage.completion_tokens);
     this.emit(role, step, result.usage, result.latencyMs, result.retries, action?.(result) ?? null, null);
@@ -200,9 +190,7 @@ export class ModelCaller {
 
   /** Spin and other action brakes; counts the action when it is allowed to run. */
   checkAction(action: Action): Stop | null {
-    const stop = firstStop(this.env.brakes, (b) => b.beforeAction?.(this.state, action));
-    if (!stop) this.state.repeats.set(action.fingerprint, (this.state.repeats.get(action.fingerprint) ?? 0) + 1);
-    return stop;
+    return admitAction(this.env.brakes, this.state, action);
   }
 
   /** What an executed action returned, for the detectors that compare outcomes. */
@@ -210,6 +198,7 @@ export class ModelCaller {
     this.state.history.push({ step: this.state.steps, tool: action.tool, fingerprint: action.fingerprint, argsJson: action.argsJson, observation, failure });
   }
 
+  /** Meters a call (the ledger adds it to the run's totals) and hands on its StepRecord. */
   private emit(
     role: Role,
     step: number,
@@ -219,37 +208,7 @@ export class ModelCaller {
     action: Pick<StepRecord, 'action' | 'fingerprint'> | null,
     error: string | null,
   ): void {
-    const { env, state } = this;
-    const cost = callCost(this.priceOf(role), usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens, { cacheWrite: usage.cache_write_tokens, reasoning: usage.reasoning_tokens });
-    state.inputTokens += usage.prompt_tokens;
-    state.outputTokens += usage.completion_tokens;
-    state.cachedTokens += usage.cached_tokens;
-    state.costUsd += cost;
-    state.elapsedMs = env.clock.elapsedMs();
-    env.onStep({
-      run_id: env.runId,
-      config_id: env.configId,
-      scenario: env.settings.scenario,
-      step,
-      round: state.rounds,
-      role,
-      call: state.calls,
-      input_tokens: usage.prompt_tokens,
-      output_tokens: usage.completion_tokens,
-      cached_tokens: usage.cached_tokens,
-      cum_input_tokens: state.inputTokens,
-      cum_output_tokens: state.outputTokens,
-      cost_usd: cost,
-      cum_cost_usd: state.costUsd,
-      latency_ms: Math.round(latencyMs),
-      elapsed_ms: Math.round(state.elapsedMs),
-      retries,
-      action: action?.action ?? null,
-      fingerprint: action?.fingerprint ?? null,
-      error,
-      ...(usage.cache_write_tokens ? { cache_write_tokens: usage.cache_write_tokens } : {}),
-      ...(usage.reasoning_tokens ? { reasoning_tokens: usage.reasoning_tokens } : {}),
-      settings: env.settings,
-    });
+    const { env } = this;
+    env.onStep(this.ledger.record({ step, role, usage, price: this.priceOf(role), latencyMs, elapsedMs: env.clock.elapsedMs(), retries, action: action?.action ?? null, fingerprint: action?.fingerprint ?? null, error }));
   }
 }

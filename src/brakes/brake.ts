@@ -1,18 +1,9 @@
 import type { Role } from '../contracts/chat.ts';
 import type { Fired, Stop, StopReason } from '../contracts/stop-reason.ts';
+import { noTotals, type RunTotals } from '../contracts/run-totals.ts';
 
-/** What brakes see of a run. Maintained by the ModelCaller; brakes only read it. */
-export interface RunState {
-  /** Agent steps taken (act/execute calls). */
-  steps: number;
-  /** All model calls made, whatever their role. */
-  calls: number;
-  rounds: number;
-  inputTokens: number;
-  outputTokens: number;
-  cachedTokens: number;
-  costUsd: number;
-  elapsedMs: number;
+/** What the brakes read of a run: its totals (kept by the run's ledger), and the actions it ran. */
+export interface RunState extends RunTotals {
   /** How often each action fingerprint has been executed. */
   repeats: Map<string, number>;
   /** The actions executed so far, in order, with what they returned. */
@@ -70,3 +61,16 @@ export function firstStop<A>(brakes: readonly Brake[], check: (b: Brake) => Stop
 }
 
 export const isAgentStep = (role: Role) => role === 'act' || role === 'execute';
+
+/** A run that has done nothing yet. */
+export const newRunState = (): RunState => ({ ...noTotals(), repeats: new Map(), history: [] });
+
+/**
+ * The action brakes (spin) on an action the agent is about to run; when none stops it, it is counted
+ * as run (one repeat more of its fingerprint). The one repeat counter of every run, live or replayed.
+ */
+export function admitAction(brakes: readonly Brake[], state: RunState, action: Action): Stop | null {
+  const stop = firstStop(brakes, (b) => b.beforeAction?.(state, action));
+  if (!stop) state.repeats.set(action.fingerprint, (state.repeats.get(action.fingerprint) ?? 0) + 1);
+  return stop;
+}

@@ -5,9 +5,10 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { UsageError } from '../contracts/errors.ts';
 import type { Price } from '../contracts/settings.ts';
-import { DEFAULT_PRICING_FILE, loadPricing, priceFor } from '../meter/pricing.ts';
+import { DEFAULT_PRICING_FILE, loadPricing } from '../meter/pricing.ts';
+import { findPrice } from '../meter/model-price.ts';
 import { resolvePrice } from '../runner/plan.ts';
-import { hasRecords, resultsDirFor } from '../results/results-dir.ts';
+import { hasRecords, resultFile, resultsDirFor } from '../results/results-dir.ts';
 import { loadYamlFile } from '../scenario/yaml-file.ts';
 import { importAtif, importMessages, importTrajectories, trajectoryFiles, type ImportOptions, type ImportOutcome } from '../trajectories/import-dir.ts';
 import { chatLogTrajectories } from '../trajectories/chatlog.ts';
@@ -18,7 +19,10 @@ import { readTrajectoryFile } from '../trajectories/read-file.ts';
 import { detectLogFormat, importAgentLogs, LOG_FORMATS } from '../trajectories/agent-logs/import-logs.ts';
 import type { LogFormat } from '../trajectories/agent-logs/session-run.ts';
 import { dataPath } from '../contracts/paths.ts';
-import { collect, whatIfOf } from './report.ts';
+import { collect, whatIfFor, whatIfOf } from './report.ts';
+import { OBSERVED_QUANTILES, observedLimits } from '../whatif/observed-limits.ts';
+import { readJsonl } from '../results/jsonl.ts';
+import type { RunRecord } from '../contracts/records.ts';
 import { printSummary } from './summary-table.ts';
 
 interface ImportFlags {
@@ -35,7 +39,9 @@ interface ImportFlags {
   force?: boolean;
   json?: boolean;
   report: boolean;
-  whatIf?: string[];
+  /** The --what-if values, or false for --no-what-if. */
+  whatIf?: string[] | false;
+  skipBad?: boolean;
   messagesField: string;
   idField: string;
   successField?: string;
@@ -78,11 +84,8 @@ export function pricing(o: Pick<ImportFlags, 'pricing' | 'priceCached' | 'priceI
   const table = loadPricing(file);
   if (o.priceCached !== undefined && o.priceIn === undefined) throw new UsageError('--price-cached: only used with --price-in and --price-out');
   if (o.priceModel !== undefined || o.priceIn !== undefined || o.priceOut !== undefined) return resolvePrice(o, [], table);
-  // Trajectories often name models with their provider (`openai/gpt-4o`): the table's name is the last part.
-  return (model) => {
-    const name = [model, model.split('/').at(-1)!].find((m) => table.models[m]);
-    return name ? priceFor(table, name, file) : undefined;
-  };
+  // Trajectories name models with their provider (`openai/gpt-4o`) or a snapshot date: meter/model-price.ts reads every spelling.
+  return (model) => findPrice(table, model, file);
 }
 
 /** Chat logs are read whole first: one run's calls may be spread over several files. */
@@ -108,7 +111,7 @@ export function registerImport(program: Command): void {
     .description('import agent trajectories (ATIF files, OpenAI-format chat logs, message-list dumps, OpenTelemetry GenAI spans, or Claude Code / Codex CLI session logs) into a results directory, and build its reports')
     .argument('<paths...>', 'ATIF files (one trajectory, or an array of them, per file) or folders searched for *.json; with --format chatlog, .jsonl files or folders of them; with --format messages or otlp, .jsonl or .json files or folders of them; with --format claude-code or codex, session logs (.jsonl) or folders of them (~/.claude/projects, $CODEX_HOME/sessions)')
     .requiredOption('-o, --out <name>', 'results directory: results/<name>, or a path')
-    .option('--format <format>', 'input format: atif (trajectory JSON files), chatlog (OpenAI-format JSON lines, one model call each: request/response pairs, or bench serve --log lines), messages (one conversation per record: its final OpenAI-format message list and its outcome), otlp (OpenTelemetry GenAI spans: OTLP/JSON files, one request per file or per line), claude-code (Claude Code session logs: one run per session, sub-agents as runs of their own) or codex (Codex CLI rollout logs: one run per session). Default: claude-code or codex when the first .jsonl file found is one of their logs, else atif')
+    .option('--format <format>', 'input format: atif (trajectory JSON files), chatlog (OpenAI-format JSON lines, one model call each: request/response pairs, or bench serve --log lines), messages (one conversation per record: its final OpenAI-format message list and its outcome), otlp (OpenTelemetry GenAI spans: OTLP/JSON files, one request per file or one per line, told apart by content whatever the file is named), claude-code (Claude Code session logs: one run per session, sub-agents as runs of their own) or codex (Codex CLI rollout logs: one run per session). Default: claude-code or codex when the first .jsonl file found is one of their logs, else atif')
     .option('--group-by <field>', 'chatlog: the field whose value names a call\'s run, a dotted path (e.g. metadata.run_id)')
     .option('--messages-field <field>', 'messages: the field holding each record\'s message list, a dotted path (e.g. traj, history)', 'messages')
     .option('--id-field <field>', 'messages: the field naming each conversation', 'id')
@@ -126,7 +129,9 @@ export function registerImport(program: Command): void {
     .option('--outcomes <file>', 'success per session_id (otlp: per gen_ai.conversation.id or trace id), YAML or JSON: {"<session_id>": true|false|null}; overrides the trajectories\' own')
     .option('--force', 'overwrite an existing results directory')
     .option('--json', 'print the summary as JSON on stdout')
-    .option('--what-if <limit=values>', 'with the reports: derive runs under other limits from the imported steps, as bench report --what-if does (repeatable; e.g. steps=5..30:5)', collect)
+    .option('--what-if <limit=values>', `with the reports: derive runs under these limits from the imported steps, as bench report --what-if does (repeatable; e.g. steps=5..30:5). Without it the reports derive step and cost limits at the runs' observed p${OBSERVED_QUANTILES.join('/p')}, and recommend one`, collect)
+    .option('--no-what-if', 'derive no runs under other limits (no recommended limit in the reports)')
+    .option('--skip-bad', 'import what can be read and exit 0 even when files, lines, records or spans were skipped (without it, any skip makes the import exit 2 after writing what it read)')
     .option('--no-report', 'write the records only (steps.jsonl, runs.jsonl, meta.json); build the reports later with bench report OUT')
     .action(async (inputs: string[], o: ImportFlags) => {
       o.format ??= detectLogFormat(trajectoryFiles(inputs, '.jsonl')) ?? 'atif';
@@ -134,8 +139,7 @@ export function registerImport(program: Command): void {
       for (const [key, { format, flag }] of Object.entries(FORMAT_FLAGS))
         if (o[key as keyof ImportFlags] !== undefined && o.format !== format) throw new UsageError(`${flag}: only for --format ${format}${o.format === 'atif' && key === 'groupBy' ? ' (an ATIF file is one run already)' : ''}`);
       if (o.format === 'chatlog' && !o.groupBy) throw new UsageError('--format chatlog needs --group-by FIELD: the field that says which run each call belongs to');
-      const whatIf = whatIfOf(o.whatIf);
-      if (whatIf && !o.report) throw new UsageError('--what-if: goes into the reports, which --no-report leaves out (run bench report OUT --what-if … later)');
+      if (o.whatIf && !o.report) throw new UsageError('--what-if: goes into the reports, which --no-report leaves out (run bench report OUT --what-if … later)');
       const out = resultsDirFor(o.out);
       if (fs.existsSync(out) && hasRecords(out)) {
         if (!o.force) throw new UsageError(`${out} already holds results (use --force to overwrite, or another --out)`);
@@ -162,12 +166,33 @@ export function registerImport(program: Command): void {
       for (const line of done.problems) console.error(`bench: ${line}`);
       if (done.runs === 0) throw new UsageError(`nothing imported: ${done.skipped.length} file(s) or line(s) skipped, none held a valid ${{ atif: 'ATIF trajectory', chatlog: 'model call', messages: 'conversation', otlp: 'GenAI chat span', 'claude-code': 'Claude Code session with a model call', codex: 'Codex session with a model call' }[o.format as Format]}`);
       for (const note of done.notes) console.error(`bench: note: ${note}`);
-      const summary = `imported ${done.runs} run(s), ${done.steps} agent step(s)${done.skipped.length ? `; ${done.skipped.length} ${{ atif: 'file(s)', chatlog: 'line(s)', messages: 'record(s) or file(s)', otlp: 'file(s), line(s) or run(s)', 'claude-code': 'file(s)', codex: 'file(s)' }[o.format as Format]} skipped` : ''}`;
-      if (!o.report) return void console.log(o.json ? JSON.stringify({ dir: out, runs: done.runs, steps: done.steps, skipped: done.skipped.length }) : `${summary}; records in ${out} (reports: bench report ${out})`);
+      const skipped = done.skipped.length ? `; ${done.skipped.length} ${{ atif: 'file(s)', chatlog: 'line(s)', messages: 'record(s) or file(s)', otlp: 'file(s), line(s), span(s) or trace(s)', 'claude-code': 'file(s) or line(s)', codex: 'file(s) or line(s)' }[o.format as Format]} skipped (each named above: file, line, field)` : '';
+      const summary = `imported ${done.runs} run(s), ${done.steps} agent step(s)${skipped}`;
+      // Anything skipped is input lost: said in the exit code unless the user accepts it.
+      const incomplete = () => {
+        if (!done.skipped.length || o.skipBad) return;
+        console.error(`bench: the import is incomplete: ${done.skipped.length} part(s) of the input were skipped (listed above); the rest is in ${out}. Exit 2; --skip-bad accepts the rest and exits 0`);
+        process.exitCode = 2;
+      };
+      if (!o.report) {
+        console.log(o.json ? JSON.stringify({ dir: out, runs: done.runs, steps: done.steps, skipped: done.skipped.length }) : `${summary}; records in ${out} (reports: bench report ${out})`);
+        return incomplete();
+      }
+      const whatIf = o.whatIf === false ? undefined : o.whatIf ? whatIfOf(o.whatIf) : await observedWhatIf(out, o.json);
       // Loaded here so flag errors (and every other command) do not wait for vega and resvg to load.
       const { buildReports } = await import('../report/build.ts');
       const built = await buildReports(out, { whatIf });
       if (!o.json) console.log(summary);
       printSummary(built, { json: o.json, dir: out });
+      incomplete();
     });
+}
+
+/** The what-if an import gets by default: limits at the observed quantiles of the runs imported from other tools (src/whatif/observed-limits.ts). */
+async function observedWhatIf(out: string, quiet: boolean | undefined) {
+  const { records } = await readJsonl<RunRecord>(resultFile(out, 'runs'));
+  // A loopbench export comes back as its sweep, with the limits it ran under: its reports stay the sweep's.
+  const requests = observedLimits(records.filter((r) => r.extra?.imported !== undefined));
+  if (!quiet && requests.length) console.error(`bench: note: what-if at the runs' observed p${OBSERVED_QUANTILES.join('/p')}: ${requests.map((r) => `${r.name}=${r.values.join(',')}`).join(' ')} (choose others with --what-if, none with --no-what-if)`);
+  return whatIfFor(requests);
 }

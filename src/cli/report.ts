@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { DEFAULT_PRICING_FILE, loadPricing, priceFor } from '../meter/pricing.ts';
+import { DEFAULT_PRICING_FILE, loadPricing } from '../meter/pricing.ts';
+import { requirePrice } from '../meter/model-price.ts';
+import { recoverGatewayRuns } from '../gateway/recover.ts';
 import { DEFAULT_VOLUMES, parseVolumes } from '../report/stats/volume.ts';
 import { describeDuplicates } from '../report/data/load-runs.ts';
 import { WHAT_IF_LIMITS, type WhatIfName } from '../whatif/derive-run.ts';
@@ -23,7 +25,7 @@ interface ReportOptions extends PriceFlags {
 
 function resolvePriceAs(text: string, file: string): Price[] {
   const table = loadPricing(file);
-  return parseChoiceList(text, '--price-as', (v) => v.length > 0).map((m) => priceFor(table, m, file));
+  return parseChoiceList(text, '--price-as', (v) => v.length > 0).map((m) => requirePrice(table, m, file));
 }
 
 /** `steps=5..30:5` → the limit and its values; spin (`repeat`) and the others as `bench run` spells their values. */
@@ -41,7 +43,11 @@ export const collect = (v: string, acc: string[] = []) => [...acc, v];
 
 /** `--what-if` flags as the reports take them: the derivation, or undefined without any. */
 export function whatIfOf(flags: readonly string[] | undefined) {
-  const requests = flags?.map(parseWhatIf);
+  return whatIfFor(flags?.map(parseWhatIf));
+}
+
+/** What-if requests as the reports take them. */
+export function whatIfFor(requests: readonly WhatIfRequest[] | undefined) {
   // The brakes are replayed by src/whatif/; the reports only read what it derives.
   return requests?.length ? (records: Parameters<typeof deriveConfigs>[0], stepsOf: Parameters<typeof deriveConfigs>[1]) => deriveConfigs(records, stepsOf, requests) : undefined;
 }
@@ -74,6 +80,9 @@ export function registerReport(program: Command): void {
       const price = flagged ? resolvePrice(opts, [], loadPricing(file)) : priceAs?.length === 1 ? priceAs[0] : undefined;
       const volumes = opts.volume === undefined ? undefined : parseVolumes(opts.volume);
       const whatIf = whatIfOf(opts.whatIf);
+      const recovered = await recoverGatewayRuns(dir);
+      if (recovered && 'running' in recovered) console.error(`bench: the gateway writing ${dirArg} is still running (pid ${recovered.running}): runs it has not recorded yet are not in this report`);
+      else if (recovered?.rebuilt) console.error(`bench: rebuilt ${recovered.rebuilt} run record(s) from steps.jsonl (the gateway, pid ${recovered.pid}, was killed before it recorded them; each is marked interrupted) and appended them to runs.jsonl`);
       // Loaded here so flag errors (and every other command) do not wait for vega and resvg to load.
       const { buildReports } = await import('../report/build.ts');
       const built = await buildReports(dir, { priceAs, price, volumes, whatIf });

@@ -10,8 +10,9 @@ import { loadProfile } from '../sim/profile.ts';
 import { UsageError } from '../contracts/errors.ts';
 import { exitCodeFor } from './interrupt.ts';
 import { isLoopback } from '../gateway/gateway.ts';
-import { startStandaloneGateway, type StandaloneOptions } from '../gateway/standalone.ts';
-import { DEFAULT_PRICED_MODEL, loadPricing, priceFor } from '../meter/pricing.ts';
+import { RUN_IDLE_MS, startStandaloneGateway, type StandaloneOptions } from '../gateway/standalone.ts';
+import { DEFAULT_PRICED_MODEL, loadPricing } from '../meter/pricing.ts';
+import { findPrice, requirePrice } from '../meter/model-price.ts';
 import { TokenCounter } from '../meter/tokens.ts';
 import { ANTHROPIC_DEFAULT_URL, ANTHROPIC_KEY_VAR, API_KEY_VAR } from '../models/factory.ts';
 import { DEFAULT_IDLE_MS, DEFAULT_MAX_ANSWER_BYTES } from '../gateway/upstream.ts';
@@ -47,6 +48,7 @@ interface ServeFlags {
   anthropicUpstream?: string;
   requestTimeout?: string;
   idleTimeout?: string;
+  runIdle?: string;
   maxAnswerMb?: string;
 }
 
@@ -56,7 +58,7 @@ export const GATEWAY_REQUEST_TIMEOUT_S = 600;
 /** `--upstream` or `--out`: bench serve is the metering gateway, with per-run brakes and records. */
 export function gatewayOptions(f: ServeFlags, env: NodeJS.ProcessEnv = process.env, now = new Date()): StandaloneOptions | null {
   if (f.upstream === undefined && f.anthropicUpstream === undefined && f.out === undefined) {
-    const stray = (['steps', 'maxCost', 'timeout', 'maxRepeat', 'maxTokens', 'maxCalls', 'maxOutputTokens', 'priceModel', 'authToken', 'requestTimeout', 'idleTimeout', 'maxAnswerMb'] as const).find((k) => f[k] !== undefined);
+    const stray = (['steps', 'maxCost', 'timeout', 'maxRepeat', 'maxTokens', 'maxCalls', 'maxOutputTokens', 'priceModel', 'authToken', 'requestTimeout', 'idleTimeout', 'runIdle', 'maxAnswerMb'] as const).find((k) => f[k] !== undefined);
     if (stray) throw new UsageError(`--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: a gateway flag; give --upstream URL, --anthropic-upstream URL or --out DIR to run bench serve as the metering gateway`);
     return null;
   }
@@ -82,9 +84,10 @@ export function gatewayOptions(f: ServeFlags, env: NodeJS.ProcessEnv = process.e
     ...(f.upstream !== undefined ? { upstreamUrl: f.upstream, apiKey: env[API_KEY_VAR] } : {}),
     ...(f.anthropicUpstream !== undefined ? { anthropicUrl: f.anthropicUpstream, anthropicKey: env[ANTHROPIC_KEY_VAR] } : {}),
     // Without --price-model, a run is priced as the model its first call names when the table has it (else as the default).
-    ...(f.priceModel === undefined ? { priceOf: (model: string) => (table.models[model] ? priceFor(table, model) : undefined) } : {}),
+    ...(f.priceModel === undefined ? { priceOf: (model: string) => findPrice(table, model) } : {}),
     timeoutMs: parseOne(f.requestTimeout ?? String(GATEWAY_REQUEST_TIMEOUT_S), '--request-timeout', { min: 0.001, max: 86_400 }) * 1000,
     idleMs: parseOne(f.idleTimeout ?? String(DEFAULT_IDLE_MS / 1000), '--idle-timeout', { min: 0.001, max: 86_400 }) * 1000,
+    runIdleMs: parseOne(f.runIdle ?? String(RUN_IDLE_MS / 1000), '--run-idle', { min: 0.001, max: 7 * 86_400 }) * 1000,
     maxAnswerBytes: Math.round(parseOne(f.maxAnswerMb ?? String(DEFAULT_MAX_ANSWER_BYTES / 1024 / 1024), '--max-answer-mb', { min: 0.001, max: 1024 }) * 1024 * 1024),
     settings: {
       model: upstreamModel(f),
@@ -92,7 +95,7 @@ export function gatewayOptions(f: ServeFlags, env: NodeJS.ProcessEnv = process.e
       reflection: 'off',
       max_reflections: 1,
       context: 'full',
-      price: priceFor(table, f.priceModel ?? DEFAULT_PRICED_MODEL),
+      price: requirePrice(table, f.priceModel ?? DEFAULT_PRICED_MODEL),
       prompt_cache: f.promptCache === 'on',
       max_output_tokens: parseOne(f.maxOutputTokens ?? RUN_DEFAULTS.maxOutputTokens, '--max-output-tokens', { integer: true, min: 1, max: 1_000_000 }),
       agent: {},
@@ -120,6 +123,22 @@ function checkUpstream(text: string, flag: string, accepted: string): void {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${flag}: '${redact(text)}' is not http or https`);
 }
 
+/** Flags of the simulated server that the gateway has no use for, and why: given with it, they are refused, not ignored. */
+const SIM_ONLY: Record<string, string> = {
+  profile: 'answers each request with the model it names (forwarded upstream, or the simulated profile of that name)',
+  log: 'records every call in its results directory (--out DIR: steps.jsonl, runs.jsonl) instead of a usage log',
+  latency: 'adds no latency of its own (put a bench serve --latency behind it with --upstream to test that)',
+  errorRate: 'injects no faults (put a bench serve --error-rate behind it with --upstream to test that)',
+  faults: 'injects no faults (put a bench serve --faults behind it with --upstream to test that)',
+  retryAfter: 'injects no 429s (put a bench serve --error-rate behind it with --upstream to test that)',
+};
+
+/** Gateway mode: a flag only the simulated server reads is a usage error naming why. */
+export function refuseSimFlags(given: (key: string) => boolean): void {
+  const key = Object.keys(SIM_ONLY).find(given);
+  if (key) throw new UsageError(`--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: not taken in gateway mode (--upstream, --anthropic-upstream or --out): the gateway ${SIM_ONLY[key]}`);
+}
+
 export function serveOptions(f: ServeFlags, now = new Date()) {
   if (!f.host.trim()) throw new UsageError('--host: empty (accepted: an address like 127.0.0.1 or 0.0.0.0)');
   if (f.profile) loadProfile(f.profile);
@@ -144,16 +163,16 @@ export function registerServe(program: Command): void {
     .description('HTTP server over the simulated models speaking Chat Completions, the Responses API and Anthropic Messages: point any agent at it and measure its loop cost for free')
     .option('-p, --port <n>', 'port (0 picks a free one)', '8787')
     .option('--host <addr>', 'address to listen on', '127.0.0.1')
-    .option('--latency <ms>', 'time from each request to its answer, in milliseconds (the simulated work is done within it)', '0')
-    .option('--error-rate <r>', 'share of requests (0..1) answered with an injected fault', '0')
-    .option('--faults <list>', `faults --error-rate draws from: ${Object.keys(FAULTS).join(', ')}`, DEFAULT_FAULTS.join(','))
-    .option('--retry-after <s>', 'seconds an injected 429 asks the client to wait (retry-after header)', '1')
-    .option('--profile <id>', 'answer every model name with this simulated profile (default: the model name is the profile id)')
+    .option('--latency <ms>', 'simulated server only: time from each request to its answer, in milliseconds (the simulated work is done within it)', '0')
+    .option('--error-rate <r>', 'simulated server only: share of requests (0..1) answered with an injected fault', '0')
+    .option('--faults <list>', `simulated server only: faults --error-rate draws from: ${Object.keys(FAULTS).join(', ')}`, DEFAULT_FAULTS.join(','))
+    .option('--retry-after <s>', 'simulated server only: seconds an injected 429 asks the client to wait (retry-after header)', '1')
+    .option('--profile <id>', 'simulated server only: answer every model name with this simulated profile (default: the model name is the profile id)')
     .addOption(new Option('--prompt-cache <on|off>', 'bill repeated prompt prefixes as cached tokens, shared across requests as a provider does').default('off'))
-    .option('--log <file>', 'per-request usage log, JSON lines (default: results/serve-<time>.jsonl)')
+    .option('--log <file>', 'simulated server only: per-request usage log, JSON lines (default: results/serve-<time>.jsonl; the gateway records its calls in --out DIR instead)')
     .option('--upstream <url>', `gateway mode: forward Chat Completions and Responses calls to this OpenAI-compatible API with the key in $${API_KEY_VAR}, metered and braked per run`)
     .option('--anthropic-upstream <url>', `gateway mode: forward Anthropic Messages calls to this API (Anthropic's base URL, e.g. ${ANTHROPIC_DEFAULT_URL}) with the key in $${ANTHROPIC_KEY_VAR} (sent as x-api-key)`)
-    .option('--out <dir>', 'gateway mode: results directory for the runs (steps.jsonl as calls happen, runs.jsonl when the gateway stops); without --upstream the sim answers')
+    .option('--out <dir>', 'gateway mode: results directory for the runs (steps.jsonl as calls happen, a run\'s line of runs.jsonl when it goes quiet or the gateway stops); without --upstream the sim answers')
     .option('--auth-token <token>', 'gateway mode: the bearer token runs named by x-loopbench-run must send; required with a --host other than loopback')
     .option('--steps <n>', 'gateway mode: calls per run (or off)')
     .option('--max-cost <usd>', 'gateway mode: budget per run in USD, never exceeded (each call is projected at --max-output-tokens, also with calls in flight)')
@@ -165,26 +184,30 @@ export function registerServe(program: Command): void {
     .option('--price-model <name>', `gateway mode: price every run's tokens as this model of data/pricing.yaml (default: the model a run's first call names, when the table has it, else ${DEFAULT_PRICED_MODEL})`)
     .option('--request-timeout <s>', `gateway mode: total deadline of each upstream call, request to last byte (default ${GATEWAY_REQUEST_TIMEOUT_S}; a call in flight also ends with its run's --timeout)`)
     .option('--idle-timeout <s>', `gateway mode: an upstream call fails when the upstream sends nothing for this long (default ${DEFAULT_IDLE_MS / 1000})`)
+    .option('--run-idle <s>', `gateway mode: a run with no call for this long is recorded in runs.jsonl and closed; a call naming it later is refused (default ${RUN_IDLE_MS / 1000})`)
     .option('--max-answer-mb <n>', `gateway mode: the most of one upstream answer the gateway reads, in MiB; a larger one is refused (502) and its run ends as an error (default ${DEFAULT_MAX_ANSWER_BYTES / 1024 / 1024})`)
     .option('--traces <dir>', 'also receive OpenTelemetry traces on POST /v1/traces (OTLP/HTTP, protobuf or JSON): kept in DIR/traces.otlp.jsonl, imported into DIR as runs, with reports, when bench serve stops')
-    .action(async (f: ServeFlags) => {
+    .action(async (f: ServeFlags, cmd: Command) => {
       const g = gatewayOptions(f);
+      if (g) refuseSimFlags((key) => cmd.getOptionValueSource(key) === 'cli');
       const traces = servedTraces(f.traces, f.host);
       const route = traces ? { traces: traces.receiver.route } : {};
       const o = g ? null : serveOptions(f);
       const server = g ? await startStandaloneGateway({ ...g, ...route }) : await startServe({ ...o!, ...route, onIgnored: sayIgnored, onToolMapping: sayToolMapping });
-      if (g) {
-        console.log(`bench serve (gateway): ${server.url} → ${[g.upstreamUrl, g.anthropicUrl].filter((u) => u !== undefined).map((u) => redact(u)).join(' and ') || 'simulated models'}; name each run with the header x-loopbench-run (or POST /v1/loopbench/runs for a virtual key); records in ${g.dir}; Ctrl-C stops and writes runs.jsonl`);
-        if (traces) console.log(`bench serve: POST ${server.url}/traces takes OpenTelemetry traces into ${traces.dir}`);
-      } else console.log(`bench serve: ${server.url} (POST /chat/completions, /responses, /messages${traces ? ', /traces' : ''}; GET /models); usage log ${o!.logFile}${traces ? `; traces into ${traces.dir}` : ''}; Ctrl-C stops`);
       // The first signal closes the server (open connections are cut; the usage log flushed, or the
       // gateway's calls in flight recorded and runs.jsonl written) and exits 130/143 as a sweep
-      // does; a second one, with no handler left, ends the process at once.
-      const sig = await new Promise<NodeJS.Signals>((resolve) => {
+      // does; a second one, with no handler left, ends the process at once. Trapped before the
+      // address is printed: a client that signals as soon as it reads the address finds the trap set.
+      const stopped = new Promise<NodeJS.Signals>((resolve) => {
         const stop = (s: NodeJS.Signals) => void server.close().then(() => resolve(s));
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);
       });
+      if (g) {
+        console.log(`bench serve (gateway): ${server.url} → ${[g.upstreamUrl, g.anthropicUrl].filter((u) => u !== undefined).map((u) => redact(u)).join(' and ') || 'simulated models'}; name each run with the header x-loopbench-run (or POST /v1/loopbench/runs for a virtual key); records in ${g.dir} (a run's record when it goes quiet for ${g.runIdleMs! / 1000} s); Ctrl-C stops and records the open runs`);
+        if (traces) console.log(`bench serve: POST ${server.url}/traces takes OpenTelemetry traces into ${traces.dir}`);
+      } else console.log(`bench serve: ${server.url} (POST /chat/completions, /responses, /messages${traces ? ', /traces' : ''}; GET /models); usage log ${o!.logFile}${traces ? `; traces into ${traces.dir}` : ''}; Ctrl-C stops`);
+      const sig = await stopped;
       if (traces) await importServedTraces(traces);
       process.exitCode = exitCodeFor(sig);
     });

@@ -18,6 +18,8 @@ import type { RunRecord } from '../contracts/records.ts';
 import { redact } from '../models/redact.ts';
 import { resultFile } from '../results/results-dir.ts';
 import { LiveSpans } from '../trajectories/live-spans.ts';
+import { toolDescriptionsOf } from '../trajectories/to-spans.ts';
+import { modelServersOf } from '../runner/transport.ts';
 import { addOtlpOptions, otlpTarget, type OtlpFlags } from './otlp-options.ts';
 import { exitCodeFor, trapInterrupts } from './interrupt.ts';
 import { describeContainment } from '../tools/containment.ts';
@@ -110,7 +112,7 @@ export async function startSweep(
     fs.rmSync(dir, { recursive: true, force: true });
   }
   makeWritableDir(dir, '--out');
-  const live = net ? new LiveSpans(resultFile(dir, 'steps'), net, spec.scenarios.map((s) => s.id)) : undefined;
+  const live = net ? new LiveSpans(resultFile(dir, 'steps'), net, spec.scenarios.map((s) => s.id), toolDescriptionsOf(spec.scenarios), modelServersOf(spec, transport).model_servers) : undefined;
   const outcome = await runTrapped(
     {
       dir,

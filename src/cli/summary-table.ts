@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { ConfigSummary } from '../report/stats/aggregate.ts';
-import { formatStopReasons, perSuccessText } from '../report/format/figures.ts';
+import { formatStopReasons, perSuccessText, unseenFailuresNote } from '../report/format/figures.ts';
 import type { ConfigEconomics } from '../report/stats/economics.ts';
 import { int, usdDistinct } from '../report/format/numbers.ts';
 import type { PrecisionOutcome } from '../report/stats/precision.ts';
@@ -19,7 +19,7 @@ export interface PrintedSummary {
 
 /** `$0.52 ($0.41–$0.71)`; `–` without a check; `none succeeded` at 0%. */
 function perSuccess(e: ConfigEconomics | undefined, usd: (x: number) => string): string {
-  return !e || e.cost_per_success === null ? '–' : perSuccessText(e.cost_per_success, e.cost_per_success_ci, usd);
+  return !e || e.cost_per_success === null ? '–' : perSuccessText(e.cost_per_success, e.cost_per_success_ci, usd, e.unseen_failures);
 }
 
 /** The short table a sweep ends with; `--json` prints the same summary as JSON on stdout. */
@@ -65,6 +65,8 @@ export function printSummary(s: PrintedSummary, o: { json?: boolean; dir: string
   console.log(line(head));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of rows) console.log(line(r));
+  const unseen = checked ? unseenFailuresNote(s.economics ?? []) : null;
+  if (unseen) console.log(`\n${unseen}`);
   if (s.findings?.length) console.log(`\n${s.findings.map((f) => `- ${f}`).join('\n')}`);
   if (s.sampling?.length) {
     const w = Math.max(...s.sampling.map((x) => x.config_id.length));

@@ -76,6 +76,13 @@ export interface RunRecord {
   input_tokens: number;
   output_tokens: number;
   cached_tokens: number;
+  /**
+   * Input tokens written to a prompt cache and output tokens spent on reasoning, summed over the
+   * steps (parts of input_tokens and output_tokens). Absent from records written before they were
+   * kept: a report takes them from the run's steps.
+   */
+  cache_write_tokens?: number;
+  reasoning_tokens?: number;
   cost_usd: number;
   elapsed_ms: number;
   answer: string | null;

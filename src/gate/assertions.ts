@@ -1,6 +1,6 @@
 // Evaluates a scenario's budgets over its run records. Pure: records in, verdicts out.
 import type { RunFacts } from '../contracts/records.ts';
-import { wilson } from '../report/stats/intervals.ts';
+import { wilson } from '../stats/binomial.ts';
 import { spread } from '../report/stats/descriptive.ts';
 import { METRICS, STATS, type AssertionsSpec, type Metric, type Stat } from './budgets-schema.ts';
 import { formatValue } from './format.ts';

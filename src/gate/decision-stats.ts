@@ -4,79 +4,8 @@
 // budget's limit) against exact group-sequential binomial boundaries, a mean against a one-sided
 // Student t bound at each look's share of α.
 import { looksOf } from '../report/stats/precision.ts';
-
-/** ln Γ(x) for x > 0 (Lanczos, g = 7). */
-function logGamma(x: number): number {
-  const g = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
-  if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
-  x -= 1;
-  let s = g[0]!;
-  for (let i = 1; i < 9; i++) s += g[i]! / (x + i);
-  const t = x + 7.5;
-  return 0.5 * Math.log(2 * Math.PI) + (x + 0.5) * Math.log(t) - t + Math.log(s);
-}
-
-/** Regularized incomplete beta I_x(a, b) (continued fraction, modified Lentz). */
-function incompleteBeta(x: number, a: number, b: number): number {
-  if (x <= 0) return 0;
-  if (x >= 1) return 1;
-  if (x > (a + 1) / (a + b + 2)) return 1 - incompleteBeta(1 - x, b, a);
-  const front = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log(1 - x)) / a;
-  const tiny = 1e-300;
-  let f = 1;
-  let c = 1;
-  let d = 0;
-  for (let i = 0; i <= 400; i++) {
-    const m = Math.floor(i / 2);
-    const num = i === 0 ? 1 : i % 2 === 0 ? (m * (b - m) * x) / ((a + 2 * m - 1) * (a + 2 * m)) : -((a + m) * (a + b + m) * x) / ((a + 2 * m) * (a + 2 * m + 1));
-    d = 1 + num * d;
-    d = Math.abs(d) < tiny ? tiny : d;
-    d = 1 / d;
-    c = 1 + num / c;
-    c = Math.abs(c) < tiny ? tiny : c;
-    const cd = c * d;
-    f *= cd;
-    if (Math.abs(1 - cd) < 1e-14) break;
-  }
-  return front * (f - 1);
-}
-
-/** P(T ≤ t) for Student's t with `df` degrees of freedom. */
-export function studentTCdf(t: number, df: number): number {
-  const tail = 0.5 * incompleteBeta(df / (df + t * t), df / 2, 0.5);
-  return t >= 0 ? 1 - tail : tail;
-}
-
-/** Student t quantile by bisection on the CDF (60 halvings: far below any difference a budget sees). */
-export function studentTQuantile(p: number, df: number): number {
-  if (!(p > 0 && p < 1)) throw new RangeError(`studentTQuantile: p must be in (0, 1), got ${p}`);
-  let lo = -1e4;
-  let hi = 1e4;
-  for (let i = 0; i < 60; i++) {
-    const mid = (lo + hi) / 2;
-    if (studentTCdf(mid, df) < p) lo = mid;
-    else hi = mid;
-  }
-  return (lo + hi) / 2;
-}
-
-/** ln P(X = j), j = 0..n, for X ~ Binomial(n, p); point masses at p = 0 and p = 1. */
-function binomialLogPmf(n: number, p: number): Float64Array {
-  const out = new Float64Array(n + 1);
-  if (p <= 0 || p >= 1) {
-    out.fill(-Infinity);
-    out[p <= 0 ? 0 : n] = 0;
-    return out;
-  }
-  const c = logGamma(n + 1);
-  for (let j = 0; j <= n; j++) out[j] = c - logGamma(j + 1) - logGamma(n - j + 1) + j * Math.log(p) + (n - j) * Math.log(1 - p);
-  return out;
-}
-
-/** P(X = j), j = 0..n, for X ~ Binomial(n, p), from log space so large n does not underflow the middle. */
-export function binomialPmf(n: number, p: number): Float64Array {
-  return binomialLogPmf(n, p).map(Math.exp);
-}
+import { binomialPmf } from '../stats/binomial.ts';
+import { studentTQuantile } from '../stats/student-t.ts';
 
 /**
  * Lan–DeMets spending of Pocock type: the α spent once a fraction t of `max` runs is in,

@@ -84,7 +84,7 @@ export async function startAgentHost(o: AgentHostOptions): Promise<AgentHost> {
     const stop = stopOf(exit, meter, timeoutS, secrets);
     const answer = stop.reason === 'done' ? answerOf(exit.stdout) : null;
     const success = stop.reason === 'done' ? checkAnswer(scenario.check, answer) : scenario.check ? false : null;
-    const record = meteredRunRecord(meter, { stop_reason: stop.reason, stop_detail: stop.detail, stop_step: stop.step, answer, success, started_at: startedAt });
+    const record = meteredRunRecord(meter, { stop, answer, success, started_at: startedAt });
     return { record, calls: meter.log, messages: [] };
   }
 

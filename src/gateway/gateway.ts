@@ -57,8 +57,11 @@ export interface GatewayOptions {
   counter: TokenCounter;
   /** Required for a non-loopback host; then header-identified runs must present it as the bearer token. */
   authToken?: string;
-  /** A run named by header that the gateway does not know yet (standalone `bench serve`); null refuses it. */
-  runForHeader?: (runId: string) => GatewayRun | null;
+  /**
+   * A run named by header that the gateway does not know yet (standalone `bench serve`); null refuses it,
+   * and so does a closed run (recorded and forgotten): with the brake that ended it, or why it was closed.
+   */
+  runForHeader?: (runId: string) => GatewayRun | ClosedRun | null;
   /** POST /v1/traces (an OTLP receiver, given by the command line), when asked for. */
   traces?: HttpRoute;
   /** The wire protocols served (default: Chat Completions, the Responses API, Anthropic Messages). */
@@ -66,6 +69,14 @@ export interface GatewayOptions {
   /** Bytes of conversations remembered across runs (conversation.ts). */
   conversationBytes?: number;
 }
+
+/** A run id the gateway recorded and forgot: calls naming it again are refused. */
+export interface ClosedRun {
+  closed: string;
+  stop: Stop | null;
+}
+
+const closedError = (c: ClosedRun): WireError => (c.stop ? brakeError(c.stop) : { status: 409, message: c.closed, type: 'invalid_request_error', code: 'loopbench_run_closed' });
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 export const isLoopback = (host: string) => LOOPBACK.has(host) || host.startsWith('127.');
@@ -169,6 +180,13 @@ export class Gateway {
     return [...this.byId.values()];
   }
 
+  /** Forgets a run whose record is written: its id and keys are refused from now on, its conversations dropped. */
+  forget(run: GatewayRun): void {
+    this.byId.delete(run.meter.runId);
+    for (const [key, r] of this.byKey) if (r === run) this.byKey.delete(key);
+    this.conversations.delete(run);
+  }
+
   /** Conversations remembered now (for tests: bounded by open runs and bytes). */
   get remembered(): number {
     return this.conversations.size;
@@ -202,6 +220,7 @@ export class Gateway {
     if (known) return known;
     const made = this.o.runForHeader?.(id) ?? null;
     if (!made) return unauthorized(`Unknown run '${id}'.`);
+    if ('closed' in made) return closedError(made);
     this.byId.set(id, made);
     return made;
   }
@@ -222,6 +241,7 @@ export class Gateway {
     if (this.byId.has(id)) return refuse({ status: 409, message: `Run '${id}' exists already`, type: 'invalid_request_error', param: 'run_id' });
     const run = this.o.runForHeader!(id);
     if (!run) return refuse(unauthorized(`Run '${id}' refused.`));
+    if ('closed' in run) return refuse(closedError(run));
     sendText(res, 201, 'application/json', JSON.stringify({ run_id: id, api_key: this.open(run) }));
   }
 

@@ -2,7 +2,7 @@
 // after each answer, and one StepRecord per call. Calls of one run may be in flight at once, so a
 // call is admitted against what is spent plus what the calls in flight could still spend: the
 // budget holds at its worst case even then.
-import { firstStop, type Action, type Brake, type RunState } from '../brakes/brake.ts';
+import { admitAction, firstStop, newRunState, type Action, type Brake, type RunState } from '../brakes/brake.ts';
 import { brakesFor } from '../brakes/index.ts';
 import { parseCall } from '../agents/actions.ts';
 import type { CallLog } from '../agents/caller.ts';
@@ -11,6 +11,7 @@ import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import type { Price, Settings } from '../contracts/settings.ts';
 import type { Stop } from '../contracts/stop-reason.ts';
 import { callCost } from '../meter/pricing.ts';
+import { RunLedger, type RunEnd } from '../meter/ledger.ts';
 import type { Metered } from './usage-check.ts';
 
 /** An admitted call: what it reserved against the brakes until its answer is metered. */
@@ -37,7 +38,9 @@ export function worstCase(t: Ticket, why: string): Metered {
 }
 
 export class RunMeter {
-  readonly state: RunState = { steps: 0, calls: 0, rounds: 0, inputTokens: 0, outputTokens: 0, cachedTokens: 0, costUsd: 0, elapsedMs: 0, repeats: new Map(), history: [] };
+  readonly state: RunState = newRunState();
+  /** Adds each call to `state` and makes its StepRecord and the run's record. */
+  readonly ledger: RunLedger;
   /** The brake that ended the run; every later call is refused with it. */
   stop: Stop | null = null;
   /** Every call, as sent and received: the run's transcript (empty unless keepLog). */
@@ -52,16 +55,17 @@ export class RunMeter {
   constructor(
     readonly runId: string,
     readonly configId: string,
-    private runSettings: Settings,
+    settings: Settings,
     private readonly onStep: (r: StepRecord) => void,
     o: RunMeterOptions = {},
   ) {
-    this.brakes = brakesFor(runSettings.limits);
+    this.ledger = new RunLedger(runId, configId, settings, this.state);
+    this.brakes = brakesFor(settings.limits);
     this.keepLog = o.keepLog ?? false;
   }
 
   get settings(): Settings {
-    return this.runSettings;
+    return this.ledger.settings;
   }
 
   /**
@@ -69,7 +73,12 @@ export class RunMeter {
    * when the table has a price for it). Only before its first call: every call of a run has one price.
    */
   priceAs(price: Price): void {
-    if (this.beforeFirstCall) this.runSettings = { ...this.runSettings, price };
+    if (this.beforeFirstCall) this.ledger.priceAs(price);
+  }
+
+  /** A call of the run is in flight (admitted, not yet metered). */
+  get busy(): boolean {
+    return this.inFlight > 0;
   }
 
   /** No call admitted yet: the run's price may still be chosen by its first call. */
@@ -135,9 +144,8 @@ export class RunMeter {
     const s = this.state;
     let stop: Stop | null = null;
     for (const a of actions) {
-      stop = firstStop(this.brakes, (b) => b.beforeAction?.(s, a));
+      stop = admitAction(this.brakes, s, a);
       if (stop) break;
-      s.repeats.set(a.fingerprint, (s.repeats.get(a.fingerprint) ?? 0) + 1);
     }
     // An answer a brake stops is withheld from the agent: billed (the provider answered it), never seen.
     this.onStep(stop ? { ...step, withheld: true } : step);
@@ -158,72 +166,27 @@ export class RunMeter {
 
   /** Adds a call to the run's totals; its StepRecord, for the caller to hand on. */
   private account(m: Metered, latencyMs: number, actions: Action[], error: string | null): StepRecord {
-    const s = this.state;
-    const usage = m.usage;
-    const detail = { cacheWrite: usage.cache_write_tokens ?? 0, reasoning: usage.reasoning_tokens ?? 0 };
-    const cost = callCost(this.settings.price, usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens, detail);
-    s.calls++;
-    s.steps++;
-    s.inputTokens += usage.prompt_tokens;
-    s.outputTokens += usage.completion_tokens;
-    s.cachedTokens += usage.cached_tokens;
-    s.costUsd += cost;
-    s.elapsedMs = this.elapsedMs();
-    return {
-      run_id: this.runId,
-      config_id: this.configId,
-      scenario: this.settings.scenario,
-      step: s.steps,
-      round: 0,
+    return this.ledger.record({
+      step: this.state.steps + 1,
       role: 'act',
-      call: s.calls,
-      input_tokens: usage.prompt_tokens,
-      output_tokens: usage.completion_tokens,
-      cached_tokens: usage.cached_tokens,
-      cum_input_tokens: s.inputTokens,
-      cum_output_tokens: s.outputTokens,
-      cost_usd: cost,
-      cum_cost_usd: s.costUsd,
-      latency_ms: Math.round(latencyMs),
-      elapsed_ms: Math.round(s.elapsedMs),
-      retries: 0,
+      usage: m.usage,
+      latencyMs,
+      elapsedMs: this.elapsedMs(),
       action: actions.length ? actions.map((a) => a.tool).join('|') : null,
       fingerprint: actions.length ? actions.map((a) => a.fingerprint).join('|') : null,
       error,
-      ...(detail.cacheWrite ? { cache_write_tokens: detail.cacheWrite } : {}),
-      ...(detail.reasoning ? { reasoning_tokens: detail.reasoning } : {}),
-      ...(m === NOTHING ? {} : { usage_source: m.source }),
-      ...(m.reported !== undefined ? { reported_usage: m.reported } : {}),
-      ...(m.counted ? { counted_usage: m.counted } : {}),
-      ...(m.note ? { usage_note: m.note } : {}),
-      settings: this.settings,
-    };
+      detail: {
+        ...(m === NOTHING ? {} : { usage_source: m.source }),
+        ...(m.reported !== undefined ? { reported_usage: m.reported } : {}),
+        ...(m.counted ? { counted_usage: m.counted } : {}),
+        ...(m.note ? { usage_note: m.note } : {}),
+      },
+    });
   }
+
 }
 
-/** The run record of a metered run: its totals from the meter, the rest from the caller. */
-export function meteredRunRecord(meter: RunMeter, r: Pick<RunRecord, 'stop_reason' | 'stop_detail' | 'stop_step' | 'answer' | 'success' | 'started_at'>): RunRecord {
-  const s = meter.state;
-  return {
-    run_id: meter.runId,
-    config_id: meter.configId,
-    scenario: meter.settings.scenario,
-    agent: 'external',
-    settings: meter.settings,
-    stop_reason: r.stop_reason,
-    stop_detail: r.stop_detail,
-    stop_step: r.stop_step,
-    steps: s.steps,
-    calls: s.calls,
-    rounds: 0,
-    input_tokens: s.inputTokens,
-    output_tokens: s.outputTokens,
-    cached_tokens: s.cachedTokens,
-    cost_usd: s.costUsd,
-    elapsed_ms: Math.round(meter.elapsedMs()),
-    answer: r.answer,
-    success: r.success,
-    started_at: r.started_at,
-    finished_at: new Date().toISOString(),
-  };
+/** The run record of a metered run: its totals from the meter's ledger, the rest from the caller. */
+export function meteredRunRecord(meter: RunMeter, r: Pick<RunEnd, 'stop' | 'answer' | 'success' | 'started_at'>): RunRecord {
+  return meter.ledger.runRecord({ agent: 'external', ...r, elapsedMs: meter.elapsedMs(), finished_at: new Date().toISOString() });
 }

@@ -1,10 +1,14 @@
 // `bench serve --upstream URL` / `--out DIR`: the gateway on its own, for an agent you start yourself.
 // A run is named by the header x-loopbench-run (made on its first request); each gets the brakes
-// the flags give, and its calls are recorded as they happen. Runs are written to runs.jsonl when
-// the gateway stops: the gateway never sees the agent's answer, so a run no brake stopped is `done`
-// with no answer to check (`bench run --agent-cmd` checks answers).
+// the flags give, and its calls are recorded as they happen. A run's record is appended to runs.jsonl
+// when it goes quiet (no call in flight and none for --run-idle) or the gateway stops, and the run is
+// forgotten then: memory holds the open runs (and the ids of closed ones, which are refused if named
+// again). The gateway never sees the agent's answer, so a run no brake stopped is `done` with no answer
+// to check (`bench run --agent-cmd` checks answers). While it runs, gateway.pid in the directory names
+// its process: left behind by a kill, it tells `bench report` to rebuild the runs never recorded (recover.ts).
 import fs from 'node:fs';
 import type { RunRecord } from '../contracts/records.ts';
+import type { Stop } from '../contracts/stop-reason.ts';
 import type { Price, Settings } from '../contracts/settings.ts';
 import type { SimServer, StartSim } from '../contracts/sim-server.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
@@ -17,6 +21,8 @@ import type { Upstream } from './upstream.ts';
 
 /** Steps reach steps.jsonl at most this long after their call: one write per batch, not one per call. */
 export const STEP_FLUSH_MS = 50;
+/** A run with no call in flight and none for this long is recorded and forgotten (bench serve --run-idle). */
+export const RUN_IDLE_MS = 10 * 60_000;
 
 export interface StandaloneOptions {
   host: string;
@@ -43,18 +49,35 @@ export interface StandaloneOptions {
   startSim: StartSim;
   /** POST /v1/traces, when asked for (bench serve --traces). */
   traces?: GatewayOptions['traces'];
+  /** How long a run may go without a call before it is recorded and forgotten (default RUN_IDLE_MS). */
+  runIdleMs?: number;
+  /** Told of each run record as it is appended to runs.jsonl. */
+  onRecorded?: (record: RunRecord) => void;
 }
 
 export interface RunningGateway {
   url: string;
-  /** Stops the gateway: calls in flight are cut and recorded, then runs.jsonl is written. */
+  /** Stops the gateway: calls in flight are cut and recorded, then the open runs' records are written. */
   close(): Promise<void>;
+  /** Runs open now (named, not yet recorded). */
+  readonly openRuns: number;
+}
+
+interface OpenRun {
+  meter: RunMeter;
+  startedAt: string;
+  timer: NodeJS.Timeout | null;
 }
 
 export async function startStandaloneGateway(o: StandaloneOptions): Promise<RunningGateway> {
   fs.mkdirSync(o.dir, { recursive: true });
+  const pidFile = resultFile(o.dir, 'gatewayPid');
+  fs.writeFileSync(pidFile, `${process.pid}\n`);
   const steps = new JsonlWriter(resultFile(o.dir, 'steps'));
-  const started = new Map<string, string>();
+  const runs = new JsonlWriter(resultFile(o.dir, 'runs'));
+  const idleMs = o.runIdleMs ?? RUN_IDLE_MS;
+  const open = new Map<string, OpenRun>();
+  const closed = new Map<string, Stop | null>();
   let flushTimer: NodeJS.Timeout | null = null;
   const flushSoon = () => {
     flushTimer ??= setTimeout(() => {
@@ -64,16 +87,38 @@ export async function startStandaloneGateway(o: StandaloneOptions): Promise<Runn
   };
   let gateway: Gateway | null = null;
   let finished = false;
-  /** Writes what is buffered and every run's record, once: on close, or when the process exits some other way. */
+  /** Appends a run's record (after its steps) and forgets the run. */
+  const record = (run: OpenRun, why: string) => {
+    if (run.timer) clearTimeout(run.timer);
+    steps.flush();
+    const r = recordOf(run.meter, run.startedAt, why);
+    runs.write(r);
+    runs.flush();
+    open.delete(run.meter.runId);
+    closed.set(run.meter.runId, run.meter.stop);
+    const known = gateway?.runs().find((g) => g.meter === run.meter);
+    if (known) gateway!.forget(known);
+    o.onRecorded?.(r);
+  };
+  /** (Re)starts a run's quiet time; when it runs out with no call in flight, the run is recorded. */
+  const arm = (run: OpenRun) => {
+    if (run.timer) clearTimeout(run.timer);
+    run.timer = setTimeout(() => {
+      run.timer = null;
+      if (run.meter.busy) arm(run);
+      else record(run, `recorded when it went quiet (no call for ${idleMs / 1000} s)`);
+    }, idleMs);
+    run.timer.unref();
+  };
+  /** Writes what is buffered and every open run's record, once: on close, or when the process exits some other way. */
   const finish = () => {
     if (finished) return;
     finished = true;
     if (flushTimer) clearTimeout(flushTimer);
+    for (const run of [...open.values()]) record(run, 'recorded when the gateway stopped');
     steps.close();
-    if (!gateway) return;
-    const runs = new JsonlWriter(resultFile(o.dir, 'runs'));
-    for (const { meter } of gateway.runs()) runs.write(recordOf(meter, started.get(meter.runId)!));
     runs.close();
+    fs.rmSync(pidFile, { force: true });
   };
   // An exit nobody planned (an uncaught error) still leaves the records taken so far.
   process.once('exit', finish);
@@ -91,13 +136,17 @@ export async function startStandaloneGateway(o: StandaloneOptions): Promise<Runn
       authToken: o.authToken,
       traces: o.traces,
       runForHeader: (id) => {
-        started.set(id, new Date().toISOString());
+        if (closed.has(id)) return { closed: `Run '${id}' is closed: it went quiet for ${idleMs / 1000} s and its record is written; send a new run id (bench serve --run-idle sets how long a run may pause)`, stop: closed.get(id)! };
         const settings: Settings = { ...o.settings, scenario: 'external', seed: 0, repeat: 0 };
-        const meter = new RunMeter(id, 'external', settings, (r) => {
+        const run: OpenRun = { meter: null!, startedAt: new Date().toISOString(), timer: null };
+        run.meter = new RunMeter(id, 'external', settings, (r) => {
           steps.writeLine(stepLine(r));
           flushSoon();
+          arm(run);
         });
-        return { meter, upstream, ...(openai && anthropic ? { anthropic } : {}), maxOutputTokens: settings.max_output_tokens, ...(o.priceOf ? { priceOf: o.priceOf } : {}) };
+        open.set(id, run);
+        arm(run);
+        return { meter: run.meter, upstream, ...(openai && anthropic ? { anthropic } : {}), maxOutputTokens: settings.max_output_tokens, ...(o.priceOf ? { priceOf: o.priceOf } : {}) };
       },
     });
   } catch (e) {
@@ -109,6 +158,9 @@ export async function startStandaloneGateway(o: StandaloneOptions): Promise<Runn
   const running = gateway;
   return {
     url: running.url,
+    get openRuns() {
+      return open.size;
+    },
     close: async () => {
       await running.close();
       await sim?.close();
@@ -118,7 +170,7 @@ export async function startStandaloneGateway(o: StandaloneOptions): Promise<Runn
   };
 }
 
-function recordOf(meter: RunMeter, startedAt: string): RunRecord {
-  const stop = meter.stop ?? { reason: 'done' as const, detail: `no brake fired in ${meter.state.steps} call(s); recorded when the gateway stopped (it does not see the agent's answer)`, step: meter.state.steps };
-  return meteredRunRecord(meter, { stop_reason: stop.reason, stop_detail: stop.detail, stop_step: stop.step, answer: null, success: null, started_at: startedAt });
+function recordOf(meter: RunMeter, startedAt: string, when: string): RunRecord {
+  const stop = meter.stop ?? { reason: 'done' as const, detail: `no brake fired in ${meter.state.steps} call(s); ${when} (the gateway does not see the agent's answer)`, step: meter.state.steps };
+  return meteredRunRecord(meter, { stop, answer: null, success: null, started_at: startedAt });
 }

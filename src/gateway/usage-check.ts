@@ -1,15 +1,16 @@
 // The upstream's usage is what a run is billed, so it is checked before it is believed: each count
-// a non-negative integer (cache writes and reasoning too, each within the prompt or the output), the output within the answer's limit the request set, the prompt within
-// reach of loopbench's own count of it. Pure: no I/O.
-//   - missing, not an integer, negative, or implausibly low: that count is loopbench's own;
+// a non-negative integer up to MAX_TOKENS_PER_CALL (src/contracts/counts.ts; cache writes and reasoning too,
+// each within the prompt or the output), the output within the answer's limit the request set, the prompt
+// within reach of loopbench's own count of it. Pure: no I/O.
+//   - missing, not an integer, negative, over the ceiling, or implausibly low: that count is loopbench's own;
 //   - more than the request allowed: billed as reported (the provider will bill it), and the run's
 //     further calls are refused: an upstream that over-reports, or ignores max_tokens, would
 //     otherwise spend past the budget the brakes promise.
 // Either way the record keeps both: what the provider sent and what loopbench counted.
 import type { Usage } from '../contracts/chat.ts';
+import { isTokenCount as isCount, MAX_TOKENS_PER_CALL } from '../contracts/counts.ts';
 import type { ReportedUsage, UsageSource } from '../contracts/records.ts';
 import type { SentUsage } from '../wire/adapter.ts';
-import { isCount } from '../wire/usage.ts';
 
 /** Another tokenizer counts differently, never by this factor: a count under 1/USAGE_FACTOR of loopbench's is not believed, nor a prompt over USAGE_FACTOR × its count + PROMPT_SLACK (room for a provider's own preamble). */
 export const USAGE_FACTOR = 4;
@@ -39,12 +40,13 @@ export interface UsageBounds {
 
 const show = (v: unknown) => (v === undefined ? 'missing' : JSON.stringify(v)?.slice(0, 40) ?? String(v));
 const int = (n: number) => n.toLocaleString('en-US');
+const NOT_COUNT = `is not a non-negative integer up to ${int(MAX_TOKENS_PER_CALL)}`;
 
 /** An optional part of the usage: 0 when not sent, null (and a problem said) when sent and not a count. */
 function part(v: unknown, name: string, problems: string[]): number | null {
   if (v === undefined || v === null) return 0;
   if (isCount(v)) return v;
-  problems.push(`${name} ${show(v)} is not a non-negative integer`);
+  problems.push(`${name} ${show(v)} ${NOT_COUNT}`);
   return null;
 }
 
@@ -57,9 +59,9 @@ export function meterUsage(sent: SentUsage | null, b: UsageBounds): Metered {
   let prompt = reported.prompt_tokens;
   let completion = reported.completion_tokens;
   let cached = sent.cached === undefined || sent.cached === null ? 0 : reported.cached_tokens;
-  if (prompt === null) problems.push(`prompt_tokens ${show(sent.prompt)} is not a non-negative integer`);
-  if (completion === null) problems.push(`completion_tokens ${show(sent.completion)} is not a non-negative integer`);
-  if (cached === null) problems.push(`cached_tokens ${show(sent.cached)} is not a non-negative integer`);
+  if (prompt === null) problems.push(`prompt_tokens ${show(sent.prompt)} ${NOT_COUNT}`);
+  if (completion === null) problems.push(`completion_tokens ${show(sent.completion)} ${NOT_COUNT}`);
+  if (cached === null) problems.push(`cached_tokens ${show(sent.cached)} ${NOT_COUNT}`);
   if (prompt !== null && prompt * USAGE_FACTOR < b.promptTokens) {
     problems.push(`prompt_tokens ${int(prompt)} is under 1/${USAGE_FACTOR} of loopbench's count (${int(b.promptTokens)})`);
     prompt = null;

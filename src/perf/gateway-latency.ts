@@ -13,6 +13,7 @@ import path from 'node:path';
 import { ROOT } from '../contracts/paths.ts';
 import { spawnServe, spawnServer, type SpawnedServer } from '../serve/spawn.ts';
 import { processCpuMs, processPeakRssMb } from './proc-cpu.ts';
+import { quantile } from '../stats/quantile.ts';
 
 export interface GatewayLatencyOptions {
   agents: number;
@@ -81,10 +82,6 @@ class Conversation {
 
 const STUB_ANSWER = { role: 'assistant', content: null, tool_calls: [{ id: 'call_perf', type: 'function', function: { name: 'search', arguments: '{"query":"what agent loops cost"}' } }] };
 
-export const quantile = (xs: number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)] ?? NaN;
-};
 const percentiles = (xs: number[]): Percentiles => ({ p50: quantile(xs, 0.5), p99: quantile(xs, 0.99) });
 
 function post(url: URL, body: string, runId: string, agent: http.Agent): Promise<{ status: number; text: string }> {

@@ -1,7 +1,7 @@
 // Micro-benchmarks (tinybench) of the harness's hot operations, each on realistic inputs taken from
 // a real seed-calibrated run.
 import { Bench } from 'tinybench';
-import type { PendingCall, RunState } from '../brakes/brake.ts';
+import { newRunState, type PendingCall, type RunState } from '../brakes/brake.ts';
 import { firstStop } from '../brakes/brake.ts';
 import { brakesFor } from '../brakes/index.ts';
 import { callCost } from '../meter/pricing.ts';
@@ -61,7 +61,7 @@ export async function runMicro(timeMs: number): Promise<MicroResult[]> {
   const base = conversation.length;
 
   const brakes = brakesFor({ ...settings.limits, max_steps: 100, max_cost_usd: 0.5, timeout_s: 120, max_repeat: 3 });
-  const state: RunState = { steps: 50, calls: 50, rounds: 0, inputTokens: 500_000, outputTokens: 7_000, cachedTokens: 0, costUsd: 0.08, elapsedMs: 60_000, repeats: new Map(), history: [] };
+  const state: RunState = { ...newRunState(), steps: 50, calls: 50, inputTokens: 500_000, outputTokens: 7_000, costUsd: 0.08, elapsedMs: 60_000 };
   const pending: PendingCall = { role: 'act', inputTokens: 30_000, maxOutputTokens: 1024, projectedCostUsd: callCost(settings.price, 30_000, 1024, 0) };
 
   const records = syntheticRuns(long.record, 10_000);

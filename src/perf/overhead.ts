@@ -4,6 +4,7 @@
 import type { AssistantMessage, ChatMessage, ToolSpec } from '../contracts/chat.ts';
 import { answerInputTokens, completionTokens, messageTokensUncached, TokenCounter, toolsTokensUncached } from '../meter/tokens.ts';
 import { cpuMsSince, timeSweep, type SweepFlags, type SweepTiming } from './sweep.ts';
+import { quantile } from '../stats/quantile.ts';
 
 type Tokenized = { kind: 'message'; m: ChatMessage } | { kind: 'answer'; m: AssistantMessage } | { kind: 'tools'; tools: ToolSpec[] };
 
@@ -83,7 +84,7 @@ export interface OverheadResult {
   harnessUsPerStep: number;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const median = (xs: number[]) => quantile(xs, 0.5);
 
 /**
  * A recording sweep first (it also warms the tokenizer's caches), then `rounds` pairs: the sweep,

@@ -17,6 +17,7 @@ import path from 'node:path';
 import { runBenchChild, runScriptChild, type ChildRun } from './child.ts';
 import { scaleArgs, sweepFlags } from './scale.ts';
 import { tempDir, timeSweep, type SweepTiming } from './sweep.ts';
+import { medianItem } from '../stats/quantile.ts';
 
 export interface WorkersPair {
   one: SweepTiming;
@@ -47,10 +48,7 @@ export interface WorkersResult {
 }
 
 /** The item of median speed-up; of an even count, the lower middle one (never a flattering average). */
-export function medianBySpeedUp<T extends { speedUp: number }>(items: readonly T[]): T {
-  const sorted = [...items].sort((a, b) => a.speedUp - b.speedUp);
-  return sorted[Math.floor((sorted.length - 1) / 2)]!;
-}
+export const medianBySpeedUp = <T extends { speedUp: number }>(items: readonly T[]): T => medianItem(items, (i) => i.speedUp);
 
 /** The sweep phase on one thread in a fresh process (dist/perf-sweep.js), as timeSweep times it here. */
 async function sweepChild(repeat: number): Promise<SweepTiming> {

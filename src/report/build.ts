@@ -21,12 +21,13 @@ import { ratioTable, stepLimitSavings } from './stats/step-limits.ts';
 import { QuadraticFitAccumulator } from './stats/fit.ts';
 import { MAX_RUN_ROWS, renderHtml } from './render/html.ts';
 import { loadRuns, wholeRecords, type DuplicateRun, type LoadedRun } from './data/load-runs.ts';
+import { checkRunsAgainstSteps, StepSums } from './data/run-steps.ts';
 import { checkStepRecord } from '../results/record-shape.ts';
 import { loopReports } from './loop-reports.ts';
 import { renderMarkdown } from './render/markdown.ts';
 import { svgToPng, toSvg } from './render/chart-images.ts';
 import type { ReportData } from './render/report-data.ts';
-import { CachedTokensEstimator, repriceAll, repriceRuns, stepCostAt } from './stats/reprice.ts';
+import { CachedTokensEstimator, repriceAll, repriceRuns, costAt } from './stats/reprice.ts';
 import { DEFAULT_VOLUMES, projectVolumes, type Volume } from './stats/volume.ts';
 import { chosenVolume } from './findings/findings.ts';
 import { configEconomics, type ConfigEconomics } from './stats/economics.ts';
@@ -82,6 +83,8 @@ interface StepPass {
   cached: CachedTokensEstimator;
   /** Largest single-call input per configuration (the context report's 'largest prompt'). */
   maxInput: Map<string, number>;
+  /** Each run's steps added up, as recorded: its run record is checked against them. */
+  sums: StepSums;
 }
 
 /**
@@ -92,7 +95,7 @@ interface StepPass {
  */
 async function passSteps(dir: string, runOrder: readonly string[], price: Price | undefined, keepSteps: boolean): Promise<StepPass> {
   const cum = new Map<string, number>();
-  const pass: StepPass = { skipped: 0, byRun: keepSteps ? new Map() : null, points: new StepIndexAccumulator(), fit: new QuadraticFitAccumulator(), cached: new CachedTokensEstimator(), maxInput: new Map() };
+  const pass: StepPass = { skipped: 0, byRun: keepSteps ? new Map() : null, points: new StepIndexAccumulator(), fit: new QuadraticFitAccumulator(), cached: new CachedTokensEstimator(), maxInput: new Map(), sums: new StepSums() };
   const file = resultFile(dir, 'steps');
   // run id → [offset, bytes, offset, bytes, …] of its lines, in file order (a run's own steps are written in order).
   const places = new Map<string, number[]>();
@@ -122,7 +125,7 @@ async function passSteps(dir: string, runOrder: readonly string[], price: Price 
       else pass.byRun?.set(r.run_id, [r]);
       let priced = r;
       if (price) {
-        const cost = stepCostAt(price, r);
+        const cost = costAt(price, r);
         const total = (cum.get(r.run_id) ?? 0) + cost;
         cum.set(r.run_id, total);
         priced = { ...r, cost_usd: cost, cum_cost_usd: total };
@@ -134,6 +137,7 @@ async function passSteps(dir: string, runOrder: readonly string[], price: Price 
       if (r.settings.context === 'full' && r.settings.reflection === 'off') pass.fit.addStep(r);
       pass.maxInput.set(r.config_id, Math.max(pass.maxInput.get(r.config_id) ?? 0, r.input_tokens));
       pass.cached.add(r);
+      pass.sums.add(r);
     }
   });
   return pass;
@@ -164,6 +168,7 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   const meta = readMeta(dir);
   inPlanOrder(runs, meta?.scenarios ?? []);
   const steps = await passSteps(dir, runs.map((r) => r.run_id), o.price, Boolean(o.whatIf));
+  checkRunsAgainstSteps(path.basename(runsFile), runs, steps.sums);
   const whatIf = o.whatIf ? o.whatIf([...wholeRecords(runsFile, runs)], (id) => steps.byRun!.get(id) ?? []) : null;
   steps.byRun = null;
   const a = analyse(runs, steps, whatIf, { plannedScenarios: meta?.scenarios ?? [], imported: meta?.imported?.format ?? null }, o);
@@ -184,6 +189,7 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
     summary: a.summary,
     economics: a.economics,
     decisions: a.decisions,
+    recommendations: a.recommendations,
     recommended: a.recommended,
     pricing: a.pricing,
     points: a.points,
@@ -227,7 +233,7 @@ function analyse(runs: LoadedRun[], steps: StepPass, whatIf: WhatIfOutcome | nul
   inPlanOrder(asRecorded, plannedScenarios);
   const all = priced(asRecorded);
   const derived = priced(derivedAsRecorded);
-  const summary = summarizeConfigs(all);
+  const summary = summarizeConfigs(all, { repriced: Boolean(o.price) });
   const points = steps.points.points();
   // Steps are read in plan order, so the fits come in plan order too.
   const fits = steps.fit.fits();
@@ -252,7 +258,7 @@ function analyse(runs: LoadedRun[], steps: StepPass, whatIf: WhatIfOutcome | nul
   const taskqueue = all.some((r) => r.agent === 'taskqueue') ? { rounds: roundRows(all), roles: roleRows(all), constraints: constraintRows(all) } : null;
   // The queue-length chart follows the runs of the longest round limit only.
   const queueChartRounds = taskqueue ? roundRows(longestRoundLimit(all)) : null;
-  return { all, derived, summary, points, fits, ratios, savings, volumes, repriced, colours, loop, economics, decisions, recommended, detectors, sentences, pricing, chartPrices, taskqueue, queueChartRounds };
+  return { all, derived, summary, points, fits, ratios, savings, volumes, repriced, colours, loop, economics, decisions, recommendations, recommended, detectors, sentences, pricing, chartPrices, taskqueue, queueChartRounds };
 }
 
 type Analysis = ReturnType<typeof analyse>;
@@ -280,7 +286,11 @@ class ReportFiles {
 async function writeRunsCsv(out: ReportFiles, runsFile: string, runs: LoadedRun[], repricedCost: Map<string, number> | null): Promise<RunRecord[]> {
   const shownRuns: RunRecord[] = [];
   await writeCsvFile(resultFile(out.dir, 'runsCsv'), (add) => {
-    for (const r of wholeRecords(runsFile, runs)) {
+    let i = 0;
+    for (const whole of wholeRecords(runsFile, runs)) {
+      // Totals an older record lacks, as its steps gave them (data/run-steps.ts).
+      const { cache_write_tokens, reasoning_tokens } = runs[i++]!;
+      const r = { ...whole, cache_write_tokens, reasoning_tokens };
       add(runRow(repricedCost ? { ...r, cost_usd: repricedCost.get(r.run_id)! } : r));
       if (shownRuns.length < MAX_RUN_ROWS) shownRuns.push(r);
     }

@@ -177,3 +177,37 @@ export async function filterJsonl<T>(file: string, keep: (record: T) => boolean)
   out.commit();
   return { kept, dropped };
 }
+
+/**
+ * Cuts a partial last line (a write a crash cut short: no newline after it) off `file`, so lines
+ * appended next start on a line of their own. Returns the bytes cut (0 for a whole or missing file).
+ */
+export function cutPartialLine(file: string): number {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r+');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw e;
+  }
+  try {
+    const size = fs.fstatSync(fd).size;
+    const chunk = Buffer.allocUnsafe(64 * 1024);
+    // Back from the end to the last newline.
+    for (let end = size; end > 0; ) {
+      const start = Math.max(0, end - chunk.length);
+      fs.readSync(fd, chunk, 0, end - start, start);
+      const nl = chunk.subarray(0, end - start).lastIndexOf(NEWLINE);
+      if (nl !== -1) {
+        const keep = start + nl + 1;
+        if (keep < size) fs.ftruncateSync(fd, keep);
+        return size - keep;
+      }
+      end = start;
+    }
+    if (size > 0) fs.ftruncateSync(fd, 0);
+    return size;
+  } finally {
+    fs.closeSync(fd);
+  }
+}

@@ -37,6 +37,8 @@ const MetaSchema = z.object({
   scenario_files: z.array(z.string()).min(1).optional(),
   /** A digest of each scenario's content (prompt, tools, check), so results made with another prompt are told apart. */
   scenario_digests: z.record(z.string(), z.string()).optional(),
+  /** The host and port each network provider's calls went to (contracts/model-server.ts); absent for simulated sweeps. */
+  model_servers: z.record(z.string(), z.object({ address: z.string(), port: z.number().int() })).optional(),
   /** The sweep's Grid, each limit checked by its row of the table of brakes. */
   grid: z.object({
     model: z.array(z.string()).min(1),

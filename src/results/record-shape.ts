@@ -6,7 +6,7 @@
 import { UsageError } from '../contracts/errors.ts';
 import { STOP_REASONS } from '../contracts/stop-reason.ts';
 
-type Kind = 'string' | 'object' | 'count' | 'amount' | 'number' | 'check' | 'stop';
+type Kind = 'string' | 'object' | 'count' | 'count?' | 'amount' | 'number' | 'check' | 'stop';
 type Field = { name: string; path: string[]; kind: Kind };
 /** Paths split once, not once per line. */
 const compile = (fields: Array<[string, Kind]>): Field[] => fields.map(([name, kind]) => ({ name, path: name.split('.'), kind }));
@@ -18,6 +18,7 @@ const EXPECTED: Record<Kind, string> = {
   string: 'a string',
   object: 'an object',
   count: 'a whole number ≥ 0',
+  'count?': 'a whole number ≥ 0, or absent',
   amount: 'a number ≥ 0',
   number: 'a number',
   check: 'true, false or null',
@@ -32,6 +33,8 @@ function fits(v: unknown, kind: Kind): boolean {
       return typeof v === 'object' && v !== null && !Array.isArray(v);
     case 'count':
       return typeof v === 'number' && Number.isInteger(v) && v >= 0;
+    case 'count?':
+      return v === undefined || fits(v, 'count');
     case 'amount':
       return typeof v === 'number' && Number.isFinite(v) && v >= 0;
     case 'number':
@@ -52,6 +55,8 @@ const STEP_FIELDS = compile([
   ['input_tokens', 'count'],
   ['output_tokens', 'count'],
   ['cached_tokens', 'count'],
+  ['cache_write_tokens', 'count?'],
+  ['reasoning_tokens', 'count?'],
   ['cum_input_tokens', 'count'],
   ['cost_usd', 'amount'],
   ['cum_cost_usd', 'amount'],
@@ -72,6 +77,9 @@ const RUN_FIELDS = compile([
   ['input_tokens', 'count'],
   ['output_tokens', 'count'],
   ['cached_tokens', 'count'],
+  // Absent from records written before runs kept them (the report takes them from the steps).
+  ['cache_write_tokens', 'count?'],
+  ['reasoning_tokens', 'count?'],
   ['cost_usd', 'amount'],
   // Its sign is the importer's to check (timestamps that go backwards); no report sums it.
   ['elapsed_ms', 'number'],

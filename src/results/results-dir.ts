@@ -25,6 +25,8 @@ export const FILES = {
   transcripts: 'transcripts',
   /** Task-queue states written by --pause-at. */
   state: 'state',
+  /** The standalone gateway's process id, while it runs: a file left behind says it was killed before recording every run. */
+  gatewayPid: 'gateway.pid',
 } as const;
 
 /** A moment as a file name: 2026-12-03T10-06-10. */

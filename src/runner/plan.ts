@@ -1,7 +1,8 @@
 // The sweep plan: from typed run options (flags as text, or a budgets file turned into the same
 // options) to a validated SweepSpec. Below the CLI, so the gate, `bench serve` and `bench perf` plan
 // sweeps without importing the command line.
-import { DEFAULT_PRICED_MODEL, loadPricing, noPriceError, priceFor, DEFAULT_PRICING_FILE, type PricingTable } from '../meter/pricing.ts';
+import { DEFAULT_PRICED_MODEL, loadPricing, noPriceError, DEFAULT_PRICING_FILE, type PricingTable } from '../meter/pricing.ts';
+import { pricedName, requirePrice } from '../meter/model-price.ts';
 import { listProfiles } from '../sim/profile.ts';
 import { isSimulated, pricedModelOf, requireOwnLoopModel, validateModelSpec, simProfileFor, DEFAULT_TRANSPORT, type ModelTransport } from '../models/factory.ts';
 import { appliesTo, parseContextList } from '../agents/context-spec.ts';
@@ -74,13 +75,13 @@ export function resolvePrice(o: PriceFlags, models: string[], table: PricingTabl
   // A real model the table has no price for is an error now, not a run billed at another model's
   // rates; a simulated profile's name (an openai: run against bench serve) is billed as the sim is.
   if (o.priceModel === undefined) {
-    const unpriced = models.map(pricedModelOf).find((m) => m !== undefined && !table.models[m] && !listProfiles().includes(m));
+    const unpriced = models.map(pricedModelOf).find((m) => m !== undefined && !pricedName(table, m) && !listProfiles().includes(m));
     if (unpriced) throw noPriceError(unpriced, o.pricing ?? DEFAULT_PRICING_FILE);
   }
   // One swept model that names a priced model (openai:gpt-4o) is billed as that model unless --price-model says otherwise.
   const named = models.length === 1 ? pricedModelOf(models[0]!) : undefined;
-  const priced = o.priceModel ?? (named && table.models[named] ? named : DEFAULT_PRICED_MODEL);
-  return priceFor(table, priced, o.pricing ?? DEFAULT_PRICING_FILE);
+  const priced = o.priceModel ?? (named && pricedName(table, named) ? named : DEFAULT_PRICED_MODEL);
+  return requirePrice(table, priced, o.pricing ?? DEFAULT_PRICING_FILE);
 }
 
 /** Every limit flag parsed by its row of the table of brakes; a detector left off is left out. */

@@ -19,6 +19,7 @@ import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import type { RunPlan } from './sweep.ts';
 import type { SpendGuard } from '../contracts/sweep-state.ts';
 import { overrunDetail } from './overrun.ts';
+import { RunLedger } from '../meter/ledger.ts';
 
 export interface RunDeps {
   counter: TokenCounter;
@@ -82,12 +83,9 @@ export async function executeRun(plan: RunPlan, deps: RunDeps): Promise<RunResul
   const overrun = caller.overrun;
   const found = { ...(overrun ? { output_overrun: overrun } : {}), ...(caller.replayMiss ? { replay_miss: caller.replayMiss } : {}) };
   const extra = Object.keys(found).length ? { ...outcome.extra, ...found } : outcome.extra;
-  const record = recordOf(plan, { ...outcome, extra }, caller.state, clock.elapsedMs(), startedAt);
+  const record = recordOf(plan, { ...outcome, extra }, caller.ledger, clock.elapsedMs(), startedAt);
   return { record, calls: caller.log, messages: outcome.messages };
 }
-
-type Counts = Pick<ModelCaller['state'], 'steps' | 'calls' | 'rounds' | 'inputTokens' | 'outputTokens' | 'cachedTokens' | 'costUsd'>;
-const NOTHING: Counts = { steps: 0, calls: 0, rounds: 0, inputTokens: 0, outputTokens: 0, cachedTokens: 0, costUsd: 0 };
 
 /**
  * The record of a run Ctrl-C stopped before it started, made without building its model or agent:
@@ -96,33 +94,21 @@ const NOTHING: Counts = { steps: 0, calls: 0, rounds: 0, inputTokens: 0, outputT
 export function notStartedRecord(plan: RunPlan): RunRecord {
   const now = new Date().toISOString();
   const outcome: AgentOutcome = { stop: { reason: 'interrupted', detail: 'interrupted before the next model call', step: 0 }, answer: null, messages: [] };
-  return recordOf(plan, outcome, NOTHING, 0, now);
+  return recordOf(plan, outcome, new RunLedger(plan.runId, plan.configId, plan.settings), 0, now);
 }
 
-function recordOf(plan: RunPlan, outcome: AgentOutcome, s: Counts, elapsedMs: number, startedAt: string): RunRecord {
+function recordOf(plan: RunPlan, outcome: AgentOutcome, ledger: RunLedger, elapsedMs: number, startedAt: string): RunRecord {
   const { settings, scenario } = plan;
   const overrun = outcome.extra?.output_overrun as OutputOverrun | undefined;
-  return {
-    run_id: plan.runId,
-    config_id: plan.configId,
-    scenario: scenario.id,
+  const { stop } = outcome;
+  return ledger.runRecord({
     agent: scenario.agent,
-    settings,
-    stop_reason: outcome.stop.reason,
-    stop_detail: overrun ? `${outcome.stop.detail} — ${overrunDetail(overrun, s.costUsd, settings.limits.max_cost_usd)}` : outcome.stop.detail,
-    stop_step: outcome.stop.step,
-    steps: s.steps,
-    calls: s.calls,
-    rounds: s.rounds,
-    input_tokens: s.inputTokens,
-    output_tokens: s.outputTokens,
-    cached_tokens: s.cachedTokens,
-    cost_usd: s.costUsd,
-    elapsed_ms: Math.round(elapsedMs),
+    stop: overrun ? { ...stop, detail: `${stop.detail} — ${overrunDetail(overrun, ledger.totals.costUsd, settings.limits.max_cost_usd)}` } : stop,
+    elapsedMs,
     answer: outcome.answer,
-    success: scenario.agent !== 'react' ? null : outcome.stop.reason === 'done' ? checkAnswer(scenario.check, outcome.answer) : scenario.check ? false : null,
+    success: scenario.agent !== 'react' ? null : stop.reason === 'done' ? checkAnswer(scenario.check, outcome.answer) : scenario.check ? false : null,
     started_at: startedAt,
     finished_at: new Date().toISOString(),
     ...(outcome.extra ? { extra: outcome.extra } : {}),
-  };
+  });
 }

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { TokenCounter } from '../meter/tokens.ts';
 import { callsProvider, type ModelTransport } from '../models/factory.ts';
+import { modelServersOf } from './transport.ts';
 import type { BuiltReports } from '../report/build.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import { ToolRegistry } from '../tools/registry.ts';
@@ -88,6 +89,7 @@ function freshMeta(o: SweepOptions): Meta {
     scenarios: o.spec.scenarios.map((s) => s.id),
     scenario_files: o.spec.scenarios.map((s) => path.resolve(s.file)),
     scenario_digests: Object.fromEntries(o.spec.scenarios.map((s) => [s.id, scenarioDigest(s)])),
+    ...modelServersOf(o.spec, o.transport),
     grid: o.spec.grid,
     fixed: o.spec.fixed,
     repeat: o.spec.repeat,

@@ -2,7 +2,8 @@
 // the human controls (--trace, --pause-at, --resume-state). Only valid with a taskqueue scenario.
 // The flags themselves are declared in src/cli/taskqueue-options.ts.
 import { QueueState } from '../agents/queue/state.ts';
-import { contextWindow, priceFor, type PricingTable } from '../meter/pricing.ts';
+import { contextWindow, type PricingTable } from '../meter/pricing.ts';
+import { findPrice } from '../meter/model-price.ts';
 import { pricedModelOf, validateModelSpec, type ModelTransport } from '../models/factory.ts';
 import type { Price, Grid } from '../contracts/settings.ts';
 import { parseChoiceList, parseNumberList } from './values.ts';
@@ -89,7 +90,8 @@ export function modelPrices(specs: string[], table: PricingTable, file: string):
   const out: Record<string, Price> = {};
   for (const spec of specs) {
     const name = pricedModelOf(spec);
-    if (name && table.models[name]) out[spec] = priceFor(table, name, file);
+    const price = name === undefined ? undefined : findPrice(table, name, file);
+    if (price) out[spec] = price;
   }
   return out;
 }

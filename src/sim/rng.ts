@@ -3,25 +3,14 @@
 // behind `bench serve`.
 
 import { hash32 } from '../contracts/hash.ts';
+import { mulberry32, type Rng } from '../stats/random.ts';
 
-export type Rng = () => number;
+export type { Rng };
+export { normal } from '../stats/random.ts';
 
 /** mulberry32 seeded from the hash of the key parts. */
 export function rng(...key: Array<string | number>): Rng {
-  let a = hash32(key.join('\u0001'));
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-export function normal(r: Rng, mean: number, sd: number): number {
-  if (sd === 0) return mean;
-  const u = 1 - r();
-  const v = r();
-  return mean + sd * Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+  return mulberry32(hash32(key.join('\u0001')));
 }
 
 export { hash32 };

@@ -2,8 +2,10 @@
 // run. Only the fields loopbench reads are checked strictly; everything else is kept as the format
 // allows (`extra`, newer optional fields), so a trajectory from a newer writer still imports.
 import { z } from 'zod';
+import { CallCostSchema as Cost, TokenCountSchema as Count } from '../contracts/counts.ts';
 
-const Count = z.number().int().nonnegative();
+/** A trajectory's totals: sums of calls, still exact integers. */
+const Total = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 const Obj = z.record(z.string(), z.unknown());
 
 export const AtifToolCall = z.looseObject({
@@ -19,7 +21,7 @@ export const AtifMetrics = z.looseObject({
   completion_tokens: Count.optional(),
   /** The cached subset of prompt_tokens. */
   cached_tokens: Count.optional(),
-  cost_usd: z.number().nonnegative().optional(),
+  cost_usd: Cost.optional(),
   extra: Obj.optional(),
 });
 export type AtifMetrics = z.infer<typeof AtifMetrics>;
@@ -52,11 +54,11 @@ export const AtifTrajectory = z.looseObject({
   notes: z.string().nullish(),
   final_metrics: z
     .looseObject({
-      total_prompt_tokens: Count.nullish(),
-      total_completion_tokens: Count.nullish(),
-      total_cached_tokens: Count.nullish(),
+      total_prompt_tokens: Total.nullish(),
+      total_completion_tokens: Total.nullish(),
+      total_cached_tokens: Total.nullish(),
       total_cost_usd: z.number().nonnegative().nullish(),
-      total_steps: Count.nullish(),
+      total_steps: Total.nullish(),
       extra: Obj.nullish(),
     })
     .nullish(),

@@ -6,13 +6,14 @@
 //     tool_calls: [names], latency_ms }` (tool names without arguments: no spin what-if from these).
 // Lines are grouped into runs by a field the user names (a dotted path, e.g. `metadata.run_id`).
 import { z } from 'zod';
+import { TokenCountSchema as Count } from '../contracts/counts.ts';
 import { issuePath } from '../scenario/yaml-file.ts';
 import { ARGUMENTS_UNKNOWN, atifArguments, type AtifStep, type AtifTrajectory } from './atif-schema.ts';
 
 const Usage = z.looseObject({
-  prompt_tokens: z.number().int().nonnegative(),
-  completion_tokens: z.number().int().nonnegative(),
-  prompt_tokens_details: z.looseObject({ cached_tokens: z.number().int().nonnegative().nullish() }).nullish(),
+  prompt_tokens: Count,
+  completion_tokens: Count,
+  prompt_tokens_details: z.looseObject({ cached_tokens: Count.nullish() }).nullish(),
 });
 const ToolCall = z.looseObject({ id: z.string().optional(), function: z.looseObject({ name: z.string(), arguments: z.string().optional() }) });
 const PairLine = z.looseObject({
@@ -28,9 +29,9 @@ const UsageLine = z.looseObject({
   time: z.string().optional(),
   model: z.string().nullish(),
   status: z.number().optional(),
-  prompt_tokens: z.number().int().nonnegative(),
-  completion_tokens: z.number().int().nonnegative(),
-  cached_tokens: z.number().int().nonnegative().optional(),
+  prompt_tokens: Count,
+  completion_tokens: Count,
+  cached_tokens: Count.optional(),
   tool_calls: z.array(z.string()).optional(),
   latency_ms: z.number().nonnegative().optional(),
 });

@@ -5,10 +5,13 @@ import path from 'node:path';
 import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import { writeJsonAtomic } from '../results/atomic.ts';
 import { readJsonlLines } from '../results/jsonl.ts';
-import { readMeta } from '../results/meta.ts';
+import { readMeta, type Meta } from '../results/meta.ts';
+import { scenarioDigest } from '../results/digest.ts';
+import { loadScenarioFile } from '../scenario/loader.ts';
 import { FILES, resultFile } from '../results/results-dir.ts';
 import { toAtif, type TranscriptView } from './to-atif.ts';
 import { SpanWriter, type SpanTarget } from './otlp-out.ts';
+import { toolDescriptionsOf } from './to-spans.ts';
 import { RunAssembler } from './run-assembler.ts';
 
 /** A run id as a file name: the ids loopbench makes are safe already; imported ones may not be. */
@@ -49,6 +52,20 @@ export async function exportAtif(dir: string, out: string): Promise<{ runs: numb
   return { runs, withTranscript };
 }
 
+/** Each scenario's tool descriptions, from its file when the file still holds what ran (the digest meta.json kept). */
+function toolDescriptions(meta: Meta | null): Map<string, Map<string, string>> {
+  const same = (meta?.scenario_files ?? []).flatMap((file) => {
+    try {
+      const s = loadScenarioFile(file);
+      return meta?.scenario_digests?.[s.id] === scenarioDigest(s) ? [s] : [];
+    } catch {
+      // A scenario file moved or no longer valid: its tools go without descriptions.
+      return [];
+    }
+  });
+  return toolDescriptionsOf(same);
+}
+
 /**
  * Every run of a results directory as OTLP spans, to a file or an endpoint. The run records are read
  * first (one per run), then steps.jsonl once, each run handed on as soon as its steps are in, so memory
@@ -58,9 +75,11 @@ export async function exportOtlp(dir: string, target: SpanTarget): Promise<{ run
   const writer = new SpanWriter(target);
   const ready: Array<[RunRecord, StepRecord[]]> = [];
   const assembler = new RunAssembler((run, steps) => ready.push([run, steps]));
-  const scenarios = readMeta(dir)?.scenarios ?? [];
+  const meta = readMeta(dir);
+  const scenarios = meta?.scenarios ?? [];
+  const tools = toolDescriptions(meta);
   const drain = async () => {
-    for (let next = ready.shift(); next; next = ready.shift()) await writer.write(next[0], next[1], scenarios);
+    for (let next = ready.shift(); next; next = ready.shift()) await writer.write(next[0], next[1], { scenarios, tools: tools.get(next[0].scenario), servers: meta?.model_servers });
   };
   try {
     for await (const line of readJsonlLines(resultFile(dir, 'runs'))) if (line.ok) assembler.run(line.value as RunRecord);

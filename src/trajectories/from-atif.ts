@@ -7,7 +7,7 @@ import { fingerprint } from '../contracts/fingerprint.ts';
 import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import { UNKNOWN_PRICE, type Price, type Settings } from '../contracts/settings.ts';
 import { STOP_REASONS, type StopReason } from '../contracts/stop-reason.ts';
-import { callCost } from '../meter/pricing.ts';
+import { RunLedger } from '../meter/ledger.ts';
 import { ARGUMENTS_UNKNOWN, NO_CLOCK, type AtifHeader, type AtifStep, type AtifTrajectory } from './atif-schema.ts';
 import { LOOPBENCH_KEY, type ExportedStep } from './exported.ts';
 
@@ -103,23 +103,16 @@ export class AtifRunBuilder {
   private readonly exported: RunRecord | null;
   private readonly notes = new Set<string>();
   private readonly problems: string[] = [];
-  private settings: Settings | null = null;
-  private runId = '';
-  private configId = '';
+  /** The run's totals and records, once its settings are known. */
+  private ledger: RunLedger | null = null;
   private first: number | null = null;
   private prev: number | null = null;
   /** The run clock: never runs backwards, whatever the timestamps say. */
   private clock = 0;
-  private lastAgentClock = 0;
   private backwards = { count: 0, firstAt: 0, worstMs: 0 };
   private lastStepId: number | null = null;
   private repeatedIds = { count: 0, first: '' };
   private allSteps = 0;
-  private agentSteps = 0;
-  private cumIn = 0;
-  private cumOut = 0;
-  private cumCost = 0;
-  private cached = 0;
   private last: AtifStep | undefined;
   private firstStamp = '';
   private lastStamp = '';
@@ -136,9 +129,7 @@ export class AtifRunBuilder {
   }
 
   private start(settings: Settings, runId: string, configId: string): void {
-    this.settings = settings;
-    this.runId = runId;
-    this.configId = configId;
+    this.ledger = new RunLedger(runId, configId, settings);
   }
 
   private startImported(model: string): void {
@@ -148,7 +139,7 @@ export class AtifRunBuilder {
 
   /** The run's id (known once the model is: at once, unless the first agent step has to name it). */
   get id(): string {
-    return this.runId;
+    return this.ledger?.runId ?? '';
   }
 
   /** One step, in order; the step record it makes (agent steps only), or null. */
@@ -166,58 +157,38 @@ export class AtifRunBuilder {
       this.tick(at, s.step_id);
       return null;
     }
-    if (!this.settings) this.startImported(modelOf(this.header, s.model_name ?? null));
-    this.agentSteps++;
+    if (!this.ledger) this.startImported(modelOf(this.header, s.model_name ?? null));
+    const ledger = this.ledger!;
     this.last = s;
     const m = s.metrics ?? {};
     const input = m.prompt_tokens ?? 0;
     const output = m.completion_tokens ?? 0;
     const hit = Math.min(m.cached_tokens ?? 0, input);
-    this.cumIn += input;
-    this.cumOut += output;
-    this.cached += hit;
     const latency = this.tick(at, s.step_id);
-    this.lastAgentClock = this.clock;
     const own = this.exported ? (s.extra?.[LOOPBENCH_KEY] as ExportedStep | undefined) : undefined;
     if (own && typeof own === 'object') {
-      this.cumCost += own.cost_usd;
-      return { ...own, settings: this.settings! };
+      const step = { ...own, settings: ledger.settings };
+      ledger.add(step);
+      return step;
     }
     const o = this.o;
     if (!s.metrics) this.notes.add('agent steps without metrics are recorded with 0 tokens and $0');
-    let cost = m.cost_usd;
-    if (cost === undefined) {
-      cost = o.price ? callCost(o.price, input, output, hit) : 0;
-      if (input + output > 0) this.notes.add(o.price ? `steps with tokens but no cost_usd are priced as ${o.price.model} (${o.price.model === 'custom' ? 'given rates' : 'pricing table'})` : 'steps with tokens but no cost_usd and no known price are recorded at $0');
-    }
-    this.cumCost += cost;
+    // A step without cost_usd is priced by the ledger at the run's price (o.price), or recorded at $0 without one.
+    const cost = m.cost_usd ?? (o.price ? undefined : 0);
+    if (m.cost_usd === undefined && input + output > 0) this.notes.add(o.price ? `steps with tokens but no cost_usd are priced as ${o.price.model} (${o.price.model === 'custom' ? 'given rates' : 'pricing table'})` : 'steps with tokens but no cost_usd and no known price are recorded at $0');
     if (at === null && !this.header.extra?.[NO_CLOCK]) this.notes.add('steps without timestamps have latency 0');
     if (s.extra?.[ARGUMENTS_UNKNOWN]) this.notes.add('calls logged with tool names but not their arguments have no action fingerprint (spin cannot be derived from them)');
     const calls = s.tool_calls ?? [];
-    const settings = this.settings!;
-    return {
-      run_id: this.runId,
-      config_id: this.configId,
-      scenario: settings.scenario,
-      step: this.agentSteps,
-      round: 0,
+    return ledger.record({
+      step: ledger.totals.calls + 1,
       role: 'act',
-      call: this.agentSteps,
-      input_tokens: input,
-      output_tokens: output,
-      cached_tokens: hit,
-      cum_input_tokens: this.cumIn,
-      cum_output_tokens: this.cumOut,
-      cost_usd: cost,
-      cum_cost_usd: this.cumCost,
-      latency_ms: latency,
-      elapsed_ms: this.clock,
-      retries: 0,
+      usage: { prompt_tokens: input, completion_tokens: output, cached_tokens: hit },
+      ...(cost !== undefined ? { costUsd: cost } : {}),
+      latencyMs: latency,
+      elapsedMs: this.clock,
       action: calls.length ? calls.map((c) => c.function_name).join('|') : null,
       fingerprint: calls.length && !s.extra?.[ARGUMENTS_UNKNOWN] ? calls.map((c) => fingerprint(c.function_name, c.arguments)).join('|') : null,
-      error: null,
-      settings,
-    };
+    });
   }
 
   /** Moves the run clock to a step's timestamp; returns the time since the previous step (0 when time goes back). */
@@ -241,7 +212,8 @@ export class AtifRunBuilder {
 
   /** The run record and what the import has to say of it, once every step is in. */
   result(): Omit<ImportedRun, 'steps'> {
-    if (!this.settings) this.startImported(modelOf(this.header));
+    if (!this.ledger) this.startImported(modelOf(this.header));
+    const ledger = this.ledger!;
     this.checkTotals();
     if (this.backwards.count)
       this.problems.push(
@@ -252,33 +224,20 @@ export class AtifRunBuilder {
     const notes = [...this.notes];
     if (this.exported) return { run: this.exported, notes, problems: this.problems };
     const t = this.header;
-    const settings = this.settings!;
     const stop = stopOf(t, this.last);
-    const run: RunRecord = {
-      run_id: this.runId,
-      config_id: this.configId,
-      scenario: settings.scenario,
-      // One model call per agent step, tools in between: a ReAct-shaped loop as far as the records go,
-      // so what-if limits replay over it as over a built-in ReAct run. The agent's own name is kept in extra.
+    const agentSteps = ledger.totals.calls;
+    // One model call per agent step, tools in between: a ReAct-shaped loop as far as the records go,
+    // so what-if limits replay over it as over a built-in ReAct run. The agent's own name is kept in extra.
+    const run = ledger.runRecord({
       agent: 'react',
-      settings,
-      stop_reason: stop.reason,
-      stop_detail: stop.detail,
-      stop_step: this.agentSteps,
-      steps: this.agentSteps,
-      calls: this.agentSteps,
-      rounds: 0,
-      input_tokens: this.cumIn,
-      output_tokens: this.cumOut,
-      cached_tokens: this.cached,
-      cost_usd: this.cumCost,
-      elapsed_ms: this.lastAgentClock,
+      stop: { ...stop, step: agentSteps },
+      elapsedMs: ledger.totals.elapsedMs,
       answer: this.last && !this.last.tool_calls?.length ? textOf(this.last.message) : null,
       success: successOf(t, this.o),
       started_at: this.firstStamp,
       finished_at: this.lastStamp,
       extra: { imported: { format: t.schema_version, session_id: t.session_id, agent: t.agent.name, agent_version: t.agent.version ?? null, ...(this.subagents.length ? { subagents: this.subagents } : {}), ...(t.extra?.[NO_CLOCK] ? { clock: false } : {}) } },
-    };
+    });
     return { run, notes, problems: this.problems };
   }
 
@@ -286,15 +245,16 @@ export class AtifRunBuilder {
   private checkTotals(): void {
     const f = this.header.final_metrics;
     if (!f) return;
+    const sum = this.ledger!.totals;
     const off: string[] = [];
     const ints: Array<[string, number | null | undefined, number]> = [
-      ['total_prompt_tokens', f.total_prompt_tokens, this.cumIn],
-      ['total_completion_tokens', f.total_completion_tokens, this.cumOut],
-      ['total_cached_tokens', f.total_cached_tokens, this.cached],
+      ['total_prompt_tokens', f.total_prompt_tokens, sum.inputTokens],
+      ['total_completion_tokens', f.total_completion_tokens, sum.outputTokens],
+      ['total_cached_tokens', f.total_cached_tokens, sum.cachedTokens],
       ['total_steps', f.total_steps, this.allSteps],
     ];
     for (const [name, said, sum] of ints) if (said !== null && said !== undefined && said !== sum) off.push(`${name} ${count(said)} against ${count(sum)}`);
-    if (f.total_cost_usd !== null && f.total_cost_usd !== undefined && !sameCost(f.total_cost_usd, this.cumCost)) off.push(`total_cost_usd ${f.total_cost_usd} against ${this.cumCost}`);
+    if (f.total_cost_usd !== null && f.total_cost_usd !== undefined && !sameCost(f.total_cost_usd, sum.costUsd)) off.push(`total_cost_usd ${f.total_cost_usd} against ${sum.costUsd}`);
     if (off.length) this.problems.push(`final_metrics disagree with the steps (${off.join('; ')}): the steps' figures are recorded`);
   }
 }

@@ -7,7 +7,7 @@ import { fingerprint } from '../contracts/fingerprint.ts';
 import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import type { Price, Settings } from '../contracts/settings.ts';
 import { STOP_REASONS, type StopReason } from '../contracts/stop-reason.ts';
-import { callCost } from '../meter/pricing.ts';
+import { RunLedger } from '../meter/ledger.ts';
 import { atifArguments } from './atif-schema.ts';
 import { importedSettings } from './from-atif.ts';
 import type { SpanRow } from './otlp-spans.ts';
@@ -108,55 +108,33 @@ export function runFromSpans(trace: string, root: SpanRow | null, members: reado
     const call = [...chats].reverse().find((c) => c.startMs <= t.startMs);
     if (call) toolsOf.set(call, [...(toolsOf.get(call) ?? []), t]);
   }
-  let cumIn = 0;
-  let cumOut = 0;
-  let cumCost = 0;
-  let cached = 0;
+  const ledger = new RunLedger(runId, configId, settings);
   let clock = 0;
-  const steps: StepRecord[] = chats.map((c, i) => {
+  const steps: StepRecord[] = chats.map((c) => {
     const input = num(c.a.input) ?? 0;
     const output = num(c.a.output) ?? 0;
     const hit = Math.min(num(c.a.cached) ?? 0, input);
     if (num(c.a.input) === undefined) notes.add('chat spans without token counts are recorded with 0 tokens');
-    let cost = num(c.a.cost);
-    if (cost === undefined) {
-      cost = price ? callCost(price, input, output, hit) : 0;
-      if (input + output > 0) notes.add(price ? `spans without a cost are priced as ${price.model} (${price.model === 'custom' ? 'given rates' : 'pricing table'})` : 'spans without a cost and without a known price are recorded at $0');
-    }
+    // A span without a cost is priced by the ledger at the run's price, or recorded at $0 without one.
+    const cost = num(c.a.cost) ?? (price ? undefined : 0);
+    if (num(c.a.cost) === undefined && input + output > 0) notes.add(price ? `spans without a cost are priced as ${price.model} (${price.model === 'custom' ? 'given rates' : 'pricing table'})` : 'spans without a cost and without a known price are recorded at $0');
     const calls = toolsOf.get(c)?.map((t) => ({ name: str(t.a.tool) ?? t.name.replace(/^execute_tool /, ''), args: str(t.a.args) })) ?? outputToolCalls(c);
     if (calls.some((x) => x.args === undefined)) notes.add('tool calls without their arguments have no action fingerprint (spin cannot be derived from them)');
-    cumIn += input;
-    cumOut += output;
-    cumCost += cost;
-    cached += hit;
-    const latency = Math.max(0, Math.round(c.endMs - c.startMs));
     clock = Math.max(clock, Math.round(c.endMs - t0));
-    return {
-      run_id: runId,
-      config_id: configId,
-      scenario,
-      step: i + 1,
-      round: 0,
+    // The optional usage details: parts of input and output, when reported.
+    const reasoning = num(c.a.reasoning);
+    const cacheWrite = num(c.a.cacheWrite);
+    return ledger.record({
+      step: ledger.totals.calls + 1,
       role: 'act',
-      call: i + 1,
-      input_tokens: input,
-      output_tokens: output,
-      cached_tokens: hit,
-      cum_input_tokens: cumIn,
-      cum_output_tokens: cumOut,
-      cost_usd: cost,
-      cum_cost_usd: cumCost,
-      latency_ms: latency,
-      elapsed_ms: clock,
-      retries: 0,
+      usage: { prompt_tokens: input, completion_tokens: output, cached_tokens: hit, ...(cacheWrite ? { cache_write_tokens: cacheWrite } : {}), ...(reasoning ? { reasoning_tokens: reasoning } : {}) },
+      ...(cost !== undefined ? { costUsd: cost } : {}),
+      latencyMs: Math.max(0, Math.round(c.endMs - c.startMs)),
+      elapsedMs: clock,
       action: calls.length ? calls.map((x) => x.name).join('|') : null,
       fingerprint: calls.length && calls.every((x) => x.args !== undefined) ? calls.map((x) => fingerprint(x.name, atifArguments(x.args!))).join('|') : null,
       error: c.error,
-      settings,
-      // The optional usage details (contracts/records.ts on the api branch): parts of input and output, when reported.
-      ...(num(c.a.reasoning) ? { reasoning_tokens: num(c.a.reasoning) } : {}),
-      ...(num(c.a.cacheWrite) ? { cache_write_tokens: num(c.a.cacheWrite) } : {}),
-    } as StepRecord;
+    });
   });
   const last = chats.at(-1)!;
   const lastCalls = steps.at(-1)!.action !== null;
@@ -173,28 +151,15 @@ export function runFromSpans(trace: string, root: SpanRow | null, members: reado
   const successSaid = o.outcomes?.[session] ?? o.outcomes?.[trace];
   const success = successSaid !== undefined ? successSaid : typeof root?.a.success === 'boolean' ? root.a.success : null;
   const iso = (msValue: number) => (Number.isFinite(msValue) ? new Date(msValue).toISOString() : '');
-  const run: RunRecord = {
-    run_id: runId,
-    config_id: configId,
-    scenario,
+  const run = ledger.runRecord({
     agent: 'react',
-    settings,
-    stop_reason: stop.reason,
-    stop_detail: stop.detail,
-    stop_step: steps.length,
-    steps: steps.length,
-    calls: steps.length,
-    rounds: 0,
-    input_tokens: cumIn,
-    output_tokens: cumOut,
-    cached_tokens: cached,
-    cost_usd: cumCost,
-    elapsed_ms: clock,
+    stop: { ...stop, step: steps.length },
+    elapsedMs: clock,
     answer: null,
     success,
     started_at: iso(t0),
     finished_at: iso(Math.max(root?.endMs ?? -Infinity, last.endMs)),
     extra: { imported: { format: 'otlp', session_id: session, trace_id: trace, agent: str(root?.a.agent) ?? scenario } },
-  };
+  });
   return { run, steps, config, notes: [...notes] };
 }

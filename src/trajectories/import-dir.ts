@@ -2,6 +2,7 @@
 // every report, `bench check --from`, `diff` and `merge` read as they read a sweep. A bad file is
 // skipped with one line saying which file and field; the rest imports. Files are streamed (two passes
 // over each ATIF file, one step in memory at a time), so their size bounds the time, not the memory.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Price } from '../contracts/settings.ts';
@@ -9,8 +10,8 @@ import { AtifFileError, readAtifHeaders, readAtifSteps, type AtifItem } from './
 import type { AtifTrajectory } from './atif-schema.ts';
 import { scenarioOrder } from './exported.ts';
 import { AtifRunBuilder, modelOf, scenarioOf } from './from-atif.ts';
-import { ImportSink, type ImportOutcome } from './import-sink.ts';
-import { forEachJsonLine, JsonStreamError, streamJsonFile, type StreamOptions } from './json-stream.ts';
+import { identityOf, ImportSink, type ImportOutcome } from './import-sink.ts';
+import { forEachChunk, forEachJsonLine, isJsonLines, JsonStreamError, streamJsonFile, type StreamOptions } from './json-stream.ts';
 import { messagesTrajectory, type MessagesFormat } from './messages.ts';
 import { valueAt } from './chatlog.ts';
 import { TokenCounter } from '../meter/tokens.ts';
@@ -101,17 +102,20 @@ function builderFor(sink: ImportSink, item: AtifItem, o: ImportOptions, pending?
   return { builder, config };
 }
 
-/** A run id already imported (the same trajectory given twice): its steps are not read. */
-function duplicate(sink: ImportSink, builder: AtifRunBuilder, sessionId: string, alsoIn: ReadonlySet<string> = new Set()): boolean {
-  if (!sink.has(builder.id) && !alsoIn.has(builder.id)) return false;
-  sink.skip(`session_id '${sessionId}' appears twice (run ${builder.id}): the second is skipped`);
-  return true;
-}
+/** A step or run record under the id its run is kept as (another trial's: see ImportSink.claim). */
+const as = <T extends { run_id: string }>(r: T, id: string): T => (r.run_id === id ? r : { ...r, run_id: id });
 
-function commitRun(sink: ImportSink, label: string, builder: AtifRunBuilder, config: string): void {
+function commitRun(sink: ImportSink, label: string, builder: AtifRunBuilder, config: string, id: string): void {
   const { run, notes, problems } = builder.result();
   for (const p of problems) sink.problem(`${label}: ${p}`);
-  sink.commit(run, config, notes);
+  sink.commit(as(run, id), config, notes);
+}
+
+/** A hash of a file's bytes, read in chunks: an ATIF trajectory's identity is its file's. */
+function fileIdentity(file: string): string {
+  const hash = createHash('sha256');
+  forEachChunk(file, (chunk) => hash.update(chunk));
+  return hash.digest('hex');
 }
 
 /** One ATIF file into the sink: every trajectory in it, or none (a bad file is skipped whole). */
@@ -125,14 +129,16 @@ function importAtifFile(sink: ImportSink, file: string, o: ImportOptions): void 
   // The file's runs are committed together at its end: a bad step skips the whole file.
   const mark = sink.begin();
   const pending = new Map<string, number>();
-  const ids = new Set<string>();
-  const open = new Map<number, { builder: AtifRunBuilder; config: string } | null>();
-  const done: Array<{ item: number; builder: AtifRunBuilder; config: string }> = [];
+  const open = new Map<number, { builder: AtifRunBuilder; config: string; id: string } | null>();
+  const done: Array<{ item: number; builder: AtifRunBuilder; config: string; id: string }> = [];
+  let identity: string | undefined;
   const openItem = (i: number) => {
     if (open.has(i)) return open.get(i)!;
     const r = builderFor(sink, items[i]!, o, pending);
-    const keep = duplicate(sink, r.builder, items[i]!.header.session_id, ids) ? null : r;
-    if (keep) ids.add(keep.builder.id);
+    // The same file given twice is one run; another file (or trajectory) under the same id is another trial.
+    identity ??= fileIdentity(file);
+    const id = sink.claim(r.builder.id, `${identity}:${i}`);
+    const keep = id === null ? null : { ...r, id };
     open.set(i, keep);
     return keep;
   };
@@ -141,8 +147,9 @@ function importAtifFile(sink: ImportSink, file: string, o: ImportOptions): void 
       file,
       {
         step(i, s) {
-          const r = openItem(i)?.builder.add(s);
-          if (r) sink.step(r);
+          const item = openItem(i);
+          const r = item?.builder.add(s);
+          if (r) sink.step(as(r, item!.id));
         },
         end(i) {
           const r = openItem(i);
@@ -156,7 +163,7 @@ function importAtifFile(sink: ImportSink, file: string, o: ImportOptions): void 
     return sink.skip(fileError(file, e));
   }
   if (done[0]) sink.scenarioOrder(scenarioOrder(items[done[0].item]!.header as AtifTrajectory));
-  for (const d of done) commitRun(sink, items.length > 1 ? `${file}[${d.item}]` : file, d.builder, d.config);
+  for (const d of done) commitRun(sink, items.length > 1 ? `${file}[${d.item}]` : file, d.builder, d.config, d.id);
 }
 
 function fileError(file: string, e: unknown): string {
@@ -175,15 +182,16 @@ export function importAtif(found: FoundFiles, dir: string, o: ImportOptions): Im
 }
 
 /** One trajectory already in memory (a chat log's run, a message list's record) into the sink. */
-function importOne(sink: ImportSink, t: AtifTrajectory, label: string, o: ImportOptions): void {
+function importOne(sink: ImportSink, t: AtifTrajectory, label: string, o: ImportOptions, identity = identityOf(t)): void {
   const { builder, config } = builderFor(sink, { header: t, firstStepModel: null }, o);
-  if (duplicate(sink, builder, t.session_id)) return;
+  const id = sink.claim(builder.id, identity);
+  if (id === null) return;
   sink.begin();
   for (const s of t.steps) {
     const r = builder.add(s);
-    if (r) sink.step(r);
+    if (r) sink.step(as(r, id));
   }
-  commitRun(sink, label, builder, config);
+  commitRun(sink, label, builder, config, id);
 }
 
 /** Imports trajectories already in memory (chat logs, grouped into runs) into `dir`. */
@@ -195,7 +203,7 @@ export function importTrajectories(trajectories: Iterable<AtifTrajectory>, forma
 
 /** The records of a message-list file: JSON lines, a JSON array of records, or one record. */
 function forEachRecord(file: string, each: (record: unknown, where: string) => void, bad: (where: string, why: string) => void, o: StreamOptions = {}): void {
-  if (file.endsWith('.jsonl')) return forEachJsonLine(file, each, bad);
+  if (isJsonLines(file)) return forEachJsonLine(file, each, bad);
   let array = false;
   streamJsonFile(
     file,
@@ -222,7 +230,7 @@ export function importMessages(found: FoundFiles, dir: string, f: MessagesFormat
           const id = valueAt(record, f.idField);
           const named = typeof id === 'string' || typeof id === 'number' ? `${where} (${f.idField} ${JSON.stringify(id)})` : where;
           if (read.error) sink.skip(`${named}: ${read.error}`);
-          else importOne(sink, read.trajectory!, named, o);
+          else importOne(sink, read.trajectory!, named, o, identityOf(record));
         },
         (where, why) => sink.skip(`${where}: ${why}`),
         o.stream,

@@ -2,6 +2,7 @@
 // the runs come, and meta.json at the end from a few running aggregates, so an import holds no run
 // or step once written. A run found bad part-way through its file is taken back out of steps.jsonl
 // (the file is cut back to where that run began), so a skipped file leaves nothing behind.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { RunRecord, StepRecord } from '../contracts/records.ts';
@@ -11,6 +12,11 @@ import { JsonlWriter } from '../results/jsonl.ts';
 import { gitCommit, versions, type Meta } from '../results/meta.ts';
 import { FILES, resultFile } from '../results/results-dir.ts';
 import { stepLine } from '../results/step-line.ts';
+
+/** A record's identity for telling duplicates from trials: a hash of its JSON. */
+export function identityOf(record: unknown): string {
+  return createHash('sha256').update(JSON.stringify(record) ?? '').digest('hex');
+}
 
 export interface ImportOutcome {
   runs: number;
@@ -36,6 +42,11 @@ export class ImportSink {
   private readonly problemLines: string[] = [];
   private readonly noteSet = new Set<string>();
   private readonly seen = new Set<string>();
+  /** Per run id met: the identities (hashes) of the records kept under it. */
+  private readonly identities = new Map<string, Set<string>>();
+  private trials = 0;
+  private firstTrial = '';
+  private duplicates = 0;
   private readonly repeats = new Map<string, number>();
   private readonly scenarios: string[] = [];
   private readonly models = new Set<string>();
@@ -57,9 +68,35 @@ export class ImportSink {
     return (this.repeats.get(config) ?? 0) + 1;
   }
 
-  /** Whether a run id is already imported (a trajectory given twice). */
+  /** Whether a run id is already imported. */
   has(runId: string): boolean {
     return this.seen.has(runId);
+  }
+
+  /**
+   * A run's id and its record's identity (a hash of its bytes): the id to keep it under, or null when
+   * an identical record was kept already (a duplicate, dropped). A repeated id with a different record
+   * is another trial of the same task (τ-bench runs each task several times): kept, numbered
+   * `<id>.trial2`, `.trial3` …
+   */
+  claim(runId: string, identity: string): string | null {
+    const kept = this.identities.get(runId);
+    if (!kept) {
+      this.identities.set(runId, new Set([identity]));
+      return runId;
+    }
+    if (kept.has(identity)) {
+      this.duplicates++;
+      return null;
+    }
+    kept.add(identity);
+    let id = `${runId}.trial${kept.size}`;
+    // A trial name taken by a record's own id: the next free one.
+    for (let n = kept.size + 1; this.identities.has(id) || this.seen.has(id); n++) id = `${runId}.trial${n}`;
+    this.identities.set(id, new Set([identity]));
+    this.trials++;
+    this.firstTrial ||= id;
+    return id;
   }
 
   /** The scenario order of a loopbench export (its meta.json's), when the first run carries one. */
@@ -118,6 +155,8 @@ export class ImportSink {
   finish(format: string, files: number, command: readonly string[]): ImportOutcome {
     this.steps.close();
     this.runs.close();
+    if (this.trials) this.noteSet.add(`${this.trials} run(s) share an id with an earlier one but differ from it: each is kept as another trial of the same task, numbered <id>.trial2, .trial3 … (the first: ${this.firstTrial})`);
+    if (this.duplicates) this.noteSet.add(`${this.duplicates} record(s) identical to one already imported: dropped as duplicates, each run counted once`);
     const notes = [...this.noteSet];
     if (this.runCount > 0) writeJsonAtomic(resultFile(this.dir, 'meta'), this.meta(command, { format, files, skipped: this.skippedLines.length, notes }));
     return { runs: this.runCount, steps: this.stepCount, skipped: this.skippedLines, problems: this.problemLines, notes };

@@ -35,6 +35,8 @@ export class JsonStreamError extends Error {
 export const MAX_MEMBER_BYTES = 64 * 1024 * 1024;
 
 const CHUNK = 1 << 20;
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+const hasBom = (b: Buffer) => b.length >= BOM.length && b[0] === BOM[0] && b[1] === BOM[1] && b[2] === BOM[2];
 const endsScalar = (c: number) => c === COMMA || c === CLOSE_OBJECT || c === CLOSE_ARRAY || isSpace(c);
 
 /** Where a walked container is: what comes next in it. */
@@ -113,7 +115,8 @@ class Scanner {
   }
 
   feed(b: Buffer): void {
-    let i = 0;
+    // A UTF-8 byte order mark before the value (editors on Windows write one) is not JSON, and not an error.
+    let i = this.base === 0 && hasBom(b) ? BOM.length : 0;
     const n = b.length;
     while (i < n) {
       if (this.capture) {
@@ -323,16 +326,28 @@ export function readFrom(file: string, offset: number): Buffer {
 
 /** Each non-blank line of a JSON-lines file, parsed: `where` is `file:line`; a line that is not JSON goes to `bad`, unquoted. */
 export function forEachJsonLine(file: string, each: (value: unknown, where: string) => void, bad: (where: string, why: string) => void): void {
-  forEachLine(file, (line, n) => {
+  forEachLine(file, (line, n, unended) => {
     if (!line.trim()) return;
     let v: unknown;
     try {
       v = JSON.parse(line);
     } catch {
-      return bad(`${file}:${n}`, 'not JSON');
+      return bad(`${file}:${n}`, unended ? 'not JSON: a last line with no newline after it, cut short (a crash while it was written?)' : 'not JSON');
     }
     each(v, `${file}:${n}`);
   });
+}
+
+/** Each chunk of a regular file's bytes, in order (a view valid only during the call). */
+export function forEachChunk(file: string, each: (chunk: Buffer) => void): void {
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  try {
+    if (!fs.fstatSync(fd).isFile()) throw new JsonStreamError(0, 'not a regular file');
+    const chunk = Buffer.allocUnsafe(CHUNK);
+    for (let got = fs.readSync(fd, chunk, 0, CHUNK, null); got > 0; got = fs.readSync(fd, chunk, 0, CHUNK, null)) each(chunk.subarray(0, got));
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /** How forEachLine treats a line it cannot hand on (default: a line too long fails the file). */
@@ -345,8 +360,8 @@ export interface LineOptions {
   maxLineBytes?: number;
 }
 
-/** Each line of a file (JSON lines), read in chunks: `line` without its newline (or \r\n), `n` 1-based. */
-export function forEachLine(file: string, each: (line: string, n: number) => void, o: LineOptions = {}): void {
+/** Each line of a file (JSON lines), read in chunks: `line` without its newline (or \r\n) or a leading byte order mark, `n` 1-based; `unended` for a last line with no newline after it. */
+export function forEachLine(file: string, each: (line: string, n: number, unended: boolean) => void, o: LineOptions = {}): void {
   const max = o.maxLineBytes ?? MAX_MEMBER_BYTES;
   const strict = o.badUtf8 ? new TextDecoder('utf-8', { fatal: true }) : null;
   const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
@@ -356,17 +371,18 @@ export function forEachLine(file: string, each: (line: string, n: number) => voi
     let n = 0;
     /** Inside a line already reported too long: its bytes are dropped up to its newline. */
     let skipping = false;
-    const emit = (bytes: Buffer) => {
+    const emit = (bytes: Buffer, last = false) => {
       n++;
-      const end = bytes.length > 0 && bytes[bytes.length - 1] === 0x0d ? bytes.length - 1 : bytes.length;
-      if (!strict) return each(bytes.toString('utf8', 0, end), n);
+      const from = n === 1 && hasBom(bytes) ? BOM.length : 0;
+      const end = bytes.length > from && bytes[bytes.length - 1] === 0x0d ? bytes.length - 1 : bytes.length;
+      if (!strict) return each(bytes.toString('utf8', from, end), n, last);
       let text: string;
       try {
-        text = strict.decode(bytes.subarray(0, end));
+        text = strict.decode(bytes.subarray(from, end));
       } catch {
         return o.badUtf8!(n);
       }
-      each(text, n);
+      each(text, n, last);
     };
     for (;;) {
       const chunk = Buffer.allocUnsafe(CHUNK);
@@ -388,7 +404,51 @@ export function forEachLine(file: string, each: (line: string, n: number) => voi
         carry = Buffer.alloc(0);
       }
     }
-    if (carry.length) emit(carry);
+    if (carry.length) emit(carry, true);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Whether a file is JSON Lines (one value a line, more than one line) rather than one JSON document,
+ * told by its content, not its name: its first non-blank line is a whole JSON value and another
+ * non-blank line follows. A pretty-printed document's first line is not whole; a one-line file is
+ * one document either way.
+ */
+export function isJsonLines(file: string): boolean {
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  try {
+    if (!fs.fstatSync(fd).isFile()) return false;
+    let head = Buffer.alloc(0);
+    let first: string | null = null;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(CHUNK);
+      const got = fs.readSync(fd, chunk, 0, CHUNK, null);
+      head = Buffer.concat([head, chunk.subarray(0, got)]);
+      if (first === null) {
+        const from = hasBom(head) ? BOM.length : 0;
+        const text = head.subarray(from);
+        // Past blank lines to the first one with a value.
+        let start = 0;
+        while (start < text.length && isSpace(text[start]!)) start++;
+        const nl = text.indexOf(0x0a, start);
+        if (nl !== -1) {
+          first = text.toString('utf8', start, nl);
+          head = Buffer.from(text.subarray(nl + 1));
+          try {
+            JSON.parse(first);
+          } catch {
+            return false;
+          }
+        } else if (got === 0 || head.length > MAX_MEMBER_BYTES) return false;
+      }
+      if (first !== null) {
+        if (head.some((c) => !isSpace(c))) return true;
+        head = Buffer.alloc(0);
+      }
+      if (got === 0) return false;
+    }
   } finally {
     fs.closeSync(fd);
   }

@@ -3,6 +3,7 @@
 // run's steps before its record), the run is put together and its spans sent; the sends go one after
 // another in the background and are awaited when the sweep ends. Memory holds the open runs' steps.
 import fs from 'node:fs';
+import type { ModelServers } from '../contracts/model-server.ts';
 import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import { SpanWriter, type SpanTarget } from './otlp-out.ts';
 import { readFrom } from './json-stream.ts';
@@ -20,6 +21,10 @@ export class LiveSpans {
     private readonly stepsFile: string,
     target: SpanTarget,
     private readonly scenarios: readonly string[],
+    /** Tool descriptions by scenario, then tool (to-spans.ts toolDescriptionsOf). */
+    private readonly tools: ReadonlyMap<string, ReadonlyMap<string, string>> = new Map(),
+    /** Where each network provider's calls go (runner/transport.ts modelServersOf). */
+    private readonly servers: ModelServers = {},
   ) {
     this.writer = new SpanWriter(target);
     this.assembler = new RunAssembler((run, steps) => this.send(run, steps));
@@ -42,7 +47,7 @@ export class LiveSpans {
 
   private send(run: RunRecord, steps: StepRecord[]): void {
     // One send at a time, in order; the first failure is kept and reported at the end, the sweep goes on.
-    this.sending = this.sending.then(() => (this.failure ? undefined : this.writer.write(run, steps, this.scenarios).catch((e: Error) => void (this.failure = e))));
+    this.sending = this.sending.then(() => (this.failure ? undefined : this.writer.write(run, steps, { scenarios: this.scenarios, tools: this.tools.get(run.scenario), servers: this.servers }).catch((e: Error) => void (this.failure = e))));
   }
 
   /** After the sweep: the last sends awaited. Returns what was sent, or throws the first failure. */

@@ -9,6 +9,11 @@ export const GEN_AI = {
   provider: 'gen_ai.provider.name',
   requestModel: 'gen_ai.request.model',
   responseModel: 'gen_ai.response.model',
+  responseId: 'gen_ai.response.id',
+  seed: 'gen_ai.request.seed',
+  toolDescription: 'gen_ai.tool.description',
+  serverAddress: 'server.address',
+  serverPort: 'server.port',
   maxTokens: 'gen_ai.request.max_tokens',
   finishReasons: 'gen_ai.response.finish_reasons',
   conversation: 'gen_ai.conversation.id',
@@ -33,12 +38,14 @@ export const ALIASES = {
   inputTokens: [GEN_AI.inputTokens, 'gen_ai.usage.prompt_tokens', 'llm.token_count.prompt', 'llm.usage.prompt_tokens'],
   outputTokens: [GEN_AI.outputTokens, 'gen_ai.usage.completion_tokens', 'llm.token_count.completion', 'llm.usage.completion_tokens'],
   cacheRead: [GEN_AI.cacheRead, 'gen_ai.usage.cache_read_input_tokens', 'gen_ai.usage.input_tokens.cached', 'llm.token_count.prompt_details.cache_read'],
+  cacheCreation: [GEN_AI.cacheCreation, 'gen_ai.usage.cache_creation_input_tokens', 'llm.token_count.prompt_details.cache_write'],
   reasoning: [GEN_AI.reasoning, 'gen_ai.usage.output_tokens.reasoning', 'llm.token_count.completion_details.reasoning'],
   toolName: [GEN_AI.toolName, 'tool.name'],
   toolArguments: [GEN_AI.toolArguments, 'tool.parameters', 'input.value'],
   conversation: [GEN_AI.conversation, 'session.id'],
   agentName: [GEN_AI.agentName, 'agent.name'],
-  cost: ['loopbench.cost_usd', 'gen_ai.usage.cost', 'llm.cost.total'],
+  // Cost has no accepted GenAI name yet (semantic-conventions-genai PR #443 proposes gen_ai.usage.cost.*): loopbench writes its own, reads the proposal's too.
+  cost: ['loopbench.cost_usd', 'gen_ai.usage.cost.total', 'gen_ai.usage.cost', 'llm.cost.total'],
 } as const;
 
 /** OpenInference names a span's kind in one attribute instead of an operation name. */

@@ -8,21 +8,45 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { runFromSpans, runsOfTrace } from './from-spans.ts';
 import { JsonlWriter } from '../results/jsonl.ts';
-import { ImportSink, type ImportOutcome } from './import-sink.ts';
-import { forEachJsonLine, forEachLine, JsonStreamError, streamJsonFile, type JsonPath } from './json-stream.ts';
-import { rowsOfRequest, serviceOf, spanRow, type SpanRow } from './otlp-spans.ts';
+import { identityOf, ImportSink, type ImportOutcome } from './import-sink.ts';
+import { describePath, forEachJsonLine, forEachLine, isJsonLines, JsonStreamError, streamJsonFile, type JsonPath } from './json-stream.ts';
+import { MAX_NESTING, nestingProblem, requestShapeProblem, spanProblem, spansOf } from './otlp-check.ts';
+import { hexId, serviceOf, spanRow, type SpanRow } from './otlp-spans.ts';
 import type { FoundFiles, ImportOptions } from './import-dir.ts';
 
 const BUCKETS = 64;
 
-/** Every GenAI span of an OTLP/JSON file, one at a time: JSON lines of requests, or one (streamed) request. */
-export function forEachSpanRow(file: string, each: (row: SpanRow) => void, bad: (where: string, why: string) => void): void {
-  if (file.endsWith('.jsonl')) {
+/** A span refused: where, why, and its trace (whose other spans are then not made into runs). */
+export type BadSpan = (where: string, why: string, trace?: string) => void;
+
+const traceOf = (span: unknown) => {
+  const id = (span as { traceId?: unknown } | null)?.traceId;
+  return typeof id === 'string' && id ? hexId(id) : undefined;
+};
+
+/** One span: checked (each count within the ceiling, src/contracts/counts.ts), then its row if it is a GenAI one. */
+function takeSpan(span: unknown, service: string | undefined, where: string, path: JsonPath, each: (row: SpanRow) => void, bad: BadSpan): void {
+  const problem = spanProblem(span, path);
+  if (problem) return bad(where, `${problem.path}: ${problem.why}`, traceOf(span));
+  const row = spanRow(span as Record<string, unknown>, service);
+  if (row) each(row);
+}
+
+const SCOPE_KEYS = new Set(['scopeSpans', 'instrumentationLibrarySpans']);
+/** Where a streamed request must hold an array or object (resourceSpans, each entry, its scopeSpans, each entry, its spans): a scalar there is a bad field. */
+const needsContainer = (p: JsonPath) =>
+  p.length === 1 || (p.length === 2 && typeof p[1] === 'number') || (p.length === 3 && SCOPE_KEYS.has(p[2] as string)) || (p.length === 4 && SCOPE_KEYS.has(p[2] as string)) || (p.length === 5 && SCOPE_KEYS.has(p[2] as string) && p[4] === 'spans');
+
+/** Every GenAI span of an OTLP/JSON file, one at a time: JSON lines of requests, or one (streamed) request, told apart by content. */
+export function forEachSpanRow(file: string, each: (row: SpanRow) => void, bad: BadSpan): void {
+  if (isJsonLines(file)) {
     return forEachJsonLine(
       file,
       (request, where) => {
         if (!request || typeof request !== 'object' || !Array.isArray((request as { resourceSpans?: unknown }).resourceSpans)) return bad(where, 'resourceSpans: missing (expected an OTLP ExportTraceServiceRequest)');
-        for (const row of rowsOfRequest(request)) each(row);
+        const shape = requestShapeProblem(request);
+        if (shape) return bad(where, `${shape.path}: ${shape.why}`);
+        for (const { span, path, resource } of spansOf(request)) takeSpan(span, serviceOf(resource), where, path, each, bad);
       },
       bad,
     );
@@ -42,10 +66,12 @@ export function forEachSpanRow(file: string, each: (row: SpanRow) => void, bad: 
       return 'skip';
     },
     value(p, v) {
+      if (p[0] === 'resourceSpans' && needsContainer(p)) return bad(file, `${describePath(p)}: expected ${p.length % 2 ? 'an array' : 'an object'}, got ${v === null ? 'null' : typeof v}`);
       if (p.length === 3 && p[2] === 'resource') service = serviceOf(v);
-      else if (p.length === 6 && v && typeof v === 'object') {
-        const row = spanRow(v as Record<string, unknown>, service);
-        if (row) each(row);
+      else if (p.length === 6 && isSpans(p.slice(0, 5))) {
+        const deep = nestingProblem(v, MAX_NESTING - p.length);
+        if (deep) return bad(file, `${describePath(p)}.${deep.path}: ${deep.why}`, traceOf(v));
+        takeSpan(v, service, file, p, each, bad);
       }
     },
     close(p) {
@@ -65,6 +91,8 @@ export function importOtlp(found: FoundFiles, dir: string, o: ImportOptions): Im
   try {
     const files = Array.from({ length: BUCKETS }, (_, i) => path.join(spill, `${i}.jsonl`));
     const writers = new Map<number, JsonlWriter>();
+    // Traces with a span refused: made into no runs (a run missing a call would misstate its totals).
+    const refused = new Set<string>();
     let spans = 0;
     for (const file of found.files) {
       try {
@@ -77,7 +105,10 @@ export function importOtlp(found: FoundFiles, dir: string, o: ImportOptions): Im
             w.write(row);
             spans++;
           },
-          (where, why) => sink.skip(`${where}: ${why}`),
+          (where, why, trace) => {
+            sink.skip(`${where}: ${why}`);
+            if (trace) refused.add(trace);
+          },
         );
       } catch (e) {
         sink.skip(e instanceof JsonStreamError ? `${file}: ${e.message}` : `${file}: cannot read file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
@@ -85,7 +116,7 @@ export function importOtlp(found: FoundFiles, dir: string, o: ImportOptions): Im
     }
     for (const w of writers.values()) w.close();
     if (found.files.length && spans === 0) sink.note('no GenAI spans (gen_ai.operation.name chat / invoke_agent / execute_tool, or OpenInference LLM / AGENT / TOOL) were found');
-    for (const b of [...writers.keys()].sort((x, y) => x - y)) importBucket(sink, files[b]!, o);
+    for (const b of [...writers.keys()].sort((x, y) => x - y)) importBucket(sink, files[b]!, o, refused);
   } finally {
     fs.rmSync(spill, { recursive: true, force: true });
   }
@@ -93,27 +124,34 @@ export function importOtlp(found: FoundFiles, dir: string, o: ImportOptions): Im
 }
 
 /** One bucket: whole traces, in the order their first span was met. */
-function importBucket(sink: ImportSink, file: string, o: ImportOptions): void {
-  const traces = new Map<string, SpanRow[]>();
+function importBucket(sink: ImportSink, file: string, o: ImportOptions, refused: ReadonlySet<string>): void {
+  const traces = new Map<string, Map<string, SpanRow>>();
+  let resent = 0;
   forEachLine(file, (line) => {
     const row = JSON.parse(line) as SpanRow;
-    let list = traces.get(row.trace);
-    if (!list) traces.set(row.trace, (list = []));
-    list.push(row);
+    let spans = traces.get(row.trace);
+    if (!spans) traces.set(row.trace, (spans = new Map()));
+    // A span sent twice (an exporter's retry, a file given twice) is one span.
+    const key = `${row.span}\u0000${line}`;
+    if (spans.has(key)) resent++;
+    else spans.set(key, row);
   });
-  for (const [trace, rows] of traces) {
+  if (resent) sink.note(`${resent} span(s) came twice, byte for byte: each counted once`);
+  for (const [trace, spans] of traces) {
+    if (refused.has(trace)) {
+      sink.skip(`trace ${trace}: not imported: a span of it was refused (above)`);
+      continue;
+    }
+    const rows = [...spans.values()];
     for (const { root, members } of runsOfTrace(rows)) {
       const r = runFromSpans(trace, root, members, { scenario: o.scenario, price: o.price, outcomes: o.outcomes, repeatOf: (c) => sink.nextRepeat(c) });
       if (!r) continue;
-      if (sink.has(r.run.run_id)) {
-        sink.skip(`trace ${trace}: run ${r.run.run_id} appears twice: the second is skipped`);
-        continue;
-      }
+      const id = sink.claim(r.run.run_id, identityOf([root, ...members]));
+      if (id === null) continue;
       if (r.order) sink.scenarioOrder(r.order);
       sink.begin();
-      for (const s of r.steps) sink.step(s);
-      sink.commit(r.run, r.config, r.notes);
+      for (const s of r.steps) sink.step(id === s.run_id ? s : { ...s, run_id: id });
+      sink.commit({ ...r.run, run_id: id }, r.config, r.notes);
     }
   }
 }
-

@@ -12,7 +12,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type Sp
 import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import { JsonlWriter } from '../results/jsonl.ts';
 import { SCOPE } from './otel-attributes.ts';
-import { emitRunSpans, PlannedIds } from './to-spans.ts';
+import { emitRunSpans, PlannedIds, type SpanContext } from './to-spans.ts';
 
 export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
 export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
@@ -56,8 +56,8 @@ export class SpanWriter {
   }
 
   /** The run's spans, written (file) or sent and acknowledged (endpoint). */
-  async write(run: RunRecord, steps: readonly StepRecord[], scenarios: readonly string[] = []): Promise<void> {
-    emitRunSpans(this.provider.getTracer(SCOPE), this.ids, run, steps, scenarios);
+  async write(run: RunRecord, steps: readonly StepRecord[], context: SpanContext = {}): Promise<void> {
+    emitRunSpans(this.provider.getTracer(SCOPE), this.ids, run, steps, context);
     const spans = this.memory.getFinishedSpans();
     this.memory.reset();
     this.runs++;

@@ -59,7 +59,7 @@ const PICK: Record<string, readonly string[]> = {
   output: ALIASES.outputTokens,
   cached: ALIASES.cacheRead,
   reasoning: ALIASES.reasoning,
-  cacheWrite: [GEN_AI.cacheCreation, 'gen_ai.usage.cache_creation_input_tokens', 'llm.token_count.prompt_details.cache_write'],
+  cacheWrite: ALIASES.cacheCreation,
   tool: ALIASES.toolName,
   args: ALIASES.toolArguments,
   toolCallId: [GEN_AI.toolCallId],
@@ -77,7 +77,7 @@ const PICK: Record<string, readonly string[]> = {
 };
 
 /** Hex ids: OTLP/JSON has them hex already; anything else (base64 from a decoder) is turned to hex. */
-const hexId = (v: unknown): string => {
+export const hexId = (v: unknown): string => {
   if (typeof v !== 'string' || v === '') return '';
   return /^[0-9a-fA-F]+$/.test(v) && (v.length === 16 || v.length === 32) ? v.toLowerCase() : Buffer.from(v, 'base64').toString('hex');
 };
@@ -110,7 +110,8 @@ export function spanRow(span: Record<string, unknown>, service: string | undefin
     name: typeof span.name === 'string' ? span.name : '',
     startMs: msOf(span.startTimeUnixNano),
     endMs: msOf(span.endTimeUnixNano),
-    error: typeof errorType === 'string' ? errorType : failed ? status?.message || 'error' : null,
+    // error.type is a short code (`500`, `timeout`); the status message, when there is one, says more.
+    error: failed ? status?.message || (typeof errorType === 'string' ? errorType : 'error') : typeof errorType === 'string' ? errorType : null,
     a,
     ...(service ? { service } : {}),
   };
@@ -121,18 +122,4 @@ export function serviceOf(resource: unknown): string | undefined {
   const attrs = (resource as { attributes?: KeyValue[] } | undefined)?.attributes ?? [];
   const v = valueOf(attrs.find((kv) => kv?.key === 'service.name')?.value);
   return typeof v === 'string' ? v : undefined;
-}
-
-/** Every GenAI span of an ExportTraceServiceRequest already in memory (a line, a request body). */
-export function* rowsOfRequest(request: unknown): Generator<SpanRow> {
-  for (const rs of (request as { resourceSpans?: unknown[] })?.resourceSpans ?? []) {
-    const r = rs as { resource?: unknown; scopeSpans?: unknown[]; instrumentationLibrarySpans?: unknown[] };
-    const service = serviceOf(r.resource);
-    for (const ss of r.scopeSpans ?? r.instrumentationLibrarySpans ?? [])
-      for (const s of (ss as { spans?: unknown[] }).spans ?? []) {
-        if (!s || typeof s !== 'object') continue;
-        const row = spanRow(s as Record<string, unknown>, service);
-        if (row) yield row;
-      }
-  }
 }

@@ -7,8 +7,10 @@
 import { createHash } from 'node:crypto';
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Tracer } from '@opentelemetry/api';
 import type { IdGenerator } from '@opentelemetry/sdk-trace-base';
+import { providerPrefix, type ModelServers } from '../contracts/model-server.ts';
 import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import { splitFingerprint } from './fingerprint-parse.ts';
+import { errorTypeOf } from './error-type.ts';
 import { GEN_AI, LB } from './otel-attributes.ts';
 
 /** Ids handed out in the order spans are started: the next trace id, then span ids. */
@@ -62,8 +64,28 @@ function brakeOf(run: RunRecord): string | null {
   return key ? `${key}=${limits[key] ?? 'off'}` : null;
 }
 
+/** What the spans may say beyond the records. */
+export interface SpanContext {
+  /** The sweep's scenario order (its meta.json's). */
+  scenarios?: readonly string[];
+  /** The run's scenario's tool descriptions by tool name, when its definition is known. */
+  tools?: ReadonlyMap<string, string>;
+  /** Where each network provider's calls went (meta.json model_servers). */
+  servers?: ModelServers;
+}
+
+/** Scenarios' tool descriptions (scripted tools carry one), by scenario id, then tool name. */
+export function toolDescriptionsOf(scenarios: ReadonlyArray<{ id: string; tools: ReadonlyArray<{ name: string; description?: string }> }>): Map<string, Map<string, string>> {
+  return new Map(scenarios.map((s) => [s.id, new Map(s.tools.flatMap((t) => (t.description ? [[t.name, t.description] as const] : [])))]));
+}
+
+/** The seed a built-in loop sent with each call (agents/caller.ts); an external agent's or an imported run's is not known. */
+const seedOf = (run: RunRecord): number | null => (run.agent !== 'external' && !run.settings.model.startsWith('imported:') && Number.isInteger(run.settings.seed) ? run.settings.seed : null);
+
 /** Writes the spans of one run through `tracer` (whose provider uses `ids`). */
-export function emitRunSpans(tracer: Tracer, ids: PlannedIds, run: RunRecord, steps: readonly StepRecord[], scenarios: readonly string[] = []): void {
+export function emitRunSpans(tracer: Tracer, ids: PlannedIds, run: RunRecord, steps: readonly StepRecord[], c: SpanContext = {}): void {
+  const scenarios = c.scenarios ?? [];
+  const seed = seedOf(run);
   const start = Date.parse(run.started_at);
   const t0 = Number.isFinite(start) ? start : 0;
   const end = t0 + run.elapsed_ms;
@@ -86,6 +108,7 @@ export function emitRunSpans(tracer: Tracer, ids: PlannedIds, run: RunRecord, st
         [GEN_AI.inputTokens]: run.input_tokens,
         [GEN_AI.outputTokens]: run.output_tokens,
         ...(run.cached_tokens > 0 ? { [GEN_AI.cacheRead]: run.cached_tokens } : {}),
+        ...(run.stop_reason === 'error' ? { [GEN_AI.errorType]: errorTypeOf(run.stop_detail) } : {}),
         [LB.runId]: run.run_id,
         [LB.configId]: run.config_id,
         [LB.scenario]: run.scenario,
@@ -106,7 +129,10 @@ export function emitRunSpans(tracer: Tracer, ids: PlannedIds, run: RunRecord, st
   steps.forEach((s, i) => {
     const callEnd = t0 + s.elapsed_ms;
     const callStart = callEnd - s.latency_ms;
-    const model = modelName(run.settings.role_models?.[s.role] ?? run.settings.model);
+    const spec = run.settings.role_models?.[s.role] ?? run.settings.model;
+    const model = modelName(spec);
+    const prefix = providerPrefix(spec);
+    const server = prefix ? c.servers?.[prefix] : undefined;
     const cacheWrite = optionalCount(s, 'cache_write_tokens');
     const reasoning = optionalCount(s, 'reasoning_tokens');
     const { settings: _settings, ...own } = s;
@@ -115,6 +141,12 @@ export function emitRunSpans(tracer: Tracer, ids: PlannedIds, run: RunRecord, st
       [GEN_AI.operation]: 'chat',
       [GEN_AI.provider]: provider,
       [GEN_AI.requestModel]: model,
+      // The records name one model per call: the one that answered it.
+      [GEN_AI.responseModel]: model,
+      // loopbench's own id of the call (the records keep no provider response id).
+      [GEN_AI.responseId]: `${run.run_id}/call/${s.call}`,
+      ...(seed !== null ? { [GEN_AI.seed]: seed } : {}),
+      ...(server ? { [GEN_AI.serverAddress]: server.address, [GEN_AI.serverPort]: server.port } : {}),
       [GEN_AI.conversation]: run.run_id,
       ...(run.settings.max_output_tokens > 0 ? { [GEN_AI.maxTokens]: run.settings.max_output_tokens } : {}),
       ...(s.error ? {} : { [GEN_AI.finishReasons]: [s.action ? 'tool_calls' : 'stop'] }),
@@ -123,7 +155,7 @@ export function emitRunSpans(tracer: Tracer, ids: PlannedIds, run: RunRecord, st
       ...(s.cached_tokens > 0 ? { [GEN_AI.cacheRead]: s.cached_tokens } : {}),
       ...(cacheWrite ? { [GEN_AI.cacheCreation]: cacheWrite } : {}),
       ...(reasoning ? { [GEN_AI.reasoning]: reasoning } : {}),
-      ...(s.error ? { [GEN_AI.errorType]: s.error } : {}),
+      ...(s.error ? { [GEN_AI.errorType]: errorTypeOf(s.error) } : {}),
       [LB.runId]: run.run_id,
       [LB.step]: s.step,
       [LB.call]: s.call,
@@ -149,6 +181,7 @@ export function emitRunSpans(tracer: Tracer, ids: PlannedIds, run: RunRecord, st
             [GEN_AI.toolName]: a.tool,
             [GEN_AI.toolCallId]: `call_${s.call}_${k + 1}`,
             [GEN_AI.toolType]: 'function',
+            ...(c.tools?.get(a.tool) ? { [GEN_AI.toolDescription]: c.tools.get(a.tool)! } : {}),
             [GEN_AI.toolArguments]: typeof a.args === 'string' ? a.args : JSON.stringify(a.args),
             [LB.runId]: run.run_id,
             [LB.call]: s.call,

@@ -1,14 +1,18 @@
 // POST /v1/traces on `bench serve` and the gateway: an OTLP/HTTP trace receiver, so an agent already
 // instrumented with OpenTelemetry (OpenLLMetry, OpenInference, the GenAI conventions) can be measured by
 // pointing its exporter at loopbench. Each request (protobuf, decoded with OpenTelemetry JS's generated
-// decoders, or JSON; gzip or not) is appended to an OTLP/JSON lines file as it arrives, ids in hex, the
+// decoders, or JSON; gzip or not) is checked field by field first (otlp-check.ts: a bad one is a 400 naming
+// its path, and no body, however made, ends the process), then appended to an OTLP/JSON lines file as one
+// whole line before it is acknowledged, ids in hex, the
 // same file `bench export --format otlp` writes; when the server stops, that file is imported as runs
 // (`bench import --format otlp`), since only then is each trace known to be complete.
 import { JsonlWriter } from '../results/jsonl.ts';
 import { createRequire } from 'node:module';
+import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type http from 'node:http';
 import type { HttpRoute } from '../contracts/http-route.ts';
+import { requestProblem, spansOf } from './otlp-check.ts';
 
 export const TRACES_ROUTE = '/v1/traces';
 /** A batch larger than this is refused (413) before it is held whole. */
@@ -38,8 +42,82 @@ function asOtlpJson(request: Record<string, unknown>): Record<string, unknown> {
 }
 
 function reply(res: http.ServerResponse, status: number, protobuf: boolean, message?: string): void {
+  if (res.headersSent) return void res.end();
   if (status === 200) return void res.writeHead(200, { 'content-type': protobuf ? 'application/x-protobuf' : 'application/json' }).end(protobuf ? undefined : '{}');
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message } }));
+}
+
+/** Refused with a status and the reason (never any of the body). */
+class Refused extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const gunzip = promisify(zlib.gunzip);
+
+/** The body, read up to MAX_TRACES_BODY bytes (before and after gzip). */
+async function bodyOf(req: http.IncomingMessage): Promise<Buffer> {
+  const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  if (encoding !== 'gzip' && encoding !== 'identity') throw new Refused(415, `content-encoding ${JSON.stringify(encoding.slice(0, 20))} is not taken (gzip or none)`);
+  const tooLarge = new Refused(413, `Request body larger than ${MAX_TRACES_BODY} bytes`);
+  if (Number(req.headers['content-length'] ?? 0) > MAX_TRACES_BODY) throw tooLarge;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of req as AsyncIterable<Buffer>) {
+    size += c.length;
+    if (size > MAX_TRACES_BODY) throw tooLarge;
+    chunks.push(c);
+  }
+  const body = Buffer.concat(chunks);
+  if (encoding !== 'gzip') return body;
+  try {
+    return await gunzip(body, { maxOutputLength: MAX_TRACES_BODY });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw new Refused(413, `Request body larger than ${MAX_TRACES_BODY} bytes once gunzipped`);
+    throw new Refused(400, 'the body is not gzip (content-encoding: gzip)');
+  }
+}
+
+/** The body as an OTLP/JSON request: decoded (protobuf) or parsed (JSON), then checked field by field. */
+function requestOf(body: Buffer, protobuf: boolean): Record<string, unknown> {
+  let request: unknown;
+  try {
+    if (protobuf) {
+      const d = protobufDecoder();
+      request = asOtlpJson(d.toObject(d.decode(body), { longs: String, enums: Number, bytes: String }));
+    } else request = JSON.parse(body.toString('utf8').replace(/^\uFEFF/, ''));
+  } catch {
+    // Nothing of the body is quoted back.
+    throw new Refused(400, `the body is not an OTLP ExportTraceServiceRequest (${protobuf ? 'protobuf' : 'JSON'})`);
+  }
+  const problem = requestProblem(request);
+  if (problem) throw new Refused(400, `${problem.path}: ${problem.why}`);
+  return request as Record<string, unknown>;
+}
+
+/** Past this much of a refused body, the connection is cut instead of read to its end. */
+const MAX_DRAINED = 4 * MAX_TRACES_BODY;
+
+/** Reads the rest of a request and drops it: true at its end, false when it was cut (too much, or the client left). */
+function drained(req: http.IncomingMessage): Promise<boolean> {
+  if (req.complete) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    let bytes = 0;
+    req.on('data', (c: Buffer) => {
+      bytes += c.length;
+      if (bytes > MAX_DRAINED) {
+        req.socket.destroy();
+        resolve(false);
+      }
+    });
+    req.once('end', () => resolve(true));
+    req.once('close', () => resolve(req.complete));
+    req.resume();
+  });
 }
 
 export interface TracesReceiver {
@@ -49,41 +127,36 @@ export interface TracesReceiver {
   close(): void;
 }
 
-/** A receiver appending to `file` (created, or appended to if it exists). */
+/** A receiver appending to `file` (created, or appended to if it exists: cut a crash's partial last line off first, results/jsonl.ts cutPartialLine). */
 export function tracesReceiver(file: string): TracesReceiver {
   const out = new JsonlWriter(file);
   let requests = 0;
   let spans = 0;
-  const route: HttpRoute = async (req, res) => {
+  const take = async (req: http.IncomingMessage, res: http.ServerResponse, protobuf: boolean) => {
+    if (req.method !== 'POST') throw new Refused(405, `Method ${req.method} not allowed on ${TRACES_ROUTE} (use POST)`);
     const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
-    const protobuf = type === 'application/x-protobuf';
-    if (req.method !== 'POST') return reply(res, 405, protobuf, `Method ${req.method} not allowed on ${TRACES_ROUTE} (use POST)`);
-    if (!protobuf && type !== 'application/json') return reply(res, 415, false, `${TRACES_ROUTE} takes OTLP/HTTP: application/x-protobuf or application/json`);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const c of req as AsyncIterable<Buffer>) {
-      size += c.length;
-      if (size > MAX_TRACES_BODY) return reply(res, 413, protobuf, `Request body larger than ${MAX_TRACES_BODY} bytes`);
-      chunks.push(c);
+    if (!protobuf && type !== 'application/json') throw new Refused(415, `${TRACES_ROUTE} takes OTLP/HTTP: application/x-protobuf or application/json`);
+    const request = requestOf(await bodyOf(req), protobuf);
+    let n = 0;
+    for (const _ of spansOf(request)) n++;
+    // Flushed per request: what was acknowledged is on disk, one whole line (an empty export has nothing to keep).
+    if (n > 0) {
+      out.write(request);
+      out.flush();
     }
-    let request: Record<string, unknown>;
-    try {
-      let body: Buffer = Buffer.concat(chunks);
-      if (req.headers['content-encoding'] === 'gzip') body = zlib.gunzipSync(body, { maxOutputLength: MAX_TRACES_BODY });
-      const d = protobufDecoder();
-      request = protobuf ? asOtlpJson(d.toObject(d.decode(body), { longs: String, enums: Number, bytes: String })) : (JSON.parse(body.toString('utf8')) as Record<string, unknown>);
-      if (!request || typeof request !== 'object' || (request.resourceSpans !== undefined && !Array.isArray(request.resourceSpans))) throw new Error('not a request');
-    } catch {
-      // Nothing of the body is quoted back.
-      return reply(res, 400, protobuf, `the body is not an OTLP ExportTraceServiceRequest (${protobuf ? 'protobuf' : 'JSON'})`);
-    }
-    request.resourceSpans ??= [];
-    for (const rs of request.resourceSpans as Array<{ scopeSpans?: Array<{ spans?: unknown[] }> }>) for (const ss of rs.scopeSpans ?? []) spans += ss.spans?.length ?? 0;
     requests++;
-    // Flushed per request: what was acknowledged is on disk.
-    out.write(request);
-    out.flush();
+    spans += n;
     reply(res, 200, protobuf);
+  };
+  // Never rejects: no body, however made, reaches the server as an exception.
+  const route: HttpRoute = async (req, res) => {
+    const protobuf = (req.headers['content-type'] ?? '').split(';')[0]!.trim() === 'application/x-protobuf';
+    try {
+      await take(req, res, protobuf);
+    } catch (e) {
+      // What is left of a refused body is read and dropped first, so the client gets the answer, not a broken pipe.
+      if (await drained(req)) reply(res, e instanceof Refused ? e.status : 500, protobuf, e instanceof Refused ? e.message : `the request could not be taken (${(e as Error).name})`);
+    }
   };
   return { route, received: () => ({ requests, spans }), close: () => out.close() };
 }

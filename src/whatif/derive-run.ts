@@ -3,8 +3,9 @@
 // step records (the same brake code the runs used), so no model is called. The one assumption: the
 // trajectory does not depend on the limit (true unless the prompt states the limit to the model).
 import { brakesFor } from '../brakes/index.ts';
-import type { PendingCall, RunState } from '../brakes/brake.ts';
+import { admitAction, newRunState, type PendingCall } from '../brakes/brake.ts';
 import { callCost } from '../meter/pricing.ts';
+import { RunLedger } from '../meter/ledger.ts';
 import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import type { DerivedRun } from '../contracts/derived.ts';
 import type { Limits } from '../contracts/settings.ts';
@@ -50,7 +51,9 @@ export function deriveRun(run: RunRecord, steps: readonly StepRecord[], limits: 
   if (spin && steps.some((s) => s.action?.includes('|'))) return { ok: false, reason: `${run.config_id}: some calls ran several actions at once, and the records keep them joined, so repeats cannot be counted one by one` };
 
   const price = run.settings.price;
-  const state: RunState = { steps: 0, calls: 0, rounds: 0, inputTokens: 0, outputTokens: 0, cachedTokens: 0, costUsd: 0, elapsedMs: 0, repeats: new Map(), history: [] };
+  const state = newRunState();
+  // The derived run's totals are its steps', added as recorded.
+  const ledger = new RunLedger(`${run.run_id}~${configId}`, configId, { ...run.settings, limits }, state);
   const pendingOf = (s: StepRecord): PendingCall => ({
     role: s.role,
     inputTokens: s.input_tokens,
@@ -59,31 +62,19 @@ export function deriveRun(run: RunRecord, steps: readonly StepRecord[], limits: 
   });
   const finish = (stop: Pick<Stop, 'reason' | 'step'>, detail: string, elapsedMs: number): Derivation => {
     const same = stop.reason === run.stop_reason && state.calls === run.calls;
-    return {
-      ok: true,
-      run: {
-        run_id: `${run.run_id}~${configId}`,
-        config_id: configId,
-        scenario: run.scenario,
-        agent: run.agent,
-        settings: { ...run.settings, limits },
-        stop_reason: stop.reason,
-        stop_detail: same ? run.stop_detail : detail,
-        stop_step: stop.step,
-        steps: state.steps,
-        calls: state.calls,
-        rounds: state.rounds,
-        input_tokens: state.inputTokens,
-        output_tokens: state.outputTokens,
-        cached_tokens: state.cachedTokens,
-        cost_usd: state.costUsd,
-        elapsed_ms: same ? run.elapsed_ms : Math.round(elapsedMs),
-        // A run cut short has no answer: it fails its check (no check: not measured), as a live run would.
-        success: same ? run.success : run.success === null ? null : false,
-        derived_from: run.config_id,
-        ...(run.extra ? { extra: run.extra } : {}),
-      },
-    };
+    // A run cut short has no answer: it fails its check (no check: not measured), as a live run would.
+    const success = same ? run.success : run.success === null ? null : false;
+    const { answer: _answer, started_at: _started, finished_at: _finished, ...derived } = ledger.runRecord({
+      agent: run.agent,
+      stop: { reason: stop.reason, detail: same ? run.stop_detail : detail, step: stop.step },
+      elapsedMs: same ? run.elapsed_ms : elapsedMs,
+      answer: null,
+      success,
+      started_at: '',
+      finished_at: '',
+      ...(run.extra ? { extra: run.extra } : {}),
+    });
+    return { ok: true, run: { ...derived, derived_from: run.config_id } };
   };
 
   for (const s of steps) {
@@ -94,20 +85,12 @@ export function deriveRun(run: RunRecord, steps: readonly StepRecord[], limits: 
       const stop = b.beforeCall?.(state, pending);
       if (stop) return finish(stop, `${stop.detail} (derived from ${run.config_id})`, state.elapsedMs);
     }
-    state.calls = s.call;
-    state.steps = s.step;
-    state.rounds = s.round;
-    state.inputTokens = s.cum_input_tokens;
-    state.outputTokens = s.cum_output_tokens;
-    state.cachedTokens += s.cached_tokens;
-    state.costUsd = s.cum_cost_usd;
-    state.elapsedMs = s.elapsed_ms;
+    ledger.add(s);
     if (s.fingerprint !== null) {
       const tool = s.action ?? '';
       const action = { tool, fingerprint: s.fingerprint, argsJson: argsOfFingerprint(tool, s.fingerprint) };
-      const stop = spin?.beforeAction?.(state, action);
+      const stop = admitAction(spin ? [spin] : [], state, action);
       if (stop) return finish(stop, `${stop.detail} (derived from ${run.config_id})`, state.elapsedMs);
-      state.repeats.set(action.fingerprint, (state.repeats.get(action.fingerprint) ?? 0) + 1);
     }
   }
   // An external agent is stopped at its timeout wherever it is, also after its last call (the gateway

@@ -2,8 +2,10 @@
 import type { Usage } from '../contracts/chat.ts';
 import type { SentUsage } from './adapter.ts';
 
-/** A token count as a provider sends one: a safe non-negative integer. */
-export const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+/** A token count as a provider sends one: a non-negative integer up to the ceiling every reader applies (contracts/counts.ts). */
+import { isTokenCount as isCount } from '../contracts/counts.ts';
+
+export { isCount };
 
 /**
  * A provider's usage as billed: null unless its prompt and completion are counts (an answer without

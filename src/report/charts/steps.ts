@@ -1,8 +1,8 @@
-// The charts along the steps of a run: cumulative input tokens (with the quadratic fit), the same
+// The cumulative curve in tokens (mean over runs that reached each step, with its quadratic fit), the same
 // curve in dollars, and the input of each call. A lower step limit's line lies under a higher one's
-// until it stops, and configurations that behave alike draw the very same line: each line is drawn
-// once (the highest limit's), and every configuration's last step is marked and named, so the
-// legend lists only lines a reader can see.
+// until it stops, and configurations that behave alike draw the very same line: every configuration's
+// line is drawn and named in the legend, a covered one dashed over the line that covers it
+// (overlap.ts), and every configuration's last step is marked and named.
 import type { TopLevelSpec } from 'vega-lite';
 import type { StepPoint } from '../stats/aggregate.ts';
 import { naturalOrder } from '../stats/aggregate.ts';
@@ -13,6 +13,7 @@ import type { QuadraticFit } from '../stats/fit.ts';
 import { predict } from '../stats/fit.ts';
 import { usd } from '../format/numbers.ts';
 import { chartSteps } from './thin.ts';
+import { lineDashes, SOLID } from './overlap.ts';
 
 type Value = (p: StepPoint) => number;
 /** One layer of a layered Vega-Lite spec (vega-lite exports no name for it). */
@@ -107,14 +108,23 @@ interface LineChart {
   layers?: Layer[];
   /** Rows for those layers. */
   rows?: object[];
-  strokeDash?: object;
   point?: boolean;
 }
 
 function lineChart(points: readonly StepPoint[], scenarios: readonly string[], colours: ColourScale, c: LineChart): ChartSpec {
   const drawn = drawnLines(points, c.value);
-  const lines = points.filter((p) => drawn.has(p.config_id)).map((p) => ({ scenario: p.scenario, config: configLabel(p.config_id, p.scenario), kind: 'measured', step: p.step, value: c.value(p) }));
+  const label = (p: StepPoint) => configLabel(p.config_id, p.scenario);
+  const dashes = lineDashes(points.map(label), new Set(points.filter((p) => !drawn.has(p.config_id)).map(label)));
+  const rank = new Map(dashes.order.map((l, i) => [l, i]));
+  // Rows bottom line first: vega draws the lines of one mark in the order their rows come.
+  const lines = points
+    .map((p) => ({ scenario: p.scenario, config: label(p), kind: 'measured', step: p.step, value: c.value(p) }))
+    .sort((a, b) => rank.get(a.config)! - rank.get(b.config)!);
   const ends = lineEnds(points, c.value, c.show).map((e) => ({ ...e, kind: 'end' }));
+  const named = lines.map((l) => l.config);
+  // The legend draws each line's stroke and dashes (not a point, whose outline would be dashed).
+  const colour = colourBy('config', colours, named, { symbolType: 'stroke', symbolStrokeWidth: 2 });
+  const strokeDash = { field: 'config', type: 'nominal' as const, title: null, scale: { domain: colour.scale.domain, range: colour.scale.domain.map((l) => dashes.dash.get(l) ?? [1, 0]) }, legend: colour.legend };
   const x = { field: 'step', type: 'quantitative' as const, title: 'step N', axis: STEP_AXIS };
   const y = { field: 'value', type: 'quantitative' as const, title: c.yTitle, axis: c.yAxis };
   return {
@@ -122,7 +132,7 @@ function lineChart(points: readonly StepPoint[], scenarios: readonly string[], c
     title: c.title,
     caption: c.caption,
     spec: {
-      ...base(c.title, c.subtitle),
+      ...base(c.title, dashes.order.some((l) => dashes.dash.get(l) !== SOLID) ? [...[c.subtitle].flat(), COVERED] : c.subtitle),
       data: { values: [...lines, ...(c.rows ?? []), ...ends] },
       ...byScenario(scenarios, ['x', 'y']),
       spec: {
@@ -133,7 +143,7 @@ function lineChart(points: readonly StepPoint[], scenarios: readonly string[], c
           {
             transform: [{ filter: "datum.kind === 'measured'" }],
             mark: { type: 'line', point: c.point ?? false, strokeWidth: 2 },
-            encoding: { x, y, color: colourBy('config', colours, lines.map((l) => l.config)), ...(c.strokeDash ? { strokeDash: c.strokeDash } : {}) },
+            encoding: { x, y, color: colour, strokeDash },
           },
           { transform: [{ filter: "datum.kind === 'end'" }], mark: { type: 'point', filled: true, size: 50, color: '#333' }, encoding: { x, y, tooltip: [{ field: 'configs', title: 'stops here' }, { field: 'step' }, { field: 'value', title: c.yTitle, format: c.yAxis.format as string }] } },
           ...(['left', 'right'] as const).map((side) => ({
@@ -148,22 +158,23 @@ function lineChart(points: readonly StepPoint[], scenarios: readonly string[], c
 }
 
 const FIT = 'fit a·N + b·N²';
+/** What a dashed coloured line means: said under the title of a chart that draws one. */
+const COVERED = 'dashed colours: configurations that draw the same line, each showing in turn';
 
 export function cumulativeTokensChart(points: readonly StepPoint[], fits: readonly QuadraticFit[], scenarios: readonly string[], colours: ColourScale): ChartSpec {
   const fitted = fits.flatMap((f) => chartSteps(f.max_step).map((step) => ({ scenario: f.scenario, kind: FIT, step, value: Math.round(predict(f, step)) })));
-  const formulas = fits.map((f) => ({ scenario: f.scenario, kind: 'formula', text: `dashed: fit ${fitFormula(f)}` }));
-  const dash = { field: 'kind', type: 'nominal' as const, title: null, scale: { domain: ['measured', FIT], range: [[1, 0], [6, 4]] }, legend: { labelExpr: "datum.label === 'measured' ? 'measured (mean over runs)' : datum.label" } };
+  const formulas = fits.map((f) => ({ scenario: f.scenario, kind: 'formula', text: `dotted: fit ${fitFormula(f)}` }));
   return lineChart(points, scenarios, colours, {
     name: 'cumulative-input-tokens',
     title: 'Steps vs cumulative input tokens',
-    subtitle: ['mean over runs that reached the step; dashed = fitted a·N + b·N²;', 'dot = where a configuration stops'],
-    caption: 'Input tokens consumed by a run up to each step, one line per distinct curve, each configuration’s last step marked and named; dashed grey: the least-squares fit a·N + b·N² per scenario.',
+    subtitle: ['mean over runs that reached the step; grey dotted line = fitted a·N + b·N²;', 'dot = where a configuration stops'],
+    caption: 'Input tokens consumed by a run up to each step, one line per configuration, each configuration’s last step marked and named; dotted grey: the least-squares fit a·N + b·N² per scenario.',
     yTitle: 'cumulative input tokens',
     yAxis: TOKENS_AXIS,
     value: tokensOf,
     rows: [...fitted, ...formulas],
     layers: [
-      { transform: [{ filter: `datum.kind === '${FIT}'` }], mark: { type: 'line', strokeWidth: 1.5, color: '#555' }, encoding: { x: { field: 'step', type: 'quantitative' }, y: { field: 'value', type: 'quantitative' }, strokeDash: dash } },
+      { transform: [{ filter: `datum.kind === '${FIT}'` }], mark: { type: 'line', strokeWidth: 1.5, color: '#555', strokeDash: [1.5, 3] }, encoding: { x: { field: 'step', type: 'quantitative' }, y: { field: 'value', type: 'quantitative' } } },
       { transform: [{ filter: "datum.kind === 'formula'" }], mark: { type: 'text', align: 'left', baseline: 'top', x: 6, y: 4, fontSize: 11, color: '#555' }, encoding: { text: { field: 'text' } } },
     ],
   });

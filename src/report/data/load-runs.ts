@@ -11,8 +11,9 @@ import { checkRunRecord } from '../../results/record-shape.ts';
 export interface LoadedRun extends RunFacts {
   /** Its repeat index within the configuration (the one per-run part of its settings the report orders by). */
   repeat: number;
-  /** Where the whole record is in runs.jsonl. */
+  /** Where the whole record is in runs.jsonl, and its line number there (for messages). */
   place: LinePlace;
+  line: number;
 }
 
 export interface LoadedRuns {
@@ -86,6 +87,8 @@ export async function loadRuns(file: string): Promise<LoadedRuns> {
       input_tokens: r.input_tokens,
       output_tokens: r.output_tokens,
       cached_tokens: r.cached_tokens,
+      ...(r.cache_write_tokens !== undefined ? { cache_write_tokens: r.cache_write_tokens } : {}),
+      ...(r.reasoning_tokens !== undefined ? { reasoning_tokens: r.reasoning_tokens } : {}),
       cost_usd: r.cost_usd,
       elapsed_ms: r.elapsed_ms,
       success: r.success,
@@ -93,6 +96,7 @@ export async function loadRuns(file: string): Promise<LoadedRuns> {
       ...(r.extra ? { extra: extras.get(JSON.stringify(r.extra), r.extra) } : {}),
       repeat: r.settings.repeat,
       place: { offset: line.offset, bytes: line.bytes },
+      line: line.line,
     });
   }
   return { runs, skipped, duplicates };

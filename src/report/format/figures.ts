@@ -2,8 +2,10 @@
 import type { StopReason } from '../../contracts/stop-reason.ts';
 import type { ConfigSummary } from '../stats/aggregate.ts';
 import type { QuadraticFit } from '../stats/fit.ts';
+import type { UnseenFailures } from '../stats/cost-per-success.ts';
+import type { ConfigEconomics } from '../stats/economics.ts';
 import type { Interval } from '../stats/intervals.ts';
-import { int, signed } from './numbers.ts';
+import { int, pct, signed, usd } from './numbers.ts';
 
 /** `301·N² + 47·N` with the sign of each term shown as it is. */
 export function fitFormula(f: Pick<QuadraticFit, 'a' | 'b'>): string {
@@ -22,9 +24,40 @@ export function formatStopReasons(c: Pick<ConfigSummary, 'stop_reasons' | 'stop_
     .join(', ');
 }
 
-/** Cost per successful task with its interval: `$0.52 ($0.41–$0.71)`, `none succeeded`, or `$0.52 (1 run: no interval)`. */
-export function perSuccessText(value: number, ci: Interval | null, money: (x: number) => string): string {
+/** Marks a cost per successful task whose interval had no failure to learn from (unseenFailuresNote explains it). */
+export const UNSEEN_MARK = '†';
+
+/**
+ * Cost per successful task with its interval: `$0.52 ($0.41–$0.71)`, `none succeeded`, or `$0.52 (1 run: no interval)`;
+ * `$0.52 ($0.41–$0.93†)` when no run failed (the mark refers to unseenFailuresNote).
+ */
+export function perSuccessText(value: number, ci: Interval | null, money: (x: number) => string, unseen: UnseenFailures | null = null): string {
   if (!Number.isFinite(value)) return 'none succeeded';
   if (!ci) return `${money(value)} (1 run: no interval)`;
-  return `${money(value)} (${money(ci.lo)}–${Number.isFinite(ci.hi) ? money(ci.hi) : '∞'})`;
+  return `${money(value)} (${money(ci.lo)}–${Number.isFinite(ci.hi) ? money(ci.hi) : '∞'}${unseen ? UNSEEN_MARK : ''})`;
+}
+
+/**
+ * The sentence behind the mark: no failure in n runs leaves a failure rate up to Clopper–Pearson's bound
+ * open, and only a budget bounds what such a failure costs. One sentence per (runs, budget), naming its
+ * configurations; none when every configuration saw a failure.
+ */
+export function unseenFailuresNote(economics: readonly ConfigEconomics[]): string | null {
+  const groups = new Map<string, { u: UnseenFailures; configs: string[] }>();
+  for (const e of economics) {
+    const u = e.unseen_failures;
+    if (!u) continue;
+    const key = `${u.runs} ${u.budget_usd}`;
+    const g = groups.get(key) ?? { u, configs: [] };
+    g.configs.push(e.config_id);
+    groups.set(key, g);
+  }
+  if (groups.size === 0) return null;
+  const sentences = [...groups.values()].map(({ u, configs }) => {
+    const seen = `no checked run failed in ${u.runs} (${configs.join(', ')}), yet up to ${pct(u.failure_rate_hi)} of runs failing is not ruled out at 95%`;
+    return u.budget_usd === null || u.adds_usd === null
+      ? `${seen}, and no budget caps what such a failure costs (no max_cost, or costs re-priced), so the upper end speaks only of the runs seen`
+      : `${seen}; each could spend at most its ${usd(u.budget_usd)} budget, so the upper end includes the ${usd(u.adds_usd)} per successful task they could add`;
+  });
+  return `${UNSEEN_MARK} ${sentences.map((s, i) => (i ? s : s[0]!.toUpperCase() + s.slice(1))).join('. ')}.`;
 }

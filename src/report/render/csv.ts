@@ -87,6 +87,8 @@ export function runRow(r: RunRecord): Record<string, unknown> {
     input_tokens: r.input_tokens,
     output_tokens: r.output_tokens,
     cached_tokens: r.cached_tokens,
+    cache_write_tokens: r.cache_write_tokens ?? 0,
+    reasoning_tokens: r.reasoning_tokens ?? 0,
     cost_usd: r.cost_usd,
     elapsed_ms: r.elapsed_ms,
     success: r.success ?? '',

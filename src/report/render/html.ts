@@ -8,19 +8,27 @@ import { decisionTable, fitTable, ratioTableRows, repriceTable, runsTable, savin
 import { constraintTable, queueTable, roleTable } from '../tables/taskqueue.ts';
 import { DETECTOR_NOTE, detectorTable } from '../tables/detectors.ts';
 import { counted } from '../format/numbers.ts';
+import { unseenFailuresNote } from '../format/figures.ts';
+import { reportTitle, titleText } from './title.ts';
+import { leadLine, sentences } from './decision-lines.ts';
 
 /** Per-run rows beyond this are in runs.csv; the HTML stays light for big sweeps. */
 export const MAX_RUN_ROWS = 500;
 
 export const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
-function table(t: Table, caption?: string): string {
+/** `rowClass`: a class per row (a budget that did not hold is marked apart from one that holds). */
+function table(t: Table, caption?: string, rowClass: (row: readonly string[]) => string | null = () => null): string {
   const cls = (i: number) => (t.numeric.includes(i) ? ' class="num"' : '');
+  const tr = (r: readonly string[]) => {
+    const c = rowClass(r);
+    return c ? `<tr class="${c}">` : '<tr>';
+  };
   return [
     '<div class="scroll"><table>',
     caption ? `<caption>${esc(caption)}</caption>` : '',
     `<thead><tr>${t.head.map((h, i) => `<th${cls(i)}>${esc(h)}</th>`).join('')}</tr></thead>`,
-    `<tbody>${t.rows.map((r) => `<tr>${r.map((v, i) => `<td${cls(i)}>${esc(v)}</td>`).join('')}</tr>`).join('\n')}</tbody>`,
+    `<tbody>${t.rows.map((r) => `${tr(r)}${r.map((v, i) => `<td${cls(i)}>${esc(v)}</td>`).join('')}</tr>`).join('\n')}</tbody>`,
     '</table></div>',
   ].join('\n');
 }
@@ -30,16 +38,25 @@ function scopeSvgIds(svg: string, prefix: string): string {
   return svg.replace(/\bid="([^"]+)"/g, `id="${prefix}-$1"`).replace(/url\(#([^)]+)\)/g, `url(#${prefix}-$1)`).replace(/href="#([^"]+)"/g, `href="#${prefix}-$1"`);
 }
 
+/** One line per decision; the whole of it, sentence by sentence, folded below. */
+const decisionItem = (text: string) =>
+  `<li><details><summary>${esc(leadLine(text))}</summary>${sentences(text).map((x) => `<p>${esc(x)}</p>`).join('')}</details></li>`;
+
 const CSS = `
 :root { color-scheme: light; }
 body { font-family: "DejaVu Sans", "Helvetica Neue", Arial, sans-serif; color: #1a1a1a; background: #fff; margin: 0; line-height: 1.45; }
 main { max-width: 1040px; margin: 0 auto; padding: 24px 28px 48px; }
-h1 { font-size: 26px; margin: 0 0 4px; }
+h1 { font-size: 24px; margin: 0 0 6px; line-height: 1.3; }
+h1 .answer { display: block; font-size: 19px; font-weight: normal; color: #1f4e79; }
+.kicker { font-size: 13px; color: #666; margin: 0 0 4px; }
 h2 { font-size: 19px; margin: 32px 0 10px; border-bottom: 1px solid #ddd; padding-bottom: 4px; }
 .lede { color: #444; margin: 0 0 8px; }
 dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; font-size: 14px; }
 dl.meta dt { color: #555; } dl.meta dd { margin: 0; font-family: "DejaVu Sans Mono", monospace; word-break: break-all; }
 ul.findings li { margin: 6px 0; font-size: 15px; }
+ul.decisions { list-style: none; padding-left: 0; }
+ul.decisions summary { cursor: pointer; font-size: 15px; }
+ul.decisions details p { margin: 4px 0 4px 18px; font-size: 14px; color: #333; }
 figure { margin: 18px 0 26px; break-inside: avoid; page-break-inside: avoid; }
 figure svg { max-width: 100%; height: auto; display: block; }
 figcaption { font-size: 13px; color: #444; margin-top: 4px; }
@@ -52,6 +69,11 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.num, td:first-child { white-space: nowrap; }
 .note { font-size: 13px; color: #555; }
 .warn { background: #fff6d5; padding: 6px 10px; border-left: 4px solid #e0b400; }
+tr.breached td { background: #f8d0cb; color: #7a1a10; }
+tr.breached td:first-child { font-weight: bold; }
+tr.breached td:first-child::before { content: "✗ "; }
+tr.holds td:first-child { color: #2a7a38; }
+tr.unmeasured td:first-child { color: #7a5a00; }
 @media print {
   main { max-width: none; padding: 0; }
   h2 { break-after: avoid; page-break-after: avoid; }
@@ -78,22 +100,26 @@ export function renderHtml(d: ReportData): string {
     ['command', m ? `bench ${m.command.join(' ')}` : 'unknown'],
   ];
   const skipped = d.skipped.steps + d.skipped.runs;
+  const unseenNote = unseenFailuresNote(d.economics);
   const runs = d.shownRuns;
+  const title = reportTitle(d.summary, d.recommendations);
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>loopbench report: ${esc(d.name)}</title>
+<title>${esc(titleText(title))}</title>
 <style>${CSS}</style>
 </head>
 <body>
 <main>
-<h1>loopbench report: ${esc(d.name)}</h1>
+<p class="kicker">loopbench report · ${esc(d.name)}</p>
+<h1>${esc(title.question)} <span class="answer">${esc(title.answer)}</span></h1>
 <p class="lede">What these agent loops cost and whether they stop: ${runCount(d)} over ${counted(d.summary.length, 'configuration')}. Costs ${esc(d.pricing)}.</p>
 ${d.decisions.length ? `<section id="decision"><h2>${d.recommended === false ? 'Step limits (no check, so none recommended)' : 'Recommended limits'}</h2>
-<ul class="findings">${d.decisions.map((x) => `<li>${esc(x)}</li>`).join('\n')}</ul>
+<ul class="findings decisions">${d.decisions.map(decisionItem).join('\n')}</ul>
 ${table(decisionTable(d.summary, d.economics), 'Cost per run and per successful task; +1 step: the extra cost per extra step taken between neighbouring limits (measured), and of step N+1 on the fitted curve at the mean steps taken (fit)')}
+${unseenNote ? `<p class="note">${esc(unseenNote)}</p>` : ''}
 </section>` : ''}
 ${skipped > 0 ? `<p class="warn">${skipped} incomplete record line(s) were skipped (an interrupted run leaves a partial last line).</p>` : ''}${d.skipped.duplicateRuns ? `<p class="warn">${d.skipped.duplicateRuns} run record(s) in runs.jsonl repeat a run id already read and were not counted.</p>` : ''}
 <section id="run"><h2>What was run</h2>
@@ -172,6 +198,9 @@ export interface CheckSection {
   messages: readonly string[];
 }
 
+/** The class of a budget's row by its result word (the table's first column): a breach is marked in colour, not only in the word. */
+const CHECK_ROW: Record<string, string> = { breached: 'breached', 'not shown to hold': 'breached', holds: 'holds', 'not measured': 'unmeasured' };
+
 const CHECK_STYLE: Record<CheckSection['status'], string> = {
   pass: 'border-left: 4px solid #3a9a4a; background: #eef7ee; padding: 2px 14px 6px',
   fail: 'border-left: 4px solid #c0392b; background: #fdecea; padding: 2px 14px 6px',
@@ -185,7 +214,7 @@ const CHECK_STYLE: Record<CheckSection['status'], string> = {
 export function withCheckSection(html: string, c: CheckSection): string {
   const section = `<section id="check" style="${CHECK_STYLE[c.status]}"><h2>${esc(c.headline)}</h2>
 <p class="note">${esc(c.note)}</p>
-${table(c.table)}
+${table(c.table, undefined, (r) => CHECK_ROW[r[0]!] ?? null)}
 ${c.messages.length ? `<ul class="findings">${c.messages.map((m) => `<li>${esc(m)}</li>`).join('\n')}</ul>` : ''}
 </section>
 `;

@@ -1,6 +1,7 @@
 // summary.md: the findings and a compact table, sized for a pull-request comment or $GITHUB_STEP_SUMMARY.
 import { runCount, type ReportData } from './report-data.ts';
 import { counted } from '../format/numbers.ts';
+import { unseenFailuresNote } from '../format/figures.ts';
 import { contextTable, reflectionTable } from '../tables/loops.ts';
 import { decisionTable, ratioTableRows, savingsTable, summaryTable, volumeTable, type Table } from '../tables/tables.ts';
 import { constraintTable, queueTable } from '../tables/taskqueue.ts';
@@ -17,6 +18,7 @@ export function markdownTable(t: Table): string {
 export function renderMarkdown(d: ReportData): string {
   const m = d.meta;
   const skipped = d.skipped.steps + d.skipped.runs;
+  const unseenNote = unseenFailuresNote(d.economics);
   const parts = [
     `## loopbench: ${d.name}`,
     '',
@@ -39,6 +41,7 @@ export function renderMarkdown(d: ReportData): string {
     '### Cost per successful task, and per extra step',
     '',
     markdownTable(decisionTable(d.summary, d.economics)),
+    ...(unseenNote ? ['', unseenNote] : []),
   ];
   if (d.ratios.length) parts.push('', '### Steps taken ×k → input tokens ×r', '', markdownTable(ratioTableRows(d.ratios)));
   if (d.savings.length) parts.push('', '### Lower step limits against the highest', '', markdownTable(savingsTable(d.savings)));

@@ -17,6 +17,7 @@ import { UNKNOWN_PRICE, type Price } from '../../contracts/settings.ts';
 import { distinct } from '../data/group.ts';
 import { counted } from '../format/numbers.ts';
 import type { PrecisionOutcome } from '../stats/precision.ts';
+import type { Recommendation } from '../findings/decision.ts';
 
 export interface RenderedChart extends Omit<ChartSpec, 'spec'> {
   svg: string;
@@ -33,6 +34,8 @@ export interface ReportData {
   economics: readonly ConfigEconomics[];
   /** The recommended MAX_STEPS per scenario (or, without a check, what the limits swept show): what the report opens with. */
   decisions: readonly string[];
+  /** What the decisions say, as figures (the title is made of them). */
+  recommendations: readonly Recommendation[];
   /** Whether any scenario has a recommended limit (none does without checks). */
   recommended?: boolean;
   /** How the report is priced (as recorded, or re-priced from the recorded tokens). */

@@ -4,7 +4,9 @@ import type { RunFacts, StepRecord } from '../../contracts/records.ts';
 import type { ConfigSettings } from '../../contracts/settings.ts';
 import { groupBy } from '../data/group.ts';
 import { spread, type Spread } from './descriptive.ts';
-import { costPerSuccess, wilson, type CostPerSuccess, type Interval } from './intervals.ts';
+import { wilson } from '../../stats/binomial.ts';
+import { costPerSuccess, type CostPerSuccess } from './cost-per-success.ts';
+import type { Interval } from './intervals.ts';
 
 export interface ConfigSummary {
   config_id: string;
@@ -18,7 +20,7 @@ export interface ConfigSummary {
   success_rate: number | null;
   /** Wilson 95% interval of the success rate: honest at 10 runs and at 0% or 100%. */
   success_ci: Interval | null;
-  /** Σ cost ÷ successes over the checked runs, with its interval (costPerSuccess); null when the scenario has no check. */
+  /** Σ cost ÷ successes over the checked runs, with its interval (cost-per-success.ts); null when the scenario has no check. */
   cost_per_success: CostPerSuccess | null;
   stop_reasons: Partial<Record<StopReason, number>>;
   /** For each stop reason, the first and last step at which it fired. */
@@ -40,7 +42,11 @@ export function groupByConfig<R extends RunFacts>(runs: readonly R[]): R[][] {
 /** Names in natural order: `steps=12` before `steps=100`. The one order of configurations in every report. */
 export const naturalOrder = new Intl.Collator('en', { numeric: true }).compare;
 
-export function summarizeConfigs(runs: readonly RunFacts[]): ConfigSummary[] {
+/**
+ * `repriced`: the costs are at other prices than the runs were braked at, so a run's budget (max_cost_usd,
+ * in the prices it ran at) no longer caps what it costs here, and cost per success cannot lean on it.
+ */
+export function summarizeConfigs(runs: readonly RunFacts[], { repriced = false }: { repriced?: boolean } = {}): ConfigSummary[] {
   // Scenarios in the order they first appear, configurations in natural order (steps=12 before steps=30).
   const scenarioOrder = [...new Set(runs.map((r) => r.scenario))];
   const ordered = groupByConfig(runs).sort(
@@ -67,7 +73,7 @@ export function summarizeConfigs(runs: readonly RunFacts[]): ConfigSummary[] {
       successes,
       success_rate: successes === null ? null : successes / checked.length,
       success_ci: successes === null ? null : wilson(successes, checked.length),
-      cost_per_success: costPerSuccess(checked),
+      cost_per_success: costPerSuccess(checked, repriced ? null : first.settings.limits.max_cost_usd),
       stop_reasons,
       stop_steps,
       steps: pick((r) => r.steps),

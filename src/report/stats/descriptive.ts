@@ -1,3 +1,6 @@
+// Descriptive statistics of a configuration's runs: mean, largest, the spread a table prints, a box plot's five numbers.
+import { quantileOfSorted } from '../../stats/quantile.ts';
+
 /** Mean of a list (0 for none). */
 export function mean(xs: readonly number[]): number {
   if (xs.length === 0) return 0;
@@ -13,19 +16,6 @@ export function max(xs: readonly number[]): number {
   return m;
 }
 
-/** Percentile by linear interpolation between closest ranks (p in 0..100). */
-export function percentile(xs: readonly number[], p: number): number {
-  return percentileOfSorted([...xs].sort((a, b) => a - b), p);
-}
-
-function percentileOfSorted(sorted: ArrayLike<number>, p: number): number {
-  if (sorted.length === 0) return 0;
-  const rank = (p / 100) * (sorted.length - 1);
-  const lo = Math.floor(rank);
-  const hi = Math.ceil(rank);
-  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (rank - lo);
-}
-
 export interface Spread {
   mean: number;
   p50: number;
@@ -36,7 +26,7 @@ export interface Spread {
 export function spread(xs: readonly number[]): Spread {
   // Sorted once for every percentile; no Math.max(...xs), which overflows the stack on large arrays.
   const sorted = Float64Array.from(xs).sort();
-  return { mean: mean(xs), p50: percentileOfSorted(sorted, 50), p95: percentileOfSorted(sorted, 95), max: sorted.length ? sorted[sorted.length - 1]! : 0 };
+  return { mean: mean(xs), p50: quantileOfSorted(sorted, 0.5), p95: quantileOfSorted(sorted, 0.95), max: sorted.length ? sorted[sorted.length - 1]! : 0 };
 }
 
 export interface Box {
@@ -50,6 +40,6 @@ export interface Box {
 /** The five numbers a min-max box plot draws (quartiles as Vega-Lite computes them). */
 export function box(xs: readonly number[]): Box {
   const sorted = Float64Array.from(xs).sort();
-  const at = (p: number) => percentileOfSorted(sorted, p);
-  return { min: at(0), q1: at(25), median: at(50), q3: at(75), max: at(100) };
+  const at = (q: number) => quantileOfSorted(sorted, q);
+  return { min: at(0), q1: at(0.25), median: at(0.5), q3: at(0.75), max: at(1) };
 }

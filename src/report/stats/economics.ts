@@ -1,6 +1,7 @@
 // What each configuration costs per run, per successful task and per extra step: the figures the
 // recommendation weighs, the decision table shows and summary.csv holds.
 import type { ConfigSummary } from './aggregate.ts';
+import type { UnseenFailures } from './cost-per-success.ts';
 import type { Interval } from './intervals.ts';
 import { predict, type QuadraticFit } from './fit.ts';
 import { stepLimitFamilies } from './step-limits.ts';
@@ -12,8 +13,10 @@ export interface ConfigEconomics {
   cost_per_run: number;
   /** Σ cost ÷ successes over the checked runs; null without a check, Infinity when nothing succeeded. */
   cost_per_success: number | null;
-  /** Its 95% interval (costPerSuccess: the delta method on the log scale); null below two runs or when nothing succeeded. */
+  /** Its 95% interval (cost-per-success.ts: a studentized bootstrap over runs, braked); null below two runs or when nothing succeeded. */
   cost_per_success_ci: Interval | null;
+  /** When no checked run failed: the failures the data cannot show, and what the budget lets them add. */
+  unseen_failures: UnseenFailures | null;
   /** Extra cost per extra step taken, between this limit and the next lower one (the next higher for the lowest). */
   marginal_step_cost: number | null;
   /** What step N+1 costs on the fitted curve, N the mean steps taken here (input at the uncached rate). */
@@ -43,6 +46,7 @@ export function configEconomics(summary: readonly ConfigSummary[], fits: readonl
       cost_per_run: c.cost_usd.mean,
       cost_per_success: c.cost_per_success?.value ?? null,
       cost_per_success_ci: c.cost_per_success?.ci ?? null,
+      unseen_failures: c.cost_per_success?.unseen_failures ?? null,
       marginal_step_cost: marginal.get(c.config_id) ?? null,
       marginal_step_cost_fit: fit && n > 0 ? ((predict(fit, n + 1) - predict(fit, n)) * p.input_per_1m + outPerStep * p.output_per_1m) / 1e6 : null,
     };

@@ -1,6 +1,8 @@
-// 95% intervals for what the reports compare: a proportion (Wilson), a mean (Student t), a difference
-// of means (Welch), a ratio of means (cost per successful task, delta method on the log scale) and a
-// difference of proportions (Newcombe's hybrid score interval from two Wilson intervals).
+// 95% intervals for what the reports compare: a mean (Student t), a difference of means (Welch) and a
+// difference of proportions (Newcombe's hybrid score interval from two Wilson intervals). A proportion's
+// (Wilson) is in src/stats/binomial.ts, cost per successful task's in cost-per-success.ts.
+import { wilson, Z95 } from '../../stats/binomial.ts';
+import { tCritical } from '../../stats/student-t.ts';
 import { mean } from './descriptive.ts';
 
 export interface Interval {
@@ -12,80 +14,10 @@ export interface Interval {
 export const CONFIDENCE = 0.95;
 
 /**
- * The two-sided normal quantile at CONFIDENCE, Φ⁻¹(0.975) to double precision (1.96 is its rounding),
- * for the score intervals (Wilson, Newcombe). Tied to CONFIDENCE by a test, not by a second literal.
+ * The two-sided normal quantile at CONFIDENCE, Φ⁻¹(0.975) (1.96 is its rounding), for the score intervals
+ * (Wilson, Newcombe). Tied to CONFIDENCE by a test, not by a second literal.
  */
-export const Z = 1.959963984540054;
-
-/** Wilson score interval for k successes in n trials, at CONFIDENCE. */
-export function wilson(k: number, n: number, z = Z): Interval {
-  if (n === 0) return { lo: 0, hi: 1 };
-  const p = k / n;
-  const z2 = z * z;
-  const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
-  const half = (z / (1 + z2 / n)) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
-  // All or none succeeded: that bound is exactly 1 (or 0), not 1 − 1e-16.
-  return { lo: k === 0 ? 0 : Math.max(0, centre - half), hi: k === n ? 1 : Math.min(1, centre + half) };
-}
-
-/** ln Γ(x), Lanczos approximation (g = 7, 9 terms): ~15 digits for x > 0. */
-function lnGamma(x: number): number {
-  const c = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
-  if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - lnGamma(1 - x);
-  x -= 1;
-  let a = c[0]!;
-  const t = x + 7.5;
-  for (let i = 1; i < 9; i++) a += c[i]! / (x + i);
-  return 0.5 * Math.log(2 * Math.PI) + (x + 0.5) * Math.log(t) - t + Math.log(a);
-}
-
-/** Continued fraction of the incomplete beta function (modified Lentz). */
-function betaFraction(a: number, b: number, x: number): number {
-  const tiny = 1e-300;
-  let c = 1;
-  let d = 1 - ((a + b) * x) / (a + 1);
-  d = 1 / (Math.abs(d) < tiny ? tiny : d);
-  let h = d;
-  for (let m = 1; m <= 300; m++) {
-    const m2 = 2 * m;
-    for (const aa of [(m * (b - m) * x) / ((a + m2 - 1) * (a + m2)), (-(a + m) * (a + b + m) * x) / ((a + m2) * (a + m2 + 1))]) {
-      d = 1 + aa * d;
-      d = 1 / (Math.abs(d) < tiny ? tiny : d);
-      c = 1 + aa / c;
-      if (Math.abs(c) < tiny) c = tiny;
-      h *= d * c;
-    }
-    if (Math.abs(d * c - 1) < 1e-15) break;
-  }
-  return h;
-}
-
-/** Regularised incomplete beta I_x(a, b). */
-function incompleteBeta(x: number, a: number, b: number): number {
-  if (x <= 0) return 0;
-  if (x >= 1) return 1;
-  const front = Math.exp(lnGamma(a + b) - lnGamma(a) - lnGamma(b) + a * Math.log(x) + b * Math.log(1 - x));
-  return x < (a + 1) / (a + b + 2) ? (front * betaFraction(a, b, x)) / a : 1 - (front * betaFraction(b, a, 1 - x)) / b;
-}
-
-/** P(T ≤ t) for Student's t with df degrees of freedom (df may be fractional, as Welch's is). */
-function tCdf(t: number, df: number): number {
-  const tail = 0.5 * incompleteBeta(df / (df + t * t), df / 2, 0.5);
-  return t >= 0 ? 1 - tail : tail;
-}
-
-/** The t value with P(|T| ≤ t) = level: 2.262 for df 9 at 95%. Bisection: the CDF is monotone. */
-export function tCritical(df: number, level = CONFIDENCE): number {
-  const target = 1 - (1 - level) / 2;
-  let lo = 0;
-  let hi = 1e6;
-  for (let i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
-    const mid = (lo + hi) / 2;
-    if (tCdf(mid, df) < target) lo = mid;
-    else hi = mid;
-  }
-  return (lo + hi) / 2;
-}
+export const Z = Z95;
 
 const sampleVariance = (xs: readonly number[], m = mean(xs)) => xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1);
 
@@ -93,7 +25,7 @@ const sampleVariance = (xs: readonly number[], m = mean(xs)) => xs.reduce((s, x)
 export function meanInterval(xs: readonly number[]): { mean: number; ci: Interval | null } {
   const m = mean(xs);
   if (xs.length < 2) return { mean: m, ci: null };
-  const half = tCritical(xs.length - 1) * Math.sqrt(sampleVariance(xs, m) / xs.length);
+  const half = tCritical(xs.length - 1, CONFIDENCE) * Math.sqrt(sampleVariance(xs, m) / xs.length);
   return { mean: m, ci: { lo: m - half, hi: m + half } };
 }
 
@@ -107,57 +39,8 @@ export function welchDifference(a: readonly number[], b: readonly number[]): { d
   // Both sides constant (a deterministic model): the difference is exact.
   if (se === 0) return { diff, ci: { lo: diff, hi: diff } };
   const df = (va + vb) ** 2 / (va ** 2 / (a.length - 1) + vb ** 2 / (b.length - 1));
-  const half = tCritical(df) * se;
+  const half = tCritical(df, CONFIDENCE) * se;
   return { diff, ci: { lo: diff - half, hi: diff + half } };
-}
-
-export interface CostPerSuccess {
-  /** Σ cost ÷ successes over the checked runs; Infinity when none succeeded (no task was bought). */
-  value: number;
-  /** At CONFIDENCE; null below two checked runs or when none succeeded. */
-  ci: Interval | null;
-}
-
-/**
- * Cost per successful task — the one definition every report, table, chart and CSV uses: Σ cost ÷ successes
- * over the runs whose answer was checked, i.e. R = c̄ / p (mean cost ÷ success rate). Its interval is the
- * delta method for a ratio of means, on the log scale so that it stays above zero and leans the way a
- * ratio with an uncertain denominator does:
- *   Var(ln R) ≈ s_c² / (n·c̄²) + s_p² / (n·p²) − 2·s_cp / (n·c̄·p)
- * with s_c², s_p², s_cp the sample variances and covariance (n − 1) of the runs' cost and success (0/1), so
- * both the spread of cost and the uncertainty of the success rate count; the interval is
- * R·exp(±t(n − 1)·√Var). Null when no run was checked.
- */
-export function costPerSuccess(runs: ReadonlyArray<{ cost_usd: number; success: boolean | null }>): CostPerSuccess | null {
-  const checked = runs.filter((r) => r.success !== null);
-  const n = checked.length;
-  if (n === 0) return null;
-  let total = 0;
-  let wins = 0;
-  for (const r of checked) {
-    total += r.cost_usd;
-    if (r.success) wins++;
-  }
-  if (wins === 0) return { value: Infinity, ci: null };
-  const value = total / wins;
-  if (n < 2) return { value, ci: null };
-  const c = total / n;
-  const p = wins / n;
-  // Nothing cost anything (trajectories without costs): the ratio is exactly 0.
-  if (c === 0) return { value, ci: { lo: 0, hi: 0 } };
-  let sc = 0;
-  let sp = 0;
-  let scp = 0;
-  for (const r of checked) {
-    const dc = r.cost_usd - c;
-    const dp = (r.success ? 1 : 0) - p;
-    sc += dc * dc;
-    sp += dp * dp;
-    scp += dc * dp;
-  }
-  const variance = Math.max(0, (sc / (c * c) + sp / (p * p) - (2 * scp) / (c * p)) / (n - 1) / n);
-  const half = tCritical(n - 1) * Math.sqrt(variance);
-  return { value, ci: { lo: value * Math.exp(-half), hi: value * Math.exp(half) } };
 }
 
 /** p_b − p_a with Newcombe's hybrid score 95% interval (method 10), built from each side's Wilson interval. */

@@ -5,7 +5,8 @@
 // batch and the reports replay it over the records, so both say the same for a seed.
 import type { AdaptiveSampling } from '../../contracts/sweep-state.ts';
 import type { StopReason } from '../../contracts/stop-reason.ts';
-import { CONFIDENCE, meanInterval, wilson } from './intervals.ts';
+import { wilson } from '../../stats/binomial.ts';
+import { CONFIDENCE, meanInterval } from './intervals.ts';
 
 /** The rule judges at the level every interval the reports print has. */
 export const PRECISION_CONFIDENCE = CONFIDENCE;

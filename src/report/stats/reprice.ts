@@ -51,7 +51,12 @@ export function repriceRuns(runs: readonly RunFacts[], prices: readonly Price[],
     const recorded = group.reduce((s, r) => s + r.cost_usd, 0);
     for (const price of prices) {
       for (const cache of [false, true]) {
-        const total = group.reduce((s, r) => s + callCost(price, r.input_tokens, r.output_tokens, cache ? Math.min(r.input_tokens, cachedFor(r)) : 0), 0);
+        const total = group.reduce((s, r) => {
+          const write = r.cache_write_tokens ?? 0;
+          // Input written to the cache is not also read from it.
+          const cached = cache ? Math.min(r.input_tokens - write, cachedFor(r)) : 0;
+          return s + callCost(price, r.input_tokens, r.output_tokens, cached, { cacheWrite: write, reasoning: r.reasoning_tokens });
+        }, 0);
         out.push({
           config_id,
           scenario: group[0]!.scenario,
@@ -81,10 +86,13 @@ export function repriceAll<R extends RunFacts>(runs: readonly R[], price: Price)
       const { role_prices: _rolePrices, ...rest } = r.settings;
       settings.set(r.settings, (s = { ...rest, price }));
     }
-    return { ...r, settings: s, cost_usd: callCost(price, r.input_tokens, r.output_tokens, r.settings.prompt_cache ? r.cached_tokens : 0) };
+    return { ...r, settings: s, cost_usd: costAt(price, r) };
   });
 }
 
-/** One step's cost at `price`, for steps.csv (cumulative cost summed per run by the caller). */
-export const stepCostAt = (price: Price, s: StepRecord) =>
-  callCost(price, s.input_tokens, s.output_tokens, s.settings.prompt_cache ? s.cached_tokens : 0, { cacheWrite: s.cache_write_tokens, reasoning: s.reasoning_tokens });
+/**
+ * A run's or a step's cost at `price`, from its tokens: runs and steps are priced by this one rule, so a
+ * re-priced run costs the sum of its re-priced steps (cache writes and reasoning at their own rates).
+ */
+export const costAt = (price: Price, r: Pick<StepRecord, 'input_tokens' | 'output_tokens' | 'cached_tokens' | 'cache_write_tokens' | 'reasoning_tokens'> & { settings: Pick<StepRecord['settings'], 'prompt_cache'> }) =>
+  callCost(price, r.input_tokens, r.output_tokens, r.settings.prompt_cache ? r.cached_tokens : 0, { cacheWrite: r.cache_write_tokens, reasoning: r.reasoning_tokens });

@@ -58,7 +58,7 @@ export function decisionTable(summary: readonly ConfigSummary[], economics: read
     head: ['configuration', 'success (95% CI)', 'cost per run', 'cost per successful task (95% CI)', '+1 step (measured)', '+1 step (fit)'],
     rows: summary.map((c) => {
       const e = econ.get(c.config_id)!;
-      const perSuccess = e.cost_per_success === null ? 'not measured (no check)' : perSuccessText(e.cost_per_success, e.cost_per_success_ci, money);
+      const perSuccess = e.cost_per_success === null ? 'not measured (no check)' : perSuccessText(e.cost_per_success, e.cost_per_success_ci, money, e.unseen_failures);
       return [c.config_id, successCell(c), money(e.cost_per_run), perSuccess, e.marginal_step_cost === null ? '–' : step(e.marginal_step_cost), e.marginal_step_cost_fit === null ? '–' : step(e.marginal_step_cost_fit)];
     }),
     numeric: [2, 4, 5],

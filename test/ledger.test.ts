@@ -1,0 +1,93 @@
+// The run ledger (meter/ledger.ts): a run record is the sum of its steps, as written and as read back,
+// and re-pricing prices runs as it prices steps — cache writes and reasoning at their own rates.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gatewayOptions } from '../src/cli/serve.ts';
+import { RUN_HEADER } from '../src/gateway/gateway.ts';
+import { startStandaloneGateway } from '../src/gateway/standalone.ts';
+import { requirePrice } from '../src/meter/model-price.ts';
+import { loadPricing } from '../src/meter/pricing.ts';
+import { buildReports } from '../src/report/build.ts';
+import { readCsv } from './helpers/csv.ts';
+import { completionWith, postRaw, sendJson, stubUpstream, type StubUpstream } from './helpers/stub-upstream.ts';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-ledger-'));
+let upstream: StubUpstream;
+afterAll(async () => {
+  await upstream?.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+/** Per call: prompt, cache reads, cache writes, output, reasoning — as a Claude Code run through a gateway bills them. */
+const CALLS = [
+  { prompt: 1200, cached: 0, write: 900, output: 80, reasoning: 50 },
+  { prompt: 1500, cached: 900, write: 300, output: 60, reasoning: 20 },
+  { prompt: 1800, cached: 1200, write: 250, output: 120, reasoning: 90 },
+];
+
+const sum = (rows: Array<Record<string, string>>, k: string) => rows.reduce((s, r) => s + Number(r[k]), 0);
+
+let dir: string;
+beforeAll(async () => {
+  let n = 0;
+  upstream = await stubUpstream((_req, res) => {
+    const c = CALLS[n++ % CALLS.length]!;
+    const usage = { prompt_tokens: c.prompt, completion_tokens: c.output, prompt_tokens_details: { cached_tokens: c.cached, cache_write_tokens: c.write }, completion_tokens_details: { reasoning_tokens: c.reasoning } };
+    sendJson(res, completionWith(usage));
+  });
+  dir = path.join(tmp, 'gateway');
+  const flags = { port: '0', host: '127.0.0.1', latency: '0', errorRate: '0', faults: '', retryAfter: '1', promptCache: 'off', upstream: upstream.url, out: dir };
+  const gw = await startStandaloneGateway(gatewayOptions(flags, { OPENAI_API_KEY: 'sk-stub' })!);
+  const body = JSON.stringify({ model: 'claude-code-stub', max_tokens: 400, messages: [{ role: 'system', content: 'You are a coding agent. '.repeat(150) }, { role: 'user', content: 'Fix the failing test.' }] });
+  for (let i = 0; i < CALLS.length; i++) expect((await postRaw(gw.url, body, { [RUN_HEADER]: 'claude-code-1' })).status).toBe(200);
+  await gw.close();
+});
+
+describe('a gateway run with cache writes and reasoning', () => {
+  it('is recorded with its cache-write and reasoning totals, each the sum of its steps', () => {
+    const [run] = fs.readFileSync(path.join(dir, 'runs.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const steps = fs.readFileSync(path.join(dir, 'steps.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(steps).toHaveLength(3);
+    expect(run).toMatchObject({ calls: 3, input_tokens: 4500, cached_tokens: 2100, cache_write_tokens: 1450, output_tokens: 260, reasoning_tokens: 160 });
+    expect(run.cost_usd).toBeCloseTo(steps.reduce((s: number, x: { cost_usd: number }) => s + x.cost_usd, 0), 15);
+  });
+
+  it('re-priced as claude-sonnet-4-5, runs.csv equals the sum of steps.csv in every price field', async () => {
+    // The dated snapshot name, as Claude Code sends it, through the one resolver.
+    const sonnet = requirePrice(loadPricing(), 'claude-sonnet-4-5-20250929');
+    await buildReports(dir, { price: sonnet });
+    const runs = readCsv(path.join(dir, 'runs.csv'));
+    const steps = readCsv(path.join(dir, 'steps.csv'));
+    expect(runs).toHaveLength(1);
+    expect(steps).toHaveLength(3);
+    for (const k of ['input_tokens', 'output_tokens', 'cached_tokens', 'cache_write_tokens', 'reasoning_tokens']) expect(Number(runs[0]![k]), k).toBe(sum(steps, k));
+    expect(Number(runs[0]!.cost_usd)).toBeCloseTo(sum(steps, 'cost_usd'), 15);
+    expect(Number(runs[0]!.cost_usd)).toBeCloseTo(Number(steps.at(-1)!.cum_cost_usd), 15);
+    // Independently: recorded without prompt caching, so cache reads bill as input; writes at $3.75, the rest of the input at $3, output at $15 (reasoning too: no rate of its own).
+    const expected = CALLS.reduce((s, c) => s + ((c.prompt - c.write) * 3 + c.write * 3.75 + c.output * 15) / 1e6, 0);
+    expect(Number(runs[0]!.cost_usd)).toBeCloseTo(expected, 12);
+  });
+
+  it("an older record without the two totals takes them from its steps, and is re-priced the same", async () => {
+    const older = path.join(tmp, 'older');
+    fs.cpSync(dir, older, { recursive: true });
+    const file = path.join(older, 'runs.jsonl');
+    const { cache_write_tokens: _w, reasoning_tokens: _r, ...record } = JSON.parse(fs.readFileSync(file, 'utf8'));
+    fs.writeFileSync(file, `${JSON.stringify(record)}\n`);
+    await buildReports(older, { price: requirePrice(loadPricing(), 'claude-sonnet-4-5') });
+    const [run] = readCsv(path.join(older, 'runs.csv'));
+    expect(run).toMatchObject({ cache_write_tokens: '1450', reasoning_tokens: '160' });
+    expect(Number(run!.cost_usd)).toBeCloseTo(sum(readCsv(path.join(older, 'steps.csv')), 'cost_usd'), 15);
+  });
+
+  it('a run record that is not the sum of its steps is refused, naming the file, line and field', async () => {
+    const edited = path.join(tmp, 'edited');
+    fs.cpSync(dir, edited, { recursive: true });
+    const file = path.join(edited, 'runs.jsonl');
+    const record = JSON.parse(fs.readFileSync(file, 'utf8'));
+    fs.writeFileSync(file, `${JSON.stringify({ ...record, run_id: 'other' })}\n${JSON.stringify({ ...record, cache_write_tokens: 1000 })}\n`);
+    await expect(buildReports(edited)).rejects.toThrow(/^runs\.jsonl line 2: cache_write_tokens is 1000, but the run's 3 step record\(s\) in steps\.jsonl add up to 1450/);
+  });
+});

@@ -106,7 +106,7 @@ describe('Codex logs without token_usage_record (older versions)', () => {
     );
     const { runs, steps } = run(dir, 'codex');
     expect(runs.map((r) => [r.run_id, r.calls, r.input_tokens, r.cached_tokens, r.output_tokens, r.stop_reason, r.answer])).toEqual([['codex_aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee', 2, 250, 140, 30, 'done', 'Done.']]);
-    expect(steps.map((s) => s.reasoning_tokens)).toEqual([5, 0]);
+    expect(steps.map((s) => s.reasoning_tokens ?? 0)).toEqual([5, 0]);
     // The shell tool's command alone is the fingerprint: its working directory and timeout are not the action.
     expect(steps[0]!.fingerprint).toBe('shell({"command":["bash","-lc","ls"]})');
     expect(steps[0]!.cost_usd).toBeCloseTo((60 * 2.5 + 40 * 1.25 + 20 * 10) / 1e6, 12);

@@ -86,7 +86,7 @@ describe.skipIf(!systemTool('claude-code', 'importing real Claude Code session l
       expect(run.cached_tokens, name).toBe(sum(us, (u) => u.cacheRead));
       expect(run.output_tokens, name).toBe(sum(us, (u) => u.output));
       const steps = got.steps.get(name)!;
-      expect(steps.reduce((a, s) => a + s.cache_write_tokens!, 0), name).toBe(sum(us, (u) => u.cacheWrite5m + u.cacheWrite1h));
+      expect(steps.reduce((a, s) => a + (s.cache_write_tokens ?? 0), 0), name).toBe(sum(us, (u) => u.cacheWrite5m + u.cacheWrite1h));
       const usd = sum(us, (u) => u.input * SONNET.input + u.cacheRead * SONNET.cacheRead + u.cacheWrite5m * SONNET.write5m + u.cacheWrite1h * SONNET.write1h + u.output * SONNET.output) / 1e6;
       expect(run.cost_usd, name).toBeCloseTo(usd, 12);
       expect(run.settings.model).toBe(`imported:${ANTHROPIC_MODEL}`);
@@ -138,7 +138,7 @@ describe.skipIf(!systemTool('codex', 'importing real Codex CLI session logs'))('
       expect(run.input_tokens, name).toBe(sum(us, (u) => u.input + u.cacheRead + u.cacheWrite5m));
       expect(run.cached_tokens, name).toBe(sum(us, (u) => u.cacheRead));
       expect(run.output_tokens, name).toBe(sum(us, (u) => u.output));
-      expect(steps.reduce((a, s) => a + s.reasoning_tokens!, 0), name).toBe(sum(us, (u) => u.reasoning));
+      expect(steps.reduce((a, s) => a + (s.reasoning_tokens ?? 0), 0), name).toBe(sum(us, (u) => u.reasoning));
       const usd = sum(us, (u) => (u.input + u.cacheWrite5m) * GPT4O.input + u.cacheRead * GPT4O.cacheRead + u.output * GPT4O.output) / 1e6;
       expect(run.cost_usd, name).toBeCloseTo(usd, 12);
       expect(run.settings.model).toBe('imported:gpt-4o');

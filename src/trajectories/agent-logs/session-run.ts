@@ -3,7 +3,8 @@
 // priced by the call's own recorded model, and a RunRecord for the whole. Calls go in one at a time,
 // so memory is the running sums whatever the session's length. Pure: no files, no clock.
 import type { RunRecord, StepRecord } from '../../contracts/records.ts';
-import type { Price, Settings } from '../../contracts/settings.ts';
+import { RunLedger } from '../../meter/ledger.ts';
+import type { Price } from '../../contracts/settings.ts';
 import { callCost } from '../../meter/pricing.ts';
 import { importedSettings } from '../from-atif.ts';
 import { actionFields, type LoggedCall } from './logged-call.ts';
@@ -49,16 +50,9 @@ export function loggedCost(price: Price, c: LoggedCall): number {
 }
 
 export class SessionRunBuilder {
-  private settings: Settings | null = null;
-  private runId = '';
-  private configId = '';
+  private ledger: RunLedger | null = null;
   private config = '';
   private readonly unpriced = new Set<string>();
-  private calls = 0;
-  private cumIn = 0;
-  private cumOut = 0;
-  private cached = 0;
-  private cost = 0;
   private start: number | null;
   private prev: number | null;
   private clock = 0;
@@ -74,7 +68,7 @@ export class SessionRunBuilder {
   }
 
   get id(): string {
-    return this.runId;
+    return this.ledger?.runId ?? '';
   }
 
   /** The configuration key (scenario and model) the run is counted under, once its first call is in. */
@@ -82,27 +76,18 @@ export class SessionRunBuilder {
     return this.config;
   }
 
-  private begin(model: string): Settings {
+  private begin(model: string): RunLedger {
     const scenario = this.o.scenario ?? this.o.format;
     this.config = `${scenario}\u0000${model}`;
     const s = importedSettings(scenario, model, this.o.price(model), this.o.repeatOf(this.config));
-    this.runId = `${scenario}_${this.session.id}`;
-    this.configId = `${scenario} ${s.model}`;
-    return (this.settings = s);
+    return (this.ledger = new RunLedger(`${scenario}_${this.session.id}`, `${scenario} ${s.model}`, s));
   }
 
   add(c: LoggedCall): StepRecord {
-    const settings = this.settings ?? this.begin(c.model);
+    const ledger = this.ledger ?? this.begin(c.model);
     const price = this.o.price(c.model);
     if (!price && c.error === null) this.unpriced.add(c.model);
     const u = c.usage;
-    const input = u.input + u.cacheRead + u.cacheWrite5m + u.cacheWrite1h;
-    const cost = price ? loggedCost(price, c) : 0;
-    this.calls++;
-    this.cumIn += input;
-    this.cumOut += u.output;
-    this.cached += u.cacheRead;
-    this.cost += cost;
     const at = ms(c.at);
     let latency = 0;
     if (at !== null) {
@@ -113,73 +98,49 @@ export class SessionRunBuilder {
     }
     if (c.at) this.lastAt = c.at;
     this.last = c;
-    return {
-      run_id: this.runId,
-      config_id: this.configId,
-      scenario: settings.scenario,
-      step: this.calls,
-      round: 0,
+    return ledger.record({
+      step: ledger.totals.calls + 1,
       role: 'act',
-      call: this.calls,
-      input_tokens: input,
-      output_tokens: u.output,
-      cached_tokens: u.cacheRead,
-      cum_input_tokens: this.cumIn,
-      cum_output_tokens: this.cumOut,
-      cost_usd: cost,
-      cum_cost_usd: this.cost,
-      latency_ms: latency,
-      elapsed_ms: this.clock,
-      retries: 0,
+      usage: { prompt_tokens: u.input + u.cacheRead + u.cacheWrite5m + u.cacheWrite1h, completion_tokens: u.output, cached_tokens: u.cacheRead, cache_write_tokens: u.cacheWrite5m + u.cacheWrite1h, reasoning_tokens: u.reasoning },
+      // Each call at its own recorded model's rates (a session may change model).
+      costUsd: price ? loggedCost(price, c) : 0,
+      latencyMs: latency,
+      elapsedMs: this.clock,
       ...actionFields(c.actions),
       error: c.error,
-      cache_write_tokens: u.cacheWrite5m + u.cacheWrite1h,
-      reasoning_tokens: u.reasoning,
-      settings,
-    };
+    });
   }
 
   /** Calls so far. */
   get steps(): number {
-    return this.calls;
+    return this.ledger?.totals.calls ?? 0;
   }
 
   /** The run record, once every call is in; and the models the pricing table did not know. */
   result(): { run: RunRecord; unpriced: string[] } {
-    const settings = this.settings!;
+    const ledger = this.ledger!;
     const last = this.last!;
+    const calls = ledger.totals.calls;
     const stop =
       last.error !== null
-        ? { reason: 'error' as const, detail: `imported: the session ended on a failed call (${last.error})` }
+        ? { reason: 'error' as const, detail: `imported: the session ended on a failed call (${last.error})`, step: calls }
         : last.actions.length === 0
-          ? { reason: 'done' as const, detail: 'imported: the last call answered without a tool call' }
-          : { reason: 'imported' as const, detail: 'imported: the session ends after a tool call; why it stopped is not logged' };
+          ? { reason: 'done' as const, detail: 'imported: the last call answered without a tool call', step: calls }
+          : { reason: 'imported' as const, detail: 'imported: the session ends after a tool call; why it stopped is not logged', step: calls };
     const s = this.session;
-    const run: RunRecord = {
-      run_id: this.runId,
-      config_id: this.configId,
-      scenario: settings.scenario,
+    const scenario = ledger.settings.scenario;
+    const run = ledger.runRecord({
       // One model call per step, tools in between: a ReAct-shaped loop as far as the records go, so
       // what-if limits replay over it as over a built-in ReAct run.
       agent: 'react',
-      settings,
-      stop_reason: stop.reason,
-      stop_detail: stop.detail,
-      stop_step: this.calls,
-      steps: this.calls,
-      calls: this.calls,
-      rounds: 0,
-      input_tokens: this.cumIn,
-      output_tokens: this.cumOut,
-      cached_tokens: this.cached,
-      cost_usd: this.cost,
-      elapsed_ms: this.clock,
+      stop,
+      elapsedMs: this.clock,
       answer: stop.reason === 'done' ? last.text : null,
       success: null,
       started_at: s.startedAt ?? this.lastAt,
       finished_at: this.lastAt,
-      extra: { imported: { format: this.o.format, session_id: s.id, agent: this.o.format, agent_version: s.version, ...(s.parent ? { parent_session: s.parent, parent_run: `${settings.scenario}_${s.parent}` } : {}) } },
-    };
+      extra: { imported: { format: this.o.format, session_id: s.id, agent: this.o.format, agent_version: s.version, ...(s.parent ? { parent_session: s.parent, parent_run: `${scenario}_${s.parent}` } : {}) } },
+    });
     return { run, unpriced: [...this.unpriced] };
   }
 }

@@ -177,6 +177,12 @@ describe('how an agent process ends', () => {
     expect(runs[0]!.success).toBe(false);
   }, 30_000);
 
+  it('error: an agent that reports its failure on stdout (as Claude Code does) has the end of its stdout in the stop detail', async () => {
+    const cmd = agent('fail-stdout', `call()\nprint('{"type":"result","is_error":true,"result":"API Error: 400 messages.1.role"}')\nsys.exit(1)`);
+    const { runs } = await agentSweep({ agentCmd: cmd, scenario: 'tiny-agent-sum-of-squares', repeat: '1' });
+    expect(runs[0]!.stop_detail).toMatch(/exited with code 1 at step 1: its stdout ends: \{"type":"result","is_error":true,"result":"API Error: 400 messages\.1\.role"\}$/);
+  }, 30_000);
+
   it('done: the last line of stdout is the answer, checked by the scenario', async () => {
     const cmd = agent('plain', `call()\nprint("working")\nprint("The sum is 338,350.")\nprint("")`);
     const wrong = agent('wrong', `call()\nprint("The sum is 338,351.")`);

@@ -103,10 +103,10 @@ describe('long-context tiers and 1-hour cache writes', () => {
     expect(callCost(sonnet, 210_000, 0, 60_000)).toBeCloseTo((150_000 * 6 + 60_000 * 0.6) / 1e6, 12);
   });
 
-  it('1-hour cache writes at their own rate, 5-minute ones at the cache-write rate; without a 1-hour rate, at the cache-write rate', () => {
+  it('1-hour cache writes at their own rate, 5-minute ones at the cache-write rate; without a 1-hour rate, at 2× input (Anthropic\'s published rate)', () => {
     expect(callCost(sonnet, 10_000, 0, 0, { cacheWrite: 8_000, cacheWrite1h: 3_000 })).toBeCloseTo((2_000 * 3 + 5_000 * 3.75 + 3_000 * 6) / 1e6, 12);
     const { cache_write_1h_per_1m: _oneHour, ...no1h } = sonnet;
-    expect(callCost(no1h, 10_000, 0, 0, { cacheWrite: 8_000, cacheWrite1h: 3_000 })).toBeCloseTo((2_000 * 3 + 8_000 * 3.75) / 1e6, 12);
+    expect(callCost(no1h, 10_000, 0, 0, { cacheWrite: 8_000, cacheWrite1h: 3_000 })).toBeCloseTo((2_000 * 3 + 5_000 * 3.75 + 3_000 * 6) / 1e6, 12);
   });
 
   it('our YAML table spells the same tiers (long_context) and 1-hour rate (cache_write_1h)', () => {

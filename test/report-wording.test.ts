@@ -33,6 +33,8 @@ describe('wording', () => {
     );
     expect(describePricing(summary(UNKNOWN_PRICE), { imported: 'otlp' })).toBe('as recorded in the trajectories');
     expect(describePricing(summary({ model: 'gpt-4o-mini' }), { imported: null })).toMatch(/^priced as recorded: gpt-4o-mini/);
+    // Session logs record tokens only: every call was priced by the import, none "as recorded".
+    expect(describePricing(summary({ model: 'claude-sonnet-4-5' }), { imported: 'claude-code' })).toMatch(/^priced per call from its recorded tokens at the rates of the model it recorded \(the logs hold no costs\): claude-sonnet-4-5/);
   });
 
   it('costs say where they come from: a message list records no usage, so its costs are counted by loopbench, never "as recorded"', () => {

@@ -103,7 +103,10 @@ describe('the Responses API (the openai SDK as client)', () => {
     await expect(openai.responses.create({ model: 'seed-calibrated', input: [{ type: 'item_reference', id: 'msg_nope' }] } as never)).rejects.toMatchObject({ status: 400, error: { message: "Item with id 'msg_nope' not found.", param: 'input' } });
     const unstored = await openai.responses.create({ model: 'seed-calibrated', input: 'go', store: false } as never);
     await expect(openai.responses.create({ model: 'seed-calibrated', input: 'go', previous_response_id: unstored.id } as never)).rejects.toMatchObject({ status: 400, error: { code: 'previous_response_not_found', param: 'previous_response_id' } });
-    await expect(openai.responses.create({ model: 'seed-calibrated', input: 'go', tools: [{ type: 'web_search' }] } as never)).rejects.toMatchObject({ status: 400, error: { param: 'tools[0]' } });
+    // A tool the sim cannot call (a provider's web search) is accepted and left alone, as Codex CLI sends it.
+    const searching = await openai.responses.create({ model: 'seed-calibrated', input: 'go', tools: [{ type: 'web_search' }] } as never);
+    expect(searching.status).toBe('completed');
+    expect(searching.output.map((i) => i.type)).not.toContain('function_call');
   });
 
   it('text.format json_schema: the answer is JSON valid for the schema, carrying the answer the scenario checks; max_output_tokens cuts it as incomplete', async () => {
@@ -207,7 +210,26 @@ describe('Anthropic Messages (the Anthropic TS SDK as client)', () => {
   it("refuses in Anthropic's error shape, which the SDK turns into its typed errors", async () => {
     await expect(anthropic.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(Anthropic.NotFoundError);
     await expect(anthropic.messages.create({ model: 'seed-calibrated', messages: [{ role: 'user', content: 'x' }] } as never)).rejects.toMatchObject({ status: 400, error: { type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('max_tokens') } } });
-    await expect(anthropic.messages.create({ model: 'seed-calibrated', max_tokens: 10, messages: [{ role: 'user', content: 'x' }], tools: [{ type: 'web_search_20250305', name: 'web_search' }] } as never)).rejects.toMatchObject({ status: 400, error: { error: { message: expect.stringContaining('server tools') } } });
+  });
+
+  it('takes what Claude Code sends: a system message inside messages, thinking blocks sent back, a server tool — left alone', async () => {
+    const r = await anthropic.messages.create({
+      model: 'tiny-agent',
+      max_tokens: 4096,
+      thinking: { type: 'adaptive' },
+      context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] },
+      metadata: { user_id: JSON.stringify({ session_id: 's' }) },
+      system: [{ type: 'text', text: 'You are Claude Code.', cache_control: { type: 'ephemeral' } }],
+      messages: [
+        { role: 'user', content: 'compute the sum of squares' },
+        { role: 'system', content: 'The user is working in /home/user/project.' },
+        { role: 'assistant', content: [{ type: 'thinking', thinking: 'x', signature: 'c2ln' }, { type: 'redacted_thinking', data: 'ZA==' }, { type: 'text', text: 'Thinking done.' }] },
+        { role: 'user', content: 'go on' },
+      ],
+      tools: [{ name: 'Bash', input_schema: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] } }, { type: 'web_search_20250305', name: 'web_search' }],
+    } as never);
+    expect(r.content.map((b) => b.type)).toContain('tool_use');
+    expect(r.content.find((b) => b.type === 'tool_use')).toMatchObject({ name: 'Bash', input: { command: expect.stringMatching(/^python3 -c '/) } });
   });
 });
 

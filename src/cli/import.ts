@@ -16,6 +16,9 @@ import { toolSpecs, Tools, type MessagesFormat } from '../trajectories/messages.
 import { importOtlp } from '../trajectories/otlp-import.ts';
 import { parseOne as one } from '../runner/values.ts';
 import { readTrajectoryFile } from '../trajectories/read-file.ts';
+import { detectLogFormat, importAgentLogs, LOG_FORMATS } from '../trajectories/agent-logs/import-logs.ts';
+import type { LogFormat } from '../trajectories/agent-logs/session-run.ts';
+import { dataPath } from '../contracts/paths.ts';
 import { collect, whatIfFor, whatIfOf } from './report.ts';
 import { OBSERVED_QUANTILES, observedLimits } from '../whatif/observed-limits.ts';
 import { readJsonl } from '../results/jsonl.ts';
@@ -24,7 +27,7 @@ import { printSummary } from './summary-table.ts';
 
 interface ImportFlags {
   out: string;
-  format: string;
+  format?: string;
   groupBy?: string;
   scenario?: string;
   priceModel?: string;
@@ -48,7 +51,7 @@ interface ImportFlags {
   model?: string;
 }
 
-const FORMATS = ['atif', 'chatlog', 'messages', 'otlp'] as const;
+const FORMATS = ['atif', 'chatlog', 'messages', 'otlp', ...LOG_FORMATS] as const;
 type Format = (typeof FORMATS)[number];
 
 /** Flags that belong to one format (given with another, they are a usage error, not silently ignored). */
@@ -105,10 +108,10 @@ function importChatLogs(paths: string[], groupBy: string, out: string, options: 
 export function registerImport(program: Command): void {
   program
     .command('import')
-    .description('import agent trajectories (ATIF files, OpenAI-format chat logs, message-list dumps, or OpenTelemetry GenAI spans) into a results directory, and build its reports')
-    .argument('<paths...>', 'ATIF files (one trajectory, or an array of them, per file) or folders searched for *.json; with --format chatlog, .jsonl files or folders of them; with --format messages or otlp, .jsonl or .json files or folders of them')
+    .description('import agent trajectories (ATIF files, OpenAI-format chat logs, message-list dumps, OpenTelemetry GenAI spans, or Claude Code / Codex CLI session logs) into a results directory, and build its reports')
+    .argument('<paths...>', 'ATIF files (one trajectory, or an array of them, per file) or folders searched for *.json; with --format chatlog, .jsonl files or folders of them; with --format messages or otlp, .jsonl or .json files or folders of them; with --format claude-code or codex, session logs (.jsonl) or folders of them (~/.claude/projects, $CODEX_HOME/sessions)')
     .requiredOption('-o, --out <name>', 'results directory: results/<name>, or a path')
-    .option('--format <format>', 'input format: atif (trajectory JSON files), chatlog (OpenAI-format JSON lines, one model call each: request/response pairs, or bench serve --log lines), messages (one conversation per record: its final OpenAI-format message list and its outcome), or otlp (OpenTelemetry GenAI spans: OTLP/JSON files, one request per file or one per line, told apart by content whatever the file is named)', 'atif')
+    .option('--format <format>', 'input format: atif (trajectory JSON files), chatlog (OpenAI-format JSON lines, one model call each: request/response pairs, or bench serve --log lines), messages (one conversation per record: its final OpenAI-format message list and its outcome), otlp (OpenTelemetry GenAI spans: OTLP/JSON files, one request per file or one per line, told apart by content whatever the file is named), claude-code (Claude Code session logs: one run per session, sub-agents as runs of their own) or codex (Codex CLI rollout logs: one run per session). Default: claude-code or codex when the first .jsonl file found is one of their logs, else atif')
     .option('--group-by <field>', 'chatlog: the field whose value names a call\'s run, a dotted path (e.g. metadata.run_id)')
     .option('--messages-field <field>', 'messages: the field holding each record\'s message list, a dotted path (e.g. traj, history)', 'messages')
     .option('--id-field <field>', 'messages: the field naming each conversation', 'id')
@@ -131,6 +134,7 @@ export function registerImport(program: Command): void {
     .option('--skip-bad', 'import what can be read and exit 0 even when files, lines, records or spans were skipped (without it, any skip makes the import exit 2 after writing what it read)')
     .option('--no-report', 'write the records only (steps.jsonl, runs.jsonl, meta.json); build the reports later with bench report OUT')
     .action(async (inputs: string[], o: ImportFlags) => {
+      o.format ??= detectLogFormat(trajectoryFiles(inputs, '.jsonl')) ?? 'atif';
       if (!(FORMATS as readonly string[]).includes(o.format)) throw new UsageError(`--format: '${o.format}' is not supported (accepted: ${FORMATS.join(', ')})`);
       for (const [key, { format, flag }] of Object.entries(FORMAT_FLAGS))
         if (o[key as keyof ImportFlags] !== undefined && o.format !== format) throw new UsageError(`${flag}: only for --format ${format}${o.format === 'atif' && key === 'groupBy' ? ' (an ATIF file is one run already)' : ''}`);
@@ -141,7 +145,9 @@ export function registerImport(program: Command): void {
         if (!o.force) throw new UsageError(`${out} already holds results (use --force to overwrite, or another --out)`);
         fs.rmSync(out, { recursive: true, force: true });
       }
-      const price = pricing(o);
+      const logs = (LOG_FORMATS as readonly string[]).includes(o.format);
+      // Session logs name the provider's models: priced from the LiteLLM map unless told otherwise.
+      const price = pricing(logs ? { ...o, pricing: o.pricing ?? dataPath('litellm-prices.json') } : o);
       const messages = o.format === 'messages' ? messagesFormat(o, price) : undefined;
       const outcomes = o.outcomes ? loadYamlFile(o.outcomes, Outcomes) : undefined;
       const options = { scenario: o.scenario, price, outcomes, command: process.argv.slice(2) };
@@ -153,12 +159,14 @@ export function registerImport(program: Command): void {
             ? importMessages(trajectoryFiles(inputs, ['.jsonl', '.json']), out, messages!, options)
             : o.format === 'otlp'
               ? importOtlp(trajectoryFiles(inputs, ['.jsonl', '.json']), out, options)
-              : importChatLogs(inputs, o.groupBy!, out, options);
+              : logs
+                ? importAgentLogs(o.format as LogFormat, trajectoryFiles(inputs, '.jsonl'), out, options)
+                : importChatLogs(inputs, o.groupBy!, out, options);
       for (const line of done.skipped) console.error(`bench: skipped ${line}`);
       for (const line of done.problems) console.error(`bench: ${line}`);
-      if (done.runs === 0) throw new UsageError(`nothing imported: ${done.skipped.length} file(s) or line(s) skipped, none held a valid ${{ atif: 'ATIF trajectory', chatlog: 'model call', messages: 'conversation', otlp: 'GenAI chat span' }[o.format as Format]}`);
+      if (done.runs === 0) throw new UsageError(`nothing imported: ${done.skipped.length} file(s) or line(s) skipped, none held a valid ${{ atif: 'ATIF trajectory', chatlog: 'model call', messages: 'conversation', otlp: 'GenAI chat span', 'claude-code': 'Claude Code session with a model call', codex: 'Codex session with a model call' }[o.format as Format]}`);
       for (const note of done.notes) console.error(`bench: note: ${note}`);
-      const skipped = done.skipped.length ? `; ${done.skipped.length} ${{ atif: 'file(s)', chatlog: 'line(s)', messages: 'record(s) or file(s)', otlp: 'file(s), line(s), span(s) or trace(s)' }[o.format as Format]} skipped (each named above: file, line, field)` : '';
+      const skipped = done.skipped.length ? `; ${done.skipped.length} ${{ atif: 'file(s)', chatlog: 'line(s)', messages: 'record(s) or file(s)', otlp: 'file(s), line(s), span(s) or trace(s)', 'claude-code': 'file(s) or line(s)', codex: 'file(s) or line(s)' }[o.format as Format]} skipped (each named above: file, line, field)` : '';
       const summary = `imported ${done.runs} run(s), ${done.steps} agent step(s)${skipped}`;
       // Anything skipped is input lost: said in the exit code unless the user accepts it.
       const incomplete = () => {

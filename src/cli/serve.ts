@@ -5,6 +5,7 @@ import { Option } from 'commander';
 import { parseChoiceList, parseOne } from '../runner/values.ts';
 import { DEFAULT_FAULTS, FAULTS, parseFaults } from '../serve/faults.ts';
 import { startServe, startSim } from '../serve/server.ts';
+import { sayIgnored, sayToolMapping } from '../gateway/agent-cmd.ts';
 import { loadProfile } from '../sim/profile.ts';
 import { UsageError } from '../contracts/errors.ts';
 import { exitCodeFor } from './interrupt.ts';
@@ -192,7 +193,7 @@ export function registerServe(program: Command): void {
       const traces = servedTraces(f.traces, f.host);
       const route = traces ? { traces: traces.receiver.route } : {};
       const o = g ? null : serveOptions(f);
-      const server = g ? await startStandaloneGateway({ ...g, ...route }) : await startServe({ ...o!, ...route });
+      const server = g ? await startStandaloneGateway({ ...g, ...route }) : await startServe({ ...o!, ...route, onIgnored: sayIgnored, onToolMapping: sayToolMapping });
       // The first signal closes the server (open connections are cut; the usage log flushed, or the
       // gateway's calls in flight recorded and runs.jsonl written) and exits 130/143 as a sweep
       // does; a second one, with no handler left, ends the process at once. Trapped before the

@@ -16,6 +16,8 @@ export interface SimServerOptions {
   cacheBilling?: CacheBilling;
   /** Told when the sim plays a profile on tools that are not its own (see ServeOptions.onToolMapping). */
   onToolMapping?: (profile: string, notes: string[]) => void;
+  /** Told what of a request the sim accepts and cannot act on (see ServeOptions.onIgnored). */
+  onIgnored?: (route: string, parts: string[]) => void;
 }
 
 /** Starts a simulated upstream on a free port of 127.0.0.1, with no added latency and no faults. */

@@ -50,7 +50,7 @@ export async function startAgentHost(o: AgentHostOptions): Promise<AgentHost> {
     // Anthropic's base URL is spelled without /v1 (its SDKs add /v1/messages); the gateway's upstreams all end in /v1.
     if (spec.startsWith('anthropic:'))
       return { url: `${(transport.anthropicBaseURL ?? ANTHROPIC_DEFAULT_URL).replace(/\/+$/, '')}/v1`, apiKey: transport.anthropicApiKey, model: spec.slice('anthropic:'.length), timeoutMs: transport.timeoutMs, speaks: 'anthropic' };
-    sim ??= o.startSim({ promptCache: o.promptCache, ...(o.cacheBilling ? { cacheBilling: o.cacheBilling } : {}), onToolMapping: sayToolMapping });
+    sim ??= o.startSim({ promptCache: o.promptCache, ...(o.cacheBilling ? { cacheBilling: o.cacheBilling } : {}), onToolMapping: sayToolMapping, onIgnored: sayIgnored });
     return { url: (await sim).url, model: simProfileFor(spec, plan.scenario).id, seed: plan.settings.seed, timeoutMs: transport.timeoutMs };
   };
   const secrets = [transport.apiKey, transport.anthropicApiKey];
@@ -99,8 +99,13 @@ export async function startAgentHost(o: AgentHostOptions): Promise<AgentHost> {
   };
 }
 
+/** Once per protocol and set of parts: what of the agent's requests the simulated model accepts and leaves unread. */
+export function sayIgnored(route: string, parts: string[]): void {
+  console.error(`bench: the simulated model accepts and ignores, in POST ${route} requests, what it cannot act on: ${parts.join('; ')}`);
+}
+
 /** Once per profile and set of tools: the agent's tools are not the profile's, and what the sim does about it. */
-function sayToolMapping(profile: string, notes: string[]): void {
+export function sayToolMapping(profile: string, notes: string[]): void {
   console.error(`bench: the simulated model (profile ${profile}) plays its actions on your agent's tools: ${notes.join('; ')}`);
 }
 
@@ -114,7 +119,10 @@ function stopOf(exit: AgentExit, meter: RunMeter, timeoutS: number | null, secre
   if (exit.spawnError) return { reason: 'error', detail: `the agent command could not be started: ${exit.spawnError}`, step };
   if (exit.code === 0) return { reason: 'done', detail: `the agent exited 0 after ${step} step(s)${after}`, step };
   const how = exit.code !== null ? `exited with code ${exit.code}` : `was killed by ${exit.signal}`;
-  const tail = exit.stderrTail ? `: ${redact(exit.stderrTail.slice(-500), secrets)}` : '';
+  // Agents print their failures on either stream (Claude Code writes API errors to stdout): the end of each.
+  const stdout = exit.stdout.trim();
+  const tails = [exit.stderrTail.slice(-500), stdout && `its stdout ends: ${stdout.slice(-500)}`].filter(Boolean);
+  const tail = tails.length ? `: ${redact(tails.join('; '), secrets)}` : '';
   return { reason: 'error', detail: `the agent ${how} at step ${step}${after}${tail}`, step };
 }
 

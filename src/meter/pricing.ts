@@ -221,7 +221,8 @@ export function callCost(price: Price, input: number, output: number, cached: nu
     ((input - cached - write) * r.input_per_1m +
       cached * r.cached_input_per_1m +
       (write - write1h) * writeRate +
-      write1h * (r.cache_write_1h_per_1m ?? writeRate) +
+      // Only Anthropic bills a 1-hour cache: without a rate of its own, its published 2× input.
+      write1h * (r.cache_write_1h_per_1m ?? 2 * r.input_per_1m) +
       (output - reasoning) * r.output_per_1m +
       reasoning * (r.reasoning_per_1m ?? r.output_per_1m)) /
     1e6

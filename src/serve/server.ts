@@ -17,6 +17,7 @@ import { mappingNotes, offerOf } from '../sim/offered-tools.ts';
 import { loadAllScenarios } from '../scenario/loader.ts';
 import { JsonlWriter } from '../results/jsonl.ts';
 import { readBody } from '../wire/read-body.ts';
+import { ignoredParts, READ_PARTS } from './ignored-parts.ts';
 import { OffThreadCounter } from './offthread-count.ts';
 import { pickFault, spoil, type Fault } from './faults.ts';
 import type { Answer, WireAdapter } from '../wire/adapter.ts';
@@ -51,6 +52,8 @@ export interface ServeOptions {
   traces?: HttpRoute;
   /** Told once per profile and set of offered tools when the sim plays the profile on tools that are not its own (sim/offered-tools.ts mappingNotes). */
   onToolMapping?: (profile: string, notes: string[]) => void;
+  /** Told once per protocol and set of parts: what of a request the sim accepts but cannot act on (ignored-parts.ts). */
+  onIgnored?: (route: string, parts: string[]) => void;
 }
 
 export interface UsageLine {
@@ -94,6 +97,7 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
   const usage = new UsageLog(o.logFile);
   const profiles = new ProfileCache(o.profile);
   const toolMappings = new ToolMappings(o.onToolMapping);
+  const ignored = new IgnoredParts(o.onIgnored);
   let served = 0;
   const adapters = new Map<string, WireAdapter>([chatWire as WireAdapter, responsesWire(new ResponseStore()) as WireAdapter, messagesWire(new ResponseStore()) as WireAdapter].map((a) => [a.route, a]));
 
@@ -127,6 +131,7 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
     const profile = profiles.get(chat.model);
     if (!profile) return log.refuse(res, started, { model: chat.model }, wireError(404, `The model '${chat.model}' does not exist: it names no simulated profile (known: ${listProfiles().join(', ')}) and no shipped scenario (bench scenarios lists them), and bench serve was started without --profile`, 'invalid_request_error', 'model', 'model_not_found'));
     if (o.onToolMapping) toolMappings.see(profile, offerOf(chat).tools);
+    if (o.onIgnored) ignored.see(route, body.value);
     const fault = pickFault(o.errorRate, o.faults, random);
     // Every answer, fault or not, arrives `latencyMs` after its request arrived: the work of writing
     // it is part of that time (as a provider's is), not added on top.
@@ -244,6 +249,23 @@ class ToolMappings {
     this.seen.add(key);
     const notes = mappingNotes(profile, offered);
     if (notes.length) this.tell(profile.id, notes);
+  }
+}
+
+/** Says once per protocol and set of parts what of its requests the sim leaves unread. */
+class IgnoredParts {
+  private readonly seen = new Set<string>();
+
+  constructor(private readonly tell: ServeOptions['onIgnored']) {}
+
+  see(route: string, body: unknown): void {
+    const read = READ_PARTS[route];
+    if (!this.tell || !read) return;
+    const parts = ignoredParts(body, read);
+    const key = `${route}\0${parts.join('\0')}`;
+    if (parts.length === 0 || this.seen.has(key)) return;
+    this.seen.add(key);
+    this.tell(route, parts);
   }
 }
 

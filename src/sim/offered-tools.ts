@@ -30,11 +30,40 @@ export function offerOf(request: ChatRequest): Offer {
 
 const profileTools = (p: Profile) => [...new Set([...p.actions, ...p.improvements].map((a) => a.tool))];
 
-/** The offered tool that plays the profile's tool `name`: itself when offered, else an offered tool
- *  the profile does not use by name, each of its unoffered tools on a different one while they last. */
+/**
+ * The coding agents' own shell tools (Claude Code's Bash, Codex's exec_command and shell) and how each
+ * takes a command line. Offered one, the sim does its actions through it, as a shell command that does
+ * the action — the client runs it in its own shell — rather than writing the action's arguments (Python
+ * source, a search query) into the command string, where the shell would fail on them.
+ */
+const SHELLS: Record<string, (command: string) => Record<string, unknown>> = {
+  Bash: (command) => ({ command }),
+  exec_command: (cmd) => ({ cmd }),
+  shell: (command) => ({ command: ['bash', '-lc', command] }),
+};
+
+const isShell = (spec: ToolSpec) => Object.hasOwn(SHELLS, spec.function.name);
+
+/** A string as one POSIX shell word. */
+const shellQuote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+
+/**
+ * The command line that does an action: run_python's code through python3; any other (scripted) tool's
+ * action — whose result the sim's own tools would make up — echoed, so the run goes on with its shape.
+ */
+export function shellCommand(tool: string, args: Record<string, unknown>): string {
+  if (tool === 'run_python' && typeof args.code === 'string') return `python3 -c ${shellQuote(args.code)}`;
+  return `echo ${shellQuote(`${tool} ${canonicalJson(args)}`)}`;
+}
+
+/** The offered tool that plays the profile's tool `name`: itself when offered, else the client's own
+ *  shell tool when it offers one, else an offered tool the profile does not use by name, each of its
+ *  unoffered tools on a different one while they last. */
 export function toolFor(p: Profile, name: string, offered: ToolSpec[]): ToolSpec {
   const same = offered.find((t) => t.function.name === name);
   if (same) return same;
+  const shell = offered.find(isShell);
+  if (shell) return shell;
   const own = profileTools(p);
   const free = offered.filter((t) => !own.includes(t.function.name));
   const pool = free.length ? free : offered;
@@ -52,6 +81,7 @@ function strings(value: unknown, out: string[] = []): string[] {
 /** The action's arguments for `spec`: the profile's own when they fit, else written to the schema. */
 export function argumentsFor(t: ActionTemplate, n: number, step: number, spec: ToolSpec): Record<string, unknown> {
   const filled = fillArgs(t.args, n, step) as Record<string, unknown>;
+  if (spec.function.name !== t.tool && isShell(spec)) return SHELLS[spec.function.name]!(shellCommand(t.tool, filled));
   const schema = spec.function.parameters as Schema | undefined;
   if (!schema) return spec.function.name === t.tool ? filled : {};
   if (spec.function.name === t.tool && conforms(filled, schema)) return filled;
@@ -85,6 +115,10 @@ export function mappingNotes(p: Profile, offered: ToolSpec[]): string[] {
       return changing.length > 0 && changing.every((k) => dropped.includes(k));
     });
     if (target === name && fits) continue;
+    if (target !== name && isShell(spec)) {
+      notes.push(`${name} is not among your tools: played on your ${target} as a shell command (${name === 'run_python' ? "python3 -c '<code>'" : "echo '<the action>', the sim's own tool being out of reach"})`);
+      continue;
+    }
     const where = target === name ? `your ${name}` : `${name} is not among your tools: played on your ${target}`;
     const how = fits ? '' : `, with arguments written to its schema${dropped.length ? ` (${dropped.join(', ')} has no place in it)` : ''}`;
     const trap = lostVariation ? `; the argument that changes from call to call (${dropped.join(', ')}) is lost, so repeated calls come out identical and the spin brake may stop runs the profile would not spin` : '';

@@ -350,18 +350,39 @@ export function forEachChunk(file: string, each: (chunk: Buffer) => void): void 
   }
 }
 
+/** How forEachLine treats a line it cannot hand on (default: a line too long fails the file). */
+export interface LineOptions {
+  /** An over-long line is skipped (its bytes dropped as they are read) and its number given here. */
+  tooLong?: (n: number) => void;
+  /** A line that is not valid UTF-8 is skipped and its number given here (default: decoded with U+FFFD). */
+  badUtf8?: (n: number) => void;
+  /** The longest line handed on (default MAX_MEMBER_BYTES). */
+  maxLineBytes?: number;
+}
+
 /** Each line of a file (JSON lines), read in chunks: `line` without its newline (or \r\n) or a leading byte order mark, `n` 1-based; `unended` for a last line with no newline after it. */
-export function forEachLine(file: string, each: (line: string, n: number, unended: boolean) => void): void {
+export function forEachLine(file: string, each: (line: string, n: number, unended: boolean) => void, o: LineOptions = {}): void {
+  const max = o.maxLineBytes ?? MAX_MEMBER_BYTES;
+  const strict = o.badUtf8 ? new TextDecoder('utf-8', { fatal: true }) : null;
   const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   try {
     if (!fs.fstatSync(fd).isFile()) throw new JsonStreamError(0, 'not a regular file');
     let carry: Buffer = Buffer.alloc(0);
     let n = 0;
+    /** Inside a line already reported too long: its bytes are dropped up to its newline. */
+    let skipping = false;
     const emit = (bytes: Buffer, last = false) => {
       n++;
       const from = n === 1 && hasBom(bytes) ? BOM.length : 0;
       const end = bytes.length > from && bytes[bytes.length - 1] === 0x0d ? bytes.length - 1 : bytes.length;
-      each(bytes.toString('utf8', from, end), n, last);
+      if (!strict) return each(bytes.toString('utf8', from, end), n, last);
+      let text: string;
+      try {
+        text = strict.decode(bytes.subarray(from, end));
+      } catch {
+        return o.badUtf8!(n);
+      }
+      each(text, n, last);
     };
     for (;;) {
       const chunk = Buffer.allocUnsafe(CHUNK);
@@ -370,12 +391,18 @@ export function forEachLine(file: string, each: (line: string, n: number, unende
       const data = carry.length ? Buffer.concat([carry, chunk.subarray(0, got)]) : chunk.subarray(0, got);
       let start = 0;
       for (let nl = data.indexOf(0x0a); nl !== -1; nl = data.indexOf(0x0a, start)) {
-        emit(data.subarray(start, nl));
+        if (skipping) skipping = false;
+        else emit(data.subarray(start, nl));
         start = nl + 1;
       }
       // Copied, not a view: a view would pin the whole chunk until the next newline.
-      carry = Buffer.from(data.subarray(start));
-      if (carry.length > MAX_MEMBER_BYTES) throw new JsonStreamError(0, `line ${n + 1} is longer than ${MAX_MEMBER_BYTES / (1024 * 1024)} MiB`);
+      carry = skipping ? Buffer.alloc(0) : Buffer.from(data.subarray(start));
+      if (carry.length > max) {
+        if (!o.tooLong) throw new JsonStreamError(0, `line ${n + 1} is longer than ${max / (1024 * 1024)} MiB`);
+        o.tooLong(++n);
+        skipping = true;
+        carry = Buffer.alloc(0);
+      }
     }
     if (carry.length) emit(carry, true);
   } finally {

@@ -72,6 +72,9 @@ export function describePrices(summary: readonly ConfigSummary[]): string[] {
   return distinct(summary.map((c) => JSON.stringify(c.settings.price))).map((j) => describePrice(JSON.parse(j) as Price));
 }
 
+/** Import formats whose logs record tokens but no costs: every call is priced by the import (coding-agent session logs). */
+export const PRICED_PER_CALL: ReadonlySet<string> = new Set(['claude-code', 'codex']);
+
 /**
  * How the report's costs were priced, as the reports say it after "Costs", by where they come from.
  * Imported runs (`imported`: the import's format) carry the costs their trajectories recorded, and a
@@ -80,11 +83,13 @@ export function describePrices(summary: readonly ConfigSummary[]): string[] {
  */
 export function describePricing(summary: readonly ConfigSummary[], o: { price?: Price; imported: string | null }): string {
   if (o.price) return `re-priced as ${describePrice(o.price)} from recorded tokens (the brakes fired at the recorded prices)`;
-  if (!o.imported) return `priced as recorded: ${describePrices(summary).join('; ')}`;
+  if (o.imported === null) return `priced as recorded: ${describePrices(summary).join('; ')}`;
   const known = describePrices(summary.filter((c) => c.settings.price.model !== UNKNOWN_PRICE.model));
   if (o.imported === 'messages') return `counted by loopbench: the message lists hold no usage, so every call's tokens were counted with loopbench's o200k_base counter and priced as ${known.join('; ')}`;
   // A chat log records each call's usage but never its cost.
   if (o.imported === 'chatlog' && known.length) return `priced by loopbench: tokens as the chat log recorded them, which records no cost, priced as ${known.join('; ')}`;
+  if (PRICED_PER_CALL.has(o.imported))
+    return `priced per call from its recorded tokens at the rates of the model it recorded (the logs hold no costs): ${known.join('; ') || 'no model of theirs has a price'}; cache writes at the cache-write rate, 1-hour writes at the 1-hour rate (2× input where the table has none)`;
   return `as recorded in the trajectories${known.length ? ` (steps with tokens but no cost_usd priced as ${known.join('; ')})` : ''}`;
 }
 
@@ -92,6 +97,7 @@ export function describePricing(summary: readonly ConfigSummary[], o: { price?: 
 export function chartPricing(o: { price?: Price; imported: string | null }): string {
   if (o.price) return `re-priced as ${o.price.model}`;
   if (o.imported === 'messages') return 'tokens counted and priced by loopbench';
+  if (o.imported !== null && PRICED_PER_CALL.has(o.imported)) return "at each call's recorded model's rates";
   return o.imported ? 'as recorded in the trajectories' : 'at the recorded prices';
 }
 

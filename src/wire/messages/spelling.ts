@@ -28,7 +28,8 @@ const ToolResultBlock = z.looseObject({
 const OtherBlock = z.looseObject({ type: z.string() });
 const Block = z.union([TextBlock, ToolUseBlock, ToolResultBlock, OtherBlock]);
 
-export const Message = z.looseObject({ role: z.enum(['user', 'assistant']), content: z.union([z.string(), z.array(Block)]) });
+/** `system` inside `messages`: Claude Code's mid-conversation system messages (beta mid-conversation-system-2026-04-07). */
+export const Message = z.looseObject({ role: z.enum(['user', 'assistant', 'system']), content: z.union([z.string(), z.array(Block)]) });
 export type Message = z.infer<typeof Message>;
 
 const Tool = z.looseObject({
@@ -71,6 +72,10 @@ const resultText = (c: z.infer<typeof ToolResultBlock>['content']): string => (c
 /** One Anthropic message as chat messages: a user turn's tool results are tool messages (in order), its text a user message. */
 export function toChat(m: Message, out: ChatMessage[]): void {
   const blocks = typeof m.content === 'string' ? [{ type: 'text' as const, text: m.content }] : m.content;
+  if (m.role === 'system') {
+    out.push({ role: 'system', content: blocks.map((b) => (b.type === 'text' ? (b as z.infer<typeof TextBlock>).text : '')).join('') });
+    return;
+  }
   if (m.role === 'assistant') {
     const texts: string[] = [];
     const calls: NonNullable<AssistantMessage['tool_calls']> = [];
@@ -134,7 +139,6 @@ function parse(store: ResponseStore, raw: unknown) {
   if (body.messages.length === 0) return invalid('messages: at least one message is required');
   const client = clientTools(body.tools ?? []);
   if ('error' in client) return invalid(client.error);
-  if (client.other) return invalid(client.other);
   let tools = client.specs;
   // A Thread's later turns may leave out what stays the same: its tools and system prompt.
   if (thread !== undefined && body.tools === undefined) tools = store.tools(thread) ?? [];

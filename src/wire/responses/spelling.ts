@@ -144,8 +144,7 @@ function parse(store: ResponseStore, raw: unknown) {
   }
   const body = r.data;
   if (body.conversation !== undefined) return invalid('conversation', "'conversation' (server-side conversations) is not supported by bench serve: send the items, or previous_response_id.");
-  const { specs: tools, other } = functionTools(body.tools ?? []);
-  if (other) return invalid(`tools[${other.index}]`, `Invalid value for 'tools[${other.index}]': tools of type '${other.type}' are not supported by the simulated model (only 'function').`);
+  const { specs: tools } = functionTools(body.tools ?? []);
   const choice = body.tool_choice;
   if (choice && typeof choice === 'object' && !tools.some((t) => t.function.name === choice.name)) return invalid('tool_choice', `Invalid value for 'tool_choice': no function named '${choice.name}' in 'tools'.`);
   let history: ChatMessage[] = [];

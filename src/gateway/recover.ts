@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import type { StepRecord } from '../contracts/records.ts';
 import { RunLedger } from '../meter/ledger.ts';
-import { JsonlWriter, readJsonlLines } from '../results/jsonl.ts';
+import { cutPartialLine, JsonlWriter, readJsonlLines } from '../results/jsonl.ts';
 import { resultFile } from '../results/results-dir.ts';
 
 export type Recovery = { rebuilt: number; pid: number } | { running: number };
@@ -40,15 +40,8 @@ export async function recoverGatewayRuns(dir: string): Promise<Recovery | null> 
     ledger.add(s);
   }
   if (open.size) {
-    // A record cut short by the kill must not swallow the first rebuilt one.
-    const size = fs.existsSync(runsFile) ? fs.statSync(runsFile).size : 0;
-    if (size > 0) {
-      const last = Buffer.alloc(1);
-      const fd = fs.openSync(runsFile, 'r');
-      fs.readSync(fd, last, 0, 1, size - 1);
-      fs.closeSync(fd);
-      if (last[0] !== 0x0a) fs.appendFileSync(runsFile, '\n');
-    }
+    // A record cut short by the kill (unreadable anyway) must not swallow the first rebuilt one.
+    cutPartialLine(runsFile);
     const out = new JsonlWriter(runsFile);
     for (const ledger of open.values()) {
       const t = ledger.totals;

@@ -12,6 +12,7 @@ import type { Stop } from '../contracts/stop-reason.ts';
 import type { Price, Settings } from '../contracts/settings.ts';
 import type { SimServer, StartSim } from '../contracts/sim-server.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
+import { writeFileAtomic } from '../results/atomic.ts';
 import { JsonlWriter } from '../results/jsonl.ts';
 import { resultFile } from '../results/results-dir.ts';
 import { stepLine } from '../results/step-line.ts';
@@ -72,7 +73,7 @@ interface OpenRun {
 export async function startStandaloneGateway(o: StandaloneOptions): Promise<RunningGateway> {
   fs.mkdirSync(o.dir, { recursive: true });
   const pidFile = resultFile(o.dir, 'gatewayPid');
-  fs.writeFileSync(pidFile, `${process.pid}\n`);
+  writeFileAtomic(pidFile, `${process.pid}\n`);
   const steps = new JsonlWriter(resultFile(o.dir, 'steps'));
   const runs = new JsonlWriter(resultFile(o.dir, 'runs'));
   const idleMs = o.runIdleMs ?? RUN_IDLE_MS;

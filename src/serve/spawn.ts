@@ -15,7 +15,9 @@ export interface SpawnedServer {
 /** `bench serve` in its own process on a free port, as a user runs it (and on its own core). */
 export async function spawnServe(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<SpawnedServer> {
   const log = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-serve-')), 'usage.jsonl');
-  const server = await spawnServer(path.join(ROOT, 'bin/bench.js'), ['serve', '--port', '0', '--log', log, ...args], env);
+  // The gateway records its calls in its --out directory and refuses a usage log.
+  const gateway = args.some((a) => a === '--upstream' || a === '--anthropic-upstream' || a === '--out');
+  const server = await spawnServer(path.join(ROOT, 'bin/bench.js'), ['serve', '--port', '0', ...(gateway ? [] : ['--log', log]), ...args], env);
   return { ...server, close: () => server.close().then(() => fs.rmSync(path.dirname(log), { recursive: true, force: true })) };
 }
 

@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Tests wait for events, never for a fixed time; a loaded machine is slow, not wrong.
+    expect: { poll: { timeout: 30_000 } },
   },
 });

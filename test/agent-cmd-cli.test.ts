@@ -141,11 +141,11 @@ describe('a sweep in which no run produced a result', () => {
 describe('Ctrl-C', () => {
   it('Ctrl-C: the agents are stopped and recorded as interrupted, the reports written, exit 130', async () => {
     const marker = path.join(tmp, 'started');
-    const cmd = agent('slow', `open(${JSON.stringify(marker)}, "a").write("x")\ncall()\nimport time\ntime.sleep(300)`);
+    // Each agent marks the file once its call is answered; Ctrl-C comes when both are mid-run.
+    const cmd = agent('slow', `call()\nopen(${JSON.stringify(marker)}, "a").write("x")\nimport time\ntime.sleep(3600)`);
     const dir = path.join(tmp, 'interrupted');
     const s = spawnBench(['--agent-cmd', cmd, '-s', 'tiny-agent-sum-of-squares', '--repeat', '2', '-j', '2', '-o', dir, '-q'], env);
-    for (let i = 0; i < 200 && !(fs.existsSync(marker) && fs.readFileSync(marker, 'utf8').length === 2); i++) await new Promise((r) => setTimeout(r, 50));
-    await new Promise((r) => setTimeout(r, 300));
+    await expect.poll(() => fs.existsSync(marker) && fs.readFileSync(marker, 'utf8')).toBe('xx');
     s.child.kill('SIGINT');
     const done = await s.done;
     expect(done.code).toBe(130);
@@ -153,5 +153,5 @@ describe('Ctrl-C', () => {
     expect(runs.map((r) => r.stop_reason)).toEqual(['interrupted', 'interrupted']);
     expect(JSON.parse(fs.readFileSync(path.join(dir, 'meta.json'), 'utf8')).status).toBe('interrupted');
     expect(fs.existsSync(path.join(dir, 'summary.md'))).toBe(true);
-  }, 30_000);
+  }, 60_000);
 });

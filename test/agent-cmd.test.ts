@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../src/serve/server.ts';
 import { UsageError } from '../src/contracts/errors.ts';
 import { agentSweep, pythonAgent } from './support/agent-sweep.ts';
+import { endSleep, sleepRunning, uniqueSleep } from './helpers/processes.ts';
 import { detectContainment } from '../src/tools/containment.ts';
 import { serve } from './serve-helpers.ts';
 import { stubUpstream, type StubUpstream } from './helpers/stub-upstream.ts';
@@ -129,45 +130,56 @@ describe('how an agent process ends', () => {
     expect(steps.map((s) => s.action)).toEqual(Array(6).fill('run_python'));
   }, 30_000);
 
+  // A timeout of a few seconds leaves a loaded machine room to start Python and make the one call.
   it('timeout: an agent that outlives --timeout is stopped with everything it started', async () => {
-    // The child would leave a mark 4 s in: it must not live that long. (Its pid, under a PID namespace, means nothing out here.)
-    const marker = path.join(tmp, 'timeout-marker');
-    const cmd = agent('hang', `import subprocess\np = subprocess.Popen(["sh", "-c", "sleep 4; touch ${marker}"])\ncall()\np.wait()`);
-    const started = performance.now();
-    const { runs } = await agentSweep({ agentCmd: cmd, scenario: 'tiny-agent-sum-of-squares', timeout: '2', repeat: '1' });
-    expect(runs[0]!.stop_reason).toBe('timeout');
-    expect(runs[0]!.stop_detail).toMatch(/process tree was killed/);
-    expect(runs[0]!.calls).toBe(1);
-    await new Promise((r) => setTimeout(r, Math.max(0, 5000 - (performance.now() - started))));
-    expect(fs.existsSync(marker)).toBe(false);
-  }, 30_000);
+    const sleep = uniqueSleep();
+    const cmd = agent('hang', `import subprocess\np = subprocess.Popen(["sleep", "${sleep}"])\ncall()\np.wait()`);
+    try {
+      const { runs } = await agentSweep({ agentCmd: cmd, scenario: 'tiny-agent-sum-of-squares', timeout: '5', repeat: '1' });
+      expect(runs[0]!.stop_reason).toBe('timeout');
+      expect(runs[0]!.stop_detail).toMatch(/process tree was killed/);
+      // The call was made, so the child had started: it ends with the agent.
+      expect(runs[0]!.calls).toBe(1);
+      await expect.poll(() => sleepRunning(sleep)).toBe(false);
+    } finally {
+      endSleep(sleep);
+    }
+  }, 60_000);
 
   it.each([
     ['keeps its environment (found by its tag)', ['setsid'], true],
     ['clears its environment too (only a PID namespace ends it)', ['setsid', 'env', '-i'], detectContainment() === 'bwrap'],
   ])('an agent that exits at once but leaves a setsid child holding its stdout, which %s, is not waited for', async (_name, prefix, killed) => {
-    const marker = path.join(tmp, `marker-${prefix.length}`);
-    const child = [...prefix, 'sh', '-c', `sleep 2; touch ${marker}; sleep 60`];
-    const cmd = agent(`setsid-${prefix.length}`, `import subprocess\nsubprocess.Popen(${JSON.stringify(child)})\ncall()\nprint("338350")`);
-    const started = performance.now();
-    const { runs } = await agentSweep({ agentCmd: cmd, scenario: 'tiny-agent-sum-of-squares', timeout: '20', repeat: '1' });
-    // Not the child's 60 s, nor the 20 s timeout: the agent's own exit, and the grace for the pipes.
-    expect(performance.now() - started).toBeLessThan(10_000);
-    expect(runs[0]).toMatchObject({ stop_reason: 'done', answer: '338350', success: true });
-    expect(runs[0]!.stop_detail).toMatch(killed ? /^the agent exited 0 after 1 step\(s\)/ : /a process it left behind still held its output open 1 s later, so its output was read no further/);
-    // The child was ended with the agent (by its tag, or with the namespace), or it lives on, and the record says so.
-    await new Promise((r) => setTimeout(r, Math.max(0, 3000 - (performance.now() - started))));
-    expect(fs.existsSync(marker)).toBe(!killed);
-  }, 30_000);
+    // The child leaves a mark, then sleeps for over a day as `sleep <unique>`; the agent exits once the mark is there.
+    const sleep = uniqueSleep();
+    const mark = path.join(tmp, `started-${prefix.length}`);
+    const child = [...prefix, 'sh', '-c', `touch ${mark}; exec sleep ${sleep}`];
+    const cmd = agent(`setsid-${prefix.length}`, `import subprocess, time\nsubprocess.Popen(${JSON.stringify(child)})\nwhile not os.path.exists(${JSON.stringify(mark)}): time.sleep(0.02)\ncall()\nprint("338350")`);
+    try {
+      const { runs } = await agentSweep({ agentCmd: cmd, scenario: 'tiny-agent-sum-of-squares', timeout: '20', repeat: '1' });
+      // Not the child's sleep, nor the 20 s timeout: the agent's own exit, and the grace for the pipes.
+      expect(runs[0]).toMatchObject({ stop_reason: 'done', answer: '338350', success: true });
+      expect(runs[0]!.stop_detail).toMatch(killed ? /^the agent exited 0 after 1 step\(s\)/ : /a process it left behind still held its output open 1 s later, so its output was read no further/);
+      // The child was ended with the agent (by its tag, or with the namespace), or it lives on, and the record says so.
+      if (killed) await expect.poll(() => sleepRunning(sleep)).toBe(false);
+      else expect(sleepRunning(sleep)).toBe(true);
+    } finally {
+      endSleep(sleep);
+    }
+  }, 60_000);
 
   it('timeout: the run ends at --timeout even when the agent has a setsid child holding its stdout', async () => {
-    const cmd = agent('setsid-hang', `import subprocess\nsubprocess.Popen(["setsid", "env", "-i", "sleep", "60"])\ncall()\nimport time\ntime.sleep(60)`);
-    const started = performance.now();
-    const { runs } = await agentSweep({ agentCmd: cmd, scenario: 'tiny-agent-sum-of-squares', timeout: '2', repeat: '1' });
-    expect(performance.now() - started).toBeLessThan(10_000);
-    expect(runs[0]).toMatchObject({ stop_reason: 'timeout', calls: 1 });
-    expect(runs[0]!.stop_detail).toMatch(/process tree was killed at step 1/);
-  }, 30_000);
+    // The child holds the agent's stdout for over a day: a run that waited for it would not end within the test's time.
+    const sleep = uniqueSleep();
+    const cmd = agent('setsid-hang', `import subprocess\nsubprocess.Popen(["setsid", "env", "-i", "sleep", "${sleep}"])\ncall()\nimport time\ntime.sleep(3600)`);
+    try {
+      const { runs } = await agentSweep({ agentCmd: cmd, scenario: 'tiny-agent-sum-of-squares', timeout: '5', repeat: '1' });
+      expect(runs[0]).toMatchObject({ stop_reason: 'timeout', calls: 1 });
+      expect(runs[0]!.stop_detail).toMatch(/process tree was killed at step 1/);
+    } finally {
+      endSleep(sleep);
+    }
+  }, 60_000);
 
   it('error: a failing agent is recorded as error with the tail of its stderr', async () => {
     const cmd = agent('fail', `call()\nsys.stderr.write("Traceback: ValueError: boom in my agent\\n")\nsys.exit(2)`);

@@ -10,7 +10,7 @@ import type { StepRecord } from '../src/contracts/records.ts';
 import { gatewayOptions } from '../src/cli/serve.ts';
 import { Gateway, RUN_HEADER } from '../src/gateway/gateway.ts';
 import { RunMeter } from '../src/gateway/run-meter.ts';
-import { startStandaloneGateway, STEP_FLUSH_MS } from '../src/gateway/standalone.ts';
+import { startStandaloneGateway } from '../src/gateway/standalone.ts';
 import { TokenCounter } from '../src/meter/tokens.ts';
 import { completionWith, gatewaySettings, postRaw, sendJson, stubUpstream, TOOL_ANSWER } from './helpers/stub-upstream.ts';
 
@@ -186,7 +186,13 @@ describe('memory and records', () => {
   });
 
   it('steps.jsonl is written in batches, each step within a moment of its call, and every one is there at close', async () => {
-    const stub = await answering();
+    // The upstream answers no call before it holds all of them: the calls end together however slow the machine.
+    const CALLS = 30;
+    const held: Array<() => void> = [];
+    const stub = await stubUpstream((_req, res, body) => {
+      held.push(() => sendJson(res, completionWith({ prompt_tokens: Math.ceil(body.length / 4), completion_tokens: 12 })));
+      if (held.length === CALLS) for (const answer of held) answer();
+    });
     open.push(stub);
     const dir = path.join(tmp, 'batched');
     const flags = { port: '0', host: '127.0.0.1', latency: '0', errorRate: '0', faults: '', retryAfter: '1', promptCache: 'off', upstream: stub.url, out: dir, steps: 'off' };
@@ -194,11 +200,10 @@ describe('memory and records', () => {
     const file = path.join(dir, 'steps.jsonl');
     const writes = vi.spyOn(fs, 'writeSync');
     try {
-      const CALLS = 30;
       await Promise.all(Array.from({ length: CALLS }, (_, i) => postRaw(gw.url, conversation().body(), { [RUN_HEADER]: `agent-${i}` })));
-      await new Promise((r) => setTimeout(r, STEP_FLUSH_MS * 4));
-      expect(fs.readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(CALLS);
-      // Far fewer writes than calls: the calls arrived together.
+      // Every step reaches the file while the gateway still runs (in batches, STEP_FLUSH_MS apart), not at close.
+      await expect.poll(() => fs.existsSync(file) && fs.readFileSync(file, 'utf8').trim().split('\n').length).toBe(CALLS);
+      // Far fewer writes than calls: the calls ended together.
       expect(writes.mock.calls.length).toBeLessThan(CALLS / 3);
     } finally {
       writes.mockRestore();

@@ -13,7 +13,7 @@ import { startStandaloneGateway } from '../src/gateway/standalone.ts';
 import { callCost } from '../src/meter/pricing.ts';
 import { buildReports } from '../src/report/build.ts';
 import type { RunningServer } from '../src/serve/server.ts';
-import { spawnBench } from './helpers/cli.ts';
+import { servedUrl, spawnBench } from './helpers/cli.ts';
 import { serve } from './serve-helpers.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-gateway-serve-'));
@@ -70,14 +70,7 @@ describe('bench serve --upstream: the gateway in front of a provider', () => {
   it('from the command line: the provider key reaches the provider only', async () => {
     const dir = path.join(tmp, 'cli');
     const s = spawnBench(['serve', '--upstream', upstream.url, '--out', dir, '--port', '0', '--steps', '5'], { PATH: process.env.PATH, OPENAI_API_KEY: KEY });
-    let url = '';
-    let stdout = '';
-    s.child.stdout!.on('data', (d: string) => (stdout += d));
-    for (let i = 0; i < 200 && !url; i++) {
-      url = /(http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(stdout)?.[1] ?? '';
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(url).not.toBe('');
+    const url = await servedUrl(s);
     const client = new OpenAI({ apiKey: 'anything', baseURL: url, maxRetries: 0, defaultHeaders: { 'x-loopbench-run': 'cli-run' } });
     await client.chat.completions.create({ model: 'seed-calibrated', messages, tools });
     const nameless = await new OpenAI({ apiKey: 'anything', baseURL: url, maxRetries: 0 }).chat.completions.create({ model: 'seed-calibrated', messages }).catch((e: { status: number }) => e);
@@ -88,7 +81,7 @@ describe('bench serve --upstream: the gateway in front of a provider', () => {
     expect(done.code).toBe(130);
     expect(read<RunRecord>(path.join(dir, 'runs.jsonl')).map((r) => r.run_id)).toEqual(['cli-run']);
     const files = fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f), 'utf8'));
-    expect(files.join('\n') + stdout + done.stderr).not.toContain(KEY);
+    expect(files.join('\n') + done.stdout + done.stderr).not.toContain(KEY);
   }, 30_000);
 });
 
@@ -96,11 +89,7 @@ describe('stopping the gateway', () => {
   it('SIGTERM: runs.jsonl written, exit 143 as plain bench serve', async () => {
     const dir = path.join(tmp, 'sigterm');
     const s = spawnBench(['serve', '--upstream', upstream.url, '--out', dir, '--port', '0'], { PATH: process.env.PATH, OPENAI_API_KEY: KEY });
-    let url = '';
-    for (let i = 0; i < 200 && !url; i++) {
-      url = /(http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(s.stdout())?.[1] ?? '';
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    const url = await servedUrl(s);
     const client = new OpenAI({ apiKey: 'anything', baseURL: url, maxRetries: 0, defaultHeaders: { 'x-loopbench-run': 'term-run' } });
     await client.chat.completions.create({ model: 'seed-calibrated', messages, tools });
     s.child.kill('SIGTERM');

@@ -24,10 +24,8 @@ afterAll(async () => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-/** Waits for a condition (a machine under load is slow, not wrong). */
-async function until(ok: () => boolean, ms = 10_000): Promise<void> {
-  for (const end = Date.now() + ms; !ok() && Date.now() < end; ) await new Promise((r) => setTimeout(r, 20));
-}
+/** Waits for a condition (a machine under load is slow, not wrong): the default poll deadline is generous (vitest.config.ts). */
+const until = (ok: () => boolean) => expect.poll(ok, { interval: 10 }).toBe(true);
 
 const BODY = JSON.stringify({ model: 'm', messages: [{ role: 'system', content: 'You are an agent.' }, { role: 'user', content: 'Collect sources on agent loop costs.' }] });
 
@@ -194,15 +192,13 @@ describe('deadlines', () => {
     const g = await setup(
       (_req, res) => {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
+        // A byte every 100 ms for as long as the connection lasts: only the total deadline can end it.
         const t = setInterval(() => (res.destroyed ? clearInterval(t) : res.write(':\n')), 100);
-        setTimeout(() => clearInterval(t), 15_000);
       },
       {},
-      { timeoutMs: 1200, idleMs: 500 },
+      { timeoutMs: 1200, idleMs: 1000 },
     );
-    const started = performance.now();
     const res = await g.post(JSON.stringify({ ...JSON.parse(BODY), stream: true }));
-    expect(performance.now() - started).toBeLessThan(5000);
     expect(res.status).toBe(504);
     expect(res.json.error).toMatchObject({ type: 'upstream_timeout', code: 'loopbench_upstream_deadline' });
     expect(g.steps[0]).toMatchObject({ usage_source: 'worst_case', output_tokens: 300 });
@@ -217,10 +213,9 @@ describe('deadlines', () => {
   });
 
   it("a call in flight ends with its run's --timeout: the run stops as timeout, the call billed", async () => {
-    const g = await setup((_req, res) => setTimeout(() => !res.destroyed && sendJson(res, completionWith({ prompt_tokens: 20, completion_tokens: 10 })), 6000), { timeout_s: 1 });
-    const started = performance.now();
+    // The upstream never answers: only the run's timeout can end the call.
+    const g = await setup(() => undefined, { timeout_s: 1 });
     const res = await g.post();
-    expect(performance.now() - started).toBeLessThan(4000);
     expect(res.status).toBe(403);
     expect(res.json.error!.code).toBe('loopbench_timeout');
     expect(g.meter.stop).toMatchObject({ reason: 'timeout' });

@@ -1,22 +1,25 @@
 // One very large request must not freeze `bench serve` for the other clients: its tokens are
 // counted off the main thread, and counted exactly as in-process metering counts them.
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { spawnBench } from './helpers/cli.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { servedUrl, spawnBench } from './helpers/cli.ts';
 import { countText } from '../src/meter/tokens.ts';
+import { OffThreadCounter } from '../src/serve/offthread-count.ts';
 import type { RunningServer } from '../src/serve/server.ts';
 import { serve } from './serve-helpers.ts';
 
 let server: RunningServer | undefined;
 afterEach(async () => {
+  vi.restoreAllMocks();
   await server?.close();
   server = undefined;
 });
 
-const ask = (url: string, content: string) =>
-  fetch(`${url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'tiny-agent', messages: [{ role: 'user', content }] }) });
+const body = (content: string) => JSON.stringify({ model: 'tiny-agent', messages: [{ role: 'user', content }] });
+const ask = (url: string, content: string) => fetch(`${url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body(content) });
 
 /** Text that tokenizes like prose, `bytes` long. */
 const prose = (bytes: number) => Array.from({ length: Math.ceil(bytes / 7) }, (_, i) => `word${i % 997}`).join(' ').slice(0, bytes);
@@ -24,15 +27,22 @@ const prose = (bytes: number) => Array.from({ length: Math.ceil(bytes / 7) }, (_
 describe('bench serve under a large request', { timeout: 180_000 }, () => {
   it('answers a small request while a 15 MB one is still being counted', async () => {
     server = await serve();
+    // The small request is sent the moment the server hands the large one to its counting (which takes
+    // over half a second even on an idle machine), not after a guessed delay.
+    const precount = OffThreadCounter.prototype.precount;
+    const counting = new Promise<void>((began) => {
+      vi.spyOn(OffThreadCounter.prototype, 'precount').mockImplementation(function (this: OffThreadCounter, ...args) {
+        const counted = precount.apply(this, args);
+        began();
+        return counted;
+      });
+    });
     const order: string[] = [];
     const large = ask(server.url, prose(15 * 1024 * 1024)).then(async (r) => {
       order.push('large');
       return r.json();
     });
-    // Give the server time to receive and parse the large body, so its counting has begun.
-    // Sent while the large one is being counted (counting 15 MB takes over half a second even on an idle
-    // machine); waiting longer would let a fast machine finish the large one first and prove nothing.
-    await new Promise((r) => setTimeout(r, 300));
+    await counting;
     const small = await ask(server.url, 'hello');
     order.push('small');
     expect(small.status).toBe(200);
@@ -56,11 +66,14 @@ describe('bench serve and Ctrl-C', { timeout: 120_000 }, () => {
     try {
       const log = path.join(dir, 'usage.jsonl');
       const run = spawnBench(['serve', '-p', '0', '--log', log]);
-      await expect.poll(() => /http:\/\/\S+\/v1/.test(run.stdout()), { timeout: 60_000 }).toBe(true);
-      const url = /(http:\/\/\S+\/v1)/.exec(run.stdout())![1]!;
+      const url = await servedUrl(run);
       expect((await ask(url, 'hello')).status).toBe(200);
-      void ask(url, prose(15 * 1024 * 1024)).catch(() => undefined);
-      await new Promise((r) => setTimeout(r, 1000));
+      // Ctrl-C once the whole large body has left this process, not after a guessed delay.
+      await new Promise<void>((sent) => {
+        const req = http.request(`${url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' } });
+        req.on('error', () => undefined); // the server stops before it answers
+        req.end(body(prose(15 * 1024 * 1024)), sent);
+      });
       run.child.kill('SIGINT');
       const end = await run.done;
       expect(end.code).toBe(130);

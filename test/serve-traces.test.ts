@@ -11,20 +11,13 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunRecord, StepRecord } from '../src/contracts/records.ts';
-import { spawnBench, type Spawned } from './helpers/cli.ts';
+import { servedUrl, spawnBench, type Spawned } from './helpers/cli.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-serve-traces-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 const jsonl = <T>(file: string): T[] => fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as T);
 
-async function started(s: Spawned): Promise<string> {
-  for (let i = 0; i < 200; i++) {
-    const m = s.stdout().match(/(http:\/\/127\.0\.0\.1:\d+)\/v1/);
-    if (m) return m[1]!;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`bench serve did not start: ${s.stderr()}`);
-}
+const started = async (s: Spawned): Promise<string> => (await servedUrl(s)).replace(/\/v1$/, '');
 
 /** Three model calls and two tool calls of one agent run, as an instrumented agent's SDK emits them. */
 async function instrumentedAgent(exporter: SpanExporter, conversation: string): Promise<void> {

@@ -36,6 +36,25 @@ export function spawnBench(args: string[], env: NodeJS.ProcessEnv = process.env,
 
 export const bench = (args: string[], env?: NodeJS.ProcessEnv) => spawnBench(args, env).done;
 
+/**
+ * The base URL a `bench serve` child prints once it listens (`http://127.0.0.1:PORT/v1`): resolves when
+ * that line arrives, and fails if the process ends first. No deadline of its own: a loaded machine is slow, not wrong.
+ */
+export function servedUrl(s: Spawned): Promise<string> {
+  const found = () => /(http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(s.stdout())?.[1];
+  return new Promise((resolve, reject) => {
+    const look = () => {
+      const url = found();
+      if (!url) return;
+      s.child.stdout!.off('data', look);
+      resolve(url);
+    };
+    s.child.stdout!.on('data', look);
+    look();
+    void s.done.then((end) => reject(new Error(`bench serve ended (code ${end.code}) before it printed its URL: ${end.stderr}`)));
+  });
+}
+
 /** runCli in this process, with stdout and stderr captured. */
 export async function benchInProcess(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';

@@ -133,7 +133,9 @@ describe('the configured API key is masked even when nothing about it looks like
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
       const r = await benchInProcess(['-m', 'openai:gpt-4o-mini', '-s', 'seed-calibrated', '--steps', '2', '-n', '1', '--max-retries', '0', '--base-url', url, '-q', '-o', out]);
-      expect(r.code, r.stderr).toBe(0);
+      // The one run errored, so the sweep fails (exit 1) and says why on stderr — masked there too.
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toContain('Incorrect API key provided: ***');
       const runs = fs.readFileSync(path.join(out, 'runs.jsonl'), 'utf8');
       expect(runs).toContain('Incorrect API key provided: ***');
       for (const file of fs.readdirSync(out, { recursive: true, withFileTypes: true })) {

@@ -27,8 +27,33 @@ const LAYERS = {
   serve: ['contracts', 'scenario', 'results', 'meter', 'wire', 'sim', 'models', 'runner'],
   // The metering gateway and `bench run --agent-cmd`: an external agent's calls, through the same brakes and records.
   // It does not import serve/ (bench serve's simulated server is handed to it by the command line): see gateway-not-serve.
-  gateway: ['contracts', 'scenario', 'results', 'meter', 'wire', 'brakes', 'sim', 'tools', 'models', 'agents', 'report', 'runner'],
-  perf: ['stats', 'contracts', 'scenario', 'results', 'meter', 'brakes', 'tools', 'report', 'runner', 'serve', 'gateway'],
+  gateway: [
+    'contracts',
+    'scenario',
+    'results',
+    'meter',
+    'wire',
+    'brakes',
+    'sim',
+    'tools',
+    'models',
+    'agents',
+    'report',
+    'runner',
+  ],
+  perf: [
+    'stats',
+    'contracts',
+    'scenario',
+    'results',
+    'meter',
+    'brakes',
+    'tools',
+    'report',
+    'runner',
+    'serve',
+    'gateway',
+  ],
 };
 
 /** The command line sits on top of every other layer. */
@@ -78,7 +103,8 @@ module.exports = {
     },
     {
       name: 'gateway-not-serve',
-      comment: 'the gateway reads and spells protocols through src/wire/, and is handed the simulated server it needs: it imports nothing of src/serve/',
+      comment:
+        'the gateway reads and spells protocols through src/wire/, and is handed the simulated server it needs: it imports nothing of src/serve/',
       severity: 'error',
       from: { path: '^src/gateway/' },
       to: { path: '^src/serve/' },
@@ -123,6 +149,10 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], extensions: ['.ts', '.js', '.mjs', '.json'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default'],
+      extensions: ['.ts', '.js', '.mjs', '.json'],
+    },
   },
 };

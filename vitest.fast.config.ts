@@ -6,5 +6,11 @@ import base from './vitest.config.ts';
 import { FAST } from './test/lanes.ts';
 
 export default defineConfig({
-  test: { ...base.test, include: FAST.map((f) => `test/${f}`), globalSetup: [], isolate: false, setupFiles: ['test/lanes/fast-setup.ts'] },
+  test: {
+    ...base.test,
+    include: FAST.map((f) => `test/${f}`),
+    globalSetup: [],
+    isolate: false,
+    setupFiles: ['test/lanes/fast-setup.ts'],
+  },
 });

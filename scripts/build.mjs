@@ -49,7 +49,8 @@ export async function buildBench({ clean = false } = {}) {
   current.add(await writeRanks());
   for (const name of fs.readdirSync(outdir)) {
     const file = path.join(outdir, name);
-    if (!current.has(file) && Date.now() - fs.statSync(file).mtimeMs > KEEP_OLD_CHUNKS_MS) fs.rmSync(file, { force: true });
+    if (!current.has(file) && Date.now() - fs.statSync(file).mtimeMs > KEEP_OLD_CHUNKS_MS)
+      fs.rmSync(file, { force: true });
   }
 }
 
@@ -82,4 +83,5 @@ function readable(file, unpack) {
   }
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await buildBench({ clean: process.argv.includes('--clean') });
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url))
+  await buildBench({ clean: process.argv.includes('--clean') });

@@ -7,13 +7,18 @@
 import { CELLS, measureCoverage } from '../test/helpers/cost-coverage.ts';
 
 const sweeps = Number(process.argv[2] ?? 2000);
-if (!Number.isInteger(sweeps) || sweeps < 1) throw new Error(`cost-coverage: SWEEPS must be a positive whole number, got ${process.argv[2]}`);
+if (!Number.isInteger(sweeps) || sweeps < 1)
+  throw new Error(`cost-coverage: SWEEPS must be a positive whole number, got ${process.argv[2]}`);
 const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
-console.log(`| cell (${sweeps.toLocaleString('en')} seeded sweeps each) | before: delta method | after | misses below the truth, before → after | median width ÷ percentile bootstrap's |`);
+console.log(
+  `| cell (${sweeps.toLocaleString('en')} seeded sweeps each) | before: delta method | after | misses below the truth, before → after | median width ÷ percentile bootstrap's |`,
+);
 console.log('|---|---|---|---|---|');
 for (const cell of CELLS) {
   const m = measureCoverage(cell, sweeps);
   const missesBefore = Math.round((1 - m.before) * sweeps);
   const missesAfter = Math.round((1 - m.after) * sweeps);
-  console.log(`| ${cell.name} | ${pct(m.before)} | **${pct(m.after)}** | ${m.beforeBelow} of ${missesBefore} → ${m.afterBelow} of ${missesAfter} | ${(m.medianWidth / m.medianWidthPercentile).toFixed(2)} |`);
+  console.log(
+    `| ${cell.name} | ${pct(m.before)} | **${pct(m.after)}** | ${m.beforeBelow} of ${missesBefore} → ${m.afterBelow} of ${missesAfter} | ${(m.medianWidth / m.medianWidthPercentile).toFixed(2)} |`,
+  );
 }

@@ -4,14 +4,32 @@
 import { describe, expect, it } from 'vitest';
 import { decideBudgets, sampling } from '../src/gate/adaptive.ts';
 import { evaluateAssertions } from '../src/gate/assertions.ts';
-import { countBoundaries, crossingProbabilities, meanBounds, pocockSpending, sequentialDesign, type CountBoundaries } from '../src/gate/decision-stats.ts';
+import {
+  countBoundaries,
+  crossingProbabilities,
+  meanBounds,
+  pocockSpending,
+  sequentialDesign,
+  type CountBoundaries,
+} from '../src/gate/decision-stats.ts';
 import { binomialPmf, wilson } from '../src/stats/binomial.ts';
 import { studentTQuantile } from '../src/stats/student-t.ts';
 import type { RunRecord } from '../src/contracts/records.ts';
 import { normal, rng } from '../src/sim/rng.ts';
 
 const run = (i: number, over: Partial<RunRecord>): RunRecord =>
-  ({ run_id: `s_r${String(i).padStart(3, '0')}`, scenario: 's', stop_reason: 'done', steps: 4, calls: 4, input_tokens: 1000, output_tokens: 200, cost_usd: 0.001, success: true, ...over }) as RunRecord;
+  ({
+    run_id: `s_r${String(i).padStart(3, '0')}`,
+    scenario: 's',
+    stop_reason: 'done',
+    steps: 4,
+    calls: 4,
+    input_tokens: 1000,
+    output_tokens: 200,
+    cost_usd: 0.001,
+    success: true,
+    ...over,
+  }) as RunRecord;
 const sum = (xs: readonly number[]) => xs.reduce((a, x) => a + x, 0);
 const R = { min: 10, max: 100, batch: 10, confidence: 0.95 };
 
@@ -65,7 +83,11 @@ describe('exact group-sequential boundaries', () => {
 
   it('the walk over the looks agrees with enumerating every path of a small design', () => {
     const looks = [3, 6, 9, 12];
-    const b = countBoundaries(0.7, looks, looks.map((n) => pocockSpending(0.2, n / 12)));
+    const b = countBoundaries(
+      0.7,
+      looks,
+      looks.map((n) => pocockSpending(0.2, n / 12)),
+    );
     for (const p of [0.5, 0.7, 0.9]) {
       const exact = { pass: looks.map(() => 0), fail: looks.map(() => 0) };
       for (let path = 0; path < 1 << 12; path++) {
@@ -115,7 +137,8 @@ describe('exact group-sequential boundaries', () => {
         expect(sum(at.pass)).toBeLessThanOrEqual(d.alpha * (1 + 1e-12));
         expect(sum(at.fail)).toBeLessThanOrEqual(d.alpha * (1 + 1e-12));
         // Each look within what was spent by it (cumulative), on both sides.
-        for (const k of d.looks.keys()) expect(sum(at.pass.slice(0, k + 1))).toBeLessThanOrEqual(d.spent[k]! * (1 + 1e-12));
+        for (const k of d.looks.keys())
+          expect(sum(at.pass.slice(0, k + 1))).toBeLessThanOrEqual(d.spent[k]! * (1 + 1e-12));
         // Below the bar passing is rarer still, above it failing is.
         expect(sum(crossingProbabilities(bar - 0.03, d.looks, b).pass)).toBeLessThanOrEqual(sum(at.pass));
         expect(sum(crossingProbabilities(Math.min(1, bar + 0.03), d.looks, b).fail)).toBeLessThanOrEqual(sum(at.fail));
@@ -131,9 +154,16 @@ describe('choosing the spending function', () => {
   const hsd = (g: number) => (t: number) => (alpha * (1 - Math.exp(-g * t))) / (1 - Math.exp(-g));
   const byWilson = (z: number): CountBoundaries => ({
     pass: looks.map((n) => Array.from({ length: n + 2 }, (_, k) => k).find((k) => k > n || wilson(k, n, z).lo >= 0.9)!),
-    fail: looks.map((n) => Array.from({ length: n + 1 }, (_, k) => n - k).find((k) => k < 0 || wilson(k, n, z).hi < 0.9) ?? -1),
+    fail: looks.map(
+      (n) => Array.from({ length: n + 1 }, (_, k) => n - k).find((k) => k < 0 || wilson(k, n, z).hi < 0.9) ?? -1,
+    ),
   });
-  const spending = (f: (t: number) => number) => countBoundaries(0.9, looks, looks.map((n, k) => (k === looks.length - 1 ? alpha : f(n / 100))));
+  const spending = (f: (t: number) => number) =>
+    countBoundaries(
+      0.9,
+      looks,
+      looks.map((n, k) => (k === looks.length - 1 ? alpha : f(n / 100))),
+    );
   const designs: Record<string, CountBoundaries> = {
     'fixed 40, Wilson 95 %': { pass: [40], fail: [-1] },
     'Bonferroni, two-sided Wilson at 99.5 % (before)': byWilson(2.807034),
@@ -159,9 +189,27 @@ describe('choosing the spending function', () => {
   it('expected runs (pass rate) at true success rates 1.0, 0.97, 0.95, 0.93, 0.9 as the README states', () => {
     expect(table).toEqual({
       'fixed 40, Wilson 95 %': ['40 (100.0 %)', '40 (29.6 %)', '40 (12.9 %)', '40 (5.5 %)', '40 (1.5 %)'],
-      'Bonferroni, two-sided Wilson at 99.5 % (before)': ['80 (100.0 %)', '97 (24.7 %)', '99 (5.8 %)', '99 (1.2 %)', '98 (0.1 %)'],
-      'Pocock-type α·ln(1 + (e − 1)t) (chosen)': ['40 (100.0 %)', '68 (84.8 %)', '84 (50.1 %)', '93 (22.2 %)', '96 (4.8 %)'],
-      "O'Brien–Fleming-like (Hwang–Shih–DeCani γ = −4)": ['50 (100.0 %)', '78 (83.3 %)', '91 (46.5 %)', '97 (18.7 %)', '99 (3.2 %)'],
+      'Bonferroni, two-sided Wilson at 99.5 % (before)': [
+        '80 (100.0 %)',
+        '97 (24.7 %)',
+        '99 (5.8 %)',
+        '99 (1.2 %)',
+        '98 (0.1 %)',
+      ],
+      'Pocock-type α·ln(1 + (e − 1)t) (chosen)': [
+        '40 (100.0 %)',
+        '68 (84.8 %)',
+        '84 (50.1 %)',
+        '93 (22.2 %)',
+        '96 (4.8 %)',
+      ],
+      "O'Brien–Fleming-like (Hwang–Shih–DeCani γ = −4)": [
+        '50 (100.0 %)',
+        '78 (83.3 %)',
+        '91 (46.5 %)',
+        '97 (18.7 %)',
+        '99 (3.2 %)',
+      ],
       'front-loaded α·min(1, t / 0.3)': ['30 (100.0 %)', '65 (63.3 %)', '82 (32.4 %)', '90 (15.3 %)', '93 (5.0 %)'],
     });
   });
@@ -170,7 +218,9 @@ describe('choosing the spending function', () => {
 describe('deciding budgets', () => {
   const d = sequentialDesign(R);
   it('decides a mean by its one-sided t bound at the look’s share of α, a count budget by the boundaries', () => {
-    const runs = Array.from({ length: 20 }, (_, i) => run(i, { input_tokens: 1000 + (i % 5) * 10, steps: 3 + (i % 2) }));
+    const runs = Array.from({ length: 20 }, (_, i) =>
+      run(i, { input_tokens: 1000 + (i % 5) * 10, steps: 3 + (i % 2) }),
+    );
     const by = (a: Parameters<typeof decideBudgets>[0], k = 1) => decideBudgets(a, runs, k, d).map((x) => x.decision);
     expect(by({ input_tokens: { mean: 1100 } })).toEqual(['pass']);
     expect(by({ input_tokens: { mean: 1000 } })).toEqual(['fail']);
@@ -178,8 +228,18 @@ describe('deciding budgets', () => {
     // p50 ≤ 4: all 20 within (the boundary at 20 runs, bar 0.5, is far below); p50 ≤ 2: none within.
     expect(by({ steps: { p50: 4 } })).toEqual(['pass']);
     expect(by({ steps: { p50: 2 } })).toEqual(['fail']);
-    expect(decideBudgets({ steps: { p95: 100 } }, runs, 1, d)[0]).toMatchObject({ decision: 'open', needs: 'steps p95 ≤ 100 can first be shown to hold at 70 runs' });
-    expect(decideBudgets({ steps: { p95: 100 } }, runs.slice(0, 5), 0, sequentialDesign({ min: 5, max: 20, batch: 5, confidence: 0.95 }))[0]).toMatchObject({
+    expect(decideBudgets({ steps: { p95: 100 } }, runs, 1, d)[0]).toMatchObject({
+      decision: 'open',
+      needs: 'steps p95 ≤ 100 can first be shown to hold at 70 runs',
+    });
+    expect(
+      decideBudgets(
+        { steps: { p95: 100 } },
+        runs.slice(0, 5),
+        0,
+        sequentialDesign({ min: 5, max: 20, batch: 5, confidence: 0.95 }),
+      )[0],
+    ).toMatchObject({
       needs: 'steps p95 ≤ 100 cannot be shown to hold within 20 runs',
     });
     // Every-run budgets: one breaking run decides them; none does not hold sampling open.
@@ -188,24 +248,58 @@ describe('deciding budgets', () => {
     // 20/20 successes: a 0.9 bar needs 21 at the look of 20 (cannot pass yet); 0 of 20 is decided below it.
     expect(d.boundaries(0.9).pass[1]).toBe(21);
     expect(by({ success_rate: { min: 0.9 } })).toEqual(['open']);
-    expect(decideBudgets({ success_rate: { min: 0.9 } }, runs.map((r) => ({ ...r, success: false })), 1, d)[0]!.decision).toBe('fail');
-    expect(decideBudgets({ success_rate: { min: 0.9 } }, runs.map((r) => ({ ...r, success: null })), 1, d)[0]).toMatchObject({ decision: 'open', needs: 'runs without a success check cannot decide it' });
+    expect(
+      decideBudgets(
+        { success_rate: { min: 0.9 } },
+        runs.map((r) => ({ ...r, success: false })),
+        1,
+        d,
+      )[0]!.decision,
+    ).toBe('fail');
+    expect(
+      decideBudgets(
+        { success_rate: { min: 0.9 } },
+        runs.map((r) => ({ ...r, success: null })),
+        1,
+        d,
+      )[0],
+    ).toMatchObject({ decision: 'open', needs: 'runs without a success check cannot decide it' });
   });
 
   it('says how many runs it took and why it stopped; a decided budget stays decided', () => {
     const ok = Array.from({ length: 100 }, (_, i) => run(i, {}));
     expect(sampling('s', { success_rate: { min: 0.9 } }, ok, R)).toEqual({
-      outcome: { scenario: 's', runs: 40, stopped: 'decided', reason: 'decided after 40 runs: success_rate ≥ 0.9 holds at 95 %', decided: new Map([['success_rate ≥ 0.9', { decision: 'pass', at: 40 }]]) },
+      outcome: {
+        scenario: 's',
+        runs: 40,
+        stopped: 'decided',
+        reason: 'decided after 40 runs: success_rate ≥ 0.9 holds at 95 %',
+        decided: new Map([['success_rate ≥ 0.9', { decision: 'pass', at: 40 }]]),
+      },
     });
-    expect(sampling('s', { success_rate: { min: 0.9 } }, ok.slice(0, 35), R)).toEqual({ nextLook: 40, decided: new Map() });
+    expect(sampling('s', { success_rate: { min: 0.9 } }, ok.slice(0, 35), R)).toEqual({
+      nextLook: 40,
+      decided: new Map(),
+    });
     const broken = ok.map((x, i) => (i === 3 ? { ...x, stop_reason: 'max_steps' as const } : x));
-    expect(sampling('s', { stop_reason: ['done'], input_tokens: { mean: 5000 } }, broken, R)).toMatchObject({ outcome: { runs: 10, reason: 'decided after 10 runs: stop_reason in [done] breached by a run' } });
-    expect(sampling('s', { cost_usd: { p95: 0.0005 } }, ok, R)).toMatchObject({ outcome: { runs: 10, reason: 'decided after 10 runs: cost_usd p95 ≤ $0.00050 breached at 95 %' } });
-    expect(sampling('s', { cost_usd: { p95: 1 } }, ok, R)).toMatchObject({ outcome: { runs: 70, reason: 'decided after 70 runs: cost_usd p95 ≤ $1.00 holds at 95 %' } });
+    expect(sampling('s', { stop_reason: ['done'], input_tokens: { mean: 5000 } }, broken, R)).toMatchObject({
+      outcome: { runs: 10, reason: 'decided after 10 runs: stop_reason in [done] breached by a run' },
+    });
+    expect(sampling('s', { cost_usd: { p95: 0.0005 } }, ok, R)).toMatchObject({
+      outcome: { runs: 10, reason: 'decided after 10 runs: cost_usd p95 ≤ $0.00050 breached at 95 %' },
+    });
+    expect(sampling('s', { cost_usd: { p95: 1 } }, ok, R)).toMatchObject({
+      outcome: { runs: 70, reason: 'decided after 70 runs: cost_usd p95 ≤ $1.00 holds at 95 %' },
+    });
     // The mean is decided at 10; the success rate at 40 (the later failures do not undo either).
     const late = ok.map((x, i) => (i >= 40 ? { ...x, success: false, input_tokens: 9000 } : x));
     const s = sampling('s', { success_rate: { min: 0.9 }, input_tokens: { mean: 2000 }, steps: { p95: 100 } }, late, R);
-    expect(s).toMatchObject({ outcome: { runs: 70, reason: 'decided after 70 runs: success_rate ≥ 0.9, steps p95 ≤ 100, input_tokens mean ≤ 2,000 hold at 95 %' } });
+    expect(s).toMatchObject({
+      outcome: {
+        runs: 70,
+        reason: 'decided after 70 runs: success_rate ≥ 0.9, steps p95 ≤ 100, input_tokens mean ≤ 2,000 hold at 95 %',
+      },
+    });
     expect('outcome' in s && [...s.outcome.decided]).toEqual([
       ['input_tokens mean ≤ 2,000', { decision: 'pass', at: 10 }],
       ['success_rate ≥ 0.9', { decision: 'pass', at: 40 }],
@@ -221,15 +315,19 @@ describe('error rates of the whole sequential procedure', () => {
   const tolerance = 3 * Math.sqrt((0.05 * 0.95) / 1000);
   const bar = 0.9;
   const d = sequentialDesign(R);
-  const check = (a: Parameters<typeof sampling>[1], draw: (r: () => number, i: number) => Partial<RunRecord>) => (seed: number) => {
-    const r = rng('adaptive-error-rate', seed);
-    const runs = Array.from({ length: R.max }, (_, i) => run(i, draw(r, i)));
-    const s = sampling('s', a, runs, R);
-    if (!('outcome' in s)) throw new Error('every look has its runs');
-    const [verdict] = evaluateAssertions('s', a, runs.slice(0, s.outcome.runs), { confidence: R.confidence, decided: s.outcome.decided });
-    const decided = [...s.outcome.decided.values()][0];
-    return { pass: verdict!.pass, fail: decided?.decision === 'fail', stopped: s.outcome.stopped };
-  };
+  const check =
+    (a: Parameters<typeof sampling>[1], draw: (r: () => number, i: number) => Partial<RunRecord>) => (seed: number) => {
+      const r = rng('adaptive-error-rate', seed);
+      const runs = Array.from({ length: R.max }, (_, i) => run(i, draw(r, i)));
+      const s = sampling('s', a, runs, R);
+      if (!('outcome' in s)) throw new Error('every look has its runs');
+      const [verdict] = evaluateAssertions('s', a, runs.slice(0, s.outcome.runs), {
+        confidence: R.confidence,
+        decided: s.outcome.decided,
+      });
+      const decided = [...s.outcome.decided.values()][0];
+      return { pass: verdict!.pass, fail: decided?.decision === 'fail', stopped: s.outcome.stopped };
+    };
   const atBar = check({ success_rate: { min: bar } }, (r) => ({ success: r() < bar }));
   const results = Array.from({ length: 1000 }, (_, i) => atBar(i + 1));
   const rate = (f: (x: (typeof results)[number]) => boolean) => results.filter(f).length / results.length;
@@ -242,7 +340,11 @@ describe('error rates of the whole sequential procedure', () => {
     expect(Math.abs(rate((x) => x.fail) - sum(exact.fail))).toBeLessThanOrEqual(tolerance);
     expect(results.filter((x) => x.stopped === 'max').length).toBeGreaterThan(850);
     // The figures the README states (exact: 4.8 % and 4.9 %).
-    expect({ pass: results.filter((x) => x.pass).length, fail: results.filter((x) => x.fail).length, max: results.filter((x) => x.stopped === 'max').length }).toEqual({ pass: 42, fail: 44, max: 914 });
+    expect({
+      pass: results.filter((x) => x.pass).length,
+      fail: results.filter((x) => x.fail).length,
+      max: results.filter((x) => x.stopped === 'max').length,
+    }).toEqual({ pass: 42, fail: 44, max: 914 });
   });
 
   it('1,000 seeded checks of a mean at its limit (normal runs): false passes and false fails each ≤ 5 % (+ 2.1 %)', () => {
@@ -251,7 +353,10 @@ describe('error rates of the whole sequential procedure', () => {
     expect(m.filter((x) => x.pass).length / 1000).toBeLessThanOrEqual(0.05 + tolerance);
     expect(m.filter((x) => x.fail).length / 1000).toBeLessThanOrEqual(0.05 + tolerance);
     // Well inside: the union bound over the looks is conservative.
-    expect({ pass: m.filter((x) => x.pass).length, fail: m.filter((x) => x.fail).length }).toEqual({ pass: 14, fail: 21 });
+    expect({ pass: m.filter((x) => x.pass).length, fail: m.filter((x) => x.fail).length }).toEqual({
+      pass: 14,
+      fail: 21,
+    });
   });
 
   it('is deterministic for a seed', () => {

@@ -34,7 +34,10 @@ describe('the environment contract, and the upstream key', () => {
     const SECRET = 'sk-proj-UPSTREAM-do-not-leak-4242';
     const dumps = path.join(tmp, 'env');
     fs.mkdirSync(dumps);
-    const cmd = agent('env-dump', `json.dump(dict(os.environ), open(os.path.join(${JSON.stringify(dumps)}, os.environ["LOOPBENCH_RUN_ID"] + ".json"), "w"))\ncall()\nprint("thinking...")\nprint(json.dumps({"answer": "338350"}))`);
+    const cmd = agent(
+      'env-dump',
+      `json.dump(dict(os.environ), open(os.path.join(${JSON.stringify(dumps)}, os.environ["LOOPBENCH_RUN_ID"] + ".json"), "w"))\ncall()\nprint("thinking...")\nprint(json.dumps({"answer": "338350"}))`,
+    );
     // The key is in the harness's environment twice: as OPENAI_API_KEY, and copied into another variable.
     const { dir, runs, steps } = await agentSweep(
       { agentCmd: cmd, scenario: 'tiny-agent-sum-of-squares', model: 'openai:tiny-agent', steps: '7', repeat: '2' },
@@ -49,14 +52,21 @@ describe('the environment contract, and the upstream key', () => {
       const e = JSON.parse(fs.readFileSync(path.join(dumps, `${run.run_id}.json`), 'utf8')) as Record<string, string>;
       expect(e.OPENAI_API_KEY).toMatch(/^lb-[A-Za-z0-9_-]{20,}$/);
       expect(e.OPENAI_BASE_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
-      expect(e).toMatchObject({ LOOPBENCH_RUN_ID: run.run_id, LOOPBENCH_SEED: String(run.settings.seed), LOOPBENCH_MAX_STEPS: '7', LOOPBENCH_GOAL: expect.stringMatching(/sum of squares/) });
+      expect(e).toMatchObject({
+        LOOPBENCH_RUN_ID: run.run_id,
+        LOOPBENCH_SEED: String(run.settings.seed),
+        LOOPBENCH_MAX_STEPS: '7',
+        LOOPBENCH_GOAL: expect.stringMatching(/sum of squares/),
+      });
       expect(e.LOOPBENCH_SYSTEM).toMatch(/run_python/);
       expect(JSON.stringify(e)).not.toContain(SECRET);
       expect(e.MY_COPY).toBeUndefined();
     }
     const files = fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((f) => f.isFile());
     expect(files.map((f) => f.name)).toContain(`${runs[0]!.run_id}.json`);
-    expect(files.filter((f) => fs.readFileSync(path.join(f.parentPath, f.name), 'utf8').includes(SECRET)).map((f) => f.name)).toEqual([]);
+    expect(
+      files.filter((f) => fs.readFileSync(path.join(f.parentPath, f.name), 'utf8').includes(SECRET)).map((f) => f.name),
+    ).toEqual([]);
   }, 30_000);
 });
 
@@ -69,10 +79,14 @@ describe('an Anthropic model: --model anthropic:<model>', () => {
     // Anthropic's API as far as the gateway can tell: bench serve answers, and each request's headers are kept.
     proxy = await stubUpstream((req, res, body) => {
       seen.push({ path: req.url, headers: req.headers });
-      const up = http.request(`${sim.url.replace(/\/v1$/, '')}${req.url}`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (r) => {
-        res.writeHead(r.statusCode ?? 502, r.headers);
-        r.pipe(res);
-      });
+      const up = http.request(
+        `${sim.url.replace(/\/v1$/, '')}${req.url}`,
+        { method: 'POST', headers: { 'content-type': 'application/json' } },
+        (r) => {
+          res.writeHead(r.statusCode ?? 502, r.headers);
+          r.pipe(res);
+        },
+      );
       up.end(body);
     });
   });
@@ -106,26 +120,50 @@ print(json.dumps({"answer": "338350"}))`,
     );
     expect(runs.map((x) => [x.stop_reason, x.success, x.calls])).toEqual([['done', true, 1]]);
     expect(steps[0]!.input_tokens).toBeGreaterThan(0);
-    expect(seen.map((x) => [x.path, x.headers['x-api-key'], x.headers['anthropic-version'], x.headers.authorization])).toEqual([['/v1/messages', SECRET, '2023-06-01', undefined]]);
-    const e = JSON.parse(fs.readFileSync(path.join(dumps, `${runs[0]!.run_id}.json`), 'utf8')) as Record<string, string>;
+    expect(
+      seen.map((x) => [x.path, x.headers['x-api-key'], x.headers['anthropic-version'], x.headers.authorization]),
+    ).toEqual([['/v1/messages', SECRET, '2023-06-01', undefined]]);
+    const e = JSON.parse(fs.readFileSync(path.join(dumps, `${runs[0]!.run_id}.json`), 'utf8')) as Record<
+      string,
+      string
+    >;
     expect(e.ANTHROPIC_API_KEY).toMatch(/^lb-/);
     expect(e.ANTHROPIC_API_KEY).toBe(e.OPENAI_API_KEY);
     expect(e.ANTHROPIC_BASE_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(JSON.stringify(e)).not.toContain(SECRET);
     const files = fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((f) => f.isFile());
-    expect(files.filter((f) => fs.readFileSync(path.join(f.parentPath, f.name), 'utf8').includes(SECRET)).map((f) => f.name)).toEqual([]);
+    expect(
+      files.filter((f) => fs.readFileSync(path.join(f.parentPath, f.name), 'utf8').includes(SECRET)).map((f) => f.name),
+    ).toEqual([]);
   }, 30_000);
 
-  it('is refused for loopbench\'s own loops, and without its key, before anything runs', () => {
-    expect(() => buildSweepSpec({ ...RUN_DEFAULTS, model: 'anthropic:claude-sonnet-4-5' }, transportFrom(RUN_DEFAULTS, { ANTHROPIC_API_KEY: 'k' }))).toThrow(/--agent-cmd CMD --model anthropic:claude-sonnet-4-5/);
-    expect(() => buildSweepSpec({ ...RUN_DEFAULTS, agentCmd: 'true', model: 'anthropic:claude-sonnet-4-5' }, transportFrom(RUN_DEFAULTS, {}))).toThrow(/ANTHROPIC_API_KEY is not set/);
+  it("is refused for loopbench's own loops, and without its key, before anything runs", () => {
+    expect(() =>
+      buildSweepSpec(
+        { ...RUN_DEFAULTS, model: 'anthropic:claude-sonnet-4-5' },
+        transportFrom(RUN_DEFAULTS, { ANTHROPIC_API_KEY: 'k' }),
+      ),
+    ).toThrow(/--agent-cmd CMD --model anthropic:claude-sonnet-4-5/);
+    expect(() =>
+      buildSweepSpec(
+        { ...RUN_DEFAULTS, agentCmd: 'true', model: 'anthropic:claude-sonnet-4-5' },
+        transportFrom(RUN_DEFAULTS, {}),
+      ),
+    ).toThrow(/ANTHROPIC_API_KEY is not set/);
   });
 });
 
 describe('how an agent process ends', () => {
   it('a brake at the gateway: the tiny agent on a spinning profile is refused (spin) and stops', async () => {
     // recursive-verify's fixed check lands on run_python with the same code every other step.
-    const { runs, steps } = await agentSweep({ agentCmd: TINY, scenario: 'tiny-agent-sum-of-squares', model: 'sim:autogpt-recursive-verification', steps: '30', maxRepeat: '2', repeat: '1' });
+    const { runs, steps } = await agentSweep({
+      agentCmd: TINY,
+      scenario: 'tiny-agent-sum-of-squares',
+      model: 'sim:autogpt-recursive-verification',
+      steps: '30',
+      maxRepeat: '2',
+      repeat: '1',
+    });
     expect(runs[0]).toMatchObject({ stop_reason: 'spin', calls: 6, success: false, answer: null });
     expect(steps.map((s) => s.action)).toEqual(Array(6).fill('run_python'));
   }, 30_000);
@@ -135,7 +173,12 @@ describe('how an agent process ends', () => {
     const sleep = uniqueSleep();
     const cmd = agent('hang', `import subprocess\np = subprocess.Popen(["sleep", "${sleep}"])\ncall()\np.wait()`);
     try {
-      const { runs } = await agentSweep({ agentCmd: cmd, scenario: 'tiny-agent-sum-of-squares', timeout: '5', repeat: '1' });
+      const { runs } = await agentSweep({
+        agentCmd: cmd,
+        scenario: 'tiny-agent-sum-of-squares',
+        timeout: '5',
+        repeat: '1',
+      });
       expect(runs[0]!.stop_reason).toBe('timeout');
       expect(runs[0]!.stop_detail).toMatch(/process tree was killed/);
       // The call was made, so the child had started: it ends with the agent.
@@ -148,32 +191,60 @@ describe('how an agent process ends', () => {
 
   it.each([
     ['keeps its environment (found by its tag)', ['setsid'], true],
-    ['clears its environment too (only a PID namespace ends it)', ['setsid', 'env', '-i'], detectContainment() === 'bwrap'],
-  ])('an agent that exits at once but leaves a setsid child holding its stdout, which %s, is not waited for', async (_name, prefix, killed) => {
-    // The child leaves a mark, then sleeps for over a day as `sleep <unique>`; the agent exits once the mark is there.
-    const sleep = uniqueSleep();
-    const mark = path.join(tmp, `started-${prefix.length}`);
-    const child = [...prefix, 'sh', '-c', `touch ${mark}; exec sleep ${sleep}`];
-    const cmd = agent(`setsid-${prefix.length}`, `import subprocess, time\nsubprocess.Popen(${JSON.stringify(child)})\nwhile not os.path.exists(${JSON.stringify(mark)}): time.sleep(0.02)\ncall()\nprint("338350")`);
-    try {
-      const { runs } = await agentSweep({ agentCmd: cmd, scenario: 'tiny-agent-sum-of-squares', timeout: '20', repeat: '1' });
-      // Not the child's sleep, nor the 20 s timeout: the agent's own exit, and the grace for the pipes.
-      expect(runs[0]).toMatchObject({ stop_reason: 'done', answer: '338350', success: true });
-      expect(runs[0]!.stop_detail).toMatch(killed ? /^the agent exited 0 after 1 step\(s\)/ : /a process it left behind still held its output open 1 s later, so its output was read no further/);
-      // The child was ended with the agent (by its tag, or with the namespace), or it lives on, and the record says so.
-      if (killed) await expect.poll(() => sleepRunning(sleep)).toBe(false);
-      else expect(sleepRunning(sleep)).toBe(true);
-    } finally {
-      endSleep(sleep);
-    }
-  }, 60_000);
+    [
+      'clears its environment too (only a PID namespace ends it)',
+      ['setsid', 'env', '-i'],
+      detectContainment() === 'bwrap',
+    ],
+  ])(
+    'an agent that exits at once but leaves a setsid child holding its stdout, which %s, is not waited for',
+    async (_name, prefix, killed) => {
+      // The child leaves a mark, then sleeps for over a day as `sleep <unique>`; the agent exits once the mark is there.
+      const sleep = uniqueSleep();
+      const mark = path.join(tmp, `started-${prefix.length}`);
+      const child = [...prefix, 'sh', '-c', `touch ${mark}; exec sleep ${sleep}`];
+      const cmd = agent(
+        `setsid-${prefix.length}`,
+        `import subprocess, time\nsubprocess.Popen(${JSON.stringify(child)})\nwhile not os.path.exists(${JSON.stringify(mark)}): time.sleep(0.02)\ncall()\nprint("338350")`,
+      );
+      try {
+        const { runs } = await agentSweep({
+          agentCmd: cmd,
+          scenario: 'tiny-agent-sum-of-squares',
+          timeout: '20',
+          repeat: '1',
+        });
+        // Not the child's sleep, nor the 20 s timeout: the agent's own exit, and the grace for the pipes.
+        expect(runs[0]).toMatchObject({ stop_reason: 'done', answer: '338350', success: true });
+        expect(runs[0]!.stop_detail).toMatch(
+          killed
+            ? /^the agent exited 0 after 1 step\(s\)/
+            : /a process it left behind still held its output open 1 s later, so its output was read no further/,
+        );
+        // The child was ended with the agent (by its tag, or with the namespace), or it lives on, and the record says so.
+        if (killed) await expect.poll(() => sleepRunning(sleep)).toBe(false);
+        else expect(sleepRunning(sleep)).toBe(true);
+      } finally {
+        endSleep(sleep);
+      }
+    },
+    60_000,
+  );
 
   it('timeout: the run ends at --timeout even when the agent has a setsid child holding its stdout', async () => {
     // The child holds the agent's stdout for over a day: a run that waited for it would not end within the test's time.
     const sleep = uniqueSleep();
-    const cmd = agent('setsid-hang', `import subprocess\nsubprocess.Popen(["setsid", "env", "-i", "sleep", "${sleep}"])\ncall()\nimport time\ntime.sleep(3600)`);
+    const cmd = agent(
+      'setsid-hang',
+      `import subprocess\nsubprocess.Popen(["setsid", "env", "-i", "sleep", "${sleep}"])\ncall()\nimport time\ntime.sleep(3600)`,
+    );
     try {
-      const { runs } = await agentSweep({ agentCmd: cmd, scenario: 'tiny-agent-sum-of-squares', timeout: '5', repeat: '1' });
+      const { runs } = await agentSweep({
+        agentCmd: cmd,
+        scenario: 'tiny-agent-sum-of-squares',
+        timeout: '5',
+        repeat: '1',
+      });
       expect(runs[0]).toMatchObject({ stop_reason: 'timeout', calls: 1 });
       expect(runs[0]!.stop_detail).toMatch(/process tree was killed at step 1/);
     } finally {
@@ -190,9 +261,14 @@ describe('how an agent process ends', () => {
   }, 30_000);
 
   it('error: an agent that reports its failure on stdout (as Claude Code does) has the end of its stdout in the stop detail', async () => {
-    const cmd = agent('fail-stdout', `call()\nprint('{"type":"result","is_error":true,"result":"API Error: 400 messages.1.role"}')\nsys.exit(1)`);
+    const cmd = agent(
+      'fail-stdout',
+      `call()\nprint('{"type":"result","is_error":true,"result":"API Error: 400 messages.1.role"}')\nsys.exit(1)`,
+    );
     const { runs } = await agentSweep({ agentCmd: cmd, scenario: 'tiny-agent-sum-of-squares', repeat: '1' });
-    expect(runs[0]!.stop_detail).toMatch(/exited with code 1 at step 1: its stdout ends: \{"type":"result","is_error":true,"result":"API Error: 400 messages\.1\.role"\}$/);
+    expect(runs[0]!.stop_detail).toMatch(
+      /exited with code 1 at step 1: its stdout ends: \{"type":"result","is_error":true,"result":"API Error: 400 messages\.1\.role"\}$/,
+    );
   }, 30_000);
 
   it('done: the last line of stdout is the answer, checked by the scenario', async () => {
@@ -209,7 +285,11 @@ describe('--agent-cmd refuses what cannot apply', () => {
   it.each([
     ['an empty command', { agentCmd: ' ' }, /--agent-cmd: empty/],
     ['a task-queue scenario', { agentCmd: TINY, scenario: 'babyagi-converging' }, /task-queue scenario/],
-    ['--reflection', { agentCmd: TINY, scenario: 'tiny-agent-sum-of-squares', reflection: 'final' }, /--reflection and --context/],
+    [
+      '--reflection',
+      { agentCmd: TINY, scenario: 'tiny-agent-sum-of-squares', reflection: 'final' },
+      /--reflection and --context/,
+    ],
   ])('%s', async (_name, flags, message) => {
     const e = await agentSweep(flags as never).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(UsageError);
@@ -226,8 +306,20 @@ describe('--record and --replay through the gateway', () => {
     // A run at --steps 3 asks what the same seed's run at 10 asks first: one entry per distinct request.
     expect(entries).toHaveLength(live.steps.filter((s) => s.settings.limits.max_steps === 10).length);
     const again = await agentSweep({ ...flags, replay: cassette });
-    const view = (r: { runs: Array<{ run_id: string; stop_reason: string; steps: number; input_tokens: number; output_tokens: number; answer: string | null; success: boolean | null }> }) =>
-      r.runs.map((x) => [x.run_id, x.stop_reason, x.steps, x.input_tokens, x.output_tokens, x.answer, x.success]).sort();
+    const view = (r: {
+      runs: Array<{
+        run_id: string;
+        stop_reason: string;
+        steps: number;
+        input_tokens: number;
+        output_tokens: number;
+        answer: string | null;
+        success: boolean | null;
+      }>;
+    }) =>
+      r.runs
+        .map((x) => [x.run_id, x.stop_reason, x.steps, x.input_tokens, x.output_tokens, x.answer, x.success])
+        .sort();
     expect(view(again)).toEqual(view(live));
     // Another seed asks what was never recorded: an error naming the cassette, not a guess.
     const other = await agentSweep({ ...flags, steps: '10', repeat: '1', seed: '99', replay: cassette });

@@ -33,9 +33,16 @@ function failHalfWayOn(hit: RegExp) {
     names.set(fd, String(p));
     return fd;
   }) as typeof fs.openSync);
-  vi.spyOn(fs, 'writeFileSync').mockImplementation(((target: fs.PathOrFileDescriptor, data: string | Uint8Array, ...rest: unknown[]) => {
+  vi.spyOn(fs, 'writeFileSync').mockImplementation(((
+    target: fs.PathOrFileDescriptor,
+    data: string | Uint8Array,
+    ...rest: unknown[]
+  ) => {
     // Match on the final name, whether written directly or through a temp name (.NAME.PID.tmp).
-    const name = (typeof target === 'number' ? (names.get(target) ?? '') : String(target)).replace(/\/\.([^/]+)\.\d+\.tmp$/, '/$1');
+    const name = (typeof target === 'number' ? (names.get(target) ?? '') : String(target)).replace(
+      /\/\.([^/]+)\.\d+\.tmp$/,
+      '/$1',
+    );
     if (!hit.test(name)) return real(target, data, ...rest);
     real(target, data.slice(0, Math.floor(data.length / 2)), ...rest);
     throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
@@ -57,21 +64,35 @@ describe('atomic artifacts', { timeout: 180_000 }, () => {
     ['steps.csv (streamed)', /steps\.csv$/],
     ['report.html', /report\.html$/],
     ['a chart SVG', /\.svg$/],
-  ])('a report rebuild that fails while writing %s keeps the previous file whole and leaves no temp file', async (_what, hit) => {
-    const dir = path.join(tmp, `sweep-${String(hit).replace(/\W/g, '')}`);
-    const made = await benchInProcess(['--steps', '12', '--repeat', '1', '-s', 'tiny-agent-sum-of-squares', '-q', '--no-transcripts', '-o', dir]);
-    expect(made.code).toBe(0);
-    const before = snapshot(dir);
-    const target = [...before.keys()].filter((k) => hit.test(k)).sort()[0]!;
-    expect(target).toBeDefined();
-    failHalfWayOn(hit);
-    await expect(buildReports(dir)).rejects.toThrow(/ENOSPC/);
-    vi.restoreAllMocks();
-    const after = snapshot(dir);
-    // Files written before the failure may be new (whole) versions; the one that failed is the old one.
-    expect([...after.keys()].sort()).toEqual([...before.keys()].sort());
-    expect(after.get(target)!.equals(before.get(target)!)).toBe(true);
-  });
+  ])(
+    'a report rebuild that fails while writing %s keeps the previous file whole and leaves no temp file',
+    async (_what, hit) => {
+      const dir = path.join(tmp, `sweep-${String(hit).replace(/\W/g, '')}`);
+      const made = await benchInProcess([
+        '--steps',
+        '12',
+        '--repeat',
+        '1',
+        '-s',
+        'tiny-agent-sum-of-squares',
+        '-q',
+        '--no-transcripts',
+        '-o',
+        dir,
+      ]);
+      expect(made.code).toBe(0);
+      const before = snapshot(dir);
+      const target = [...before.keys()].filter((k) => hit.test(k)).sort()[0]!;
+      expect(target).toBeDefined();
+      failHalfWayOn(hit);
+      await expect(buildReports(dir)).rejects.toThrow(/ENOSPC/);
+      vi.restoreAllMocks();
+      const after = snapshot(dir);
+      // Files written before the failure may be new (whole) versions; the one that failed is the old one.
+      expect([...after.keys()].sort()).toEqual([...before.keys()].sort());
+      expect(after.get(target)!.equals(before.get(target)!)).toBe(true);
+    },
+  );
 
   it('no source file writes to disk except through atomic.ts (whole-file artifacts) and jsonl.ts (append-only records)', () => {
     const src = path.join(ROOT, 'src');
@@ -83,9 +104,30 @@ describe('atomic artifacts', { timeout: 180_000 }, () => {
       // input-file.ts and trajectories/json-stream.ts (imports read in pieces) open read-only (non-blocking,
       // so a FIFO cannot hang them); writable-dir.ts creates and removes an empty probe file to test that
       // --out is writable before any work.
-      if (!rel.endsWith('.ts') || ['results/atomic.ts', 'results/jsonl.ts', 'perf/rss-probe.ts', 'gate/github.ts', 'contracts/input-file.ts', 'trajectories/json-stream.ts', 'results/writable-dir.ts'].includes(rel)) continue;
+      if (
+        !rel.endsWith('.ts') ||
+        [
+          'results/atomic.ts',
+          'results/jsonl.ts',
+          'perf/rss-probe.ts',
+          'gate/github.ts',
+          'contracts/input-file.ts',
+          'trajectories/json-stream.ts',
+          'results/writable-dir.ts',
+        ].includes(rel)
+      )
+        continue;
       const text = fs.readFileSync(path.join(src, rel), 'utf8');
-      for (const api of ['writeFileSync', 'writeFile(', 'appendFile', 'createWriteStream', 'writeSync', 'openSync', 'renameSync', 'copyFileSync'])
+      for (const api of [
+        'writeFileSync',
+        'writeFile(',
+        'appendFile',
+        'createWriteStream',
+        'writeSync',
+        'openSync',
+        'renameSync',
+        'copyFileSync',
+      ])
         if (text.includes(api)) offenders.push(`${rel}: ${api}`);
     }
     expect(offenders).toEqual([]);

@@ -39,9 +39,17 @@ describe('bad input → one line, exit 2, nothing written', { timeout: 240_000 }
 
   it('through the real CLI: exit 2, one line on stderr, no stack, no results directory; --debug adds the stack', async () => {
     const picked = ['scenario: unknown tool field', 'cli: unknown flag'];
-    const cases = picked.map((name) => prepare(BAD_INPUTS.find((c) => c.name === name)!, 1000 + picked.indexOf(name)));
+    const cases = picked.map((name) =>
+      prepare(
+        BAD_INPUTS.find((c) => c.name === name)!,
+        1000 + picked.indexOf(name),
+      ),
+    );
     const debugCase = cases[0]!;
-    const [plain, withDebug] = await Promise.all([Promise.all(cases.map((c) => bench(c.args))), bench([...debugCase.args, '--debug'])]);
+    const [plain, withDebug] = await Promise.all([
+      Promise.all(cases.map((c) => bench(c.args))),
+      bench([...debugCase.args, '--debug']),
+    ]);
     plain.forEach((r, i) => {
       expect(r.stderr).toBe(`${cases[i]!.message}\n`);
       expect(r.code).toBe(2);
@@ -57,11 +65,29 @@ describe('bad input → one line, exit 2, nothing written', { timeout: 240_000 }
     fs.mkdirSync(path.join(dir, 'meta.json'), { recursive: true });
     const r = await benchInProcess(['--resume', dir]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe(`bench: ${path.join(dir, 'meta.json')}: cannot read it (EISDIR: illegal operation on a directory, read)\n`);
+    expect(r.stderr).toBe(
+      `bench: ${path.join(dir, 'meta.json')}: cannot read it (EISDIR: illegal operation on a directory, read)\n`,
+    );
   });
 
   it('every shipped scenario passes the same checks (its own profile only calls tools it declares)', () => {
-    const base = { model: 'sim', steps: '12', maxCost: '0.5', timeout: '120', maxRepeat: '3', maxTokens: 'off', maxCalls: 'off', repeat: '1', seed: '1', concurrency: '1', transcripts: false, promptCache: 'off', maxOutputTokens: '1024', requestTimeout: '60', maxRetries: '2' } satisfies RunOptions & StartOptions;
+    const base = {
+      model: 'sim',
+      steps: '12',
+      maxCost: '0.5',
+      timeout: '120',
+      maxRepeat: '3',
+      maxTokens: 'off',
+      maxCalls: 'off',
+      repeat: '1',
+      seed: '1',
+      concurrency: '1',
+      transcripts: false,
+      promptCache: 'off',
+      maxOutputTokens: '1024',
+      requestTimeout: '60',
+      maxRetries: '2',
+    } satisfies RunOptions & StartOptions;
     for (const file of listScenarioFiles()) expect(() => buildSweepSpec({ ...base, scenario: file })).not.toThrow();
     expect(GOOD_SCENARIO).toContain('profile: tiny-agent');
   });

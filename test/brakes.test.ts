@@ -8,7 +8,14 @@ import { resolveScenario } from '../src/scenario/loader.ts';
 import { ToolRegistry } from '../src/tools/registry.ts';
 import { runOnce } from './helpers.ts';
 
-const OFF = { max_steps: null, max_cost_usd: null, timeout_s: null, max_repeat: null, max_tokens: null, max_calls: null };
+const OFF = {
+  max_steps: null,
+  max_cost_usd: null,
+  timeout_s: null,
+  max_repeat: null,
+  max_tokens: null,
+  max_calls: null,
+};
 
 describe('max_steps', () => {
   it.each([1, 10, 12, 30])('stops seed-calibrated after exactly %i steps', async (n) => {
@@ -61,24 +68,32 @@ describe('spin detection', () => {
   });
 
   it('fingerprints are canonical: key order and spacing do not matter', () => {
-    expect(fingerprint('t', JSON.parse('{"b": 2, "a": {"y": 1, "x": [1, 2]}}'))).toBe(fingerprint('t', { a: { x: [1, 2], y: 1 }, b: 2 }));
+    expect(fingerprint('t', JSON.parse('{"b": 2, "a": {"y": 1, "x": [1, 2]}}'))).toBe(
+      fingerprint('t', { a: { x: [1, 2], y: 1 }, b: 2 }),
+    );
     expect(canonicalJson({ b: 1, a: null })).toBe('{"a":null,"b":1}');
   });
 });
 
 describe('budget', () => {
-  it.each([0.005, 0.02, 0.0421])('never exceeds $%f and stops only when the next call could cross it', async (limit) => {
-    const r = await runOnce('seed-calibrated', { ...OFF, max_cost_usd: limit });
-    expect(r.record.stop_reason).toBe('max_cost');
-    expect(r.record.cost_usd).toBeLessThanOrEqual(limit);
-    // The call it refused (the whole conversation as input, plus max output) would have crossed it.
-    const last = r.steps[r.steps.length - 1]!;
-    const nextInput = new TokenCounter().prompt(r.messages, ToolRegistry.fromDecls(resolveScenario('seed-calibrated').tools).specs);
-    expect(r.record.cost_usd + callCost(last.settings.price, nextInput, 1024, 0)).toBeGreaterThan(limit);
-    // One call fewer would have been stopped too early: the brake let every affordable call through.
-    const prev = r.steps[r.steps.length - 2]!;
-    expect(prev.cum_cost_usd + callCost(last.settings.price, last.input_tokens, 1024, 0)).toBeLessThanOrEqual(limit);
-  });
+  it.each([0.005, 0.02, 0.0421])(
+    'never exceeds $%f and stops only when the next call could cross it',
+    async (limit) => {
+      const r = await runOnce('seed-calibrated', { ...OFF, max_cost_usd: limit });
+      expect(r.record.stop_reason).toBe('max_cost');
+      expect(r.record.cost_usd).toBeLessThanOrEqual(limit);
+      // The call it refused (the whole conversation as input, plus max output) would have crossed it.
+      const last = r.steps[r.steps.length - 1]!;
+      const nextInput = new TokenCounter().prompt(
+        r.messages,
+        ToolRegistry.fromDecls(resolveScenario('seed-calibrated').tools).specs,
+      );
+      expect(r.record.cost_usd + callCost(last.settings.price, nextInput, 1024, 0)).toBeGreaterThan(limit);
+      // One call fewer would have been stopped too early: the brake let every affordable call through.
+      const prev = r.steps[r.steps.length - 2]!;
+      expect(prev.cum_cost_usd + callCost(last.settings.price, last.input_tokens, 1024, 0)).toBeLessThanOrEqual(limit);
+    },
+  );
 });
 
 describe('timeout (virtual clock for simulated models)', () => {
@@ -121,6 +136,19 @@ describe('done', () => {
   });
 
   it('has a closed set of stop reasons', () => {
-    expect(STOP_REASONS).toEqual(['done', 'max_steps', 'max_cost', 'timeout', 'spin', 'max_tokens', 'max_calls', 'max_rounds', 'queue_empty', 'error', 'interrupted', 'imported']);
+    expect(STOP_REASONS).toEqual([
+      'done',
+      'max_steps',
+      'max_cost',
+      'timeout',
+      'spin',
+      'max_tokens',
+      'max_calls',
+      'max_rounds',
+      'queue_empty',
+      'error',
+      'interrupted',
+      'imported',
+    ]);
   });
 });

@@ -15,7 +15,9 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 /** Largest number of [start, end] intervals open at one instant. */
 function maxOverlap(intervals: Array<[number, number]>): number {
-  const events = intervals.flatMap(([a, b]) => [[a, 1] as const, [b, -1] as const]).sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+  const events = intervals
+    .flatMap(([a, b]) => [[a, 1] as const, [b, -1] as const])
+    .sort((x, y) => x[0] - y[0] || x[1] - y[1]);
   let open = 0;
   let max = 0;
   for (const [, d] of events) max = Math.max(max, (open += d));
@@ -67,7 +69,15 @@ describe('--concurrency against bench serve', () => {
     const server = await serve({ latencyMs: 60, logFile });
     try {
       const r = await sweepWith(
-        { model: 'openai:seed-calibrated', scenario: 'seed-calibrated', steps: '4', repeat: '9', concurrency: '3', timeout: 'off', maxCost: 'off' },
+        {
+          model: 'openai:seed-calibrated',
+          scenario: 'seed-calibrated',
+          steps: '4',
+          repeat: '9',
+          concurrency: '3',
+          timeout: 'off',
+          maxCost: 'off',
+        },
         { env: envFor(server), dir: path.join(tmp, 'sweep') },
       );
       expect(r.runs.map((x) => x.stop_reason)).toEqual(Array(9).fill('max_steps'));

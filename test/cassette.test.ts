@@ -26,7 +26,9 @@ beforeAll(async () => {
 });
 
 const view = (r: SweepResult) =>
-  [...r.runs].sort((a, b) => a.run_id.localeCompare(b.run_id)).map((x) => [x.run_id, x.stop_reason, x.steps, x.input_tokens, x.output_tokens, x.cost_usd, x.answer]);
+  [...r.runs]
+    .sort((a, b) => a.run_id.localeCompare(b.run_id))
+    .map((x) => [x.run_id, x.stop_reason, x.steps, x.input_tokens, x.output_tokens, x.cost_usd, x.answer]);
 
 describe('--record', () => {
   it('writes every answered call, keyed by a request hash, without secrets', () => {
@@ -36,7 +38,12 @@ describe('--record', () => {
     // Two repeats × (3 + 4 steps); the 3-step runs ask exactly what the first 3 steps of the 4-step ones ask.
     expect(json.entries).toHaveLength(8);
     expect(recorded.steps).toHaveLength(14);
-    expect(json.entries[0]).toMatchObject({ model: 'openai:seed-calibrated', scenario: 'seed-calibrated', step: 1, role: 'act' });
+    expect(json.entries[0]).toMatchObject({
+      model: 'openai:seed-calibrated',
+      scenario: 'seed-calibrated',
+      step: 1,
+      role: 'act',
+    });
     expect(json.entries[0].response.usage.prompt_tokens).toBe(recorded.steps.find((s) => s.step === 1)!.input_tokens);
     expect(text).not.toContain(FAKE_KEY);
     expect(text).not.toMatch(/authorization|bearer/i);
@@ -48,7 +55,9 @@ describe('--replay', () => {
     const replayed = await sweepWith({ ...flags, replay: file }, { env: {} });
     expect(view(replayed)).toEqual(view(recorded));
     // Identical requests (the 3-step runs repeat the 4-step runs' first steps) share one recording.
-    const cassette = JSON.parse(fs.readFileSync(file, 'utf8')).entries.map((e: { response: { latency_ms: number } }) => e.response.latency_ms);
+    const cassette = JSON.parse(fs.readFileSync(file, 'utf8')).entries.map(
+      (e: { response: { latency_ms: number } }) => e.response.latency_ms,
+    );
     expect([...new Set(replayed.steps.map((s) => s.latency_ms))].sort()).toEqual([...new Set<number>(cassette)].sort());
     expect(replayed.steps.every((s) => s.error === null)).toBe(true);
   });
@@ -56,7 +65,9 @@ describe('--replay', () => {
   it('is deterministic: two replays give the same records, elapsed time included', async () => {
     const a = await sweepWith({ ...flags, replay: file }, { env: {} });
     const b = await sweepWith({ ...flags, replay: file }, { env: {} });
-    expect(a.runs.map((r) => [r.run_id, r.elapsed_ms]).sort()).toEqual(b.runs.map((r) => [r.run_id, r.elapsed_ms]).sort());
+    expect(a.runs.map((r) => [r.run_id, r.elapsed_ms]).sort()).toEqual(
+      b.runs.map((r) => [r.run_id, r.elapsed_ms]).sort(),
+    );
   });
 
   it('a request never recorded ends that run as error naming the scenario and step; the sweep goes on', async () => {
@@ -68,7 +79,9 @@ describe('--replay', () => {
       expect(run.stop_detail).toMatch(/no recorded answer for scenario 'seed-calibrated' step 5/);
       expect(run.steps).toBe(5);
     }
-    expect(r.runs.filter((x) => x.settings.limits.max_steps === 3).every((x) => x.stop_reason === 'max_steps')).toBe(true);
+    expect(r.runs.filter((x) => x.settings.limits.max_steps === 3).every((x) => x.stop_reason === 'max_steps')).toBe(
+      true,
+    );
   });
 
   it('replay:<file> as a model spec replays the one model recorded', async () => {
@@ -81,12 +94,16 @@ describe('--replay', () => {
     fs.writeFileSync(bad, JSON.stringify({ loopbench_cassette: 1, entries: [{ key: 'xyz' }] }));
     expect(() => transportFrom({ ...RUN_DEFAULTS, replay: bad }, {})).toThrow(UsageError);
     expect(() => transportFrom({ ...RUN_DEFAULTS, replay: bad }, {})).toThrow(/bad\.json: entries\[0\]\.key/);
-    expect(() => Cassette.load(path.join(tmp, 'missing.json'))).toThrow(/missing\.json: cannot read cassette \(ENOENT\)/);
+    expect(() => Cassette.load(path.join(tmp, 'missing.json'))).toThrow(
+      /missing\.json: cannot read cassette \(ENOENT\)/,
+    );
     fs.writeFileSync(bad, '{"loopbench_cassette": 1,');
     expect(() => Cassette.load(bad)).toThrow(/bad\.json: cannot read cassette/);
   });
 
   it('--record and --replay together are refused', () => {
-    expect(() => transportFrom({ ...RUN_DEFAULTS, record: file, replay: file }, {})).toThrow(/--record and --replay do not go together/);
+    expect(() => transportFrom({ ...RUN_DEFAULTS, record: file, replay: file }, {})).toThrow(
+      /--record and --replay do not go together/,
+    );
   });
 });

@@ -4,11 +4,24 @@ import { describe, expect, it } from 'vitest';
 import { chartPoints, chartSteps } from '../src/report/charts/thin.ts';
 import type { StepPoint } from '../src/report/stats/aggregate.ts';
 
-const point = (config_id: string, step: number): StepPoint => ({ config_id, scenario: 's', max_steps: null, step, calls: 1, runs: 1, input_tokens: step, cum_input_tokens: step, cum_cost_usd: step });
+const point = (config_id: string, step: number): StepPoint => ({
+  config_id,
+  scenario: 's',
+  max_steps: null,
+  step,
+  calls: 1,
+  runs: 1,
+  input_tokens: step,
+  cum_input_tokens: step,
+  cum_cost_usd: step,
+});
 
 describe('chart thinning', () => {
   it('draws every step of a configuration with at most the limit', () => {
-    const points = [...Array.from({ length: 30 }, (_, i) => point('a', i + 1)), ...Array.from({ length: 5 }, (_, i) => point('b', i + 1))];
+    const points = [
+      ...Array.from({ length: 30 }, (_, i) => point('a', i + 1)),
+      ...Array.from({ length: 5 }, (_, i) => point('b', i + 1)),
+    ];
     expect(chartPoints(points, 30)).toBe(points);
     expect(chartSteps(30, 30)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
   });

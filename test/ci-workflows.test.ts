@@ -14,7 +14,12 @@ import { ownVersion } from '../src/contracts/paths.ts';
 import { spawnServe } from '../src/serve/spawn.ts';
 import { ROOT } from './helpers/cli.ts';
 
-interface Step { run?: string; uses?: string; name?: string; env?: Record<string, string> }
+interface Step {
+  run?: string;
+  uses?: string;
+  name?: string;
+  env?: Record<string, string>;
+}
 type Workflow = { jobs: Record<string, { steps: Step[] }> };
 const workflow = (file: string) => YAML.parse(fs.readFileSync(file, 'utf8')) as Workflow;
 const runs = (w: Workflow) => Object.values(w.jobs).flatMap((j) => j.steps.flatMap((s) => (s.run ? [s.run] : [])));
@@ -28,19 +33,29 @@ describe('the shipped workflows', () => {
     const init = path.join(tmp, 'init');
     fs.mkdirSync(init);
     scaffold(init);
-    for (const file of ['examples/github-actions.yml', 'examples/github-actions-behaviour.yml', path.join(init, '.github/workflows/loopbench.yml')]) {
+    for (const file of [
+      'examples/github-actions.yml',
+      'examples/github-actions-behaviour.yml',
+      path.join(init, '.github/workflows/loopbench.yml'),
+    ]) {
       const commands = runs(workflow(path.resolve(ROOT, file)));
       const installs = commands.filter((c) => c.startsWith('npm '));
       expect(installs.length, file).toBeGreaterThan(0);
-      for (const c of installs) expect(c, file).toBe(`npm install --no-save --no-audit --no-fund ${PACKAGE_NAME}@${ownVersion()}`);
+      for (const c of installs)
+        expect(c, file).toBe(`npm install --no-save --no-audit --no-fund ${PACKAGE_NAME}@${ownVersion()}`);
       expect(commands.join('\n'), file).not.toMatch(/examples\/budgets|npm ci/);
-      expect(commands.some((c) => c.includes('npx bench check loopbench/budgets.yaml')), file).toBe(true);
+      expect(
+        commands.some((c) => c.includes('npx bench check loopbench/budgets.yaml')),
+        file,
+      ).toBe(true);
     }
   });
 });
 
 describe('the behaviour gate (examples/github-actions-behaviour.yml)', { timeout: 120_000 }, () => {
-  const step = workflow(path.join(ROOT, 'examples/github-actions-behaviour.yml')).jobs.behaviour!.steps.find((s) => s.name?.startsWith('judge the prompt'))!;
+  const step = workflow(path.join(ROOT, 'examples/github-actions-behaviour.yml')).jobs.behaviour!.steps.find((s) =>
+    s.name?.startsWith('judge the prompt'),
+  )!;
   let server: Awaited<ReturnType<typeof spawnServe>>;
   let project: string;
   let log: string;
@@ -49,7 +64,13 @@ describe('the behaviour gate (examples/github-actions-behaviour.yml)', { timeout
     const r = spawnSync('bash', ['-c', step.run!], {
       cwd: project,
       encoding: 'utf8',
-      env: { PATH: `${path.join(tmp, 'bin')}:${process.env.PATH}`, HOME: process.env.HOME, OPENAI_API_KEY: 'sk-test-behaviour-0000', OPENAI_BASE_URL: server.url, FORCE_COLOR: '0' },
+      env: {
+        PATH: `${path.join(tmp, 'bin')}:${process.env.PATH}`,
+        HOME: process.env.HOME,
+        OPENAI_API_KEY: 'sk-test-behaviour-0000',
+        OPENAI_BASE_URL: server.url,
+        FORCE_COLOR: '0',
+      },
     });
     return { code: r.status, out: r.stdout + r.stderr };
   };
@@ -57,14 +78,25 @@ describe('the behaviour gate (examples/github-actions-behaviour.yml)', { timeout
   beforeAll(async () => {
     // `npx bench` in the workflow is this checkout's bench here.
     fs.mkdirSync(path.join(tmp, 'bin'));
-    fs.writeFileSync(path.join(tmp, 'bin', 'npx'), `#!/bin/sh\n[ "$1" = bench ] && shift\nexec "${process.execPath}" "${path.join(ROOT, 'bin/bench.js')}" "$@"\n`, { mode: 0o755 });
+    fs.writeFileSync(
+      path.join(tmp, 'bin', 'npx'),
+      `#!/bin/sh\n[ "$1" = bench ] && shift\nexec "${process.execPath}" "${path.join(ROOT, 'bin/bench.js')}" "$@"\n`,
+      { mode: 0o755 },
+    );
     log = path.join(tmp, 'serve.jsonl');
     server = await spawnServe(['--profile', 'tiny-agent', '--log', log]);
     project = path.join(tmp, 'project');
     fs.mkdirSync(project);
     scaffold(project);
     const budgets = path.join(project, 'loopbench/budgets.yaml');
-    fs.writeFileSync(budgets, fs.readFileSync(budgets, 'utf8').replace(/^model: sim$/m, 'model: openai:gpt-4o-mini').replace('repeats: 20', 'repeats: 3').replace('success_rate: { min: 0.8 }', 'success_rate: { min: 0.2 }'));
+    fs.writeFileSync(
+      budgets,
+      fs
+        .readFileSync(budgets, 'utf8')
+        .replace(/^model: sim$/m, 'model: openai:gpt-4o-mini')
+        .replace('repeats: 20', 'repeats: 3')
+        .replace('success_rate: { min: 0.8 }', 'success_rate: { min: 0.2 }'),
+    );
   });
   afterAll(() => server?.close());
 

@@ -10,7 +10,11 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-cli-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 function bench(...args: string[]) {
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/bench.js'), ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0' } });
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/bench.js'), ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, FORCE_COLOR: '0' },
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -33,8 +37,13 @@ describe('bench --steps 12,30 (the quick start)', () => {
   });
 
   it('writes the results directory', () => {
-    for (const f of ['meta.json', 'steps.jsonl', 'runs.jsonl', 'steps.csv', 'runs.csv', 'summary.csv']) expect(fs.existsSync(path.join(out, f)), f).toBe(true);
-    const runs = fs.readFileSync(path.join(out, 'runs.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    for (const f of ['meta.json', 'steps.jsonl', 'runs.jsonl', 'steps.csv', 'runs.csv', 'summary.csv'])
+      expect(fs.existsSync(path.join(out, f)), f).toBe(true);
+    const runs = fs
+      .readFileSync(path.join(out, 'runs.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(runs).toHaveLength(12);
     for (const run of runs) expect(fs.existsSync(path.join(out, 'transcripts', `${run.run_id}.json`))).toBe(true);
     const meta = JSON.parse(fs.readFileSync(path.join(out, 'meta.json'), 'utf8'));
@@ -48,7 +57,16 @@ describe('bench --steps 12,30 (the quick start)', () => {
   });
 
   it('prints a table without --json', () => {
-    const t = bench('--scenario', 'autogpt-recursive-verification', '--steps', '12', '--repeat', '2', '--out', path.join(tmp, 'table'));
+    const t = bench(
+      '--scenario',
+      'autogpt-recursive-verification',
+      '--steps',
+      '12',
+      '--repeat',
+      '2',
+      '--out',
+      path.join(tmp, 'table'),
+    );
     expect(t.code).toBe(0);
     expect(t.stdout).toMatch(/configuration\s+runs\s+success\s+stop reasons/);
     expect(t.stdout).toMatch(/autogpt-recursive-verification steps=12\s+2\s+0\/2\s+spin 2 @8/);
@@ -85,7 +103,10 @@ describe('bad input: one line, exit 2, nothing written', () => {
 
   it('an invalid scenario file names the file and the field', () => {
     const file = path.join(tmp, 'broken.yaml');
-    fs.writeFileSync(file, 'id: broken\ndescription: x\nsystem: s\ngoal: ""\nprofile: tiny-agent\ntools:\n  - name: run_python\n    kind: python\n    timeout_s: -1\n');
+    fs.writeFileSync(
+      file,
+      'id: broken\ndescription: x\nsystem: s\ngoal: ""\nprofile: tiny-agent\ntools:\n  - name: run_python\n    kind: python\n    timeout_s: -1\n',
+    );
     const r = bench('--scenario', file, '--out', path.join(tmp, 'broken-out'));
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`${file}: `);
@@ -107,7 +128,13 @@ describe('bench scenarios', () => {
   it('lists the shipped scenarios with a description each', () => {
     const r = bench('scenarios');
     expect(r.code).toBe(0);
-    for (const id of ['tiny-agent-sum-of-squares', 'seed-calibrated', 'autogpt-recursive-verification', 'downloads-reorg', 'perfectionist'])
+    for (const id of [
+      'tiny-agent-sum-of-squares',
+      'seed-calibrated',
+      'autogpt-recursive-verification',
+      'downloads-reorg',
+      'perfectionist',
+    ])
       expect(r.stdout).toMatch(new RegExp(`^${id}\\s+\\S.+$`, 'm'));
   });
 });

@@ -26,14 +26,23 @@ const scrub = (text: string, home: string) =>
 
 /** A captured request with what identifies a machine or a session replaced, and every credential removed. */
 function redact(req: AgentUpstream['requests'][number], home: string): Json {
-  const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['x-api-key', 'authorization', 'host', 'content-length'].includes(k)));
-  return { method: req.method, path: req.path, headers: JSON.parse(scrub(JSON.stringify(headers), home)) as Json, body: JSON.parse(scrub(req.body, home)) as Json };
+  const headers = Object.fromEntries(
+    Object.entries(req.headers).filter(([k]) => !['x-api-key', 'authorization', 'host', 'content-length'].includes(k)),
+  );
+  return {
+    method: req.method,
+    path: req.path,
+    headers: JSON.parse(scrub(JSON.stringify(headers), home)) as Json,
+    body: JSON.parse(scrub(req.body, home)) as Json,
+  };
 }
 
 /** What a server must accept of a request: its fields, the roles and item types of its conversation, its tools' names and types. */
 function shape(body: Json): Json {
   const list = (v: unknown) => (Array.isArray(v) ? (v as Json[]) : []);
-  const conversation = list(body.messages ?? body.input).map((m) => `${String(m.type ?? 'message')}:${String(m.role ?? '')}`);
+  const conversation = list(body.messages ?? body.input).map(
+    (m) => `${String(m.type ?? 'message')}:${String(m.role ?? '')}`,
+  );
   return {
     fields: Object.keys(body).sort(),
     conversation,
@@ -61,46 +70,67 @@ afterEach(async () => {
 const ONE_ANSWER = [{ kind: 'text', text: 'The sum of squares is 338350.', usage: usageFor(1, 0) }] as const;
 
 describe('what the coding-agent CLIs send', () => {
-  it.skipIf(!systemTool('claude-code', 'Claude Code request capture'))('Claude Code: one streamed Messages request with its own fields, the key only in x-api-key', async () => {
-    upstream = await agentUpstream(ONE_ANSWER);
-    const where = clientHome('claude');
-    const r = await runClaude(upstream.url, 'compute the sum of squares 1..100', where);
-    expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ type: 'result', is_error: false, result: 'The sum of squares is 338350.' });
-    const calls = upstream.requests.filter((q) => q.method === 'POST');
-    expect(calls.map((q) => q.path)).toEqual(['/v1/messages?beta=true']);
-    const req = calls[0]!;
-    expect(req.headers['x-api-key']).toBe(FAKE_KEY);
-    const body = JSON.parse(req.body) as Json;
-    // The fields the issue lists: a system message inside `messages`, adaptive thinking, context
-    // management, output effort, metadata.user_id as a JSON string, 64000 max_tokens, always streaming.
-    expect(body).toMatchObject({ stream: true, max_tokens: 64000, thinking: { type: 'adaptive' }, output_config: { effort: expect.any(String) } });
-    expect(body.context_management).toBeTypeOf('object');
-    expect(JSON.parse((body.metadata as { user_id: string }).user_id)).toHaveProperty('session_id');
-    expect((body.messages as Json[]).map((m) => m.role)).toContain('system');
-    const tools = body.tools as Json[];
-    expect(tools.map((t) => t.name)).toContain('Bash');
-    expect(tools.every((t) => t.type === undefined)).toBe(true);
-    checkFixture(CLAUDE_FIXTURE, redact(req, where.home));
-  });
+  it.skipIf(!systemTool('claude-code', 'Claude Code request capture'))(
+    'Claude Code: one streamed Messages request with its own fields, the key only in x-api-key',
+    async () => {
+      upstream = await agentUpstream(ONE_ANSWER);
+      const where = clientHome('claude');
+      const r = await runClaude(upstream.url, 'compute the sum of squares 1..100', where);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({
+        type: 'result',
+        is_error: false,
+        result: 'The sum of squares is 338350.',
+      });
+      const calls = upstream.requests.filter((q) => q.method === 'POST');
+      expect(calls.map((q) => q.path)).toEqual(['/v1/messages?beta=true']);
+      const req = calls[0]!;
+      expect(req.headers['x-api-key']).toBe(FAKE_KEY);
+      const body = JSON.parse(req.body) as Json;
+      // The fields the issue lists: a system message inside `messages`, adaptive thinking, context
+      // management, output effort, metadata.user_id as a JSON string, 64000 max_tokens, always streaming.
+      expect(body).toMatchObject({
+        stream: true,
+        max_tokens: 64000,
+        thinking: { type: 'adaptive' },
+        output_config: { effort: expect.any(String) },
+      });
+      expect(body.context_management).toBeTypeOf('object');
+      expect(JSON.parse((body.metadata as { user_id: string }).user_id)).toHaveProperty('session_id');
+      expect((body.messages as Json[]).map((m) => m.role)).toContain('system');
+      const tools = body.tools as Json[];
+      expect(tools.map((t) => t.name)).toContain('Bash');
+      expect(tools.every((t) => t.type === undefined)).toBe(true);
+      checkFixture(CLAUDE_FIXTURE, redact(req, where.home));
+    },
+  );
 
-  it.skipIf(!systemTool('codex', 'Codex CLI request capture'))('Codex CLI: one streamed Responses request with its own fields, the key only in authorization', async () => {
-    upstream = await agentUpstream(ONE_ANSWER);
-    const where = clientHome('codex');
-    const r = await runCodex(upstream.url, 'compute the sum of squares 1..100', where);
-    expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.stdout).toContain('The sum of squares is 338350.');
-    const calls = upstream.requests.filter((q) => q.method === 'POST');
-    expect(calls.map((q) => q.path)).toEqual(['/v1/responses']);
-    const req = calls[0]!;
-    expect(req.headers.authorization).toBe(`Bearer ${FAKE_KEY}`);
-    const body = JSON.parse(req.body) as Json;
-    expect(body).toMatchObject({ stream: true, store: false, include: ['reasoning.encrypted_content'], prompt_cache_key: expect.any(String), client_metadata: expect.any(Object) });
-    expect(body).not.toHaveProperty('max_output_tokens');
-    expect((body.input as Json[]).map((m) => m.role)).toContain('developer');
-    const types = new Set((body.tools as Json[]).map((t) => t.type));
-    expect(types).toEqual(new Set(['function', 'namespace', 'web_search']));
-    expect((body.tools as Json[]).map((t) => t.name)).toContain('exec_command');
-    checkFixture(CODEX_FIXTURE, redact(req, where.home));
-  });
+  it.skipIf(!systemTool('codex', 'Codex CLI request capture'))(
+    'Codex CLI: one streamed Responses request with its own fields, the key only in authorization',
+    async () => {
+      upstream = await agentUpstream(ONE_ANSWER);
+      const where = clientHome('codex');
+      const r = await runCodex(upstream.url, 'compute the sum of squares 1..100', where);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(r.stdout).toContain('The sum of squares is 338350.');
+      const calls = upstream.requests.filter((q) => q.method === 'POST');
+      expect(calls.map((q) => q.path)).toEqual(['/v1/responses']);
+      const req = calls[0]!;
+      expect(req.headers.authorization).toBe(`Bearer ${FAKE_KEY}`);
+      const body = JSON.parse(req.body) as Json;
+      expect(body).toMatchObject({
+        stream: true,
+        store: false,
+        include: ['reasoning.encrypted_content'],
+        prompt_cache_key: expect.any(String),
+        client_metadata: expect.any(Object),
+      });
+      expect(body).not.toHaveProperty('max_output_tokens');
+      expect((body.input as Json[]).map((m) => m.role)).toContain('developer');
+      const types = new Set((body.tools as Json[]).map((t) => t.type));
+      expect(types).toEqual(new Set(['function', 'namespace', 'web_search']));
+      expect((body.tools as Json[]).map((t) => t.name)).toContain('exec_command');
+      checkFixture(CODEX_FIXTURE, redact(req, where.home));
+    },
+  );
 });

@@ -23,43 +23,80 @@ const TASK = 'compute the sum of squares 1..100 and verify it';
 const base = (s: RunningServer) => s.url.replace(/\/v1$/, '');
 
 describe('the coding-agent CLIs on bench serve, their defaults unchanged', () => {
-  it.skipIf(!systemTool('claude-code', 'Claude Code on bench serve'))('Claude Code runs tiny-agent through its Bash tool and answers 338350', async () => {
-    server = await serve({ profile: 'tiny-agent', onToolMapping: (p, notes) => told.push([p, notes]) });
-    const r = await runClaude(base(server), TASK);
-    expect(r.code, r.stdout + r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout) as { is_error: boolean; result: string; num_turns: number };
-    expect(out.is_error).toBe(false);
-    expect(out.result).toContain('338350');
-    expect(out.num_turns).toBeGreaterThanOrEqual(3);
-    expect(told.flatMap(([, n]) => n)).toContain("run_python is not among your tools: played on your Bash as a shell command (python3 -c '<code>')");
-  });
+  it.skipIf(!systemTool('claude-code', 'Claude Code on bench serve'))(
+    'Claude Code runs tiny-agent through its Bash tool and answers 338350',
+    async () => {
+      server = await serve({ profile: 'tiny-agent', onToolMapping: (p, notes) => told.push([p, notes]) });
+      const r = await runClaude(base(server), TASK);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      const out = JSON.parse(r.stdout) as { is_error: boolean; result: string; num_turns: number };
+      expect(out.is_error).toBe(false);
+      expect(out.result).toContain('338350');
+      expect(out.num_turns).toBeGreaterThanOrEqual(3);
+      expect(told.flatMap(([, n]) => n)).toContain(
+        "run_python is not among your tools: played on your Bash as a shell command (python3 -c '<code>')",
+      );
+    },
+  );
 
-  it.skipIf(!systemTool('codex', 'Codex CLI on bench serve'))('Codex CLI runs tiny-agent through its exec_command tool and answers 338350', async () => {
-    server = await serve({ profile: 'tiny-agent', onToolMapping: (p, notes) => told.push([p, notes]) });
-    const r = await runCodex(base(server), TASK);
-    expect(r.code, r.stdout + r.stderr).toBe(0);
-    // Its own shell printed it (the exec log on stderr), and its answer says it.
-    expect(r.stderr).toMatch(/succeeded in \d+ms:\n338350/);
-    expect(r.stdout).toContain('338350');
-    expect(told.flatMap(([, n]) => n)).toContain("run_python is not among your tools: played on your exec_command as a shell command (python3 -c '<code>')");
-  });
+  it.skipIf(!systemTool('codex', 'Codex CLI on bench serve'))(
+    'Codex CLI runs tiny-agent through its exec_command tool and answers 338350',
+    async () => {
+      server = await serve({ profile: 'tiny-agent', onToolMapping: (p, notes) => told.push([p, notes]) });
+      const r = await runCodex(base(server), TASK);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      // Its own shell printed it (the exec log on stderr), and its answer says it.
+      expect(r.stderr).toMatch(/succeeded in \d+ms:\n338350/);
+      expect(r.stdout).toContain('338350');
+      expect(told.flatMap(([, n]) => n)).toContain(
+        "run_python is not among your tools: played on your exec_command as a shell command (python3 -c '<code>')",
+      );
+    },
+  );
 
-  it.skipIf(!systemTool('claude-code', 'Claude Code under bench run --agent-cmd'))('bench run --agent-cmd "claude -p …": every call metered through the gateway, and --steps 2 stops it at its second call', async () => {
-    const where = clientHome('agent-cmd');
-    const jsonl = <T>(f: string) => fs.readFileSync(f, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as T);
-    const cmd = [CLAUDE_BIN, ...CLAUDE_ARGS(TASK).map((a) => `'${a}'`)].join(' ');
-    for (const [steps, stop] of [['12', 'done'], ['2', 'max_steps']] as const) {
-      const out = path.join(where.home, `out-${steps}`);
-      const r = await benchAsync(['run', '--agent-cmd', cmd, '-s', 'tiny-agent-sum-of-squares', '--steps', steps, '--repeat', '1', '--out', out], { ...claudeEnv(where.home) });
-      expect(r.code, r.stderr).toBe(0);
-      const [run] = jsonl<RunRecord>(path.join(out, 'runs.jsonl'));
-      const calls = jsonl<StepRecord>(path.join(out, 'steps.jsonl'));
-      expect(run!.stop_reason, run!.stop_detail).toBe(stop);
-      if (stop === 'done') {
-        expect(run!.success).toBe(true);
-        expect(calls.length).toBe(run!.calls);
-        expect(calls.every((c) => c.input_tokens > 0 && c.error === null)).toBe(true);
-      } else expect(run!.calls).toBe(2);
-    }
-  }, 300_000);
+  it.skipIf(!systemTool('claude-code', 'Claude Code under bench run --agent-cmd'))(
+    'bench run --agent-cmd "claude -p …": every call metered through the gateway, and --steps 2 stops it at its second call',
+    async () => {
+      const where = clientHome('agent-cmd');
+      const jsonl = <T>(f: string) =>
+        fs
+          .readFileSync(f, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as T);
+      const cmd = [CLAUDE_BIN, ...CLAUDE_ARGS(TASK).map((a) => `'${a}'`)].join(' ');
+      for (const [steps, stop] of [
+        ['12', 'done'],
+        ['2', 'max_steps'],
+      ] as const) {
+        const out = path.join(where.home, `out-${steps}`);
+        const r = await benchAsync(
+          [
+            'run',
+            '--agent-cmd',
+            cmd,
+            '-s',
+            'tiny-agent-sum-of-squares',
+            '--steps',
+            steps,
+            '--repeat',
+            '1',
+            '--out',
+            out,
+          ],
+          { ...claudeEnv(where.home) },
+        );
+        expect(r.code, r.stderr).toBe(0);
+        const [run] = jsonl<RunRecord>(path.join(out, 'runs.jsonl'));
+        const calls = jsonl<StepRecord>(path.join(out, 'steps.jsonl'));
+        expect(run!.stop_reason, run!.stop_detail).toBe(stop);
+        if (stop === 'done') {
+          expect(run!.success).toBe(true);
+          expect(calls.length).toBe(run!.calls);
+          expect(calls.every((c) => c.input_tokens > 0 && c.error === null)).toBe(true);
+        } else expect(run!.calls).toBe(2);
+      }
+    },
+    300_000,
+  );
 });

@@ -35,7 +35,10 @@ describe('check.pattern', () => {
 describe('input files are regular files under a cap', () => {
   it('a budgets prompt file that is a device fails at once, naming the field', async () => {
     const budgets = path.join(tmp, 'budgets.yaml');
-    fs.writeFileSync(budgets, 'scenarios:\n  - scenario: perfectionist\n    system_file: /dev/zero\n    assertions: {}\n');
+    fs.writeFileSync(
+      budgets,
+      'scenarios:\n  - scenario: perfectionist\n    system_file: /dev/zero\n    assertions: {}\n',
+    );
     const r = await benchInProcess(['check', budgets, '-q', '-o', path.join(tmp, 'never')]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`bench: ${budgets}: scenarios[0].system_file: /dev/zero is not a regular file\n`);
@@ -43,7 +46,9 @@ describe('input files are regular files under a cap', () => {
 
   it('a cassette or baseline that is a device, or a file without a size (/proc), is bounded', async () => {
     expect(() => Cassette.load('/dev/zero')).toThrow('/dev/zero: cannot read cassette (a device, not a regular file)');
-    await expect(loadBaseline('/dev/zero')).rejects.toThrow('--baseline /dev/zero: not a results directory or a baseline JSON file (a device, not a regular file)');
+    await expect(loadBaseline('/dev/zero')).rejects.toThrow(
+      '--baseline /dev/zero: not a results directory or a baseline JSON file (a device, not a regular file)',
+    );
     // /proc files report size 0 and are read up to the cap, never without end.
     expect(readInputFile('/proc/self/status', 4096)).toContain('Pid:');
     expect(() => readInputFile('/proc/self/smaps', 16)).toThrow('larger than');
@@ -62,28 +67,53 @@ describe('--out', { timeout: 60_000 }, () => {
   it('through the real CLI: /proc/1/forbidden is a usage error at once, exit 2 (it used to spin forever)', async () => {
     const r = await bench([...sweep, '-o', '/proc/1/forbidden/results']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('bench: --out /proc/1/forbidden/results: cannot create /proc/1/forbidden: this file system does not allow creating directories here (ENOENT)\n');
+    expect(r.stderr).toBe(
+      'bench: --out /proc/1/forbidden/results: cannot create /proc/1/forbidden: this file system does not allow creating directories here (ENOENT)\n',
+    );
   });
 
   // A read-only mount needs a mount namespace: bubblewrap (installed by .ci/run) gives one.
-  it.skipIf(!systemTool('bubblewrap', 'containment: a read-only --out under a bubblewrap mount'))('a read-only file system is reported as such, not as ENOENT', async () => {
-    const ro = path.join(tmp, 'ro');
-    fs.mkdirSync(ro);
-    let out = '';
-    try {
-      execFileSync('bwrap', ['--dev-bind', '/', '/', '--ro-bind', ro, ro, process.execPath, path.resolve('bin/bench.js'), ...sweep, '-o', path.join(ro, 'out')], { encoding: 'utf8', stdio: 'pipe' });
-    } catch (e) {
-      out = String((e as { stderr: string }).stderr);
-      expect((e as { status: number }).status).toBe(2);
-    }
-    expect(out).toBe(`bench: --out ${path.join(ro, 'out')}: cannot create ${path.join(ro, 'out')}: read-only file system (EROFS)\n`);
-  });
+  it.skipIf(!systemTool('bubblewrap', 'containment: a read-only --out under a bubblewrap mount'))(
+    'a read-only file system is reported as such, not as ENOENT',
+    async () => {
+      const ro = path.join(tmp, 'ro');
+      fs.mkdirSync(ro);
+      let out = '';
+      try {
+        execFileSync(
+          'bwrap',
+          [
+            '--dev-bind',
+            '/',
+            '/',
+            '--ro-bind',
+            ro,
+            ro,
+            process.execPath,
+            path.resolve('bin/bench.js'),
+            ...sweep,
+            '-o',
+            path.join(ro, 'out'),
+          ],
+          { encoding: 'utf8', stdio: 'pipe' },
+        );
+      } catch (e) {
+        out = String((e as { stderr: string }).stderr);
+        expect((e as { status: number }).status).toBe(2);
+      }
+      expect(out).toBe(
+        `bench: --out ${path.join(ro, 'out')}: cannot create ${path.join(ro, 'out')}: read-only file system (EROFS)\n`,
+      );
+    },
+  );
 });
 
 describe('a disk that fills up mid-sweep', { timeout: 120_000 }, () => {
   const sweep = ['-s', fixture('quick-sum.yaml'), '-n', '30', '-j', '2', '-q', '--no-transcripts'];
   const runsOf = async (dir: string) =>
-    (await readJsonl<RunRecord>(path.join(dir, 'runs.jsonl'))).records.map(({ started_at: _s, finished_at: _f, ...r }) => r).sort((a, b) => a.run_id.localeCompare(b.run_id));
+    (await readJsonl<RunRecord>(path.join(dir, 'runs.jsonl'))).records
+      .map(({ started_at: _s, finished_at: _f, ...r }) => r)
+      .sort((a, b) => a.run_id.localeCompare(b.run_id));
 
   it('ends the sweep with status failed and the reason; the records stay whole; --resume finishes it as if nothing happened', async () => {
     const reference = path.join(tmp, 'full-reference');
@@ -104,7 +134,9 @@ describe('a disk that fills up mid-sweep', { timeout: 120_000 }, () => {
       full.mockRestore();
     }
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`bench: the sweep stopped: ENOSPC: no space left on device, write (${dir}: status failed; the records written so far are kept; once fixed, finish it with: bench --resume ${dir})`);
+    expect(r.stderr).toContain(
+      `bench: the sweep stopped: ENOSPC: no space left on device, write (${dir}: status failed; the records written so far are kept; once fixed, finish it with: bench --resume ${dir})`,
+    );
     const meta = JSON.parse(fs.readFileSync(path.join(dir, 'meta.json'), 'utf8'));
     expect(meta.status).toBe('failed');
     expect(meta.failure).toBe('ENOSPC: no space left on device, write');

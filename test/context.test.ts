@@ -33,7 +33,15 @@ const conversation = fc
       messages.push({
         role: 'assistant',
         content: `turn ${i}`,
-        ...(ids.length ? { tool_calls: ids.map((id) => ({ id, type: 'function' as const, function: { name: 'f', arguments: '{}' } })) } : {}),
+        ...(ids.length
+          ? {
+              tool_calls: ids.map((id) => ({
+                id,
+                type: 'function' as const,
+                function: { name: 'f', arguments: '{}' },
+              })),
+            }
+          : {}),
       });
       for (const id of ids) messages.push({ role: 'tool', tool_call_id: id, content: `result ${id}` });
       if (t.feedback) messages.push({ role: 'user', name: 'critic', content: `note ${i}` });
@@ -49,10 +57,13 @@ describe('--context values', () => {
     expect(parseContextList('full, window:6,full')).toEqual(['full', 'window:6']);
   });
 
-  it.each(['window', 'window:0', 'window:2.5', 'window:', 'summarize:10', 'summarize:x', 'last:5', ''])('rejects %j naming the flag and what is accepted', (bad) => {
-    expect(() => parseContextSpec(bad)).toThrow(UsageError);
-    expect(() => parseContextSpec(bad)).toThrow(/--context: .*accepted: full, window:K/);
-  });
+  it.each(['window', 'window:0', 'window:2.5', 'window:', 'summarize:10', 'summarize:x', 'last:5', ''])(
+    'rejects %j naming the flag and what is accepted',
+    (bad) => {
+      expect(() => parseContextSpec(bad)).toThrow(UsageError);
+      expect(() => parseContextSpec(bad)).toThrow(/--context: .*accepted: full, window:K/);
+    },
+  );
 });
 
 describe('the pairing rule: a tool call and its result are never split', () => {
@@ -96,7 +107,13 @@ describe('window:K', () => {
     const starts = [...exchangeStarts(conv, head), conv.length];
     const sizes = starts.slice(0, -1).map((s, i) => full.counter.prompt(conv.slice(s, starts[i + 1])));
     const tools = full.calls[0]!.usage!.prompt_tokens - full.counter.prompt(conv.slice(0, head));
-    const bound = tools + full.counter.prompt(conv.slice(0, head)) + sizes.sort((a, b) => b - a).slice(0, k).reduce((a, b) => a + b, 0);
+    const bound =
+      tools +
+      full.counter.prompt(conv.slice(0, head)) +
+      sizes
+        .sort((a, b) => b - a)
+        .slice(0, k)
+        .reduce((a, b) => a + b, 0);
     const act = (r: typeof windowed) => r.steps.filter((s) => s.role === 'act').map((s) => s.input_tokens);
     expect(act(windowed)).toHaveLength(30);
     for (const input of act(windowed)) expect(input).toBeLessThanOrEqual(bound);
@@ -105,7 +122,9 @@ describe('window:K', () => {
     expect(windowed.record.output_tokens).toBe(full.record.output_tokens);
     expect(windowed.record.input_tokens).toBeLessThan(full.record.input_tokens / 2);
     // The sim reads its step from its own numbered messages, which the window always keeps: 30 distinct steps.
-    const thoughts = windowed.messages.filter((m) => m.role === 'assistant').map((m) => /^Thought (\d+):/.exec(m.content ?? '')?.[1]);
+    const thoughts = windowed.messages
+      .filter((m) => m.role === 'assistant')
+      .map((m) => /^Thought (\d+):/.exec(m.content ?? '')?.[1]);
     expect(thoughts).toEqual(Array.from({ length: 30 }, (_, i) => String(i + 1)));
   });
 });
@@ -121,13 +140,18 @@ describe('summarize:T', () => {
     for (const s of run.steps.filter((x) => x.role === 'act')) expect(s.input_tokens).toBeLessThanOrEqual(t);
     // The sim still knows its step after every fold: 30 numbered steps, none repeated.
     expect(run.record.steps).toBe(30);
-    const thoughts = run.messages.filter((m) => m.role === 'assistant').map((m) => /^Thought (\d+):/.exec(m.content ?? '')?.[1]);
+    const thoughts = run.messages
+      .filter((m) => m.role === 'assistant')
+      .map((m) => /^Thought (\d+):/.exec(m.content ?? '')?.[1]);
     expect(thoughts).toEqual(Array.from({ length: 30 }, (_, i) => String(i + 1)));
   });
 
   it('tokenizes each message once however often it is re-sent', async () => {
     const run = await oneRun({ scenario: 'seed-calibrated', steps: 30, context: 'summarize:3000' });
-    const distinct = new Set([...run.messages, ...run.calls.flatMap((c) => [...c.sent, ...(c.received ? [c.received] : [])])]);
+    const distinct = new Set([
+      ...run.messages,
+      ...run.calls.flatMap((c) => [...c.sent, ...(c.received ? [c.received] : [])]),
+    ]);
     // One tokenization per distinct message, plus the tool schema once.
     expect(run.counter.tokenizations).toBeLessThanOrEqual(distinct.size + 1);
   });

@@ -6,7 +6,8 @@ import { costPerSuccess } from '../src/report/stats/cost-per-success.ts';
 import { clopperPearsonUpper } from '../src/stats/binomial.ts';
 import { CELLS, measureCoverage } from './helpers/cost-coverage.ts';
 
-const runs = (costs: number[], success: (i: number) => boolean | null = () => true) => costs.map((cost_usd, i) => ({ cost_usd, success: success(i) }));
+const runs = (costs: number[], success: (i: number) => boolean | null = () => true) =>
+  costs.map((cost_usd, i) => ({ cost_usd, success: success(i) }));
 
 describe('cost per successful task', () => {
   it('is Σ cost ÷ successes over the checked runs; none succeeded is Infinity; below two runs no interval', () => {
@@ -55,11 +56,23 @@ describe('cost per successful task', () => {
     const free = costPerSuccess(rs)!;
     const braked = costPerSuccess(rs, 0.5)!;
     // 10 runs: q = 1 − 0.025^0.1 = 0.308497; 0.308497 / 0.691503 · $0.50 = $0.223063.
-    expect(braked.unseen_failures).toEqual({ runs: 10, failure_rate_hi: expect.closeTo(0.308497, 6), budget_usd: 0.5, adds_usd: expect.closeTo(0.223063, 6), seen_hi: free.ci!.hi });
+    expect(braked.unseen_failures).toEqual({
+      runs: 10,
+      failure_rate_hi: expect.closeTo(0.308497, 6),
+      budget_usd: 0.5,
+      adds_usd: expect.closeTo(0.223063, 6),
+      seen_hi: free.ci!.hi,
+    });
     expect(braked.ci!.hi - free.ci!.hi).toBeCloseTo(0.223063, 6);
     expect(braked.ci!.lo).toBe(free.ci!.lo);
     // Without a budget the data's interval stands, and the record says an unseen failure is unbounded.
-    expect(free.unseen_failures).toEqual({ runs: 10, failure_rate_hi: expect.closeTo(0.308497, 6), budget_usd: null, adds_usd: null, seen_hi: free.ci!.hi });
+    expect(free.unseen_failures).toEqual({
+      runs: 10,
+      failure_rate_hi: expect.closeTo(0.308497, 6),
+      budget_usd: null,
+      adds_usd: null,
+      seen_hi: free.ci!.hi,
+    });
   });
 
   it('failures seen but few: the upper end never passes what the budget allows (Clopper–Pearson on the failures seen)', () => {
@@ -80,7 +93,8 @@ describe('cost per successful task', () => {
     const measured = CELLS.map((cell) => measureCoverage(cell, 300));
     // σ ≥ 1 log-normal costs at 20–50 runs: no interval from the runs alone reaches 93 % (the data rarely hold the tail that
     // carries the mean; the best of the literature's, this one, gets about 88 % at σ = 1.5). The test holds them to their level.
-    const floor = (c: (typeof CELLS)[number]) => (c.runs < 20 ? 0 : c.name.startsWith('log-normal costs σ = 1.5') ? 0.84 : 0.93);
+    const floor = (c: (typeof CELLS)[number]) =>
+      c.runs < 20 ? 0 : c.name.startsWith('log-normal costs σ = 1.5') ? 0.84 : 0.93;
 
     it.each(measured.map((m) => [m.cell.name, m] as const))('%s', (_name, m) => {
       expect(m.after).toBeGreaterThanOrEqual(floor(m.cell));

@@ -21,7 +21,10 @@ beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-diff-'));
   // The tiny agent's task (its tool scripted, so no Python runs) with a longer system prompt: the same id, another prompt.
   const original = fs.readFileSync(QUICK_SUM, 'utf8');
-  const longer = original.replace(/^system: \|\n/m, `system: |\n  ${'Before every step, restate the goal and say what you are about to do and why. '.repeat(40)}\n`);
+  const longer = original.replace(
+    /^system: \|\n/m,
+    `system: |\n  ${'Before every step, restate the goal and say what you are about to do and why. '.repeat(40)}\n`,
+  );
   expect(longer).not.toBe(original);
   fs.mkdirSync(dir('prompts'));
   const longerFile = path.join(dir('prompts'), 'quick-sum.yaml');
@@ -38,22 +41,60 @@ describe('bench diff', () => {
   it('compares two sweeps per configuration, with Welch and Newcombe intervals, as a table, Markdown and CSV', async () => {
     const md = dir('diff.md');
     const csv = dir('diff.csv');
-    const r = await benchInProcess(['diff', dir('seed1'), dir('prompt'), '--allow', 'prompt,seed', '--md', md, '--csv', csv]);
+    const r = await benchInProcess([
+      'diff',
+      dir('seed1'),
+      dir('prompt'),
+      '--allow',
+      'prompt,seed',
+      '--md',
+      md,
+      '--csv',
+      csv,
+    ]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('They differ (allowed) in: scenario quick-sum: its prompt, tools or check differ; seed 1 vs 2');
+    expect(r.stdout).toContain(
+      'They differ (allowed) in: scenario quick-sum: its prompt, tools or check differ; seed 1 vs 2',
+    );
     expect(r.stdout).toContain('4 configurations in both.');
     // The longer prompt: more tokens, clearly (the interval excludes 0).
-    expect(r.stdout).toMatch(/^quick-sum steps=4 +cost per run \(USD\) +\$[\d.]+ +\$[\d.]+ +\+\d+\.\d% +\[\+\$[\d.]+, \+\$[\d.]+\] +B higher$/m);
-    expect(r.stdout).toMatch(/^ +tokens per run \(input \+ output\) +[\d,]+ +[\d,]+ +\+\d+\.\d% +\[\+[\d,]+, \+[\d,]+\] +B higher$/m);
-    expect(r.stdout).toMatch(/^ +success rate +4\/4 \(100%\) +4\/4 \(100%\) +±0 pts +\[−\d+ pts, \+\d+ pts\] +no clear change$/m);
+    expect(r.stdout).toMatch(
+      /^quick-sum steps=4 +cost per run \(USD\) +\$[\d.]+ +\$[\d.]+ +\+\d+\.\d% +\[\+\$[\d.]+, \+\$[\d.]+\] +B higher$/m,
+    );
+    expect(r.stdout).toMatch(
+      /^ +tokens per run \(input \+ output\) +[\d,]+ +[\d,]+ +\+\d+\.\d% +\[\+[\d,]+, \+[\d,]+\] +B higher$/m,
+    );
+    expect(r.stdout).toMatch(
+      /^ +success rate +4\/4 \(100%\) +4\/4 \(100%\) +±0 pts +\[−\d+ pts, \+\d+ pts\] +no clear change$/m,
+    );
     // seed-calibrated (same prompt, another seed) never finishes early: its steps are the limit in both, exactly.
     expect(r.stdout).toMatch(/^ +steps per run +12\.0 +12\.0 +±0 +\[±0, ±0\] +same$/m);
     expect(r.stdout).toMatch(/^seed-calibrated steps=12 +cost per run \(USD\) .* no clear change$/m);
-    expect(r.stdout).toContain("Welch's t interval for the means (cost, tokens, steps), Newcombe's hybrid score interval for the success rate");
+    expect(r.stdout).toContain(
+      "Welch's t interval for the means (cost, tokens, steps), Newcombe's hybrid score interval for the success rate",
+    );
 
     // No field of this CSV holds a comma or a quote: a split reads it.
-    const [head, ...lines] = fs.readFileSync(csv, 'utf8').trim().split('\n').map((l) => l.split(','));
-    expect(head).toEqual(['scenario', 'config_id', 'metric', 'runs_a', 'runs_b', 'a', 'b', 'change', 'relative_change', 'ci95_lo', 'ci95_hi', 'interval', 'reading']);
+    const [head, ...lines] = fs
+      .readFileSync(csv, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(','));
+    expect(head).toEqual([
+      'scenario',
+      'config_id',
+      'metric',
+      'runs_a',
+      'runs_b',
+      'a',
+      'b',
+      'change',
+      'relative_change',
+      'ci95_lo',
+      'ci95_hi',
+      'interval',
+      'reading',
+    ]);
     const rows = lines.map((l) => Object.fromEntries(head!.map((h, i) => [h, l[i]!])));
     // Three metrics per configuration, and success where the scenario checks its answer (quick-sum).
     expect(rows).toHaveLength(4 * 3 + 2);
@@ -73,11 +114,15 @@ describe('bench diff', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toContain('are not the same sweep: they differ in max_steps 4,12 vs 4,30; repeats 4 vs 3 (if that is the comparison you mean, add --allow limits,repeats)');
+    expect(r.stderr).toContain(
+      'are not the same sweep: they differ in max_steps 4,12 vs 4,30; repeats 4 vs 3 (if that is the comparison you mean, add --allow limits,repeats)',
+    );
 
     const prompt = await benchInProcess(['diff', dir('seed1'), dir('prompt'), '--allow', 'seed']);
     expect(prompt.code).toBe(2);
-    expect(prompt.stderr).toContain('they differ in scenario quick-sum: its prompt, tools or check differ (if that is the comparison you mean, add --allow prompt)');
+    expect(prompt.stderr).toContain(
+      'they differ in scenario quick-sum: its prompt, tools or check differ (if that is the comparison you mean, add --allow prompt)',
+    );
   });
 
   it('names a damaged meta.json as damaged (file and field), not as a missing results directory', async () => {
@@ -87,20 +132,33 @@ describe('bench diff', () => {
     fs.writeFileSync(path.join(dir('damaged'), 'meta.json'), JSON.stringify(meta));
     const r = await benchInProcess(['diff', dir('seed1'), dir('damaged')]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`${path.join(dir('damaged'), 'meta.json')}: grid.max_steps[0]: Invalid input: expected number`);
+    expect(r.stderr).toContain(
+      `${path.join(dir('damaged'), 'meta.json')}: grid.max_steps[0]: Invalid input: expected number`,
+    );
     expect(r.stderr).not.toContain('not a results directory');
-    const check = await benchInProcess(['check', path.resolve(import.meta.dirname, '../examples/budgets.yaml'), '--from', dir('damaged')]);
+    const check = await benchInProcess([
+      'check',
+      path.resolve(import.meta.dirname, '../examples/budgets.yaml'),
+      '--from',
+      dir('damaged'),
+    ]);
     expect(check.code).toBe(2);
-    expect(check.stderr).toContain(`${path.join(dir('damaged'), 'meta.json')}: grid.max_steps[0]: Invalid input: expected number`);
+    expect(check.stderr).toContain(
+      `${path.join(dir('damaged'), 'meta.json')}: grid.max_steps[0]: Invalid input: expected number`,
+    );
   });
 
   it('names every brake that differs, loop detectors included (absent is off)', () => {
     const a = settingsOf(JSON.parse(fs.readFileSync(path.join(dir('seed1'), 'meta.json'), 'utf8')));
-    expect(sweepDifferences(a, { ...a, grid: { ...a.grid, max_cycle: [3] } })).toEqual([{ kind: 'limits', text: 'max_cycle off vs 3' }]);
+    expect(sweepDifferences(a, { ...a, grid: { ...a.grid, max_cycle: [3] } })).toEqual([
+      { kind: 'limits', text: 'max_cycle off vs 3' },
+    ]);
     expect(sweepDifferences(a, { ...a, grid: { ...a.grid, near_duplicate: [null] } })).toEqual([]);
     // Every row of the table of brakes, none listed by hand: a new limit is compared and named in --allow's help.
     for (const { key, flag } of LIMITS) {
-      expect(sweepDifferences(a, { ...a, grid: { ...a.grid, [key]: [0.37] } }).map((d) => [d.kind, d.text.split(' ')[0]])).toEqual([['limits', key]]);
+      expect(
+        sweepDifferences(a, { ...a, grid: { ...a.grid, [key]: [0.37] } }).map((d) => [d.kind, d.text.split(' ')[0]]),
+      ).toEqual([['limits', key]]);
       expect(DIFFERENCE_KINDS.limits).toContain(flag);
     }
   });
@@ -108,15 +166,26 @@ describe('bench diff', () => {
   it('with the difference allowed, compares the configurations both ran and names the rest', async () => {
     const r = await benchInProcess(['diff', dir('seed1'), dir('other'), '--allow', 'limits,repeats']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('2 configurations in both; only in A: quick-sum steps=12, seed-calibrated steps=12; only in B: quick-sum steps=30, seed-calibrated steps=30.');
+    expect(r.stdout).toContain(
+      '2 configurations in both; only in A: quick-sum steps=12, seed-calibrated steps=12; only in B: quick-sum steps=30, seed-calibrated steps=30.',
+    );
   });
 
   it('rejects bad input with one line and exit 2', async () => {
     const cases: Array<[string[], string]> = [
-      [['diff', dir('seed1'), dir('prompt'), '--allow', 'colour'], "--allow: 'colour' is not accepted (accepted: model, prompt, pricing, limits, seed, repeats, scenarios, loop)"],
-      [['diff', dir('seed1'), dir('nothing')], `B ${dir('nothing')}: not a results directory (no meta.json and runs.jsonl)`],
+      [
+        ['diff', dir('seed1'), dir('prompt'), '--allow', 'colour'],
+        "--allow: 'colour' is not accepted (accepted: model, prompt, pricing, limits, seed, repeats, scenarios, loop)",
+      ],
+      [
+        ['diff', dir('seed1'), dir('nothing')],
+        `B ${dir('nothing')}: not a results directory (no meta.json and runs.jsonl)`,
+      ],
       [['diff', dir('seed1'), dir('prompt'), '--allow', 'prompt,seed', '--md', ''], '--md: needs a file name'],
-      [['diff', dir('seed1'), dir('prompt'), '--allow', 'prompt,seed', '--csv', dir('no/such.csv')], `--csv ${dir('no/such.csv')}: the directory ${dir('no')} does not exist`],
+      [
+        ['diff', dir('seed1'), dir('prompt'), '--allow', 'prompt,seed', '--csv', dir('no/such.csv')],
+        `--csv ${dir('no/such.csv')}: the directory ${dir('no')} does not exist`,
+      ],
     ];
     for (const [args, msg] of cases) {
       const r = await benchInProcess(args);
@@ -153,13 +222,30 @@ scenarios:
       expect(fs.existsSync(dir('mismatch'))).toBe(false);
     }
     // Allowed on purpose, it compares.
-    const allowed = await benchInProcess(['check', dir('b2.yaml'), '-q', '-o', dir('allowed'), '--baseline', dir('base'), '--allow', 'limits,repeats']);
+    const allowed = await benchInProcess([
+      'check',
+      dir('b2.yaml'),
+      '-q',
+      '-o',
+      dir('allowed'),
+      '--baseline',
+      dir('base'),
+      '--allow',
+      'limits,repeats',
+    ]);
     expect(allowed.stdout).toMatch(/baseline: cost per task/);
   });
 
   it('refuses a baseline.json that does not record its settings', async () => {
     const old = dir('old-baseline.json');
-    fs.writeFileSync(old, JSON.stringify({ tool: 'loopbench-baseline', created_at: 'x', scenarios: { 'quick-sum': { runs: 3, tokens_mean: 100, cost_usd_mean: 0.001, success_rate: 1 } } }));
+    fs.writeFileSync(
+      old,
+      JSON.stringify({
+        tool: 'loopbench-baseline',
+        created_at: 'x',
+        scenarios: { 'quick-sum': { runs: 3, tokens_mean: 100, cost_usd_mean: 0.001, success_rate: 1 } },
+      }),
+    );
     fs.writeFileSync(dir('b1.yaml'), budgets(3, 12));
     const r = await benchInProcess(['check', dir('b1.yaml'), '-q', '-o', dir('unknown'), '--baseline', old]);
     expect(r.code).toBe(2);

@@ -15,7 +15,14 @@ function anchors(file: string): Set<string> {
   for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
     if (line.startsWith('```')) code = !code;
     const m = !code && /^#{1,6} (.*)$/.exec(line);
-    if (m) out.add(m[1]!.trim().toLowerCase().replace(/[^\w\- ]/g, '').replace(/ /g, '-'));
+    if (m)
+      out.add(
+        m[1]!
+          .trim()
+          .toLowerCase()
+          .replace(/[^\w\- ]/g, '')
+          .replace(/ /g, '-'),
+      );
   }
   return out;
 }
@@ -37,7 +44,8 @@ describe('README and docs/', () => {
         const [target, anchor] = link!.split('#');
         const to = target ? path.resolve(path.dirname(abs), target) : abs;
         if (!fs.existsSync(to)) broken.push(`${file}: ${link} (no such file)`);
-        else if (anchor && to.endsWith('.md') && !anchors(to).has(anchor)) broken.push(`${file}: ${link} (no such heading)`);
+        else if (anchor && to.endsWith('.md') && !anchors(to).has(anchor))
+          broken.push(`${file}: ${link} (no such heading)`);
       }
     }
     expect(broken).toEqual([]);

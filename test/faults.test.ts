@@ -19,7 +19,15 @@ async function sweepAgainst(serveOpts: Partial<ServeOptions>, flags: Record<stri
   const server = await serve(serveOpts);
   try {
     const r = await sweepWith(
-      { scenario: 'seed-calibrated', model: 'openai:seed-calibrated', steps: '3', repeat: '2', concurrency: '1', maxRetries: '1', ...flags },
+      {
+        scenario: 'seed-calibrated',
+        model: 'openai:seed-calibrated',
+        steps: '3',
+        repeat: '2',
+        concurrency: '1',
+        maxRetries: '1',
+        ...flags,
+      },
       { env: envFor(server) },
     );
     dirs.push(r.dir);
@@ -73,11 +81,18 @@ describe('faults that recover', () => {
     dirs.push(dir);
     const logFile = path.join(dir, 'usage.jsonl');
     // First request: 429 with retry-after 1 s; every later request answers.
-    const r = await sweepAgainst({ errorRate: 0.5, faults: ['429'], retryAfterS: 1, random: scripted([0], 1), logFile }, { repeat: '1' });
+    const r = await sweepAgainst(
+      { errorRate: 0.5, faults: ['429'], retryAfterS: 1, random: scripted([0], 1), logFile },
+      { repeat: '1' },
+    );
     expect(r.runs[0]!.stop_reason).toBe('max_steps');
     expect(r.steps.map((s) => s.retries)).toEqual([1, 0, 0]);
     expect(r.steps.every((s) => s.error === null)).toBe(true);
-    const log = fs.readFileSync(logFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const log = fs
+      .readFileSync(logFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(log.map((l) => l.status)).toEqual([429, 200, 200, 200]);
     // The retry came no sooner than the server asked.
     expect(Date.parse(log[1].time) - Date.parse(log[0].time)).toBeGreaterThanOrEqual(950);
@@ -116,7 +131,7 @@ describe('answers that are not usable', () => {
 describe('a sweep through random faults', () => {
   it('finishes every run, each either normally or with error and detail', async () => {
     let x = 42;
-    const random = () => ((x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const r = await sweepAgainst(
       { errorRate: 0.3, faults: ['500', 'empty', 'no-usage', 'bad-args'], random },
       { repeat: '6', steps: '4', concurrency: '3', maxRetries: '0' },
@@ -125,7 +140,8 @@ describe('a sweep through random faults', () => {
     const reasons = new Set(r.runs.map((x) => x.stop_reason));
     expect([...reasons].every((x) => x === 'max_steps' || x === 'error')).toBe(true);
     expect(reasons.has('error')).toBe(true);
-    for (const run of r.runs.filter((x) => x.stop_reason === 'error')) expect(run.stop_detail).toMatch(/^model call failed at step \d: .+/);
+    for (const run of r.runs.filter((x) => x.stop_reason === 'error'))
+      expect(run.stop_detail).toMatch(/^model call failed at step \d: .+/);
     const meta = JSON.parse(fs.readFileSync(path.join(r.dir, 'meta.json'), 'utf8'));
     expect(meta).toMatchObject({ status: 'complete', runs_done: 6 });
   });

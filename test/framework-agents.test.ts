@@ -12,7 +12,16 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer, UsageLine } from '../src/serve/server.ts';
 import { serve } from './serve-helpers.ts';
-import { CASES, GUARD, idOf, readWire, ROOT, toolCallCheck, type Case, type Outcome } from './support/framework-agents.ts';
+import {
+  CASES,
+  GUARD,
+  idOf,
+  readWire,
+  ROOT,
+  toolCallCheck,
+  type Case,
+  type Outcome,
+} from './support/framework-agents.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-frameworks-serve-'));
 const logFile = path.join(tmp, 'usage.jsonl');
@@ -38,14 +47,19 @@ function runAgent(c: Case, i: number): Promise<Outcome> {
     ...c.env,
   };
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', GUARD, path.join(ROOT, 'examples/agents', c.script)], { cwd: ROOT, env });
+    const child = spawn(process.execPath, ['--import', GUARD, path.join(ROOT, 'examples/agents', c.script)], {
+      cwd: ROOT,
+      env,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('close', (code) => {
       const usageFile = path.join(usageDir, 'run.json');
-      const usage = fs.existsSync(usageFile) ? (JSON.parse(fs.readFileSync(usageFile, 'utf8')) as Outcome['usage']) : [];
+      const usage = fs.existsSync(usageFile)
+        ? (JSON.parse(fs.readFileSync(usageFile, 'utf8')) as Outcome['usage'])
+        : [];
       resolve({ code, stdout, stderr, usage, wire: readWire(wireLog) });
     });
   });
@@ -81,20 +95,35 @@ describe.each(CASES)('$name', (c) => {
 
   it("the framework's own reported usage equals what bench serve metered, call for call", () => {
     const o = outcomes.get(c.name)!;
-    const metered = new Map(fs.readFileSync(logFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as UsageLine).map((l) => [l.id, l]));
+    const metered = new Map(
+      fs
+        .readFileSync(logFile, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as UsageLine)
+        .map((l) => [l.id, l]),
+    );
     const ids = o.wire.filter((e) => e.url).map(idOf);
     expect(o.usage.map((u) => u.id)).toEqual(ids);
     for (const u of o.usage) {
       const line = metered.get(u.id)!;
       expect(line.api).toBe(c.route.split('/').at(-1) === 'completions' ? 'chat' : c.route.split('/').at(-1));
-      expect({ input: u.input, output: u.output }).toEqual({ input: line.prompt_tokens, output: line.completion_tokens });
+      expect({ input: u.input, output: u.output }).toEqual({
+        input: line.prompt_tokens,
+        output: line.completion_tokens,
+      });
     }
   });
 
-  it(c.reaches ? 'reaches beyond loopback only where the framework itself does (refused here at once, so nothing hangs)' : 'reaches nothing beyond loopback', () => {
-    const blocked = outcomes.get(c.name)!.wire.flatMap((e) => (e.blocked ? [e.blocked] : []));
-    if (!c.reaches) return expect(blocked).toEqual([]);
-    expect(blocked.length).toBeGreaterThan(0);
-    for (const url of blocked) expect(url).toMatch(c.reaches);
-  });
+  it(
+    c.reaches
+      ? 'reaches beyond loopback only where the framework itself does (refused here at once, so nothing hangs)'
+      : 'reaches nothing beyond loopback',
+    () => {
+      const blocked = outcomes.get(c.name)!.wire.flatMap((e) => (e.blocked ? [e.blocked] : []));
+      if (!c.reaches) return expect(blocked).toEqual([]);
+      expect(blocked.length).toBeGreaterThan(0);
+      for (const url of blocked) expect(url).toMatch(c.reaches);
+    },
+  );
 });

@@ -24,7 +24,9 @@ describe('shipped examples', () => {
     const wf = parse(fs.readFileSync(path.join(ROOT, 'examples/github-actions.yml'), 'utf8'));
     expect(wf.jobs.sweep.strategy.matrix.shard).toEqual([1, 2, 3, 4]);
     const runs = (job: { steps: Array<{ run?: string }> }) => job.steps.flatMap((s) => (s.run ? [s.run] : []));
-    expect(runs(wf.jobs.sweep)).toContain('npx bench check loopbench/budgets.yaml --shard ${{ matrix.shard }}/4 --ci-max-spend 0.25 -q -o results/shard-${{ matrix.shard }}');
+    expect(runs(wf.jobs.sweep)).toContain(
+      'npx bench check loopbench/budgets.yaml --shard ${{ matrix.shard }}/4 --ci-max-spend 0.25 -q -o results/shard-${{ matrix.shard }}',
+    );
     expect(wf.jobs.gate.needs).toBe('sweep');
     expect(runs(wf.jobs.gate)).toEqual([
       `npm install --no-save --no-audit --no-fund loopbench-cli@${ownVersion()}`,

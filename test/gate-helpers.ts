@@ -23,7 +23,11 @@ export function writeBudgets(dir: string, yaml: string, name = 'budgets.yaml'): 
 }
 
 /** Runs the sweep a budgets file describes, in process (a shard of it when given). */
-export async function runBudgets(file: string, out: string, o: { shard?: Shard; spend?: SpendLimiter; concurrency?: number } = {}) {
+export async function runBudgets(
+  file: string,
+  out: string,
+  o: { shard?: Shard; spend?: SpendLimiter; concurrency?: number } = {},
+) {
   const { spec } = loadBudgets(file);
   const all = expandSweep(spec);
   const plans = shardSlice(all, o.shard);

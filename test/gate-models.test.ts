@@ -42,7 +42,18 @@ describe('bench check against real endpoints', () => {
   it('checks an openai: model served by bench serve, records it, and the replay: check judges the same runs', async () => {
     const served = path.join(dir, 'served');
     const cassette = path.join(dir, 'cassette.json');
-    const live = await benchAsync(['check', budgets('served.yaml', 'openai:autogpt-recursive-verification'), '-q', '-o', served, '--record', cassette], envFor(server));
+    const live = await benchAsync(
+      [
+        'check',
+        budgets('served.yaml', 'openai:autogpt-recursive-verification'),
+        '-q',
+        '-o',
+        served,
+        '--record',
+        cassette,
+      ],
+      envFor(server),
+    );
     expect(live.stderr).toBe('');
     expect(live.code).toBe(0);
     expect(live.stdout).toContain('bench check: all 3 budgets hold');
@@ -55,7 +66,10 @@ describe('bench check against real endpoints', () => {
 
     // Offline, no key, the cassette named relative to the budgets file.
     const replayed = path.join(dir, 'replayed');
-    const replay = await benchAsync(['check', budgets('replayed.yaml', 'replay:cassette.json'), '-q', '-o', replayed], {});
+    const replay = await benchAsync(
+      ['check', budgets('replayed.yaml', 'replay:cassette.json'), '-q', '-o', replayed],
+      {},
+    );
     expect(replay.stderr).toBe('');
     expect(replay.code).toBe(0);
     expect(replay.stdout).toContain('bench check: all 3 budgets hold');

@@ -48,25 +48,67 @@ describe('baselines', () => {
     const pct = Math.round((after / before - 1) * 100);
     expect(pct).toBeGreaterThan(10);
     expect(cost.pass).toBe(false);
-    expect(cost.message).toMatch(new RegExp(`^quick-sum: the new prompt costs ${pct}% more per task \\(\\$[\\d.]+ → \\$[\\d.]+, allowed \\+10%\\)$`));
+    expect(cost.message).toMatch(
+      new RegExp(
+        `^quick-sum: the new prompt costs ${pct}% more per task \\(\\$[\\d.]+ → \\$[\\d.]+, allowed \\+10%\\)$`,
+      ),
+    );
     // The unchanged scenario holds against the same baseline, and success did not move.
-    expect(verdicts.filter((v) => v.suite === 'autogpt-recursive-verification' && v.name.startsWith('baseline')).every((v) => v.pass)).toBe(true);
-    expect(verdicts.find((v) => v.suite === 'quick-sum' && v.name === 'baseline: success rate')).toMatchObject({ pass: true, measured: '100% → 100%' });
+    expect(
+      verdicts
+        .filter((v) => v.suite === 'autogpt-recursive-verification' && v.name.startsWith('baseline'))
+        .every((v) => v.pass),
+    ).toBe(true);
+    expect(verdicts.find((v) => v.suite === 'quick-sum' && v.name === 'baseline: success rate')).toMatchObject({
+      pass: true,
+      measured: '100% → 100%',
+    });
     // An unchanged sweep against itself holds.
-    expect(judge(loaded.checks, old.runs, { baseline }).filter((v) => v.name.startsWith('baseline')).every((v) => v.pass)).toBe(true);
+    expect(
+      judge(loaded.checks, old.runs, { baseline })
+        .filter((v) => v.name.startsWith('baseline'))
+        .every((v) => v.pass),
+    ).toBe(true);
   });
 
   it('reads a committed baseline.json and rejects a malformed one naming the field', async () => {
     const file = path.join(dir, 'baseline.json');
-    fs.writeFileSync(file, JSON.stringify({ tool: 'loopbench-baseline', created_at: 'x', scenarios: { a: { runs: 2, tokens_mean: 100, cost_usd_mean: 0.01, success_rate: 1 } } }));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        tool: 'loopbench-baseline',
+        created_at: 'x',
+        scenarios: { a: { runs: 2, tokens_mean: 100, cost_usd_mean: 0.01, success_rate: 1 } },
+      }),
+    );
     const b = await loadBaseline(file);
-    expect(compareToBaseline('a', b.scenarios.a, { runs: 2, tokens_mean: 100, cost_usd_mean: 0.0116, success_rate: 0.8 }, { cost: 0.1, success: 0.05 })).toMatchObject([
-      { name: 'baseline: cost per task', pass: false, message: 'a: the new prompt costs 16% more per task ($0.010 → $0.012, allowed +10%)' },
+    expect(
+      compareToBaseline(
+        'a',
+        b.scenarios.a,
+        { runs: 2, tokens_mean: 100, cost_usd_mean: 0.0116, success_rate: 0.8 },
+        { cost: 0.1, success: 0.05 },
+      ),
+    ).toMatchObject([
+      {
+        name: 'baseline: cost per task',
+        pass: false,
+        message: 'a: the new prompt costs 16% more per task ($0.010 → $0.012, allowed +10%)',
+      },
       { name: 'baseline: tokens per task', pass: true, reportOnly: true, limit: 'none: max_regression.tokens not set' },
-      { name: 'baseline: success rate', pass: false, message: 'a: the new prompt succeeds 20 points less often (100% → 80%, allowed drop 5 points)' },
+      {
+        name: 'baseline: success rate',
+        pass: false,
+        message: 'a: the new prompt succeeds 20 points less often (100% → 80%, allowed drop 5 points)',
+      },
     ]);
     // Without max_regression, an 833% cost rise is a figure for the reader, not a budget that holds.
-    const unlimited = compareToBaseline('a', b.scenarios.a, { runs: 2, tokens_mean: 100, cost_usd_mean: 0.0933, success_rate: 1 }, {});
+    const unlimited = compareToBaseline(
+      'a',
+      b.scenarios.a,
+      { runs: 2, tokens_mean: 100, cost_usd_mean: 0.0933, success_rate: 1 },
+      {},
+    );
     expect(unlimited.map((v) => [v.name, v.reportOnly, v.measured])).toEqual([
       ['baseline: cost per task', true, '$0.010 → $0.093 (+833%)'],
       ['baseline: tokens per task', true, '100 → 100 (+0%)'],
@@ -74,12 +116,23 @@ describe('baselines', () => {
     ]);
     const steps = { suite: 'a', name: 'steps max ≤ 8', pass: true, measured: '4', limit: '≤ 8', message: 'a: ok' };
     expect(verdictLine([steps, ...unlimited])).toBe('the 1 budget holds');
-    const md = checkSummaryMd({ budgetsFile: 'b.yaml', model: 'sim', simulated: false, verdicts: [steps, ...unlimited], report: '' });
-    expect(md).toContain('| ℹ️ | a | baseline: cost per task | $0.010 → $0.093 (+833%) | none: max_regression.cost not set |');
+    const md = checkSummaryMd({
+      budgetsFile: 'b.yaml',
+      model: 'sim',
+      simulated: false,
+      verdicts: [steps, ...unlimited],
+      report: '',
+    });
+    expect(md).toContain(
+      '| ℹ️ | a | baseline: cost per task | $0.010 → $0.093 (+833%) | none: max_regression.cost not set |',
+    );
     const xml = junitXml([steps, ...unlimited]);
     expect(xml).toContain('tests="4" failures="0" errors="0" skipped="3"');
     expect(xml).toContain('<skipped message="reported only, no limit: $0.010 → $0.093 (+833%)"/>');
-    fs.writeFileSync(file, JSON.stringify({ tool: 'loopbench-baseline', created_at: 'x', scenarios: { a: { runs: 2 } } }));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ tool: 'loopbench-baseline', created_at: 'x', scenarios: { a: { runs: 2 } } }),
+    );
     await expect(loadBaseline(file)).rejects.toThrow(/--baseline .*baseline\.json: scenarios\.a\.tokens_mean/);
     await expect(loadBaseline(path.join(dir, 'nope'))).rejects.toThrow(UsageError);
   });
@@ -126,9 +179,14 @@ describe('shards', () => {
   it('slices the plan deterministically into disjoint parts that cover it', () => {
     const plans = Array.from({ length: 10 }, (_, i) => i);
     const parts = [1, 2, 3].map((i) => shardSlice(plans, { index: i, count: 3 }));
-    expect(parts).toEqual([[0, 3, 6, 9], [1, 4, 7], [2, 5, 8]]);
+    expect(parts).toEqual([
+      [0, 3, 6, 9],
+      [1, 4, 7],
+      [2, 5, 8],
+    ]);
     expect(parseShard('2/4')).toEqual({ index: 2, count: 4 });
-    for (const bad of ['0/4', '5/4', '2', 'a/b', '1/0']) expect(() => parseShard(bad)).toThrow(/--shard: '.*' is not a shard i\/n/);
+    for (const bad of ['0/4', '5/4', '2', 'a/b', '1/0'])
+      expect(() => parseShard(bad)).toThrow(/--shard: '.*' is not a shard i\/n/);
   });
 
   const shards = [1, 2, 3, 4].map((i) => path.join(dir, `shard-${i}`));
@@ -159,12 +217,15 @@ describe('shards', () => {
       expect(got.length).toBe(whole.length);
       expect(strip(got)).toEqual(strip(whole));
     }
-    expect(fs.readdirSync(path.join(merged, 'transcripts')).sort()).toEqual(fs.readdirSync(path.join(dir, 'whole', 'transcripts')).sort());
+    expect(fs.readdirSync(path.join(merged, 'transcripts')).sort()).toEqual(
+      fs.readdirSync(path.join(dir, 'whole', 'transcripts')).sort(),
+    );
     const meta = readMeta(merged)!;
     const wholeMeta = readMeta(path.join(dir, 'whole'))!;
     expect(meta.shard).toBeUndefined();
     expect([meta.runs_planned, meta.runs_done, meta.status]).toEqual([8, 8, 'complete']);
-    for (const k of ['scenarios', 'scenario_digests', 'grid', 'fixed', 'repeat', 'seed'] as const) expect(meta[k]).toEqual(wholeMeta[k]);
+    for (const k of ['scenarios', 'scenario_digests', 'grid', 'fixed', 'repeat', 'seed'] as const)
+      expect(meta[k]).toEqual(wholeMeta[k]);
     expect(meta.merged_from).toEqual(shards);
   });
 
@@ -173,10 +234,18 @@ describe('shards', () => {
     const mergedMeta = readMeta(merged)!;
     const loaded = loadBudgets(budgets());
     expect(() => assertSameSweep(loaded, mergedMeta, 'merged')).not.toThrow();
-    expect(() => assertSameSweep(loaded, readMeta(path.join(dir, 'shard-1'))!, 'shard-1')).toThrow(/only shard 1\/4 \(merge the shards with bench merge first\)/);
+    expect(() => assertSameSweep(loaded, readMeta(path.join(dir, 'shard-1'))!, 'shard-1')).toThrow(
+      /only shard 1\/4 \(merge the shards with bench merge first\)/,
+    );
     const changed = loadBudgets(budgets('    system: "Another prompt."\n'));
-    expect(() => assertSameSweep(changed, mergedMeta, 'merged')).toThrow("--from merged: these results do not match " + changed.file + ": scenario 'quick-sum' was run with another prompt");
-    const more = loadBudgets(writeBudgets(dir, fs.readFileSync(budgets(), 'utf8').replace('repeats: 4', 'repeats: 5'), 'more.yaml'));
+    expect(() => assertSameSweep(changed, mergedMeta, 'merged')).toThrow(
+      '--from merged: these results do not match ' +
+        changed.file +
+        ": scenario 'quick-sum' was run with another prompt",
+    );
+    const more = loadBudgets(
+      writeBudgets(dir, fs.readFileSync(budgets(), 'utf8').replace('repeats: 4', 'repeats: 5'), 'more.yaml'),
+    );
     expect(() => assertSameSweep(more, mergedMeta, 'merged')).toThrow(/: repeats 4, not 5$/);
   });
 
@@ -184,19 +253,43 @@ describe('shards', () => {
     await sharded();
     const out = path.join(dir, 'bad-merge');
     await expect(mergeShards(shards.slice(0, 3), out, [])).rejects.toThrow('missing shard(s) 4/4: a merge needs all 4');
-    await expect(mergeShards([shards[0]!, shards[0]!, shards[1]!, shards[2]!], out, [])).rejects.toThrow(/are both shard 1\/4/);
-    await expect(mergeShards([...shards.slice(0, 3), path.join(dir, 'whole')], out, [])).rejects.toThrow(/whole: not a shard/);
+    await expect(mergeShards([shards[0]!, shards[0]!, shards[1]!, shards[2]!], out, [])).rejects.toThrow(
+      /are both shard 1\/4/,
+    );
+    await expect(mergeShards([...shards.slice(0, 3), path.join(dir, 'whole')], out, [])).rejects.toThrow(
+      /whole: not a shard/,
+    );
     const other = path.join(dir, 'other-seed');
-    await runBudgets(writeBudgets(dir, fs.readFileSync(budgets(), 'utf8').replace('repeats: 4', 'repeats: 4\nseed: 9'), 'seed9.yaml'), other, { shard: { index: 4, count: 4 } });
-    await expect(mergeShards([...shards.slice(0, 3), other], out, [])).rejects.toThrow(/other-seed: seed differs .*not a shard of the same sweep/);
+    await runBudgets(
+      writeBudgets(dir, fs.readFileSync(budgets(), 'utf8').replace('repeats: 4', 'repeats: 4\nseed: 9'), 'seed9.yaml'),
+      other,
+      { shard: { index: 4, count: 4 } },
+    );
+    await expect(mergeShards([...shards.slice(0, 3), other], out, [])).rejects.toThrow(
+      /other-seed: seed differs .*not a shard of the same sweep/,
+    );
   });
 });
 
 describe('JUnit and GitHub output', () => {
   const verdicts = [
     { suite: 'a', name: 'steps max ≤ 8', pass: true, measured: '4', limit: '≤ 8', message: 'a: ok' },
-    { suite: 'a', name: 'cost_usd p95 ≤ $0.02', pass: false, measured: '$0.03', limit: '≤ $0.02', message: 'a: cost <high> & "rising"' },
-    { suite: 'gate', name: 'ci spend ≤ $1', pass: false, measured: '$0.9', limit: '≤ $1', message: 'the spend cap,\nstopped: it' },
+    {
+      suite: 'a',
+      name: 'cost_usd p95 ≤ $0.02',
+      pass: false,
+      measured: '$0.03',
+      limit: '≤ $0.02',
+      message: 'a: cost <high> & "rising"',
+    },
+    {
+      suite: 'gate',
+      name: 'ci spend ≤ $1',
+      pass: false,
+      measured: '$0.9',
+      limit: '≤ $1',
+      message: 'the spend cap,\nstopped: it',
+    },
   ];
 
   it('writes testsuites/testsuite/testcase/failure that a real XML parser reads back', () => {
@@ -221,7 +314,12 @@ print(json.dumps({"root":r.tag,"tests":r.get("tests"),"failures":r.get("failures
             { name: 'cost_usd p95 ≤ $0.02', classname: 'bench.a', failure: 'a: cost <high> & "rising"' },
           ],
         },
-        { name: 'gate', tests: '1', failures: '1', cases: [{ name: 'ci spend ≤ $1', classname: 'bench.gate', failure: 'the spend cap,\nstopped: it' }] },
+        {
+          name: 'gate',
+          tests: '1',
+          failures: '1',
+          cases: [{ name: 'ci spend ≤ $1', classname: 'bench.gate', failure: 'the spend cap,\nstopped: it' }],
+        },
       ],
     });
   });

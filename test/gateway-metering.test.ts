@@ -12,7 +12,14 @@ import { Gateway, RUN_HEADER } from '../src/gateway/gateway.ts';
 import { RunMeter } from '../src/gateway/run-meter.ts';
 import { startStandaloneGateway } from '../src/gateway/standalone.ts';
 import { TokenCounter } from '../src/meter/tokens.ts';
-import { completionWith, gatewaySettings, postRaw, sendJson, stubUpstream, TOOL_ANSWER } from './helpers/stub-upstream.ts';
+import {
+  completionWith,
+  gatewaySettings,
+  postRaw,
+  sendJson,
+  stubUpstream,
+  TOOL_ANSWER,
+} from './helpers/stub-upstream.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-gw-metering-'));
 const open: Array<{ close(): Promise<void> }> = [];
@@ -22,11 +29,19 @@ afterAll(async () => {
 });
 
 /** An upstream that answers every call with a tool call and plausible usage (the request's bytes ÷ 4). */
-const answering = () => stubUpstream((_req, res, body) => sendJson(res, completionWith({ prompt_tokens: Math.ceil(body.length / 4), completion_tokens: 12 })));
+const answering = () =>
+  stubUpstream((_req, res, body) =>
+    sendJson(res, completionWith({ prompt_tokens: Math.ceil(body.length / 4), completion_tokens: 12 })),
+  );
 
 const toolResult = (i: number) => `Result ${i}: ${'agent loops re-send their whole history, '.repeat(40)}`;
 
-const TOOLS = [{ type: 'function' as const, function: { name: 'search', parameters: { type: 'object', properties: { query: { type: 'string' } } } } }];
+const TOOLS = [
+  {
+    type: 'function' as const,
+    function: { name: 'search', parameters: { type: 'object', properties: { query: { type: 'string' } } } },
+  },
+];
 
 /** An agent's conversation, grown a step a call: the answer it got back (as sent) and its tool's result. */
 function conversation() {
@@ -36,7 +51,8 @@ function conversation() {
   ];
   return {
     messages,
-    body: (extra: Record<string, unknown> = {}) => JSON.stringify({ model: 'gpt-4o-mini', messages, tools: TOOLS, ...extra }),
+    body: (extra: Record<string, unknown> = {}) =>
+      JSON.stringify({ model: 'gpt-4o-mini', messages, tools: TOOLS, ...extra }),
     add(answer: Record<string, unknown>, i: number) {
       messages.push(answer, { role: 'tool', tool_call_id: 'call_1', content: toolResult(i) });
     },
@@ -66,12 +82,15 @@ function meteredRun(gateway: Gateway, upstreamUrl: string, id: string) {
 }
 
 /** The input tokens of a whole request, counted afresh. */
-const freshCount = (messages: unknown) => new TokenCounter().prompt(JSON.parse(JSON.stringify(messages)) as ChatMessage[], TOOLS);
+const freshCount = (messages: unknown) =>
+  new TokenCounter().prompt(JSON.parse(JSON.stringify(messages)) as ChatMessage[], TOOLS);
 
 describe('metering is linear in a run’s length', () => {
   it('a call tokenizes only what it adds, and its input tokens are those of the whole conversation', async () => {
     const stub = await answering();
-    const lying = await stubUpstream((_req, res) => sendJson(res, completionWith({ prompt_tokens: -1, completion_tokens: 12 })));
+    const lying = await stubUpstream((_req, res) =>
+      sendJson(res, completionWith({ prompt_tokens: -1, completion_tokens: 12 })),
+    );
     const counter = new CountingCounter();
     const gateway = await Gateway.start({ host: '127.0.0.1', port: 0, counter });
     open.push(stub, lying, gateway);
@@ -125,11 +144,18 @@ describe('what reaches the upstream', () => {
     const gateway = await Gateway.start({ host: '127.0.0.1', port: 0, counter: new TokenCounter() });
     open.push(stub, gateway);
     const meter = new RunMeter('raw', 'c', gatewaySettings(), () => undefined);
-    const key = gateway.open({ meter, upstream: { url: stub.url, timeoutMs: 5000, model: 'the-runs-model', seed: 7 }, maxOutputTokens: 300 });
+    const key = gateway.open({
+      meter,
+      upstream: { url: stub.url, timeoutMs: 5000, model: 'the-runs-model', seed: 7 },
+      maxOutputTokens: 300,
+    });
     // Spacing, a float written 1.0, an escaped character, key order in an unknown field: none of it is the gateway's to change.
-    const body = '{ "model" : "agent-model",\n  "temperature": 1.0, "x_vendor": {"b": 1, "a": [2.50, "\\u00e9"]},\n  "messages": [{"role": "user", "content": "caf\\u00e9?"}], "max_tokens": 5000 }';
+    const body =
+      '{ "model" : "agent-model",\n  "temperature": 1.0, "x_vendor": {"b": 1, "a": [2.50, "\\u00e9"]},\n  "messages": [{"role": "user", "content": "caf\\u00e9?"}], "max_tokens": 5000 }';
     expect((await postRaw(gateway.url, body, { authorization: `Bearer ${key}` })).status).toBe(200);
-    expect(stub.bodies[0]).toBe('{ "model" : "the-runs-model",\n  "temperature": 1.0, "x_vendor": {"b": 1, "a": [2.50, "\\u00e9"]},\n  "messages": [{"role": "user", "content": "caf\\u00e9?"}], "max_tokens": 300 ,"seed":7}');
+    expect(stub.bodies[0]).toBe(
+      '{ "model" : "the-runs-model",\n  "temperature": 1.0, "x_vendor": {"b": 1, "a": [2.50, "\\u00e9"]},\n  "messages": [{"role": "user", "content": "caf\\u00e9?"}], "max_tokens": 300 ,"seed":7}',
+    );
   });
 
   it('a body that names a field twice is refused: JSON.parse keeps the last, a splice the first (max_tokens smuggled past the budget)', async () => {
@@ -139,7 +165,11 @@ describe('what reaches the upstream', () => {
     const meter = new RunMeter('dup', 'c', gatewaySettings(), () => undefined);
     const key = gateway.open({ meter, upstream: { url: stub.url, timeoutMs: 5000 }, maxOutputTokens: 300 });
     for (const twice of ['"max_tokens": 100, "max_tokens": 100000', '"max_tokens": 100, "max\\u005ftokens": 100000']) {
-      const res = await postRaw(gateway.url, `{"model": "m", "messages": [{"role": "user", "content": "hi"}], ${twice}}`, { authorization: `Bearer ${key}` });
+      const res = await postRaw(
+        gateway.url,
+        `{"model": "m", "messages": [{"role": "user", "content": "hi"}], ${twice}}`,
+        { authorization: `Bearer ${key}` },
+      );
       expect(res.status).toBe(400);
       expect(res.json.error!.message).toMatch(/gives 'max_tokens' more than once/);
     }
@@ -149,14 +179,22 @@ describe('what reaches the upstream', () => {
   it('refuses what it reads when it is not valid, in the words bench serve uses', async () => {
     const gateway = await Gateway.start({ host: '127.0.0.1', port: 0, counter: new TokenCounter() });
     open.push(gateway);
-    const key = gateway.open({ meter: new RunMeter('bad', 'c', gatewaySettings(), () => undefined), upstream: { url: 'http://127.0.0.1:9/v1', timeoutMs: 5000 }, maxOutputTokens: 300 });
+    const key = gateway.open({
+      meter: new RunMeter('bad', 'c', gatewaySettings(), () => undefined),
+      upstream: { url: 'http://127.0.0.1:9/v1', timeoutMs: 5000 },
+      maxOutputTokens: 300,
+    });
     const post = (body: string) => postRaw(gateway.url, body, { authorization: `Bearer ${key}` });
     expect((await post('')).json.error!.message).toMatch(/Request body is empty/);
     expect((await post('{"model": "m", "messages": [')).json.error!.message).toMatch(/not valid JSON/);
     expect((await post('[1]')).json.error!.message).toMatch(/must be a JSON object/);
     expect((await post('{"model": "m", "messages": []}')).json.error!.message).toMatch(/Invalid value for 'messages'/);
-    expect((await post('{"model": "m", "messages": [{"role": "user", "content": "a"}, {"role": "wizard"}]}')).json.error).toMatchObject({ param: 'messages[1].role' });
-    expect((await post('{"model": "m", "messages": [{"role": "user", "content": "a"}], "max_tokens": -3}')).json.error).toMatchObject({ param: 'max_tokens' });
+    expect(
+      (await post('{"model": "m", "messages": [{"role": "user", "content": "a"}, {"role": "wizard"}]}')).json.error,
+    ).toMatchObject({ param: 'messages[1].role' });
+    expect(
+      (await post('{"model": "m", "messages": [{"role": "user", "content": "a"}], "max_tokens": -3}')).json.error,
+    ).toMatchObject({ param: 'max_tokens' });
   });
 });
 
@@ -168,13 +206,19 @@ describe('memory and records', () => {
       port: 0,
       counter: new TokenCounter(),
       conversationBytes: 40_000,
-      runForHeader: (id) => ({ meter: new RunMeter(id, 'c', gatewaySettings(), () => undefined), upstream: { url: stub.url, timeoutMs: 5000 }, maxOutputTokens: 300 }),
+      runForHeader: (id) => ({
+        meter: new RunMeter(id, 'c', gatewaySettings(), () => undefined),
+        upstream: { url: stub.url, timeoutMs: 5000 },
+        maxOutputTokens: 300,
+      }),
     });
     open.push(stub, gateway);
     const c = conversation();
     for (let i = 0; i < 6; i++) c.add(TOOL_ANSWER, i);
     // Each conversation is ~13 KB: of 8 runs, the bound keeps the last few.
-    for (let r = 0; r < 8; r++) for (let i = 0; i < 3; i++) expect((await postRaw(gateway.url, c.body(), { [RUN_HEADER]: `run-${r}` })).status).toBe(200);
+    for (let r = 0; r < 8; r++)
+      for (let i = 0; i < 3; i++)
+        expect((await postRaw(gateway.url, c.body(), { [RUN_HEADER]: `run-${r}` })).status).toBe(200);
     expect(gateway.remembered).toBeLessThanOrEqual(3);
     expect(gateway.remembered).toBeGreaterThan(0);
     for (const run of gateway.runs()) expect(run.meter.log).toHaveLength(0);
@@ -190,19 +234,36 @@ describe('memory and records', () => {
     const CALLS = 30;
     const held: Array<() => void> = [];
     const stub = await stubUpstream((_req, res, body) => {
-      held.push(() => sendJson(res, completionWith({ prompt_tokens: Math.ceil(body.length / 4), completion_tokens: 12 })));
+      held.push(() =>
+        sendJson(res, completionWith({ prompt_tokens: Math.ceil(body.length / 4), completion_tokens: 12 })),
+      );
       if (held.length === CALLS) for (const answer of held) answer();
     });
     open.push(stub);
     const dir = path.join(tmp, 'batched');
-    const flags = { port: '0', host: '127.0.0.1', latency: '0', errorRate: '0', faults: '', retryAfter: '1', promptCache: 'off', upstream: stub.url, out: dir, steps: 'off' };
+    const flags = {
+      port: '0',
+      host: '127.0.0.1',
+      latency: '0',
+      errorRate: '0',
+      faults: '',
+      retryAfter: '1',
+      promptCache: 'off',
+      upstream: stub.url,
+      out: dir,
+      steps: 'off',
+    };
     const gw = await startStandaloneGateway(gatewayOptions(flags, { OPENAI_API_KEY: 'sk-stub' })!);
     const file = path.join(dir, 'steps.jsonl');
     const writes = vi.spyOn(fs, 'writeSync');
     try {
-      await Promise.all(Array.from({ length: CALLS }, (_, i) => postRaw(gw.url, conversation().body(), { [RUN_HEADER]: `agent-${i}` })));
+      await Promise.all(
+        Array.from({ length: CALLS }, (_, i) => postRaw(gw.url, conversation().body(), { [RUN_HEADER]: `agent-${i}` })),
+      );
       // Every step reaches the file while the gateway still runs (in batches, STEP_FLUSH_MS apart), not at close.
-      await expect.poll(() => fs.existsSync(file) && fs.readFileSync(file, 'utf8').trim().split('\n').length).toBe(CALLS);
+      await expect
+        .poll(() => fs.existsSync(file) && fs.readFileSync(file, 'utf8').trim().split('\n').length)
+        .toBe(CALLS);
       // Far fewer writes than calls: the calls ended together.
       expect(writes.mock.calls.length).toBeLessThan(CALLS / 3);
     } finally {

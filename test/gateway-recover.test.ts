@@ -19,7 +19,14 @@ let upstream: StubUpstream;
 beforeAll(async () => {
   upstream = await stubUpstream((_req, res, body) => {
     const prompt = Math.ceil(body.length / 4) + 400;
-    sendJson(res, completionWith({ prompt_tokens: prompt, completion_tokens: 30, prompt_tokens_details: { cached_tokens: 100, cache_write_tokens: 300 } }));
+    sendJson(
+      res,
+      completionWith({
+        prompt_tokens: prompt,
+        completion_tokens: 30,
+        prompt_tokens_details: { cached_tokens: 100, cache_write_tokens: 300 },
+      }),
+    );
   });
 });
 afterAll(async () => {
@@ -27,21 +34,42 @@ afterAll(async () => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-const BODY = JSON.stringify({ model: 'agent-stub', max_tokens: 200, messages: [{ role: 'system', content: 'You are an agent.' }, { role: 'user', content: 'Collect sources on agent loop costs.' }] });
+const BODY = JSON.stringify({
+  model: 'agent-stub',
+  max_tokens: 200,
+  messages: [
+    { role: 'system', content: 'You are an agent.' },
+    { role: 'user', content: 'Collect sources on agent loop costs.' },
+  ],
+});
 const lines = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
 
 /** Waits for a condition (a machine under load is slow, not wrong). */
 async function until(ok: () => boolean, ms = 20_000): Promise<void> {
-  for (const end = Date.now() + ms; !ok() && Date.now() < end; ) await new Promise((r) => setTimeout(r, 20));
+  for (const end = Date.now() + ms; !ok() && Date.now() < end;) await new Promise((r) => setTimeout(r, 20));
 }
 
 describe('a run that goes quiet', () => {
   it('is appended to runs.jsonl and forgotten; its id is refused afterwards, other runs go on', async () => {
     const dir = path.join(tmp, 'quiet');
-    const flags = { port: '0', host: '127.0.0.1', latency: '0', errorRate: '0', faults: '', retryAfter: '1', promptCache: 'off', upstream: upstream.url, out: dir, runIdle: '0.2' };
+    const flags = {
+      port: '0',
+      host: '127.0.0.1',
+      latency: '0',
+      errorRate: '0',
+      faults: '',
+      retryAfter: '1',
+      promptCache: 'off',
+      upstream: upstream.url,
+      out: dir,
+      runIdle: '0.2',
+    };
     const recorded: RunRecord[] = [];
     let heard: (r: RunRecord) => void = () => {};
-    const gw = await startStandaloneGateway({ ...gatewayOptions(flags, { OPENAI_API_KEY: KEY })!, onRecorded: (r) => (recorded.push(r), heard(r)) });
+    const gw = await startStandaloneGateway({
+      ...gatewayOptions(flags, { OPENAI_API_KEY: KEY })!,
+      onRecorded: (r) => (recorded.push(r), heard(r)),
+    });
     try {
       const quiet = new Promise<RunRecord>((resolve) => (heard = resolve));
       for (let i = 0; i < 2; i++) expect((await postRaw(gw.url, BODY, { [RUN_HEADER]: 'pauses' })).status).toBe(200);
@@ -71,7 +99,10 @@ describe('a run that goes quiet', () => {
 describe('a gateway killed with SIGKILL', () => {
   it('bench report rebuilds the run it never recorded from steps.jsonl, with its three calls and cache-write total, and says so', async () => {
     const dir = path.join(tmp, 'killed');
-    const s = spawnBench(['serve', '--upstream', upstream.url, '--out', dir, '--port', '0'], { PATH: process.env.PATH, OPENAI_API_KEY: KEY });
+    const s = spawnBench(['serve', '--upstream', upstream.url, '--out', dir, '--port', '0'], {
+      PATH: process.env.PATH,
+      OPENAI_API_KEY: KEY,
+    });
     await until(() => /http:\/\/127\.0\.0\.1:\d+\/v1/.test(s.stdout()));
     const url = /(http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(s.stdout())![1]!;
     for (let i = 0; i < 3; i++) expect((await postRaw(url, BODY, { [RUN_HEADER]: 'claude-code-7' })).status).toBe(200);
@@ -85,11 +116,26 @@ describe('a gateway killed with SIGKILL', () => {
 
     const report = await bench(['report', dir]);
     expect(report.code).toBe(0);
-    expect(report.stderr).toMatch(/^bench: rebuilt 1 run record\(s\) from steps\.jsonl \(the gateway, pid \d+, was killed before it recorded them; each is marked interrupted\)/m);
+    expect(report.stderr).toMatch(
+      /^bench: rebuilt 1 run record\(s\) from steps\.jsonl \(the gateway, pid \d+, was killed before it recorded them; each is marked interrupted\)/m,
+    );
     const [run] = lines(path.join(dir, 'runs.jsonl')).map((l) => JSON.parse(l) as RunRecord);
-    expect(run).toMatchObject({ run_id: 'claude-code-7', agent: 'external', calls: 3, steps: 3, cached_tokens: 300, cache_write_tokens: 900, stop_reason: 'interrupted' });
+    expect(run).toMatchObject({
+      run_id: 'claude-code-7',
+      agent: 'external',
+      calls: 3,
+      steps: 3,
+      cached_tokens: 300,
+      cache_write_tokens: 900,
+      stop_reason: 'interrupted',
+    });
     const row = readCsv(path.join(dir, 'runs.csv')).find((r) => r.run_id === 'claude-code-7');
-    expect(row).toMatchObject({ calls: '3', cache_write_tokens: '900', cached_tokens: '300', stop_reason: 'interrupted' });
+    expect(row).toMatchObject({
+      calls: '3',
+      cache_write_tokens: '900',
+      cached_tokens: '300',
+      stop_reason: 'interrupted',
+    });
     // Rebuilt once: a second report finds nothing to rebuild and the record is not doubled.
     const second = await bench(['report', dir]);
     expect(second.stderr).not.toMatch(/rebuilt/);

@@ -27,29 +27,70 @@ afterAll(async () => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-const read = <T>(file: string): T[] => fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as T);
-const flags = (extra: Record<string, string>) => ({ port: '0', host: '127.0.0.1', latency: '0', errorRate: '0', faults: '', retryAfter: '1', promptCache: 'off', ...extra });
+const read = <T>(file: string): T[] =>
+  fs
+    .readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as T);
+const flags = (extra: Record<string, string>) => ({
+  port: '0',
+  host: '127.0.0.1',
+  latency: '0',
+  errorRate: '0',
+  faults: '',
+  retryAfter: '1',
+  promptCache: 'off',
+  ...extra,
+});
 const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
   { role: 'system', content: 'You are an agent.' },
   { role: 'user', content: 'Collect sources.' },
 ];
-const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [{ type: 'function', function: { name: 'web', parameters: { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] } } }];
+const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [
+  {
+    type: 'function',
+    function: {
+      name: 'web',
+      parameters: { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] },
+    },
+  },
+];
 
 describe('bench serve --upstream: the gateway in front of a provider', () => {
   it('brakes and records each run named by x-loopbench-run; bench report reads the directory', async () => {
     const dir = path.join(tmp, 'runs');
-    const o = gatewayOptions(flags({ upstream: upstream.url, out: dir, steps: '3', maxRepeat: 'off' }), { OPENAI_API_KEY: KEY })!;
+    const o = gatewayOptions(flags({ upstream: upstream.url, out: dir, steps: '3', maxRepeat: 'off' }), {
+      OPENAI_API_KEY: KEY,
+    })!;
     const gateway = await startStandaloneGateway(o);
-    const client = (run: string) => new OpenAI({ apiKey: 'not-the-key', baseURL: gateway.url, maxRetries: 2, defaultHeaders: { 'x-loopbench-run': run } });
+    const client = (run: string) =>
+      new OpenAI({
+        apiKey: 'not-the-key',
+        baseURL: gateway.url,
+        maxRetries: 2,
+        defaultHeaders: { 'x-loopbench-run': run },
+      });
     const a = client('agent-a');
     const usages: number[] = [];
     for (let i = 0; i < 3; i++) {
       if (i === 1) {
-        const stream = await a.chat.completions.create({ model: 'seed-calibrated', messages, tools, stream: true, stream_options: { include_usage: true } });
+        const stream = await a.chat.completions.create({
+          model: 'seed-calibrated',
+          messages,
+          tools,
+          stream: true,
+          stream_options: { include_usage: true },
+        });
         for await (const chunk of stream) if (chunk.usage) usages.push(chunk.usage.prompt_tokens);
-      } else usages.push((await a.chat.completions.create({ model: 'seed-calibrated', messages, tools })).usage!.prompt_tokens);
+      } else
+        usages.push(
+          (await a.chat.completions.create({ model: 'seed-calibrated', messages, tools })).usage!.prompt_tokens,
+        );
     }
-    const refused = await a.chat.completions.create({ model: 'seed-calibrated', messages, tools }).catch((e: { status: number; code: string }) => e);
+    const refused = await a.chat.completions
+      .create({ model: 'seed-calibrated', messages, tools })
+      .catch((e: { status: number; code: string }) => e);
     expect(refused).toMatchObject({ status: 403, code: 'loopbench_max_steps' });
     await client('agent-b').chat.completions.create({ model: 'seed-calibrated', messages, tools });
     await gateway.close();
@@ -69,11 +110,21 @@ describe('bench serve --upstream: the gateway in front of a provider', () => {
 
   it('from the command line: the provider key reaches the provider only', async () => {
     const dir = path.join(tmp, 'cli');
-    const s = spawnBench(['serve', '--upstream', upstream.url, '--out', dir, '--port', '0', '--steps', '5'], { PATH: process.env.PATH, OPENAI_API_KEY: KEY });
+    const s = spawnBench(['serve', '--upstream', upstream.url, '--out', dir, '--port', '0', '--steps', '5'], {
+      PATH: process.env.PATH,
+      OPENAI_API_KEY: KEY,
+    });
     const url = await servedUrl(s);
-    const client = new OpenAI({ apiKey: 'anything', baseURL: url, maxRetries: 0, defaultHeaders: { 'x-loopbench-run': 'cli-run' } });
+    const client = new OpenAI({
+      apiKey: 'anything',
+      baseURL: url,
+      maxRetries: 0,
+      defaultHeaders: { 'x-loopbench-run': 'cli-run' },
+    });
     await client.chat.completions.create({ model: 'seed-calibrated', messages, tools });
-    const nameless = await new OpenAI({ apiKey: 'anything', baseURL: url, maxRetries: 0 }).chat.completions.create({ model: 'seed-calibrated', messages }).catch((e: { status: number }) => e);
+    const nameless = await new OpenAI({ apiKey: 'anything', baseURL: url, maxRetries: 0 }).chat.completions
+      .create({ model: 'seed-calibrated', messages })
+      .catch((e: { status: number }) => e);
     expect(nameless).toMatchObject({ status: 401 });
     s.child.kill('SIGINT');
     const done = await s.done;
@@ -88,9 +139,17 @@ describe('bench serve --upstream: the gateway in front of a provider', () => {
 describe('stopping the gateway', () => {
   it('SIGTERM: runs.jsonl written, exit 143 as plain bench serve', async () => {
     const dir = path.join(tmp, 'sigterm');
-    const s = spawnBench(['serve', '--upstream', upstream.url, '--out', dir, '--port', '0'], { PATH: process.env.PATH, OPENAI_API_KEY: KEY });
+    const s = spawnBench(['serve', '--upstream', upstream.url, '--out', dir, '--port', '0'], {
+      PATH: process.env.PATH,
+      OPENAI_API_KEY: KEY,
+    });
     const url = await servedUrl(s);
-    const client = new OpenAI({ apiKey: 'anything', baseURL: url, maxRetries: 0, defaultHeaders: { 'x-loopbench-run': 'term-run' } });
+    const client = new OpenAI({
+      apiKey: 'anything',
+      baseURL: url,
+      maxRetries: 0,
+      defaultHeaders: { 'x-loopbench-run': 'term-run' },
+    });
     await client.chat.completions.create({ model: 'seed-calibrated', messages, tools });
     s.child.kill('SIGTERM');
     expect((await s.done).code).toBe(143);
@@ -102,9 +161,15 @@ describe('virtual keys from the gateway on its own', () => {
   it('POST /v1/loopbench/runs opens a run and returns its key, which any SDK sends as its API key', async () => {
     const token = 'tok-0123456789abcdef';
     const dir = path.join(tmp, 'minted');
-    const gateway = await startStandaloneGateway(gatewayOptions(flags({ out: dir, authToken: token, steps: '2' }), {})!);
+    const gateway = await startStandaloneGateway(
+      gatewayOptions(flags({ out: dir, authToken: token, steps: '2' }), {})!,
+    );
     const mint = (bearer: string, runId?: string) =>
-      fetch(`${gateway.url}/loopbench/runs`, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify(runId ? { run_id: runId } : {}) });
+      fetch(`${gateway.url}/loopbench/runs`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+        body: JSON.stringify(runId ? { run_id: runId } : {}),
+      });
     try {
       expect((await mint('wrong-token-000000', 'nope')).status).toBe(401);
       const made = await mint(token, 'my-agent-1');
@@ -116,11 +181,15 @@ describe('virtual keys from the gateway on its own', () => {
       const client = new OpenAI({ apiKey: api_key, baseURL: gateway.url, maxRetries: 0 });
       await client.chat.completions.create({ model: 'seed-calibrated', messages, tools });
       await client.chat.completions.create({ model: 'seed-calibrated', messages, tools });
-      await expect(client.chat.completions.create({ model: 'seed-calibrated', messages, tools })).rejects.toMatchObject({ status: 403, code: 'loopbench_max_steps' });
+      await expect(client.chat.completions.create({ model: 'seed-calibrated', messages, tools })).rejects.toMatchObject(
+        { status: 403, code: 'loopbench_max_steps' },
+      );
     } finally {
       await gateway.close();
     }
-    expect(read<RunRecord>(path.join(dir, 'runs.jsonl')).map((r) => [r.run_id, r.stop_reason, r.calls])).toEqual([['my-agent-1', 'max_steps', 2]]);
+    expect(read<RunRecord>(path.join(dir, 'runs.jsonl')).map((r) => [r.run_id, r.stop_reason, r.calls])).toEqual([
+      ['my-agent-1', 'max_steps', 2],
+    ]);
   });
 });
 
@@ -130,16 +199,32 @@ describe('bench serve --upstream and --anthropic-upstream: one gateway in front 
     const provider = await serve({ profile: 'seed-calibrated' });
     const runsOf = async (extra: Record<string, string>) => {
       const dir = path.join(tmp, `both-${Object.keys(extra).length}`);
-      const o = gatewayOptions(flags({ upstream: provider.url, anthropicUpstream: provider.url.replace(/\/v1$/, ''), out: dir, ...extra }), { OPENAI_API_KEY: KEY, ANTHROPIC_API_KEY: `${KEY}-anthropic` })!;
+      const o = gatewayOptions(
+        flags({ upstream: provider.url, anthropicUpstream: provider.url.replace(/\/v1$/, ''), out: dir, ...extra }),
+        { OPENAI_API_KEY: KEY, ANTHROPIC_API_KEY: `${KEY}-anthropic` },
+      )!;
       const gateway = await startStandaloneGateway(o);
       const named = (run: string) => ({ 'x-loopbench-run': run });
-      const openai = (run: string) => new OpenAI({ apiKey: 'unused', baseURL: gateway.url, maxRetries: 0, defaultHeaders: named(run) });
+      const openai = (run: string) =>
+        new OpenAI({ apiKey: 'unused', baseURL: gateway.url, maxRetries: 0, defaultHeaders: named(run) });
       await openai('resp-gpt-4o').responses.create({ model: 'gpt-4o', input: 'Collect sources.' });
       await openai('chat-unpriced').chat.completions.create({ model: 'seed-calibrated', messages });
-      const anthropic = new Anthropic({ apiKey: 'unused', baseURL: gateway.url.replace(/\/v1$/, ''), maxRetries: 0, defaultHeaders: named('msg-claude') });
-      await anthropic.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 200, messages: [{ role: 'user', content: 'Collect sources.' }] });
+      const anthropic = new Anthropic({
+        apiKey: 'unused',
+        baseURL: gateway.url.replace(/\/v1$/, ''),
+        maxRetries: 0,
+        defaultHeaders: named('msg-claude'),
+      });
+      await anthropic.messages.create({
+        model: 'claude-sonnet-4-5',
+        max_tokens: 200,
+        messages: [{ role: 'user', content: 'Collect sources.' }],
+      });
       await gateway.close();
-      return { runs: read<RunRecord>(path.join(dir, 'runs.jsonl')), steps: read<StepRecord>(path.join(dir, 'steps.jsonl')) };
+      return {
+        runs: read<RunRecord>(path.join(dir, 'runs.jsonl')),
+        steps: read<StepRecord>(path.join(dir, 'steps.jsonl')),
+      };
     };
     try {
       const byModel = await runsOf({});
@@ -150,12 +235,19 @@ describe('bench serve --upstream and --anthropic-upstream: one gateway in front 
       ]);
       for (const step of byModel.steps) {
         const price = byModel.runs.find((r) => r.run_id === step.run_id)!.settings.price;
-        expect(step.cost_usd).toBeCloseTo(callCost(price, step.input_tokens, step.output_tokens, step.cached_tokens), 15);
+        expect(step.cost_usd).toBeCloseTo(
+          callCost(price, step.input_tokens, step.output_tokens, step.cached_tokens),
+          15,
+        );
       }
       const fixed = await runsOf({ priceModel: 'gpt-4.1' });
       expect(fixed.runs.map((r) => r.settings.price.model)).toEqual(['gpt-4.1', 'gpt-4.1', 'gpt-4.1']);
-      const files = fs.readdirSync(tmp, { recursive: true, withFileTypes: true }).filter((f) => f.isFile() && f.parentPath.includes('both-'));
-      expect(files.filter((f) => fs.readFileSync(path.join(f.parentPath, f.name), 'utf8').includes(KEY)).map((f) => f.name)).toEqual([]);
+      const files = fs
+        .readdirSync(tmp, { recursive: true, withFileTypes: true })
+        .filter((f) => f.isFile() && f.parentPath.includes('both-'));
+      expect(
+        files.filter((f) => fs.readFileSync(path.join(f.parentPath, f.name), 'utf8').includes(KEY)).map((f) => f.name),
+      ).toEqual([]);
     } finally {
       await provider.close();
     }
@@ -164,10 +256,30 @@ describe('bench serve --upstream and --anthropic-upstream: one gateway in front 
 
 describe('gateway flags', () => {
   it.each([
-    ['a host beyond loopback without --auth-token', { upstream: 'http://127.0.0.1:9/v1', host: '0.0.0.0' }, { OPENAI_API_KEY: KEY }, /--auth-token/],
-    ['--upstream without a key in the environment', { upstream: 'http://127.0.0.1:9/v1' }, {}, /OPENAI_API_KEY is not set/],
-    ['--upstream that is not a URL', { upstream: 'not a url' }, { OPENAI_API_KEY: KEY }, /--upstream: 'not a url' is not a URL/],
-    ['--anthropic-upstream without its key in the environment', { anthropicUpstream: 'https://api.anthropic.com' }, { OPENAI_API_KEY: KEY }, /--anthropic-upstream: ANTHROPIC_API_KEY is not set/],
+    [
+      'a host beyond loopback without --auth-token',
+      { upstream: 'http://127.0.0.1:9/v1', host: '0.0.0.0' },
+      { OPENAI_API_KEY: KEY },
+      /--auth-token/,
+    ],
+    [
+      '--upstream without a key in the environment',
+      { upstream: 'http://127.0.0.1:9/v1' },
+      {},
+      /OPENAI_API_KEY is not set/,
+    ],
+    [
+      '--upstream that is not a URL',
+      { upstream: 'not a url' },
+      { OPENAI_API_KEY: KEY },
+      /--upstream: 'not a url' is not a URL/,
+    ],
+    [
+      '--anthropic-upstream without its key in the environment',
+      { anthropicUpstream: 'https://api.anthropic.com' },
+      { OPENAI_API_KEY: KEY },
+      /--anthropic-upstream: ANTHROPIC_API_KEY is not set/,
+    ],
     ['a list of steps', { out: 'x', steps: '3,5' }, {}, /--steps: the gateway takes one value/],
     ['a brake flag without gateway mode', { steps: '3' }, {}, /--steps: a gateway flag/],
     ['a short --auth-token', { out: 'x', authToken: 'short' }, {}, /at least 16/],
@@ -180,8 +292,11 @@ describe('gateway flags', () => {
     const o = gatewayOptions(flags({ out: path.join(tmp, 'auth'), authToken: token }), {})!;
     const gateway = await startStandaloneGateway(o);
     try {
-      const make = (apiKey: string) => new OpenAI({ apiKey, baseURL: gateway.url, maxRetries: 0, defaultHeaders: { 'x-loopbench-run': 'r1' } });
-      await expect(make('wrong-token-000000').chat.completions.create({ model: 'seed-calibrated', messages })).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+      const make = (apiKey: string) =>
+        new OpenAI({ apiKey, baseURL: gateway.url, maxRetries: 0, defaultHeaders: { 'x-loopbench-run': 'r1' } });
+      await expect(
+        make('wrong-token-000000').chat.completions.create({ model: 'seed-calibrated', messages }),
+      ).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
       const ok = await make(token).chat.completions.create({ model: 'seed-calibrated', messages });
       expect(ok.choices[0]!.message.tool_calls ?? []).toHaveLength(0);
     } finally {

@@ -13,7 +13,16 @@ import { startStandaloneGateway } from '../src/gateway/standalone.ts';
 import type { Upstream } from '../src/gateway/upstream.ts';
 import { callCost } from '../src/meter/pricing.ts';
 import { TokenCounter } from '../src/meter/tokens.ts';
-import { completionWith, gatewaySettings, postRaw, PRICE, sendJson, stubUpstream, type Handler, type StubUpstream } from './helpers/stub-upstream.ts';
+import {
+  completionWith,
+  gatewaySettings,
+  postRaw,
+  PRICE,
+  sendJson,
+  stubUpstream,
+  type Handler,
+  type StubUpstream,
+} from './helpers/stub-upstream.ts';
 import { gatewayOptions } from '../src/cli/serve.ts';
 
 const counter = new TokenCounter();
@@ -27,7 +36,13 @@ afterAll(async () => {
 /** Waits for a condition (a machine under load is slow, not wrong): the default poll deadline is generous (vitest.config.ts). */
 const until = (ok: () => boolean) => expect.poll(ok, { interval: 10 }).toBe(true);
 
-const BODY = JSON.stringify({ model: 'm', messages: [{ role: 'system', content: 'You are an agent.' }, { role: 'user', content: 'Collect sources on agent loop costs.' }] });
+const BODY = JSON.stringify({
+  model: 'm',
+  messages: [
+    { role: 'system', content: 'You are an agent.' },
+    { role: 'user', content: 'Collect sources on agent loop costs.' },
+  ],
+});
 
 /** A gateway in front of a scripted upstream, and one run on it (more with `run()`). */
 async function setup(handle: Handler, limits: Partial<Limits> = {}, up: Partial<Upstream> = {}) {
@@ -44,7 +59,12 @@ async function setup(handle: Handler, limits: Partial<Limits> = {}, up: Partial<
     const hangUp = async () => {
       const ac = new AbortController();
       const had = stub.bodies.length;
-      const call = fetch(`${gateway.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: BODY, signal: ac.signal }).catch(() => null);
+      const call = fetch(`${gateway.url}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: BODY,
+        signal: ac.signal,
+      }).catch(() => null);
       await until(() => stub.bodies.length > had);
       ac.abort();
       await call;
@@ -104,15 +124,34 @@ describe('an answer of any size', () => {
     });
     open.push(stub);
     const dir = path.join(tmp, 'standalone-cap');
-    const flags = { port: '0', host: '127.0.0.1', latency: '0', errorRate: '0', faults: '', retryAfter: '1', promptCache: 'off', upstream: stub.url, out: dir, maxAnswerMb: '1', steps: 'off' };
+    const flags = {
+      port: '0',
+      host: '127.0.0.1',
+      latency: '0',
+      errorRate: '0',
+      faults: '',
+      retryAfter: '1',
+      promptCache: 'off',
+      upstream: stub.url,
+      out: dir,
+      maxAnswerMb: '1',
+      steps: 'off',
+    };
     const gw = await startStandaloneGateway(gatewayOptions(flags, { OPENAI_API_KEY: 'sk-stub' })!);
     const post = () => postRaw(gw.url, BODY, { [RUN_HEADER]: 'agent-1' });
     expect((await post()).status).toBe(200);
     expect((await post()).status).toBe(502);
     await gw.close();
-    const lines = <T>(f: string) => fs.readFileSync(path.join(dir, f), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as T);
+    const lines = <T>(f: string) =>
+      fs
+        .readFileSync(path.join(dir, f), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as T);
     expect(lines<StepRecord>('steps.jsonl').map((s) => s.usage_source)).toEqual(['provider', 'worst_case']);
-    expect(lines<RunRecord>('runs.jsonl').map((r) => [r.run_id, r.stop_reason, r.calls])).toEqual([['agent-1', 'error', 2]]);
+    expect(lines<RunRecord>('runs.jsonl').map((r) => [r.run_id, r.stop_reason, r.calls])).toEqual([
+      ['agent-1', 'error', 2],
+    ]);
   });
 });
 
@@ -128,7 +167,10 @@ describe('usage an upstream reports', () => {
     const { g, step } = await metered({ prompt_tokens: -1_000_000, completion_tokens: 5 });
     expect(step.input_tokens).toBeGreaterThan(10);
     expect(step.cost_usd).toBeGreaterThan(0);
-    expect(step).toMatchObject({ usage_source: 'counted', reported_usage: { prompt_tokens: null, completion_tokens: 5, cached_tokens: null } });
+    expect(step).toMatchObject({
+      usage_source: 'counted',
+      reported_usage: { prompt_tokens: null, completion_tokens: 5, cached_tokens: null },
+    });
     expect(step.counted_usage!.prompt_tokens).toBe(step.input_tokens);
     expect(step.usage_note).toMatch(/prompt_tokens -1000000 is not a non-negative integer/);
     expect(g.meter.state.costUsd).toBeGreaterThan(0);
@@ -141,7 +183,10 @@ describe('usage an upstream reports', () => {
     ]);
     // The budget fits 3 calls at their worst case (prompt + 300 output tokens); it is never passed.
     const budget = 3.5 * callCost(PRICE, probe, 300, 0);
-    const g = await setup((_req, res) => sendJson(res, completionWith({ prompt_tokens: -1_000_000, completion_tokens: 300 })), { max_cost_usd: budget });
+    const g = await setup(
+      (_req, res) => sendJson(res, completionWith({ prompt_tokens: -1_000_000, completion_tokens: 300 })),
+      { max_cost_usd: budget },
+    );
     const statuses: number[] = [];
     for (let i = 0; i < 20; i++) statuses.push((await g.post()).status);
     expect(statuses.filter((s) => s === 200).length).toBe(3);
@@ -154,7 +199,10 @@ describe('usage an upstream reports', () => {
     expect(typeof step.input_tokens).toBe('number');
     expect(typeof step.output_tokens).toBe('number');
     expect(typeof step.cum_output_tokens).toBe('number');
-    expect(step).toMatchObject({ usage_source: 'counted', reported_usage: { prompt_tokens: null, completion_tokens: null } });
+    expect(step).toMatchObject({
+      usage_source: 'counted',
+      reported_usage: { prompt_tokens: null, completion_tokens: null },
+    });
     expect(step.usage_note).toMatch(/completion_tokens "500" is not a non-negative integer/);
   });
 
@@ -168,8 +216,14 @@ describe('usage an upstream reports', () => {
   it('more output than the request allowed is billed as reported, and the run refuses further calls', async () => {
     const { g, res, step } = await metered({ prompt_tokens: 40, completion_tokens: 5000 });
     expect(res.status).toBe(200);
-    expect(step).toMatchObject({ usage_source: 'provider', output_tokens: 5000, reported_usage: { completion_tokens: 5000 } });
-    expect(step.usage_note).toMatch(/completion_tokens 5,000 is more than the 300 the request allowed: billed as reported, and the run's further calls are refused/);
+    expect(step).toMatchObject({
+      usage_source: 'provider',
+      output_tokens: 5000,
+      reported_usage: { completion_tokens: 5000 },
+    });
+    expect(step.usage_note).toMatch(
+      /completion_tokens 5,000 is more than the 300 the request allowed: billed as reported, and the run's further calls are refused/,
+    );
     const next = await g.post();
     expect(next.status).toBe(403);
     expect(next.json.error!.code).toBe('loopbench_error');
@@ -180,7 +234,11 @@ describe('usage an upstream reports', () => {
     const over = await metered({ prompt_tokens: 90_000, completion_tokens: 10 });
     expect(over.step).toMatchObject({ input_tokens: 90_000, usage_source: 'provider' });
     expect(over.g.meter.stop?.reason).toBe('error');
-    const honest = await metered({ prompt_tokens: 31, completion_tokens: 11, prompt_tokens_details: { cached_tokens: 0 } });
+    const honest = await metered({
+      prompt_tokens: 31,
+      completion_tokens: 11,
+      prompt_tokens_details: { cached_tokens: 0 },
+    });
     expect(honest.step).toMatchObject({ input_tokens: 31, output_tokens: 11, usage_source: 'provider' });
     expect(honest.step.reported_usage).toBeUndefined();
     expect(honest.g.meter.stop).toBeNull();
@@ -206,7 +264,11 @@ describe('deadlines', () => {
   }, 20_000);
 
   it('an upstream that goes silent fails at the idle deadline', async () => {
-    const g = await setup((_req, res) => res.writeHead(200, { 'content-type': 'text/event-stream' }) && res.flushHeaders(), {}, { timeoutMs: 10_000, idleMs: 300 });
+    const g = await setup(
+      (_req, res) => res.writeHead(200, { 'content-type': 'text/event-stream' }) && res.flushHeaders(),
+      {},
+      { timeoutMs: 10_000, idleMs: 300 },
+    );
     const res = await g.post();
     expect(res.json.error).toMatchObject({ code: 'loopbench_upstream_idle' });
     expect(g.steps[0]!.error).toMatch(/sent nothing for 0.3 s/);
@@ -230,7 +292,11 @@ describe('an agent that hangs up', () => {
       { role: 'user', content: 'Collect sources on agent loop costs.' },
     ]);
     const budget = 3.5 * callCost(PRICE, probe, 300, 0);
-    const g = await setup((_req, res) => setTimeout(() => sendJson(res, completionWith({ prompt_tokens: probe, completion_tokens: 300 })), 300), { max_cost_usd: budget });
+    const g = await setup(
+      (_req, res) =>
+        setTimeout(() => sendJson(res, completionWith({ prompt_tokens: probe, completion_tokens: 300 })), 300),
+      { max_cost_usd: budget },
+    );
     for (let i = 0; i < 3; i++) await g.hangUp();
     await until(() => g.steps.length === 3);
     expect(g.steps.map((s) => [s.output_tokens, s.usage_source])).toEqual(Array(3).fill([300, 'provider']));
@@ -255,9 +321,23 @@ describe('the run-id header', () => {
     ['a path', '../../../tmp/x', /is not a run id/],
     ['given twice', ['run-a', 'run-b'], /sent 2 times: send one run id/],
   ])('is refused when %s', async (_name, id, message) => {
-    const stub = await stubUpstream((_req, res) => sendJson(res, completionWith({ prompt_tokens: 20, completion_tokens: 5 })));
+    const stub = await stubUpstream((_req, res) =>
+      sendJson(res, completionWith({ prompt_tokens: 20, completion_tokens: 5 })),
+    );
     const made: string[] = [];
-    const g = await Gateway.start({ host: '127.0.0.1', port: 0, counter, runForHeader: (runId) => (made.push(runId), { meter: new RunMeter(runId, 'c', gatewaySettings(), () => undefined), upstream: { url: stub.url, timeoutMs: 5000 }, maxOutputTokens: 300 }) });
+    const g = await Gateway.start({
+      host: '127.0.0.1',
+      port: 0,
+      counter,
+      runForHeader: (runId) => (
+        made.push(runId),
+        {
+          meter: new RunMeter(runId, 'c', gatewaySettings(), () => undefined),
+          upstream: { url: stub.url, timeoutMs: 5000 },
+          maxOutputTokens: 300,
+        }
+      ),
+    });
     open.push(stub, g);
     const res = await postRaw(g.url, BODY, { [RUN_HEADER]: id });
     expect(res.status).toBe(400);

@@ -53,24 +53,46 @@ function settings(limits: Partial<Limits>, maxOutputTokens = 300): Settings {
 }
 
 /** A run on the gateway, with its virtual key, its steps, and an SDK client that uses the key. */
-function openRun(limits: Partial<Limits>, profile = 'seed-calibrated', o: { maxOutputTokens?: number; url?: string; apiKey?: string; tape?: GatewayRun['tape'] } = {}) {
+function openRun(
+  limits: Partial<Limits>,
+  profile = 'seed-calibrated',
+  o: { maxOutputTokens?: number; url?: string; apiKey?: string; tape?: GatewayRun['tape'] } = {},
+) {
   const steps: StepRecord[] = [];
-  const meter = new RunMeter(`run-${++runs}`, 'cfg', settings(limits, o.maxOutputTokens), (r) => steps.push(r), { keepLog: true });
-  const key = gateway.open({ meter, upstream: { url: o.url ?? upstream.url, model: profile, seed: 5, timeoutMs: 10_000, apiKey: o.apiKey }, maxOutputTokens: o.maxOutputTokens ?? 300, ...(o.tape ? { tape: o.tape } : {}) });
+  const meter = new RunMeter(`run-${++runs}`, 'cfg', settings(limits, o.maxOutputTokens), (r) => steps.push(r), {
+    keepLog: true,
+  });
+  const key = gateway.open({
+    meter,
+    upstream: { url: o.url ?? upstream.url, model: profile, seed: 5, timeoutMs: 10_000, apiKey: o.apiKey },
+    maxOutputTokens: o.maxOutputTokens ?? 300,
+    ...(o.tape ? { tape: o.tape } : {}),
+  });
   const client = new OpenAI({ apiKey: key, baseURL: gateway.url, maxRetries: 2 });
   return { meter, key, steps, client };
 }
 
 const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [
-  { type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } } },
+  {
+    type: 'function',
+    function: {
+      name: 'lookup',
+      parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+    },
+  },
 ];
 
 /** One ReAct turn: ask, then answer each tool call, as an agent would. */
-async function turn(client: OpenAI, messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[], extra: Partial<OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming> = {}) {
+async function turn(
+  client: OpenAI,
+  messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[],
+  extra: Partial<OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming> = {},
+) {
   const r = await client.chat.completions.create({ model: 'whatever-the-agent-says', messages, tools, ...extra });
   const m = r.choices[0]!.message;
   messages.push(m);
-  for (const c of m.tool_calls ?? []) messages.push({ role: 'tool', tool_call_id: c.id, content: `result for ${c.id}` });
+  for (const c of m.tool_calls ?? [])
+    messages.push({ role: 'tool', tool_call_id: c.id, content: `result for ${c.id}` });
   return r;
 }
 
@@ -89,16 +111,24 @@ describe('runs and keys', () => {
       [1, a.usage!.prompt_tokens, a.usage!.completion_tokens],
       [2, b.usage!.prompt_tokens, b.usage!.completion_tokens],
     ]);
-    expect(run.steps[1]!.cum_cost_usd).toBeCloseTo(callCost(PRICE, a.usage!.prompt_tokens, a.usage!.completion_tokens, 0) + callCost(PRICE, b.usage!.prompt_tokens, b.usage!.completion_tokens, 0), 12);
+    expect(run.steps[1]!.cum_cost_usd).toBeCloseTo(
+      callCost(PRICE, a.usage!.prompt_tokens, a.usage!.completion_tokens, 0) +
+        callCost(PRICE, b.usage!.prompt_tokens, b.usage!.completion_tokens, 0),
+      12,
+    );
     // The sim is only ever offered the agent's tool.
     expect(run.steps.map((s) => s.action)).toEqual(['lookup', 'lookup']);
   });
 
   it('refuses an unknown virtual key, and a request with no run, with 401', async () => {
     const stranger = new OpenAI({ apiKey: 'lb-not-a-real-key', baseURL: gateway.url, maxRetries: 0 });
-    await expect(stranger.chat.completions.create({ model: 'x', messages: start() })).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+    await expect(stranger.chat.completions.create({ model: 'x', messages: start() })).rejects.toBeInstanceOf(
+      OpenAI.AuthenticationError,
+    );
     const anonymous = new OpenAI({ apiKey: 'sk-anything', baseURL: gateway.url, maxRetries: 0 });
-    await expect(anonymous.chat.completions.create({ model: 'x', messages: start() })).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+    await expect(anonymous.chat.completions.create({ model: 'x', messages: start() })).rejects.toBeInstanceOf(
+      OpenAI.AuthenticationError,
+    );
   });
 
   it('a key stops working when its run ends', async () => {
@@ -114,10 +144,19 @@ describe('runs and keys', () => {
       host: '127.0.0.1',
       port: 0,
       counter,
-      runForHeader: (id) => ({ meter: new RunMeter(id, 'cfg', settings({ max_steps: 5 }), (r) => steps.push(r)), upstream: { url: upstream.url, model: 'seed-calibrated', timeoutMs: 10_000 }, maxOutputTokens: 300 }),
+      runForHeader: (id) => ({
+        meter: new RunMeter(id, 'cfg', settings({ max_steps: 5 }), (r) => steps.push(r)),
+        upstream: { url: upstream.url, model: 'seed-calibrated', timeoutMs: 10_000 },
+        maxOutputTokens: 300,
+      }),
     });
     try {
-      const client = new OpenAI({ apiKey: 'unused', baseURL: g.url, maxRetries: 0, defaultHeaders: { [RUN_HEADER]: 'my-run-1' } });
+      const client = new OpenAI({
+        apiKey: 'unused',
+        baseURL: g.url,
+        maxRetries: 0,
+        defaultHeaders: { [RUN_HEADER]: 'my-run-1' },
+      });
       await turn(client, start());
       expect(steps.map((s) => s.run_id)).toEqual(['my-run-1']);
     } finally {
@@ -148,12 +187,19 @@ describe('brakes at the gateway', () => {
 
   it('max_cost holds at its worst case with many calls of one run in flight at once', async () => {
     // Each call projects its prompt plus max_output_tokens; the budget fits 3 such calls, not 4.
-    const probe = counter.prompt(start().map((m) => ({ role: m.role, content: m.content as string })) as never, tools as never);
+    const probe = counter.prompt(
+      start().map((m) => ({ role: m.role, content: m.content as string })) as never,
+      tools as never,
+    );
     const worst = callCost(PRICE, probe, 300, 0);
     const run = openRun({ max_steps: 100, max_cost_usd: worst * 3.5 });
-    const results = await Promise.allSettled(Array.from({ length: 10 }, () => run.client.chat.completions.create({ model: 'm', messages: start(), tools })));
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, () => run.client.chat.completions.create({ model: 'm', messages: start(), tools })),
+    );
     const ok = results.filter((r) => r.status === 'fulfilled');
-    const refused = results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason as { code: string });
+    const refused = results
+      .filter((r) => r.status === 'rejected')
+      .map((r) => (r as PromiseRejectedResult).reason as { code: string });
     expect(ok).toHaveLength(3);
     expect(refused.every((e) => e.code === 'loopbench_max_cost')).toBe(true);
     expect(run.meter.state.costUsd).toBeLessThanOrEqual(worst * 3.5);
@@ -167,12 +213,24 @@ describe('brakes at the gateway', () => {
       req.on('end', () => {
         bodies.push(JSON.parse(text) as Record<string, unknown>);
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', created: 0, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage: { prompt_tokens: 10, completion_tokens: 1, total_tokens: 11 } }));
+        res.end(
+          JSON.stringify({
+            id: 'c1',
+            object: 'chat.completion',
+            created: 0,
+            model: 'm',
+            choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+            usage: { prompt_tokens: 10, completion_tokens: 1, total_tokens: 11 },
+          }),
+        );
       });
     });
     await new Promise<void>((r) => capture.listen(0, '127.0.0.1', r));
     try {
-      const run = openRun({ max_steps: 10 }, 'm', { maxOutputTokens: 50, url: `http://127.0.0.1:${(capture.address() as AddressInfo).port}/v1` });
+      const run = openRun({ max_steps: 10 }, 'm', {
+        maxOutputTokens: 50,
+        url: `http://127.0.0.1:${(capture.address() as AddressInfo).port}/v1`,
+      });
       await run.client.chat.completions.create({ model: 'm', messages: start(), max_tokens: 5000 });
       await run.client.chat.completions.create({ model: 'm', messages: start(), max_completion_tokens: 20 });
       await run.client.chat.completions.create({ model: 'm', messages: start() });
@@ -194,7 +252,11 @@ describe('brakes at the gateway', () => {
     for (let i = 0; i < 10 && !refused; i++) {
       try {
         const r = await turn(run.client, messages);
-        seen.push(r.choices[0]!.message.tool_calls![0]!.type === 'function' ? (r.choices[0]!.message.tool_calls![0] as { function: { arguments: string } }).function.arguments : '');
+        seen.push(
+          r.choices[0]!.message.tool_calls![0]!.type === 'function'
+            ? (r.choices[0]!.message.tool_calls![0] as { function: { arguments: string } }).function.arguments
+            : '',
+        );
       } catch (e) {
         refused = e;
       }
@@ -212,7 +274,13 @@ describe('brakes at the gateway', () => {
 describe('streaming through the gateway', () => {
   it('passes the stream on whole, and meters the usage the upstream reported', async () => {
     const run = openRun({ max_steps: 10 });
-    const stream = await run.client.chat.completions.create({ model: 'm', messages: start(), tools, stream: true, stream_options: { include_usage: true } });
+    const stream = await run.client.chat.completions.create({
+      model: 'm',
+      messages: start(),
+      tools,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     let usage: OpenAI.CompletionUsage | undefined;
     let args = '';
     for await (const chunk of stream) {
@@ -241,11 +309,22 @@ describe('the upstream key', () => {
     const echo = http.createServer((req, res) => {
       received = req.headers.authorization ?? '';
       res.writeHead(401, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${received.slice(7)}`, type: 'invalid_request_error', code: 'invalid_api_key' } }));
+      res.end(
+        JSON.stringify({
+          error: {
+            message: `Incorrect API key provided: ${received.slice(7)}`,
+            type: 'invalid_request_error',
+            code: 'invalid_api_key',
+          },
+        }),
+      );
     });
     await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
     try {
-      const run = openRun({ max_steps: 5 }, 'gpt-4o-mini', { url: `http://127.0.0.1:${(echo.address() as AddressInfo).port}/v1`, apiKey: UPSTREAM_KEY });
+      const run = openRun({ max_steps: 5 }, 'gpt-4o-mini', {
+        url: `http://127.0.0.1:${(echo.address() as AddressInfo).port}/v1`,
+        apiKey: UPSTREAM_KEY,
+      });
       const err = await run.client.chat.completions.create({ model: 'm', messages: start() }).catch((e: Error) => e);
       expect(received).toBe(`Bearer ${UPSTREAM_KEY}`);
       expect(String(err)).not.toContain(UPSTREAM_KEY);
@@ -264,7 +343,13 @@ describe('a cassette through the gateway', () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-gw-tape-')), 'c.json');
     const cassette = Cassette.open(file);
     const collect = async (client: OpenAI) => {
-      const stream = await client.chat.completions.create({ model: 'm', messages: start(), tools, stream: true, stream_options: { include_usage: true } });
+      const stream = await client.chat.completions.create({
+        model: 'm',
+        messages: start(),
+        tools,
+        stream: true,
+        stream_options: { include_usage: true },
+      });
       let args = '';
       let content = '';
       let usage: OpenAI.CompletionUsage | undefined;
@@ -275,7 +360,9 @@ describe('a cassette through the gateway', () => {
       }
       return { content, args, prompt: usage?.prompt_tokens, completion: usage?.completion_tokens };
     };
-    const live = await collect(openRun({ max_steps: 5 }, 'seed-calibrated', { tape: { spec: 'sim', scenario: 's', record: cassette } }).client);
+    const live = await collect(
+      openRun({ max_steps: 5 }, 'seed-calibrated', { tape: { spec: 'sim', scenario: 's', record: cassette } }).client,
+    );
     cassette.save();
     expect(live.args).not.toBe('');
     const replayTape = { spec: 'sim', scenario: 's', replay: Cassette.load(file) };

@@ -9,7 +9,9 @@ const command = (name: string) => buildProgram().commands.find((c) => c.name() =
 describe('help groups', () => {
   for (const name of ['run', 'check']) {
     it(`every option of bench ${name} is in a named group`, () => {
-      const ungrouped = command(name).options.filter((o) => !o.hidden && (o.helpGroupHeading === undefined || o.helpGroupHeading === OTHER)).map((o) => o.flags);
+      const ungrouped = command(name)
+        .options.filter((o) => !o.hidden && (o.helpGroupHeading === undefined || o.helpGroupHeading === OTHER))
+        .map((o) => o.flags);
       expect(ungrouped).toEqual([]);
     });
   }
@@ -17,6 +19,16 @@ describe('help groups', () => {
   it('bench run --help lists the sweep, brakes, models, task queue, reflection and context, pricing, running and output in that order', () => {
     const help = command('run').helpInformation();
     const headings = help.split('\n').filter((l) => /^[A-Z][^:]*(\([^)]*\))?:$/.test(l));
-    expect(headings.map((h) => h.replace(/ \(.*\):$/, ':'))).toEqual(['The sweep:', 'Brakes:', 'Models and connection:', 'Task queue:', 'Reflection and context:', 'Pricing:', 'Running:', 'Output:', 'Options:']);
+    expect(headings.map((h) => h.replace(/ \(.*\):$/, ':'))).toEqual([
+      'The sweep:',
+      'Brakes:',
+      'Models and connection:',
+      'Task queue:',
+      'Reflection and context:',
+      'Pricing:',
+      'Running:',
+      'Output:',
+      'Options:',
+    ]);
   });
 });

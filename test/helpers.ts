@@ -23,7 +23,11 @@ export function gridOf(limits: Partial<Limits> = {}, extra: Partial<Grid> = {}):
   };
 }
 
-export function specOf(scenarios: Array<string | Scenario>, grid: Grid, o: { repeat?: number; seed?: number; settings?: Partial<Settings> } = {}): SweepSpec {
+export function specOf(
+  scenarios: Array<string | Scenario>,
+  grid: Grid,
+  o: { repeat?: number; seed?: number; settings?: Partial<Settings> } = {},
+): SweepSpec {
   return {
     scenarios: scenarios.map((s) => (typeof s === 'string' ? resolveScenario(s) : s)),
     grid,
@@ -47,13 +51,21 @@ export async function runPlans(spec: SweepSpec, counter = new TokenCounter()): P
   const out: Ran[] = [];
   for (const plan of expandSweep(spec)) {
     const steps: StepRecord[] = [];
-    const result = await executeRun(plan, { counter, tools: (p) => ToolRegistry.fromDecls(p.scenario.tools), onStep: (r) => steps.push(r) });
+    const result = await executeRun(plan, {
+      counter,
+      tools: (p) => ToolRegistry.fromDecls(p.scenario.tools),
+      onStep: (r) => steps.push(r),
+    });
     out.push({ ...result, steps });
   }
   return out;
 }
 
-export async function runOnce(scenario: string | Scenario, limits: Partial<Limits> = {}, o: Parameters<typeof specOf>[2] = {}): Promise<Ran> {
+export async function runOnce(
+  scenario: string | Scenario,
+  limits: Partial<Limits> = {},
+  o: Parameters<typeof specOf>[2] = {},
+): Promise<Ran> {
   const [r] = await runPlans(specOf([scenario], gridOf(limits), o));
   return r!;
 }

@@ -16,7 +16,12 @@ let dir: string;
 beforeEach(() => void (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-init-'))));
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-const FILES = ['loopbench/budgets.yaml', 'loopbench/prompt.md', 'loopbench/agent.mjs', '.github/workflows/loopbench.yml'];
+const FILES = [
+  'loopbench/budgets.yaml',
+  'loopbench/prompt.md',
+  'loopbench/agent.mjs',
+  '.github/workflows/loopbench.yml',
+];
 const read = (f: string) => fs.readFileSync(path.join(dir, f), 'utf8');
 
 describe('bench init', () => {
@@ -25,23 +30,33 @@ describe('bench init', () => {
     expect(s.written).toEqual(FILES);
     const loaded = loadBudgets(path.join(dir, 'loopbench/budgets.yaml'));
     expect(loaded.budgets.model).toBe('sim');
-    expect(loaded.checks[0]!.scenario.agent === 'react' && loaded.checks[0]!.scenario.system).toBe(read('loopbench/prompt.md').trim());
+    expect(loaded.checks[0]!.scenario.agent === 'react' && loaded.checks[0]!.scenario.system).toBe(
+      read('loopbench/prompt.md').trim(),
+    );
     expect(read('loopbench/budgets.yaml')).toContain("reacts to a prompt's\n# LENGTH, not its meaning");
     execFileSync(process.execPath, ['--check', path.join(dir, 'loopbench/agent.mjs')]);
   });
 
   it('a project that does not list loopbench-cli gets a workflow that installs this exact version, not this repository', () => {
     scaffold(dir);
-    const wf = YAML.parse(read('.github/workflows/loopbench.yml')) as { on: unknown; jobs: { budgets: { steps: Array<{ run?: string; uses?: string }> } } };
+    const wf = YAML.parse(read('.github/workflows/loopbench.yml')) as {
+      on: unknown;
+      jobs: { budgets: { steps: Array<{ run?: string; uses?: string }> } };
+    };
     const runs = wf.jobs.budgets.steps.flatMap((s) => (s.run ? [s.run] : []));
-    expect(runs).toEqual([`npm install --no-save --no-audit --no-fund ${PACKAGE_NAME}@${ownVersion()}`, 'npx bench check loopbench/budgets.yaml -o results/loopbench-budgets']);
+    expect(runs).toEqual([
+      `npm install --no-save --no-audit --no-fund ${PACKAGE_NAME}@${ownVersion()}`,
+      'npx bench check loopbench/budgets.yaml -o results/loopbench-budgets',
+    ]);
     expect(wf.on).toEqual({ pull_request: null });
   });
 
   it('a project whose package.json lists loopbench-cli gets npm ci', () => {
     fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ devDependencies: { [PACKAGE_NAME]: '0.1.0' } }));
     scaffold(dir);
-    const wf = YAML.parse(read('.github/workflows/loopbench.yml')) as { jobs: { budgets: { steps: Array<{ run?: string; with?: Record<string, unknown> }> } } };
+    const wf = YAML.parse(read('.github/workflows/loopbench.yml')) as {
+      jobs: { budgets: { steps: Array<{ run?: string; with?: Record<string, unknown> }> } };
+    };
     expect(wf.jobs.budgets.steps.flatMap((s) => (s.run ? [s.run] : []))[0]).toBe('npm ci');
     expect(wf.jobs.budgets.steps[1]!.with).toEqual({ 'node-version': 20, cache: 'npm' });
   });
@@ -67,6 +82,8 @@ describe('bench init', () => {
   it('bench --version prints the package version', async () => {
     const r = await benchInProcess(['--version']);
     expect(r.code).toBe(0);
-    expect(r.stdout.trim()).toBe(JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../package.json'), 'utf8')).version);
+    expect(r.stdout.trim()).toBe(
+      JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../package.json'), 'utf8')).version,
+    );
   });
 });

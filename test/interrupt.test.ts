@@ -9,14 +9,28 @@ import { readJsonl } from '../src/results/jsonl.ts';
 import type { RunRecord, StepRecord } from '../src/contracts/records.ts';
 import { benchInProcess, fixture, spawnBench, type Spawned } from './helpers/cli.ts';
 
-const SWEEP = ['-s', fixture('slow-python.yaml'), '-m', `sim:${fixture('slow-python-profile.yaml')}`, '--steps', '5', '-n', '8', '-j', '2', '-q'];
+const SWEEP = [
+  '-s',
+  fixture('slow-python.yaml'),
+  '-m',
+  `sim:${fixture('slow-python-profile.yaml')}`,
+  '--steps',
+  '5',
+  '-n',
+  '8',
+  '-j',
+  '2',
+  '-q',
+];
 
 let tmp: string;
 let reference: { runs: unknown[]; steps: unknown[] };
 
 /** Records without the fields that depend on when they were written; sorted, since runs finish in any order. */
 async function records(dir: string) {
-  const runs = (await readJsonl<RunRecord>(path.join(dir, 'runs.jsonl'))).records.map(({ started_at: _s, finished_at: _f, ...rest }) => rest);
+  const runs = (await readJsonl<RunRecord>(path.join(dir, 'runs.jsonl'))).records.map(
+    ({ started_at: _s, finished_at: _f, ...rest }) => rest,
+  );
   const steps = (await readJsonl<StepRecord>(path.join(dir, 'steps.jsonl'))).records;
   runs.sort((a, b) => a.run_id.localeCompare(b.run_id));
   steps.sort((a, b) => a.run_id.localeCompare(b.run_id) || a.call - b.call);
@@ -27,7 +41,10 @@ async function records(dir: string) {
 function wholeLines(file: string): unknown[] {
   const text = fs.readFileSync(file, 'utf8');
   expect(text.endsWith('\n') || text === '').toBe(true);
-  return text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 }
 
 const meta = (dir: string) => JSON.parse(fs.readFileSync(path.join(dir, 'meta.json'), 'utf8'));
@@ -35,7 +52,10 @@ const meta = (dir: string) => JSON.parse(fs.readFileSync(path.join(dir, 'meta.js
 /** Resolves once the sweep has finished at least one run, so the interrupt lands mid-sweep. */
 async function oneRunFinished(dir: string, run: Spawned): Promise<void> {
   await expect
-    .poll(() => fs.existsSync(path.join(dir, 'runs.jsonl')) && fs.statSync(path.join(dir, 'runs.jsonl')).size > 0, { timeout: 200_000, interval: 50 })
+    .poll(() => fs.existsSync(path.join(dir, 'runs.jsonl')) && fs.statSync(path.join(dir, 'runs.jsonl')).size > 0, {
+      timeout: 200_000,
+      interval: 50,
+    })
     .toBe(true);
   expect(run.child.exitCode).toBeNull();
 }
@@ -60,7 +80,9 @@ describe('interrupting a sweep', { timeout: 300_000 }, () => {
 
     expect(end.code).toBe(130);
     expect(end.stderr).toContain('bench: SIGINT: no new model calls; recording unfinished runs as interrupted');
-    expect(end.stderr).toMatch(/bench: interrupted: \d of 8 runs finished, the others are recorded as interrupted; finish them with: bench --resume /);
+    expect(end.stderr).toMatch(
+      /bench: interrupted: \d of 8 runs finished, the others are recorded as interrupted; finish them with: bench --resume /,
+    );
     expect(end.stderr).not.toMatch(/\n\s+at /);
     const m = meta(dir);
     expect(m.status).toBe('interrupted');
@@ -73,7 +95,9 @@ describe('interrupting a sweep', { timeout: 300_000 }, () => {
     const interrupted = runs.filter((r) => r.stop_reason === 'interrupted');
     expect(interrupted.length).toBe(8 - m.runs_done);
     expect(runs.some((r) => r.stop_reason === 'done')).toBe(true);
-    expect(interrupted.some((r) => r.calls === 0 && r.stop_detail === 'interrupted before the next model call')).toBe(true);
+    expect(interrupted.some((r) => r.calls === 0 && r.stop_detail === 'interrupted before the next model call')).toBe(
+      true,
+    );
     for (const f of ['runs.csv', 'steps.csv', 'summary.csv']) expect(fs.existsSync(path.join(dir, f))).toBe(true);
     expect(fs.readFileSync(path.join(dir, 'runs.csv'), 'utf8').trim().split('\n')).toHaveLength(9);
     expect(end.stdout).toMatch(/interrupted \d/);
@@ -176,14 +200,19 @@ describe('interrupting a large simulated sweep', { timeout: 300_000 }, () => {
 
   it('bench check: SIGINT stops the sweep, writes the reports and judges nothing (exit 130)', async () => {
     const budgets = path.join(tmp, 'budgets.yaml');
-    fs.writeFileSync(budgets, 'model: sim\nrepeats: 5000\nlimits: { steps: 30 }\nscenarios:\n  - scenario: seed-calibrated\n    assertions: { steps: { max: 30 } }\n');
+    fs.writeFileSync(
+      budgets,
+      'model: sim\nrepeats: 5000\nlimits: { steps: 30 }\nscenarios:\n  - scenario: seed-calibrated\n    assertions: { steps: { max: 30 } }\n',
+    );
     const dir = path.join(tmp, 'check');
     const run = spawnGroup(['check', budgets, '-q', '-o', dir]);
     await oneRunFinished(dir, run);
     run.interrupt('SIGINT');
     const end = await run.done;
     expect(end.code).toBe(130);
-    expect(end.stderr).toMatch(/bench: interrupted: \d+ of 5000 runs finished, budgets not judged; finish with: bench --resume /);
+    expect(end.stderr).toMatch(
+      /bench: interrupted: \d+ of 5000 runs finished, budgets not judged; finish with: bench --resume /,
+    );
     expect(end.stdout).not.toMatch(/PASS|FAIL/);
     expect(meta(dir).status).toBe('interrupted');
     expect(fs.existsSync(path.join(dir, 'junit.xml'))).toBe(false);
@@ -193,7 +222,10 @@ describe('interrupting a large simulated sweep', { timeout: 300_000 }, () => {
   it('bench check with adaptive repeats: after SIGINT it says to run the check again, not --resume (which refuses such a sweep)', async () => {
     const budgets = path.join(tmp, 'budgets-adaptive.yaml');
     // A 30-step run's mean tokens against a far limit: decided at the first look of 2,000 runs, so the sweep is still in it.
-    fs.writeFileSync(budgets, 'model: sim\nrepeats: { min: 2000, max: 4000, batch: 1000 }\nlimits: { steps: 30 }\nscenarios:\n  - scenario: seed-calibrated\n    assertions: { total_tokens: { mean: 1000000000 } }\n');
+    fs.writeFileSync(
+      budgets,
+      'model: sim\nrepeats: { min: 2000, max: 4000, batch: 1000 }\nlimits: { steps: 30 }\nscenarios:\n  - scenario: seed-calibrated\n    assertions: { total_tokens: { mean: 1000000000 } }\n',
+    );
     const dir = path.join(tmp, 'check-adaptive');
     const run = spawnGroup(['check', budgets, '-q', '-o', dir]);
     await oneRunFinished(dir, run);

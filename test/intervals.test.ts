@@ -37,7 +37,6 @@ describe('intervals', () => {
     expect(ci.hi).toBeCloseTo(0.3339, 4);
   });
 
-
   it('Z is the normal quantile at the reports’ confidence, not 1.96: ∫₀^Z φ = CONFIDENCE / 2', () => {
     // Simpson's rule over the standard normal density, independent of the code under test.
     const steps = 2000;

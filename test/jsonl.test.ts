@@ -38,9 +38,12 @@ describe('JsonlWriter', () => {
   });
 });
 
-describe('LineBytes and writeBytes (a worker\'s steps, handed over as bytes)', () => {
+describe("LineBytes and writeBytes (a worker's steps, handed over as bytes)", () => {
   it('collects lines as their UTF-8, growing past its first buffer, and hands them over as a copy of their own', () => {
-    const lines = Array.from({ length: 500 }, (_, i) => `${JSON.stringify({ i, text: `coût ✓ 🚀 ${'z'.repeat(i)}` })}\n`);
+    const lines = Array.from(
+      { length: 500 },
+      (_, i) => `${JSON.stringify({ i, text: `coût ✓ 🚀 ${'z'.repeat(i)}` })}\n`,
+    );
     const collected = new LineBytes(16);
     for (const line of lines) collected.append(line);
     const bytes = collected.take();
@@ -57,7 +60,7 @@ describe('LineBytes and writeBytes (a worker\'s steps, handed over as bytes)', (
     expect(collected.take().byteLength).toBe(0);
   });
 
-  it('appends bytes in order with buffered lines, one larger than the writer\'s buffer included', () => {
+  it("appends bytes in order with buffered lines, one larger than the writer's buffer included", () => {
     const file = path.join(tmp, 'bytes.jsonl');
     const w = new JsonlWriter(file);
     const big = new LineBytes();
@@ -84,7 +87,12 @@ describe('readJsonlLines', () => {
     for await (const line of readJsonlLines(file)) if (line.ok) seen.push(line);
     expect(seen.map((l) => l.value)).toEqual(records);
     const picks = [records.length - 1, 2000, 0, 2001, 1999];
-    expect([...readJsonlAt(file, picks.map((k) => seen[k]!))]).toEqual(picks.map((k) => records[k]));
+    expect([
+      ...readJsonlAt(
+        file,
+        picks.map((k) => seen[k]!),
+      ),
+    ]).toEqual(picks.map((k) => records[k]));
   });
 
   it('reads nothing, and needs no file, for no places', () => {

@@ -11,13 +11,24 @@ const TEST_DIR = import.meta.dirname;
 
 describe('the test lanes', () => {
   it('list every test file once, in the fast lane or the full suite only, and no file that is not there', () => {
-    const files = (fs.readdirSync(TEST_DIR, { recursive: true }) as string[]).filter((f) => f.endsWith('.test.ts')).map((f) => f.split(path.sep).join('/'));
+    const files = (fs.readdirSync(TEST_DIR, { recursive: true }) as string[])
+      .filter((f) => f.endsWith('.test.ts'))
+      .map((f) => f.split(path.sep).join('/'));
     const listed = [...FAST, ...Object.keys(FULL_ONLY)];
     const unlisted = files.filter((f) => !listed.includes(f));
     expect(unlisted, 'add each to FAST or FULL_ONLY in test/lanes.ts').toEqual([]);
-    expect(listed.filter((f) => !files.includes(f)), 'listed in test/lanes.ts but not in test/').toEqual([]);
-    expect(listed.filter((f, i) => listed.indexOf(f) !== i), 'listed twice in test/lanes.ts').toEqual([]);
-    expect(Object.values(FULL_ONLY).filter((why) => !why.trim()), 'FULL_ONLY says what each file starts').toEqual([]);
+    expect(
+      listed.filter((f) => !files.includes(f)),
+      'listed in test/lanes.ts but not in test/',
+    ).toEqual([]);
+    expect(
+      listed.filter((f, i) => listed.indexOf(f) !== i),
+      'listed twice in test/lanes.ts',
+    ).toEqual([]);
+    expect(
+      Object.values(FULL_ONLY).filter((why) => !why.trim()),
+      'FULL_ONLY says what each file starts',
+    ).toEqual([]);
   });
 
   it('the fast lane refuses every way of starting a program, through the module object and named imports alike, and remembers each', () => {
@@ -33,8 +44,15 @@ describe('the test lanes', () => {
         () => childProcess.execFile('true'),
         () => childProcess.fork('true'),
       ];
-      for (const attempt of attempts) expect(attempt).toThrow(/the fast lane starts no other program; list this test file under FULL_ONLY in test\/lanes\.ts/);
-      expect(refused.slice(before)).toEqual(['spawn', 'execFileSync', 'spawnSync', 'exec', 'execSync', 'execFile', 'fork'].map((n) => `child_process.${n}("true")`));
+      for (const attempt of attempts)
+        expect(attempt).toThrow(
+          /the fast lane starts no other program; list this test file under FULL_ONLY in test\/lanes\.ts/,
+        );
+      expect(refused.slice(before)).toEqual(
+        ['spawn', 'execFileSync', 'spawnSync', 'exec', 'execSync', 'execFile', 'fork'].map(
+          (n) => `child_process.${n}("true")`,
+        ),
+      );
       // The one exception: meta.json's commit, asked of git once per process.
       expect(execFileSync('git', ['rev-parse', 'HEAD'], { cwd: TEST_DIR }).toString()).toMatch(/^[0-9a-f]{40}\n$/);
     } finally {

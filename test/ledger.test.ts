@@ -34,24 +34,65 @@ beforeAll(async () => {
   let n = 0;
   upstream = await stubUpstream((_req, res) => {
     const c = CALLS[n++ % CALLS.length]!;
-    const usage = { prompt_tokens: c.prompt, completion_tokens: c.output, prompt_tokens_details: { cached_tokens: c.cached, cache_write_tokens: c.write }, completion_tokens_details: { reasoning_tokens: c.reasoning } };
+    const usage = {
+      prompt_tokens: c.prompt,
+      completion_tokens: c.output,
+      prompt_tokens_details: { cached_tokens: c.cached, cache_write_tokens: c.write },
+      completion_tokens_details: { reasoning_tokens: c.reasoning },
+    };
     sendJson(res, completionWith(usage));
   });
   dir = path.join(tmp, 'gateway');
-  const flags = { port: '0', host: '127.0.0.1', latency: '0', errorRate: '0', faults: '', retryAfter: '1', promptCache: 'off', upstream: upstream.url, out: dir };
+  const flags = {
+    port: '0',
+    host: '127.0.0.1',
+    latency: '0',
+    errorRate: '0',
+    faults: '',
+    retryAfter: '1',
+    promptCache: 'off',
+    upstream: upstream.url,
+    out: dir,
+  };
   const gw = await startStandaloneGateway(gatewayOptions(flags, { OPENAI_API_KEY: 'sk-stub' })!);
-  const body = JSON.stringify({ model: 'claude-code-stub', max_tokens: 400, messages: [{ role: 'system', content: 'You are a coding agent. '.repeat(150) }, { role: 'user', content: 'Fix the failing test.' }] });
-  for (let i = 0; i < CALLS.length; i++) expect((await postRaw(gw.url, body, { [RUN_HEADER]: 'claude-code-1' })).status).toBe(200);
+  const body = JSON.stringify({
+    model: 'claude-code-stub',
+    max_tokens: 400,
+    messages: [
+      { role: 'system', content: 'You are a coding agent. '.repeat(150) },
+      { role: 'user', content: 'Fix the failing test.' },
+    ],
+  });
+  for (let i = 0; i < CALLS.length; i++)
+    expect((await postRaw(gw.url, body, { [RUN_HEADER]: 'claude-code-1' })).status).toBe(200);
   await gw.close();
 });
 
 describe('a gateway run with cache writes and reasoning', () => {
   it('is recorded with its cache-write and reasoning totals, each the sum of its steps', () => {
-    const [run] = fs.readFileSync(path.join(dir, 'runs.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    const steps = fs.readFileSync(path.join(dir, 'steps.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const [run] = fs
+      .readFileSync(path.join(dir, 'runs.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const steps = fs
+      .readFileSync(path.join(dir, 'steps.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(steps).toHaveLength(3);
-    expect(run).toMatchObject({ calls: 3, input_tokens: 4500, cached_tokens: 2100, cache_write_tokens: 1450, output_tokens: 260, reasoning_tokens: 160 });
-    expect(run.cost_usd).toBeCloseTo(steps.reduce((s: number, x: { cost_usd: number }) => s + x.cost_usd, 0), 15);
+    expect(run).toMatchObject({
+      calls: 3,
+      input_tokens: 4500,
+      cached_tokens: 2100,
+      cache_write_tokens: 1450,
+      output_tokens: 260,
+      reasoning_tokens: 160,
+    });
+    expect(run.cost_usd).toBeCloseTo(
+      steps.reduce((s: number, x: { cost_usd: number }) => s + x.cost_usd, 0),
+      15,
+    );
   });
 
   it('re-priced as claude-sonnet-4-5, runs.csv equals the sum of steps.csv in every price field', async () => {
@@ -62,7 +103,8 @@ describe('a gateway run with cache writes and reasoning', () => {
     const steps = readCsv(path.join(dir, 'steps.csv'));
     expect(runs).toHaveLength(1);
     expect(steps).toHaveLength(3);
-    for (const k of ['input_tokens', 'output_tokens', 'cached_tokens', 'cache_write_tokens', 'reasoning_tokens']) expect(Number(runs[0]![k]), k).toBe(sum(steps, k));
+    for (const k of ['input_tokens', 'output_tokens', 'cached_tokens', 'cache_write_tokens', 'reasoning_tokens'])
+      expect(Number(runs[0]![k]), k).toBe(sum(steps, k));
     expect(Number(runs[0]!.cost_usd)).toBeCloseTo(sum(steps, 'cost_usd'), 15);
     expect(Number(runs[0]!.cost_usd)).toBeCloseTo(Number(steps.at(-1)!.cum_cost_usd), 15);
     // Independently: recorded without prompt caching, so cache reads bill as input; writes at $3.75, the rest of the input at $3, output at $15 (reasoning too: no rate of its own).
@@ -70,14 +112,24 @@ describe('a gateway run with cache writes and reasoning', () => {
     expect(Number(runs[0]!.cost_usd)).toBeCloseTo(expected, 12);
   });
 
-  it('re-priced at a long-context tier, each call is billed at its own prompt\'s tier and the run is the sum of them (runs.csv, repricing.csv)', async () => {
+  it("re-priced at a long-context tier, each call is billed at its own prompt's tier and the run is the sum of them (runs.csv, repricing.csv)", async () => {
     const tiered = path.join(tmp, 'tiered');
     fs.cpSync(dir, tiered, { recursive: true });
     // Calls 2 and 3 (1,500 and 1,800 prompt tokens) are above 1,400; call 1 (1,200) is not, though the run's 4,500 are.
-    const price = { ...requirePrice(loadPricing(), 'claude-sonnet-4-5'), long_context: [{ above_tokens: 1400, input_per_1m: 6, cached_input_per_1m: 0.6, cache_write_per_1m: 7.5, output_per_1m: 22.5 }] };
+    const price = {
+      ...requirePrice(loadPricing(), 'claude-sonnet-4-5'),
+      long_context: [
+        { above_tokens: 1400, input_per_1m: 6, cached_input_per_1m: 0.6, cache_write_per_1m: 7.5, output_per_1m: 22.5 },
+      ],
+    };
     await buildReports(tiered, { price, priceAs: [price] });
     const [c1, c2, c3] = CALLS;
-    const expected = ((c1!.prompt - c1!.write) * 3 + c1!.write * 3.75 + c1!.output * 15 + [c2!, c3!].reduce((s, c) => s + (c.prompt - c.write) * 6 + c.write * 7.5 + c.output * 22.5, 0)) / 1e6;
+    const expected =
+      ((c1!.prompt - c1!.write) * 3 +
+        c1!.write * 3.75 +
+        c1!.output * 15 +
+        [c2!, c3!].reduce((s, c) => s + (c.prompt - c.write) * 6 + c.write * 7.5 + c.output * 22.5, 0)) /
+      1e6;
     const steps = readCsv(path.join(tiered, 'steps.csv'));
     expect(sum(steps, 'cost_usd')).toBeCloseTo(expected, 12);
     expect(Number(readCsv(path.join(tiered, 'runs.csv'))[0]!.cost_usd)).toBeCloseTo(expected, 12);
@@ -85,7 +137,7 @@ describe('a gateway run with cache writes and reasoning', () => {
     expect(Number(off.cost_usd_total)).toBeCloseTo(expected, 12);
   });
 
-  it("an older record without the two totals takes them from its steps, and is re-priced the same", async () => {
+  it('an older record without the two totals takes them from its steps, and is re-priced the same', async () => {
     const older = path.join(tmp, 'older');
     fs.cpSync(dir, older, { recursive: true });
     const file = path.join(older, 'runs.jsonl');
@@ -102,7 +154,12 @@ describe('a gateway run with cache writes and reasoning', () => {
     fs.cpSync(dir, edited, { recursive: true });
     const file = path.join(edited, 'runs.jsonl');
     const record = JSON.parse(fs.readFileSync(file, 'utf8'));
-    fs.writeFileSync(file, `${JSON.stringify({ ...record, run_id: 'other' })}\n${JSON.stringify({ ...record, cache_write_tokens: 1000 })}\n`);
-    await expect(buildReports(edited)).rejects.toThrow(/^runs\.jsonl line 2: cache_write_tokens is 1000, but the run's 3 step record\(s\) in steps\.jsonl add up to 1450/);
+    fs.writeFileSync(
+      file,
+      `${JSON.stringify({ ...record, run_id: 'other' })}\n${JSON.stringify({ ...record, cache_write_tokens: 1000 })}\n`,
+    );
+    await expect(buildReports(edited)).rejects.toThrow(
+      /^runs\.jsonl line 2: cache_write_tokens is 1000, but the run's 3 step record\(s\) in steps\.jsonl add up to 1450/,
+    );
   });
 });

@@ -48,7 +48,9 @@ describe('loadMeta and readMeta', () => {
 
   it('an unknown role model or a missing field is refused too', () => {
     const roles = dirWith({ ...reference, fixed: { ...reference.fixed, role_models: { critic: 'sim' } } });
-    expect(() => loadMeta(roles)).toThrow(`${path.join(roles, 'meta.json')}: fixed.role_models: unknown field(s) 'critic'`);
+    expect(() => loadMeta(roles)).toThrow(
+      `${path.join(roles, 'meta.json')}: fixed.role_models: unknown field(s) 'critic'`,
+    );
     const { runs_done: _, ...noRunsDone } = reference;
     expect(() => loadMeta(dirWith(noRunsDone))).toThrow(/: runs_done: missing/);
   });
@@ -83,19 +85,38 @@ describe('bench --resume reads meta.json strictly', () => {
     const dir = dirWith({ ...reference, status: 'interrupted', grid: { ...reference.grid, max_steps: ['12'] } });
     const r = await benchInProcess(['--resume', dir, '-q']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe(`bench: ${path.join(dir, 'meta.json')}: grid.max_steps[0]: Invalid input: expected number, received string\n`);
+    expect(r.stderr).toBe(
+      `bench: ${path.join(dir, 'meta.json')}: grid.max_steps[0]: Invalid input: expected number, received string\n`,
+    );
     expect(fs.existsSync(path.join(dir, 'runs.jsonl'))).toBe(false);
   });
 
   it('an imported directory: refused in one line (no sweep to resume)', async () => {
-    const dir = dirWith({ ...reference, status: 'complete', imported: { format: 'atif', files: 1, skipped: 0, notes: [] } });
+    const dir = dirWith({
+      ...reference,
+      status: 'complete',
+      imported: { format: 'atif', files: 1, skipped: 0, notes: [] },
+    });
     const r = await benchInProcess(['--resume', dir, '-q']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe(`bench: ${dir}: made by bench import from trajectory files, not by a sweep: there is nothing to resume\n`);
+    expect(r.stderr).toBe(
+      `bench: ${dir}: made by bench import from trajectory files, not by a sweep: there is nothing to resume\n`,
+    );
   });
 
   it('finishes a task-queue sweep with its --role-model models, and its meta.json keeps every field in order', async () => {
-    const sweep = ['-s', 'babyagi-queue-explosion', '--role-model', 'execute=sim:babyagi-converging', '--max-rounds', '4', '-n', '2', '-q', '--no-transcripts'];
+    const sweep = [
+      '-s',
+      'babyagi-queue-explosion',
+      '--role-model',
+      'execute=sim:babyagi-converging',
+      '--max-rounds',
+      '4',
+      '-n',
+      '2',
+      '-q',
+      '--no-transcripts',
+    ];
     const whole = path.join(tmp, 'tq-whole');
     const part = path.join(tmp, 'tq-part');
     expect((await benchInProcess([...sweep, '-o', whole])).code).toBe(0);
@@ -105,10 +126,21 @@ describe('bench --resume reads meta.json strictly', () => {
     const kept = runs(part).slice(0, 1);
     const keptId = (JSON.parse(kept[0]!) as RunRecord).run_id;
     fs.writeFileSync(path.join(part, 'runs.jsonl'), `${kept[0]}\n`);
-    const steps = fs.readFileSync(path.join(part, 'steps.jsonl'), 'utf8').trim().split('\n').filter((l) => JSON.parse(l).run_id === keptId);
+    const steps = fs
+      .readFileSync(path.join(part, 'steps.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .filter((l) => JSON.parse(l).run_id === keptId);
     fs.writeFileSync(path.join(part, 'steps.jsonl'), `${steps.join('\n')}\n`);
     const metaFile = path.join(part, 'meta.json');
-    fs.writeFileSync(metaFile, JSON.stringify({ ...JSON.parse(fs.readFileSync(metaFile, 'utf8')), status: 'interrupted', runs_done: 1 }, null, 2));
+    fs.writeFileSync(
+      metaFile,
+      JSON.stringify(
+        { ...JSON.parse(fs.readFileSync(metaFile, 'utf8')), status: 'interrupted', runs_done: 1 },
+        null,
+        2,
+      ),
+    );
     const keysBefore = Object.keys(JSON.parse(fs.readFileSync(metaFile, 'utf8')));
 
     const r = await benchInProcess(['--resume', part, '-q']);

@@ -33,10 +33,13 @@ describe('the model-name resolver', () => {
     expect(findPrice(table, spelled)?.model).toBe(name);
   });
 
-  it.each(['gemini-2.5-flash', 'openai:', 'gpt-4o-turbo', 'claude-sonnet', '', 'toString', '2024-08-06'])('has no price for %j', (spelled) => {
-    expect(pricedName(table, spelled)).toBeUndefined();
-    expect(findPrice(table, spelled)).toBeUndefined();
-  });
+  it.each(['gemini-2.5-flash', 'openai:', 'gpt-4o-turbo', 'claude-sonnet', '', 'toString', '2024-08-06'])(
+    'has no price for %j',
+    (spelled) => {
+      expect(pricedName(table, spelled)).toBeUndefined();
+      expect(findPrice(table, spelled)).toBeUndefined();
+    },
+  );
 
   it("takes a snapshot's own entry over its model's, and says which model an unknown name is not", () => {
     const own: PricingTable = { models: { ...table.models, 'gpt-4o-2024-05-13': { input: 5, output: 15 } } };
@@ -51,7 +54,16 @@ describe('the model-name resolver', () => {
 describe('every place that prices a model by its name', () => {
   it('import, the gateway, bench run and per-role models give one spelling one price', () => {
     const byImport = pricing({}) as (model: string) => ReturnType<typeof findPrice>;
-    const flags = { port: '0', host: '127.0.0.1', latency: '0', errorRate: '0', faults: '', retryAfter: '1', promptCache: 'off', out: path.join(os.tmpdir(), 'never-written') };
+    const flags = {
+      port: '0',
+      host: '127.0.0.1',
+      latency: '0',
+      errorRate: '0',
+      faults: '',
+      retryAfter: '1',
+      promptCache: 'off',
+      out: path.join(os.tmpdir(), 'never-written'),
+    };
     const byGateway = gatewayOptions(flags, {})!.priceOf!;
     for (const [spelled, name] of [
       ['openai/gpt-4o', 'gpt-4o'],
@@ -65,6 +77,8 @@ describe('every place that prices a model by its name', () => {
     expect(resolvePrice({}, ['openai:gpt-4o-2024-08-06'], table).model).toBe('gpt-4o');
     expect(resolvePrice({ priceModel: 'anthropic:claude-haiku-4-5' }, ['sim'], table).model).toBe('claude-haiku-4-5');
     expect(() => resolvePrice({}, ['openai:gpt-9-2031-01-01'], table)).toThrow(/no price for model 'gpt-9-2031-01-01'/);
-    expect(modelPrices(['openai:gpt-4.1-mini-2025-04-14', 'sim'], table, 'data/pricing.yaml')).toEqual({ 'openai:gpt-4.1-mini-2025-04-14': findPrice(table, 'gpt-4.1-mini') });
+    expect(modelPrices(['openai:gpt-4.1-mini-2025-04-14', 'sim'], table, 'data/pricing.yaml')).toEqual({
+      'openai:gpt-4.1-mini-2025-04-14': findPrice(table, 'gpt-4.1-mini'),
+    });
   });
 });

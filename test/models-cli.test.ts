@@ -18,7 +18,9 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 /** Every file under a directory, recursively. */
 function files(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : [path.join(dir, e.name)]));
 }
 
 describe('a run with a key: the key appears in no artifact', () => {
@@ -33,10 +35,36 @@ describe('a run with a key: the key appears in no artifact', () => {
     // time, so the scripted faults fall on the same calls each time: some runs end in error, not all (a
     // sweep in which every run errs exits 1).
     let x = 7;
-    const random = () => ((x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-    server = await serve({ logFile: serveLog, errorRate: 0.15, faults: ['500', 'reset', 'no-usage', 'bad-args'], random });
+    const random = () => (x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    server = await serve({
+      logFile: serveLog,
+      errorRate: 0.15,
+      faults: ['500', 'reset', 'no-usage', 'bad-args'],
+      random,
+    });
     r = await benchAsync(
-      ['--model', 'openai:seed-calibrated', '--base-url', server.url, '--scenario', 'seed-calibrated', '--steps', '4', '-n', '4', '--max-retries', '0', '-j', '1', '--record', cassette, '--out', out, '--json', '--debug'],
+      [
+        '--model',
+        'openai:seed-calibrated',
+        '--base-url',
+        server.url,
+        '--scenario',
+        'seed-calibrated',
+        '--steps',
+        '4',
+        '-n',
+        '4',
+        '--max-retries',
+        '0',
+        '-j',
+        '1',
+        '--record',
+        cassette,
+        '--out',
+        out,
+        '--json',
+        '--debug',
+      ],
       { OPENAI_API_KEY: FAKE_KEY },
     );
     await server.close();
@@ -44,7 +72,11 @@ describe('a run with a key: the key appears in no artifact', () => {
 
   it('runs, with some runs ending in error', () => {
     expect(r.code).toBe(0);
-    const runs = fs.readFileSync(path.join(out, 'runs.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const runs = fs
+      .readFileSync(path.join(out, 'runs.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(runs).toHaveLength(4);
     expect(runs.some((x) => x.stop_reason === 'error')).toBe(true);
     expect(runs.some((x) => x.stop_reason !== 'error')).toBe(true);
@@ -62,7 +94,22 @@ describe('a run with a key: the key appears in no artifact', () => {
   });
 
   it('--replay re-runs it offline, without a key or a server', async () => {
-    const again = await benchAsync(['--replay', cassette, '--scenario', 'seed-calibrated', '--steps', '3', '-n', '4', '--out', path.join(tmp, 'replayed'), '--json'], {});
+    const again = await benchAsync(
+      [
+        '--replay',
+        cassette,
+        '--scenario',
+        'seed-calibrated',
+        '--steps',
+        '3',
+        '-n',
+        '4',
+        '--out',
+        path.join(tmp, 'replayed'),
+        '--json',
+      ],
+      {},
+    );
     expect(again.stderr).toBe('');
     expect(again.code).toBe(0);
     const json = JSON.parse(again.stdout);
@@ -88,9 +135,18 @@ describe('bad input: one line, exit 2, nothing written', () => {
   const key = { OPENAI_API_KEY: FAKE_KEY };
   const cases: Array<[string, Partial<RunOptions>, RegExp, NodeJS.ProcessEnv?]> = [
     ['empty openai model', { model: 'openai:' }, /--model openai:: name the model/],
-    ['bad --base-url', { model: 'openai:x', baseUrl: 'localhost:8787' }, /--base-url: 'localhost:8787' is not http or https/],
+    [
+      'bad --base-url',
+      { model: 'openai:x', baseUrl: 'localhost:8787' },
+      /--base-url: 'localhost:8787' is not http or https/,
+    ],
     ['unparsable --base-url', { model: 'openai:x', baseUrl: 'http://' }, /--base-url: 'http:\/\/' is not a URL/],
-    ['bad OPENAI_BASE_URL', { model: 'openai:x' }, /OPENAI_BASE_URL: 'nope' is not a URL/, { ...key, OPENAI_BASE_URL: 'nope' }],
+    [
+      'bad OPENAI_BASE_URL',
+      { model: 'openai:x' },
+      /OPENAI_BASE_URL: 'nope' is not a URL/,
+      { ...key, OPENAI_BASE_URL: 'nope' },
+    ],
     ['bad --request-timeout', { requestTimeout: '0' }, /--request-timeout: 0 is below the minimum/],
     ['bad --max-retries', { maxRetries: '1.5' }, /--max-retries: '1.5' is not a whole number/],
     ['negative --max-retries', { maxRetries: '-1' }, /--max-retries: -1 is below the minimum 0/],
@@ -105,16 +161,46 @@ describe('bad input: one line, exit 2, nothing written', () => {
 
   it('bench run --help and bench serve --help document the flags', async () => {
     const run = await benchAsync(['run', '--help'], {});
-    for (const f of ['--base-url', '--request-timeout', '--max-retries', '--record', '--replay', 'openai:<model>']) expect(run.stdout).toContain(f);
+    for (const f of ['--base-url', '--request-timeout', '--max-retries', '--record', '--replay', 'openai:<model>'])
+      expect(run.stdout).toContain(f);
     const s = await benchAsync(['serve', '--help'], {});
-    for (const f of ['--port', '--host', '--latency', '--error-rate', '--faults', '--retry-after', '--profile', '--prompt-cache', '--log']) expect(s.stdout).toContain(f);
+    for (const f of [
+      '--port',
+      '--host',
+      '--latency',
+      '--error-rate',
+      '--faults',
+      '--retry-after',
+      '--profile',
+      '--prompt-cache',
+      '--log',
+    ])
+      expect(s.stdout).toContain(f);
   });
 });
 
 describe('bench serve flags', () => {
-  const base = { port: '0', host: '127.0.0.1', latency: '0', errorRate: '0', faults: '429,500', retryAfter: '1', promptCache: 'off' };
+  const base = {
+    port: '0',
+    host: '127.0.0.1',
+    latency: '0',
+    errorRate: '0',
+    faults: '429,500',
+    retryAfter: '1',
+    promptCache: 'off',
+  };
   it('parses good values', () => {
-    expect(serveOptions({ ...base, latency: '200', errorRate: '0.25', faults: 'reset,timeout,empty,no-usage,bad-args', profile: 'tiny-agent', promptCache: 'on', log: 'x.jsonl' })).toMatchObject({
+    expect(
+      serveOptions({
+        ...base,
+        latency: '200',
+        errorRate: '0.25',
+        faults: 'reset,timeout,empty,no-usage,bad-args',
+        profile: 'tiny-agent',
+        promptCache: 'on',
+        log: 'x.jsonl',
+      }),
+    ).toMatchObject({
       latencyMs: 200,
       errorRate: 0.25,
       faults: ['reset', 'timeout', 'empty', 'no-usage', 'bad-args'],
@@ -122,13 +208,19 @@ describe('bench serve flags', () => {
       promptCache: true,
       logFile: 'x.jsonl',
     });
-    expect(serveOptions(base, new Date('2026-01-02T03:04:05Z')).logFile).toMatch(/results\/serve-2026-01-02T03-04-05\.jsonl$/);
+    expect(serveOptions(base, new Date('2026-01-02T03:04:05Z')).logFile).toMatch(
+      /results\/serve-2026-01-02T03-04-05\.jsonl$/,
+    );
   });
   it.each([
     ['port', '70000', /--port: 70000 is above the maximum 65535/],
     ['latency', '-1', /--latency: -1 is below the minimum 0/],
     ['errorRate', '1.5', /--error-rate: 1.5 is above the maximum 1/],
-    ['faults', '500,lag', /--faults: unknown fault 'lag' \(accepted: 429, 500, reset, timeout, empty, no-usage, bad-args, overlong\)/],
+    [
+      'faults',
+      '500,lag',
+      /--faults: unknown fault 'lag' \(accepted: 429, 500, reset, timeout, empty, no-usage, bad-args, overlong\)/,
+    ],
     ['retryAfter', 'soon', /--retry-after: 'soon' is not a number/],
     ['profile', 'nope', /unknown simulated profile 'nope'/],
     ['promptCache', 'maybe', /--prompt-cache: 'maybe' is not accepted/],

@@ -24,7 +24,10 @@ const env = { ...process.env, OPENAI_API_KEY: SECRET };
 
 describe('files a budgets file names must be regular files inside its tree or the working directory', () => {
   it('system_file: /proc/self/environ is refused before it is read: exit 2, nothing written, the key nowhere', async () => {
-    const { dir, file } = budgetsIn('environ', 'scenario: tiny-agent-sum-of-squares\n    system_file: /proc/self/environ');
+    const { dir, file } = budgetsIn(
+      'environ',
+      'scenario: tiny-agent-sum-of-squares\n    system_file: /proc/self/environ',
+    );
     const out = path.join(dir, 'out');
     const r = await bench(['check', file, '-q', '-o', out], env);
     expect(r.code).toBe(2);
@@ -42,7 +45,10 @@ describe('files a budgets file names must be regular files inside its tree or th
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`scenarios[0].scenario: ./linked.yaml is outside the budgets file's directory`);
     expect(r.stderr).not.toContain('root:');
-    const goal = budgetsIn('goal', 'scenario: tiny-agent-sum-of-squares\n    goal_file: ../../../../../../etc/hostname');
+    const goal = budgetsIn(
+      'goal',
+      'scenario: tiny-agent-sum-of-squares\n    goal_file: ../../../../../../etc/hostname',
+    );
     const g = await bench(['check', goal.file, '-q', '-o', path.join(goal.dir, 'out')]);
     expect(g.code).toBe(2);
     expect(g.stderr).toContain('scenarios[0].goal_file: ../../../../../../etc/hostname is outside');
@@ -66,7 +72,9 @@ describe('files a budgets file names must be regular files inside its tree or th
     const r = await bench(['check', file, '-q', '--allow-outside-files', '-o', path.join(dir, 'out')]);
     expect(r.code, r.stderr).toBe(0);
     const transcript = fs.readdirSync(path.join(dir, 'out', 'transcripts'))[0]!;
-    expect(fs.readFileSync(path.join(dir, 'out', 'transcripts', transcript), 'utf8')).toContain('You are a careful assistant. Use run_python');
+    expect(fs.readFileSync(path.join(dir, 'out', 'transcripts', transcript), 'utf8')).toContain(
+      'You are a careful assistant. Use run_python',
+    );
   });
 
   it('a file that is not a scenario (shaped like /etc/shadow) is never echoed in the error', async () => {
@@ -75,14 +83,19 @@ describe('files a budgets file names must be regular files inside its tree or th
     fs.writeFileSync(path.join(dir, 'shadow'), users.map((u) => `${u}:19700:0:99999:7:::\n`).join(''));
     const r = await bench(['check', file, '-q', '-o', path.join(dir, 'out')]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('(top level): 5 unknown field(s), none shaped like a field name (is this the right file?)');
+    expect(r.stderr).toContain(
+      '(top level): 5 unknown field(s), none shaped like a field name (is this the right file?)',
+    );
     expect(r.stderr).not.toMatch(/HASHSECRET|daemon|alice/);
   });
 
   it('unknown fields are quoted a few at a time, and only field-name-shaped ones', async () => {
     const { dir, file } = budgetsIn('typos', 'scenario: ./typos.yaml');
     const scenario = fs.readFileSync(fixture('quick-sum.yaml'), 'utf8').replace(/^id: .*$/m, 'id: typos');
-    fs.writeFileSync(path.join(dir, 'typos.yaml'), `${scenario}stepz: 1\ntimout: 2\nmodle: 3\nextra: 4\n"a line: with a secret SECRETLINE": 5\n`);
+    fs.writeFileSync(
+      path.join(dir, 'typos.yaml'),
+      `${scenario}stepz: 1\ntimout: 2\nmodle: 3\nextra: 4\n"a line: with a secret SECRETLINE": 5\n`,
+    );
     const r = await bench(['check', file, '-q', '-o', path.join(dir, 'out')]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("(top level): unknown field(s) 'stepz', 'timout', 'modle' and 2 more, not shown");
@@ -92,7 +105,9 @@ describe('files a budgets file names must be regular files inside its tree or th
 
 describe('--base-url credentials in the query string are masked like userinfo', () => {
   it('redact masks query-string credentials and keeps the rest of the URL', () => {
-    expect(redact('http://proxy:8080/v1?api_key=QSECRET1&region=eu')).toBe('http://proxy:8080/v1?api_key=***&region=eu');
+    expect(redact('http://proxy:8080/v1?api_key=QSECRET1&region=eu')).toBe(
+      'http://proxy:8080/v1?api_key=***&region=eu',
+    );
     expect(redact('https://h/v1?x=1&access_token=QSECRET2#frag')).toBe('https://h/v1?x=1&access_token=***#frag');
     expect(redact('--base-url=https://u:p@h/v1?key=QSECRET3')).toBe('--base-url=https://***@h/v1?key=***');
     expect(redact('https://h/v1?sig=QSECRET4;auth=QSECRET5')).toBe('https://h/v1?sig=***;auth=***');
@@ -100,7 +115,17 @@ describe('--base-url credentials in the query string are masked like userinfo', 
 
   it('meta.json and report.html hold the masked URL, never the secret', async () => {
     const out = path.join(tmp, 'query-url');
-    const r = await bench(['--scenario', 'tiny-agent-sum-of-squares', '-n', '1', '--base-url', 'http://127.0.0.1:9/v1?api_key=QUERYSECRET42&region=eu', '-q', '--out', out]);
+    const r = await bench([
+      '--scenario',
+      'tiny-agent-sum-of-squares',
+      '-n',
+      '1',
+      '--base-url',
+      'http://127.0.0.1:9/v1?api_key=QUERYSECRET42&region=eu',
+      '-q',
+      '--out',
+      out,
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const meta = fs.readFileSync(path.join(out, 'meta.json'), 'utf8');
     expect(meta).toContain('http://127.0.0.1:9/v1?api_key=***&region=eu');
@@ -112,7 +137,17 @@ describe('--base-url credentials in the query string are masked like userinfo', 
   });
 
   it('a bad --base-url is quoted masked in its error', async () => {
-    const r = await bench(['--scenario', 'tiny-agent-sum-of-squares', '-n', '1', '--base-url', 'ftp://h/v1?token=QUERYSECRET43', '-q', '--out', path.join(tmp, 'bad-url')]);
+    const r = await bench([
+      '--scenario',
+      'tiny-agent-sum-of-squares',
+      '-n',
+      '1',
+      '--base-url',
+      'ftp://h/v1?token=QUERYSECRET43',
+      '-q',
+      '--out',
+      path.join(tmp, 'bad-url'),
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toBe("bench: --base-url: 'ftp://h/v1?token=***' is not http or https");
   });

@@ -28,14 +28,45 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-const model = () => new OpenAIModel('openai:gpt-4o-mini', 'gpt-4o-mini', { apiKey: FAKE_KEY, baseURL: url, timeoutMs: 5000, maxRetries: 0 });
+const model = () =>
+  new OpenAIModel('openai:gpt-4o-mini', 'gpt-4o-mini', {
+    apiKey: FAKE_KEY,
+    baseURL: url,
+    timeoutMs: 5000,
+    maxRetries: 0,
+  });
 const ctx = { runId: 'r', scenario: 's', step: 1, round: 0, role: 'act' as const };
-const request = { model: 'openai:gpt-4o-mini', messages: [{ role: 'user' as const, content: 'hi' }], max_tokens: 64, seed: 3 };
-const choice = { index: 0, message: { role: 'assistant', content: 'hello', refusal: null, annotations: [] }, finish_reason: 'stop', logprobs: null };
+const request = {
+  model: 'openai:gpt-4o-mini',
+  messages: [{ role: 'user' as const, content: 'hi' }],
+  max_tokens: 64,
+  seed: 3,
+};
+const choice = {
+  index: 0,
+  message: { role: 'assistant', content: 'hello', refusal: null, annotations: [] },
+  finish_reason: 'stop',
+  logprobs: null,
+};
 
 describe('OpenAIModel', () => {
   it('sends the bare model name, the key as a bearer header, and reads usage including cached tokens', async () => {
-    answer = { status: 200, body: { id: 'x', object: 'chat.completion', created: 0, model: 'gpt-4o-mini', choices: [choice], usage: { prompt_tokens: 11, completion_tokens: 2, total_tokens: 13, prompt_tokens_details: { cached_tokens: 4 } } } };
+    answer = {
+      status: 200,
+      body: {
+        id: 'x',
+        object: 'chat.completion',
+        created: 0,
+        model: 'gpt-4o-mini',
+        choices: [choice],
+        usage: {
+          prompt_tokens: 11,
+          completion_tokens: 2,
+          total_tokens: 13,
+          prompt_tokens_details: { cached_tokens: 4 },
+        },
+      },
+    };
     const r = await model().complete(request, ctx);
     expect(seen.at(-1)!.body).toMatchObject({ model: 'gpt-4o-mini', max_tokens: 64, seed: 3 });
     expect(seen.at(-1)!.auth).toBe(`Bearer ${FAKE_KEY}`);
@@ -46,14 +77,56 @@ describe('OpenAIModel', () => {
   });
 
   it("reads a reasoning model's reasoning tokens apart (a part of completion_tokens)", async () => {
-    answer = { status: 200, body: { id: 'x', object: 'chat.completion', created: 0, model: 'o4-mini', choices: [choice], usage: { prompt_tokens: 11, completion_tokens: 40, total_tokens: 51, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 32 } } } };
-    expect((await model().complete(request, ctx)).usage).toEqual({ prompt_tokens: 11, completion_tokens: 40, cached_tokens: 0, reasoning_tokens: 32 });
+    answer = {
+      status: 200,
+      body: {
+        id: 'x',
+        object: 'chat.completion',
+        created: 0,
+        model: 'o4-mini',
+        choices: [choice],
+        usage: {
+          prompt_tokens: 11,
+          completion_tokens: 40,
+          total_tokens: 51,
+          prompt_tokens_details: { cached_tokens: 0 },
+          completion_tokens_details: { reasoning_tokens: 32 },
+        },
+      },
+    };
+    expect((await model().complete(request, ctx)).usage).toEqual({
+      prompt_tokens: 11,
+      completion_tokens: 40,
+      cached_tokens: 0,
+      reasoning_tokens: 32,
+    });
   });
 
   it('reads answers as bench serve and the gateway do: a legacy function_call finish is a tool call, a cache write is kept', async () => {
     const call = { id: 'c1', type: 'function', function: { name: 'run_python', arguments: '{"code":"1"}' } };
-    const usage = { prompt_tokens: 30, completion_tokens: 5, total_tokens: 35, prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 20 } };
-    answer = { status: 200, body: { id: 'x', object: 'chat.completion', created: 0, model: 'gpt-4o-mini', choices: [{ ...choice, message: { role: 'assistant', content: null, tool_calls: [call] }, finish_reason: 'function_call' }], usage } };
+    const usage = {
+      prompt_tokens: 30,
+      completion_tokens: 5,
+      total_tokens: 35,
+      prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 20 },
+    };
+    answer = {
+      status: 200,
+      body: {
+        id: 'x',
+        object: 'chat.completion',
+        created: 0,
+        model: 'gpt-4o-mini',
+        choices: [
+          {
+            ...choice,
+            message: { role: 'assistant', content: null, tool_calls: [call] },
+            finish_reason: 'function_call',
+          },
+        ],
+        usage,
+      },
+    };
     const r = await model().complete(request, ctx);
     expect(r.finishReason).toBe('tool_calls');
     expect(r.message).toEqual({ role: 'assistant', content: null, tool_calls: [call] });
@@ -61,19 +134,43 @@ describe('OpenAIModel', () => {
   });
 
   it('usage without a completion count is no usage: an error, never priced as 0 output tokens', async () => {
-    answer = { status: 200, body: { id: 'x', object: 'chat.completion', created: 0, model: 'gpt-4o-mini', choices: [choice], usage: { prompt_tokens: 11 } } };
+    answer = {
+      status: 200,
+      body: {
+        id: 'x',
+        object: 'chat.completion',
+        created: 0,
+        model: 'gpt-4o-mini',
+        choices: [choice],
+        usage: { prompt_tokens: 11 },
+      },
+    };
     await expect(model().complete(request, ctx)).rejects.toThrow(/response has no usage/);
   });
 
   it('a response without usage is a ModelError that says so', async () => {
-    answer = { status: 200, body: { id: 'x', object: 'chat.completion', created: 0, model: 'gpt-4o-mini', choices: [choice] } };
+    answer = {
+      status: 200,
+      body: { id: 'x', object: 'chat.completion', created: 0, model: 'gpt-4o-mini', choices: [choice] },
+    };
     await expect(model().complete(request, ctx)).rejects.toThrow(/response has no usage/);
     await expect(model().complete(request, ctx)).rejects.toBeInstanceOf(ModelError);
   });
 
   it('a provider error that echoes the key does not carry it into the error message', async () => {
-    answer = { status: 401, body: { error: { message: `Incorrect API key provided: ${FAKE_KEY}. You can find your API key at ...`, type: 'invalid_request_error', code: 'invalid_api_key' } } };
-    const e = await model().complete(request, ctx).catch((x: unknown) => x as ModelError);
+    answer = {
+      status: 401,
+      body: {
+        error: {
+          message: `Incorrect API key provided: ${FAKE_KEY}. You can find your API key at ...`,
+          type: 'invalid_request_error',
+          code: 'invalid_api_key',
+        },
+      },
+    };
+    const e = await model()
+      .complete(request, ctx)
+      .catch((x: unknown) => x as ModelError);
     expect(e).toBeInstanceOf(ModelError);
     expect(e.message).toMatch(/^HTTP 401 from gpt-4o-mini: .*Incorrect API key provided: \*\*\*/);
     expect(e.message).not.toContain('SECRET123');

@@ -26,13 +26,27 @@ const runView = (r: RunRecord) => ({
   answer: r.answer,
   success: r.success,
 });
-const stepView = (s: StepRecord) => [s.run_id, s.step, s.role, s.input_tokens, s.output_tokens, s.cached_tokens, s.action, s.fingerprint, s.retries, s.error];
+const stepView = (s: StepRecord) => [
+  s.run_id,
+  s.step,
+  s.role,
+  s.input_tokens,
+  s.output_tokens,
+  s.cached_tokens,
+  s.action,
+  s.fingerprint,
+  s.retries,
+  s.error,
+];
 
 function compare(a: SweepResult, b: SweepResult): void {
   // Run ids name scenario, settings and repeat (one model per sweep here), so they pair the runs up.
   const runs = (r: SweepResult) => [...r.runs].sort((p, q) => p.run_id.localeCompare(q.run_id)).map(runView);
   expect(runs(b)).toEqual(runs(a));
-  const steps = (r: SweepResult) => r.steps.map(stepView).sort((p, q) => `${p[0]}:${String(p[1]).padStart(4)}`.localeCompare(`${q[0]}:${String(q[1]).padStart(4)}`));
+  const steps = (r: SweepResult) =>
+    r.steps
+      .map(stepView)
+      .sort((p, q) => `${p[0]}:${String(p[1]).padStart(4)}`.localeCompare(`${q[0]}:${String(q[1]).padStart(4)}`));
   expect(steps(b)).toEqual(steps(a));
 }
 
@@ -44,13 +58,29 @@ describe('in-process sim and bench serve give identical runs', () => {
   afterAll(() => server.close());
 
   it('seed-calibrated and tiny-agent, 2 repeats, 2 step limits, concurrency 3, prompt cache off', async () => {
-    const flags = { scenario: 'seed-calibrated,tiny-agent-sum-of-squares', steps: '4,9', repeat: '2', seed: '11', concurrency: '3' };
+    const flags = {
+      scenario: 'seed-calibrated,tiny-agent-sum-of-squares',
+      steps: '4,9',
+      repeat: '2',
+      seed: '11',
+      concurrency: '3',
+    };
     const local = await sweepWith({ ...flags, model: 'sim' });
     // The model name picks the profile server-side; the scenario's own profile is the same one.
-    const servedSeed = await sweepWith({ ...flags, scenario: 'seed-calibrated', model: 'openai:seed-calibrated' }, { env: envFor(server) });
-    const servedTiny = await sweepWith({ ...flags, scenario: 'tiny-agent-sum-of-squares', model: 'openai:tiny-agent' }, { env: envFor(server) });
+    const servedSeed = await sweepWith(
+      { ...flags, scenario: 'seed-calibrated', model: 'openai:seed-calibrated' },
+      { env: envFor(server) },
+    );
+    const servedTiny = await sweepWith(
+      { ...flags, scenario: 'tiny-agent-sum-of-squares', model: 'openai:tiny-agent' },
+      { env: envFor(server) },
+    );
     dirs.push(local.dir, servedSeed.dir, servedTiny.dir);
-    const served = { ...servedSeed, runs: [...servedSeed.runs, ...servedTiny.runs], steps: [...servedSeed.steps, ...servedTiny.steps] };
+    const served = {
+      ...servedSeed,
+      runs: [...servedSeed.runs, ...servedTiny.runs],
+      steps: [...servedSeed.steps, ...servedTiny.steps],
+    };
     expect(local.runs).toHaveLength(8);
     expect(new Set(local.runs.map((r) => r.stop_reason))).toEqual(new Set(['max_steps', 'done']));
     compare(local, served);
@@ -59,7 +89,14 @@ describe('in-process sim and bench serve give identical runs', () => {
   it('with the prompt cache on, one run at a time (a provider cache is shared across runs)', async () => {
     const cached = await serve({ promptCache: true });
     try {
-      const flags = { scenario: 'seed-calibrated', steps: '12', repeat: '1', seed: '5', concurrency: '1', promptCache: 'on' };
+      const flags = {
+        scenario: 'seed-calibrated',
+        steps: '12',
+        repeat: '1',
+        seed: '5',
+        concurrency: '1',
+        promptCache: 'on',
+      };
       const local = await sweepWith({ ...flags, model: 'sim' });
       const served = await sweepWith({ ...flags, model: 'openai:seed-calibrated' }, { env: envFor(cached) });
       dirs.push(local.dir, served.dir);

@@ -16,7 +16,8 @@ describe('bench perf --only gateway', () => {
     // Longer histories are longer requests (a step is ~1.8 KB).
     expect(r.loads[1]!.requestBytes - r.loads[0]!.requestBytes).toBeGreaterThan(3000);
     // /proc is there on Linux: both servers spent some CPU per request.
-    if (process.platform === 'linux') for (const l of r.loads) expect([l.proxyCpuMs, l.gatewayCpuMs].every((x) => x !== null && x > 0)).toBe(true);
+    if (process.platform === 'linux')
+      for (const l of r.loads) expect([l.proxyCpuMs, l.gatewayCpuMs].every((x) => x !== null && x > 0)).toBe(true);
     expect(r.capacity.gateway).toBeGreaterThan(0);
     expect(r.capacity.proxy).toBeGreaterThan(0);
     const rows = gatewayRows(r);
@@ -28,6 +29,8 @@ describe('bench perf --only gateway', () => {
       ['9.2', 0.5, 'most'],
       ['10.2', 2, 'most'],
     ]);
-    expect(formatTargets(rows)).toMatch(/8\.2 gateway: CPU per request ÷ pass-through proxy's \(3-step history, 4 agents\)/);
+    expect(formatTargets(rows)).toMatch(
+      /8\.2 gateway: CPU per request ÷ pass-through proxy's \(3-step history, 4 agents\)/,
+    );
   }, 60_000);
 });

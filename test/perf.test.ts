@@ -36,7 +36,8 @@ describe('metering cost', () => {
   it('counts a conversation incrementally and still exactly, even when a message is replaced mid-way', () => {
     const tools = ToolRegistry.fromDecls(resolveScenario('seed-calibrated').tools).specs;
     const counter = new TokenCounter();
-    const exact = (ms: ChatMessage[]) => 3 + toolsTokensUncached(tools) + ms.reduce((s, m) => s + messageTokensUncached(m), 0);
+    const exact = (ms: ChatMessage[]) =>
+      3 + toolsTokensUncached(tools) + ms.reduce((s, m) => s + messageTokensUncached(m), 0);
     const messages: ChatMessage[] = [
       { role: 'system', content: 'You are terse.' },
       { role: 'user', content: 'Sum the squares of 1..10.' },
@@ -68,14 +69,16 @@ describe('metering cost', () => {
     expect(row.ok).toBe(o.ratio <= 1.25);
     const lines = formatTargets([row]).split('\n');
     expect(lines[0]).toMatch(/^target +measured +limit +ratio +ok$/);
-    expect(lines[2]).toMatch(new RegExp(`^1\\. metering overhead.* ${o.ratio.toFixed(2)} +≤ 1\\.25 +[0-9.,]+ +${row.ok ? 'yes' : 'NO'}$`));
+    expect(lines[2]).toMatch(
+      new RegExp(`^1\\. metering overhead.* ${o.ratio.toFixed(2)} +≤ 1\\.25 +[0-9.,]+ +${row.ok ? 'yes' : 'NO'}$`),
+    );
     // The detail goes under the table, numbered like its row, so the table stays narrow.
     expect(lines[3]).toBe('');
     expect(lines[4]).toMatch(/^1\. sweep [0-9,]+ ms CPU \(6 steps\) ÷ tokenizing its 17 messages/);
     expect(Math.max(...lines.slice(0, 3).map((l) => l.length))).toBeLessThan(120);
   });
 
-  it('the workers row is the median of its pairs (the lower middle of an even count), lists every pair, and sets it against the machine\'s ceiling', async () => {
+  it("the workers row is the median of its pairs (the lower middle of an even count), lists every pair, and sets it against the machine's ceiling", async () => {
     const { medianBySpeedUp } = await import('../src/perf/workers.ts');
     const { workersRows } = await import('../src/perf/table.ts');
     const timing = (ms: number) => ({ ms, cpuMs: ms, runs: 1000, steps: 5000, calls: 52_135 });
@@ -83,20 +86,48 @@ describe('metering cost', () => {
     const pairs = [pair(9000, 5000), pair(8000, 5000), pair(9500, 5000), pair(7000, 5000)];
     expect(medianBySpeedUp(pairs).speedUp).toBe(1.6);
     const child = { ms: 8000, cpuMs: 12_000, peakRssMb: 245, stdout: '' };
-    const sample = (alone: number, slowest: number) => ({ alone: timing(alone), together: [timing(slowest - 500), timing(slowest)], speedUp: (2 * alone) / slowest });
+    const sample = (alone: number, slowest: number) => ({
+      alone: timing(alone),
+      together: [timing(slowest - 500), timing(slowest)],
+      speedUp: (2 * alone) / slowest,
+    });
     const ceilings = [sample(10_000, 11_000), sample(10_000, 10_000), sample(10_000, 12_500), sample(10_000, 10_500)];
     expect(medianBySpeedUp(ceilings).speedUp).toBeCloseTo(20 / 11, 9);
-    const [speed, rss] = workersRows({ workers: 2, ceilings, ceiling: medianBySpeedUp(ceilings), pairs, median: medianBySpeedUp(pairs), child });
+    const [speed, rss] = workersRows({
+      workers: 2,
+      ceilings,
+      ceiling: medianBySpeedUp(ceilings),
+      pairs,
+      median: medianBySpeedUp(pairs),
+      child,
+    });
     expect(speed!.value).toBe(1.6);
     expect(speed!.ok).toBe(false);
-    expect(speed!.detail).toContain('the median of 4 back-to-back pair(s), order alternating (1.80×, 1.60×, 1.90×, 1.40×)');
-    expect(speed!.detail).toContain('one sample after each pair (2 independent one-thread processes running the same sweep phase at once against one alone): 1.82×, 2.00×, 1.60×, 1.90×;');
-    expect(speed!.detail).toContain('the median sample took 11.0 s against 10.0 s for one alone, 1.82× the throughput; the workers reached 88 % of it');
+    expect(speed!.detail).toContain(
+      'the median of 4 back-to-back pair(s), order alternating (1.80×, 1.60×, 1.90×, 1.40×)',
+    );
+    expect(speed!.detail).toContain(
+      'one sample after each pair (2 independent one-thread processes running the same sweep phase at once against one alone): 1.82×, 2.00×, 1.60×, 1.90×;',
+    );
+    expect(speed!.detail).toContain(
+      'the median sample took 11.0 s against 10.0 s for one alone, 1.82× the throughput; the workers reached 88 % of it',
+    );
     expect(rss!.value).toBe(245);
   });
 
   it('a floor target (concurrency efficiency) uses limit ÷ measured as its ratio, with the limit in its unit', () => {
-    const bench = (measuredS: number) => ({ runs: 100, steps: 10, concurrency: 16, latencyMs: 200, calls: 1000, idealS: 12.5, measuredS, efficiency: 12.5 / measuredS, errors: 0, cpuMsPerCall: 1 });
+    const bench = (measuredS: number) => ({
+      runs: 100,
+      steps: 10,
+      concurrency: 16,
+      latencyMs: 200,
+      calls: 1000,
+      idealS: 12.5,
+      measuredS,
+      efficiency: 12.5 / measuredS,
+      errors: 0,
+      cpuMsPerCall: 1,
+    });
     const c = concurrencyRow(bench(13.1));
     expect(c).toMatchObject({ measured: '95.4 %', limitText: '≥ 90.0 %', ok: true });
     expect(c.ratio).toBeCloseTo(0.9 / (12.5 / 13.1), 9);
@@ -107,7 +138,11 @@ describe('metering cost', () => {
     const { executeRun } = await import('../src/runner/run-one.ts');
     const { expandSweep } = await import('../src/runner/sweep.ts');
     const plan = expandSweep(specOf(['seed-calibrated'], gridOf({ max_steps: 5 })))[0]!;
-    const deps = { counter: new TokenCounter(), tools: () => ToolRegistry.fromDecls(plan.scenario.tools), onStep: () => {} };
+    const deps = {
+      counter: new TokenCounter(),
+      tools: () => ToolRegistry.fromDecls(plan.scenario.tools),
+      onStep: () => {},
+    };
     expect((await executeRun(plan, { ...deps, transcript: false })).calls).toHaveLength(0);
     expect((await executeRun(plan, deps)).calls).toHaveLength(5);
   });
@@ -150,7 +185,11 @@ describe('fast output paths write the same bytes', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-csv-'));
     try {
       const r = await runOnce('seed-calibrated', { max_steps: 3 });
-      const rows = Array.from({ length: 3000 }, (_, i) => ({ ...runRow(r.record), run_id: `run "${i}", again`, answer: i % 7 ? '' : 'two\nlines' }));
+      const rows = Array.from({ length: 3000 }, (_, i) => ({
+        ...runRow(r.record),
+        run_id: `run "${i}", again`,
+        answer: i % 7 ? '' : 'two\nlines',
+      }));
       const many = new CsvFileWriter(path.join(dir, 'many.csv'));
       for (const row of rows) many.add(row);
       many.commit();
@@ -179,20 +218,38 @@ describe('fast output paths write the same bytes', () => {
     const rows = [
       ...r.steps.map(stepRow),
       runRow(r.record),
-      { a: 'say "hi", then go', b: 'two\nlines', c: '', d: null, e: true, f: false, g: 0.1 + 0.2, h: 'cr\rhere', i: undefined },
+      {
+        a: 'say "hi", then go',
+        b: 'two\nlines',
+        c: '',
+        d: null,
+        e: true,
+        f: false,
+        g: 0.1 + 0.2,
+        h: 'cr\rhere',
+        i: undefined,
+      },
     ];
     for (const row of rows) {
-      const reference = stringify([row], { header: true, columns: Object.keys(row), cast: { boolean: (v) => String(v) } });
+      const reference = stringify([row], {
+        header: true,
+        columns: Object.keys(row),
+        cast: { boolean: (v) => String(v) },
+      });
       expect(csvLine(row, true) + csvLine(row)).toBe(reference);
     }
   });
 });
 
 describe('bench perf flags', () => {
-  const bench = (...args: string[]) => spawnSync(process.execPath, [path.join(ROOT, 'bin/bench.js'), ...args], { cwd: ROOT, encoding: 'utf8' });
+  const bench = (...args: string[]) =>
+    spawnSync(process.execPath, [path.join(ROOT, 'bin/bench.js'), ...args], { cwd: ROOT, encoding: 'utf8' });
 
   it.each([
-    [['--only', 'speed'], /--only: 'speed' is not accepted \(accepted: micro, overhead, linear, concurrency, gateway, scale, workers, import\)/],
+    [
+      ['--only', 'speed'],
+      /--only: 'speed' is not accepted \(accepted: micro, overhead, linear, concurrency, gateway, scale, workers, import\)/,
+    ],
     [['--repeat', '0'], /--repeat: 0 is below the minimum 1/],
     [['--repeat', '2,3'], /--repeat: takes one value/],
   ])('bench perf %j fails with one line and exit code 2', (args, message) => {
@@ -202,7 +259,7 @@ describe('bench perf flags', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 
-  it('--only workers --quick measures its pair and the machine\'s ceiling and prints both workers rows (a smoke test, not a measurement)', () => {
+  it("--only workers --quick measures its pair and the machine's ceiling and prints both workers rows (a smoke test, not a measurement)", () => {
     const r = bench('perf', '--only', 'workers', '--quick', '--json');
     expect(r.status, r.stderr).toBe(0);
     const { workers } = JSON.parse(r.stdout);
@@ -213,7 +270,10 @@ describe('bench perf flags', () => {
     expect(workers.ceiling.alone.runs).toBe(workers.pairs[0].one.runs); // the same sweep phase, in a child process
     expect(workers.ceiling.speedUp).toBeGreaterThan(0);
     const targets = JSON.parse(r.stdout).targets.map((t: { target: string }) => t.target);
-    expect(targets).toEqual([expect.stringMatching(/^6\. workers: scale sweep wall time/), expect.stringMatching(/^7\. workers: peak RSS/)]);
+    expect(targets).toEqual([
+      expect.stringMatching(/^6\. workers: scale sweep wall time/),
+      expect.stringMatching(/^7\. workers: peak RSS/),
+    ]);
   }, 120_000);
 
   it('--only import --quick imports its trajectory in a child process and prints the rate and the peak RSS (a smoke test)', () => {
@@ -223,7 +283,10 @@ describe('bench perf flags', () => {
     expect(out.import.steps).toBe(20_000);
     expect(out.import.run.stdout).toMatch(/imported 1 run\(s\), 20000 agent step\(s\); records in /);
     expect(out.import.floorCpuMs).toBeGreaterThan(0);
-    expect(out.targets.map((t: { target: string }) => t.target)).toEqual([expect.stringMatching(/^\d+\. import: steps\/s/), expect.stringMatching(/^\d+\. import: peak RSS/)]);
+    expect(out.targets.map((t: { target: string }) => t.target)).toEqual([
+      expect.stringMatching(/^\d+\. import: steps\/s/),
+      expect.stringMatching(/^\d+\. import: peak RSS/),
+    ]);
   }, 60_000);
 
   it('documents every flag in --help', () => {

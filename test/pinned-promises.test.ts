@@ -41,7 +41,24 @@ describe('percentiles on known data', () => {
   });
 
   it('the summary of a configuration reports those percentiles for cost', async () => {
-    const runs = oneToTwenty.map((c) => ({ run_id: `r${c}`, config_id: 'c', scenario: 's', agent: 'react', settings: { limits: {} }, stop_reason: 'done', stop_step: 1, steps: c, calls: c, rounds: 0, input_tokens: c, output_tokens: c, cached_tokens: 0, cost_usd: c / 1000, elapsed_ms: c, success: true }));
+    const runs = oneToTwenty.map((c) => ({
+      run_id: `r${c}`,
+      config_id: 'c',
+      scenario: 's',
+      agent: 'react',
+      settings: { limits: {} },
+      stop_reason: 'done',
+      stop_step: 1,
+      steps: c,
+      calls: c,
+      rounds: 0,
+      input_tokens: c,
+      output_tokens: c,
+      cached_tokens: 0,
+      cost_usd: c / 1000,
+      elapsed_ms: c,
+      success: true,
+    }));
     const [summary] = summarizeConfigs(runs as never);
     expect(summary!.steps).toMatchObject({ p50: 10.5, p95: 19.05, max: 20 });
     expect(summary!.cost_usd.p95).toBeCloseTo(0.01905, 12);
@@ -98,7 +115,13 @@ describe('every repeat gets its own seed', () => {
   it('property: n repeats → n distinct seeds, the same n in every configuration (common random numbers)', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.integer({ min: 2, max: 40 }), (seed, repeat) => {
-        const spec = buildSweepSpec({ ...OPTIONS, scenario: 'seed-calibrated,tiny-agent-sum-of-squares', steps: '3,5', seed: String(seed), repeat: String(repeat) });
+        const spec = buildSweepSpec({
+          ...OPTIONS,
+          scenario: 'seed-calibrated,tiny-agent-sum-of-squares',
+          steps: '3,5',
+          seed: String(seed),
+          repeat: String(repeat),
+        });
         const plans = expandSweep(spec);
         const byConfig = new Map<string, number[]>();
         for (const p of plans) byConfig.set(p.configId, [...(byConfig.get(p.configId) ?? []), p.settings.seed]);
@@ -125,21 +148,47 @@ describe('the configured API key is masked even when nothing about it looks like
     const server = http.createServer((req, res) => {
       const sent = (req.headers.authorization ?? '').replace(/^Bearer /, '');
       res.writeHead(401, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${sent}.`, type: 'invalid_request_error', param: null, code: 'invalid_api_key' } }));
+      res.end(
+        JSON.stringify({
+          error: {
+            message: `Incorrect API key provided: ${sent}.`,
+            type: 'invalid_request_error',
+            param: null,
+            code: 'invalid_api_key',
+          },
+        }),
+      );
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const out = path.join(tmp, 'proxy-key');
     vi.stubEnv('OPENAI_API_KEY', KEY);
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-      const r = await benchInProcess(['-m', 'openai:gpt-4o-mini', '-s', 'seed-calibrated', '--steps', '2', '-n', '1', '--max-retries', '0', '--base-url', url, '-q', '-o', out]);
+      const r = await benchInProcess([
+        '-m',
+        'openai:gpt-4o-mini',
+        '-s',
+        'seed-calibrated',
+        '--steps',
+        '2',
+        '-n',
+        '1',
+        '--max-retries',
+        '0',
+        '--base-url',
+        url,
+        '-q',
+        '-o',
+        out,
+      ]);
       // The one run errored, so the sweep fails (exit 1) and says why on stderr — masked there too.
       expect(r.code, r.stderr).toBe(1);
       expect(r.stderr).toContain('Incorrect API key provided: ***');
       const runs = fs.readFileSync(path.join(out, 'runs.jsonl'), 'utf8');
       expect(runs).toContain('Incorrect API key provided: ***');
       for (const file of fs.readdirSync(out, { recursive: true, withFileTypes: true })) {
-        if (file.isFile()) expect(fs.readFileSync(path.join(file.parentPath, file.name), 'utf8'), file.name).not.toContain(KEY);
+        if (file.isFile())
+          expect(fs.readFileSync(path.join(file.parentPath, file.name), 'utf8'), file.name).not.toContain(KEY);
       }
       expect(r.stdout + r.stderr).not.toContain(KEY);
     } finally {

@@ -2,7 +2,13 @@
 import { describe, expect, it } from 'vitest';
 import type { AdaptiveSampling } from '../src/contracts/sweep-state.ts';
 import { meanInterval } from '../src/report/stats/intervals.ts';
-import { judgePrecision, looksOf, precisionOutcomes, precisionSampling, type SampledRun } from '../src/report/stats/precision.ts';
+import {
+  judgePrecision,
+  looksOf,
+  precisionOutcomes,
+  precisionSampling,
+  type SampledRun,
+} from '../src/report/stats/precision.ts';
 import { parseRepeatAuto } from '../src/runner/repeat-auto.ts';
 
 const AUTO: AdaptiveSampling = { min: 10, max: 100, batch: 10, confidence: 0.95, rule: 'precision', precision: 0.05 };
@@ -25,8 +31,18 @@ function costs(seed: number, sigma: number): () => number {
   return () => 0.01 * Math.exp(sigma * Math.sqrt(-2 * Math.log(1 - u())) * Math.cos(2 * Math.PI * u()));
 }
 
-const runsOf = (cost: (i: number) => number, n: number, success: (i: number) => boolean | null = () => null): SampledRun[] =>
-  Array.from({ length: n }, (_, i) => ({ config_id: 'c', repeat: i, cost_usd: cost(i), success: success(i), stop_reason: 'done' as const }));
+const runsOf = (
+  cost: (i: number) => number,
+  n: number,
+  success: (i: number) => boolean | null = () => null,
+): SampledRun[] =>
+  Array.from({ length: n }, (_, i) => ({
+    config_id: 'c',
+    repeat: i,
+    cost_usd: cost(i),
+    success: success(i),
+    stop_reason: 'done' as const,
+  }));
 
 const outcome = (runs: SampledRun[], r = AUTO) => {
   const s = precisionSampling('c', runs, r);
@@ -42,10 +58,26 @@ describe('the --repeat auto precision rule', () => {
   });
 
   it('decides a configuration whose runs are all alike at the first look', () => {
-    const o = outcome(runsOf(() => 0.0074, 100, () => true));
-    expect(o).toEqual({ config_id: 'c', runs: 10, stopped: 'decided', reason: 'decided after 10 runs: all 10 alike (same cost and outcome), so more runs would repeat them' });
+    const o = outcome(
+      runsOf(
+        () => 0.0074,
+        100,
+        () => true,
+      ),
+    );
+    expect(o).toEqual({
+      config_id: 'c',
+      runs: 10,
+      stopped: 'decided',
+      reason: 'decided after 10 runs: all 10 alike (same cost and outcome), so more runs would repeat them',
+    });
     // Two runs are enough to see there is no spread.
-    expect(outcome(runsOf(() => 1, 5), { ...AUTO, min: 2, batch: 2 }).runs).toBe(2);
+    expect(
+      outcome(
+        runsOf(() => 1, 5),
+        { ...AUTO, min: 2, batch: 2 },
+      ).runs,
+    ).toBe(2);
   });
 
   it('keeps sampling a noisy configuration until its mean cost is within ±5 %, in more batches the noisier it is', () => {
@@ -64,7 +96,9 @@ describe('the --repeat auto precision rule', () => {
     const before = judgePrecision(n.slice(0, o.runs - 10), 0.05);
     expect(at.cost).toBeLessThanOrEqual(0.05);
     expect(before.cost).toBeGreaterThan(0.05);
-    expect(o.reason).toBe(`decided after ${o.runs} runs: mean cost ±${(Math.ceil(at.cost * 1000) / 10).toFixed(1)} % at 95 %`);
+    expect(o.reason).toBe(
+      `decided after ${o.runs} runs: mean cost ±${(Math.ceil(at.cost * 1000) / 10).toFixed(1)} % at 95 %`,
+    );
   });
 
   it('runs a configuration too noisy for the target to max, and says how precise it got', () => {
@@ -74,18 +108,42 @@ describe('the --repeat auto precision rule', () => {
     expect(o.runs).toBe(100);
     expect(o.reason).toMatch(/^ran to max 100 runs: mean cost ±\d+\.\d % at 95 % \(target ±5\.0 %\)$/);
     // A looser --precision stops the same runs sooner.
-    expect(outcome(runsOf(() => costs(3, 0.8)(), 100), { ...AUTO, precision: 0.25 }).runs).toBeLessThan(100);
+    expect(
+      outcome(
+        runsOf(() => costs(3, 0.8)(), 100),
+        { ...AUTO, precision: 0.25 },
+      ).runs,
+    ).toBeLessThan(100);
   });
 
   it('with a check, also waits for the success rate: 100 % successes need 40 runs for a Wilson half-width ≤ 5 points', () => {
     // Costs nearly constant, so the success rate decides: at 30 runs 30/30 is ±5.7 points, at 40 ±4.4.
-    const o = outcome(runsOf((i) => 0.01 + i * 1e-7, 100, () => true));
-    expect(o).toEqual({ config_id: 'c', runs: 40, stopped: 'decided', reason: 'decided after 40 runs: mean cost ±0.1 %, success rate ±4.4 points at 95 %' });
+    const o = outcome(
+      runsOf(
+        (i) => 0.01 + i * 1e-7,
+        100,
+        () => true,
+      ),
+    );
+    expect(o).toEqual({
+      config_id: 'c',
+      runs: 40,
+      stopped: 'decided',
+      reason: 'decided after 40 runs: mean cost ±0.1 %, success rate ±4.4 points at 95 %',
+    });
     // A coin-flip success rate cannot reach ±5 points by 100 runs (it needs ~385).
     const u = uniforms(4);
-    const coin = outcome(runsOf((i) => 0.01 + i * 1e-7, 100, () => u() < 0.5));
+    const coin = outcome(
+      runsOf(
+        (i) => 0.01 + i * 1e-7,
+        100,
+        () => u() < 0.5,
+      ),
+    );
     expect(coin.stopped).toBe('max');
-    expect(coin.reason).toMatch(/^ran to max 100 runs: mean cost ±0\.1 %, success rate ±9\.\d points at 95 % \(target ±5\.0 % and ±5\.0 points\)$/);
+    expect(coin.reason).toMatch(
+      /^ran to max 100 runs: mean cost ±0\.1 %, success rate ±9\.\d points at 95 % \(target ±5\.0 % and ±5\.0 points\)$/,
+    );
   });
 
   it('judges runs in repeat order, whatever order they finished in', () => {
@@ -145,7 +203,13 @@ describe('--repeat auto and --precision as flags', () => {
   it('reads auto, auto:MIN..MAX:BATCH and the precision as a fraction or a percentage', () => {
     expect(parseRepeatAuto('10', undefined)).toBeNull();
     expect(parseRepeatAuto('auto', undefined)).toEqual(AUTO);
-    expect(parseRepeatAuto('auto:20..200:20', '2.5%')).toEqual({ ...AUTO, min: 20, max: 200, batch: 20, precision: 0.025 });
+    expect(parseRepeatAuto('auto:20..200:20', '2.5%')).toEqual({
+      ...AUTO,
+      min: 20,
+      max: 200,
+      batch: 20,
+      precision: 0.025,
+    });
     expect(parseRepeatAuto('auto:5..30', '0.1')).toEqual({ ...AUTO, min: 5, max: 30, batch: 10, precision: 0.1 });
   });
 });

@@ -28,14 +28,32 @@ describe("LiteLLM's pricing format", () => {
       cache_write_per_1m: 3.75,
       cache_write_1h_per_1m: 6,
       output_per_1m: 15,
-      long_context: [{ above_tokens: 200_000, input_per_1m: 6, cached_input_per_1m: 0.6, cache_write_per_1m: 7.5, cache_write_1h_per_1m: 12, output_per_1m: 22.5 }],
+      long_context: [
+        {
+          above_tokens: 200_000,
+          input_per_1m: 6,
+          cached_input_per_1m: 0.6,
+          cache_write_per_1m: 7.5,
+          cache_write_1h_per_1m: 12,
+          output_per_1m: 22.5,
+        },
+      ],
     });
-    expect(priceFor(table, 'gpt-4o-mini')).toEqual({ model: 'gpt-4o-mini', input_per_1m: 0.15, cached_input_per_1m: 0.075, output_per_1m: 0.6 });
+    expect(priceFor(table, 'gpt-4o-mini')).toEqual({
+      model: 'gpt-4o-mini',
+      input_per_1m: 0.15,
+      cached_input_per_1m: 0.075,
+      output_per_1m: 0.6,
+    });
     expect(table.models['gpt-4o']!.context_window).toBe(128000);
     // The template entry and an embedding model (no output price) price no chat call.
     expect(Object.keys(table.models)).not.toContain('sample_spec');
     expect(Object.keys(table.models)).not.toContain('text-embedding-3-small');
-    const reasoning = loadPricing(write('r.json', { 'o-x': { input_cost_per_token: 1e-6, output_cost_per_token: 4e-6, output_cost_per_reasoning_token: 8e-6 } }));
+    const reasoning = loadPricing(
+      write('r.json', {
+        'o-x': { input_cost_per_token: 1e-6, output_cost_per_token: 4e-6, output_cost_per_reasoning_token: 8e-6 },
+      }),
+    );
     expect(priceFor(reasoning, 'o-x').reasoning_per_1m).toBe(8);
   });
 
@@ -58,9 +76,13 @@ describe("LiteLLM's pricing format", () => {
       { above_tokens: 128_000, input_per_1m: 4, cached_input_per_1m: 0.25, output_per_1m: 15 },
       { above_tokens: 272_000, input_per_1m: 5, cached_input_per_1m: 0.25, output_per_1m: 22.5 },
     ]);
-    expect(() => loadPricing(write('badtier.json', { m: { input_cost_per_token: 1e-6, output_cost_per_token: 1e-6, input_cost_per_token_above_200k_tokens: 'x' } }))).toThrow(
-      /badtier\.json: m\.input_cost_per_token_above_200k_tokens: expected a non-negative number/,
-    );
+    expect(() =>
+      loadPricing(
+        write('badtier.json', {
+          m: { input_cost_per_token: 1e-6, output_cost_per_token: 1e-6, input_cost_per_token_above_200k_tokens: 'x' },
+        }),
+      ),
+    ).toThrow(/badtier\.json: m\.input_cost_per_token_above_200k_tokens: expected a non-negative number/);
   });
 
   it('the shipped YAML table and the shipped LiteLLM table agree on every model both hold', () => {
@@ -74,7 +96,9 @@ describe("LiteLLM's pricing format", () => {
   it('a bad field is an error naming the file, the model and the field', () => {
     const f = write('bad.json', { 'gpt-x': { input_cost_per_token: 'cheap', output_cost_per_token: 1e-6 } });
     expect(() => loadPricing(f)).toThrow(new RegExp(`${f}: gpt-x\\.input_cost_per_token: `));
-    expect(() => loadPricing(write('none.json', { a: { mode: 'embedding' } }))).toThrow(/no model with both input_cost_per_token and output_cost_per_token/);
+    expect(() => loadPricing(write('none.json', { a: { mode: 'embedding' } }))).toThrow(
+      /no model with both input_cost_per_token and output_cost_per_token/,
+    );
     expect(() => loadPricing(write('broken.json', '{'))).toThrow(/invalid JSON/);
   });
 });
@@ -85,8 +109,13 @@ describe('cost of a call with every part of its usage', () => {
     // 1,000 input of which 600 cache reads and 100 cache writes; 500 output of which 200 reasoning.
     const usd = callCost(price, 1000, 500, 600, { cacheWrite: 100, reasoning: 200 });
     expect(usd).toBeCloseTo((300 * 3 + 600 * 0.3 + 100 * 3.75 + 500 * 15) / 1e6, 12);
-    expect(callCost({ ...price, reasoning_per_1m: 30 }, 1000, 500, 600, { cacheWrite: 100, reasoning: 200 })).toBeCloseTo((300 * 3 + 600 * 0.3 + 100 * 3.75 + 300 * 15 + 200 * 30) / 1e6, 12);
-    expect(callCost(priceFor(loadPricing(), 'gpt-4o-mini'), 1000, 500, 0, { cacheWrite: 100 })).toBeCloseTo((1000 * 0.15 + 500 * 0.6) / 1e6, 12);
+    expect(
+      callCost({ ...price, reasoning_per_1m: 30 }, 1000, 500, 600, { cacheWrite: 100, reasoning: 200 }),
+    ).toBeCloseTo((300 * 3 + 600 * 0.3 + 100 * 3.75 + 300 * 15 + 200 * 30) / 1e6, 12);
+    expect(callCost(priceFor(loadPricing(), 'gpt-4o-mini'), 1000, 500, 0, { cacheWrite: 100 })).toBeCloseTo(
+      (1000 * 0.15 + 500 * 0.6) / 1e6,
+      12,
+    );
   });
 });
 
@@ -103,16 +132,27 @@ describe('long-context tiers and 1-hour cache writes', () => {
     expect(callCost(sonnet, 210_000, 0, 60_000)).toBeCloseTo((150_000 * 6 + 60_000 * 0.6) / 1e6, 12);
   });
 
-  it('1-hour cache writes at their own rate, 5-minute ones at the cache-write rate; without a 1-hour rate, at 2× input (Anthropic\'s published rate)', () => {
-    expect(callCost(sonnet, 10_000, 0, 0, { cacheWrite: 8_000, cacheWrite1h: 3_000 })).toBeCloseTo((2_000 * 3 + 5_000 * 3.75 + 3_000 * 6) / 1e6, 12);
+  it("1-hour cache writes at their own rate, 5-minute ones at the cache-write rate; without a 1-hour rate, at 2× input (Anthropic's published rate)", () => {
+    expect(callCost(sonnet, 10_000, 0, 0, { cacheWrite: 8_000, cacheWrite1h: 3_000 })).toBeCloseTo(
+      (2_000 * 3 + 5_000 * 3.75 + 3_000 * 6) / 1e6,
+      12,
+    );
     const { cache_write_1h_per_1m: _oneHour, ...no1h } = sonnet;
-    expect(callCost(no1h, 10_000, 0, 0, { cacheWrite: 8_000, cacheWrite1h: 3_000 })).toBeCloseTo((2_000 * 3 + 5_000 * 3.75 + 3_000 * 6) / 1e6, 12);
+    expect(callCost(no1h, 10_000, 0, 0, { cacheWrite: 8_000, cacheWrite1h: 3_000 })).toBeCloseTo(
+      (2_000 * 3 + 5_000 * 3.75 + 3_000 * 6) / 1e6,
+      12,
+    );
   });
 
   it('our YAML table spells the same tiers (long_context) and 1-hour rate (cache_write_1h)', () => {
     expect(priceFor(loadPricing(), 'claude-sonnet-4-5')).toEqual(sonnet);
-    const f = write('t.yaml', 'models:\n  m:\n    input: 1\n    output: 2\n    long_context:\n      - above_tokens: 1000\n        input: 3\n');
-    expect(priceFor(loadPricing(f), 'm').long_context).toEqual([{ above_tokens: 1000, input_per_1m: 3, cached_input_per_1m: 3, output_per_1m: 2 }]);
+    const f = write(
+      't.yaml',
+      'models:\n  m:\n    input: 1\n    output: 2\n    long_context:\n      - above_tokens: 1000\n        input: 3\n',
+    );
+    expect(priceFor(loadPricing(f), 'm').long_context).toEqual([
+      { above_tokens: 1000, input_per_1m: 3, cached_input_per_1m: 3, output_per_1m: 2 },
+    ]);
     expect(callCost(priceFor(loadPricing(f), 'm'), 1001, 10, 0)).toBeCloseTo((1001 * 3 + 10 * 2) / 1e6, 12);
   });
 });
@@ -122,10 +162,16 @@ describe('a real model without a price', () => {
     const opts = { ...RUN_DEFAULTS, ...flags };
     return buildSweepSpec(opts, transportFrom(opts, { OPENAI_API_KEY: 'sk-x' }));
   };
-  it('is refused at start with where to add it, never billed $0 or at another model\'s rates', () => {
-    expect(() => plan({ model: 'openai:claude-9' })).toThrow(/no price for model 'claude-9': add it to .*data\/pricing\.yaml, or pass --pricing FILE .*LiteLLM.*--price-model NAME.*--price-in\/--price-out/);
-    expect(plan({ model: 'openai:claude-9', priceModel: 'claude-haiku-4-5' }).fixed.price.model).toBe('claude-haiku-4-5');
-    expect(plan({ model: 'openai:claude-sonnet-4-5', pricing: dataPath('litellm-prices.json') }).fixed.price).toMatchObject({ model: 'claude-sonnet-4-5', cache_write_per_1m: 3.75 });
+  it("is refused at start with where to add it, never billed $0 or at another model's rates", () => {
+    expect(() => plan({ model: 'openai:claude-9' })).toThrow(
+      /no price for model 'claude-9': add it to .*data\/pricing\.yaml, or pass --pricing FILE .*LiteLLM.*--price-model NAME.*--price-in\/--price-out/,
+    );
+    expect(plan({ model: 'openai:claude-9', priceModel: 'claude-haiku-4-5' }).fixed.price.model).toBe(
+      'claude-haiku-4-5',
+    );
+    expect(
+      plan({ model: 'openai:claude-sonnet-4-5', pricing: dataPath('litellm-prices.json') }).fixed.price,
+    ).toMatchObject({ model: 'claude-sonnet-4-5', cache_write_per_1m: 3.75 });
     // A simulated profile's name (an openai: run against bench serve) is billed as the sim is.
     expect(plan({ model: 'openai:seed-calibrated' }).fixed.price.model).toBe('gpt-4o-mini');
   });
@@ -135,10 +181,36 @@ describe('reports keep the parts of a call apart', () => {
   it('steps.csv carries cache writes, reasoning tokens and the withheld mark; a re-priced step bills each part at its rate', async () => {
     const { stepRow } = await import('../src/report/render/csv.ts');
     const { costAt: stepCostAt } = await import('../src/report/stats/reprice.ts');
-    const base = { run_id: 'r', config_id: 'c', scenario: 's', step: 1, round: 0, role: 'act' as const, call: 1, input_tokens: 1000, output_tokens: 500, cached_tokens: 600, cum_input_tokens: 1000, cum_output_tokens: 500, cost_usd: 0, cum_cost_usd: 0, latency_ms: 0, elapsed_ms: 0, retries: 0, action: null, fingerprint: null, error: null };
+    const base = {
+      run_id: 'r',
+      config_id: 'c',
+      scenario: 's',
+      step: 1,
+      round: 0,
+      role: 'act' as const,
+      call: 1,
+      input_tokens: 1000,
+      output_tokens: 500,
+      cached_tokens: 600,
+      cum_input_tokens: 1000,
+      cum_output_tokens: 500,
+      cost_usd: 0,
+      cum_cost_usd: 0,
+      latency_ms: 0,
+      elapsed_ms: 0,
+      retries: 0,
+      action: null,
+      fingerprint: null,
+      error: null,
+    };
     const settings = { prompt_cache: true } as never;
     const step = { ...base, cache_write_tokens: 100, reasoning_tokens: 200, withheld: true as const, settings };
-    expect(stepRow(step)).toMatchObject({ cached_tokens: 600, cache_write_tokens: 100, reasoning_tokens: 200, withheld: 'yes' });
+    expect(stepRow(step)).toMatchObject({
+      cached_tokens: 600,
+      cache_write_tokens: 100,
+      reasoning_tokens: 200,
+      withheld: 'yes',
+    });
     expect(stepRow({ ...base, settings })).toMatchObject({ cache_write_tokens: 0, reasoning_tokens: 0, withheld: '' });
     const price = { ...priceFor(loadPricing(), 'claude-sonnet-4-5'), reasoning_per_1m: 30 };
     expect(stepCostAt(price, step)).toBeCloseTo((300 * 3 + 600 * 0.3 + 100 * 3.75 + 300 * 15 + 200 * 30) / 1e6, 12);

@@ -6,7 +6,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { benchInProcess, fixture } from './helpers/cli.ts';
 
 let tmp: string;
-const sweep = (name: string, steps: string) => benchInProcess(['-s', fixture('quick-sum.yaml'), '-n', '2', '--steps', steps, '-q', '--no-transcripts', '-o', path.join(tmp, name)]);
+const sweep = (name: string, steps: string) =>
+  benchInProcess([
+    '-s',
+    fixture('quick-sum.yaml'),
+    '-n',
+    '2',
+    '--steps',
+    steps,
+    '-q',
+    '--no-transcripts',
+    '-o',
+    path.join(tmp, name),
+  ]);
 beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-quiet-'));
   expect((await sweep('a', '8')).code).toBe(0);

@@ -15,7 +15,9 @@ import { countText, decodeText, encodeText, sharedRanks } from '../src/meter/tok
 import { truncateTokens } from '../src/meter/truncate.ts';
 import { spawnEntry } from '../src/runner/workers/spawn.ts';
 
-const { version } = JSON.parse(fs.readFileSync(new URL('../node_modules/gpt-tokenizer/package.json', import.meta.url), 'utf8'));
+const { version } = JSON.parse(
+  fs.readFileSync(new URL('../node_modules/gpt-tokenizer/package.json', import.meta.url), 'utf8'),
+);
 const { default: packageRanks } = await import('gpt-tokenizer/bpeRanks/o200k_base');
 const library = GptEncoding.getEncodingApi('o200k_base', () => packageRanks);
 /** gpt-tokenizer with special tokens read as text, as a chat request's content is (its default refuses them). */
@@ -23,7 +25,36 @@ const asText = { disallowedSpecial: new Set<string>() };
 
 /** Seeded texts of every kind the tokenizer splits differently: words, numbers, code, CJK, emoji, odd whitespace, rare characters. */
 function corpus(n: number): string[] {
-  const words = ['the', 'Thought:', 'verify', "don't", "WE'LL", '12345', '3.14159', '{"path": "/tmp/x"}', 'def f(x):\n\treturn x ** 2', 'héllo', 'Ünïcødé', '日本語のテキスト', 'テスト', '🙂', '👩‍👩‍👧', '\r\n', '\n\n\n', '   ', '\t', '—', '<|endoftext|>', '<|im_start|>', 'ℵ₀', 'ﬁ', 'Ⅻ', 'x'.repeat(40), '0x7fffffff', 'A1b2C3'];
+  const words = [
+    'the',
+    'Thought:',
+    'verify',
+    "don't",
+    "WE'LL",
+    '12345',
+    '3.14159',
+    '{"path": "/tmp/x"}',
+    'def f(x):\n\treturn x ** 2',
+    'héllo',
+    'Ünïcødé',
+    '日本語のテキスト',
+    'テスト',
+    '🙂',
+    '👩‍👩‍👧',
+    '\r\n',
+    '\n\n\n',
+    '   ',
+    '\t',
+    '—',
+    '<|endoftext|>',
+    '<|im_start|>',
+    'ℵ₀',
+    'ﬁ',
+    'Ⅻ',
+    'x'.repeat(40),
+    '0x7fffffff',
+    'A1b2C3',
+  ];
   let seed = 7;
   const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   return Array.from({ length: n }, () =>
@@ -46,7 +77,8 @@ describe('the o200k_base rank table', () => {
     const wrong: number[] = [];
     packageRanks.forEach((value: string | number[], rank: number) => {
       const bytes = typeof value === 'string' ? encoder.encode(value) : Uint8Array.from(value);
-      if (Buffer.compare(tokenBytes(table, rank), bytes) !== 0 || rankOf(table, bytes, 0, bytes.length) !== rank) wrong.push(rank);
+      if (Buffer.compare(tokenBytes(table, rank), bytes) !== 0 || rankOf(table, bytes, 0, bytes.length) !== rank)
+        wrong.push(rank);
     });
     expect(wrong).toEqual([]);
     expect(() => tokenBytes(table, packageRanks.length)).toThrow(/no token 199998/);
@@ -63,21 +95,65 @@ describe('the o200k_base rank table', () => {
 describe('counting against the table', () => {
   const table = unpack(sharedRanks());
 
-  it("counts and encodes as gpt-tokenizer does, on 3,000 texts of every kind (special tokens as text, lone surrogates, emoji)", () => {
+  it('counts and encodes as gpt-tokenizer does, on 3,000 texts of every kind (special tokens as text, lone surrogates, emoji)', () => {
     for (const text of corpus(3000)) {
       expect(countTokens(table, text), JSON.stringify(text)).toBe(library.countTokens(text, asText));
       expect(encodeTokens(table, text)).toEqual(library.encode(text, asText));
     }
   });
 
-  it('splits ASCII text by hand into the pattern\'s own pieces: 20,000 texts of the characters each alternative turns on', () => {
+  it("splits ASCII text by hand into the pattern's own pieces: 20,000 texts of the characters each alternative turns on", () => {
     // Letters of both cases, contractions, digits, every ASCII space and line break, slashes and
     // punctuation, control characters: every branch of the pattern and its backtracking.
-    const atoms = ['a', 'Z', 'word', 'WORD', 'MixedCase', "'", "'s", "'S", "'ll", "'LL", "'Ve", "'re", "'d", "'m", "'t", "'x", '1', '22', '1234567', ' ', '  ', '\t', '\n', '\r\n', '\r', '\v', '\f', ' \n ', '/', '//', '.', '...', '(', '"', '-', '_', '\x00', '\x1f', '\x7f', '{"a": 1}'];
+    const atoms = [
+      'a',
+      'Z',
+      'word',
+      'WORD',
+      'MixedCase',
+      "'",
+      "'s",
+      "'S",
+      "'ll",
+      "'LL",
+      "'Ve",
+      "'re",
+      "'d",
+      "'m",
+      "'t",
+      "'x",
+      '1',
+      '22',
+      '1234567',
+      ' ',
+      '  ',
+      '\t',
+      '\n',
+      '\r\n',
+      '\r',
+      '\v',
+      '\f',
+      ' \n ',
+      '/',
+      '//',
+      '.',
+      '...',
+      '(',
+      '"',
+      '-',
+      '_',
+      '\x00',
+      '\x1f',
+      '\x7f',
+      '{"a": 1}',
+    ];
     let seed = 11;
     const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
     for (let n = 0; n < 20_000; n++) {
-      const text = Array.from({ length: 1 + Math.floor(rnd() * 12) }, () => atoms[Math.floor(rnd() * atoms.length)]!).join('');
+      const text = Array.from(
+        { length: 1 + Math.floor(rnd() * 12) },
+        () => atoms[Math.floor(rnd() * atoms.length)]!,
+      ).join('');
       const pieces: string[] = [];
       for (let i = 0; i < text.length; i = pieceEnd(text, i)) pieces.push(text.slice(i, pieceEnd(text, i)));
       expect(pieces, JSON.stringify(text)).toEqual(text.match(O200K_TOKEN_SPLIT_REGEX));
@@ -94,8 +170,22 @@ describe('counting against the table', () => {
   it('counts the worst pieces: a long run of one character, a long number, a long unbroken line', () => {
     // The hand-written ASCII split's long cases too: white space with a line break far back, one
     // long run of punctuation, of slashes and line breaks, of apostrophes.
-    const asciiRuns = [' '.repeat(10_000) + 'x', '\n' + ' '.repeat(10_000) + 'x', ' \n'.repeat(5000), '-'.repeat(10_000), '/\n'.repeat(5000), "'".repeat(5000) + 's'];
-    for (const text of ['a'.repeat(20_000), '9'.repeat(5000), 'x'.repeat(3000) + '日本'.repeat(500), '\u00e9'.repeat(4000), '🙂'.repeat(2000), ...asciiRuns]) {
+    const asciiRuns = [
+      ' '.repeat(10_000) + 'x',
+      '\n' + ' '.repeat(10_000) + 'x',
+      ' \n'.repeat(5000),
+      '-'.repeat(10_000),
+      '/\n'.repeat(5000),
+      "'".repeat(5000) + 's',
+    ];
+    for (const text of [
+      'a'.repeat(20_000),
+      '9'.repeat(5000),
+      'x'.repeat(3000) + '日本'.repeat(500),
+      '\u00e9'.repeat(4000),
+      '🙂'.repeat(2000),
+      ...asciiRuns,
+    ]) {
       expect(countText(text)).toBe(library.countTokens(text, asText));
     }
     expect(countText('')).toBe(0);
@@ -112,7 +202,11 @@ describe('counting against the table', () => {
     expect(cut).not.toContain('\uFFFD');
     // A byte that can begin no character is not "cut short": it reads as U+FFFD.
     expect(decodeTokens(table, [rankOf(table, Uint8Array.of(0xff), 0, 1)])).toBe('\uFFFD');
-    expect(truncateTokens('the quick brown fox jumps', 3)).toEqual({ text: 'the quick brown', tokens: 5, truncated: true });
+    expect(truncateTokens('the quick brown fox jumps', 3)).toEqual({
+      text: 'the quick brown',
+      tokens: 5,
+      truncated: true,
+    });
   });
 
   it('merges text holding a byte-order mark by its bytes, as tiktoken does', () => {
@@ -152,7 +246,9 @@ describe('counting against the table', () => {
     );
     try {
       const worker = spawnEntry('unused.js', new URL(`file://${script}`), { workerData: { ranks: sharedRanks() } });
-      const got = await new Promise<{ tokens: number; reads: string[] }>((resolve, reject) => worker.once('message', resolve).once('error', reject));
+      const got = await new Promise<{ tokens: number; reads: string[] }>((resolve, reject) =>
+        worker.once('message', resolve).once('error', reject),
+      );
       await worker.terminate();
       expect(got).toEqual({ tokens: countText('Thought: compute the sum of squares'), reads: [] });
     } finally {

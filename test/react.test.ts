@@ -26,7 +26,16 @@ function scripted(answers: Array<AssistantMessage | Error>): ChatModel & { reque
       const a = answers[requests.length - 1];
       if (!a) throw new Error('script exhausted');
       if (a instanceof Error) throw a;
-      return { message: a, usage: { prompt_tokens: counter.prompt(req.messages, req.tools), completion_tokens: completionTokens(a), cached_tokens: 0 }, latencyMs: 100, retries: 0 };
+      return {
+        message: a,
+        usage: {
+          prompt_tokens: counter.prompt(req.messages, req.tools),
+          completion_tokens: completionTokens(a),
+          cached_tokens: 0,
+        },
+        latencyMs: 100,
+        retries: 0,
+      };
     },
   };
 }

@@ -11,7 +11,12 @@ const defaults: RunOptions = { ...RUN_DEFAULTS, scenario: 'seed-calibrated', rep
 
 describe('--reflection, --max-reflections, --context', () => {
   it('sweep every listed value, one configuration each', () => {
-    const spec = buildSweepSpec({ ...defaults, reflection: 'off,final,every-step', maxReflections: '3', context: 'full,window:6,summarize:8000' });
+    const spec = buildSweepSpec({
+      ...defaults,
+      reflection: 'off,final,every-step',
+      maxReflections: '3',
+      context: 'full,window:6,summarize:8000',
+    });
     expect(spec.grid.reflection).toEqual(['off', 'final', 'every-step']);
     expect(spec.grid.context).toEqual(['full', 'window:6', 'summarize:8000']);
     expect(spec.fixed.max_reflections).toBe(3);
@@ -33,10 +38,12 @@ describe('--reflection, --max-reflections, --context', () => {
   });
 
   it('are documented in --help, and a bad value exits 2 without a stack trace', () => {
-    const bench = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: ROOT, encoding: 'utf8' });
+    const bench = (...args: string[]) =>
+      spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: ROOT, encoding: 'utf8' });
     const help = bench('run', '--help');
     expect(help.status).toBe(0);
-    for (const flag of ['--reflection <list>', '--max-reflections <n>', '--context <list>']) expect(help.stdout).toContain(flag);
+    for (const flag of ['--reflection <list>', '--max-reflections <n>', '--context <list>'])
+      expect(help.stdout).toContain(flag);
     expect(help.stdout).toMatch(/summarize:T/);
     const bad = bench('--context', 'window:x', '-q');
     expect(bad.status).toBe(2);

@@ -13,7 +13,18 @@ afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true }
 const view = (runs: RunRecord[]) =>
   [...runs]
     .sort((a, b) => a.run_id.localeCompare(b.run_id))
-    .map((r) => [r.run_id, r.stop_reason, r.steps, r.calls, r.input_tokens, r.output_tokens, r.answer, r.success, r.extra?.reflection, r.extra?.context]);
+    .map((r) => [
+      r.run_id,
+      r.stop_reason,
+      r.steps,
+      r.calls,
+      r.input_tokens,
+      r.output_tokens,
+      r.answer,
+      r.success,
+      r.extra?.reflection,
+      r.extra?.context,
+    ]);
 
 describe('reflection and context strategies behind bench serve', () => {
   let server: RunningServer;
@@ -23,7 +34,13 @@ describe('reflection and context strategies behind bench serve', () => {
   afterAll(() => server.close());
 
   it('the same critiques, reopens and answers as in process', async () => {
-    const flags = { scenario: 'reflection-reopens', reflection: 'final,every-step', repeat: '3', seed: '1', concurrency: '3' };
+    const flags = {
+      scenario: 'reflection-reopens',
+      reflection: 'final,every-step',
+      repeat: '3',
+      seed: '1',
+      concurrency: '3',
+    };
     const local = await sweepWith({ ...flags, model: 'sim' });
     const served = await sweepWith({ ...flags, model: 'openai:reflection-reopens' }, { env: envFor(server) });
     dirs.push(local.dir, served.dir);
@@ -33,7 +50,14 @@ describe('reflection and context strategies behind bench serve', () => {
   }, 240_000); // run_python really runs: ~40 subprocesses
 
   it('the same summaries and windows as in process', async () => {
-    const flags = { scenario: 'seed-calibrated', steps: '16', context: 'window:3,summarize:2500', repeat: '1', seed: '3', concurrency: '2' };
+    const flags = {
+      scenario: 'seed-calibrated',
+      steps: '16',
+      context: 'window:3,summarize:2500',
+      repeat: '1',
+      seed: '3',
+      concurrency: '2',
+    };
     const local = await sweepWith({ ...flags, model: 'sim' });
     const served = await sweepWith({ ...flags, model: 'openai:seed-calibrated' }, { env: envFor(server) });
     dirs.push(local.dir, served.dir);

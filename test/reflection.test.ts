@@ -46,7 +46,8 @@ ${lines.join('\n')}
   );
 }
 
-const reflectionOf = (r: { record: { extra?: Record<string, unknown> } }) => r.record.extra!.reflection as ReflectionRecord;
+const reflectionOf = (r: { record: { extra?: Record<string, unknown> } }) =>
+  r.record.extra!.reflection as ReflectionRecord;
 
 describe('the critic verdict', () => {
   it.each([
@@ -72,7 +73,12 @@ describe("the simulated critic's effects", () => {
   });
 
   it('flips a correct answer to a wrong one when it reopens with a flip objection', async () => {
-    const run = await oneRun({ scenario, model: `sim:${profile({ approve_correct: 0, flip_correct: 1 }, 0)}`, reflection: 'final', maxReflections: 1 });
+    const run = await oneRun({
+      scenario,
+      model: `sim:${profile({ approve_correct: 0, flip_correct: 1 }, 0)}`,
+      reflection: 'final',
+      maxReflections: 1,
+    });
     expect(reflectionOf(run)).toMatchObject({ critiques: 1, reopens: 1, max_reached: true, answers: [true, false] });
     expect(run.record.stop_reason).toBe('done');
     expect(run.record.answer).toMatch(/41/);
@@ -80,8 +86,17 @@ describe("the simulated critic's effects", () => {
   });
 
   it('reopens a correct answer without flipping it (nitpick): the revision stays correct and costs a step', async () => {
-    const off = await oneRun({ scenario, model: `sim:${profile({ approve_correct: 0, flip_correct: 0 }, 0)}`, reflection: 'off' });
-    const run = await oneRun({ scenario, model: `sim:${profile({ approve_correct: 0, flip_correct: 0 }, 0)}`, reflection: 'final', maxReflections: 1 });
+    const off = await oneRun({
+      scenario,
+      model: `sim:${profile({ approve_correct: 0, flip_correct: 0 }, 0)}`,
+      reflection: 'off',
+    });
+    const run = await oneRun({
+      scenario,
+      model: `sim:${profile({ approve_correct: 0, flip_correct: 0 }, 0)}`,
+      reflection: 'final',
+      maxReflections: 1,
+    });
     expect(reflectionOf(run).answers).toEqual([true, true]);
     expect(run.record.success).toBe(true);
     expect(run.record.steps).toBe(off.record.steps + 2); // one revision action, one new answer
@@ -89,7 +104,11 @@ describe("the simulated critic's effects", () => {
   });
 
   it('catches a wrong answer and the revision is correct', async () => {
-    const run = await oneRun({ scenario, model: `sim:${profile({ catch_wrong: 1, approve_correct: 1 }, 1)}`, reflection: 'final' });
+    const run = await oneRun({
+      scenario,
+      model: `sim:${profile({ catch_wrong: 1, approve_correct: 1 }, 1)}`,
+      reflection: 'final',
+    });
     expect(reflectionOf(run)).toMatchObject({ critiques: 2, reopens: 1, answers: [false, true] });
     expect(run.record.success).toBe(true);
   });
@@ -101,14 +120,22 @@ describe("the simulated critic's effects", () => {
   });
 
   it('with reflection off makes no critique call but records the answer', async () => {
-    const run = await oneRun({ scenario, model: `sim:${profile({ approve_correct: 0, flip_correct: 1 }, 0)}`, reflection: 'off' });
+    const run = await oneRun({
+      scenario,
+      model: `sim:${profile({ approve_correct: 0, flip_correct: 1 }, 0)}`,
+      reflection: 'off',
+    });
     expect(run.steps.some((s) => s.role === 'reflect')).toBe(false);
     expect(reflectionOf(run)).toMatchObject({ critiques: 0, answers: [true] });
     expect(run.record.success).toBe(true);
   });
 
   it('every-step critiques each action and feeds the note back to the agent', async () => {
-    const run = await oneRun({ scenario, model: `sim:${profile({ approve_correct: 1 }, 0)}`, reflection: 'every-step' });
+    const run = await oneRun({
+      scenario,
+      model: `sim:${profile({ approve_correct: 1 }, 0)}`,
+      reflection: 'every-step',
+    });
     const r = reflectionOf(run);
     expect(r.step_critiques).toBe(1); // one action before the answer
     expect(r.critiques).toBe(1);
@@ -119,21 +146,34 @@ describe("the simulated critic's effects", () => {
   });
 
   it('reopens at most --max-reflections times', async () => {
-    const run = await oneRun({ scenario, model: `sim:${profile({ approve_correct: 0, flip_correct: 0 }, 0)}`, reflection: 'final', maxReflections: 3 });
+    const run = await oneRun({
+      scenario,
+      model: `sim:${profile({ approve_correct: 0, flip_correct: 0 }, 0)}`,
+      reflection: 'final',
+      maxReflections: 3,
+    });
     expect(reflectionOf(run)).toMatchObject({ reopens: 3, critiques: 3, max_reached: true });
     expect(reflectionOf(run).answers).toHaveLength(4);
   });
 
   it('a critique refused by a brake ends the run with that brake, without an answer', async () => {
     // act, act (answer), then the critique would be call 3.
-    const run = await oneRun({ scenario, model: `sim:${profile({ approve_correct: 1 }, 0)}`, reflection: 'final', maxCalls: 2 });
+    const run = await oneRun({
+      scenario,
+      model: `sim:${profile({ approve_correct: 1 }, 0)}`,
+      reflection: 'final',
+      maxCalls: 2,
+    });
     expect(run.record.stop_reason).toBe('max_calls');
     expect(run.record.answer).toBeNull();
     expect(run.record.success).toBe(false);
   });
 
   it('draws its verdicts with the profile probabilities', () => {
-    const p = Profile.parse({ ...loadProfile('reflection-reopens'), critic: { approve_correct: 0.7, flip_correct: 0.5, catch_wrong: 0.6 } });
+    const p = Profile.parse({
+      ...loadProfile('reflection-reopens'),
+      critic: { approve_correct: 0.7, flip_correct: 0.5, catch_wrong: 0.6 },
+    });
     const n = 4000;
     let approved = 0;
     let flipped = 0;
@@ -150,7 +190,9 @@ describe("the simulated critic's effects", () => {
   });
 
   it('is stateless: the same request gets the same critique', () => {
-    const model = new SimModel('sim:reflection-reopens', loadProfile('reflection-reopens'), new TokenCounter(), { promptCache: false });
+    const model = new SimModel('sim:reflection-reopens', loadProfile('reflection-reopens'), new TokenCounter(), {
+      promptCache: false,
+    });
     const request = {
       model: 'sim',
       seed: 7,

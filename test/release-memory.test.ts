@@ -11,7 +11,8 @@ const MB = 1024 * 1024;
 /** Arrays of numbers, held until the caller lets go, until the heap has grown `mb` MB past `from`. */
 function allocate(from: number, mb: number): number[][] {
   const held: number[][] = [];
-  while (heapUsed() - from < mb * MB) for (let i = 0; i < 1024; i++) held.push(Array.from({ length: 64 }, (_, k) => held.length + k + 0.5));
+  while (heapUsed() - from < mb * MB)
+    for (let i = 0; i < 1024; i++) held.push(Array.from({ length: 64 }, (_, k) => held.length + k + 0.5));
   return held;
 }
 

@@ -30,7 +30,18 @@ ${o.extra ?? ''}`,
 
 beforeAll(async () => {
   server = await serve();
-  recorded = await benchAsync(['check', budgets('a.yaml', { system: 'You are a research agent. Prompt A.' }), '-q', '-o', path.join(dir, 'recorded'), '--record', cassette], envFor(server));
+  recorded = await benchAsync(
+    [
+      'check',
+      budgets('a.yaml', { system: 'You are a research agent. Prompt A.' }),
+      '-q',
+      '-o',
+      path.join(dir, 'recorded'),
+      '--record',
+      cassette,
+    ],
+    envFor(server),
+  );
 }, 120_000);
 afterAll(async () => {
   await server.close();
@@ -40,7 +51,10 @@ afterAll(async () => {
 describe('bench check --replay against a stale cassette', () => {
   it('the recording holds every budget, and replaying the same budgets file holds them too', async () => {
     expect(recorded.code, recorded.stderr).toBe(0);
-    const same = await benchAsync(['check', path.join(dir, 'a.yaml'), '--replay', cassette, '-q', '-o', path.join(dir, 'same')], {});
+    const same = await benchAsync(
+      ['check', path.join(dir, 'a.yaml'), '--replay', cassette, '-q', '-o', path.join(dir, 'same')],
+      {},
+    );
     expect(same.code, same.stderr).toBe(0);
     expect(same.stdout).toContain('bench check: all 2 budgets hold');
   });
@@ -52,15 +66,27 @@ describe('bench check --replay against a stale cassette', () => {
     expect(r.code).toBe(3);
     // Not a breach: no FAIL line, no "the new prompt does not stop".
     expect(r.stdout).not.toMatch(/^FAIL/m);
-    expect(r.stdout).toMatch(/^MISS {2}autogpt-recursive-verification {2}replay: requests recorded {2}2 of 2 run\(s\) asked for requests not in the cassette {2}\(limit every request recorded\)$/m);
+    expect(r.stdout).toMatch(
+      /^MISS {2}autogpt-recursive-verification {2}replay: requests recorded {2}2 of 2 run\(s\) asked for requests not in the cassette {2}\(limit every request recorded\)$/m,
+    );
     expect(r.stdout).toContain('bench check: 1 scenario(s) not measured (replay miss); no budget judged');
-    expect(r.stderr).toContain(`bench check: ${cassette} holds no recorded answer for 1 scenario(s) (autogpt-recursive-verification): nothing was measured for them, which is not a breach (exit 3).`);
-    expect(r.stderr).toContain('The cassette is stale: the nearest recorded request (step 1) differs in the system prompt.');
-    expect(r.stderr).toContain(`Re-record it against the real model (costs money once; needs OPENAI_API_KEY): run bench check ${b} --record ${cassette} --ci-max-spend <USD>, and commit the cassette;`);
+    expect(r.stderr).toContain(
+      `bench check: ${cassette} holds no recorded answer for 1 scenario(s) (autogpt-recursive-verification): nothing was measured for them, which is not a breach (exit 3).`,
+    );
+    expect(r.stderr).toContain(
+      'The cassette is stale: the nearest recorded request (step 1) differs in the system prompt.',
+    );
+    expect(r.stderr).toContain(
+      `Re-record it against the real model (costs money once; needs OPENAI_API_KEY): run bench check ${b} --record ${cassette} --ci-max-spend <USD>, and commit the cassette;`,
+    );
     const junit = fs.readFileSync(path.join(out, 'junit.xml'), 'utf8');
     expect(junit).toContain('failures="0" errors="1"');
-    expect(junit).toMatch(/<error type="replay-miss" message="autogpt-recursive-verification: not measured — 2 of 2 run\(s\) asked for requests not in the cassette .* \(first at step 1: the nearest recorded request \(step 1\) differs in the system prompt\); re-record it against the real model"/);
-    expect(fs.readFileSync(path.join(out, 'summary.md'), 'utf8')).toMatch(/^## ⚠️ bench check: 1 scenario\(s\) not measured \(replay miss\)/);
+    expect(junit).toMatch(
+      /<error type="replay-miss" message="autogpt-recursive-verification: not measured — 2 of 2 run\(s\) asked for requests not in the cassette .* \(first at step 1: the nearest recorded request \(step 1\) differs in the system prompt\); re-record it against the real model"/,
+    );
+    expect(fs.readFileSync(path.join(out, 'summary.md'), 'utf8')).toMatch(
+      /^## ⚠️ bench check: 1 scenario\(s\) not measured \(replay miss\)/,
+    );
   });
 
   it('a changed parameter is named with both values', async () => {
@@ -86,6 +112,8 @@ describe('bench check --replay against a stale cassette', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^FAIL {2}autogpt-recursive-verification +steps max ≤ 3/m);
     expect(r.stdout).toMatch(/^MISS {2}changed-prompt /m);
-    expect(r.stderr).toContain("it holds no request for scenario 'changed-prompt' (it holds: autogpt-recursive-verification)");
+    expect(r.stderr).toContain(
+      "it holds no request for scenario 'changed-prompt' (it holds: autogpt-recursive-verification)",
+    );
   });
 });

@@ -21,7 +21,9 @@ const specs = new Map<string, Map<string, Json>>();
 function readSpecs(dir: string): Map<string, Json> {
   const charts = path.join(dir, 'charts');
   const names = fs.readdirSync(charts).filter((f) => f.endsWith('.vl.json'));
-  return new Map(names.map((f) => [f.replace(/\.vl\.json$/, ''), JSON.parse(fs.readFileSync(path.join(charts, f), 'utf8')) as Json]));
+  return new Map(
+    names.map((f) => [f.replace(/\.vl\.json$/, ''), JSON.parse(fs.readFileSync(path.join(charts, f), 'utf8')) as Json]),
+  );
 }
 
 /** Every object under `node` (the spec tree) that has key `key`, with that key's value. */
@@ -35,7 +37,8 @@ function findAll(node: unknown, key: string, out: Json[] = []): Json[] {
   return out;
 }
 
-const configColoursOf = (spec: Json) => findAll(spec, 'color').filter((c) => c && typeof c === 'object' && (c.field === 'config' || c.field === 'series'));
+const configColoursOf = (spec: Json) =>
+  findAll(spec, 'color').filter((c) => c && typeof c === 'object' && (c.field === 'config' || c.field === 'series'));
 const rows = (spec: Json) => (spec.data as { values: Json[] }).values;
 
 beforeAll(async () => {
@@ -46,7 +49,18 @@ beforeAll(async () => {
     both: ['--scenario', `${QUICK_SUM},seed-calibrated`, '--steps', '30,4,8,12', '-n', '3'],
     unchecked: ['--scenario', 'seed-calibrated', '--steps', '5,40', '-n', '2'],
     // Reflection and context charts: reflection does not change what a context strategy sends.
-    loops: ['--scenario', 'seed-calibrated', '--steps', '6', '--context', 'full,window:2', '--reflection', 'off,final', '-n', '2'],
+    loops: [
+      '--scenario',
+      'seed-calibrated',
+      '--steps',
+      '6',
+      '--context',
+      'full,window:2',
+      '--reflection',
+      'off,final',
+      '-n',
+      '2',
+    ],
   };
   for (const [name, args] of Object.entries(sweeps)) {
     const dir = path.join(tmp, name);
@@ -60,8 +74,19 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 describe('chart colours and legends', () => {
   it('colours a configuration the same in every chart: one scale, in natural order, shared by every chart that colours by configuration', () => {
     const all = specs.get('both')!;
-    const scales = [...all.entries()].flatMap(([name, spec]) => configColoursOf(spec).map((c) => ({ name, scale: c.scale as Json })));
-    expect(new Set(scales.map((s) => s.name))).toEqual(new Set(['mean-cost', 'cumulative-input-tokens', 'cumulative-cost', 'input-tokens-per-call', 'cost-per-run', 'success-vs-cost']));
+    const scales = [...all.entries()].flatMap(([name, spec]) =>
+      configColoursOf(spec).map((c) => ({ name, scale: c.scale as Json })),
+    );
+    expect(new Set(scales.map((s) => s.name))).toEqual(
+      new Set([
+        'mean-cost',
+        'cumulative-input-tokens',
+        'cumulative-cost',
+        'input-tokens-per-call',
+        'cost-per-run',
+        'success-vs-cost',
+      ]),
+    );
     const first = scales[0]!.scale;
     expect(first.domain).toEqual(['steps=4', 'steps=8', 'steps=12', 'steps=30']);
     for (const s of scales) expect(s.scale, s.name).toEqual(first);
@@ -71,13 +96,36 @@ describe('chart colours and legends', () => {
 
   it('gives the reflection and context charts the same scale, and the context chart every configuration, a covered curve dashed', () => {
     const all = specs.get('loops')!;
-    const scales = [...all.entries()].flatMap(([name, spec]) => configColoursOf(spec).map((c) => ({ name, scale: c.scale })));
-    expect(new Set(scales.map((s) => s.name))).toEqual(new Set(['mean-cost', 'cumulative-input-tokens', 'cumulative-cost', 'input-tokens-per-call', 'cost-per-run', 'reflection-cost', 'context-cumulative-input']));
+    const scales = [...all.entries()].flatMap(([name, spec]) =>
+      configColoursOf(spec).map((c) => ({ name, scale: c.scale })),
+    );
+    expect(new Set(scales.map((s) => s.name))).toEqual(
+      new Set([
+        'mean-cost',
+        'cumulative-input-tokens',
+        'cumulative-cost',
+        'input-tokens-per-call',
+        'cost-per-run',
+        'reflection-cost',
+        'context-cumulative-input',
+      ]),
+    );
     for (const s of scales) expect(s.scale, s.name).toEqual(scales[0]!.scale);
     const context = all.get('context-cumulative-input')!;
-    const drawn = [...new Set(rows(context).filter((r) => r.kind === 'measured').map((r) => r.series as string))];
+    const drawn = [
+      ...new Set(
+        rows(context)
+          .filter((r) => r.kind === 'measured')
+          .map((r) => r.series as string),
+      ),
+    ];
     // Reflection does not change what a context strategy sends: four configurations, two curves, all four drawn and named.
-    expect(drawn.sort()).toEqual(['steps=6 reflection=final context=full', 'steps=6 reflection=final context=window:2', 'steps=6 reflection=off context=full', 'steps=6 reflection=off context=window:2']);
+    expect(drawn.sort()).toEqual([
+      'steps=6 reflection=final context=full',
+      'steps=6 reflection=final context=window:2',
+      'steps=6 reflection=off context=full',
+      'steps=6 reflection=off context=window:2',
+    ]);
     for (const c of configColoursOf(context)) expect((c.legend as Json).values).toEqual(drawn);
     const dash = findAll(context, 'strokeDash').find((d) => d && (d as Json).field === 'series') as Json;
     const { domain, range } = dash.scale as { domain: string[]; range: number[][] };
@@ -90,27 +138,53 @@ describe('chart colours and legends', () => {
       const spec = specs.get('both')!.get(name)!;
       const drawn = rows(spec).filter((r) => r.kind === 'measured');
       // quick-sum answers by step 4 under every limit: four configurations on one curve, all four drawn.
-      expect(new Set(drawn.filter((r) => r.scenario === 'quick-sum').map((r) => r.config)), name).toEqual(new Set(['steps=4', 'steps=8', 'steps=12', 'steps=30']));
-      expect(new Set(drawn.filter((r) => r.scenario === 'seed-calibrated').map((r) => r.config)), name).toEqual(new Set(['steps=4', 'steps=8', 'steps=12', 'steps=30']));
-      expect(rows(spec).filter((r) => r.kind === 'end' && r.scenario === 'seed-calibrated').map((r) => r.configs), name).toEqual(['steps=4', 'steps=8', 'steps=12', 'steps=30']);
-      expect(configColoursOf(spec).map((c) => (c.legend as Json).values), name).toEqual([['steps=4', 'steps=8', 'steps=12', 'steps=30']]);
+      expect(new Set(drawn.filter((r) => r.scenario === 'quick-sum').map((r) => r.config)), name).toEqual(
+        new Set(['steps=4', 'steps=8', 'steps=12', 'steps=30']),
+      );
+      expect(new Set(drawn.filter((r) => r.scenario === 'seed-calibrated').map((r) => r.config)), name).toEqual(
+        new Set(['steps=4', 'steps=8', 'steps=12', 'steps=30']),
+      );
+      expect(
+        rows(spec)
+          .filter((r) => r.kind === 'end' && r.scenario === 'seed-calibrated')
+          .map((r) => r.configs),
+        name,
+      ).toEqual(['steps=4', 'steps=8', 'steps=12', 'steps=30']);
+      expect(
+        configColoursOf(spec).map((c) => (c.legend as Json).values),
+        name,
+      ).toEqual([['steps=4', 'steps=8', 'steps=12', 'steps=30']]);
       // The highest limit solid and drawn first; each covered line its own dashes, so every one shows a stretch of each period.
       const dash = findAll(spec, 'strokeDash').find((d) => d && (d as Json).field === 'config') as Json;
       const { domain, range } = dash.scale as { domain: string[]; range: number[][] };
-      expect(Object.fromEntries(domain.map((d, i) => [d, range[i]])), name).toEqual({ 'steps=30': [1, 0], 'steps=12': [12, 4], 'steps=8': [8, 8], 'steps=4': [4, 12] });
+      expect(Object.fromEntries(domain.map((d, i) => [d, range[i]])), name).toEqual({
+        'steps=30': [1, 0],
+        'steps=12': [12, 4],
+        'steps=8': [8, 8],
+        'steps=4': [4, 12],
+      });
       expect([...new Set(drawn.map((r) => r.config))], name).toEqual(['steps=30', 'steps=12', 'steps=8', 'steps=4']);
     }
     // Configurations at the same point: each a ring of its own, the widest first, one label naming them all.
     const success = specs.get('both')!.get('success-vs-cost')!;
     const points = rows(success).filter((r) => r.kind !== 'reach');
-    expect(points.map((r) => [r.config, r.size])).toEqual([['steps=4', 600], ['steps=8', 430], ['steps=12', 260], ['steps=30', 90]]);
+    expect(points.map((r) => [r.config, r.size])).toEqual([
+      ['steps=4', 600],
+      ['steps=8', 430],
+      ['steps=12', 260],
+      ['steps=30', 90],
+    ]);
     expect(points.filter((r) => r.label !== '').map((r) => r.label)).toEqual(['steps=4, steps=8, steps=12, steps=30']);
-    for (const c of configColoursOf(success)) expect((c.legend as Json).values).toEqual(['steps=4', 'steps=8', 'steps=12', 'steps=30']);
+    for (const c of configColoursOf(success))
+      expect((c.legend as Json).values).toEqual(['steps=4', 'steps=8', 'steps=12', 'steps=30']);
   });
 
   it('puts scenario panels in the planned order and configurations in natural order', () => {
     for (const [name, spec] of specs.get('both')!) {
-      for (const facet of findAll(spec, 'facet')) expect((facet.row as Json).sort, name).toEqual(name === 'success-vs-cost' ? ['quick-sum'] : ['quick-sum', 'seed-calibrated']);
+      for (const facet of findAll(spec, 'facet'))
+        expect((facet.row as Json).sort, name).toEqual(
+          name === 'success-vs-cost' ? ['quick-sum'] : ['quick-sum', 'seed-calibrated'],
+        );
     }
     const bars = specs.get('both')!.get('mean-cost')!;
     const y = findAll(bars, 'y').find((e) => e && (e as Json).field === 'config') as Json;
@@ -123,18 +197,42 @@ describe('chart colours and legends', () => {
     for (const name of ['cumulative-input-tokens', 'input-tokens-per-call', 'stop-reasons']) {
       const svg = await toSvg(all.get(name)! as never);
       const ticks = [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]!);
-      expect(ticks.filter((t) => /^\d+(\.\d+)?k$/.test(t)), name).toEqual([]);
-      expect(ticks.filter((t) => /^\d+\.\d+$/.test(t)), name).toEqual([]);
+      expect(
+        ticks.filter((t) => /^\d+(\.\d+)?k$/.test(t)),
+        name,
+      ).toEqual([]);
+      expect(
+        ticks.filter((t) => /^\d+\.\d+$/.test(t)),
+        name,
+      ).toEqual([]);
     }
   });
 });
 
 describe('the reflection chart', () => {
   it('draws two modes that succeed equally as two pass^k lines, the one dashed over the other, in their own colours', async () => {
-    const row = (reflection: string): StabilityRow => ({ config_id: `s reflection=${reflection}`, scenario: 's', reflection, runs: 3, successes: 3, success_rate: 1, pass_hat_k: [1, 1, 1], input_tokens_mean: 900, output_tokens_mean: 100, cost_usd_mean: 0.001 }) as StabilityRow;
+    const row = (reflection: string): StabilityRow =>
+      ({
+        config_id: `s reflection=${reflection}`,
+        scenario: 's',
+        reflection,
+        runs: 3,
+        successes: 3,
+        success_rate: 1,
+        pass_hat_k: [1, 1, 1],
+        input_tokens_mean: 900,
+        output_tokens_mean: 100,
+        cost_usd_mean: 0.001,
+      }) as StabilityRow;
     const rows = [row('off'), row('final')];
-    const svg = await toSvg(reflectionChart(rows, configColours(rows.map((r) => ({ config_id: r.config_id, scenario: 's' })))).spec as never);
-    const lines = [...svg.matchAll(/<path aria-label="[^"]*config: (reflection=\w+)[^"]*" role="graphics-symbol" aria-roledescription="line mark" d="([^"]+)" stroke="([^"]+)"[^>]*stroke-dasharray="([^"]+)"/g)].map((m) => ({ config: m[1], d: m[2], stroke: m[3], dash: m[4] }));
+    const svg = await toSvg(
+      reflectionChart(rows, configColours(rows.map((r) => ({ config_id: r.config_id, scenario: 's' })))).spec as never,
+    );
+    const lines = [
+      ...svg.matchAll(
+        /<path aria-label="[^"]*config: (reflection=\w+)[^"]*" role="graphics-symbol" aria-roledescription="line mark" d="([^"]+)" stroke="([^"]+)"[^>]*stroke-dasharray="([^"]+)"/g,
+      ),
+    ].map((m) => ({ config: m[1], d: m[2], stroke: m[3], dash: m[4] }));
     expect(lines.map((l) => l.config)).toEqual(['reflection=off', 'reflection=final']);
     expect(lines[0]!.d).toBe(lines[1]!.d);
     expect(lines[0]!.stroke).not.toBe(lines[1]!.stroke);
@@ -148,8 +246,14 @@ describe('the headline cost chart', () => {
     const bars = rows(specs.get('both')!.get('mean-cost')!).filter((r) => r.kind === 'bar');
     const seed = bars.filter((b) => b.scenario === 'seed-calibrated');
     // seed-calibrated checks no answer: one bar each, per run.
-    expect(seed.map((b) => [b.config, b.measure])).toEqual([['steps=4', 'per run'], ['steps=8', 'per run'], ['steps=12', 'per run'], ['steps=30', 'per run']]);
-    for (const b of bars) expect((b.lo as number) <= (b.cost as number) && (b.cost as number) <= (b.hi as number)).toBe(true);
+    expect(seed.map((b) => [b.config, b.measure])).toEqual([
+      ['steps=4', 'per run'],
+      ['steps=8', 'per run'],
+      ['steps=12', 'per run'],
+      ['steps=30', 'per run'],
+    ]);
+    for (const b of bars)
+      expect((b.lo as number) <= (b.cost as number) && (b.cost as number) <= (b.hi as number)).toBe(true);
     const top = seed.find((b) => b.config === 'steps=30')!;
     expect(top.label).toMatch(/^\$0\.0\d+ · highest limit$/);
     const low = seed.find((b) => b.config === 'steps=12')!;
@@ -159,9 +263,18 @@ describe('the headline cost chart', () => {
   });
 
   it('adds cost per successful task where the scenario checks its answer, and names which bar is which', () => {
-    const bars = rows(specs.get('both')!.get('mean-cost')!).filter((r) => r.kind === 'bar' && r.scenario === 'quick-sum');
-    expect(bars.map((b) => [b.config, b.measure])).toEqual(['steps=4', 'steps=8', 'steps=12', 'steps=30'].flatMap((c) => [[c, 'per run'], [c, 'per successful task']]));
-    expect(bars.find((b) => b.measure === 'per successful task' && b.config === 'steps=4')!.label).toMatch(/ per success · ±0% vs steps=30( · † no failure seen: up to \$[\d.]+)?$/);
+    const bars = rows(specs.get('both')!.get('mean-cost')!).filter(
+      (r) => r.kind === 'bar' && r.scenario === 'quick-sum',
+    );
+    expect(bars.map((b) => [b.config, b.measure])).toEqual(
+      ['steps=4', 'steps=8', 'steps=12', 'steps=30'].flatMap((c) => [
+        [c, 'per run'],
+        [c, 'per successful task'],
+      ]),
+    );
+    expect(bars.find((b) => b.measure === 'per successful task' && b.config === 'steps=4')!.label).toMatch(
+      / per success · ±0% vs steps=30( · † no failure seen: up to \$[\d.]+)?$/,
+    );
   });
 
   it('leaves each panel room for its longest label (the x axis reaches past it)', () => {
@@ -175,14 +288,23 @@ describe('the headline cost chart', () => {
 
 describe('success vs cost', () => {
   it('is left out when no scenario checks its answer', () => {
-    expect([...specs.get('unchecked')!.keys()].sort()).toEqual(['cost-per-run', 'cumulative-cost', 'cumulative-input-tokens', 'input-tokens-per-call', 'mean-cost', 'stop-reasons']);
+    expect([...specs.get('unchecked')!.keys()].sort()).toEqual([
+      'cost-per-run',
+      'cumulative-cost',
+      'cumulative-input-tokens',
+      'input-tokens-per-call',
+      'mean-cost',
+      'stop-reasons',
+    ]);
   });
 
   it('places each configuration at its cost per successful task where there is a check', () => {
     const spec = specs.get('both')!.get('success-vs-cost')!;
     const x = findAll(spec, 'x').find((e) => e && (e as Json).field === 'cost') as Json;
     expect(x.title).toBe('cost per successful task (USD)');
-    const mean = rows(specs.get('both')!.get('mean-cost')!).find((r) => r.scenario === 'quick-sum' && r.config === 'steps=30' && r.measure === 'per successful task')!;
+    const mean = rows(specs.get('both')!.get('mean-cost')!).find(
+      (r) => r.scenario === 'quick-sum' && r.config === 'steps=30' && r.measure === 'per successful task',
+    )!;
     expect(rows(spec).find((r) => r.config === 'steps=30')!.cost).toBe(mean.cost);
   });
 });

@@ -20,17 +20,40 @@ import { seedInput, synthRun } from './helpers/records.ts';
 type Rec = { run: RunRecord; steps: StepRecord[] };
 
 /** Runs at `maxSteps` that another brake stopped at step `at` (the budget, by default). */
-function stoppedAt(scenario: string, maxSteps: number, at: number, n: number, reason: RunRecord['stop_reason'] = 'max_cost'): Rec[] {
+function stoppedAt(
+  scenario: string,
+  maxSteps: number,
+  at: number,
+  n: number,
+  reason: RunRecord['stop_reason'] = 'max_cost',
+): Rec[] {
   return Array.from({ length: n }, (_, repeat) => {
     const r = synthRun({ scenario, maxSteps: at, repeat, input: seedInput });
     const settings = { ...r.run.settings, limits: { ...r.run.settings.limits, max_steps: maxSteps } };
     const configId = `${scenario} steps=${maxSteps}`;
-    return { run: { ...r.run, settings, config_id: configId, stop_reason: reason }, steps: r.steps.map((s) => ({ ...s, settings, config_id: configId })) };
+    return {
+      run: { ...r.run, settings, config_id: configId, stop_reason: reason },
+      steps: r.steps.map((s) => ({ ...s, settings, config_id: configId })),
+    };
   });
 }
 
-const limited = (scenario: string, maxSteps: number, n: number, o: { stepsToDone?: (i: number) => number; success?: (i: number) => boolean | null } = {}): Rec[] =>
-  Array.from({ length: n }, (_, repeat) => synthRun({ scenario, maxSteps, repeat, input: seedInput, stepsToDone: o.stepsToDone?.(repeat), success: o.success?.(repeat) }));
+const limited = (
+  scenario: string,
+  maxSteps: number,
+  n: number,
+  o: { stepsToDone?: (i: number) => number; success?: (i: number) => boolean | null } = {},
+): Rec[] =>
+  Array.from({ length: n }, (_, repeat) =>
+    synthRun({
+      scenario,
+      maxSteps,
+      repeat,
+      input: seedInput,
+      stepsToDone: o.stepsToDone?.(repeat),
+      success: o.success?.(repeat),
+    }),
+  );
 
 function report(recs: Rec[], volume = '10000/day') {
   const summary = summarizeConfigs(recs.map((r) => r.run));
@@ -38,7 +61,13 @@ function report(recs: Rec[], volume = '10000/day') {
   for (const r of recs) for (const s of r.steps) acc.addStep(s);
   const fits = acc.fits();
   const volumes = parseVolumes(volume);
-  const text = findings({ summary, fits, ratios: ratioTable(summary, fits), savings: stepLimitSavings(summary), volumes: projectVolumes(summary, volumes) });
+  const text = findings({
+    summary,
+    fits,
+    ratios: ratioTable(summary, fits),
+    savings: stepLimitSavings(summary),
+    volumes: projectVolumes(summary, volumes),
+  });
   const economics = configEconomics(summary, fits);
   return { summary, text, economics, recommendations: recommendLimits(summary, economics, volumes[0]!) };
 }
@@ -48,7 +77,13 @@ describe('findings say what really stopped the runs', () => {
 
   it('the ×k → ×r table reads the steps taken, with the limits beside them', () => {
     const [row] = ratioTable(summary, []);
-    expect(row).toMatchObject({ from_max_steps: 12, to_max_steps: 30, from_steps_mean: 12, to_steps_mean: 24, steps_ratio: 2 });
+    expect(row).toMatchObject({
+      from_max_steps: 12,
+      to_max_steps: 30,
+      from_steps_mean: 12,
+      to_steps_mean: 24,
+      steps_ratio: 2,
+    });
     expect(ratioTableRows([row!]).rows[0]!.slice(0, 4)).toEqual(['seed', '12 → 30', '12.0 → 24.0', '×2']);
   });
 
@@ -70,9 +105,18 @@ describe('findings say what really stopped the runs', () => {
   });
 
   it('a timeout that stopped part of a lower limit is said for that limit too', () => {
-    const { text } = report([...limited('p', 30, 4), ...stoppedAt('p', 35, 33, 3, 'timeout'), ...limited('p', 35, 7), ...stoppedAt('p', 40, 34, 10, 'timeout')].map((r, i) => ({ ...r, run: { ...r.run, run_id: `${r.run.run_id}-${i}` } })));
+    const { text } = report(
+      [
+        ...limited('p', 30, 4),
+        ...stoppedAt('p', 35, 33, 3, 'timeout'),
+        ...limited('p', 35, 7),
+        ...stoppedAt('p', 40, 34, 10, 'timeout'),
+      ].map((r, i) => ({ ...r, run: { ...r.run, run_id: `${r.run.run_id}-${i}` } })),
+    );
     const s = text.find((t) => t.includes('from 40 to 35'))!;
-    expect(s).toContain('at steps=35, 7 of 10 runs were stopped by the step limit at step 35, 3 were stopped by the timeout at step 33');
+    expect(s).toContain(
+      'at steps=35, 7 of 10 runs were stopped by the step limit at step 35, 3 were stopped by the timeout at step 33',
+    );
     expect(s).toContain('at steps=40, 10 of 10 runs were stopped by the timeout at step 34, so 40 was never reached');
   });
 
@@ -81,9 +125,17 @@ describe('findings say what really stopped the runs', () => {
       recs.map(({ run, steps }) => {
         const settings = { ...run.settings, limits: { ...run.settings.limits, max_repeat: null } };
         const config_id = `${run.config_id} repeat=off`;
-        return { run: { ...run, settings, config_id, run_id: `${run.run_id}-off` }, steps: steps.map((s) => ({ ...s, settings, config_id })) };
+        return {
+          run: { ...run, settings, config_id, run_id: `${run.run_id}-off` },
+          steps: steps.map((s) => ({ ...s, settings, config_id })),
+        };
       });
-    const { text, recommendations } = report([...limited('s', 10, 2), ...limited('s', 20, 2), ...off(limited('s', 10, 2)), ...off(limited('s', 20, 2))]);
+    const { text, recommendations } = report([
+      ...limited('s', 10, 2),
+      ...limited('s', 20, 2),
+      ...off(limited('s', 10, 2)),
+      ...off(limited('s', 20, 2)),
+    ]);
     const sentences = text.filter((t) => t.includes('lowering MAX_STEPS from 20 to 10'));
     expect(sentences.map((t) => t.slice(0, t.indexOf(':')))).toEqual(['s (repeat=3)', 's (repeat=off)']);
     expect(recommendations.map((r) => r.family)).toEqual(['repeat=3', 'repeat=off']);
@@ -108,7 +160,13 @@ describe('costs print with enough digits to tell configurations apart', () => {
     expect(usdDistinct([0.46, 0.12])(0.46)).toBe('$0.46');
     // The same money summed in another order differs in its last bits: not a reason for six digits.
     expect(usdDistinct([0.1 + 0.2, 0.3, 0.5])(0.3)).toBe('$0.30');
-    expect([usd(0.00024), usd(0.0000001), usd(0.0205, 3), usd(12.4), usd(1290)]).toEqual(['$0.00024', '$0.00000010', '$0.0205', '$12.40', '$1,290']);
+    expect([usd(0.00024), usd(0.0000001), usd(0.0205, 3), usd(12.4), usd(1290)]).toEqual([
+      '$0.00024',
+      '$0.00000010',
+      '$0.0205',
+      '$12.40',
+      '$1,290',
+    ]);
   });
 });
 
@@ -121,11 +179,17 @@ describe('the decision', () => {
     expect(one.value).toBeCloseTo(summary[0]!.cost_usd.mean / 0.5, 12);
     const e = economics[0]!;
     expect([e.cost_per_success, e.cost_per_success_ci]).toEqual([one.value, one.ci]);
-    expect(economicsRow(e)).toMatchObject({ cost_usd_per_success: one.value, cost_usd_per_success_ci95_lo: one.ci!.lo, cost_usd_per_success_ci95_hi: one.ci!.hi });
+    expect(economicsRow(e)).toMatchObject({
+      cost_usd_per_success: one.value,
+      cost_usd_per_success_ci95_lo: one.ci!.lo,
+      cost_usd_per_success_ci95_hi: one.ci!.hi,
+    });
     const bar = costBars(runs, summary).find((b) => b.measure === 'per successful task')!;
     expect([bar.cost, bar.lo, bar.hi]).toEqual([one.value, one.ci!.lo, one.ci!.hi]);
     const money = usdDistinct([e.cost_per_run, one.value, one.ci!.lo, one.ci!.hi]);
-    expect(decisionTable(summary, economics).rows[0]![3]).toBe(`${money(one.value)} (${money(one.ci!.lo)}–${money(one.ci!.hi)})`);
+    expect(decisionTable(summary, economics).rows[0]![3]).toBe(
+      `${money(one.value)} (${money(one.ci!.lo)}–${money(one.ci!.hi)})`,
+    );
   });
 
   it('marginal cost of one more step: measured between neighbouring limits over the steps taken, and on the fit', () => {
@@ -143,7 +207,9 @@ describe('the decision', () => {
   it('recommends the cheapest limit per successful task not significantly worse than the best, with its rule and saving', () => {
     // 20 runs per limit: at 5 every run is cut off; at 10 one is, a run that needs 35 steps: it costs more than the other 19 together.
     const toDone = (i: number) => (i === 0 ? 35 : 8);
-    const recs = [5, 10, 40].flatMap((m) => limited('r', m, 20, { stepsToDone: toDone, success: (i) => toDone(i) <= m }));
+    const recs = [5, 10, 40].flatMap((m) =>
+      limited('r', m, 20, { stepsToDone: toDone, success: (i) => toDone(i) <= m }),
+    );
     const { recommendations, summary, economics } = report(recs);
     const [r] = recommendations;
     // Cheaper per run at 10 and per successful task too; at 5 cheapest per run but nothing succeeds.
@@ -153,19 +219,33 @@ describe('the decision', () => {
     expect(r!.rule).toBe(RULE_CHECKED);
     const saving = (summary[2]!.cost_usd.mean - summary[1]!.cost_usd.mean) * 10_000 * 30;
     expect(r!.saving_usd_per_month).toBeCloseTo(saving, 9);
-    expect(r!.sentence).toMatch(/^r: recommended MAX_STEPS 10 — \$[0-9.]+ per successful task, success 19\/20 against 20\/20 at the best limit \(40; difference −\d+ to \+\d+ points\); against steps=40 it saves \$[0-9.,]+ a month at 10,000 runs a day\. Rule: /);
+    expect(r!.sentence).toMatch(
+      /^r: recommended MAX_STEPS 10 — \$[0-9.]+ per successful task, success 19\/20 against 20\/20 at the best limit \(40; difference −\d+ to \+\d+ points\); against steps=40 it saves \$[0-9.,]+ a month at 10,000 runs a day\. Rule: /,
+    );
   });
 
   it('says what to run next when the sweep cannot tell', () => {
-    const few = report([2, 8].flatMap((m) => limited('f', m, 3, { stepsToDone: (i) => (i === 0 ? 4 : 2), success: (i) => (i === 0 ? 4 : 2) <= m })));
+    const few = report(
+      [2, 8].flatMap((m) =>
+        limited('f', m, 3, { stepsToDone: (i) => (i === 0 ? 4 : 2), success: (i) => (i === 0 ? 4 : 2) <= m }),
+      ),
+    );
     expect(few.recommendations[0]!.next).toMatch(/run --repeat 12 to halve it/);
     const lowest = report([4, 8].flatMap((m) => limited('l', m, 20, { stepsToDone: () => 3, success: () => true })));
     expect(lowest.recommendations[0]!.max_steps).toBe(4);
-    expect(lowest.recommendations[0]!.next).toBe('every run finished by step 3, below the lowest limit swept: a tighter limit costs the same until it cuts runs off — try --steps 3..3');
+    expect(lowest.recommendations[0]!.next).toBe(
+      'every run finished by step 3, below the lowest limit swept: a tighter limit costs the same until it cuts runs off — try --steps 3..3',
+    );
     // 200 runs a limit: one run in 200 cut off at 4 is a loss the interval bounds tightly.
-    const cut = report([4, 8].flatMap((m) => limited('c', m, 200, { stepsToDone: (i) => (i === 0 ? 6 : 3), success: (i) => (i === 0 ? 6 : 3) <= m })));
+    const cut = report(
+      [4, 8].flatMap((m) =>
+        limited('c', m, 200, { stepsToDone: (i) => (i === 0 ? 6 : 3), success: (i) => (i === 0 ? 6 : 3) <= m }),
+      ),
+    );
     expect(cut.recommendations[0]!.max_steps).toBe(4);
-    expect(cut.recommendations[0]!.next).toBe('the lowest limit swept was picked and stopped runs: try lower limits, e.g. --steps 2..3:1');
+    expect(cut.recommendations[0]!.next).toBe(
+      'the lowest limit swept was picked and stopped runs: try lower limits, e.g. --steps 2..3:1',
+    );
     // No check: nothing to weigh cost against, so no limit is recommended; the line leads with the ×k → ×r finding.
     const unchecked = report([...limited('u', 12, 2), ...stoppedAt('u', 30, 24, 2)]);
     const [u] = unchecked.recommendations;
@@ -178,8 +258,13 @@ describe('the decision', () => {
     expect(u!.next).toMatch(/add a check/);
     // Checked: the recommendation too names the brake that cut the limit it is measured against.
     const cutByBudget = stoppedAt('b', 30, 24, 20).map((r) => ({ ...r, run: { ...r.run, success: false } }));
-    const [b] = report([...limited('b', 12, 20, { stepsToDone: () => 3, success: () => true }), ...cutByBudget]).recommendations;
+    const [b] = report([
+      ...limited('b', 12, 20, { stepsToDone: () => 3, success: () => true }),
+      ...cutByBudget,
+    ]).recommendations;
     expect(b!.max_steps).toBe(12);
-    expect(b!.sentence).toContain('; at steps=30, 20 of 20 runs were stopped by the budget at step 24, so 30 was never reached. Rule:');
+    expect(b!.sentence).toContain(
+      '; at steps=30, 20 of 20 runs were stopped by the budget at step 24, so 30 was never reached. Rule:',
+    );
   });
 });

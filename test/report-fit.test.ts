@@ -37,7 +37,8 @@ describe('quadratic fit', () => {
 
   it('the seed assumption (200·N + 600·N(N−1)/2) is a = −100, b = 300 from step records', () => {
     const acc = new QuadraticFitAccumulator();
-    for (const { steps } of [synthRun({ scenario: 'seed', maxSteps: 30, repeat: 0, input: seedInput })]) for (const s of steps) acc.addStep(s);
+    for (const { steps } of [synthRun({ scenario: 'seed', maxSteps: 30, repeat: 0, input: seedInput })])
+      for (const s of steps) acc.addStep(s);
     const [fit] = acc.fits();
     expect(fit!.a).toBeCloseTo(-100, 6);
     expect(fit!.b).toBeCloseTo(300, 6);
@@ -76,7 +77,13 @@ describe('ratio table and savings', () => {
       for (const r of checked) for (const st of r.steps) if (st.step <= fitUpTo) a.addStep(st);
       return ratioTable(s, a.fits())[0]!;
     };
-    expect(row(30)).toMatchObject({ from_max_steps: 3, to_max_steps: 30, from_steps_mean: 3, to_steps_mean: 12, steps_ratio: 4 });
+    expect(row(30)).toMatchObject({
+      from_max_steps: 3,
+      to_max_steps: 30,
+      from_steps_mean: 3,
+      to_steps_mean: 12,
+      steps_ratio: 4,
+    });
     expect(row(30).fit_tokens_ratio).not.toBeNull();
     // A fit of the first 5 steps says nothing about a run's 12th.
     expect(row(5).fit_tokens_ratio).toBeNull();
@@ -88,12 +95,24 @@ describe('ratio table and savings', () => {
     // repeat 0 needs 20 steps: it succeeds at 30 and is cut off at 10.
     expect(checked).toMatchObject({ max_steps: 10, highest_steps: 30, successes_lost: 1, highest_successes: 4 });
     expect(checked.cost_saved).toBeGreaterThan(0);
-    const text = findings({ summary, fits, ratios: ratioTable(summary, fits), savings, volumes: projectVolumes(summary, parseVolumes('10000/day')) });
+    const text = findings({
+      summary,
+      fits,
+      ratios: ratioTable(summary, fits),
+      savings,
+      volumes: projectVolumes(summary, parseVolumes('10000/day')),
+    });
     expect(text).toContain(
       `checked: lowering MAX_STEPS from 30 to 10 cuts mean cost by ${Math.round(checked.cost_saved * 100)}% ($0.0035 → $0.0016 per run; steps taken 8.8 → 6.3); it loses 1 of 4 successes (3/4 against 4/4); 1 of 4 runs at 10 were cut off by the step limit.`,
     );
-    expect(text.some((t) => t.startsWith('seed-shaped: cumulative input tokens after N steps fit 300·N² − 100·N (R² = 1.0000)'))).toBe(true);
-    expect(text.some((t) => t.includes('MAX_STEPS 10 → 30: steps taken ×3 (10.0 → 30.0) → input tokens ×9.21'))).toBe(true);
+    expect(
+      text.some((t) =>
+        t.startsWith('seed-shaped: cumulative input tokens after N steps fit 300·N² − 100·N (R² = 1.0000)'),
+      ),
+    ).toBe(true);
+    expect(text.some((t) => t.includes('MAX_STEPS 10 → 30: steps taken ×3 (10.0 → 30.0) → input tokens ×9.21'))).toBe(
+      true,
+    );
   });
 });
 
@@ -105,7 +124,9 @@ describe('findings on runs that end on their own', () => {
     };
     const summary = summarizeConfigs([mk(0, 'queue_empty'), mk(1, 'queue_empty'), mk(2, 'max_rounds')]);
     const text = findings({ summary, fits: [], ratios: [], savings: [], volumes: [] });
-    expect(text).toContain('queue steps=5: 1 of 3 runs did not finish on their own (queue_empty 2 @5, max_rounds 1 @5).');
+    expect(text).toContain(
+      'queue steps=5: 1 of 3 runs did not finish on their own (queue_empty 2 @5, max_rounds 1 @5).',
+    );
   });
 });
 
@@ -128,16 +149,26 @@ describe('aggregation', () => {
     ])
       for (const s of steps) acc.add(s);
     const pts = acc.points();
-    expect(pts.find((p) => p.step === 2)).toMatchObject({ calls: 2, input_tokens: 400, cum_input_tokens: (300 + 900) / 2 });
+    expect(pts.find((p) => p.step === 2)).toMatchObject({
+      calls: 2,
+      input_tokens: 400,
+      cum_input_tokens: (300 + 900) / 2,
+    });
     expect(pts.find((p) => p.step === 5)).toMatchObject({ calls: 1, input_tokens: 500, cum_input_tokens: 1500 });
   });
 });
 
 describe('volume and re-pricing', () => {
   it('parses volumes with units and refuses bad ones', () => {
-    expect(parseVolumes('10000/day, 1000/hour, 300000/month, 500').map((v) => v.runs_per_day)).toEqual([10_000, 24_000, 10_000, 500]);
+    expect(parseVolumes('10000/day, 1000/hour, 300000/month, 500').map((v) => v.runs_per_day)).toEqual([
+      10_000, 24_000, 10_000, 500,
+    ]);
     // Shown as written: 2e6/month stays a month, not 66,667 a day.
-    expect(parseVolumes('2e6/month, 1000/hour, 500').map((v) => v.as_written)).toEqual(['2,000,000 runs a month', '1,000 runs an hour', '500 runs a day']);
+    expect(parseVolumes('2e6/month, 1000/hour, 500').map((v) => v.as_written)).toEqual([
+      '2,000,000 runs a month',
+      '1,000 runs an hour',
+      '500 runs a day',
+    ]);
     expect(() => parseVolumes('10x')).toThrow(UsageError);
     expect(() => parseVolumes('-5/day')).toThrow(/positive/);
     expect(() => parseVolumes('5/fortnight')).toThrow(/unit must be one of/);
@@ -164,7 +195,11 @@ describe('volume and re-pricing', () => {
 describe('groupBy', () => {
   it('groups in one pass, keys in the order they first appear, items in input order', () => {
     const g = groupBy(['b1', 'a1', 'b2', 'c1', 'a2'], (s) => s[0]!);
-    expect([...g]).toEqual([['b', ['b1', 'b2']], ['a', ['a1', 'a2']], ['c', ['c1']]]);
+    expect([...g]).toEqual([
+      ['b', ['b1', 'b2']],
+      ['a', ['a1', 'a2']],
+      ['c', ['c1']],
+    ]);
   });
 });
 

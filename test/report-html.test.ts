@@ -21,12 +21,37 @@ beforeAll(async () => {
   if (!hasChromium) return;
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-html-'));
   dir = path.join(tmp, 'sweep');
-  await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', '--scenario', 'tiny-agent-sum-of-squares,seed-calibrated', '--steps', '4,8', '-n', '3', '--out', dir, '-q', '--no-transcripts'], { cwd: ROOT });
+  await run(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'src/cli/main.ts',
+      '--scenario',
+      'tiny-agent-sum-of-squares,seed-calibrated',
+      '--steps',
+      '4,8',
+      '-n',
+      '3',
+      '--out',
+      dir,
+      '-q',
+      '--no-transcripts',
+    ],
+    { cwd: ROOT },
+  );
   // A check with one budget breached (the tiny agent takes 3 or 4 steps) and one that holds.
   const budgets = path.join(tmp, 'budgets.yaml');
-  fs.writeFileSync(budgets, 'model: sim\nrepeats: 3\nseed: 1\nlimits: { steps: 8 }\nscenarios:\n  - scenario: tiny-agent-sum-of-squares\n    assertions:\n      steps: { max: 2 }\n      cost_usd: { p95: 0.01 }\n');
+  fs.writeFileSync(
+    budgets,
+    'model: sim\nrepeats: 3\nseed: 1\nlimits: { steps: 8 }\nscenarios:\n  - scenario: tiny-agent-sum-of-squares\n    assertions:\n      steps: { max: 2 }\n      cost_usd: { p95: 0.01 }\n',
+  );
   checkDir = path.join(tmp, 'check');
-  const check = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'check', budgets, '--out', checkDir, '-q'], { cwd: ROOT }).then(
+  const check = await run(
+    process.execPath,
+    ['--import', 'tsx', 'src/cli/main.ts', 'check', budgets, '--out', checkDir, '-q'],
+    { cwd: ROOT },
+  ).then(
     () => 0,
     (e: { code: number }) => e.code,
   );
@@ -40,7 +65,15 @@ async function inChromium<T>(use: (page: Page) => Promise<T>): Promise<T> {
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
     viewport: { width: 1100, height: 900 },
   });
   try {
@@ -70,7 +103,15 @@ describe.skipIf(!hasChromium)('report.html in headless Chromium', () => {
           width: f.querySelector('svg')?.getBoundingClientRect().width ?? 0,
         })),
       );
-      expect(charts.map((c) => c.id)).toEqual(['chart-mean-cost', 'chart-cumulative-input-tokens', 'chart-cumulative-cost', 'chart-input-tokens-per-call', 'chart-cost-per-run', 'chart-stop-reasons', 'chart-success-vs-cost']);
+      expect(charts.map((c) => c.id)).toEqual([
+        'chart-mean-cost',
+        'chart-cumulative-input-tokens',
+        'chart-cumulative-cost',
+        'chart-input-tokens-per-call',
+        'chart-cost-per-run',
+        'chart-stop-reasons',
+        'chart-success-vs-cost',
+      ]);
       for (const c of charts) {
         expect(c.svgs, c.id).toBe(1);
         expect(c.marks, c.id).toBeGreaterThan(0);
@@ -83,27 +124,42 @@ describe.skipIf(!hasChromium)('report.html in headless Chromium', () => {
           return [...svg.querySelectorAll('text')]
             .filter((t) => (t.textContent ?? '').trim() !== '' && t.getAttribute('opacity') !== '0')
             .map((t) => ({ chart: svg.closest('figure')!.id, text: t.textContent, r: t.getBoundingClientRect() }))
-            .filter(({ r }) => r.width > 0 && (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1))
+            .filter(
+              ({ r }) =>
+                r.width > 0 &&
+                (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1),
+            )
             .map(({ chart, text }) => `${chart}: ${text}`);
         }),
       );
       expect(outside).toEqual([]);
       // ...and none cut short by a label limit (vega ends a truncated label with an ellipsis).
-      const cut = await page.$$eval('figure.chart svg text', (ts) => ts.map((t) => t.textContent ?? '').filter((t) => t.endsWith('…')));
+      const cut = await page.$$eval('figure.chart svg text', (ts) =>
+        ts.map((t) => t.textContent ?? '').filter((t) => t.endsWith('…')),
+      );
       expect(cut).toEqual([]);
       // The headline chart says what each lower limit saves.
       expect(await page.locator('#chart-mean-cost').textContent()).toMatch(/−\d+% vs steps=8/);
 
       const findings = await page.$$eval('#findings li', (li) => li.map((x) => x.textContent ?? ''));
-      expect(findings.some((f) => /lowering MAX_STEPS from 8 to 4 (cuts mean cost by \d+%|costs the same)/.test(f))).toBe(true);
+      expect(
+        findings.some((f) => /lowering MAX_STEPS from 8 to 4 (cuts mean cost by \d+%|costs the same)/.test(f)),
+      ).toBe(true);
       // The decision opens the report: the first section, one recommended limit per scenario with its rule.
       expect(await page.$eval('main section', (s) => s.id)).toBe('decision');
       // Each decision's whole text, sentence by sentence under its one line.
-      const decisions = await page.$$eval('#decision li', (li) => li.map((x) => [...x.querySelectorAll('details > p')].map((p) => p.textContent).join(' ')));
-      expect(decisions.map((d) => d.slice(0, d.indexOf(':')))).toEqual(['tiny-agent-sum-of-squares', 'seed-calibrated']);
+      const decisions = await page.$$eval('#decision li', (li) =>
+        li.map((x) => [...x.querySelectorAll('details > p')].map((p) => p.textContent).join(' ')),
+      );
+      expect(decisions.map((d) => d.slice(0, d.indexOf(':')))).toEqual([
+        'tiny-agent-sum-of-squares',
+        'seed-calibrated',
+      ]);
       expect(decisions[0]).toMatch(/recommended MAX_STEPS \d+ — .* Rule: /);
       // seed-calibrated checks no answer: the ×k → ×r finding, and no recommended limit.
-      expect(decisions[1]).toMatch(/^seed-calibrated: MAX_STEPS \d+ → \d+: steps taken ×[0-9.]+ .* No MAX_STEPS is recommended/);
+      expect(decisions[1]).toMatch(
+        /^seed-calibrated: MAX_STEPS \d+ → \d+: steps taken ×[0-9.]+ .* No MAX_STEPS is recommended/,
+      );
       expect(await page.locator('#summary table tbody tr').count()).toBe(4);
       expect(await page.locator('#runs table tbody tr').count()).toBe(12);
 
@@ -136,9 +192,14 @@ describe.skipIf(!hasChromium)('report.html in headless Chromium', () => {
             labels.forEach((label, i) => {
               const swatch = paint(symbols[i]!);
               // The marks a legend entry names carry its value in their description (vega's aria-label).
-              const named = marks.filter((m) => (m.getAttribute('aria-label') ?? '').split('; ').some((f) => /^(config|reason|measure|kind): /.test(f) && f.slice(f.indexOf(': ') + 2) === label));
+              const named = marks.filter((m) =>
+                (m.getAttribute('aria-label') ?? '')
+                  .split('; ')
+                  .some((f) => /^(config|reason|measure|kind): /.test(f) && f.slice(f.indexOf(': ') + 2) === label),
+              );
               if (named.length === 0) out.mismatches.push(`${chart}: "${label}" names no mark`);
-              for (const m of named) if (paint(m) !== swatch) out.mismatches.push(`${chart}: "${label}" swatch ${swatch}, mark ${paint(m)}`);
+              for (const m of named)
+                if (paint(m) !== swatch) out.mismatches.push(`${chart}: "${label}" swatch ${swatch}, mark ${paint(m)}`);
             });
           }
         }
@@ -147,7 +208,16 @@ describe.skipIf(!hasChromium)('report.html in headless Chromium', () => {
     });
     expect(mismatches).toEqual([]);
     // The charts that colour by configuration name every one of them, stop reasons name theirs.
-    for (const chart of ['chart-cumulative-input-tokens', 'chart-cumulative-cost', 'chart-input-tokens-per-call', 'chart-success-vs-cost']) expect(legends.filter((l) => l.chart === chart).map((l) => l.labels), chart).toEqual([['steps=4', 'steps=8']]);
+    for (const chart of [
+      'chart-cumulative-input-tokens',
+      'chart-cumulative-cost',
+      'chart-input-tokens-per-call',
+      'chart-success-vs-cost',
+    ])
+      expect(
+        legends.filter((l) => l.chart === chart).map((l) => l.labels),
+        chart,
+      ).toEqual([['steps=4', 'steps=8']]);
     expect(legends.find((l) => l.chart === 'chart-stop-reasons')!.labels).toContain('done');
   });
 
@@ -155,15 +225,27 @@ describe.skipIf(!hasChromium)('report.html in headless Chromium', () => {
     await inChromium(async (page) => {
       await page.goto(pathToFileURL(path.join(dir, 'report.html')).href, { waitUntil: 'load' });
       // tiny-agent-sum-of-squares answers by step 4 under either limit: steps=4 and steps=8 draw the very same line.
-      const lines = await page.$$eval('#chart-cumulative-input-tokens g.role-mark path[aria-roledescription="line mark"]', (ps) =>
-        ps.map((p) => ({ config: /config: ([^;]+)/.exec(p.getAttribute('aria-label') ?? '')?.[1] ?? null, d: p.getAttribute('d'), stroke: getComputedStyle(p).stroke, box: p.getBoundingClientRect().toJSON() as { x: number; y: number; width: number; height: number } })),
+      const lines = await page.$$eval(
+        '#chart-cumulative-input-tokens g.role-mark path[aria-roledescription="line mark"]',
+        (ps) =>
+          ps.map((p) => ({
+            config: /config: ([^;]+)/.exec(p.getAttribute('aria-label') ?? '')?.[1] ?? null,
+            d: p.getAttribute('d'),
+            stroke: getComputedStyle(p).stroke,
+            box: p.getBoundingClientRect().toJSON() as { x: number; y: number; width: number; height: number },
+          })),
       );
-      const same = lines.filter((l) => l.config !== null && lines.some((o) => o !== l && o.config !== null && o.d === l.d));
+      const same = lines.filter(
+        (l) => l.config !== null && lines.some((o) => o !== l && o.config !== null && o.d === l.d),
+      );
       expect(same.map((l) => l.config).sort()).toEqual(['steps=4', 'steps=8']);
       expect(same[0]!.stroke).not.toBe(same[1]!.stroke);
       // On screen: pixels of both colours along the shared line.
       const box = same[0]!.box;
-      const png = await page.screenshot({ clip: { x: box.x, y: box.y - 2, width: box.width, height: box.height + 4 }, fullPage: true });
+      const png = await page.screenshot({
+        clip: { x: box.x, y: box.y - 2, width: box.width, height: box.height + 4 },
+        fullPage: true,
+      });
       const counts = await page.evaluate(
         async ({ data, strokes }) => {
           const img = new Image();
@@ -177,7 +259,8 @@ describe.skipIf(!hasChromium)('report.html in headless Chromium', () => {
           return strokes.map((s) => {
             const [r, gr, b] = s.match(/\d+/g)!.map(Number);
             let n = 0;
-            for (let i = 0; i < px.length; i += 4) if (Math.hypot(px[i]! - r!, px[i + 1]! - gr!, px[i + 2]! - b!) < 40) n++;
+            for (let i = 0; i < px.length; i += 4)
+              if (Math.hypot(px[i]! - r!, px[i + 1]! - gr!, px[i + 2]! - b!) < 40) n++;
             return n;
           });
         },
@@ -188,14 +271,19 @@ describe.skipIf(!hasChromium)('report.html in headless Chromium', () => {
   });
 
   it('scales the success-vs-cost axes to its points and their intervals, not from zero', async () => {
-    const spec = JSON.parse(fs.readFileSync(path.join(dir, 'charts', 'success-vs-cost.vl.json'), 'utf8')) as { data: { values: Array<Record<string, number | string>> } };
+    const spec = JSON.parse(fs.readFileSync(path.join(dir, 'charts', 'success-vs-cost.vl.json'), 'utf8')) as {
+      data: { values: Array<Record<string, number | string>> };
+    };
     const points = spec.data.values.filter((v) => v.kind !== 'reach') as Array<Record<string, number>>;
-    const span = (lo: string, hi: string) => [Math.min(...points.map((p) => p[lo]!)), Math.max(...points.map((p) => p[hi]!))] as const;
+    const span = (lo: string, hi: string) =>
+      [Math.min(...points.map((p) => p[lo]!)), Math.max(...points.map((p) => p[hi]!))] as const;
     const [costLo, costHi] = span('cost_lo', 'cost_hi');
     const [rateLo, rateHi] = span('lo', 'hi');
     const axes = await inChromium(async (page) => {
       await page.goto(pathToFileURL(path.join(dir, 'report.html')).href, { waitUntil: 'load' });
-      return page.$$eval('#chart-success-vs-cost g.role-axis[aria-label]', (as) => as.map((a) => a.getAttribute('aria-label') ?? ''));
+      return page.$$eval('#chart-success-vs-cost g.role-axis[aria-label]', (as) =>
+        as.map((a) => a.getAttribute('aria-label') ?? ''),
+      );
     });
     const from = (axis: RegExp) => {
       const m = /values from \$?([\d.]+)%? to \$?([\d.]+)%?/.exec(axes.find((a) => axis.test(a)) ?? '');
@@ -215,7 +303,11 @@ describe.skipIf(!hasChromium)('report.html in headless Chromium', () => {
   });
 
   it('titles the report with its question and answer, and gives each decision one line', async () => {
-    const summary = fs.readFileSync(path.join(dir, 'summary.csv'), 'utf8').trim().split('\n').map((l) => l.split(','));
+    const summary = fs
+      .readFileSync(path.join(dir, 'summary.csv'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(','));
     const col = summary[0]!.indexOf('cost_usd_mean');
     const cost = (id: string) => Number(summary.find((r) => r[0] === id)![col]);
     const ratio = cost('seed-calibrated steps=8') / cost('seed-calibrated steps=4');
@@ -228,7 +320,11 @@ describe.skipIf(!hasChromium)('report.html in headless Chromium', () => {
           lis.map((li) => {
             const summary = li.querySelector('details > summary');
             const lineHeight = summary ? parseFloat(getComputedStyle(summary).lineHeight) : 0;
-            return { open: li.querySelector('details')?.open ?? null, lines: summary ? summary.getBoundingClientRect().height / lineHeight : 0, whole: [...li.querySelectorAll('details > p')].map((p) => p.textContent).join(' ') };
+            return {
+              open: li.querySelector('details')?.open ?? null,
+              lines: summary ? summary.getBoundingClientRect().height / lineHeight : 0,
+              whole: [...li.querySelectorAll('details > p')].map((p) => p.textContent).join(' '),
+            };
           }),
         ),
       };
@@ -247,7 +343,12 @@ describe.skipIf(!hasChromium)('report.html in headless Chromium', () => {
   it("marks a breached budget's row in colour as well as in its word", async () => {
     const rows = await inChromium(async (page) => {
       await page.goto(pathToFileURL(path.join(checkDir, 'report.html')).href, { waitUntil: 'load' });
-      return page.$$eval('#check tbody tr', (trs) => trs.map((tr) => ({ text: tr.textContent ?? '', background: getComputedStyle(tr.querySelector('td')!).backgroundColor })));
+      return page.$$eval('#check tbody tr', (trs) =>
+        trs.map((tr) => ({
+          text: tr.textContent ?? '',
+          background: getComputedStyle(tr.querySelector('td')!).backgroundColor,
+        })),
+      );
     });
     const breached = rows.find((r) => r.text.includes('steps max ≤ 2'))!;
     const holds = rows.find((r) => r.text.includes('cost_usd p95'))!;

@@ -10,7 +10,18 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-report-inputs-'));
 const sweep = path.join(tmp, 'sweep');
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 beforeAll(async () => {
-  const r = await benchInProcess(['-s', 'seed-calibrated', '--steps', '4', '--repeat', '2', '-q', '--no-transcripts', '-o', sweep]);
+  const r = await benchInProcess([
+    '-s',
+    'seed-calibrated',
+    '--steps',
+    '4',
+    '--repeat',
+    '2',
+    '-q',
+    '--no-transcripts',
+    '-o',
+    sweep,
+  ]);
   expect(r.code, r.stderr).toBe(0);
 });
 
@@ -43,7 +54,10 @@ describe('bench report on partial or foreign records', () => {
   });
 
   it('a run line that is not a run record: the same, for runs.jsonl', async () => {
-    const dir = dirWith('foreign-run', { 'steps.jsonl': read('steps.jsonl'), 'runs.jsonl': `${read('runs.jsonl')}\n{"run_id":"x"}\n` });
+    const dir = dirWith('foreign-run', {
+      'steps.jsonl': read('steps.jsonl'),
+      'runs.jsonl': `${read('runs.jsonl')}\n{"run_id":"x"}\n`,
+    });
     const r = await benchInProcess(['report', dir]);
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toBe('bench: runs.jsonl line 4: not a run record (no config_id)');
@@ -61,8 +75,14 @@ describe('bench report on partial or foreign records', () => {
     ];
     for (const [bad, says] of cases) {
       const name = `bad-${Object.keys(bad)[0]}`;
-      const dir = dirWith(name, { 'steps.jsonl': read('steps.jsonl'), 'runs.jsonl': [first, JSON.stringify({ ...JSON.parse(rest[0]!), ...bad }), ...rest.slice(1)].join('\n') + '\n' });
-      for (const args of [['report', dir], ['diff', sweep, dir]]) {
+      const dir = dirWith(name, {
+        'steps.jsonl': read('steps.jsonl'),
+        'runs.jsonl': [first, JSON.stringify({ ...JSON.parse(rest[0]!), ...bad }), ...rest.slice(1)].join('\n') + '\n',
+      });
+      for (const args of [
+        ['report', dir],
+        ['diff', sweep, dir],
+      ]) {
         // diff needs a meta.json: the sweep's own.
         if (args[0] === 'diff') fs.copyFileSync(path.join(sweep, 'meta.json'), path.join(dir, 'meta.json'));
         const r = await benchInProcess(args);
@@ -74,26 +94,52 @@ describe('bench report on partial or foreign records', () => {
 
   it('a run recorded twice counts once, and report and diff say so', async () => {
     const runs = read('runs.jsonl');
-    const dir = dirWith('twice', { 'steps.jsonl': read('steps.jsonl'), 'runs.jsonl': runs + runs, 'meta.json': read('meta.json') });
+    const dir = dirWith('twice', {
+      'steps.jsonl': read('steps.jsonl'),
+      'runs.jsonl': runs + runs,
+      'meta.json': read('meta.json'),
+    });
     const r = await benchInProcess(['report', dir]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain('bench: runs.jsonl: 2 run record(s) repeat a run id already read and were not counted (line 3 repeats line 1, line 4 repeats line 2)');
+    expect(r.stderr).toContain(
+      'bench: runs.jsonl: 2 run record(s) repeat a run id already read and were not counted (line 3 repeats line 1, line 4 repeats line 2)',
+    );
     const summary = fs.readFileSync(path.join(dir, 'summary.csv'), 'utf8').split('\n');
     expect(summary[1]!.split(',')[summary[0]!.split(',').indexOf('runs')]).toBe('2');
-    expect(fs.readFileSync(path.join(dir, 'summary.md'), 'utf8')).toContain('> 2 run record(s) in runs.jsonl repeat a run id already read and were not counted.');
+    expect(fs.readFileSync(path.join(dir, 'summary.md'), 'utf8')).toContain(
+      '> 2 run record(s) in runs.jsonl repeat a run id already read and were not counted.',
+    );
     const csv = path.join(tmp, 'twice-diff.csv');
     const d = await benchInProcess(['diff', sweep, dir, '--csv', csv]);
     expect(d.code, d.stderr).toBe(0);
     expect(d.stderr).toContain(`bench: ${path.join(dir, 'runs.jsonl')}: 2 run record(s) repeat a run id`);
     // B counts its 2 runs once each: the same sweep as A.
-    const rows = fs.readFileSync(csv, 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
+    const rows = fs
+      .readFileSync(csv, 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(','));
     expect(rows.map((r) => [r[3], r[4], Number(r[7])])).toEqual(rows.map(() => ['2', '2', 0]));
   });
 
-  it('bench merge checks the shards\' records the same way, and refuses a run recorded twice', async () => {
+  it("bench merge checks the shards' records the same way, and refuses a run recorded twice", async () => {
     const shards = [1, 2].map((i) => path.join(tmp, `shard${i}`));
     for (const [i, s] of shards.entries()) {
-      const r = await benchInProcess(['-s', 'seed-calibrated', '--steps', '4', '--repeat', '2', '-q', '--no-transcripts', '--shard', `${i + 1}/2`, '-o', s]);
+      const r = await benchInProcess([
+        '-s',
+        'seed-calibrated',
+        '--steps',
+        '4',
+        '--repeat',
+        '2',
+        '-q',
+        '--no-transcripts',
+        '--shard',
+        `${i + 1}/2`,
+        '-o',
+        s,
+      ]);
       expect(r.code, r.stderr).toBe(0);
     }
     const runs1 = path.join(shards[0]!, 'runs.jsonl');
@@ -103,7 +149,9 @@ describe('bench report on partial or foreign records', () => {
     fs.writeFileSync(runs1, `${JSON.stringify({ ...JSON.parse(line!), cost_usd: '0.01' })}\n`);
     let r = await merge('merged-bad');
     expect(r.code).toBe(2);
-    expect(r.stderr.trim()).toBe(`bench: ${runs1} line 1: cost_usd is "0.01" (a string), expected a number ≥ 0 (the run record is not read as it is)`);
+    expect(r.stderr.trim()).toBe(
+      `bench: ${runs1} line 1: cost_usd is "0.01" (a string), expected a number ≥ 0 (the run record is not read as it is)`,
+    );
     fs.writeFileSync(runs1, `${good}${line}\n`);
     r = await merge('merged-twice');
     expect(r.code).toBe(2);
@@ -118,7 +166,9 @@ describe('bench report on partial or foreign records', () => {
     expect(html).toContain('2 runs over 1 configuration. Costs');
     // Only the recorded model, with and without caching: not "other models' rates".
     expect(html).toContain('<section id="repricing"><h2>With and without prompt caching</h2>');
-    expect(html).toContain("The recorded tokens at the report's own rates (gpt-4o-mini), without and with prompt caching");
+    expect(html).toContain(
+      "The recorded tokens at the report's own rates (gpt-4o-mini), without and with prompt caching",
+    );
     expect(html).not.toMatch(/most expensive|1 configurations/);
   });
 

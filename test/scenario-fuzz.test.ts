@@ -46,10 +46,41 @@ type Mutation = { kind: 'drop' | 'set' | 'add'; pick: number; key: string; value
 const mutation: fc.Arbitrary<Mutation> = fc.record({
   kind: fc.constantFrom('drop', 'set', 'add'),
   pick: fc.nat(),
-  key: fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('id', 'goal', 'tools', 'kind', 'name', 'timeout_s', 'max_output_chars', 'max_memory_mb', 'check', 'expected', 'pattern', 'result_tokens', 'profile')),
+  key: fc.oneof(
+    fc.string({ maxLength: 12 }),
+    fc.constantFrom(
+      'id',
+      'goal',
+      'tools',
+      'kind',
+      'name',
+      'timeout_s',
+      'max_output_chars',
+      'max_memory_mb',
+      'check',
+      'expected',
+      'pattern',
+      'result_tokens',
+      'profile',
+    ),
+  ),
   value: fc.oneof(
     fc.jsonValue({ maxDepth: 2 }),
-    fc.constantFrom(-1, 0, 1e12, -1e-9, Number.MAX_SAFE_INTEGER, '', '   ', 'run_python', 'python', 'scripted', null, [], {}),
+    fc.constantFrom(
+      -1,
+      0,
+      1e12,
+      -1e-9,
+      Number.MAX_SAFE_INTEGER,
+      '',
+      '   ',
+      'run_python',
+      'python',
+      'scripted',
+      null,
+      [],
+      {},
+    ),
   ),
 });
 
@@ -109,16 +140,41 @@ describe('scenario loader under random input (fast-check)', () => {
   });
 
   it('byte-level damage to the YAML text (cuts, inserted characters, anchors and aliases) does the same', () => {
-    const noise = fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom(':', '- ', '\t', '"', "'", '&a ', '*a', '*b', '{', '[', '!!binary ', '? ', '\n  ', '#', '%', '---\n', '\0'));
+    const noise = fc.oneof(
+      fc.string({ maxLength: 6 }),
+      fc.constantFrom(
+        ':',
+        '- ',
+        '\t',
+        '"',
+        "'",
+        '&a ',
+        '*a',
+        '*b',
+        '{',
+        '[',
+        '!!binary ',
+        '? ',
+        '\n  ',
+        '#',
+        '%',
+        '---\n',
+        '\0',
+      ),
+    );
     fc.assert(
-      fc.property(fc.constantFrom(...shipped), fc.array(fc.tuple(fc.nat(), fc.nat({ max: 8 }), noise), { minLength: 1, maxLength: 5 }), (s, edits) => {
-        let text = s.text;
-        for (const [at, cut, insert] of edits) {
-          const i = at % (text.length + 1);
-          text = text.slice(0, i) + insert + text.slice(i + cut);
-        }
-        expectTypedError(load(s.id, text), s.id);
-      }),
+      fc.property(
+        fc.constantFrom(...shipped),
+        fc.array(fc.tuple(fc.nat(), fc.nat({ max: 8 }), noise), { minLength: 1, maxLength: 5 }),
+        (s, edits) => {
+          let text = s.text;
+          for (const [at, cut, insert] of edits) {
+            const i = at % (text.length + 1);
+            text = text.slice(0, i) + insert + text.slice(i + cut);
+          }
+          expectTypedError(load(s.id, text), s.id);
+        },
+      ),
       { numRuns: 400 },
     );
   });

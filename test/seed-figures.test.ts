@@ -5,7 +5,9 @@ import { summarizeConfigs } from '../src/report/stats/aggregate.ts';
 import { gridOf, runPlans, specOf } from './helpers.ts';
 
 async function meansBySteps(steps: number[]) {
-  const ran = await runPlans(specOf(['seed-calibrated'], gridOf({ max_steps: null }, { max_steps: steps }), { repeat: 10 }));
+  const ran = await runPlans(
+    specOf(['seed-calibrated'], gridOf({ max_steps: null }, { max_steps: steps }), { repeat: 10 }),
+  );
   const summary = summarizeConfigs(ran.map((r) => r.record));
   return Object.fromEntries(summary.map((c) => [c.settings.limits.max_steps!, c]));
 }

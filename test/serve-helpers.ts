@@ -6,7 +6,16 @@ import { startServe, type RunningServer, type ServeOptions } from '../src/serve/
 export const FAKE_KEY = 'sk-test-SECRET123';
 
 export function serve(o: Partial<ServeOptions> = {}): Promise<RunningServer> {
-  return startServe({ host: '127.0.0.1', port: 0, latencyMs: 0, errorRate: 0, faults: [], retryAfterS: 1, promptCache: false, ...o });
+  return startServe({
+    host: '127.0.0.1',
+    port: 0,
+    latencyMs: 0,
+    errorRate: 0,
+    faults: [],
+    retryAfterS: 1,
+    promptCache: false,
+    ...o,
+  });
 }
 
 /** Environment for an `openai:` run against a server, with the fake key. */
@@ -23,9 +32,15 @@ export function scripted(plan: Array<number | null>, faults: number): () => numb
 const ROOT = path.resolve(import.meta.dirname, '..');
 
 /** The CLI in a child process, asynchronously (so a server in this process can answer it). */
-export function benchAsync(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function benchAsync(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin/bench.js'), ...args], { cwd: ROOT, env: { PATH: process.env.PATH, FORCE_COLOR: '0', ...env } });
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin/bench.js'), ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, FORCE_COLOR: '0', ...env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

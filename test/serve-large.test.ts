@@ -19,10 +19,18 @@ afterEach(async () => {
 });
 
 const body = (content: string) => JSON.stringify({ model: 'tiny-agent', messages: [{ role: 'user', content }] });
-const ask = (url: string, content: string) => fetch(`${url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body(content) });
+const ask = (url: string, content: string) =>
+  fetch(`${url}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: body(content),
+  });
 
 /** Text that tokenizes like prose, `bytes` long. */
-const prose = (bytes: number) => Array.from({ length: Math.ceil(bytes / 7) }, (_, i) => `word${i % 997}`).join(' ').slice(0, bytes);
+const prose = (bytes: number) =>
+  Array.from({ length: Math.ceil(bytes / 7) }, (_, i) => `word${i % 997}`)
+    .join(' ')
+    .slice(0, bytes);
 
 describe('bench serve under a large request', { timeout: 180_000 }, () => {
   it('answers a small request while a 15 MB one is still being counted', async () => {
@@ -70,7 +78,10 @@ describe('bench serve and Ctrl-C', { timeout: 120_000 }, () => {
       expect((await ask(url, 'hello')).status).toBe(200);
       // Ctrl-C once the whole large body has left this process, not after a guessed delay.
       await new Promise<void>((sent) => {
-        const req = http.request(`${url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' } });
+        const req = http.request(`${url}/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+        });
         req.on('error', () => undefined); // the server stops before it answers
         req.end(body(prose(15 * 1024 * 1024)), sent);
       });

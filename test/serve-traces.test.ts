@@ -15,22 +15,68 @@ import { servedUrl, spawnBench, type Spawned } from './helpers/cli.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-serve-traces-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
-const jsonl = <T>(file: string): T[] => fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as T);
+const jsonl = <T>(file: string): T[] =>
+  fs
+    .readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as T);
 
 const started = async (s: Spawned): Promise<string> => (await servedUrl(s)).replace(/\/v1$/, '');
 
 /** Three model calls and two tool calls of one agent run, as an instrumented agent's SDK emits them. */
 async function instrumentedAgent(exporter: SpanExporter, conversation: string): Promise<void> {
-  const provider = new BasicTracerProvider({ resource: resourceFromAttributes({ 'service.name': 'billing-agent' }), spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': 'billing-agent' }),
+    spanProcessors: [new SimpleSpanProcessor(exporter)],
+  });
   const tracer = provider.getTracer('my-agent');
   const t0 = Date.parse('2026-06-01T09:00:00Z');
-  const root = tracer.startSpan('invoke_agent billing', { kind: SpanKind.INTERNAL, startTime: t0, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'billing', 'gen_ai.conversation.id': conversation, 'gen_ai.provider.name': 'openai' } });
+  const root = tracer.startSpan('invoke_agent billing', {
+    kind: SpanKind.INTERNAL,
+    startTime: t0,
+    attributes: {
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': 'billing',
+      'gen_ai.conversation.id': conversation,
+      'gen_ai.provider.name': 'openai',
+    },
+  });
   const ctx = trace.setSpan(context.active(), root);
   [1000, 1600, 2200].forEach((input, i) => {
     const at = t0 + i * 2000;
-    const chat = tracer.startSpan('chat gpt-4o-mini', { kind: SpanKind.CLIENT, startTime: at, attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': 'gpt-4o-mini', 'gen_ai.usage.input_tokens': input, 'gen_ai.usage.output_tokens': 60, 'gen_ai.response.finish_reasons': [i < 2 ? 'tool_calls' : 'stop'] } }, ctx);
+    const chat = tracer.startSpan(
+      'chat gpt-4o-mini',
+      {
+        kind: SpanKind.CLIENT,
+        startTime: at,
+        attributes: {
+          'gen_ai.operation.name': 'chat',
+          'gen_ai.provider.name': 'openai',
+          'gen_ai.request.model': 'gpt-4o-mini',
+          'gen_ai.usage.input_tokens': input,
+          'gen_ai.usage.output_tokens': 60,
+          'gen_ai.response.finish_reasons': [i < 2 ? 'tool_calls' : 'stop'],
+        },
+      },
+      ctx,
+    );
     chat.end(at + 900);
-    if (i < 2) tracer.startSpan('execute_tool invoices', { startTime: at + 1000, attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'invoices', 'gen_ai.tool.call.arguments': `{"month":${i + 1}}` } }, ctx).end(at + 1500);
+    if (i < 2)
+      tracer
+        .startSpan(
+          'execute_tool invoices',
+          {
+            startTime: at + 1000,
+            attributes: {
+              'gen_ai.operation.name': 'execute_tool',
+              'gen_ai.tool.name': 'invoices',
+              'gen_ai.tool.call.arguments': `{"month":${i + 1}}`,
+            },
+          },
+          ctx,
+        )
+        .end(at + 1500);
   });
   root.end(t0 + 6000);
   await provider.forceFlush();
@@ -45,13 +91,19 @@ describe('POST /v1/traces', () => {
     await instrumentedAgent(new ProtoExporter({ url: `${base}/v1/traces` }), 'conv-proto');
     await instrumentedAgent(new JsonExporter({ url: `${base}/v1/traces` }), 'conv-json');
     // Not a trace: refused with the reason, nothing of the body quoted back.
-    const bad = await fetch(`${base}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf' }, body: 'password=hunter2' });
+    const bad = await fetch(`${base}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-protobuf' },
+      body: 'password=hunter2',
+    });
     expect(bad.status).toBe(400);
     expect(await bad.text()).not.toContain('hunter2');
     s.child.kill('SIGINT');
     const done = await s.done;
     expect(done.code, done.stderr).toBe(130);
-    expect(done.stdout, done.stdout).toMatch(/imported 2 run\(s\), 6 model call\(s\) from 12 span\(s\) posted to \/v1\/traces/);
+    expect(done.stdout, done.stdout).toMatch(
+      /imported 2 run\(s\), 6 model call\(s\) from 12 span\(s\) posted to \/v1\/traces/,
+    );
     const runs = jsonl<RunRecord>(path.join(dir, 'runs.jsonl'));
     expect(runs.map((r) => [r.run_id, r.steps, r.input_tokens, r.output_tokens, r.stop_reason]).sort()).toEqual([
       ['billing_conv-json', 3, 4800, 180, 'done'],
@@ -72,9 +124,15 @@ describe('POST /v1/traces', () => {
     const base = await started(s);
     await instrumentedAgent(new ProtoExporter({ url: `${base}/v1/traces` }), 'via-gateway');
     // The same checks as on the simulated server: a 400 naming the bad field, not a 500.
-    const bad = await fetch(`${base}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"resourceSpans":[null]}' });
+    const bad = await fetch(`${base}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"resourceSpans":[null]}',
+    });
     expect(bad.status).toBe(400);
-    expect(((await bad.json()) as { error: { message: string } }).error.message).toMatch(/^resourceSpans\[0\]: .*expected object/);
+    expect(((await bad.json()) as { error: { message: string } }).error.message).toMatch(
+      /^resourceSpans\[0\]: .*expected object/,
+    );
     s.child.kill('SIGINT');
     const done = await s.done;
     expect(done.stdout).toMatch(/imported 1 run\(s\), 3 model call\(s\)/);

@@ -22,7 +22,14 @@ afterAll(async () => {
 });
 
 const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [
-  { type: 'function', function: { name: 'search', description: 'Search.', parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } } },
+  {
+    type: 'function',
+    function: {
+      name: 'search',
+      description: 'Search.',
+      parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+    },
+  },
 ];
 const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
   { role: 'system', content: 'You are a research agent.' },
@@ -30,7 +37,11 @@ const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
 ];
 
 function post(body: unknown, route = '/chat/completions', method = 'POST') {
-  return fetch(`${server.url}${route}`, { method, headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  return fetch(`${server.url}${route}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 }
 
 describe('bench serve answers the official openai SDK', () => {
@@ -41,7 +52,9 @@ describe('bench serve answers the official openai SDK', () => {
     expect(a.choices[0]!.finish_reason).toBe('tool_calls');
     const call = a.choices[0]!.message.tool_calls![0]!;
     expect(call.type === 'function' && call.function.name).toBe('search');
-    expect(JSON.parse(call.type === 'function' ? call.function.arguments : '')).toEqual({ query: 'agent loop token cost, source 1' });
+    expect(JSON.parse(call.type === 'function' ? call.function.arguments : '')).toEqual({
+      query: 'agent loop token cost, source 1',
+    });
     expect(a.usage!.prompt_tokens).toBeGreaterThan(40);
     expect(a.usage!.total_tokens).toBe(a.usage!.prompt_tokens + a.usage!.completion_tokens);
     expect(b.choices[0]!.message).toEqual(a.choices[0]!.message);
@@ -50,7 +63,14 @@ describe('bench serve answers the official openai SDK', () => {
 
   it('streams SSE chunks that add up to the same answer, with a final usage chunk', async () => {
     const whole = await client.chat.completions.create({ model: 'seed-calibrated', messages, tools, seed: 3 });
-    const stream = await client.chat.completions.create({ model: 'seed-calibrated', messages, tools, seed: 3, stream: true, stream_options: { include_usage: true } });
+    const stream = await client.chat.completions.create({
+      model: 'seed-calibrated',
+      messages,
+      tools,
+      seed: 3,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     let content = '';
     let args = '';
     let finish: string | null = null;
@@ -79,7 +99,13 @@ describe('bench serve answers the official openai SDK', () => {
 
   it("honours tool_choice 'none': text only, billed for what it returns", async () => {
     const auto = await client.chat.completions.create({ model: 'seed-calibrated', messages, tools, seed: 5 });
-    const none = await client.chat.completions.create({ model: 'seed-calibrated', messages, tools, seed: 5, tool_choice: 'none' });
+    const none = await client.chat.completions.create({
+      model: 'seed-calibrated',
+      messages,
+      tools,
+      seed: 5,
+      tool_choice: 'none',
+    });
     expect(none.choices[0]!.message.tool_calls ?? []).toHaveLength(0);
     expect(none.choices[0]!.finish_reason).toBe('stop');
     expect(none.choices[0]!.message.content).toBe(auto.choices[0]!.message.content);
@@ -96,10 +122,15 @@ describe('bench serve answers the official openai SDK', () => {
   });
 
   it('logs one usage line per request', () => {
-    const lines = fs.readFileSync(logFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = fs
+      .readFileSync(logFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const ok = lines.filter((l) => l.status === 200);
     expect(ok.length).toBeGreaterThanOrEqual(6);
-    for (const l of ok) expect(l).toMatchObject({ model: 'seed-calibrated', profile: 'seed-calibrated', fault: null, error: null });
+    for (const l of ok)
+      expect(l).toMatchObject({ model: 'seed-calibrated', profile: 'seed-calibrated', fault: null, error: null });
     expect(ok[0].prompt_tokens).toBeGreaterThan(0);
     expect(ok[0].tool_calls).toEqual(['search']);
     expect(JSON.stringify(lines)).not.toContain(FAKE_KEY);
@@ -113,16 +144,44 @@ describe('malformed requests get 4xx in OpenAI error format', () => {
     ['no messages', { model: 'seed-calibrated', messages: [] }, 400, /messages/],
     ['no model', { messages: [{ role: 'user', content: 'hi' }] }, 400, /model/],
     ['unknown role', { model: 'seed-calibrated', messages: [{ role: 'robot', content: 'hi' }] }, 400, /messages/],
-    ['tool_choice without tools', { model: 'seed-calibrated', messages: [{ role: 'user', content: 'hi' }], tool_choice: 'required' }, 400, /tool_choice/],
-    ['n above 1 (the sim writes one choice)', { model: 'seed-calibrated', messages: [{ role: 'user', content: 'hi' }], n: 2 }, 400, /one choice per request \(n=1\); got n=2/],
-    ['more than 4 stop sequences', { model: 'seed-calibrated', messages: [{ role: 'user', content: 'hi' }], stop: ['a', 'b', 'c', 'd', 'e'] }, 400, /stop/],
-    ['unknown model', { model: 'gpt-9', messages: [{ role: 'user', content: 'hi' }] }, 404, /'gpt-9' does not exist: it names no simulated profile \(known: .*\) and no shipped scenario/],
-    ['a file path as model', { model: '../data/profiles/tiny-agent.yaml', messages: [{ role: 'user', content: 'hi' }] }, 404, /does not exist/],
+    [
+      'tool_choice without tools',
+      { model: 'seed-calibrated', messages: [{ role: 'user', content: 'hi' }], tool_choice: 'required' },
+      400,
+      /tool_choice/,
+    ],
+    [
+      'n above 1 (the sim writes one choice)',
+      { model: 'seed-calibrated', messages: [{ role: 'user', content: 'hi' }], n: 2 },
+      400,
+      /one choice per request \(n=1\); got n=2/,
+    ],
+    [
+      'more than 4 stop sequences',
+      { model: 'seed-calibrated', messages: [{ role: 'user', content: 'hi' }], stop: ['a', 'b', 'c', 'd', 'e'] },
+      400,
+      /stop/,
+    ],
+    [
+      'unknown model',
+      { model: 'gpt-9', messages: [{ role: 'user', content: 'hi' }] },
+      404,
+      /'gpt-9' does not exist: it names no simulated profile \(known: .*\) and no shipped scenario/,
+    ],
+    [
+      'a file path as model',
+      { model: '../data/profiles/tiny-agent.yaml', messages: [{ role: 'user', content: 'hi' }] },
+      404,
+      /does not exist/,
+    ],
     ['unknown route', {}, 404, /Unknown route/, '/completions'],
     ['wrong method', undefined, 405, /use POST/, '/chat/completions', 'GET'],
   ];
   it.each(cases)('%s', async (_name, body, status, message, route, method) => {
-    const res = await fetch(`${server.url}${route ?? '/chat/completions'}`, { method: method ?? 'POST', ...(method === 'GET' ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }) });
+    const res = await fetch(`${server.url}${route ?? '/chat/completions'}`, {
+      method: method ?? 'POST',
+      ...(method === 'GET' ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+    });
     expect(res.status).toBe(status);
     const json = (await res.json()) as { error: { message: string; type: string } };
     expect(json.error.message).toMatch(message);
@@ -130,18 +189,47 @@ describe('malformed requests get 4xx in OpenAI error format', () => {
   });
 
   it("a shipped scenario's id names its profile (the model a user copies from bench scenarios)", async () => {
-    const r = await client.chat.completions.create({ model: 'tiny-agent-sum-of-squares', messages: [{ role: 'user', content: 'Compute the sum of squares of 1..100.' }], tools: [{ type: 'function', function: { name: 'run_python', parameters: { type: 'object', properties: { code: { type: 'string' } }, required: ['code'] } } }], seed: 1 });
+    const r = await client.chat.completions.create({
+      model: 'tiny-agent-sum-of-squares',
+      messages: [{ role: 'user', content: 'Compute the sum of squares of 1..100.' }],
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: 'run_python',
+            parameters: { type: 'object', properties: { code: { type: 'string' } }, required: ['code'] },
+          },
+        },
+      ],
+      seed: 1,
+    });
     expect(r.model).toBe('tiny-agent-sum-of-squares');
-    const line = fs.readFileSync(logFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((l: { model: string }) => l.model === 'tiny-agent-sum-of-squares').at(-1);
+    const line = fs
+      .readFileSync(logFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((l: { model: string }) => l.model === 'tiny-agent-sum-of-squares')
+      .at(-1);
     expect(line).toMatchObject({ status: 200, profile: 'tiny-agent' });
   });
 
   it('the SDK surfaces them as typed errors', async () => {
-    await expect(client.chat.completions.create({ model: 'gpt-9', messages })).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+    await expect(client.chat.completions.create({ model: 'gpt-9', messages })).rejects.toBeInstanceOf(
+      OpenAI.NotFoundError,
+    );
   });
 
   it('accepts content-part arrays and developer messages, as frameworks send them', async () => {
-    const res = await post({ model: 'tiny-agent', messages: [{ role: 'developer', content: [{ type: 'text', text: 'Be brief.' }] }, { role: 'user', content: [{ type: 'text', text: 'hi' }] }], user: 'x', parallel_tool_calls: false });
+    const res = await post({
+      model: 'tiny-agent',
+      messages: [
+        { role: 'developer', content: [{ type: 'text', text: 'Be brief.' }] },
+        { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+      ],
+      user: 'x',
+      parallel_tool_calls: false,
+    });
     expect(res.status).toBe(200);
   });
 });

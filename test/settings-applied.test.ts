@@ -15,7 +15,10 @@ describe('a task queue refuses the ReAct-only strategies at load', () => {
   it.each([
     [['-s', 'babyagi-converging', '--reflection', 'off,final'], '--reflection'],
     [['-s', 'babyagi-converging', '--context', 'window:3'], '--context'],
-    [['-s', 'seed-calibrated,babyagi-converging', '--context', 'full,summarize:4000', '--reflection', 'every-step'], '--reflection, --context'],
+    [
+      ['-s', 'seed-calibrated,babyagi-converging', '--context', 'full,summarize:4000', '--reflection', 'every-step'],
+      '--reflection, --context',
+    ],
   ])('%j', async (args, flags) => {
     const out = path.join(tmp, `refused-${flags.length}-${args.length}`);
     const r = await benchInProcess([...args, '-q', '-o', out]);
@@ -27,7 +30,20 @@ describe('a task queue refuses the ReAct-only strategies at load', () => {
   });
 
   it('still runs a task queue with the defaults spelled out', async () => {
-    const r = await benchInProcess(['-s', 'babyagi-converging', '--context', 'full', '--reflection', 'off', '-n', '1', '-q', '--no-transcripts', '-o', path.join(tmp, 'tq')]);
+    const r = await benchInProcess([
+      '-s',
+      'babyagi-converging',
+      '--context',
+      'full',
+      '--reflection',
+      'off',
+      '-n',
+      '1',
+      '-q',
+      '--no-transcripts',
+      '-o',
+      path.join(tmp, 'tq'),
+    ]);
     expect(r.code, r.stderr).toBe(0);
   });
 });
@@ -38,19 +54,43 @@ const records = (dir: string) =>
     .trim()
     .split('\n')
     .map((l) => JSON.parse(l) as RunRecord)
-    .map((r) => ({ run_id: r.run_id, stop_reason: r.stop_reason, steps: r.steps, input_tokens: r.input_tokens, output_tokens: r.output_tokens, cost_usd: r.cost_usd }))
+    .map((r) => ({
+      run_id: r.run_id,
+      stop_reason: r.stop_reason,
+      steps: r.steps,
+      input_tokens: r.input_tokens,
+      output_tokens: r.output_tokens,
+      cost_usd: r.cost_usd,
+    }))
     .sort((a, b) => a.run_id.localeCompare(b.run_id));
 const meta = (dir: string) => JSON.parse(fs.readFileSync(path.join(dir, 'meta.json'), 'utf8'));
 
 describe('a sweep stopped by --ci-max-spend', () => {
-  const sweep = ['-s', 'seed-calibrated', '--steps', '5', '--repeat', '6', '--max-cost', '0.003', '-q', '--no-transcripts'];
+  const sweep = [
+    '-s',
+    'seed-calibrated',
+    '--steps',
+    '5',
+    '--repeat',
+    '6',
+    '--max-cost',
+    '0.003',
+    '-q',
+    '--no-transcripts',
+  ];
 
   it('resumes under a new cap, and ends with the records of an uncapped sweep', async () => {
     const capped = path.join(tmp, 'capped');
     const first = await benchInProcess([...sweep, '--ci-max-spend', '0.004', '-o', capped]);
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stderr).toContain(`bench: run the rest under a new cap with: bench --resume ${capped} --ci-max-spend <usd>`);
-    expect(meta(capped)).toMatchObject({ status: 'capped', runs_done: 1, spend: { cap_usd: 0.004, stopped: true, runs_skipped: 5 } });
+    expect(first.stderr).toContain(
+      `bench: run the rest under a new cap with: bench --resume ${capped} --ci-max-spend <usd>`,
+    );
+    expect(meta(capped)).toMatchObject({
+      status: 'capped',
+      runs_done: 1,
+      spend: { cap_usd: 0.004, stopped: true, runs_skipped: 5 },
+    });
 
     const refused = await benchInProcess(['--resume', capped, '-q']);
     expect(refused.code).toBe(2);

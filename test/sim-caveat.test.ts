@@ -13,7 +13,10 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 const budgets = (name: string, model: string) => {
   const file = path.join(tmp, name);
-  fs.writeFileSync(file, `model: ${model}\nrepeats: 2\nlimits: { steps: 8 }\nscenarios:\n  - scenario: ${fixture('quick-sum.yaml')}\n    assertions: { steps: { max: 8 } }\n`);
+  fs.writeFileSync(
+    file,
+    `model: ${model}\nrepeats: 2\nlimits: { steps: 8 }\nscenarios:\n  - scenario: ${fixture('quick-sum.yaml')}\n    assertions: { steps: { max: 8 } }\n`,
+  );
   return file;
 };
 
@@ -31,8 +34,31 @@ describe('bench check on the simulated model', () => {
   it('a check replayed from a cassette of a real model says nothing of the sort', async () => {
     const cassette = path.join(tmp, 'c.json');
     // A cassette recorded here stands in for one recorded from a real model: replayed, the model is replay:, not sim.
-    expect((await benchInProcess(['-s', fixture('quick-sum.yaml'), '-n', '2', '--steps', '8', '-q', '--record', cassette, '-o', path.join(tmp, 'rec')])).code).toBe(0);
-    const r = await benchInProcess(['check', budgets('replay.yaml', `replay:${cassette}`), '-q', '-o', path.join(tmp, 'replayed'), '--allow-outside-files']);
+    expect(
+      (
+        await benchInProcess([
+          '-s',
+          fixture('quick-sum.yaml'),
+          '-n',
+          '2',
+          '--steps',
+          '8',
+          '-q',
+          '--record',
+          cassette,
+          '-o',
+          path.join(tmp, 'rec'),
+        ])
+      ).code,
+    ).toBe(0);
+    const r = await benchInProcess([
+      'check',
+      budgets('replay.yaml', `replay:${cassette}`),
+      '-q',
+      '-o',
+      path.join(tmp, 'replayed'),
+      '--allow-outside-files',
+    ]);
     expect(r.stdout).not.toContain('NOTE');
     expect(fs.readFileSync(path.join(tmp, 'replayed', 'summary.md'), 'utf8')).not.toContain(SIM_CAVEAT);
   });

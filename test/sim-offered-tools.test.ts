@@ -19,7 +19,10 @@ const counter = new TokenCounter();
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 ajv.addFormat('date', /^\d{4}-\d{2}-\d{2}$/);
 
-const zodTool = (name: string, schema: z.ZodType): ToolSpec => ({ type: 'function', function: { name, parameters: z.toJSONSchema(schema) as Record<string, unknown> } });
+const zodTool = (name: string, schema: z.ZodType): ToolSpec => ({
+  type: 'function',
+  function: { name, parameters: z.toJSONSchema(schema) as Record<string, unknown> },
+});
 
 /** Tool sets as agents send them: zod (Vercel AI SDK, OpenAI Agents SDK for JS), Pydantic v2, hand-written. */
 const TOOLSETS: Record<string, ToolSpec[]> = {
@@ -28,23 +31,64 @@ const TOOLSETS: Record<string, ToolSpec[]> = {
       'lookup_order',
       z.object({
         order_id: z.string().min(3).describe('Order number'),
-        fields: z.array(z.enum(['status', 'items', 'total'])).min(1).max(2),
+        fields: z
+          .array(z.enum(['status', 'items', 'total']))
+          .min(1)
+          .max(2),
         filters: z.object({ since: z.iso.date().optional(), limit: z.number().int().min(1).max(50) }),
         mode: z.union([z.literal('fast'), z.literal('full')]),
         reason: z.string().nullable(),
       }),
     ),
   ],
-  pydantic: (JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'fixtures/pydantic-tools.json'), 'utf8')) as { tools: ToolSpec[] }).tools,
+  pydantic: (
+    JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'fixtures/pydantic-tools.json'), 'utf8')) as {
+      tools: ToolSpec[];
+    }
+  ).tools,
   handwritten: [
-    { type: 'function', function: { name: 'run_python', description: 'Run Python code.', parameters: { type: 'object', properties: { code: { type: 'string' } }, required: ['code'], additionalProperties: false } } },
-    { type: 'function', function: { name: 'get_time', parameters: { type: 'object', properties: {}, additionalProperties: false } } },
+    {
+      type: 'function',
+      function: {
+        name: 'run_python',
+        description: 'Run Python code.',
+        parameters: {
+          type: 'object',
+          properties: { code: { type: 'string' } },
+          required: ['code'],
+          additionalProperties: false,
+        },
+      },
+    },
+    {
+      type: 'function',
+      function: { name: 'get_time', parameters: { type: 'object', properties: {}, additionalProperties: false } },
+    },
     { type: 'function', function: { name: 'noop' } },
   ],
-  'enum only': [{ type: 'function', function: { name: 'set_level', parameters: { type: 'object', properties: { level: { type: 'string', enum: ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'] } }, required: ['level'] } } }],
+  'enum only': [
+    {
+      type: 'function',
+      function: {
+        name: 'set_level',
+        parameters: {
+          type: 'object',
+          properties: { level: { type: 'string', enum: ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'] } },
+          required: ['level'],
+        },
+      },
+    },
+  ],
 };
 
-const REACT_PROFILES = ['seed-calibrated', 'tiny-agent', 'autogpt-recursive-verification', 'downloads-reorg', 'perfectionist', 'reflection-reopens'];
+const REACT_PROFILES = [
+  'seed-calibrated',
+  'tiny-agent',
+  'autogpt-recursive-verification',
+  'downloads-reorg',
+  'perfectionist',
+  'reflection-reopens',
+];
 
 interface Call {
   name: string;
@@ -52,7 +96,13 @@ interface Call {
 }
 
 /** Plays a loop against the in-process sim: each tool call gets an answer, until it answers or `steps` run out. */
-async function play(profile: string, tools: ToolSpec[] | undefined, steps: number, extra: Partial<ChatRequest> = {}, seed = 3): Promise<{ calls: Call[]; texts: string[] }> {
+async function play(
+  profile: string,
+  tools: ToolSpec[] | undefined,
+  steps: number,
+  extra: Partial<ChatRequest> = {},
+  seed = 3,
+): Promise<{ calls: Call[]; texts: string[] }> {
   const p = profile.endsWith('.yaml') ? loadProfileFile(profile) : loadProfile(profile);
   const sim = new SimModel(`sim:${p.id}`, p, counter, { promptCache: false });
   const messages: ChatMessage[] = [
@@ -62,7 +112,10 @@ async function play(profile: string, tools: ToolSpec[] | undefined, steps: numbe
   const calls: Call[] = [];
   const texts: string[] = [];
   for (let i = 0; i < steps; i++) {
-    const { message } = await sim.complete({ model: sim.id, messages, ...(tools ? { tools } : {}), seed, ...extra }, { runId: 'r', scenario: 's', step: i + 1, round: 0, role: 'act' });
+    const { message } = await sim.complete(
+      { model: sim.id, messages, ...(tools ? { tools } : {}), seed, ...extra },
+      { runId: 'r', scenario: 's', step: i + 1, round: 0, role: 'act' },
+    );
     messages.push(message);
     texts.push(message.content ?? '');
     if (!message.tool_calls?.length) break;
@@ -132,7 +185,10 @@ describe('profiles keep their behaviour on tools they do not know', () => {
   it('stuck: the same call every step', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-stuck-'));
     const file = path.join(dir, 'stuck-one.yaml');
-    fs.writeFileSync(file, 'id: stuck-one\ndescription: Checks one thing forever.\nbehaviour: stuck\nactions:\n  - tool: check_status\n    args: { what: all }\n');
+    fs.writeFileSync(
+      file,
+      'id: stuck-one\ndescription: Checks one thing forever.\nbehaviour: stuck\nactions:\n  - tool: check_status\n    args: { what: all }\n',
+    );
     try {
       const f = fingerprints((await play(file, tools, 6)).calls);
       expect(f).toHaveLength(6);
@@ -148,9 +204,18 @@ describe('profiles keep their behaviour on tools they do not know', () => {
   });
 
   it('its own tools, offered as the scenario declares them, are called exactly as before', async () => {
-    const search: ToolSpec = { type: 'function', function: { name: 'search', parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } } };
+    const search: ToolSpec = {
+      type: 'function',
+      function: {
+        name: 'search',
+        parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+      },
+    };
     const { calls } = await play('seed-calibrated', [search], 2);
-    expect(calls.map((c) => JSON.parse(c.args))).toEqual([{ query: 'agent loop token cost, source 1' }, { query: 'agent loop token cost, source 2' }]);
+    expect(calls.map((c) => JSON.parse(c.args))).toEqual([
+      { query: 'agent loop token cost, source 1' },
+      { query: 'agent loop token cost, source 2' },
+    ]);
   });
 });
 
@@ -169,7 +234,9 @@ describe('tool_choice, stop', () => {
   });
 
   it('a named tool_choice: every call is to that tool', async () => {
-    const { calls } = await play('autogpt-recursive-verification', tools, 6, { tool_choice: { type: 'function', function: { name: 'get_time' } } });
+    const { calls } = await play('autogpt-recursive-verification', tools, 6, {
+      tool_choice: { type: 'function', function: { name: 'get_time' } },
+    });
     expect(calls).toHaveLength(6);
     expect(new Set(calls.map((c) => c.name))).toEqual(new Set(['get_time']));
     expectValid(calls, tools);
@@ -192,7 +259,13 @@ describe('tool_choice, stop', () => {
 });
 
 describe('when the agent brings other tools, it is told once how the sim plays its profile on them', () => {
-  const search: ToolSpec = { type: 'function', function: { name: 'search', parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } } };
+  const search: ToolSpec = {
+    type: 'function',
+    function: {
+      name: 'search',
+      parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+    },
+  };
 
   it('paginated-search on a query-only search: the page is lost, so its calls repeat and spin may stop them', () => {
     expect(mappingNotes(loadProfile('paginated-search'), [search])).toEqual([
@@ -201,20 +274,46 @@ describe('when the agent brings other tools, it is told once how the sim plays i
   });
 
   it("tiny-agent on a search tool: run_python's code written to the search schema", () => {
-    expect(mappingNotes(loadProfile('tiny-agent'), [search])).toEqual(['run_python is not among your tools: played on your search, with arguments written to its schema (code has no place in it)']);
+    expect(mappingNotes(loadProfile('tiny-agent'), [search])).toEqual([
+      'run_python is not among your tools: played on your search, with arguments written to its schema (code has no place in it)',
+    ]);
   });
 
   it("nothing to say when the agent offers the profile's own tools, or none", () => {
-    const own: ToolSpec = { type: 'function', function: { name: 'run_python', parameters: { type: 'object', properties: { code: { type: 'string' } }, required: ['code'] } } };
+    const own: ToolSpec = {
+      type: 'function',
+      function: {
+        name: 'run_python',
+        parameters: { type: 'object', properties: { code: { type: 'string' } }, required: ['code'] },
+      },
+    };
     expect(mappingNotes(loadProfile('tiny-agent'), [own])).toEqual([]);
     expect(mappingNotes(loadProfile('tiny-agent'), [])).toEqual([]);
   });
 
   it('bench serve tells its host once per profile and set of tools, however many requests', async () => {
     const told: Array<[string, string[]]> = [];
-    const server = await startServe({ host: '127.0.0.1', port: 0, latencyMs: 0, errorRate: 0, faults: [], retryAfterS: 1, promptCache: false, onToolMapping: (p, notes) => told.push([p, notes]) });
+    const server = await startServe({
+      host: '127.0.0.1',
+      port: 0,
+      latencyMs: 0,
+      errorRate: 0,
+      faults: [],
+      retryAfterS: 1,
+      promptCache: false,
+      onToolMapping: (p, notes) => told.push([p, notes]),
+    });
     try {
-      const ask = () => fetch(`${server.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'paginated-search', messages: [{ role: 'user', content: 'go' }], tools: [search] }) });
+      const ask = () =>
+        fetch(`${server.url}/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            model: 'paginated-search',
+            messages: [{ role: 'user', content: 'go' }],
+            tools: [search],
+          }),
+        });
       for (let i = 0; i < 3; i++) expect((await ask()).status).toBe(200);
       expect(told).toEqual([['paginated-search', mappingNotes(loadProfile('paginated-search'), [search])]]);
     } finally {

@@ -16,7 +16,9 @@ describe('each detector on its own loop', () => {
   it('near-duplicate: the perfectionist is blocked at its first recycled refinement (step 6) instead of running to the step limit', async () => {
     const r = await runOnce('perfectionist', { max_steps: 30, timeout_s: null, near_duplicate: 0.98 });
     expect([r.record.stop_reason, r.record.stop_step]).toEqual(['spin', 6]);
-    expect(r.record.stop_detail).toMatch(/^near-duplicate: run_python\(\{"code":"# refinement 2: a named function.* similar to step 3's run_python\(\{"code":"# refinement 1: a named function.*; blocked at step 6$/);
+    expect(r.record.stop_detail).toMatch(
+      /^near-duplicate: run_python\(\{"code":"# refinement 2: a named function.* similar to step 3's run_python\(\{"code":"# refinement 1: a named function.*; blocked at step 6$/,
+    );
     expect((await runOnce('perfectionist', { max_steps: 8, timeout_s: null })).record.stop_reason).toBe('max_steps');
   });
 
@@ -32,7 +34,8 @@ describe('each detector on its own loop', () => {
 
 describe('the thresholds the README table reports', () => {
   it('near-duplicate 0.98 stops the AutoGPT loop at step 3 (its searches differ by a counter); 0.99 lets it run', async () => {
-    const at = async (t: number) => (await runOnce('autogpt-recursive-verification', { max_steps: 30, max_repeat: null, near_duplicate: t })).record;
+    const at = async (t: number) =>
+      (await runOnce('autogpt-recursive-verification', { max_steps: 30, max_repeat: null, near_duplicate: t })).record;
     expect([(await at(0.98)).stop_reason, (await at(0.98)).stop_step]).toEqual(['spin', 3]);
     expect((await at(0.99)).stop_reason).not.toBe('spin');
   });

@@ -10,22 +10,36 @@ import { gridOf, runOnce, runPlans, specOf } from './helpers.ts';
 const RECOMMENDED = { max_cycle: 4, max_same_error: 3, near_duplicate: 0.98 } as const;
 
 describe('false stops, paired run by run with the detector off', () => {
-  const sweep = async (scenarios: string[], detectors: Partial<Record<keyof typeof RECOMMENDED, Array<number | null>>>, repeat: number) => {
+  const sweep = async (
+    scenarios: string[],
+    detectors: Partial<Record<keyof typeof RECOMMENDED, Array<number | null>>>,
+    repeat: number,
+  ) => {
     const grid: Grid = { ...gridOf({ max_steps: 30, max_repeat: null }), ...detectors };
     const ran = await runPlans(specOf(scenarios, grid, { repeat }));
     return detectorRows(ran.map((r) => ({ ...r.record, repeat: r.record.settings.repeat })));
   };
 
-  it('none over 100 seeds of the look-alikes (polling a job, reading pages) at the recommended settings', { timeout: 120_000 }, async () => {
-    const rows = await sweep(['job-polling', 'paginated-search'], {
-      max_cycle: [RECOMMENDED.max_cycle, null],
-      max_same_error: [RECOMMENDED.max_same_error, null],
-      near_duplicate: [RECOMMENDED.near_duplicate, null],
-    }, 100);
-    expect(rows.map((r) => [r.flag, r.scenario, r.runs, r.stopped, r.false_stops])).toEqual(
-      ['--max-cycle', '--max-same-error', '--near-duplicate'].flatMap((flag) => ['job-polling', 'paginated-search'].map((s) => [flag, s, 400, 0, 0])),
-    );
-  });
+  it(
+    'none over 100 seeds of the look-alikes (polling a job, reading pages) at the recommended settings',
+    { timeout: 120_000 },
+    async () => {
+      const rows = await sweep(
+        ['job-polling', 'paginated-search'],
+        {
+          max_cycle: [RECOMMENDED.max_cycle, null],
+          max_same_error: [RECOMMENDED.max_same_error, null],
+          near_duplicate: [RECOMMENDED.near_duplicate, null],
+        },
+        100,
+      );
+      expect(rows.map((r) => [r.flag, r.scenario, r.runs, r.stopped, r.false_stops])).toEqual(
+        ['--max-cycle', '--max-same-error', '--near-duplicate'].flatMap((flag) =>
+          ['job-polling', 'paginated-search'].map((s) => [flag, s, 400, 0, 0]),
+        ),
+      );
+    },
+  );
 
   it('counts the false stops a looser threshold makes: near-duplicate 0.95 stops every paginated search at page 2', async () => {
     const [row] = await sweep(['paginated-search'], { near_duplicate: [0.95, null] }, 10);

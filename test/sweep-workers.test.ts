@@ -17,7 +17,15 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-workers-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 // A ReAct scenario, one the spin brake stops, and a task-queue one; two step limits.
-const SWEEP = ['-s', 'seed-calibrated,autogpt-recursive-verification,babyagi-converging', '--steps', '10,20', '-n', '6', '-q'];
+const SWEEP = [
+  '-s',
+  'seed-calibrated,autogpt-recursive-verification,babyagi-converging',
+  '--steps',
+  '10,20',
+  '-n',
+  '6',
+  '-q',
+];
 
 /** Every report file, with the one line that says when the sweep ran masked. */
 function reports(dir: string): Record<string, string> {
@@ -25,7 +33,8 @@ function reports(dir: string): Record<string, string> {
   for (const f of fs.readdirSync(dir).filter((f) => f.endsWith('.csv') || f === 'summary.md')) {
     out[f] = fs.readFileSync(path.join(dir, f), 'utf8').replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, 'TIME');
   }
-  for (const f of fs.readdirSync(path.join(dir, 'transcripts'))) out[`transcripts/${f}`] = fs.readFileSync(path.join(dir, 'transcripts', f), 'utf8');
+  for (const f of fs.readdirSync(path.join(dir, 'transcripts')))
+    out[`transcripts/${f}`] = fs.readFileSync(path.join(dir, 'transcripts', f), 'utf8');
   return out;
 }
 
@@ -33,7 +42,10 @@ describe('worker threads', () => {
   it('a sweep on 2 workers writes the same CSVs, summary.md and transcripts as on 1, bundled or under tsx', async () => {
     // The same results directory name under different parents: summary.md names it.
     const [one, two, tsx] = ['one', 'two', 'tsx'].map((d) => path.join(tmp, d, 'out'));
-    const [a, b] = await Promise.all([bench([...SWEEP, '--workers', '1', '-o', one!]), bench([...SWEEP, '--workers', '2', '-o', two!])]);
+    const [a, b] = await Promise.all([
+      bench([...SWEEP, '--workers', '1', '-o', one!]),
+      bench([...SWEEP, '--workers', '2', '-o', two!]),
+    ]);
     expect(a.stderr).toBe('');
     expect(b.stderr).toBe('');
     expect([a.code, b.code]).toEqual([0, 0]);
@@ -41,7 +53,16 @@ describe('worker threads', () => {
     expect(inProcess.code).toBe(0);
 
     const reference = reports(one!);
-    expect(Object.keys(reference)).toEqual(expect.arrayContaining(['steps.csv', 'runs.csv', 'summary.csv', 'steps_by_index.csv', 'summary.md', 'taskqueue_rounds.csv']));
+    expect(Object.keys(reference)).toEqual(
+      expect.arrayContaining([
+        'steps.csv',
+        'runs.csv',
+        'summary.csv',
+        'steps_by_index.csv',
+        'summary.md',
+        'taskqueue_rounds.csv',
+      ]),
+    );
     expect(Object.keys(reference).filter((f) => f.startsWith('transcripts/'))).toHaveLength(36);
     expect(reports(two!)).toEqual(reference);
     expect(reports(tsx!)).toEqual(reference);

@@ -9,7 +9,8 @@ const TEST_DIR = import.meta.dirname;
 
 /** How a test file reaches each tool: spawning it, or launching the browser. */
 const USES = {
-  bubblewrap: /\b(execFileSync|execFile|spawnSync|spawn|execSync|exec)\(\s*['"`]bwrap['"`]|\binBwrap\(|containment:\s*['"`]bwrap['"`]/,
+  bubblewrap:
+    /\b(execFileSync|execFile|spawnSync|spawn|execSync|exec)\(\s*['"`]bwrap['"`]|\binBwrap\(|containment:\s*['"`]bwrap['"`]/,
   chromium: /\/usr\/bin\/chromium|\bchromium\.launch\w*\(/,
   'claude-code': /\brunClaude\(|\bCLAUDE_BIN\b/,
   codex: /\brunCodex\(|\bCODEX_BIN\b/,
@@ -40,7 +41,9 @@ describe('system tools in tests', () => {
 
   it('the rule catches an unguarded call, and accepts a guarded one', () => {
     expect(unguarded("execFileSync('bwrap', ['--ro-bind', a, a])")).toEqual(['bubblewrap']);
-    expect(unguarded("await chromium.launchPersistentContext(dir, { executablePath: '/usr/bin/chromium' })")).toEqual(['chromium']);
+    expect(unguarded("await chromium.launchPersistentContext(dir, { executablePath: '/usr/bin/chromium' })")).toEqual([
+      'chromium',
+    ]);
     expect(unguarded("it.skipIf(!systemTool('bubblewrap', 'x'))('y', () => execFileSync('bwrap', []))")).toEqual([]);
     expect(unguarded("runPython(code, { containment: 'bwrap' })")).toEqual(['bubblewrap']);
     expect(unguarded("const r = await runClaude(up.url, 'task')")).toEqual(['claude-code']);

@@ -8,15 +8,30 @@ import { callCost, loadPricing, priceFor } from '../src/meter/pricing.ts';
 import { modelPrices } from '../src/runner/taskqueue-plan.ts';
 
 const extra = (r: { record: { extra?: Record<string, unknown> } }) =>
-  r.record.extra as { rounds: RoundLog[]; events: QueueEvent[]; state: QueueState; final_queue_length: number; paused?: boolean; resumed_at_round?: number };
-const eventsOf = (r: Parameters<typeof extra>[0], kind: QueueEvent['kind']) => extra(r).events.filter((e) => e.kind === kind);
+  r.record.extra as {
+    rounds: RoundLog[];
+    events: QueueEvent[];
+    state: QueueState;
+    final_queue_length: number;
+    paused?: boolean;
+    resumed_at_round?: number;
+  };
+const eventsOf = (r: Parameters<typeof extra>[0], kind: QueueEvent['kind']) =>
+  extra(r).events.filter((e) => e.kind === kind);
 /** max_tokens that lets babyagi-long-result's 6,000-token page through whole (the default 1024 cuts it, as a provider would). */
 const LONG_PAGE = 8192;
 
 describe('task-queue agent: one round is execute → create → prioritize', () => {
   it('makes its calls in role order, each record carrying role and round', async () => {
     const r = await runTq('babyagi-queue-explosion', { limits: { max_rounds: 2 } });
-    expect(r.steps.map((s) => `${s.round}:${s.role}`)).toEqual(['1:execute', '1:create', '1:prioritize', '2:execute', '2:create', '2:prioritize']);
+    expect(r.steps.map((s) => `${s.round}:${s.role}`)).toEqual([
+      '1:execute',
+      '1:create',
+      '1:prioritize',
+      '2:execute',
+      '2:create',
+      '2:prioritize',
+    ]);
     expect(r.record.steps).toBe(2); // execute calls are the agent's steps
     const { state } = extra(r);
     expect(state.results.map((x) => [x.task, x.round])).toEqual([
@@ -28,7 +43,10 @@ describe('task-queue agent: one round is execute → create → prioritize', () 
     const byRole = r.record.extra!.tokens_by_role as Record<string, { calls: number; input_tokens: number }>;
     for (const role of ['execute', 'create', 'prioritize']) {
       const steps = r.steps.filter((s) => s.role === role);
-      expect(byRole[role]).toMatchObject({ calls: steps.length, input_tokens: steps.reduce((n, s) => n + s.input_tokens, 0) });
+      expect(byRole[role]).toMatchObject({
+        calls: steps.length,
+        input_tokens: steps.reduce((n, s) => n + s.input_tokens, 0),
+      });
     }
   });
 
@@ -110,13 +128,20 @@ describe('queue constraints, each switchable', () => {
     expect(dropped.length).toBeGreaterThan(0);
     const queued = new Set(extra(on).rounds.flatMap((x) => x.queue));
     for (const t of dropped) expect(queued.has(t)).toBe(false);
-    expect(extra(off).rounds.flatMap((x) => x.queue).some((t) => dropped.includes(t))).toBe(true);
+    expect(
+      extra(off)
+        .rounds.flatMap((x) => x.queue)
+        .some((t) => dropped.includes(t)),
+    ).toBe(true);
   });
 });
 
 describe('guardrails', () => {
   it('a prioritizer answer that does not parse keeps the old order and is logged', async () => {
-    const r = await runTq('babyagi-queue-explosion', { model: 'sim:test/fixtures/profiles/tq-prose-prioritizer.yaml', limits: { max_rounds: 3 } });
+    const r = await runTq('babyagi-queue-explosion', {
+      model: 'sim:test/fixtures/profiles/tq-prose-prioritizer.yaml',
+      limits: { max_rounds: 3 },
+    });
     const falls = eventsOf(r, 'prioritize_fallback') as Array<Extract<QueueEvent, { kind: 'prioritize_fallback' }>>;
     expect(falls.length).toBe(3);
     expect(falls[0]!.reason).toMatch(/expected \d+ task lines, got 1/);
@@ -127,7 +152,11 @@ describe('guardrails', () => {
   });
 
   it('caps an over-long execution result and logs it', async () => {
-    const r = await runTq('babyagi-long-result', { agent: { max_result_tokens: 200 }, limits: { max_rounds: 4 }, max_output_tokens: LONG_PAGE });
+    const r = await runTq('babyagi-long-result', {
+      agent: { max_result_tokens: 200 },
+      limits: { max_rounds: 4 },
+      max_output_tokens: LONG_PAGE,
+    });
     const caps = eventsOf(r, 'result_cap') as Array<Extract<QueueEvent, { kind: 'result_cap' }>>;
     expect(caps.map((c) => c.round)).toEqual([3]);
     expect(caps[0]!.tokens).toBeGreaterThan(6000);
@@ -135,14 +164,21 @@ describe('guardrails', () => {
   });
 
   it('without a cap the long result crowds later rounds: more twins and redone tasks (the debugging chain)', async () => {
-    const capped = await runTq('babyagi-long-result', { agent: { max_result_tokens: 300, dedup: 0.8 }, max_output_tokens: LONG_PAGE });
+    const capped = await runTq('babyagi-long-result', {
+      agent: { max_result_tokens: 300, dedup: 0.8 },
+      max_output_tokens: LONG_PAGE,
+    });
     const raw = await runTq('babyagi-long-result', { agent: { dedup: 0.8 }, max_output_tokens: LONG_PAGE });
     expect(eventsOf(raw, 'dedup').length).toBeGreaterThan(eventsOf(capped, 'dedup').length);
     expect(raw.record.input_tokens).toBeGreaterThan(2 * capped.record.input_tokens);
   });
 
   it('compresses the history with a metered summarize call when the create prompt passes the threshold', async () => {
-    const r = await runTq('babyagi-long-result', { agent: { compress_at: 3000 }, limits: { max_rounds: 6 }, max_output_tokens: LONG_PAGE });
+    const r = await runTq('babyagi-long-result', {
+      agent: { compress_at: 3000 },
+      limits: { max_rounds: 6 },
+      max_output_tokens: LONG_PAGE,
+    });
     const comp = eventsOf(r, 'compress') as Array<Extract<QueueEvent, { kind: 'compress' }>>;
     expect(comp.length).toBeGreaterThan(0);
     expect(comp[0]!.prompt_tokens).toBeGreaterThan(3000);
@@ -157,27 +193,39 @@ describe('guardrails', () => {
   });
 
   it('a role can use its own model', async () => {
-    const r = await runTq('babyagi-queue-explosion', { role_models: { execute: 'sim:babyagi-long-result' }, limits: { max_rounds: 3 }, max_output_tokens: LONG_PAGE });
+    const r = await runTq('babyagi-queue-explosion', {
+      role_models: { execute: 'sim:babyagi-long-result' },
+      limits: { max_rounds: 3 },
+      max_output_tokens: LONG_PAGE,
+    });
     const exec3 = r.steps.find((s) => s.role === 'execute' && s.round === 3)!;
     expect(exec3.output_tokens).toBeGreaterThan(6000);
     // At the default max_tokens the same page is cut, as a provider cuts it.
-    const cut = await runTq('babyagi-queue-explosion', { role_models: { execute: 'sim:babyagi-long-result' }, limits: { max_rounds: 3 } });
+    const cut = await runTq('babyagi-queue-explosion', {
+      role_models: { execute: 'sim:babyagi-long-result' },
+      limits: { max_rounds: 3 },
+    });
     expect(cut.steps.find((s) => s.role === 'execute' && s.round === 3)!.output_tokens).toBe(1024);
-    const bad = await runTq('babyagi-queue-explosion', { role_models: { create: 'sim:tiny-agent' }, limits: { max_rounds: 3 } });
+    const bad = await runTq('babyagi-queue-explosion', {
+      role_models: { create: 'sim:tiny-agent' },
+      limits: { max_rounds: 3 },
+    });
     expect(bad.record.stop_reason).toBe('error');
     expect(bad.record.stop_detail).toContain("'tiny-agent' has no taskqueue section");
   });
 });
 
 describe('per-role prices', () => {
-  it('bills a role with its own model at that model\'s price, the others at the run\'s', async () => {
+  it("bills a role with its own model at that model's price, the others at the run's", async () => {
     const gpt4o = priceFor(loadPricing(), 'gpt-4o');
     const r = await runTq('babyagi-queue-explosion', { role_prices: { create: gpt4o }, limits: { max_rounds: 2 } });
     for (const s of r.steps) {
       const price = s.role === 'create' ? gpt4o : s.settings.price;
       expect(s.cost_usd).toBeCloseTo(callCost(price, s.input_tokens, s.output_tokens, s.cached_tokens), 12);
     }
-    expect(modelPrices(['openai:gpt-4o', 'sim:babyagi-converging', 'openai:unknown-model'], loadPricing(), 'pricing.yaml')).toEqual({ 'openai:gpt-4o': gpt4o });
+    expect(
+      modelPrices(['openai:gpt-4o', 'sim:babyagi-converging', 'openai:unknown-model'], loadPricing(), 'pricing.yaml'),
+    ).toEqual({ 'openai:gpt-4o': gpt4o });
   });
 });
 
@@ -193,7 +241,11 @@ describe('pause and resume', () => {
 
     const edited: QueueState = { ...state, queue: ['A task a person added', ...state.queue.slice(1)] };
     const lines: string[] = [];
-    const resumed = await runTq('babyagi-queue-explosion', { control: { resume: edited, pauseAt: 2 }, limits: { max_rounds: 4 }, trace: (l) => lines.push(l) });
+    const resumed = await runTq('babyagi-queue-explosion', {
+      control: { resume: edited, pauseAt: 2 },
+      limits: { max_rounds: 4 },
+      trace: (l) => lines.push(l),
+    });
     expect(resumed.record.stop_reason).toBe('max_rounds');
     expect(extra(resumed).resumed_at_round).toBe(2);
     expect(resumed.steps[0]!.round).toBe(3);

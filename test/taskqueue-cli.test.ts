@@ -23,18 +23,29 @@ const EXPLOSION = ['--scenario', 'babyagi-queue-explosion'];
 
 describe('task-queue flags', () => {
   it('sweep rounds, cap and dedup into configurations whose labels and settings name them', () => {
-    const plans = expandSweep(spec([...EXPLOSION, '--max-rounds', '3,5,10', '--queue-cap', 'off,10', '--dedup', 'off,0.8', '-n', '1']));
+    const plans = expandSweep(
+      spec([...EXPLOSION, '--max-rounds', '3,5,10', '--queue-cap', 'off,10', '--dedup', 'off,0.8', '-n', '1']),
+    );
     expect(plans).toHaveLength(12);
     expect(plans.map((p) => p.configId)).toContain('babyagi-queue-explosion steps=12 rounds=5 cap=10 dedup=0.8');
     const p = plans.find((x) => x.configId.endsWith('rounds=10 cap=10 dedup=0.8'))!;
     expect(p.settings.limits.max_rounds).toBe(10);
-    expect(p.settings.agent).toEqual({ queue_cap: 10, dedup: 0.8, anchor: false, max_result_tokens: null, compress_at: 64000 });
+    expect(p.settings.agent).toEqual({
+      queue_cap: 10,
+      dedup: 0.8,
+      anchor: false,
+      max_result_tokens: null,
+      compress_at: 64000,
+    });
   });
 
-  it('compress-at auto is half the priced model\'s context window', () => {
+  it("compress-at auto is half the priced model's context window", () => {
     expect(spec([...EXPLOSION, '--price-model', 'gpt-4.1-mini']).grid.agent.compress_at).toEqual([523788]);
     expect(spec([...EXPLOSION, '--compress-at', 'off,2000']).grid.agent.compress_at).toEqual([null, 2000]);
-    expect(spec([...EXPLOSION, '--anchor', 'on,off', '--max-result-tokens', '300']).grid.agent).toMatchObject({ anchor: [true, false], max_result_tokens: [300] });
+    expect(spec([...EXPLOSION, '--anchor', 'on,off', '--max-result-tokens', '300']).grid.agent).toMatchObject({
+      anchor: [true, false],
+      max_result_tokens: [300],
+    });
   });
 
   it('per-role models from the flag override the scenario and reach the settings', () => {
@@ -59,7 +70,10 @@ describe('task-queue flags', () => {
     [['--role-model', 'planner=sim'], /--role-model: unknown role 'planner'/],
     [['--role-model', 'execute'], /--role-model: 'execute' is not role=model/],
     [['--role-model', 'execute=gpt:x'], /unknown model 'gpt:x'/],
-    [['--role-model', 'create=sim:tiny-agent'], /--role-model sim:tiny-agent: profile 'tiny-agent' has no taskqueue section/],
+    [
+      ['--role-model', 'create=sim:tiny-agent'],
+      /--role-model sim:tiny-agent: profile 'tiny-agent' has no taskqueue section/,
+    ],
     [['--model', 'sim:tiny-agent'], /--model sim:tiny-agent: profile 'tiny-agent' has no taskqueue section/],
   ])('%j is a one-line usage error naming the flag', (args, msg) => {
     expect(() => spec([...EXPLOSION, ...args])).toThrow(UsageError);
@@ -67,9 +81,13 @@ describe('task-queue flags', () => {
   });
 
   it('are refused when no taskqueue scenario runs', () => {
-    expect(() => spec(['--scenario', 'seed-calibrated', '--queue-cap', '5', '--trace'])).toThrow('--queue-cap, --trace: only for taskqueue scenarios (none is in this sweep)');
+    expect(() => spec(['--scenario', 'seed-calibrated', '--queue-cap', '5', '--trace'])).toThrow(
+      '--queue-cap, --trace: only for taskqueue scenarios (none is in this sweep)',
+    );
     expect(spec(['--scenario', 'seed-calibrated']).grid.agent).toEqual({});
-    expect(() => spec(['--scenario', 'seed-calibrated', '--model', 'sim:babyagi-converging'])).toThrow(/profile 'babyagi-converging' has no ReAct behaviour/);
+    expect(() => spec(['--scenario', 'seed-calibrated', '--model', 'sim:babyagi-converging'])).toThrow(
+      /profile 'babyagi-converging' has no ReAct behaviour/,
+    );
   });
 
   it('--pause-at takes one round ≥ 1; --resume-state checks the file and the scenario', () => {
@@ -78,27 +96,55 @@ describe('task-queue flags', () => {
     expect(() => parsePauseAt('2,3')).toThrow(/--pause-at: takes one round/);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tq-state-'));
     const file = path.join(dir, 's.json');
-    fs.writeFileSync(file, JSON.stringify({ format: 'loopbench-taskqueue-state/1', scenario: 'babyagi-converging', round: 1, queue: [''], results: [], summary: null, summarized: 0, totals: {} }));
-    expect(() => loadResumeState(file, resolveScenarios(['babyagi-converging']))).toThrow(/s\.json: queue\[0\]: .*totals\.steps/);
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        format: 'loopbench-taskqueue-state/1',
+        scenario: 'babyagi-converging',
+        round: 1,
+        queue: [''],
+        results: [],
+        summary: null,
+        summarized: 0,
+        totals: {},
+      }),
+    );
+    expect(() => loadResumeState(file, resolveScenarios(['babyagi-converging']))).toThrow(
+      /s\.json: queue\[0\]: .*totals\.steps/,
+    );
     expect(() => loadResumeState(path.join(dir, 'none.json'), [])).toThrow(/none\.json: cannot read file/);
   });
 
   it('are documented in --help', () => {
     const help = addRunOptions(new Command()).helpInformation();
-    for (const f of ['--max-rounds', '--queue-cap', '--dedup', '--anchor', '--max-result-tokens', '--compress-at', '--role-model', '--trace', '--pause-at', '--resume-state'])
+    for (const f of [
+      '--max-rounds',
+      '--queue-cap',
+      '--dedup',
+      '--anchor',
+      '--max-result-tokens',
+      '--compress-at',
+      '--role-model',
+      '--trace',
+      '--pause-at',
+      '--resume-state',
+    ])
       expect(help).toContain(f);
   });
 });
 
 const exec = promisify(execFile);
-const bench = (args: string[]) => exec(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), ...args], { cwd: ROOT });
+const bench = (args: string[]) =>
+  exec(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), ...args], { cwd: ROOT });
 
 describe('bench --pause-at / --resume-state, end to end', () => {
   it('pauses with exit 0 and a message, writes the state, and a resumed run continues from it', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tq-pause-'));
     const common = ['--scenario', 'babyagi-queue-explosion', '-n', '1', '-q', '--max-rounds', '4'];
     const paused = await bench([...common, '--pause-at', '2', '--out', path.join(dir, 'a')]);
-    expect(paused.stderr).toMatch(/paused 1 run\(s\) after round 2; state in .*state\/<run_id>\.json — continue with --resume-state FILE/);
+    expect(paused.stderr).toMatch(
+      /paused 1 run\(s\) after round 2; state in .*state\/<run_id>\.json — continue with --resume-state FILE/,
+    );
     const stateDir = path.join(dir, 'a', 'state');
     const [file] = fs.readdirSync(stateDir);
     const state = JSON.parse(fs.readFileSync(path.join(stateDir, file!), 'utf8'));
@@ -106,8 +152,19 @@ describe('bench --pause-at / --resume-state, end to end', () => {
     state.queue = ['Check the espresso grinder list once more', ...state.queue];
     fs.writeFileSync(path.join(stateDir, file!), JSON.stringify(state));
 
-    const resumed = await bench([...common, '--resume-state', path.join(stateDir, file!), '--out', path.join(dir, 'b'), '--json']);
-    const [run] = fs.readFileSync(path.join(dir, 'b', 'runs.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const resumed = await bench([
+      ...common,
+      '--resume-state',
+      path.join(stateDir, file!),
+      '--out',
+      path.join(dir, 'b'),
+      '--json',
+    ]);
+    const [run] = fs
+      .readFileSync(path.join(dir, 'b', 'runs.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(run.stop_reason).toBe('max_rounds');
     expect(run.extra.rounds.map((r: { round: number }) => r.round)).toEqual([3, 4]);
     expect(run.extra.rounds[0].task).toBe('Check the espresso grinder list once more');

@@ -28,8 +28,16 @@ describe('scenario schema: taskqueue and react stay strict', () => {
     ['an unknown field', `${TQ}queue_cap: 3\n`, /x\.yaml: .*unknown field\(s\) 'queue_cap'/],
     ['a react field', `${TQ}system: hi\n`, /unknown field\(s\) 'system'/],
     ['an unknown role model', `${TQ}models: { act: sim }\n`, /models: unknown field\(s\) 'act'/],
-    ['no initial task', TQ.replace('initial_tasks: [one]', 'initial_tasks: []'), /initial_tasks: give at least one task/],
-    ['a tool', `${TQ}tools: [{ name: run_python, kind: python }]\n`, /tools: the task queue's execution role uses no tools yet/],
+    [
+      'no initial task',
+      TQ.replace('initial_tasks: [one]', 'initial_tasks: []'),
+      /initial_tasks: give at least one task/,
+    ],
+    [
+      'a tool',
+      `${TQ}tools: [{ name: run_python, kind: python }]\n`,
+      /tools: the task queue's execution role uses no tools yet/,
+    ],
     ['a check', `${TQ}check: { expected: "42" }\n`, /check: a task-queue run has no final answer to check/],
     ['a missing prompt', TQ.replace(', summarize: s', ''), /prompts\.summarize/],
   ])('rejects %s, naming the file and field', (_, text, msg) => {
@@ -40,7 +48,9 @@ describe('scenario schema: taskqueue and react stay strict', () => {
   it('keeps react the default agent, and rejects taskqueue fields on it', () => {
     const react = 'id: r\ndescription: d\nsystem: s\ngoal: g\nprofile: tiny-agent\n';
     expect(parseYaml(react, 'r.yaml', ScenarioSchema).agent).toBe('react');
-    expect(() => parseYaml(`${react}initial_tasks: [a]\n`, 'r.yaml', ScenarioSchema)).toThrow(/unknown field\(s\) 'initial_tasks'/);
+    expect(() => parseYaml(`${react}initial_tasks: [a]\n`, 'r.yaml', ScenarioSchema)).toThrow(
+      /unknown field\(s\) 'initial_tasks'/,
+    );
   });
 });
 
@@ -71,7 +81,18 @@ const req = (role: string, sections: Record<string, string>, seed = 1) => ({
 
 describe('simulated task-queue roles: stateless, deterministic, data-driven', () => {
   const create = (round: number, history = '(none)', seed = 1) =>
-    req('create', { Round: String(round), Goal: 'g', 'Results so far': history, 'Last task': 'Read the delivery terms of each supplier', 'Last result': 'r', 'Current queue': '- Collect the price lists of the three milk suppliers' }, seed);
+    req(
+      'create',
+      {
+        Round: String(round),
+        Goal: 'g',
+        'Results so far': history,
+        'Last task': 'Read the delivery terms of each supplier',
+        'Last result': 'r',
+        'Current queue': '- Collect the price lists of the three milk suppliers',
+      },
+      seed,
+    );
 
   it('answers the same request the same way, in any order, and differently for another seed', () => {
     const m = sim('babyagi-queue-explosion');
@@ -90,20 +111,24 @@ describe('simulated task-queue roles: stateless, deterministic, data-driven', ()
   it('a crowded history makes the creator redo and twin tasks', () => {
     const m = sim('babyagi-long-result');
     const long = Array.from({ length: 3100 }, () => 'word').join(' ');
-    const lines = (h: string) => [1, 2, 3, 4, 5, 6, 7, 8].flatMap((s) => m.respond(create(5, h, s)).message.content!.split('\n'));
+    const lines = (h: string) =>
+      [1, 2, 3, 4, 5, 6, 7, 8].flatMap((s) => m.respond(create(5, h, s)).message.content!.split('\n'));
     const redo = (ls: string[]) => ls.filter((l) => l.startsWith('- Read the delivery terms of each supplier')).length;
     expect(redo(lines(long))).toBeGreaterThan(redo(lines('(none)')));
     expect(lines(long).length).toBeGreaterThan(lines('(none)').length);
   });
 
-  it('writes an over-long execution result at the profile\'s round', () => {
+  it("writes an over-long execution result at the profile's round", () => {
     const m = sim('babyagi-long-result');
-    const exec = (round: number) => m.respond(req('execute', { Round: String(round), Goal: 'g', 'Results so far': '(none)', 'Your task': 't' }));
+    const exec = (round: number) =>
+      m.respond(req('execute', { Round: String(round), Goal: 'g', 'Results so far': '(none)', 'Your task': 't' }));
     expect(exec(3).message.content!.split(' ').length).toBeGreaterThan(5000);
     expect(exec(2).message.content!.split(' ').length).toBeLessThan(400);
   });
 
   it('a profile without a taskqueue section refuses the roles by name', () => {
-    expect(() => sim('tiny-agent').respond(create(1))).toThrow("simulated profile 'tiny-agent' has no taskqueue section, so it cannot play the 'create' role");
+    expect(() => sim('tiny-agent').respond(create(1))).toThrow(
+      "simulated profile 'tiny-agent' has no taskqueue section, so it cannot play the 'create' role",
+    );
   });
 });

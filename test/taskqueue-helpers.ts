@@ -43,7 +43,13 @@ export async function runTq(scenarioId: string, o: TqRunOptions = {}): Promise<R
   const steps: StepRecord[] = [];
   const result = await executeRun(
     { runId: 'test', configId: 'test', scenario, settings },
-    { counter: new TokenCounter(), tools: () => ToolRegistry.fromDecls([]), onStep: (r) => steps.push(r), control: o.control, trace: o.trace },
+    {
+      counter: new TokenCounter(),
+      tools: () => ToolRegistry.fromDecls([]),
+      onStep: (r) => steps.push(r),
+      control: o.control,
+      trace: o.trace,
+    },
   );
   return { ...result, steps };
 }

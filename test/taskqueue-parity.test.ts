@@ -20,13 +20,32 @@ afterAll(async () => {
 const view = (r: SweepResult) => ({
   runs: [...r.runs]
     .sort((a, b) => a.run_id.localeCompare(b.run_id))
-    .map((x: RunRecord) => [x.run_id, x.stop_reason, x.stop_detail, x.calls, x.input_tokens, x.output_tokens, JSON.stringify(x.extra?.rounds), JSON.stringify(x.extra?.events)]),
-  steps: r.steps.map((s) => [s.run_id, s.call, s.round, s.role, s.input_tokens, s.output_tokens]).sort((a, b) => `${a[0]}:${String(a[1]).padStart(4)}`.localeCompare(`${b[0]}:${String(b[1]).padStart(4)}`)),
+    .map((x: RunRecord) => [
+      x.run_id,
+      x.stop_reason,
+      x.stop_detail,
+      x.calls,
+      x.input_tokens,
+      x.output_tokens,
+      JSON.stringify(x.extra?.rounds),
+      JSON.stringify(x.extra?.events),
+    ]),
+  steps: r.steps
+    .map((s) => [s.run_id, s.call, s.round, s.role, s.input_tokens, s.output_tokens])
+    .sort((a, b) => `${a[0]}:${String(a[1]).padStart(4)}`.localeCompare(`${b[0]}:${String(b[1]).padStart(4)}`)),
 });
 
 describe('task queue: in-process sim and bench serve agree', () => {
   it('babyagi-queue-explosion with a cap and dedup, 2 repeats', async () => {
-    const flags = { scenario: 'babyagi-queue-explosion', maxRounds: '4', queueCap: '3', dedup: '0.8', repeat: '2', seed: '1', concurrency: '2' };
+    const flags = {
+      scenario: 'babyagi-queue-explosion',
+      maxRounds: '4',
+      queueCap: '3',
+      dedup: '0.8',
+      repeat: '2',
+      seed: '1',
+      concurrency: '2',
+    };
     const local = await sweepWith({ ...flags, model: 'sim' });
     const served = await sweepWith({ ...flags, model: 'openai:babyagi-queue-explosion' }, { env: envFor(server) });
     dirs.push(local.dir, served.dir);

@@ -10,9 +10,13 @@ import { countText } from '../src/meter/tokens.ts';
 describe('string similarity', () => {
   it('ignores case, punctuation and spacing; 1 for equal, low for unrelated', () => {
     expect(similarity('Check prices!', 'check   prices')).toBe(1);
-    expect(similarity('Collect owner reviews from coffee forums', 'Collect owner reviews from coffee forums again')).toBeGreaterThan(0.8);
+    expect(
+      similarity('Collect owner reviews from coffee forums', 'Collect owner reviews from coffee forums again'),
+    ).toBeGreaterThan(0.8);
     expect(similarity('Collect owner reviews', 'Estimate yearly burr cost')).toBeLessThan(0.3);
-    expect(closest('Check retail prices', ['Draft the intro', 'Check retail prices at shops'])!.twin).toBe('Check retail prices at shops');
+    expect(closest('Check retail prices', ['Draft the intro', 'Check retail prices at shops'])!.twin).toBe(
+      'Check retail prices at shops',
+    );
     expect(closest('x', [])).toBeNull();
   });
 });
@@ -42,7 +46,10 @@ describe('admitting created tasks', () => {
   const queue = ['Collect owner reviews from coffee forums'];
 
   it('with both constraints off, keeps everything', () => {
-    expect(admitTasks(created, queue, [], { dedup: null, anchor: false }, 1)).toEqual({ accepted: created.map((c) => c.task), events: [] });
+    expect(admitTasks(created, queue, [], { dedup: null, anchor: false }, 1)).toEqual({
+      accepted: created.map((c) => c.task),
+      events: [],
+    });
   });
 
   it('dedup drops the near-twin of a queued task and logs the twin', () => {
@@ -54,9 +61,27 @@ describe('admitting created tasks', () => {
   });
 
   it('dedup also catches a redo of a task already done, and twins within one answer', () => {
-    const r = admitTasks([{ task: 'Draft the intro', link: 'x' }, { task: 'Draft the intro.', link: 'x' }], [], ['Draft the intro'], { dedup: 0.9, anchor: false }, 2);
+    const r = admitTasks(
+      [
+        { task: 'Draft the intro', link: 'x' },
+        { task: 'Draft the intro.', link: 'x' },
+      ],
+      [],
+      ['Draft the intro'],
+      { dedup: 0.9, anchor: false },
+      2,
+    );
     expect(r.accepted).toEqual([]);
-    const r2 = admitTasks([{ task: 'Draft the intro', link: 'x' }, { task: 'Draft the intro.', link: 'x' }], [], [], { dedup: 0.9, anchor: false }, 2);
+    const r2 = admitTasks(
+      [
+        { task: 'Draft the intro', link: 'x' },
+        { task: 'Draft the intro.', link: 'x' },
+      ],
+      [],
+      [],
+      { dedup: 0.9, anchor: false },
+      2,
+    );
     expect(r2.accepted).toEqual(['Draft the intro']);
   });
 
@@ -69,7 +94,10 @@ describe('admitting created tasks', () => {
 
 describe('queue cap', () => {
   it('keeps the top N in priority order and logs the cut', () => {
-    expect(capQueue(['a', 'b', 'c', 'd'], 2, 5)).toEqual({ queue: ['a', 'b'], event: { round: 5, kind: 'cap', cap: 2, cut: ['c', 'd'] } });
+    expect(capQueue(['a', 'b', 'c', 'd'], 2, 5)).toEqual({
+      queue: ['a', 'b'],
+      event: { round: 5, kind: 'cap', cap: 2, cut: ['c', 'd'] },
+    });
     expect(capQueue(['a'], 2, 5)).toEqual({ queue: ['a'], event: null });
     expect(capQueue(['a', 'b', 'c'], null, 5).event).toBeNull();
   });
@@ -78,8 +106,14 @@ describe('queue cap', () => {
 describe('prioritizer output validation', () => {
   const q = ['a task', 'b task', 'c task'];
   it('accepts the same tasks reordered, numbered or bulleted', () => {
-    expect(parsePriority(q, '1. c task\n2. a task\n3. b task')).toEqual({ ok: true, queue: ['c task', 'a task', 'b task'] });
-    expect(parsePriority(q, '- b task\n- c task\n- a task')).toEqual({ ok: true, queue: ['b task', 'c task', 'a task'] });
+    expect(parsePriority(q, '1. c task\n2. a task\n3. b task')).toEqual({
+      ok: true,
+      queue: ['c task', 'a task', 'b task'],
+    });
+    expect(parsePriority(q, '- b task\n- c task\n- a task')).toEqual({
+      ok: true,
+      queue: ['b task', 'c task', 'a task'],
+    });
   });
   it.each([
     ['prose', 'Start with a task, then the rest.', /expected 3 task lines, got 1/],
@@ -98,7 +132,12 @@ describe('max_rounds brake', () => {
   it('lets round N start while fewer than N are done, then stops with the detail', () => {
     const b = maxRoundsBrake(3);
     expect(b.beforeRound!(state(2))).toBeNull();
-    expect(b.beforeRound!(state(3))).toEqual({ reason: 'max_rounds', detail: 'round limit reached: 3 of 3 rounds done', step: 3, fired: { brake: 'max_rounds', value: 3, limit: 3 } });
+    expect(b.beforeRound!(state(3))).toEqual({
+      reason: 'max_rounds',
+      detail: 'round limit reached: 3 of 3 rounds done',
+      step: 3,
+      fired: { brake: 'max_rounds', value: 3, limit: 3 },
+    });
     expect(b.beforeCall).toBeUndefined();
   });
 });

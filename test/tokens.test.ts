@@ -15,7 +15,8 @@ function independentPrompt(messages: ChatMessage[], tools: ToolSpec[]): number {
   const plain = messages.map((m) => ({ role: m.role as 'system' | 'user' | 'assistant', content: m.content ?? '' }));
   let n = encodeChat(plain, 'gpt-4o').length;
   for (const m of messages) {
-    if (m.role === 'assistant') for (const c of m.tool_calls ?? []) n += 3 + encode(c.function.name).length + encode(c.function.arguments).length;
+    if (m.role === 'assistant')
+      for (const c of m.tool_calls ?? []) n += 3 + encode(c.function.name).length + encode(c.function.arguments).length;
   }
   return n + cookbookTools(tools);
 }
@@ -26,7 +27,9 @@ function cookbookTools(tools: ToolSpec[]): number {
   let n = 12;
   for (const { function: f } of tools) {
     n += 7 + encode(`${f.name}:${strip(f.description)}`).length;
-    const props = Object.entries((f.parameters?.properties ?? {}) as Record<string, { type: string; description?: string; enum?: string[] }>);
+    const props = Object.entries(
+      (f.parameters?.properties ?? {}) as Record<string, { type: string; description?: string; enum?: string[] }>,
+    );
     if (props.length > 0) n += 3;
     for (const [key, p] of props) {
       n += 3 + encode(`${key}:${p.type}:${strip(p.description)}`).length;
@@ -48,7 +51,12 @@ describe('metering with a real tokenizer', () => {
         const out = c.received!;
         const expectedOut =
           encode(out.content ?? '').length +
-          (out.role === 'assistant' ? (out.tool_calls ?? []).reduce((s, t) => s + 3 + encode(t.function.name).length + encode(t.function.arguments).length, 0) : 0);
+          (out.role === 'assistant'
+            ? (out.tool_calls ?? []).reduce(
+                (s, t) => s + 3 + encode(t.function.name).length + encode(t.function.arguments).length,
+                0,
+              )
+            : 0);
         expect(r.steps[i]!.output_tokens).toBe(expectedOut);
       });
     },
@@ -107,10 +115,16 @@ describe('metering with a real tokenizer', () => {
     expect(r.record.tokens_estimated).toBe('o200k_base');
   });
 
-  it("labels o200k_base counts as estimates only for a simulated model priced as a model with another tokenizer", async () => {
+  it('labels o200k_base counts as estimates only for a simulated model priced as a model with another tokenizer', async () => {
     const { tokensEstimated } = await import('../src/meter/token-estimate.ts');
-    expect(['claude-sonnet-4-5', 'gemini-2.5-pro', 'llama3.1'].map((m) => tokensEstimated('sim', m))).toEqual([true, true, true]);
-    expect(['gpt-4o-mini', 'gpt-4.1', 'o4-mini', 'gpt-5', 'custom'].map((m) => tokensEstimated('sim:seed-calibrated', m))).toEqual([false, false, false, false, false]);
+    expect(['claude-sonnet-4-5', 'gemini-2.5-pro', 'llama3.1'].map((m) => tokensEstimated('sim', m))).toEqual([
+      true,
+      true,
+      true,
+    ]);
+    expect(
+      ['gpt-4o-mini', 'gpt-4.1', 'o4-mini', 'gpt-5', 'custom'].map((m) => tokensEstimated('sim:seed-calibrated', m)),
+    ).toEqual([false, false, false, false, false]);
     // A real model's usage is its provider's own count.
     expect(tokensEstimated('openai:claude-sonnet-4-5', 'claude-sonnet-4-5')).toBe(false);
     const plain = await runOnce('seed-calibrated', { max_steps: 3 });

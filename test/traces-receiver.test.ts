@@ -12,7 +12,12 @@ import { benchInProcess, spawnBench, type Spawned } from './helpers/cli.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-traces-receiver-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
-const jsonl = <T>(file: string): T[] => fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as T);
+const jsonl = <T>(file: string): T[] =>
+  fs
+    .readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as T);
 
 /** The base URL once bench serve says it listens (waits for its stdout, no polling). */
 function started(s: Spawned): Promise<string> {
@@ -47,14 +52,25 @@ function chatPost(c: number, i: number): string {
       attr('gen_ai.usage.output_tokens', { intValue: '20' }),
     ],
   };
-  return JSON.stringify({ resourceSpans: [{ resource: { attributes: [attr('service.name', { stringValue: 'load' })] }, scopeSpans: [{ scope: { name: 'agent' }, spans: [span] }] }] });
+  return JSON.stringify({
+    resourceSpans: [
+      {
+        resource: { attributes: [attr('service.name', { stringValue: 'load' })] },
+        scopeSpans: [{ scope: { name: 'agent' }, spans: [span] }],
+      },
+    ],
+  });
 }
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 const post = (base: string, body: string) => fetch(`${base}/v1/traces`, { method: 'POST', headers: JSON_TYPE, body });
 
 /** One POST on a connection of its own (a refused body may end its connection; no later request shares it). */
-function postAlone(base: string, body: string | Buffer, headers: Record<string, string> = JSON_TYPE): Promise<{ status: number; text: string }> {
+function postAlone(
+  base: string,
+  body: string | Buffer,
+  headers: Record<string, string> = JSON_TYPE,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request(`${base}/v1/traces`, { method: 'POST', headers, agent: false }, (res) => {
       let text = '';
@@ -73,18 +89,72 @@ describe('hostile bodies', () => {
     const base = await started(s);
     const bad: Array<[string, string | Buffer, Record<string, string> | undefined, number, RegExp]> = [
       ['a null resource', '{"resourceSpans":[null]}', undefined, 400, /^resourceSpans\[0\]: .*expected object/],
-      ['scopeSpans a number', '{"resourceSpans":[{"scopeSpans":5}]}', undefined, 400, /^resourceSpans\[0\]\.scopeSpans: .*expected array/],
+      [
+        'scopeSpans a number',
+        '{"resourceSpans":[{"scopeSpans":5}]}',
+        undefined,
+        400,
+        /^resourceSpans\[0\]\.scopeSpans: .*expected array/,
+      ],
       ['[null]', '[null]', undefined, 400, /^\(top level\): .*expected object/],
       ['[1]', '[1]', undefined, 400, /^\(top level\): .*expected object/],
-      ['a span without ids', '{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"x"}]}]}]}', undefined, 400, /^resourceSpans\[0\]\.scopeSpans\[0\]\.spans\[0\]\.traceId: /],
-      ['1e18 input tokens', chatPost(0, 0).replace('"1000"', '"1000000000000000000"'), undefined, 400, /spans\[0\]\.attributes\[3\]\.value: gen_ai\.usage\.input_tokens "1000000000000000000" is over the ceiling of 1,000,000,000 tokens a call/],
-      ['negative tokens', chatPost(0, 0).replace('"20"', '-20'), undefined, 400, /attributes\[4\]\.value: gen_ai\.usage\.output_tokens -20 is negative/],
-      ['NaN tokens', chatPost(0, 0).replace('{"intValue":"20"}', '{"doubleValue":"NaN"}'), undefined, 400, /gen_ai\.usage\.output_tokens "NaN" is not a number/],
-      ['100k-deep JSON', `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`, undefined, 400, /nested deeper than 64 levels/],
-      ['100k-deep resourceSpans', `{"resourceSpans":${'['.repeat(100_000)}${']'.repeat(100_000)}}`, undefined, 400, /^resourceSpans\[0\]\[0\].*nested deeper than 64 levels/],
+      [
+        'a span without ids',
+        '{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"x"}]}]}]}',
+        undefined,
+        400,
+        /^resourceSpans\[0\]\.scopeSpans\[0\]\.spans\[0\]\.traceId: /,
+      ],
+      [
+        '1e18 input tokens',
+        chatPost(0, 0).replace('"1000"', '"1000000000000000000"'),
+        undefined,
+        400,
+        /spans\[0\]\.attributes\[3\]\.value: gen_ai\.usage\.input_tokens "1000000000000000000" is over the ceiling of 1,000,000,000 tokens a call/,
+      ],
+      [
+        'negative tokens',
+        chatPost(0, 0).replace('"20"', '-20'),
+        undefined,
+        400,
+        /attributes\[4\]\.value: gen_ai\.usage\.output_tokens -20 is negative/,
+      ],
+      [
+        'NaN tokens',
+        chatPost(0, 0).replace('{"intValue":"20"}', '{"doubleValue":"NaN"}'),
+        undefined,
+        400,
+        /gen_ai\.usage\.output_tokens "NaN" is not a number/,
+      ],
+      [
+        '100k-deep JSON',
+        `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`,
+        undefined,
+        400,
+        /nested deeper than 64 levels/,
+      ],
+      [
+        '100k-deep resourceSpans',
+        `{"resourceSpans":${'['.repeat(100_000)}${']'.repeat(100_000)}}`,
+        undefined,
+        400,
+        /^resourceSpans\[0\]\[0\].*nested deeper than 64 levels/,
+      ],
       ['not JSON', 'password=hunter2', undefined, 400, /not an OTLP ExportTraceServiceRequest \(JSON\)/],
-      ['not protobuf', 'password=hunter2', { 'content-type': 'application/x-protobuf' }, 400, /not an OTLP ExportTraceServiceRequest \(protobuf\)/],
-      ['a gzip bomb', zlib.gzipSync(Buffer.alloc(200 * 1024 * 1024)), { 'content-type': 'application/json', 'content-encoding': 'gzip' }, 413, /larger than 33554432 bytes once gunzipped/],
+      [
+        'not protobuf',
+        'password=hunter2',
+        { 'content-type': 'application/x-protobuf' },
+        400,
+        /not an OTLP ExportTraceServiceRequest \(protobuf\)/,
+      ],
+      [
+        'a gzip bomb',
+        zlib.gzipSync(Buffer.alloc(200 * 1024 * 1024)),
+        { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+        413,
+        /larger than 33554432 bytes once gunzipped/,
+      ],
       ['not gzip', 'plain', { 'content-type': 'application/json', 'content-encoding': 'gzip' }, 400, /not gzip/],
       ['100 MB', Buffer.alloc(100 * 1024 * 1024, 0x20), undefined, 413, /larger than 33554432 bytes/],
     ];
@@ -102,7 +172,9 @@ describe('hostile bodies', () => {
     const done = await s.done;
     expect(done.code, done.stderr).toBe(130);
     expect(done.stdout).toMatch(/imported 1 run\(s\), 2 model call\(s\) from 2 span\(s\) posted to \/v1\/traces/);
-    expect(jsonl<RunRecord>(path.join(dir, 'runs.jsonl')).map((r) => [r.run_id, r.steps, r.input_tokens])).toEqual([['load_conv-1', 2, 2001]]);
+    expect(jsonl<RunRecord>(path.join(dir, 'runs.jsonl')).map((r) => [r.run_id, r.steps, r.input_tokens])).toEqual([
+      ['load_conv-1', 2, 2001],
+    ]);
   }, 120_000);
 });
 
@@ -115,7 +187,9 @@ describe('a crash mid-ingest', () => {
   it('2,000 posts from 50 clients, SIGKILL, restart: every whole line is imported once (and bench import of the directory agrees)', async () => {
     const first = spawnBench(['serve', '--port', '0', '--traces', dir, '--log', path.join(tmp, 'killed-usage.jsonl')]);
     const base = await started(first);
-    const posts = Array.from({ length: CONVERSATIONS * CALLS }, (_, k) => chatPost(k % CONVERSATIONS, Math.floor(k / CONVERSATIONS)));
+    const posts = Array.from({ length: CONVERSATIONS * CALLS }, (_, k) =>
+      chatPost(k % CONVERSATIONS, Math.floor(k / CONVERSATIONS)),
+    );
     let next = 0;
     const statuses: number[] = [];
     await Promise.all(
@@ -135,18 +209,36 @@ describe('a crash mid-ingest', () => {
     // bench import of the directory: every whole line; the cut one is named, and the exit says so.
     const copy = path.join(tmp, 'killed-copy');
     fs.cpSync(dir, copy, { recursive: true });
-    const imported = await benchInProcess(['import', copy, '--format', 'otlp', '-o', path.join(tmp, 'killed-import'), '--no-report']);
+    const imported = await benchInProcess([
+      'import',
+      copy,
+      '--format',
+      'otlp',
+      '-o',
+      path.join(tmp, 'killed-import'),
+      '--no-report',
+    ]);
     expect(imported.code).toBe(2);
-    expect(imported.stderr).toContain(`traces.otlp.jsonl:${CONVERSATIONS * CALLS + 1}: not JSON: a last line with no newline after it, cut short`);
-    expect(imported.stdout).toMatch(new RegExp(`imported ${CONVERSATIONS} run\\(s\\), ${CONVERSATIONS * CALLS} agent step\\(s\\); 1 `));
+    expect(imported.stderr).toContain(
+      `traces.otlp.jsonl:${CONVERSATIONS * CALLS + 1}: not JSON: a last line with no newline after it, cut short`,
+    );
+    expect(imported.stdout).toMatch(
+      new RegExp(`imported ${CONVERSATIONS} run\\(s\\), ${CONVERSATIONS * CALLS} agent step\\(s\\); 1 `),
+    );
 
     const second = spawnBench(['serve', '--port', '0', '--traces', dir, '--log', path.join(tmp, 'killed-usage.jsonl')]);
     await started(second);
     second.child.kill('SIGINT');
     const done = await second.done;
     expect(done.code, `${String(done.signal)} ${done.stderr}`).toBe(130);
-    expect(done.stderr).toMatch(/ended in a partial line \(28 byte\(s\) of a request cut short by a crash, never acknowledged\): cut off/);
-    expect(done.stdout).toMatch(new RegExp(`imported ${CONVERSATIONS} run\\(s\\), ${CONVERSATIONS * CALLS} model call\\(s\\) from 0 span\\(s\\) posted to /v1/traces \\(and the lines an earlier start left on disk\\)`));
+    expect(done.stderr).toMatch(
+      /ended in a partial line \(28 byte\(s\) of a request cut short by a crash, never acknowledged\): cut off/,
+    );
+    expect(done.stdout).toMatch(
+      new RegExp(
+        `imported ${CONVERSATIONS} run\\(s\\), ${CONVERSATIONS * CALLS} model call\\(s\\) from 0 span\\(s\\) posted to /v1/traces \\(and the lines an earlier start left on disk\\)`,
+      ),
+    );
     const runs = jsonl<RunRecord>(path.join(dir, 'runs.jsonl'));
     const steps = jsonl<StepRecord>(path.join(dir, 'steps.jsonl'));
     expect(runs).toHaveLength(CONVERSATIONS);
@@ -154,7 +246,9 @@ describe('a crash mid-ingest', () => {
     expect(runs.every((r) => r.steps === CALLS)).toBe(true);
     expect(steps).toHaveLength(CONVERSATIONS * CALLS);
     // Σ over conversations of Σ_i (1000 + i): each call counted once.
-    expect(runs.reduce((n, r) => n + r.input_tokens, 0)).toBe(CONVERSATIONS * (CALLS * 1000 + (CALLS * (CALLS - 1)) / 2));
+    expect(runs.reduce((n, r) => n + r.input_tokens, 0)).toBe(
+      CONVERSATIONS * (CALLS * 1000 + (CALLS * (CALLS - 1)) / 2),
+    );
     // A third start finds the spans imported: it refuses rather than import them twice.
     const third = await spawnBench(['serve', '--port', '0', '--traces', dir]).done;
     expect(third.code).toBe(2);

@@ -14,7 +14,12 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-atif-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 const load = (rel: string) => AtifTrajectory.parse(JSON.parse(fs.readFileSync(fixture(`atif/${rel}`), 'utf8')));
-const jsonl = <T>(file: string): T[] => fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as T);
+const jsonl = <T>(file: string): T[] =>
+  fs
+    .readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as T);
 const gpt4oMini = { model: 'gpt-4o-mini', input_per_1m: 0.15, cached_input_per_1m: 0.075, output_per_1m: 0.6 };
 
 describe('an ATIF trajectory as a run', () => {
@@ -28,7 +33,9 @@ describe('an ATIF trajectory as a run', () => {
     expect([run.input_tokens, run.output_tokens, run.cached_tokens]).toEqual([1120, 124, 200]);
     expect(run.cost_usd).toBeCloseTo(0.00078, 12);
     expect(steps[0]!.action).toBe('financial_search|financial_search');
-    expect(steps[0]!.fingerprint).toBe('financial_search({"metric":"price","ticker":"GOOGL"})|financial_search({"metric":"volume","ticker":"GOOGL"})');
+    expect(steps[0]!.fingerprint).toBe(
+      'financial_search({"metric":"price","ticker":"GOOGL"})|financial_search({"metric":"volume","ticker":"GOOGL"})',
+    );
     expect(steps.map((s) => s.latency_ms)).toEqual([2000, 3000]);
     expect(run.stop_reason).toBe('done');
     expect(run.answer).toMatch(/^As of October 11, 2025, Alphabet/);
@@ -103,7 +110,8 @@ describe('bench import', () => {
     expect(skipped.find((l) => l.includes('missing-session.json'))).toMatch(/session_id: missing/);
     expect(skipped.find((l) => l.includes('wrong-source.json'))).toMatch(/steps\[0\]\.source/);
     expect(skipped.find((l) => l.includes('not-json.json'))).toMatch(/not JSON/);
-    for (const f of ['runs.jsonl', 'steps.jsonl', 'meta.json', 'summary.csv', 'fit.csv', 'report.html', 'summary.md']) expect(fs.existsSync(path.join(out, f)), f).toBe(true);
+    for (const f of ['runs.jsonl', 'steps.jsonl', 'meta.json', 'summary.csv', 'fit.csv', 'report.html', 'summary.md'])
+      expect(fs.existsSync(path.join(out, f)), f).toBe(true);
     const meta = JSON.parse(fs.readFileSync(path.join(out, 'meta.json'), 'utf8'));
     expect(meta.imported).toMatchObject({ format: 'atif', files: 8, skipped: 3 });
     // The model named with its provider (openai/gpt-4o-mini) was priced from the table; the others kept their cost_usd.
@@ -119,11 +127,27 @@ describe('bench import', () => {
 
   it('takes the pricing flags of bench run: custom rates price steps that have tokens but no cost, by hand', async () => {
     const out = path.join(tmp, 'custom-price');
-    const r = await benchInProcess(['import', fixture('atif/edges/tokens-no-cost.json'), '-o', out, '--price-in', '1', '--price-out', '4']);
+    const r = await benchInProcess([
+      'import',
+      fixture('atif/edges/tokens-no-cost.json'),
+      '-o',
+      out,
+      '--price-in',
+      '1',
+      '--price-out',
+      '4',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     // (1000 + 1200) input at $1 (no cached rate given: the input rate) + (100 + 10) output at $4, per 1M.
     expect(jsonl<RunRecord>(path.join(out, 'runs.jsonl'))[0]!.cost_usd).toBeCloseTo((2200 * 1 + 110 * 4) / 1e6, 15);
-    const half = await benchInProcess(['import', fixture('atif/edges/tokens-no-cost.json'), '-o', path.join(tmp, 'half'), '--price-in', '1']);
+    const half = await benchInProcess([
+      'import',
+      fixture('atif/edges/tokens-no-cost.json'),
+      '-o',
+      path.join(tmp, 'half'),
+      '--price-in',
+      '1',
+    ]);
     expect(half.code).toBe(2);
     expect(half.stderr).toMatch(/--price-in and --price-out go together/);
   });
@@ -132,7 +156,18 @@ describe('bench import', () => {
     const outcomes = path.join(tmp, 'outcomes.json');
     fs.writeFileSync(outcomes, JSON.stringify({ '025B810F-B3A2-4C67-93C0-FE7A142A947A': true }));
     const out = path.join(tmp, 'outcomes');
-    expect((await benchInProcess(['import', fixture('atif/harbor-rfc-0001-example.json'), '-o', out, '--outcomes', outcomes])).code).toBe(0);
+    expect(
+      (
+        await benchInProcess([
+          'import',
+          fixture('atif/harbor-rfc-0001-example.json'),
+          '-o',
+          out,
+          '--outcomes',
+          outcomes,
+        ])
+      ).code,
+    ).toBe(0);
     expect(jsonl<RunRecord>(path.join(out, 'runs.jsonl'))[0]!.success).toBe(true);
   });
 
@@ -143,8 +178,24 @@ describe('bench import', () => {
     for (let n = 3; n <= 14; n++) {
       const steps = [{ step_id: 1, source: 'user', message: 'goal' }];
       for (let k = 1; k <= n; k++)
-        steps.push({ step_id: k + 1, source: 'agent', message: '', ...(k < n ? { tool_calls: [{ tool_call_id: `c${k}`, function_name: 'search', arguments: { q: `page ${k}` } }] } : {}), metrics: { prompt_tokens: 300 + 450 * (k - 1), completion_tokens: 150 } } as never);
-      fs.writeFileSync(path.join(dir, `run-${n}.json`), JSON.stringify({ schema_version: 'ATIF-v1.6', session_id: `s${n}`, agent: { name: 'prod-agent', version: '2', model_name: 'gpt-4o-mini' }, steps }));
+        steps.push({
+          step_id: k + 1,
+          source: 'agent',
+          message: '',
+          ...(k < n
+            ? { tool_calls: [{ tool_call_id: `c${k}`, function_name: 'search', arguments: { q: `page ${k}` } }] }
+            : {}),
+          metrics: { prompt_tokens: 300 + 450 * (k - 1), completion_tokens: 150 },
+        } as never);
+      fs.writeFileSync(
+        path.join(dir, `run-${n}.json`),
+        JSON.stringify({
+          schema_version: 'ATIF-v1.6',
+          session_id: `s${n}`,
+          agent: { name: 'prod-agent', version: '2', model_name: 'gpt-4o-mini' },
+          steps,
+        }),
+      );
     }
     const out = path.join(tmp, 'traffic-out');
     const r = await benchInProcess(['import', dir, '-o', out]);
@@ -155,7 +206,9 @@ describe('bench import', () => {
     const w = await benchInProcess(['report', out, '--what-if', 'steps=5,10']);
     expect(w.code, w.stderr).toBe(0);
     // No success recorded in these traces: the derived limits are compared, none recommended.
-    expect(w.stdout.split('\n')[0]).toMatch(/^» prod-agent: MAX_STEPS 5 \(derived\) → 10 \(derived\): steps taken ×[0-9.]+ .* No MAX_STEPS is recommended/);
+    expect(w.stdout.split('\n')[0]).toMatch(
+      /^» prod-agent: MAX_STEPS 5 \(derived\) → 10 \(derived\): steps taken ×[0-9.]+ .* No MAX_STEPS is recommended/,
+    );
     // Runs of 3..14 steps: at 5, the 3 runs of 3–5 steps still finish, the 9 longer ones are cut at step 5.
     const at5 = w.stdout.split('\n').find((l) => l.startsWith('prod-agent imported:gpt-4o-mini steps=5 (derived)'))!;
     expect(at5).toMatch(/ 12 +- +/);
@@ -175,7 +228,18 @@ describe('bench import --format chatlog', () => {
     request: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'goal' }] },
     response: {
       model: 'gpt-4o-mini-2024-07-18',
-      choices: [{ message: { content: tools.length ? null : 'final answer', tool_calls: tools.map(([name, args], i) => ({ id: `c${i}`, type: 'function', function: { name, arguments: JSON.stringify(args) } })) } }],
+      choices: [
+        {
+          message: {
+            content: tools.length ? null : 'final answer',
+            tool_calls: tools.map(([name, args], i) => ({
+              id: `c${i}`,
+              type: 'function',
+              function: { name, arguments: JSON.stringify(args) },
+            })),
+          },
+        },
+      ],
       usage: { prompt_tokens: prompt, completion_tokens: 50, prompt_tokens_details: { cached_tokens: cached } },
     },
   });
@@ -186,21 +250,49 @@ describe('bench import --format chatlog', () => {
     const lines = [
       call('a', 100, [['search', { q: 'x' }]]),
       call('b', 200, [['search', { q: 'y' }]]),
-      call('a', 300, [['search', { q: 'x' }], ['open', { id: 1 }]], 100),
+      call(
+        'a',
+        300,
+        [
+          ['search', { q: 'x' }],
+          ['open', { id: 1 }],
+        ],
+        100,
+      ),
       'not json',
       { metadata: { run_id: 'a' }, request: {}, response: { choices: [] } },
       call('a', 500, []),
     ];
-    fs.writeFileSync(path.join(dir, 'gateway.jsonl'), lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n'));
+    fs.writeFileSync(
+      path.join(dir, 'gateway.jsonl'),
+      lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n'),
+    );
     const out = path.join(tmp, 'chatlog-out');
-    const r = await benchInProcess(['import', dir, '--format', 'chatlog', '--group-by', 'metadata.run_id', '--scenario', 'support-bot', '-o', out]);
+    const r = await benchInProcess([
+      'import',
+      dir,
+      '--format',
+      'chatlog',
+      '--group-by',
+      'metadata.run_id',
+      '--scenario',
+      'support-bot',
+      '-o',
+      out,
+    ]);
     // Lines skipped: the import writes what it read and says it is incomplete in its exit code.
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/skipped .*gateway\.jsonl:4: not JSON/);
     expect(r.stderr).toMatch(/skipped .*gateway\.jsonl:5: neither a request\/response pair nor a usage line/);
     const runs = jsonl<RunRecord>(path.join(out, 'runs.jsonl'));
     const a = runs.find((x) => x.run_id === 'support-bot_a')!;
-    expect([a.steps, a.input_tokens, a.cached_tokens, a.stop_reason, a.answer]).toEqual([3, 900, 100, 'done', 'final answer']);
+    expect([a.steps, a.input_tokens, a.cached_tokens, a.stop_reason, a.answer]).toEqual([
+      3,
+      900,
+      100,
+      'done',
+      'final answer',
+    ]);
     expect(runs.find((x) => x.run_id === 'support-bot_b')!.stop_reason).toBe('imported');
     const steps = jsonl<StepRecord>(path.join(out, 'steps.jsonl')).filter((x) => x.run_id === 'support-bot_a');
     expect(steps.map((x) => x.fingerprint)).toEqual(['search({"q":"x"})', 'search({"q":"x"})|open({"id":1})', null]);
@@ -210,7 +302,10 @@ describe('bench import --format chatlog', () => {
   });
 
   it.each([
-    [['import', 'x', '-o', 'y', '--format', 'csv'], /--format: 'csv' is not supported \(accepted: atif, chatlog, messages, otlp\)/],
+    [
+      ['import', 'x', '-o', 'y', '--format', 'csv'],
+      /--format: 'csv' is not supported \(accepted: atif, chatlog, messages, otlp\)/,
+    ],
     [['import', 'x', '-o', 'y', '--group-by', 'run'], /--group-by: only for --format chatlog/],
     [['import', 'x', '-o', 'y', '--price-cached', '1'], /--price-cached: only used with --price-in and --price-out/],
     [['export', 'nowhere'], /nowhere: not a results directory \(no runs.jsonl\)/],
@@ -234,13 +329,37 @@ describe('bench export, and back', () => {
   const exported = path.join(tmp, 'exported');
 
   it('every run of a sweep becomes a valid ATIF trajectory with its messages, tool calls and metrics', async () => {
-    expect((await benchInProcess(['--scenario', 'tiny-agent-sum-of-squares,seed-calibrated', '--steps', '4,8', '-n', '2', '--out', sweep, '-q'])).code).toBe(0);
+    expect(
+      (
+        await benchInProcess([
+          '--scenario',
+          'tiny-agent-sum-of-squares,seed-calibrated',
+          '--steps',
+          '4,8',
+          '-n',
+          '2',
+          '--out',
+          sweep,
+          '-q',
+        ])
+      ).code,
+    ).toBe(0);
     const r = await benchInProcess(['export', sweep, '-o', exported]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/exported 8 run\(s\).*\(8 with their messages/);
     const files = fs.readdirSync(exported);
     expect(files).toHaveLength(8);
-    const t = AtifTrajectory.parse(JSON.parse(fs.readFileSync(path.join(exported, files.find((f) => f.startsWith('tiny-agent'))!), 'utf8')));
+    const t = AtifTrajectory.parse(
+      JSON.parse(
+        fs.readFileSync(
+          path.join(
+            exported,
+            files.find((f) => f.startsWith('tiny-agent'))!,
+          ),
+          'utf8',
+        ),
+      ),
+    );
     expect(t.steps[0]!.source).toBe('system');
     expect(t.steps[1]!.source).toBe('user');
     const act = t.steps.find((s) => s.tool_calls?.length)!;
@@ -253,8 +372,16 @@ describe('bench export, and back', () => {
     const imported = await benchInProcess(['import', exported, '-o', back]);
     expect(imported.code, imported.stderr).toBe(0);
     const sortLines = (f: string) => fs.readFileSync(f, 'utf8').trim().split('\n').sort();
-    for (const f of ['runs.jsonl', 'steps.jsonl']) expect(sortLines(path.join(back, f))).toEqual(sortLines(path.join(sweep, f)));
-    for (const f of ['summary.csv', 'fit.csv', 'step_ratios.csv', 'step_limit_savings.csv', 'steps_by_index.csv', 'repricing.csv'])
+    for (const f of ['runs.jsonl', 'steps.jsonl'])
+      expect(sortLines(path.join(back, f))).toEqual(sortLines(path.join(sweep, f)));
+    for (const f of [
+      'summary.csv',
+      'fit.csv',
+      'step_ratios.csv',
+      'step_limit_savings.csv',
+      'steps_by_index.csv',
+      'repricing.csv',
+    ])
       expect(fs.readFileSync(path.join(back, f), 'utf8'), f).toBe(fs.readFileSync(path.join(sweep, f), 'utf8'));
   });
 
@@ -272,7 +399,8 @@ describe('bench export, and back', () => {
     const key = (s: StepRecord) => [s.input_tokens, s.output_tokens, s.cached_tokens, s.cost_usd, s.fingerprint];
     const bySession = (dir: string, idOf: (s: StepRecord) => string) => {
       const m = new Map<string, unknown[]>();
-      for (const s of jsonl<StepRecord>(path.join(dir, 'steps.jsonl'))) m.set(idOf(s), [...(m.get(idOf(s)) ?? []), key(s)]);
+      for (const s of jsonl<StepRecord>(path.join(dir, 'steps.jsonl')))
+        m.set(idOf(s), [...(m.get(idOf(s)) ?? []), key(s)]);
       return m;
     };
     const original = bySession(sweep, (s) => s.run_id);

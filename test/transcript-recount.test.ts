@@ -16,9 +16,23 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 describe('recounting a call from its transcript', () => {
   it('equals the step record, tools included (an enum-carrying tool among them)', async () => {
     const out = path.join(tmp, 'sweep');
-    const r = await benchInProcess(['-s', 'seed-calibrated,downloads-reorg', '--steps', '6', '--repeat', '2', '-q', '-o', out]);
+    const r = await benchInProcess([
+      '-s',
+      'seed-calibrated,downloads-reorg',
+      '--steps',
+      '6',
+      '--repeat',
+      '2',
+      '-q',
+      '-o',
+      out,
+    ]);
     expect(r.code, r.stderr).toBe(0);
-    const steps = fs.readFileSync(path.join(out, 'steps.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as StepRecord);
+    const steps = fs
+      .readFileSync(path.join(out, 'steps.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as StepRecord);
     const files = fs.readdirSync(path.join(out, 'transcripts'));
     expect(files).toHaveLength(4);
     let recounted = 0;

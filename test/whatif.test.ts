@@ -5,16 +5,36 @@ import { deriveRun } from '../src/whatif/derive-run.ts';
 import { gridOf, runPlans, specOf, type Ran } from './helpers.ts';
 import { synthRun } from './helpers/records.ts';
 
-const FIGURES = ['steps', 'calls', 'input_tokens', 'output_tokens', 'cached_tokens', 'cost_usd', 'stop_reason', 'stop_step', 'success', 'elapsed_ms'] as const;
+const FIGURES = [
+  'steps',
+  'calls',
+  'input_tokens',
+  'output_tokens',
+  'cached_tokens',
+  'cost_usd',
+  'stop_reason',
+  'stop_step',
+  'success',
+  'elapsed_ms',
+] as const;
 
-async function sweep(scenario: string, limits: Partial<Limits>, o: { price?: string; repeat?: number } = {}): Promise<Ran[]> {
+async function sweep(
+  scenario: string,
+  limits: Partial<Limits>,
+  o: { price?: string; repeat?: number } = {},
+): Promise<Ran[]> {
   const spec = specOf([scenario], gridOf(limits), { repeat: o.repeat ?? 3, seed: 7 });
   if (o.price) spec.fixed.price = priceFor(loadPricing(), o.price);
   return runPlans(spec);
 }
 
 /** Derives `to` from a sweep run at `from` and checks it against the sweep actually run at `to`, figure by figure. */
-async function expectDerivedEqualsRun(scenario: string, from: Partial<Limits>, to: Partial<Limits>, o: { price?: string; repeat?: number } = {}) {
+async function expectDerivedEqualsRun(
+  scenario: string,
+  from: Partial<Limits>,
+  to: Partial<Limits>,
+  o: { price?: string; repeat?: number } = {},
+) {
   const [recorded, actual] = await Promise.all([sweep(scenario, from, o), sweep(scenario, { ...from, ...to }, o)]);
   const limits = { ...SEED_LIMITS, ...from, ...to };
   recorded.forEach((r, i) => {
@@ -34,7 +54,12 @@ describe('what-if limits derived from recorded trajectories equal the sweep actu
   });
 
   it('steps 12 from a 30-step sweep priced as gpt-4o, where the budget stopped the 30-step runs at step 24', async () => {
-    const { recorded } = await expectDerivedEqualsRun('seed-calibrated', { max_steps: 30 }, { max_steps: 12 }, { price: 'gpt-4o' });
+    const { recorded } = await expectDerivedEqualsRun(
+      'seed-calibrated',
+      { max_steps: 30 },
+      { max_steps: 12 },
+      { price: 'gpt-4o' },
+    );
     expect(recorded[0]!.record.stop_reason).toBe('max_cost');
     // 24 is where the budget stopped them: a what-if at 24 is the step limit's, checked first.
     await expectDerivedEqualsRun('seed-calibrated', { max_steps: 30 }, { max_steps: 24 }, { price: 'gpt-4o' });
@@ -48,14 +73,23 @@ describe('what-if limits derived from recorded trajectories equal the sweep actu
 
   it('a tighter timeout on perfectionist, whose 40-step runs the timeout stops', async () => {
     // Long histories make perfectionist the slowest sim: one run each.
-    const { recorded, actual } = await expectDerivedEqualsRun('perfectionist', { max_steps: 40 }, { timeout_s: 60 }, { repeat: 1 });
+    const { recorded, actual } = await expectDerivedEqualsRun(
+      'perfectionist',
+      { max_steps: 40 },
+      { timeout_s: 60 },
+      { repeat: 1 },
+    );
     expect(recorded[0]!.record.stop_reason).toBe('timeout');
     expect(actual[0]!.record.stop_step).toBeLessThan(recorded[0]!.record.stop_step);
   });
 
   it('a checked scenario: runs that answered keep their success, runs cut short fail', async () => {
     const { actual } = await expectDerivedEqualsRun('tiny-agent-sum-of-squares', { max_steps: 8 }, { max_steps: 2 });
-    const { actual: at8 } = await expectDerivedEqualsRun('tiny-agent-sum-of-squares', { max_steps: 8 }, { max_steps: 4 });
+    const { actual: at8 } = await expectDerivedEqualsRun(
+      'tiny-agent-sum-of-squares',
+      { max_steps: 8 },
+      { max_steps: 4 },
+    );
     expect(actual.every((r) => r.record.success === false)).toBe(true);
     expect(at8.some((r) => r.record.success === true)).toBe(true);
   });
@@ -68,19 +102,34 @@ describe('what-if limits derived from recorded trajectories equal the sweep actu
   it('refuses, with the reason, a limit the records cannot answer: one looser than the brake that stopped the runs', async () => {
     const [r] = await sweep('seed-calibrated', { max_steps: 30 }, { price: 'gpt-4o', repeat: 1 });
     const looser = deriveRun(r!.record, r!.steps, { ...SEED_LIMITS, max_steps: 30, max_cost_usd: null }, 'x');
-    expect(looser).toEqual({ ok: false, reason: expect.stringMatching(/stopped by max_cost at 0\.5 \(step 24\); what came after was never recorded/) });
+    expect(looser).toEqual({
+      ok: false,
+      reason: expect.stringMatching(/stopped by max_cost at 0\.5 \(step 24\); what came after was never recorded/),
+    });
     const [spun] = await sweep('autogpt-recursive-verification', { max_steps: 30, max_repeat: 3 }, { repeat: 1 });
     expect(spun!.record.stop_reason).toBe('spin');
-    expect(deriveRun(spun!.record, spun!.steps, { ...SEED_LIMITS, max_steps: 30, max_repeat: null }, 'x').ok).toBe(false);
+    expect(deriveRun(spun!.record, spun!.steps, { ...SEED_LIMITS, max_steps: 30, max_repeat: null }, 'x').ok).toBe(
+      false,
+    );
     // A crash that lost step lines leaves a trajectory no what-if can replay.
-    expect(deriveRun(r!.record, r!.steps.slice(0, -1), { ...SEED_LIMITS, max_steps: 12 }, 'x')).toEqual({ ok: false, reason: expect.stringMatching(/steps\.jsonl holds 23 of its 24 calls/) });
+    expect(deriveRun(r!.record, r!.steps.slice(0, -1), { ...SEED_LIMITS, max_steps: 12 }, 'x')).toEqual({
+      ok: false,
+      reason: expect.stringMatching(/steps\.jsonl holds 23 of its 24 calls/),
+    });
   });
 });
 
 describe('what-if on runs that are not built-in loops: said per limit where the records cannot tell', () => {
   /** An --agent-cmd run of 5 calls (1 s each) that answered, the agent exiting `tail` ms after its last call. */
   const external = (tail: number) => {
-    const r = synthRun({ scenario: 'ext', maxSteps: 30, repeat: 0, input: (n) => 100 * n, stepsToDone: 5, success: true });
+    const r = synthRun({
+      scenario: 'ext',
+      maxSteps: 30,
+      repeat: 0,
+      input: (n) => 100 * n,
+      stepsToDone: 5,
+      success: true,
+    });
     return { run: { ...r.run, agent: 'external', elapsed_ms: 5000 + tail }, steps: r.steps };
   };
   const at = (o: Partial<Limits>): Limits => ({ ...SEED_LIMITS, max_steps: 30, ...o });
@@ -100,7 +149,9 @@ describe('what-if on runs that are not built-in loops: said per limit where the 
     for (const limit of [{ max_cost_usd: 0.001 }, { max_tokens: 500 }]) {
       const d = deriveRun(run, steps, at(limit), 'derived');
       expect(d.ok).toBe(false);
-      expect(!d.ok && d.reason).toMatch(/admitted against each request's own max_tokens and the gateway's count of it, which the step records do not keep/);
+      expect(!d.ok && d.reason).toMatch(
+        /admitted against each request's own max_tokens and the gateway's count of it, which the step records do not keep/,
+      );
     }
     const d = deriveRun(run, steps, at({ max_steps: 3 }), 'derived');
     expect(d.ok && [d.run.stop_reason, d.run.steps, d.run.success]).toEqual(['max_steps', 3, false]);
@@ -115,10 +166,19 @@ describe('what-if on runs that are not built-in loops: said per limit where the 
   });
 
   it('a timeout what-if on an import without times (a message list) is refused', () => {
-    const r = synthRun({ scenario: 'msgs', maxSteps: 30, repeat: 0, input: (n) => 100 * n, stepsToDone: 5, success: true });
+    const r = synthRun({
+      scenario: 'msgs',
+      maxSteps: 30,
+      repeat: 0,
+      input: (n) => 100 * n,
+      stepsToDone: 5,
+      success: true,
+    });
     const run = { ...r.run, extra: { imported: { clock: false } } };
     const d = deriveRun(run, r.steps, at({ timeout_s: 1 }), 'derived');
-    expect(!d.ok && d.reason).toMatch(/its trajectories hold no times \(a message list\), so a timeout cannot be derived/);
+    expect(!d.ok && d.reason).toMatch(
+      /its trajectories hold no times \(a message list\), so a timeout cannot be derived/,
+    );
     expect(deriveRun(run, r.steps, at({ max_steps: 2 }), 'derived').ok).toBe(true);
   });
 });

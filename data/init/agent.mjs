@@ -23,7 +23,12 @@ const TOOLS = [
     function: {
       name: 'run_python',
       description: 'Run Python 3 code and return what it prints.',
-      parameters: { type: 'object', properties: { code: { type: 'string' } }, required: ['code'], additionalProperties: false },
+      parameters: {
+        type: 'object',
+        properties: { code: { type: 'string' } },
+        required: ['code'],
+        additionalProperties: false,
+      },
     },
   },
 ];
@@ -35,13 +40,20 @@ async function chat(messages) {
     body: JSON.stringify({ model: MODEL, messages, tools: TOOLS, ...(SEED ? { seed: Number(SEED) } : {}) }),
   });
   const body = await res.json();
-  if (!res.ok) throw new Error(`${res.status} ${body.error?.code ?? ''}: ${body.error?.message ?? JSON.stringify(body)}`);
+  if (!res.ok)
+    throw new Error(`${res.status} ${body.error?.code ?? ''}: ${body.error?.message ?? JSON.stringify(body)}`);
   return body.choices[0].message;
 }
 
 function runPython(code) {
   try {
-    return execFileSync('python3', ['-c', code], { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'pipe'] }).slice(-2000) || '(no output)';
+    return (
+      execFileSync('python3', ['-c', code], {
+        encoding: 'utf8',
+        timeout: 10_000,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }).slice(-2000) || '(no output)'
+    );
   } catch (e) {
     return `Error: ${String(e.stderr || e.message).slice(-2000)}`;
   }
@@ -49,7 +61,10 @@ function runPython(code) {
 
 /** Your agent goes here: take the goal, return the final answer. */
 async function runAgent(system, goal) {
-  const messages = [{ role: 'system', content: system }, { role: 'user', content: goal }];
+  const messages = [
+    { role: 'system', content: system },
+    { role: 'user', content: goal },
+  ];
   for (;;) {
     const message = await chat(messages);
     messages.push(message);
@@ -57,7 +72,10 @@ async function runAgent(system, goal) {
     for (const call of message.tool_calls) {
       let result;
       try {
-        result = call.function.name === 'run_python' ? runPython(JSON.parse(call.function.arguments).code ?? '') : `Error: unknown tool ${call.function.name}`;
+        result =
+          call.function.name === 'run_python'
+            ? runPython(JSON.parse(call.function.arguments).code ?? '')
+            : `Error: unknown tool ${call.function.name}`;
       } catch (e) {
         result = `Error: bad arguments (${e.message})`;
       }

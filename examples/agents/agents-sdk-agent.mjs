@@ -5,7 +5,16 @@
 // api.openai.com whatever the base URL; OPENAI_AGENTS_DISABLE_TRACING=1 turns it off.
 import { Agent, run, tool } from '@openai/agents';
 import { z } from 'zod';
-import { answer, CODE_DESCRIPTION, env, executeCode, fail, reportUsage, search, SEARCH_DESCRIPTION } from './lib/tools.mjs';
+import {
+  answer,
+  CODE_DESCRIPTION,
+  env,
+  executeCode,
+  fail,
+  reportUsage,
+  search,
+  SEARCH_DESCRIPTION,
+} from './lib/tools.mjs';
 
 const tools = [
   tool({
@@ -14,14 +23,23 @@ const tools = [
     parameters: z.object({
       code: z.string().describe('The program to run.'),
       language: z.enum(['python']),
-      limits: z.object({ timeout_s: z.number().int().min(1).max(30), max_output_chars: z.number().int().min(100).max(4000).nullable() }),
+      limits: z.object({
+        timeout_s: z.number().int().min(1).max(30),
+        max_output_chars: z.number().int().min(100).max(4000).nullable(),
+      }),
     }),
     execute: executeCode,
   }),
   tool({
     name: 'search',
     description: SEARCH_DESCRIPTION,
-    parameters: z.object({ query: z.string().min(1).max(200), mode: z.enum(['web', 'news', 'papers']), filters: z.object({ site: z.string().nullable(), year: z.number().int().min(1990).max(2030).nullable() }).nullable() }),
+    parameters: z.object({
+      query: z.string().min(1).max(200),
+      mode: z.enum(['web', 'news', 'papers']),
+      filters: z
+        .object({ site: z.string().nullable(), year: z.number().int().min(1990).max(2030).nullable() })
+        .nullable(),
+    }),
     execute: search,
   }),
 ];
@@ -30,7 +48,9 @@ const tools = [
 const agent = new Agent({ name: 'tiny-agent', instructions: env.system, model: env.model, tools });
 try {
   const result = await run(agent, env.goal, { maxTurns: env.maxTurns });
-  reportUsage(result.rawResponses.map((r) => ({ input: r.usage.inputTokens, output: r.usage.outputTokens, id: r.responseId })));
+  reportUsage(
+    result.rawResponses.map((r) => ({ input: r.usage.inputTokens, output: r.usage.outputTokens, id: r.responseId })),
+  );
   answer(result.finalOutput);
 } catch (e) {
   fail(e);

@@ -41,7 +41,10 @@ try {
   });
   if (process.env.AGENT_USAGE_DIR) {
     const usage = result.steps.map((s) => ({ input: s.usage.inputTokens, output: s.usage.outputTokens }));
-    fs.writeFileSync(path.join(process.env.AGENT_USAGE_DIR, `${process.env.LOOPBENCH_RUN_ID}.json`), JSON.stringify(usage));
+    fs.writeFileSync(
+      path.join(process.env.AGENT_USAGE_DIR, `${process.env.LOOPBENCH_RUN_ID}.json`),
+      JSON.stringify(usage),
+    );
   }
   console.log(JSON.stringify({ answer: result.text }));
 } catch (e) {

@@ -6,7 +6,18 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, Output, stepCountIs, tool } from 'ai';
 import { z } from 'zod';
-import { answer, CODE_DESCRIPTION, codeInput, env, executeCode, fail, reportUsage, search, SEARCH_DESCRIPTION, searchInput } from './lib/tools.mjs';
+import {
+  answer,
+  CODE_DESCRIPTION,
+  codeInput,
+  env,
+  executeCode,
+  fail,
+  reportUsage,
+  search,
+  SEARCH_DESCRIPTION,
+  searchInput,
+} from './lib/tools.mjs';
 
 const openai = createOpenAI({ baseURL: process.env.OPENAI_BASE_URL, apiKey: process.env.OPENAI_API_KEY });
 const model = process.env.AI_SDK_API === 'chat' ? openai.chat(env.model) : openai(env.model);
@@ -34,7 +45,9 @@ try {
     stopWhen: stepCountIs(env.maxTurns),
     ...(env.seed !== undefined ? { seed: env.seed } : {}),
   });
-  reportUsage(result.steps.map((s) => ({ input: s.usage.inputTokens, output: s.usage.outputTokens, id: s.response.id })));
+  reportUsage(
+    result.steps.map((s) => ({ input: s.usage.inputTokens, output: s.usage.outputTokens, id: s.response.id })),
+  );
   answer(`${result.output.result} (${result.output.explanation})`);
 } catch (e) {
   fail(e);

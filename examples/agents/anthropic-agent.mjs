@@ -4,7 +4,18 @@
 //   npx bench run --agent-cmd "node examples/agents/anthropic-agent.mjs" -s tiny-agent-sum-of-squares
 import Anthropic from '@anthropic-ai/sdk';
 import { betaZodTool } from '@anthropic-ai/sdk/helpers/beta/zod';
-import { answer, CODE_DESCRIPTION, codeInput, env, executeCode, fail, reportUsage, search, SEARCH_DESCRIPTION, searchInput } from './lib/tools.mjs';
+import {
+  answer,
+  CODE_DESCRIPTION,
+  codeInput,
+  env,
+  executeCode,
+  fail,
+  reportUsage,
+  search,
+  SEARCH_DESCRIPTION,
+  searchInput,
+} from './lib/tools.mjs';
 
 const client = new Anthropic();
 const tools = [
@@ -37,10 +48,19 @@ try {
   for await (const step of runner) {
     last = process.env.ANTHROPIC_STREAM === 'on' ? await step.finalMessage() : step;
     const u = last.usage;
-    usage.push({ input: u.input_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0), output: u.output_tokens, id: last.id });
+    usage.push({
+      input: u.input_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0),
+      output: u.output_tokens,
+      id: last.id,
+    });
   }
   reportUsage(usage);
-  answer(last.content.filter((b) => b.type === 'text').map((b) => b.text).join(''));
+  answer(
+    last.content
+      .filter((b) => b.type === 'text')
+      .map((b) => b.text)
+      .join(''),
+  );
 } catch (e) {
   fail(e);
 }

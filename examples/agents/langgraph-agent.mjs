@@ -8,7 +8,18 @@
 import { tool } from '@langchain/core/tools';
 import { createReactAgent } from '@langchain/langgraph/prebuilt';
 import { ChatOpenAI } from '@langchain/openai';
-import { answer, CODE_DESCRIPTION, codeInput, env, executeCode, fail, reportUsage, search, SEARCH_DESCRIPTION, searchInput } from './lib/tools.mjs';
+import {
+  answer,
+  CODE_DESCRIPTION,
+  codeInput,
+  env,
+  executeCode,
+  fail,
+  reportUsage,
+  search,
+  SEARCH_DESCRIPTION,
+  searchInput,
+} from './lib/tools.mjs';
 
 const llm = new ChatOpenAI({
   model: env.model,
@@ -36,10 +47,13 @@ const config = { recursionLimit: 2 * env.maxTurns + 1 };
 try {
   let messages;
   if (process.env.LANGGRAPH_STREAM_GRAPH === 'on') {
-    for await (const [mode, chunk] of await agent.stream(input, { ...config, streamMode: ['values', 'messages'] })) if (mode === 'values') messages = chunk.messages;
+    for await (const [mode, chunk] of await agent.stream(input, { ...config, streamMode: ['values', 'messages'] }))
+      if (mode === 'values') messages = chunk.messages;
   } else messages = (await agent.invoke(input, config)).messages;
   const ai = messages.filter((m) => m.getType() === 'ai');
-  reportUsage(ai.map((m) => ({ input: m.usage_metadata?.input_tokens, output: m.usage_metadata?.output_tokens, id: m.id })));
+  reportUsage(
+    ai.map((m) => ({ input: m.usage_metadata?.input_tokens, output: m.usage_metadata?.output_tokens, id: m.id })),
+  );
   answer(ai.at(-1).text);
 } catch (e) {
   fail(e);

@@ -9,7 +9,8 @@ import type { AgentRun } from './agent.ts';
 function parseArgs(raw: string): { ok: true; args: Record<string, unknown> } | { ok: false; error: string } {
   try {
     const v: unknown = JSON.parse(raw);
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) return { ok: false, error: 'arguments must be a JSON object' };
+    if (v === null || typeof v !== 'object' || Array.isArray(v))
+      return { ok: false, error: 'arguments must be a JSON object' };
     return { ok: true, args: v as Record<string, unknown> };
   } catch (e) {
     return { ok: false, error: `arguments are not valid JSON (${(e as Error).message})` };
@@ -37,7 +38,11 @@ export function failureOf(observation: string): string | null {
 }
 
 /** Runs each call in order, appending one tool message per call; returns a Stop if a brake blocks an action. */
-export async function executeToolCalls(run: AgentRun, calls: readonly ParsedCall[], messages: ChatMessage[]): Promise<Stop | null> {
+export async function executeToolCalls(
+  run: AgentRun,
+  calls: readonly ParsedCall[],
+  messages: ChatMessage[],
+): Promise<Stop | null> {
   for (const parsed of calls) {
     const stop = run.caller.checkAction(parsed);
     if (stop) return stop;

@@ -3,7 +3,15 @@
 import type { Action, Brake, RunState } from '../brakes/brake.ts';
 import { admitAction, firstStop, isAgentStep, newRunState } from '../brakes/brake.ts';
 import type { Stop } from '../contracts/stop-reason.ts';
-import { ModelError, type ReplayMiss, type ChatMessage, type ChatModel, type ChatResult, type Role, type ToolSpec } from '../contracts/chat.ts';
+import {
+  ModelError,
+  type ReplayMiss,
+  type ChatMessage,
+  type ChatModel,
+  type ChatResult,
+  type Role,
+  type ToolSpec,
+} from '../contracts/chat.ts';
 import { callCost } from '../meter/pricing.ts';
 import { RunLedger } from '../meter/ledger.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
@@ -93,7 +101,9 @@ export class ModelCaller {
    * A run continued from a saved state (`--resume-state`) starts from what it had already spent, so
    * its brakes hold across the pause. Only before the first call.
    */
-  resumeFrom(spent: Pick<RunState, 'rounds' | 'steps' | 'calls' | 'inputTokens' | 'outputTokens' | 'cachedTokens' | 'costUsd'>): void {
+  resumeFrom(
+    spent: Pick<RunState, 'rounds' | 'steps' | 'calls' | 'inputTokens' | 'outputTokens' | 'cachedTokens' | 'costUsd'>,
+  ): void {
     if (this.state.calls > 0) throw new Error('resumeFrom: the run has already made calls');
     Object.assign(this.state, spent);
   }
@@ -110,7 +120,12 @@ export class ModelCaller {
   }
 
   /** Check the brakes, make the call, meter it. A refused or failed call ends the run with its Stop. */
-  async call(role: Role, messages: ChatMessage[], tools?: ToolSpec[], action?: (m: ChatResult) => Pick<StepRecord, 'action' | 'fingerprint'>): Promise<CallOutcome> {
+  async call(
+    role: Role,
+    messages: ChatMessage[],
+    tools?: ToolSpec[],
+    action?: (m: ChatResult) => Pick<StepRecord, 'action' | 'fingerprint'>,
+  ): Promise<CallOutcome> {
     const { env, state } = this;
     const s = env.settings;
     // Lets a Ctrl-C in before the call, even in a simulated sweep that never waits otherwise.
@@ -140,7 +155,14 @@ export class ModelCaller {
     }
     if (env.spend?.halted) {
       env.slots?.release();
-      return { ok: false, stop: { reason: 'error', detail: `not continued at step ${state.steps}: a model in this sweep returned more output than max_tokens, so the spend cap stopped every further call`, step: state.steps } };
+      return {
+        ok: false,
+        stop: {
+          reason: 'error',
+          detail: `not continued at step ${state.steps}: a model in this sweep returned more output than max_tokens, so the spend cap stopped every further call`,
+          step: state.steps,
+        },
+      };
     }
     let result: ChatResult;
     try {
@@ -150,7 +172,17 @@ export class ModelCaller {
       const retries = e instanceof ModelError ? e.retries : 0;
       if (e instanceof ModelError && e.replayMiss) this.replayMiss = e.replayMiss;
       this.emit(role, step, { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0 }, 0, retries, null, message);
-      this.keep({ call: state.calls, step, round: state.rounds, role, sent: messages, tools: tools ?? null, received: null, usage: null, error: message });
+      this.keep({
+        call: state.calls,
+        step,
+        round: state.rounds,
+        role,
+        sent: messages,
+        tools: tools ?? null,
+        received: null,
+        usage: null,
+        error: message,
+      });
       const interrupted = env.signal?.aborted;
       return {
         ok: false,
@@ -164,14 +196,32 @@ export class ModelCaller {
     env.clock.advance(result.latencyMs);
     this.noteOverrun(role, step, result.usage.completion_tokens);
     this.emit(role, step, result.usage, result.latencyMs, result.retries, action?.(result) ?? null, null);
-    this.keep({ call: state.calls, step, round: state.rounds, role, sent: messages, tools: tools ?? null, received: result.message, usage: result.usage, ...(result.finishReason ? { finish_reason: result.finishReason } : {}), error: null });
+    this.keep({
+      call: state.calls,
+      step,
+      round: state.rounds,
+      role,
+      sent: messages,
+      tools: tools ?? null,
+      received: result.message,
+      usage: result.usage,
+      ...(result.finishReason ? { finish_reason: result.finishReason } : {}),
+      error: null,
+    });
     return { ok: true, result };
   }
 
   private noteOverrun(role: Role, step: number, output: number): void {
     const max = this.env.settings.max_output_tokens;
     if (output <= max) return;
-    const o = (this.overrun ??= { calls: 0, tokens: 0, cost_usd: 0, first_step: step, largest_output_tokens: 0, max_output_tokens: max });
+    const o = (this.overrun ??= {
+      calls: 0,
+      tokens: 0,
+      cost_usd: 0,
+      first_step: step,
+      largest_output_tokens: 0,
+      max_output_tokens: max,
+    });
     o.calls++;
     o.tokens += output - max;
     o.cost_usd += callCost(this.priceOf(role), 0, output - max, 0);
@@ -181,7 +231,10 @@ export class ModelCaller {
 
   /** Ctrl-C came before this call was sent. */
   private notStarted(): CallOutcome {
-    return { ok: false, stop: { reason: 'interrupted', detail: 'interrupted before the next model call', step: this.state.steps } };
+    return {
+      ok: false,
+      stop: { reason: 'interrupted', detail: 'interrupted before the next model call', step: this.state.steps },
+    };
   }
 
   private keep(call: CallLog): void {
@@ -195,7 +248,14 @@ export class ModelCaller {
 
   /** What an executed action returned, for the detectors that compare outcomes. */
   observed(action: Action, observation: string, failure: string | null): void {
-    this.state.history.push({ step: this.state.steps, tool: action.tool, fingerprint: action.fingerprint, argsJson: action.argsJson, observation, failure });
+    this.state.history.push({
+      step: this.state.steps,
+      tool: action.tool,
+      fingerprint: action.fingerprint,
+      argsJson: action.argsJson,
+      observation,
+      failure,
+    });
   }
 
   /** Meters a call (the ledger adds it to the run's totals) and hands on its StepRecord. */
@@ -209,6 +269,19 @@ export class ModelCaller {
     error: string | null,
   ): void {
     const { env } = this;
-    env.onStep(this.ledger.record({ step, role, usage, price: this.priceOf(role), latencyMs, elapsedMs: env.clock.elapsedMs(), retries, action: action?.action ?? null, fingerprint: action?.fingerprint ?? null, error }));
+    env.onStep(
+      this.ledger.record({
+        step,
+        role,
+        usage,
+        price: this.priceOf(role),
+        latencyMs,
+        elapsedMs: env.clock.elapsedMs(),
+        retries,
+        action: action?.action ?? null,
+        fingerprint: action?.fingerprint ?? null,
+        error,
+      }),
+    );
   }
 }

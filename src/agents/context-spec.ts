@@ -18,7 +18,12 @@ export interface ContextStrategyDef {
 
 export const CONTEXT_STRATEGIES = [
   { name: 'full', help: 'full', agents: ['react', 'taskqueue'] },
-  { name: 'window', param: { min: 1, tooSmall: 'keeps no exchange' }, help: 'window:K (system prompt + goal + the last K exchanges, K ≥ 1)', agents: ['react'] },
+  {
+    name: 'window',
+    param: { min: 1, tooSmall: 'keeps no exchange' },
+    help: 'window:K (system prompt + goal + the last K exchanges, K ≥ 1)',
+    agents: ['react'],
+  },
   {
     name: 'summarize',
     param: { min: MIN_SUMMARIZE_TOKENS, tooSmall: `is below the minimum of ${MIN_SUMMARIZE_TOKENS} tokens` },
@@ -29,7 +34,9 @@ export const CONTEXT_STRATEGIES = [
 
 export type ContextStrategyName = (typeof CONTEXT_STRATEGIES)[number]['name'];
 
-export const CONTEXT_HELP = `${CONTEXT_STRATEGIES.slice(0, -1).map((d) => d.help).join(', ')} or ${CONTEXT_STRATEGIES.at(-1)!.help}`;
+export const CONTEXT_HELP = `${CONTEXT_STRATEGIES.slice(0, -1)
+  .map((d) => d.help)
+  .join(', ')} or ${CONTEXT_STRATEGIES.at(-1)!.help}`;
 
 export interface ContextSpec {
   kind: ContextStrategyName;
@@ -41,7 +48,7 @@ export function parseContextSpec(text: string, flag = '--context'): ContextSpec 
   const bad = (why: string) => new UsageError(`${flag}: '${text}' ${why} (accepted: ${CONTEXT_HELP})`);
   const [name, ...rest] = text.split(':');
   const def: ContextStrategyDef | undefined = CONTEXT_STRATEGIES.find((d) => d.name === name);
-  if (!def || (rest.length > 0) !== Boolean(def.param)) throw bad('is not a context strategy');
+  if (!def || rest.length > 0 !== Boolean(def.param)) throw bad('is not a context strategy');
   if (!def.param) return { kind: def.name as ContextStrategyName, param: null };
   const raw = rest.join(':');
   const n = Number(raw);

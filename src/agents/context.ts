@@ -46,9 +46,12 @@ const SUMMARIZER_SYSTEM: ChatMessage = {
   role: 'system',
   name: 'summarize',
   content:
-    'You compress an agent\'s working history. Keep every fact, number and source it found, what it has already tried, and what is still open. Drop reasoning that led nowhere. Write plain prose, no tool calls.',
+    "You compress an agent's working history. Keep every fact, number and source it found, what it has already tried, and what is still open. Drop reasoning that led nowhere. Write plain prose, no tool calls.",
 };
-const SUMMARIZE_REQUEST: ChatMessage = { role: 'user', content: 'Summarise the history above (after the goal) in a short paragraph the agent can continue from.' };
+const SUMMARIZE_REQUEST: ChatMessage = {
+  role: 'user',
+  content: 'Summarise the history above (after the goal) in a short paragraph the agent can continue from.',
+};
 
 class Summarizer implements ContextStrategy {
   private summary: ChatMessage | null = null;
@@ -114,7 +117,13 @@ class Summarizer implements ContextStrategy {
 }
 
 /** What each strategy of the table (context-spec.ts) does; a new strategy is a row there and an entry here. */
-const CREATE: Record<ContextStrategyName, (param: number | null, caller: ModelCaller) => Omit<ContextStrategy, 'extra'> & { extra?: () => Record<string, unknown> }> = {
+const CREATE: Record<
+  ContextStrategyName,
+  (
+    param: number | null,
+    caller: ModelCaller,
+  ) => Omit<ContextStrategy, 'extra'> & { extra?: () => Record<string, unknown> }
+> = {
   full: () => ({ view: async (messages) => ({ ok: true, messages }) }),
   window: (k) => ({ view: async (messages) => ({ ok: true, messages: windowView(messages, k!) }) }),
   summarize: (t, caller) => {

@@ -10,7 +10,8 @@ import { PLAIN_HOOKS } from './hooks.ts';
 
 export async function runReact(run: AgentRun): Promise<AgentOutcome> {
   const { scenario, caller } = run;
-  if (scenario.agent !== 'react') throw new Error(`runReact: scenario '${scenario.id}' is for the ${scenario.agent} agent`);
+  if (scenario.agent !== 'react')
+    throw new Error(`runReact: scenario '${scenario.id}' is for the ${scenario.agent} agent`);
   const hooks = run.hooks ?? PLAIN_HOOKS;
   const messages: ChatMessage[] = [
     { role: 'system', content: scenario.system },
@@ -39,7 +40,10 @@ export async function runReact(run: AgentRun): Promise<AgentOutcome> {
       }
       const step = caller.state.steps;
       // A provider's cut (finish_reason length) ends the loop like any answer without a tool call; the record says so.
-      const cut = out.result.finishReason === 'length' ? ` (cut at max_tokens ${caller.settings.max_output_tokens}: finish_reason length)` : '';
+      const cut =
+        out.result.finishReason === 'length'
+          ? ` (cut at max_tokens ${caller.settings.max_output_tokens}: finish_reason length)`
+          : '';
       return { stop: { reason: 'done', detail: `final answer at step ${step}${cut}`, step }, answer, messages };
     }
     const stop = (await executeToolCalls(run, calls, messages)) ?? (await hooks.afterAction(messages, tools));

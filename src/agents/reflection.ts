@@ -18,15 +18,21 @@ export const CRITIC_SYSTEM: ChatMessage = {
   content:
     "You review an AI agent's work for correctness. Be concrete. Start your reply with APPROVE when the answer is correct and complete, or with REVISE followed by what must change.",
 };
-const REVIEW_ANSWER: ChatMessage = { role: 'user', content: 'Review the final answer above against the goal: APPROVE, or REVISE and say what must change.' };
-const REVIEW_STEP: ChatMessage = { role: 'user', content: 'Review the last step above in one or two sentences: is it sound, and what should the next step keep in mind?' };
+const REVIEW_ANSWER: ChatMessage = {
+  role: 'user',
+  content: 'Review the final answer above against the goal: APPROVE, or REVISE and say what must change.',
+};
+const REVIEW_STEP: ChatMessage = {
+  role: 'user',
+  content:
+    'Review the last step above in one or two sentences: is it sound, and what should the next step keep in mind?',
+};
 
 /** The critic's verdict from the first word of its reply; null when it gave none. */
 export function parseVerdict(text: string | null): 'approve' | 'revise' | null {
   const m = /^[\s*_#>"'`]*(APPROVE|REVISE)/i.exec(text ?? '');
   return m ? (m[1]!.toUpperCase() === 'APPROVE' ? 'approve' : 'revise') : null;
 }
-
 
 class Reflection implements LoopHooks {
   readonly record: ReflectionRecord;
@@ -35,7 +41,15 @@ class Reflection implements LoopHooks {
     private readonly run: AgentRun,
     private readonly base: LoopHooks,
   ) {
-    this.record = { mode: run.caller.settings.reflection, critiques: 0, step_critiques: 0, reopens: 0, unparsed: 0, max_reached: false, answers: [] };
+    this.record = {
+      mode: run.caller.settings.reflection,
+      critiques: 0,
+      step_critiques: 0,
+      reopens: 0,
+      unparsed: 0,
+      max_reached: false,
+      answers: [],
+    };
   }
 
   view(messages: ChatMessage[], tools?: ToolSpec[]) {
@@ -43,7 +57,11 @@ class Reflection implements LoopHooks {
   }
 
   /** One critique call over the agent's current view; its reply as feedback the agent can read. */
-  private async critique(messages: ChatMessage[], ask: ChatMessage, tools?: ToolSpec[]): Promise<{ ok: true; feedback: ChatMessage } | { ok: false; stop: Stop }> {
+  private async critique(
+    messages: ChatMessage[],
+    ask: ChatMessage,
+    tools?: ToolSpec[],
+  ): Promise<{ ok: true; feedback: ChatMessage } | { ok: false; stop: Stop }> {
     const view = await this.base.view(messages, tools);
     if (!view.ok) return view;
     const seen = view.messages[0]?.role === 'system' ? view.messages.slice(1) : view.messages;

@@ -23,7 +23,16 @@ export interface RoleTotals {
 
 function freshState(s: TaskqueueScenario): QueueState {
   const totals = { steps: 0, calls: 0, input_tokens: 0, output_tokens: 0, cached_tokens: 0, cost_usd: 0 };
-  return { format: 'loopbench-taskqueue-state/1', scenario: s.id, round: 0, queue: [...s.initial_tasks], results: [], summary: null, summarized: 0, totals };
+  return {
+    format: 'loopbench-taskqueue-state/1',
+    scenario: s.id,
+    round: 0,
+    queue: [...s.initial_tasks],
+    results: [],
+    summary: null,
+    summarized: 0,
+    totals,
+  };
 }
 
 export async function runTaskqueue(run: AgentRun<TaskqueueScenario>): Promise<AgentOutcome> {
@@ -56,7 +65,15 @@ class QueueRun {
     this.st = run.control?.resume ? structuredClone(run.control.resume) : freshState(run.scenario);
     const t = this.st.totals;
     // Budgets hold across a pause: the resumed run starts from what the paused one had spent.
-    this.caller.resumeFrom({ rounds: this.st.round, steps: t.steps, calls: t.calls, inputTokens: t.input_tokens, outputTokens: t.output_tokens, cachedTokens: t.cached_tokens, costUsd: t.cost_usd });
+    this.caller.resumeFrom({
+      rounds: this.st.round,
+      steps: t.steps,
+      calls: t.calls,
+      inputTokens: t.input_tokens,
+      outputTokens: t.output_tokens,
+      cachedTokens: t.cached_tokens,
+      costUsd: t.cost_usd,
+    });
     this.startRound = this.st.round;
   }
 
@@ -64,10 +81,22 @@ class QueueRun {
   endBeforeRound(): RoundEnd {
     const { st } = this;
     const steps = this.caller.state.steps;
-    if (st.queue.length === 0) return this.finish({ reason: 'queue_empty', detail: `queue empty after round ${st.round}: ${st.results.length} tasks done`, step: steps });
+    if (st.queue.length === 0)
+      return this.finish({
+        reason: 'queue_empty',
+        detail: `queue empty after round ${st.round}: ${st.results.length} tasks done`,
+        step: steps,
+      });
     const pauseAt = this.run.control?.pauseAt;
     if (pauseAt !== undefined && st.round === pauseAt && st.round > this.startRound)
-      return this.finish({ reason: 'interrupted', detail: `paused after round ${st.round} (--pause-at ${pauseAt}); ${st.queue.length} tasks queued`, step: steps }, true);
+      return this.finish(
+        {
+          reason: 'interrupted',
+          detail: `paused after round ${st.round} (--pause-at ${pauseAt}); ${st.queue.length} tasks queued`,
+          step: steps,
+        },
+        true,
+      );
     const stop = this.caller.startRound();
     return stop ? this.finish(stop) : null;
   }
@@ -111,14 +140,18 @@ class QueueRun {
   }
 
   /** The execution call does the task; its result (capped at max_result_tokens) goes to the result store. */
-  private async execute(round: number, task: string): Promise<{ stop: Stop } | { result: string; resultTokens: number }> {
+  private async execute(
+    round: number,
+    task: string,
+  ): Promise<{ stop: Stop } | { result: string; resultTokens: number }> {
     const exec = await this.call('execute', executeRequest(this.scenario, this.st, round, task));
     if (!exec.ok) return { stop: exec.stop };
     this.st.queue.shift();
     let result = exec.result.message.content ?? '';
     if (this.o.max_result_tokens !== null) {
       const cut = truncateTokens(result, this.o.max_result_tokens);
-      if (cut.truncated) this.log({ round, kind: 'result_cap', task, tokens: cut.tokens, kept: this.o.max_result_tokens });
+      if (cut.truncated)
+        this.log({ round, kind: 'result_cap', task, tokens: cut.tokens, kept: this.o.max_result_tokens });
       result = cut.text;
     }
     this.st.results.push({ task, result, round, timestamp: new Date().toISOString() });
@@ -131,21 +164,37 @@ class QueueRun {
     const { st, o } = this;
     const messages = createRequest(this.scenario, st, round);
     const promptTokens = this.caller.promptTokens(messages);
-    if (o.compress_at === null || promptTokens <= o.compress_at || st.results.length - 1 <= st.summarized) return { messages };
+    if (o.compress_at === null || promptTokens <= o.compress_at || st.results.length - 1 <= st.summarized)
+      return { messages };
     const sum = await this.call('summarize', summarizeRequest(this.scenario, st, round));
     if (!sum.ok) return { stop: sum.stop };
-    this.log({ round, kind: 'compress', prompt_tokens: promptTokens, threshold: o.compress_at, results: st.results.length - 1 - st.summarized });
+    this.log({
+      round,
+      kind: 'compress',
+      prompt_tokens: promptTokens,
+      threshold: o.compress_at,
+      results: st.results.length - 1 - st.summarized,
+    });
     st.summary = sum.result.message.content ?? '';
     st.summarized = st.results.length - 1;
     return { messages: createRequest(this.scenario, st, round) };
   }
 
   /** The creation call proposes tasks; the constraints (anchor, dedup) decide which join the queue. */
-  private async createTasks(round: number, messages: ChatMessage[]): Promise<{ stop: Stop } | { created: number; accepted: number }> {
+  private async createTasks(
+    round: number,
+    messages: ChatMessage[],
+  ): Promise<{ stop: Stop } | { created: number; accepted: number }> {
     const create = await this.call('create', messages);
     if (!create.ok) return { stop: create.stop };
     const created = parseCreated(create.result.message.content ?? '');
-    const admitted = admitTasks(created, this.st.queue, this.st.results.map((r) => r.task), this.o, round);
+    const admitted = admitTasks(
+      created,
+      this.st.queue,
+      this.st.results.map((r) => r.task),
+      this.o,
+      round,
+    );
     admitted.events.forEach((e) => this.log(e));
     this.st.queue.push(...admitted.accepted);
     return { created: created.length, accepted: admitted.accepted.length };
@@ -182,8 +231,16 @@ class QueueRun {
   private finish(stop: Stop, paused = false): AgentOutcome {
     const { st, events } = this;
     const cs = this.caller.state;
-    st.totals = { steps: cs.steps, calls: cs.calls, input_tokens: cs.inputTokens, output_tokens: cs.outputTokens, cached_tokens: cs.cachedTokens, cost_usd: cs.costUsd };
-    const initial = this.startRound === 0 ? this.scenario.initial_tasks.length : (this.run.control?.resume?.queue.length ?? 0);
+    st.totals = {
+      steps: cs.steps,
+      calls: cs.calls,
+      input_tokens: cs.inputTokens,
+      output_tokens: cs.outputTokens,
+      cached_tokens: cs.cachedTokens,
+      cost_usd: cs.costUsd,
+    };
+    const initial =
+      this.startRound === 0 ? this.scenario.initial_tasks.length : (this.run.control?.resume?.queue.length ?? 0);
     return {
       stop,
       answer: null,
@@ -194,7 +251,11 @@ class QueueRun {
         rounds: this.rounds,
         events,
         tokens_by_role: this.byRole,
-        dropped: { anchor: count(events, 'anchor'), dedup: count(events, 'dedup'), cap: events.reduce((n, e) => n + (e.kind === 'cap' ? e.cut.length : 0), 0) },
+        dropped: {
+          anchor: count(events, 'anchor'),
+          dedup: count(events, 'dedup'),
+          cap: events.reduce((n, e) => n + (e.kind === 'cap' ? e.cut.length : 0), 0),
+        },
         prioritize_fallbacks: count(events, 'prioritize_fallback'),
         compressions: count(events, 'compress'),
         ...(this.startRound > 0 ? { resumed_at_round: this.startRound } : {}),

@@ -27,7 +27,8 @@ export function cycleBrake(maxPeriod: number): Brake {
         'spin',
         { brake: 'max_cycle', value: period, limit: maxPeriod },
         s.steps,
-        (f) => `cycle: ${cycle.join(' → ')} repeated (period ${f.value}, max cycle ${f.limit}); blocked at step ${s.steps}`,
+        (f) =>
+          `cycle: ${cycle.join(' → ')} repeated (period ${f.value}, max cycle ${f.limit}); blocked at step ${s.steps}`,
       );
     },
   };

@@ -5,6 +5,13 @@ export function maxRoundsBrake(limit: number): Brake {
   return {
     name: 'max_rounds',
     beforeRound: (s) =>
-      s.rounds >= limit ? limitStop('max_rounds', { brake: 'max_rounds', value: s.rounds, limit }, s.steps, (f) => `round limit reached: ${f.value} of ${f.limit} rounds done`) : null,
+      s.rounds >= limit
+        ? limitStop(
+            'max_rounds',
+            { brake: 'max_rounds', value: s.rounds, limit },
+            s.steps,
+            (f) => `round limit reached: ${f.value} of ${f.limit} rounds done`,
+          )
+        : null,
   };
 }

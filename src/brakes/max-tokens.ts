@@ -9,7 +9,12 @@ export function maxTokensBrake(limit: number): Brake {
       const used = s.inputTokens + s.outputTokens;
       const worst = used + next.inputTokens + next.maxOutputTokens;
       return worst > limit
-        ? limitStop('max_tokens', { brake: 'max_tokens', value: worst, limit }, s.steps, (f) => `token limit ${f.limit}: ${used} used, next call could bring it to ${f.value}`)
+        ? limitStop(
+            'max_tokens',
+            { brake: 'max_tokens', value: worst, limit },
+            s.steps,
+            (f) => `token limit ${f.limit}: ${used} used, next call could bring it to ${f.value}`,
+          )
         : null;
     },
   };

@@ -28,7 +28,8 @@ export function nearDuplicateBrake(threshold: number): Brake {
         'spin',
         { brake: 'near_duplicate', value: Number(best.toFixed(3)), limit: threshold },
         s.steps,
-        (f) => `near-duplicate: ${short(a.fingerprint)} is ${f.value} similar to step ${earlier.step}'s ${short(earlier.fingerprint)} (threshold ${f.limit}); blocked at step ${s.steps}`,
+        (f) =>
+          `near-duplicate: ${short(a.fingerprint)} is ${f.value} similar to step ${earlier.step}'s ${short(earlier.fingerprint)} (threshold ${f.limit}); blocked at step ${s.steps}`,
       );
     },
   };

@@ -12,7 +12,8 @@ export function sameErrorBrake(maxSame: number): Brake {
         'spin',
         { brake: 'max_same_error', value: last.length, limit: maxSame },
         s.steps,
-        (f) => `same error: ${a.tool} failed ${f.value} times in a row with "${failure}" (max same error ${f.limit}); blocked at step ${s.steps}`,
+        (f) =>
+          `same error: ${a.tool} failed ${f.value} times in a row with "${failure}" (max same error ${f.limit}); blocked at step ${s.steps}`,
       );
     },
   };

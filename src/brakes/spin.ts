@@ -11,7 +11,8 @@ export function spinBrake(maxRepeat: number): Brake {
             'spin',
             { brake: 'max_repeat', value: seen, limit: maxRepeat },
             s.steps,
-            (f) => `spin: ${a.fingerprint} already ran ${f.value} times (max repeat ${f.limit}); repeat ${f.value + 1} blocked at step ${s.steps}`,
+            (f) =>
+              `spin: ${a.fingerprint} already ran ${f.value} times (max repeat ${f.limit}); repeat ${f.value + 1} blocked at step ${s.steps}`,
           )
         : null;
     },

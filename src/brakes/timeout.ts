@@ -6,7 +6,12 @@ export function timeoutBrake(limitS: number): Brake {
     name: 'timeout',
     beforeCall: (s) =>
       s.elapsedMs >= limitS * 1000
-        ? limitStop('timeout', { brake: 'timeout_s', value: s.elapsedMs / 1000, limit: limitS }, s.steps, (f) => `timeout ${f.limit} s: ${f.value.toFixed(1)} s elapsed`)
+        ? limitStop(
+            'timeout',
+            { brake: 'timeout_s', value: s.elapsedMs / 1000, limit: limitS },
+            s.steps,
+            (f) => `timeout ${f.limit} s: ${f.value.toFixed(1)} s elapsed`,
+          )
         : null,
   };
 }

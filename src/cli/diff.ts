@@ -22,24 +22,36 @@ export const allowHelp = Object.entries(DIFFERENCE_KINDS)
   .map(([k, v]) => `${k} (${v})`)
   .join(', ');
 
-export const parseAllow = (text: string | undefined): Set<DifferenceKind> => new Set(text === undefined ? [] : parseChoiceList(text, '--allow', Object.keys(DIFFERENCE_KINDS) as DifferenceKind[]));
+export const parseAllow = (text: string | undefined): Set<DifferenceKind> =>
+  new Set(
+    text === undefined ? [] : parseChoiceList(text, '--allow', Object.keys(DIFFERENCE_KINDS) as DifferenceKind[]),
+  );
 
 export function registerDiff(program: Command): void {
   program
     .command('diff')
-    .description('compare two sweeps per matching configuration: cost, tokens, steps and success, with changes and 95% intervals (exit 2 when they differ in what --allow does not name)')
+    .description(
+      'compare two sweeps per matching configuration: cost, tokens, steps and success, with changes and 95% intervals (exit 2 when they differ in what --allow does not name)',
+    )
     .argument('<a>', 'the sweep to compare against (before): a results directory, or its name under results/')
     .argument('<b>', 'the sweep to compare (after): a results directory, or its name under results/')
     .option('--allow <kinds>', `what the sweeps may differ in, comma-separated: ${allowHelp}`)
     .option('--md <file>', 'also write the comparison as Markdown (for a pull request or a cost review)')
     .option('--csv <file>', 'also write the comparison as CSV, one row per configuration and metric')
-    .option('-q, --quiet', 'do not print the comparison (write it with --md/--csv); the exit code still says whether the sweeps could be compared')
+    .option(
+      '-q, --quiet',
+      'do not print the comparison (write it with --md/--csv); the exit code still says whether the sweeps could be compared',
+    )
     .action(async (a: string, b: string, o: DiffOptions) => {
       const allowed = parseAllow(o.allow);
       // Before the comparison: a file that cannot be written is bad input, not a failure after the work.
-      for (const [flag, file] of [['--md', o.md], ['--csv', o.csv]] as const) {
+      for (const [flag, file] of [
+        ['--md', o.md],
+        ['--csv', o.csv],
+      ] as const) {
         if (file === '') throw new UsageError(`${flag}: needs a file name`);
-        if (file !== undefined && !fs.existsSync(path.dirname(path.resolve(file)))) throw new UsageError(`${flag} ${file}: the directory ${path.dirname(file)} does not exist`);
+        if (file !== undefined && !fs.existsSync(path.dirname(path.resolve(file))))
+          throw new UsageError(`${flag} ${file}: the directory ${path.dirname(file)} does not exist`);
       }
       const { diff, differences, notes } = await compareSweeps(a, b, allowed);
       for (const n of notes) console.error(`bench: ${n}`);

@@ -10,9 +10,25 @@ export const OTHER = 'Other options:';
 
 const GROUPS: Array<[heading: string, flags: readonly string[]]> = [
   ['The sweep:', ['--scenario', '--repeat', '--precision', '--seed', '--agent-cmd']],
-  ['Brakes (each takes a list, a range like 5..30:5, or off; the sweep runs every combination):', [...LIMITS.map((d) => d.flag), '--max-output-tokens']],
+  [
+    'Brakes (each takes a list, a range like 5..30:5, or off; the sweep runs every combination):',
+    [...LIMITS.map((d) => d.flag), '--max-output-tokens'],
+  ],
   ['Models and connection:', ['--model', '--base-url', '--request-timeout', '--max-retries', '--record', '--replay']],
-  ['Task queue (task-queue scenarios only):', ['--queue-cap', '--dedup', '--anchor', '--max-result-tokens', '--compress-at', '--role-model', '--trace', '--pause-at', '--resume-state']],
+  [
+    'Task queue (task-queue scenarios only):',
+    [
+      '--queue-cap',
+      '--dedup',
+      '--anchor',
+      '--max-result-tokens',
+      '--compress-at',
+      '--role-model',
+      '--trace',
+      '--pause-at',
+      '--resume-state',
+    ],
+  ],
   ['Reflection and context:', ['--reflection', '--max-reflections', '--context']],
   ['Pricing:', ['--pricing', '--price-model', '--price-in', '--price-out', '--price-cached', '--prompt-cache']],
   ['Running:', ['--concurrency', '--workers', '--shard', '--ci-max-spend', '--resume']],
@@ -28,6 +44,8 @@ export function groupOptions(cmd: Command, extra: Record<string, string> = {}): 
   for (const o of cmd.options) o.helpGroup(headingOf(o));
   // Help lists the groups in the order their first option was declared: put them in reading order
   // (a stable sort, so each group keeps its options' order; parsing does not depend on it).
-  (cmd.options as Array<Command['options'][number]>).sort((a, b) => order.indexOf(headingOf(a)) - order.indexOf(headingOf(b)));
+  (cmd.options as Array<Command['options'][number]>).sort(
+    (a, b) => order.indexOf(headingOf(a)) - order.indexOf(headingOf(b)),
+  );
   return cmd;
 }

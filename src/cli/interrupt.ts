@@ -18,11 +18,15 @@ export function trapInterrupts(): InterruptTrap {
   let first: NodeJS.Signals | null = null;
   const onSignal = (sig: NodeJS.Signals) => {
     if (first) {
-      console.error(`\nbench: ${sig} again: quitting at once (records written so far are kept; bench --resume DIR finishes the rest)`);
+      console.error(
+        `\nbench: ${sig} again: quitting at once (records written so far are kept; bench --resume DIR finishes the rest)`,
+      );
       process.exit(exitCodeFor(sig));
     }
     first = sig;
-    console.error(`\nbench: ${sig}: no new model calls; recording unfinished runs as interrupted and writing the reports (press Ctrl-C again to quit at once)`);
+    console.error(
+      `\nbench: ${sig}: no new model calls; recording unfinished runs as interrupted and writing the reports (press Ctrl-C again to quit at once)`,
+    );
     controller.abort();
   };
   const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];

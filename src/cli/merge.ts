@@ -24,8 +24,10 @@ export function registerMerge(program: Command): void {
         fs.rmSync(out, { recursive: true, force: true });
       }
       const merged = await mergeShards(dirs, out, process.argv.slice(2));
-      if (merged.skippedLines > 0) console.error(`bench: skipped ${merged.skippedLines} incomplete line(s) in the shards`);
-      if (merged.status !== 'complete') console.error(`bench: merged sweep is ${merged.status} (a shard did not finish every run)`);
+      if (merged.skippedLines > 0)
+        console.error(`bench: skipped ${merged.skippedLines} incomplete line(s) in the shards`);
+      if (merged.status !== 'complete')
+        console.error(`bench: merged sweep is ${merged.status} (a shard did not finish every run)`);
       const built = await buildReports(out);
       if (!o.json) console.log(`merged ${merged.shards} shards, ${merged.runs} runs`);
       printSummary({ summary: built.summary }, { json: o.json, dir: out });

@@ -17,27 +17,50 @@ export interface OtlpFlags {
 
 export function addOtlpOptions(cmd: Command, what: string): Command {
   return cmd
-    .option('--otlp-endpoint [url]', `send ${what} as OpenTelemetry GenAI spans over OTLP/HTTP to this endpoint (/v1/traces is added); alone: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT (headers from OTEL_EXPORTER_OTLP_HEADERS)`)
-    .option('--otlp-protocol <protocol>', `OTLP/HTTP encoding: ${OTLP_PROTOCOLS.join(' or ')} (default: OTEL_EXPORTER_OTLP_PROTOCOL, else http/protobuf)`);
+    .option(
+      '--otlp-endpoint [url]',
+      `send ${what} as OpenTelemetry GenAI spans over OTLP/HTTP to this endpoint (/v1/traces is added); alone: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT (headers from OTEL_EXPORTER_OTLP_HEADERS)`,
+    )
+    .option(
+      '--otlp-protocol <protocol>',
+      `OTLP/HTTP encoding: ${OTLP_PROTOCOLS.join(' or ')} (default: OTEL_EXPORTER_OTLP_PROTOCOL, else http/protobuf)`,
+    );
 }
 
 /** Where the spans go over the network, or undefined when no endpoint was asked for. */
-export function otlpTarget(o: OtlpFlags, env: NodeJS.ProcessEnv = process.env): Pick<SpanTarget, 'url' | 'protocol' | 'service'> | undefined {
+export function otlpTarget(
+  o: OtlpFlags,
+  env: NodeJS.ProcessEnv = process.env,
+): Pick<SpanTarget, 'url' | 'protocol' | 'service'> | undefined {
   if (o.otlpEndpoint === undefined) {
     if (o.otlpProtocol !== undefined) throw new UsageError('--otlp-protocol: only with --otlp-endpoint');
     return undefined;
   }
-  const url = o.otlpEndpoint === true ? (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (env.OTEL_EXPORTER_OTLP_ENDPOINT ? tracesUrl(env.OTEL_EXPORTER_OTLP_ENDPOINT) : undefined)) : tracesUrl(o.otlpEndpoint);
-  if (!url) throw new UsageError('--otlp-endpoint: give a URL, or set OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)');
+  const url =
+    o.otlpEndpoint === true
+      ? (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
+        (env.OTEL_EXPORTER_OTLP_ENDPOINT ? tracesUrl(env.OTEL_EXPORTER_OTLP_ENDPOINT) : undefined))
+      : tracesUrl(o.otlpEndpoint);
+  if (!url)
+    throw new UsageError(
+      '--otlp-endpoint: give a URL, or set OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)',
+    );
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
     throw new UsageError(`--otlp-endpoint: '${redact(url)}' is not a URL`);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UsageError(`--otlp-endpoint: ${parsed.protocol} is not supported (OTLP/HTTP: http: or https:; gRPC is not)`);
-  const protocol = o.otlpProtocol ?? env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf';
-  if (!(OTLP_PROTOCOLS as readonly string[]).includes(protocol)) throw new UsageError(`--otlp-protocol: '${protocol}' is not supported (accepted: ${OTLP_PROTOCOLS.join(', ')}; gRPC is not)`);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new UsageError(
+      `--otlp-endpoint: ${parsed.protocol} is not supported (OTLP/HTTP: http: or https:; gRPC is not)`,
+    );
+  const protocol =
+    o.otlpProtocol ?? env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf';
+  if (!(OTLP_PROTOCOLS as readonly string[]).includes(protocol))
+    throw new UsageError(
+      `--otlp-protocol: '${protocol}' is not supported (accepted: ${OTLP_PROTOCOLS.join(', ')}; gRPC is not)`,
+    );
   return { url, protocol: protocol as OtlpProtocol, service: serviceOf(env) };
 }
 

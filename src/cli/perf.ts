@@ -4,7 +4,16 @@ import type { Command } from 'commander';
 import { parseChoiceList, parseNumberList } from '../runner/values.ts';
 import { UsageError } from '../contracts/errors.ts';
 
-export const PERF_PARTS = ['micro', 'overhead', 'linear', 'concurrency', 'gateway', 'scale', 'workers', 'import'] as const;
+export const PERF_PARTS = [
+  'micro',
+  'overhead',
+  'linear',
+  'concurrency',
+  'gateway',
+  'scale',
+  'workers',
+  'import',
+] as const;
 type Part = (typeof PERF_PARTS)[number];
 
 interface PerfOptions {
@@ -17,8 +26,26 @@ interface PerfOptions {
 /** Sizes of every measurement; `--quick` shrinks them for a smoke test (figures then not comparable with the targets). */
 export function perfSizes(quick: boolean, scaleRepeat: number) {
   return quick
-    ? { microMs: 50, overheadRepeat: 1, linearRepeat: 1, concurrencyRuns: 16, gatewayRequests: 2, scaleRepeat, workerPairs: 1, importSteps: 20_000 }
-    : { microMs: 500, overheadRepeat: 10, linearRepeat: 10, concurrencyRuns: 100, gatewayRequests: 10, scaleRepeat, workerPairs: 5, importSteps: 1_000_000 };
+    ? {
+        microMs: 50,
+        overheadRepeat: 1,
+        linearRepeat: 1,
+        concurrencyRuns: 16,
+        gatewayRequests: 2,
+        scaleRepeat,
+        workerPairs: 1,
+        importSteps: 20_000,
+      }
+    : {
+        microMs: 500,
+        overheadRepeat: 10,
+        linearRepeat: 10,
+        concurrencyRuns: 100,
+        gatewayRequests: 10,
+        scaleRepeat,
+        workerPairs: 5,
+        importSteps: 1_000_000,
+      };
 }
 
 export function registerPerf(program: Command): void {
@@ -26,7 +53,11 @@ export function registerPerf(program: Command): void {
     .command('perf')
     .description("measure loopbench's own speed and memory against its performance targets (see docs/performance.md)")
     .option('--only <parts>', `what to measure, comma-separated: ${PERF_PARTS.join(', ')}`, PERF_PARTS.join(','))
-    .option('-n, --repeat <n>', 'runs per configuration of the scale sweep (seed-calibrated, --steps 10..100:10; also the workers sweep)', '100')
+    .option(
+      '-n, --repeat <n>',
+      'runs per configuration of the scale sweep (seed-calibrated, --steps 10..100:10; also the workers sweep)',
+      '100',
+    )
     .option('--quick', 'small sizes everywhere: a smoke test, not a measurement against the targets')
     .option('--json', 'print the results as JSON on stdout')
     .action(async (o: PerfOptions, cmd: Command) => {

@@ -17,7 +17,15 @@ import { ownVersion } from '../contracts/paths.ts';
 
 /** Commander's own errors (unknown flag, missing value) as one line, like every other bad input. */
 function oneLineErrors(help: string) {
-  return { outputError: (text: string, write: (s: string) => void) => write(`bench: ${text.replace(/^error: /, '').trim().replace(/\s*\n\s*/g, ' ')} (run ${help} for usage)\n`) };
+  return {
+    outputError: (text: string, write: (s: string) => void) =>
+      write(
+        `bench: ${text
+          .replace(/^error: /, '')
+          .trim()
+          .replace(/\s*\n\s*/g, ' ')} (run ${help} for usage)\n`,
+      ),
+  };
 }
 
 export function buildProgram(): Command {
@@ -27,7 +35,10 @@ export function buildProgram(): Command {
     .option('--debug', 'show stack traces for errors')
     .configureOutput(oneLineErrors('bench --help'))
     .exitOverride()
-    .addHelpText('after', '\nWith no command, bench runs a sweep: `bench --steps 12,30`. See `bench run --help` for its options.');
+    .addHelpText(
+      'after',
+      '\nWith no command, bench runs a sweep: `bench --steps 12,30`. See `bench run --help` for its options.',
+    );
   registerRun(program);
   registerScenarios(program);
   registerReport(program);

@@ -32,11 +32,16 @@ function resolvePriceAs(text: string, file: string): Price[] {
 export function parseWhatIf(text: string): WhatIfRequest {
   const m = /^([a-z]+)=(.+)$/.exec(text.trim());
   const names = Object.keys(WHAT_IF_LIMITS);
-  if (!m) throw new UsageError(`--what-if: '${text}' is not LIMIT=VALUES, like steps=5..30:5 (limits: ${names.join(', ')})`);
-  if (!names.includes(m[1]!)) throw new UsageError(`--what-if: '${m[1]}' is not a limit a what-if can derive (accepted: ${names.join(', ')})`);
+  if (!m)
+    throw new UsageError(`--what-if: '${text}' is not LIMIT=VALUES, like steps=5..30:5 (limits: ${names.join(', ')})`);
+  if (!names.includes(m[1]!))
+    throw new UsageError(`--what-if: '${m[1]}' is not a limit a what-if can derive (accepted: ${names.join(', ')})`);
   const name = m[1] as WhatIfName;
   const whole = name !== 'cost' && name !== 'timeout';
-  return { name, values: parseNumberList(m[2]!, { flag: `--what-if ${name}`, off: true, integer: whole, min: whole ? 1 : 0 }) };
+  return {
+    name,
+    values: parseNumberList(m[2]!, { flag: `--what-if ${name}`, off: true, integer: whole, min: whole ? 1 : 0 }),
+  };
 }
 
 export const collect = (v: string, acc: string[] = []) => [...acc, v];
@@ -49,7 +54,10 @@ export function whatIfOf(flags: readonly string[] | undefined) {
 /** What-if requests as the reports take them. */
 export function whatIfFor(requests: readonly WhatIfRequest[] | undefined) {
   // The brakes are replayed by src/whatif/; the reports only read what it derives.
-  return requests?.length ? (records: Parameters<typeof deriveConfigs>[0], stepsOf: Parameters<typeof deriveConfigs>[1]) => deriveConfigs(records, stepsOf, requests) : undefined;
+  return requests?.length
+    ? (records: Parameters<typeof deriveConfigs>[0], stepsOf: Parameters<typeof deriveConfigs>[1]) =>
+        deriveConfigs(records, stepsOf, requests)
+    : undefined;
 }
 
 export function registerReport(program: Command): void {
@@ -59,14 +67,27 @@ export function registerReport(program: Command): void {
     .argument('<dir>', 'a results directory (holding runs.jsonl and steps.jsonl)')
     .option('--json', 'print the summary as JSON on stdout')
     .option('-q, --quiet', 'write the reports without printing the summary (warnings and errors still go to stderr)')
-    .option('--price-model <name>', 're-price every report (summary, findings, charts, volumes) from the recorded tokens as this model of the pricing table')
+    .option(
+      '--price-model <name>',
+      're-price every report (summary, findings, charts, volumes) from the recorded tokens as this model of the pricing table',
+    )
     .option('--price-in <usd>', 're-price every report at a custom input price, USD per 1M tokens (with --price-out)')
     .option('--price-out <usd>', 'custom output price, USD per 1M tokens (with --price-in)')
     .option('--price-cached <usd>', 'custom cached-input price, USD per 1M tokens (default: the input price)')
-    .option('--price-as <models>', 'also tabulate these models in repricing.csv, with and without prompt caching (e.g. gpt-4o-mini,gpt-4o); with one model and no other pricing flag, the whole report is re-priced as it')
+    .option(
+      '--price-as <models>',
+      'also tabulate these models in repricing.csv, with and without prompt caching (e.g. gpt-4o-mini,gpt-4o); with one model and no other pricing flag, the whole report is re-priced as it',
+    )
     .option('--pricing <file>', 'pricing table for --price-model and --price-as (YAML, like data/pricing.yaml)')
-    .option('--what-if <limit=values>', `derive runs under other limits from the recorded step records, no model called (repeatable; limits: ${Object.keys(WHAT_IF_LIMITS).join(', ')}; e.g. steps=5..30:5)`, collect)
-    .option('--volume <list>', `runs to project cost for, e.g. 10000/day or 5000/hour,2e6/month (default: ${DEFAULT_VOLUMES.map((v) => v.runs_per_day).join(',')} per day)`)
+    .option(
+      '--what-if <limit=values>',
+      `derive runs under other limits from the recorded step records, no model called (repeatable; limits: ${Object.keys(WHAT_IF_LIMITS).join(', ')}; e.g. steps=5..30:5)`,
+      collect,
+    )
+    .option(
+      '--volume <list>',
+      `runs to project cost for, e.g. 10000/day or 5000/hour,2e6/month (default: ${DEFAULT_VOLUMES.map((v) => v.runs_per_day).join(',')} per day)`,
+    )
     .action(async (dirArg: string, opts: ReportOptions) => {
       const dir = path.resolve(dirArg);
       if (!fs.existsSync(resultFile(dir, 'runs')) && !fs.existsSync(resultFile(dir, 'steps')))
@@ -74,22 +95,39 @@ export function registerReport(program: Command): void {
       const file = opts.pricing ?? DEFAULT_PRICING_FILE;
       const priceAs = opts.priceAs === undefined ? undefined : resolvePriceAs(opts.priceAs, file);
       const flagged = opts.priceModel !== undefined || opts.priceIn !== undefined || opts.priceOut !== undefined;
-      if (opts.priceCached !== undefined && opts.priceIn === undefined) throw new UsageError('--price-cached: only used with --price-in and --price-out');
-      if (opts.pricing && !flagged && !priceAs) throw new UsageError('--pricing: only used with --price-model or --price-as');
+      if (opts.priceCached !== undefined && opts.priceIn === undefined)
+        throw new UsageError('--price-cached: only used with --price-in and --price-out');
+      if (opts.pricing && !flagged && !priceAs)
+        throw new UsageError('--pricing: only used with --price-model or --price-as');
       // One --price-as model is a re-priced report, as the help says; several only fill the re-pricing table.
-      const price = flagged ? resolvePrice(opts, [], loadPricing(file)) : priceAs?.length === 1 ? priceAs[0] : undefined;
+      const price = flagged
+        ? resolvePrice(opts, [], loadPricing(file))
+        : priceAs?.length === 1
+          ? priceAs[0]
+          : undefined;
       const volumes = opts.volume === undefined ? undefined : parseVolumes(opts.volume);
       const whatIf = whatIfOf(opts.whatIf);
       const recovered = await recoverGatewayRuns(dir);
-      if (recovered && 'running' in recovered) console.error(`bench: the gateway writing ${dirArg} is still running (pid ${recovered.running}): runs it has not recorded yet are not in this report`);
-      else if (recovered?.rebuilt) console.error(`bench: rebuilt ${recovered.rebuilt} run record(s) from steps.jsonl (the gateway, pid ${recovered.pid}, was killed before it recorded them; each is marked interrupted) and appended them to runs.jsonl`);
+      if (recovered && 'running' in recovered)
+        console.error(
+          `bench: the gateway writing ${dirArg} is still running (pid ${recovered.running}): runs it has not recorded yet are not in this report`,
+        );
+      else if (recovered?.rebuilt)
+        console.error(
+          `bench: rebuilt ${recovered.rebuilt} run record(s) from steps.jsonl (the gateway, pid ${recovered.pid}, was killed before it recorded them; each is marked interrupted) and appended them to runs.jsonl`,
+        );
       // Loaded here so flag errors (and every other command) do not wait for vega and resvg to load.
       const { buildReports } = await import('../report/build.ts');
       const built = await buildReports(dir, { priceAs, price, volumes, whatIf });
-      if (built.skippedStepLines > 0) console.error(`bench: skipped ${built.skippedStepLines} incomplete line(s) of steps.jsonl`);
-      if (built.skippedRunLines > 0) console.error(`bench: skipped ${built.skippedRunLines} incomplete line(s) of runs.jsonl`);
+      if (built.skippedStepLines > 0)
+        console.error(`bench: skipped ${built.skippedStepLines} incomplete line(s) of steps.jsonl`);
+      if (built.skippedRunLines > 0)
+        console.error(`bench: skipped ${built.skippedRunLines} incomplete line(s) of runs.jsonl`);
       if (built.duplicateRuns.length) console.error(`bench: ${describeDuplicates('runs.jsonl', built.duplicateRuns)}`);
-      if (!fs.existsSync(resultFile(dir, 'runs'))) console.error(`bench: ${dirArg} has no runs.jsonl: built the per-step reports (steps.csv, steps_by_index.csv, fit.csv); tables of runs are empty`);
+      if (!fs.existsSync(resultFile(dir, 'runs')))
+        console.error(
+          `bench: ${dirArg} has no runs.jsonl: built the per-step reports (steps.csv, steps_by_index.csv, fit.csv); tables of runs are empty`,
+        );
       if (!opts.quiet) printSummary(built, { json: opts.json, dir });
     });
 }

@@ -9,7 +9,19 @@ export function registerScenarios(program: Command): void {
     .action((opts: { json?: boolean }) => {
       const all = loadAllScenarios();
       if (opts.json) {
-        console.log(JSON.stringify(all.map((s) => ({ id: s.id, agent: s.agent, profile: s.profile, description: s.description, file: s.file })), null, 2));
+        console.log(
+          JSON.stringify(
+            all.map((s) => ({
+              id: s.id,
+              agent: s.agent,
+              profile: s.profile,
+              description: s.description,
+              file: s.file,
+            })),
+            null,
+            2,
+          ),
+        );
         return;
       }
       const width = Math.max(...all.map((s) => s.id.length));

@@ -30,16 +30,25 @@ import { RUN_DEFAULTS } from '../runner/run-defaults.ts';
 import type { StartOptions } from '../runner/plan.ts';
 import { cacheBillingFor } from '../meter/prompt-cache.ts';
 
-
 export function addStartOptions(cmd: Command): Command {
-  return addOtlpOptions(cmd, "each run, as it ends,")
-    .option('-j, --concurrency <n>', 'simulated models: runs at once; a provider (openai:): model calls in flight at once, shared by up to 4×N open runs', RUN_DEFAULTS.concurrency)
+  return addOtlpOptions(cmd, 'each run, as it ends,')
+    .option(
+      '-j, --concurrency <n>',
+      'simulated models: runs at once; a provider (openai:): model calls in flight at once, shared by up to 4×N open runs',
+      RUN_DEFAULTS.concurrency,
+    )
     .option('-o, --out <name>', 'results directory: results/<name>, or a path (default: a timestamp)')
     .option('--force', 'overwrite an existing results directory')
     .option('-q, --quiet', 'no progress bar')
     .option('--no-transcripts', 'do not save transcripts/<run_id>.json')
-    .option('--workers <n>', `threads that run simulated and replayed runs: this one and n - 1 worker threads (runs against a provider stay on this one); default: one per core (${os.availableParallelism()} here) for sweeps of ${MIN_RUNS_FOR_WORKERS} runs or more, else 1`)
-    .option('--shard <i/n>', 'run only shard i of n (a deterministic slice of the planned runs); join the pieces with bench merge')
+    .option(
+      '--workers <n>',
+      `threads that run simulated and replayed runs: this one and n - 1 worker threads (runs against a provider stay on this one); default: one per core (${os.availableParallelism()} here) for sweeps of ${MIN_RUNS_FOR_WORKERS} runs or more, else 1`,
+    )
+    .option(
+      '--shard <i/n>',
+      'run only shard i of n (a deterministic slice of the planned runs); join the pieces with bench merge',
+    )
     .option(
       '--ci-max-spend <usd>',
       'hard cap on the metered spend of all runs together: a run that could cross it (at its --max-cost worst case) is not started. Sims meter what a real model would bill',
@@ -50,7 +59,9 @@ export function spendLimiterFor(text: string | undefined, plans: RunPlan[]): Spe
   if (text === undefined) return undefined;
   const cap = one(text, '--ci-max-spend', { min: 0 });
   if (plans.some((p) => p.settings.limits.max_cost_usd === null))
-    throw new UsageError('--ci-max-spend needs a per-run --max-cost (max_cost in budgets.yaml): it bounds what a run can spend before it starts');
+    throw new UsageError(
+      '--ci-max-spend needs a per-run --max-cost (max_cost in budgets.yaml): it bounds what a run can spend before it starts',
+    );
   return new SpendLimiter(cap);
 }
 
@@ -73,16 +84,36 @@ export interface StartedOutcome extends SweepOutcome {
 }
 
 /** Runs a sweep with Ctrl-C handled: the first signal stops new model calls and the reports are still written. */
-export async function runTrapped(options: Omit<SweepOptions, 'signal' | 'progress'>, quiet: boolean): Promise<StartedOutcome> {
+export async function runTrapped(
+  options: Omit<SweepOptions, 'signal' | 'progress'>,
+  quiet: boolean,
+): Promise<StartedOutcome> {
   const trap = trapInterrupts();
   // Once per sweep that runs real code: what contains it on this machine (not with -q or --json).
-  if (!quiet && options.plans.some((p) => p.scenario.agent === 'react' && p.scenario.tools.some((t) => t.kind === 'python'))) console.error(`bench: ${describeContainment()}`);
+  if (
+    !quiet &&
+    options.plans.some((p) => p.scenario.agent === 'react' && p.scenario.tools.some((t) => t.kind === 'python'))
+  )
+    console.error(`bench: ${describeContainment()}`);
   // A sweep of an external agent (--agent-cmd) runs each plan through the metering gateway.
-  const host = options.spec.grid.agent.agent_cmd ? await startAgentHost({ counter: new TokenCounter(), transport: options.transport, promptCache: options.spec.fixed.prompt_cache, cacheBilling: cacheBillingFor(options.spec.fixed.price), startSim }) : null;
+  const host = options.spec.grid.agent.agent_cmd
+    ? await startAgentHost({
+        counter: new TokenCounter(),
+        transport: options.transport,
+        promptCache: options.spec.fixed.prompt_cache,
+        cacheBilling: cacheBillingFor(options.spec.fixed.price),
+        startSim,
+      })
+    : null;
   try {
     // Adaptive repeats plan up to max runs; the bar counts against that.
     const total = options.adaptive ? expandSweep(options.spec).length : options.plans.length;
-    const outcome = await runSweep({ ...options, ...(host ? { execute: host.execute } : {}), progress: createProgress(total, !quiet), signal: trap.signal });
+    const outcome = await runSweep({
+      ...options,
+      ...(host ? { execute: host.execute } : {}),
+      progress: createProgress(total, !quiet),
+      signal: trap.signal,
+    });
     return { ...outcome, interruptExitCode: outcome.status === 'interrupted' ? exitCodeFor(trap.received()) : null };
   } finally {
     await host?.close();
@@ -113,7 +144,15 @@ export async function startSweep(
     fs.rmSync(dir, { recursive: true, force: true });
   }
   makeWritableDir(dir, '--out');
-  const live = net ? new LiveSpans(resultFile(dir, 'steps'), net, spec.scenarios.map((s) => s.id), toolDescriptionsOf(spec.scenarios), modelServersOf(spec, transport).model_servers) : undefined;
+  const live = net
+    ? new LiveSpans(
+        resultFile(dir, 'steps'),
+        net,
+        spec.scenarios.map((s) => s.id),
+        toolDescriptionsOf(spec.scenarios),
+        modelServersOf(spec, transport).model_servers,
+      )
+    : undefined;
   const outcome = await runTrapped(
     {
       dir,
@@ -134,10 +173,15 @@ export async function startSweep(
   if (live && net) {
     try {
       const sent = await live.finish();
-      if (!o.json) console.error(`bench: sent ${sent.runs} run(s) as ${sent.spans} span(s) to ${redact(net.url!)} (${net.protocol})`);
+      if (!o.json)
+        console.error(
+          `bench: sent ${sent.runs} run(s) as ${sent.spans} span(s) to ${redact(net.url!)} (${net.protocol})`,
+        );
     } catch (e) {
       // The records are written whatever the endpoint did; say so and fail the command.
-      throw new Error(`${redact((e as Error).message)} (the sweep's records are in ${dir}: bench export ${dir} --format otlp --otlp-endpoint sends them again)`);
+      throw new Error(
+        `${redact((e as Error).message)} (the sweep's records are in ${dir}: bench export ${dir} --format otlp --otlp-endpoint sends them again)`,
+      );
     }
   }
   // Adaptive repeats schedule more than their first batch: the runs scheduled are what was planned.
@@ -160,5 +204,8 @@ export function reportSpend(outcome: StartedOutcome, planned: number): void {
     console.error(
       `bench: a model returned more output than max_tokens, so runs spent ${usd(sp.overrun_usd)} beyond their budgets: no further run was started (${sp.runs_skipped} of ${planned} not started; ${usd(sp.spent_usd)} spent, ${sp.spent_usd > sp.cap_usd ? 'past' : 'within'} the ${usd(sp.cap_usd)} cap)`,
     );
-  else if (sp?.stopped) console.error(`bench: spend cap ${usd(sp.cap_usd)} reached: ${sp.runs_skipped} of ${planned} run(s) not started (${usd(sp.spent_usd)} spent)`);
+  else if (sp?.stopped)
+    console.error(
+      `bench: spend cap ${usd(sp.cap_usd)} reached: ${sp.runs_skipped} of ${planned} run(s) not started (${usd(sp.spent_usd)} spent)`,
+    );
 }

@@ -19,14 +19,30 @@ export interface PrintedSummary {
 
 /** `$0.52 ($0.41–$0.71)`; `–` without a check; `none succeeded` at 0%. */
 function perSuccess(e: ConfigEconomics | undefined, usd: (x: number) => string): string {
-  return !e || e.cost_per_success === null ? '–' : perSuccessText(e.cost_per_success, e.cost_per_success_ci, usd, e.unseen_failures);
+  return !e || e.cost_per_success === null
+    ? '–'
+    : perSuccessText(e.cost_per_success, e.cost_per_success_ci, usd, e.unseen_failures);
 }
 
 /** The short table a sweep ends with; `--json` prints the same summary as JSON on stdout. */
 export function printSummary(s: PrintedSummary, o: { json?: boolean; dir: string }): void {
   if (o.json) {
     const sampling = s.sampling?.length ? { sampling: s.sampling } : {};
-    console.log(JSON.stringify({ results_dir: o.dir, pricing: s.pricing, decisions: s.decisions ?? [], configs: s.summary, economics: s.economics ?? [], findings: s.findings ?? [], ...sampling }, null, 2));
+    console.log(
+      JSON.stringify(
+        {
+          results_dir: o.dir,
+          pricing: s.pricing,
+          decisions: s.decisions ?? [],
+          configs: s.summary,
+          economics: s.economics ?? [],
+          findings: s.findings ?? [],
+          ...sampling,
+        },
+        null,
+        2,
+      ),
+    );
     return;
   }
   const econ = new Map((s.economics ?? []).map((e) => [e.config_id, e]));
@@ -38,7 +54,9 @@ export function printSummary(s: PrintedSummary, o: { json?: boolean; dir: string
   const p95 = col((c) => [c.cost_usd.p95]);
   const success = col((c) => {
     const e = econ.get(c.config_id);
-    return e?.cost_per_success != null ? [e.cost_per_success, ...(e.cost_per_success_ci ? [e.cost_per_success_ci.lo, e.cost_per_success_ci.hi] : [])] : [];
+    return e?.cost_per_success != null
+      ? [e.cost_per_success, ...(e.cost_per_success_ci ? [e.cost_per_success_ci.lo, e.cost_per_success_ci.hi] : [])]
+      : [];
   });
   const step = col((c) => [econ.get(c.config_id)?.marginal_step_cost ?? 0]);
   const rows = s.summary.map((c) => {
@@ -57,9 +75,22 @@ export function printSummary(s: PrintedSummary, o: { json?: boolean; dir: string
       ...(stepped ? [e?.marginal_step_cost == null ? '–' : step(e.marginal_step_cost)] : []),
     ];
   });
-  const head = ['configuration', 'runs', 'success', 'stop reasons', 'steps', 'input tok', 'output tok', 'cost/run', 'cost p95', ...(checked ? ['cost/success (95% CI)'] : []), ...(stepped ? ['+1 step'] : [])];
+  const head = [
+    'configuration',
+    'runs',
+    'success',
+    'stop reasons',
+    'steps',
+    'input tok',
+    'output tok',
+    'cost/run',
+    'cost p95',
+    ...(checked ? ['cost/success (95% CI)'] : []),
+    ...(stepped ? ['+1 step'] : []),
+  ];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (r: string[]) => r.map((v, i) => (i <= 0 || i === 3 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join('  ');
+  const line = (r: string[]) =>
+    r.map((v, i) => (i <= 0 || i === 3 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join('  ');
   if (s.decisions?.length) console.log(`${s.decisions.map((d) => `» ${d}`).join('\n')}\n`);
   if (s.pricing) console.log(`Costs ${s.pricing}.\n`);
   console.log(line(head));
@@ -73,5 +104,7 @@ export function printSummary(s: PrintedSummary, o: { json?: boolean; dir: string
     console.log(`\n${s.sampling.map((x) => `RUNS  ${x.config_id.padEnd(w)}  ${x.reason}`).join('\n')}`);
   }
   const rel = path.relative(process.cwd(), o.dir);
-  console.log(`\nresults: ${rel && !rel.startsWith('..') ? rel : o.dir}  (stop reasons: runs @ step; +1 step: extra cost per extra step taken; report.html, summary.md)`);
+  console.log(
+    `\nresults: ${rel && !rel.startsWith('..') ? rel : o.dir}  (stop reasons: runs @ step; +1 step: extra cost per extra step taken; report.html, summary.md)`,
+  );
 }

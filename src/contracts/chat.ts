@@ -39,7 +39,8 @@ export function roleOf(messages: ChatMessage[]): Role {
  * Structured output (Chat Completions' `response_format`, the Responses API's `text.format`): the
  * answer's text must be JSON, valid for `schema` when one is given.
  */
-export type ResponseFormat = { type: 'json_object' } | { type: 'json_schema'; name: string; schema: Record<string, unknown>; strict?: boolean };
+export type ResponseFormat =
+  { type: 'json_object' } | { type: 'json_schema'; name: string; schema: Record<string, unknown>; strict?: boolean };
 
 /** Whether and which tool the model must call (OpenAI's `tool_choice`). */
 export type ToolChoice = 'none' | 'auto' | 'required' | { type: 'function'; function: { name: string } };

@@ -17,7 +17,10 @@ export interface WhatIfOutcome {
 }
 
 /** Derives runs from whole run records and their steps (by run id, in call order). */
-export type DeriveRuns = (records: readonly RunRecord[], stepsOf: (runId: string) => readonly StepRecord[]) => WhatIfOutcome;
+export type DeriveRuns = (
+  records: readonly RunRecord[],
+  stepsOf: (runId: string) => readonly StepRecord[],
+) => WhatIfOutcome;
 
 export const DERIVED_MARK = ' (derived)';
 export const isDerived = (configId: string) => configId.endsWith(DERIVED_MARK);

@@ -35,13 +35,69 @@ const COUNT: LimitRule = { integer: true, min: 1 };
 const AMOUNT: LimitRule = { integer: false, above: 0 };
 
 export const LIMITS = [
-  { key: 'max_steps', flag: '--steps', label: 'steps', help: 'MAX_STEPS values to sweep: 12,30 or 5..30:5 or off', rule: COUNT, default: '12', bounds: true },
-  { key: 'max_cost_usd', flag: '--max-cost', label: 'cost', help: 'budget per run in USD (never exceeded: the next call is projected), list or off', rule: AMOUNT, default: '0.5', bounds: true },
-  { key: 'timeout_s', flag: '--timeout', label: 'timeout', help: 'wall-clock limit per run in seconds (virtual clock for simulated models), list or off', rule: AMOUNT, default: '120', bounds: true },
-  { key: 'max_repeat', flag: '--max-repeat', label: 'repeat', help: 'spin detection: how often one action (tool + arguments) may run, list or off', rule: COUNT, default: '3', bounds: false },
-  { key: 'max_tokens', flag: '--max-tokens', label: 'tokens', help: 'total tokens (input + output) per run, list or off', rule: COUNT, default: 'off', bounds: true },
-  { key: 'max_calls', flag: '--max-calls', label: 'calls', help: 'model calls per run, list or off', rule: COUNT, default: 'off', bounds: true },
-  { key: 'max_rounds', flag: '--max-rounds', label: 'rounds', help: 'task queue: rounds per run (execute → create → prioritize), list or off', rule: COUNT, default: 'off', bounds: true },
+  {
+    key: 'max_steps',
+    flag: '--steps',
+    label: 'steps',
+    help: 'MAX_STEPS values to sweep: 12,30 or 5..30:5 or off',
+    rule: COUNT,
+    default: '12',
+    bounds: true,
+  },
+  {
+    key: 'max_cost_usd',
+    flag: '--max-cost',
+    label: 'cost',
+    help: 'budget per run in USD (never exceeded: the next call is projected), list or off',
+    rule: AMOUNT,
+    default: '0.5',
+    bounds: true,
+  },
+  {
+    key: 'timeout_s',
+    flag: '--timeout',
+    label: 'timeout',
+    help: 'wall-clock limit per run in seconds (virtual clock for simulated models), list or off',
+    rule: AMOUNT,
+    default: '120',
+    bounds: true,
+  },
+  {
+    key: 'max_repeat',
+    flag: '--max-repeat',
+    label: 'repeat',
+    help: 'spin detection: how often one action (tool + arguments) may run, list or off',
+    rule: COUNT,
+    default: '3',
+    bounds: false,
+  },
+  {
+    key: 'max_tokens',
+    flag: '--max-tokens',
+    label: 'tokens',
+    help: 'total tokens (input + output) per run, list or off',
+    rule: COUNT,
+    default: 'off',
+    bounds: true,
+  },
+  {
+    key: 'max_calls',
+    flag: '--max-calls',
+    label: 'calls',
+    help: 'model calls per run, list or off',
+    rule: COUNT,
+    default: 'off',
+    bounds: true,
+  },
+  {
+    key: 'max_rounds',
+    flag: '--max-rounds',
+    label: 'rounds',
+    help: 'task queue: rounds per run (execute → create → prioritize), list or off',
+    rule: COUNT,
+    default: 'off',
+    bounds: true,
+  },
   {
     key: 'max_cycle',
     flag: '--max-cycle',
@@ -117,7 +173,9 @@ export type LimitGridShape = { [K in CoreKey]: LimitValues } & { [K in DetectorK
 export function limitGridShape(): LimitGridShape {
   const values = (d: LimitDef) => z.array(limitValue(d.rule).nullable()).min(1);
   // Object.fromEntries types its keys as plain strings; they are the rows' own keys, which LimitGridShape names.
-  return Object.fromEntries(LIMITS.map((d: LimitDef) => [d.key, d.detector ? values(d).optional() : values(d)])) as LimitGridShape;
+  return Object.fromEntries(
+    LIMITS.map((d: LimitDef) => [d.key, d.detector ? values(d).optional() : values(d)]),
+  ) as LimitGridShape;
 }
 
 /** A limit's value in a CSV cell or a label. */

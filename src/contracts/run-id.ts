@@ -7,6 +7,9 @@ const RUN_ID = /^[A-Za-z0-9_][\w.=-]{0,199}$/;
 /** Why `id` is not a run id, or null when it is one. */
 export function runIdProblem(id: string): string | null {
   if (RUN_ID.test(id)) return null;
-  const shown = id.length > 40 ? `${JSON.stringify(id.slice(0, 40))}… (${id.length.toLocaleString('en-US')} characters)` : JSON.stringify(id);
+  const shown =
+    id.length > 40
+      ? `${JSON.stringify(id.slice(0, 40))}… (${id.length.toLocaleString('en-US')} characters)`
+      : JSON.stringify(id);
   return `${shown} is not a run id (${RUN_ID_RULE})`;
 }

@@ -20,5 +20,16 @@ export interface RunTotals {
   elapsedMs: number;
 }
 
-export const noTotals = (): RunTotals => ({ steps: 0, calls: 0, rounds: 0, inputTokens: 0, outputTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, reasoningTokens: 0, costUsd: 0, elapsedMs: 0 });
-
+export const noTotals = (): RunTotals => ({
+  steps: 0,
+  calls: 0,
+  rounds: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  cachedTokens: 0,
+  cacheWriteTokens: 0,
+  cacheWrite1hTokens: 0,
+  reasoningTokens: 0,
+  costUsd: 0,
+  elapsedMs: 0,
+});

@@ -81,7 +81,10 @@ export type Grid = LimitGrid & {
 };
 
 /** Settings the sweep does not vary. */
-export type Fixed = Pick<Settings, 'price' | 'prompt_cache' | 'max_output_tokens' | 'max_reflections' | 'role_models'> & {
+export type Fixed = Pick<
+  Settings,
+  'price' | 'prompt_cache' | 'max_output_tokens' | 'max_reflections' | 'role_models'
+> & {
   /** Prices of the per-role model specs that have their own entry in the pricing table. */
   model_prices?: Record<string, Price>;
 };

@@ -17,7 +17,8 @@ export function readSections(text: string): Sections {
   return out;
 }
 
-export const bulletList = (items: readonly string[]) => (items.length ? items.map((t) => `- ${t}`).join('\n') : '(empty)');
+export const bulletList = (items: readonly string[]) =>
+  items.length ? items.map((t) => `- ${t}`).join('\n') : '(empty)';
 export const numberedList = (items: readonly string[]) => items.map((t, i) => `${i + 1}. ${t}`).join('\n');
 
 /** Lines of a list without their bullets or numbers; `(empty)` is no item. */

@@ -43,22 +43,37 @@ function countDecision(count: number, k: number, bar: number, d: SequentialDesig
   const needs =
     decision !== 'open' || (first !== undefined && first <= d.looks[k]!)
       ? {}
-      : { needs: first === undefined ? `${name} cannot be shown to hold within ${d.looks.at(-1)} runs` : `${name} can first be shown to hold at ${first} runs` };
+      : {
+          needs:
+            first === undefined
+              ? `${name} cannot be shown to hold within ${d.looks.at(-1)} runs`
+              : `${name} can first be shown to hold at ${first} runs`,
+        };
   return { name, decision, statistical: true, ...needs };
 }
 
 /** Every budget's decision on the first looks[k] runs, as look k of design `d` judges it. */
-export function decideBudgets(a: AssertionsSpec, runs: readonly RunFacts[], k: number, d: SequentialDesign): BudgetDecision[] {
+export function decideBudgets(
+  a: AssertionsSpec,
+  runs: readonly RunFacts[],
+  k: number,
+  d: SequentialDesign,
+): BudgetDecision[] {
   const out: BudgetDecision[] = [];
   const n = runs.length;
   if (a.stop_reason) {
     const broken = runs.some((r) => !a.stop_reason!.includes(r.stop_reason));
-    out.push({ name: budgetName.stopReason(a.stop_reason), decision: broken ? 'fail' : n > 0 ? 'pass' : 'open', statistical: false });
+    out.push({
+      name: budgetName.stopReason(a.stop_reason),
+      decision: broken ? 'fail' : n > 0 ? 'pass' : 'open',
+      statistical: false,
+    });
   }
   if (a.success_rate) {
     const name = budgetName.successRate(a.success_rate.min);
     // The boundaries count trials at the looks' sizes; runs without a success check are no trials.
-    if (runs.some((r) => r.success === null)) out.push({ name, decision: 'open', statistical: true, needs: 'runs without a success check cannot decide it' });
+    if (runs.some((r) => r.success === null))
+      out.push({ name, decision: 'open', statistical: true, needs: 'runs without a success check cannot decide it' });
     else out.push(countDecision(runs.filter((r) => r.success).length, k, a.success_rate.min, d, name));
   }
   for (const metric of METRICS) {
@@ -123,37 +138,63 @@ export function sampling(
       if (d.decision !== 'open') decided.set(d.name, { decision: d.decision, at: n });
       return d;
     });
-    const done = (stopped: SamplingOutcome['stopped'], reason: string) => ({ outcome: { scenario, runs: n, stopped, reason, decided } });
+    const done = (stopped: SamplingOutcome['stopped'], reason: string) => ({
+      outcome: { scenario, runs: n, stopped, reason, decided },
+    });
     const failed = ds.find((d) => d.decision === 'fail');
     const open = ds.filter((d) => d.decision === 'open');
-    if (failed) return done('decided', `decided after ${n} runs: ${failed.name} breached ${failed.statistical ? `at ${at}` : 'by a run'}`);
+    if (failed)
+      return done(
+        'decided',
+        `decided after ${n} runs: ${failed.name} breached ${failed.statistical ? `at ${at}` : 'by a run'}`,
+      );
     if (open.length === 0) {
       const stats = ds.filter((d) => d.statistical).map((d) => d.name);
       return done(
         'decided',
-        stats.length ? `decided after ${n} runs: ${stats.join(', ')} ${stats.length === 1 ? 'holds' : 'hold'} at ${at}` : `decided after ${n} runs: no budget is statistical and no run broke one`,
+        stats.length
+          ? `decided after ${n} runs: ${stats.join(', ')} ${stats.length === 1 ? 'holds' : 'hold'} at ${at}`
+          : `decided after ${n} runs: no budget is statistical and no run broke one`,
       );
     }
     if (n === r.max) {
       const needs = open.flatMap((d) => (d.needs ? [d.needs] : []));
-      return done('max', `ran to max ${n} runs: ${open.map((d) => d.name).join(', ')} undecided at ${at}${needs.length ? ` (${needs.join('; ')})` : ''}`);
+      return done(
+        'max',
+        `ran to max ${n} runs: ${open.map((d) => d.name).join(', ')} undecided at ${at}${needs.length ? ` (${needs.join('; ')})` : ''}`,
+      );
     }
   }
   throw new Error('unreachable: the last look is max');
 }
 
 /** Each scenario's outcome over finished results; a scenario cut short (spend cap, Ctrl-C) says so. */
-export function samplingOutcomes(checks: ReadonlyArray<{ scenario: { id: string }; assertions: AssertionsSpec }>, runs: readonly RunFacts[], r: AdaptiveRepeats): SamplingOutcome[] {
+export function samplingOutcomes(
+  checks: ReadonlyArray<{ scenario: { id: string }; assertions: AssertionsSpec }>,
+  runs: readonly RunFacts[],
+  r: AdaptiveRepeats,
+): SamplingOutcome[] {
   return checks.map((c) => {
     const own = runs.filter((x) => x.scenario === c.scenario.id && x.stop_reason !== 'interrupted');
     const s = sampling(c.scenario.id, c.assertions, own, r);
     if ('outcome' in s) return s.outcome;
-    return { scenario: c.scenario.id, runs: own.length, stopped: 'short', reason: `stopped short after ${own.length} runs, before the look at ${s.nextLook}: undecided`, decided: s.decided };
+    return {
+      scenario: c.scenario.id,
+      runs: own.length,
+      stopped: 'short',
+      reason: `stopped short after ${own.length} runs, before the look at ${s.nextLook}: undecided`,
+      decided: s.decided,
+    };
   });
 }
 
 /** The next batch: for each scenario not yet stopped, its repeats up to its next look, in plan order (empty: all stopped). */
-export function nextBatch(plans: readonly RunPlan[], checks: ReadonlyArray<{ scenario: { id: string }; assertions: AssertionsSpec }>, runs: readonly RunFacts[], r: AdaptiveRepeats): RunPlan[] {
+export function nextBatch(
+  plans: readonly RunPlan[],
+  checks: ReadonlyArray<{ scenario: { id: string }; assertions: AssertionsSpec }>,
+  runs: readonly RunFacts[],
+  r: AdaptiveRepeats,
+): RunPlan[] {
   const window = new Map<string, { from: number; to: number }>();
   for (const c of checks) {
     const own = runs.filter((x) => x.scenario === c.scenario.id);
@@ -167,7 +208,11 @@ export function nextBatch(plans: readonly RunPlan[], checks: ReadonlyArray<{ sce
 }
 
 /** The sweep options of an adaptive check: every run of `max` repeats planned, batches taken from it until decided. */
-export function adaptiveSweep(spec: SweepSpec, checks: readonly ScenarioBudget[], r: AdaptiveRepeats): NonNullable<SweepOptions['adaptive']> {
+export function adaptiveSweep(
+  spec: SweepSpec,
+  checks: readonly ScenarioBudget[],
+  r: AdaptiveRepeats,
+): NonNullable<SweepOptions['adaptive']> {
   const all = expandSweep(spec);
   return { sampling: r, next: (finished) => nextBatch(all, checks, finished, r) };
 }
@@ -177,11 +222,17 @@ export function adaptiveSweep(spec: SweepSpec, checks: readonly ScenarioBudget[]
  * if every run met them, the last look's boundary is out of reach (a p95 needs 0.95^n ≤ α: 59 runs
  * at 95 %). Such a budget runs to `max` and fails; said before anything is paid for.
  */
-export function unreachableBudgets(checks: ReadonlyArray<{ scenario: { id: string }; assertions: AssertionsSpec }>, r: AdaptiveRepeats): string[] {
+export function unreachableBudgets(
+  checks: ReadonlyArray<{ scenario: { id: string }; assertions: AssertionsSpec }>,
+  r: AdaptiveRepeats,
+): string[] {
   const d = sequentialDesign(r);
   const out: string[] = [];
   const reach = (scenario: string, name: string, bar: number) => {
-    if (firstPassableLook(bar, d) === undefined) out.push(`${scenario}: ${name} cannot be shown to hold within ${r.max} runs at ${pct(r.confidence)}, even if every run meets it`);
+    if (firstPassableLook(bar, d) === undefined)
+      out.push(
+        `${scenario}: ${name} cannot be shown to hold within ${r.max} runs at ${pct(r.confidence)}, even if every run meets it`,
+      );
   };
   for (const { scenario, assertions: a } of checks) {
     if (a.success_rate) reach(scenario.id, budgetName.successRate(a.success_rate.min), a.success_rate.min);

@@ -33,19 +33,36 @@ export interface Decided {
  * from the sequential decision — a budget passes only when shown to hold at `confidence`, so one
  * still undecided (absent from `decided`) fails. Without it, the fixed-count verdicts.
  */
-export function evaluateAssertions(scenario: string, a: AssertionsSpec, runs: readonly RunFacts[], sequential?: { confidence: number; decided: ReadonlyMap<string, Decided> }): Verdict[] {
+export function evaluateAssertions(
+  scenario: string,
+  a: AssertionsSpec,
+  runs: readonly RunFacts[],
+  sequential?: { confidence: number; decided: ReadonlyMap<string, Decided> },
+): Verdict[] {
   const out: Verdict[] = [];
   // `undecided`: adaptive sampling settled it neither way, so it is not shown to hold (a failure, not a breach).
   const verdict = (name: string, pass: boolean, measured: string, limit: string, why: string, undecided = false) => {
     const word = undecided ? 'not shown to hold' : pass ? 'holds' : 'breached';
-    out.push({ suite: scenario, name, pass, measured, limit, message: `${scenario}: ${name} ${word}: ${why}`, ...(undecided ? { undecided: true as const } : {}) });
+    out.push({
+      suite: scenario,
+      name,
+      pass,
+      measured,
+      limit,
+      message: `${scenario}: ${name} ${word}: ${why}`,
+      ...(undecided ? { undecided: true as const } : {}),
+    });
   };
   // A statistical budget under adaptive repeats: its decision, and a note saying which.
   const settled = (name: string) => {
     const d = sequential!.decided.get(name);
     const at = `${Number((sequential!.confidence * 100).toFixed(2))} %`;
     if (!d) return { pass: false, note: `undecided at ${at} after ${n} runs`, undecided: true };
-    return { pass: d.decision === 'pass', note: `${d.decision === 'pass' ? 'held' : 'breached'} at ${at} after ${d.at} runs`, undecided: false };
+    return {
+      pass: d.decision === 'pass',
+      note: `${d.decision === 'pass' ? 'held' : 'breached'} at ${at} after ${d.at} runs`,
+      undecided: false,
+    };
   };
   const n = runs.length;
 
@@ -87,7 +104,14 @@ export function evaluateAssertions(scenario: string, a: AssertionsSpec, runs: re
       const limit = `≤ ${formatValue(metric, max)}`;
       if (sequential && stat !== 'max') {
         const d = settled(name);
-        verdict(name, d.pass, `${measured} (${d.note})`, limit, `measured ${measured} over ${n} run(s), ${d.note}`, d.undecided);
+        verdict(
+          name,
+          d.pass,
+          `${measured} (${d.note})`,
+          limit,
+          `measured ${measured} over ${n} run(s), ${d.note}`,
+          d.undecided,
+        );
       } else verdict(name, n > 0 && s[stat] <= max, measured, limit, `measured ${measured} over ${n} run(s)`);
     }
   }

@@ -17,7 +17,14 @@ import { groupBy } from '../report/data/group.ts';
 import { loadMeta } from '../results/meta.ts';
 import { scenarioDigest } from '../results/digest.ts';
 import type { SweepSpec } from '../runner/sweep.ts';
-import { describeDifferences, disallowed, settingsOf, sweepDifferences, type DifferenceKind, type SweepSettings } from '../report/data/sweep-settings.ts';
+import {
+  describeDifferences,
+  disallowed,
+  settingsOf,
+  sweepDifferences,
+  type DifferenceKind,
+  type SweepSettings,
+} from '../report/data/sweep-settings.ts';
 
 const Entry = z
   .object({
@@ -42,12 +49,21 @@ const Settings = z
   .strict();
 
 export const BaselineSchema = z
-  .object({ tool: z.literal('loopbench-baseline'), created_at: z.string(), settings: Settings.optional(), scenarios: z.record(z.string(), Entry) })
+  .object({
+    tool: z.literal('loopbench-baseline'),
+    created_at: z.string(),
+    settings: Settings.optional(),
+    scenarios: z.record(z.string(), Entry),
+  })
   .strict();
 export type Baseline = Omit<z.infer<typeof BaselineSchema>, 'settings'> & { settings?: SweepSettings };
 
 /** Per scenario: mean tokens (input + output) and cost per run, and the success rate; with the settings they were measured under. */
-export function baselineOf(runs: readonly RunFacts[], settings: SweepSettings | undefined, createdAt = new Date().toISOString()): Baseline {
+export function baselineOf(
+  runs: readonly RunFacts[],
+  settings: SweepSettings | undefined,
+  createdAt = new Date().toISOString(),
+): Baseline {
   const by = groupBy(runs, (r) => r.scenario);
   const scenarios: Record<string, BaselineEntry> = {};
   for (const [id, rs] of [...by].sort(([a], [b]) => a.localeCompare(b))) {
@@ -65,7 +81,8 @@ export function baselineOf(runs: readonly RunFacts[], settings: SweepSettings | 
 export async function loadBaseline(ref: string): Promise<Baseline> {
   if (fs.existsSync(ref) && fs.statSync(ref).isDirectory()) {
     const { runs, duplicates } = await loadRuns(resultFile(ref, 'runs'));
-    if (duplicates.length) console.error(`bench: --baseline ${describeDuplicates(path.join(ref, 'runs.jsonl'), duplicates)}`);
+    if (duplicates.length)
+      console.error(`bench: --baseline ${describeDuplicates(path.join(ref, 'runs.jsonl'), duplicates)}`);
     if (runs.length === 0) throw new UsageError(`--baseline ${ref}: no runs in ${path.join(ref, 'runs.jsonl')}`);
     // A directory without meta.json gives a baseline that records no settings; a damaged one is an error naming the field.
     const meta = fs.existsSync(resultFile(ref, 'meta')) ? loadMeta(ref) : undefined;
@@ -85,7 +102,14 @@ export async function loadBaseline(ref: string): Promise<Baseline> {
 
 /** The settings a budgets file's sweep runs with, as its meta.json will record them. */
 export function settingsOfSpec(spec: SweepSpec): SweepSettings {
-  return { scenarios: spec.scenarios.map((s) => s.id), scenario_digests: Object.fromEntries(spec.scenarios.map((s) => [s.id, scenarioDigest(s)])), grid: spec.grid, fixed: spec.fixed, repeat: spec.repeat, seed: spec.seed };
+  return {
+    scenarios: spec.scenarios.map((s) => s.id),
+    scenario_digests: Object.fromEntries(spec.scenarios.map((s) => [s.id, scenarioDigest(s)])),
+    grid: spec.grid,
+    fixed: spec.fixed,
+    repeat: spec.repeat,
+    seed: spec.seed,
+  };
 }
 
 /** What a baseline may differ in without being asked: the prompt (what it exists to judge) and which scenarios are run. */
@@ -95,13 +119,22 @@ export const BASELINE_MAY_DIFFER: readonly DifferenceKind[] = ['prompt', 'scenar
  * A baseline measured under other limits, repeats, model, prices or seed would compare two different
  * things and call the difference a regression (or a saving): an error naming each difference.
  */
-export function assertComparableBaseline(baseline: Baseline, now: SweepSettings, ref: string, allowed: ReadonlySet<DifferenceKind>): void {
+export function assertComparableBaseline(
+  baseline: Baseline,
+  now: SweepSettings,
+  ref: string,
+  allowed: ReadonlySet<DifferenceKind>,
+): void {
   if (!baseline.settings)
-    throw new UsageError(`--baseline ${ref}: records no settings it was made with (made by an older loopbench, or a directory without meta.json), so a change of limits, repeats or model cannot be ruled out; re-create it with bench check on the baseline's commit`);
+    throw new UsageError(
+      `--baseline ${ref}: records no settings it was made with (made by an older loopbench, or a directory without meta.json), so a change of limits, repeats or model cannot be ruled out; re-create it with bench check on the baseline's commit`,
+    );
   const refused = disallowed(sweepDifferences(baseline.settings, now), new Set([...BASELINE_MAY_DIFFER, ...allowed]));
   if (refused.length) {
     const kinds = [...new Set(refused.map((d) => d.kind))].join(',');
-    throw new UsageError(`--baseline ${ref}: made with other settings than this check (baseline vs now): ${describeDifferences(refused)}; re-create the baseline with this budgets file, or add --allow ${kinds} if that comparison is meant`);
+    throw new UsageError(
+      `--baseline ${ref}: made with other settings than this check (baseline vs now): ${describeDifferences(refused)}; re-create the baseline with this budgets file, or add --allow ${kinds} if that comparison is meant`,
+    );
   }
 }
 
@@ -109,8 +142,24 @@ const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x * 100).toFixe
 const points = (x: number) => `${Math.abs(x * 100).toFixed(0)} point${Math.round(Math.abs(x * 100)) === 1 ? '' : 's'}`;
 
 /** Change against the baseline for one scenario; a verdict fails only where `max` sets a limit. */
-export function compareToBaseline(scenario: string, before: BaselineEntry | undefined, now: BaselineEntry, max: MaxRegression): Verdict[] {
-  if (!before) return [{ suite: scenario, name: 'baseline', pass: true, reportOnly: true, measured: 'not in the baseline', limit: '-', message: `${scenario}: not in the baseline, nothing to compare` }];
+export function compareToBaseline(
+  scenario: string,
+  before: BaselineEntry | undefined,
+  now: BaselineEntry,
+  max: MaxRegression,
+): Verdict[] {
+  if (!before)
+    return [
+      {
+        suite: scenario,
+        name: 'baseline',
+        pass: true,
+        reportOnly: true,
+        measured: 'not in the baseline',
+        limit: '-',
+        message: `${scenario}: not in the baseline, nothing to compare`,
+      },
+    ];
   const out: Verdict[] = [];
   const relative = (kind: 'cost' | 'tokens', b: number, a: number, show: (x: number) => string, noun: string) => {
     const change = b === 0 ? (a === 0 ? 0 : Infinity) : a / b - 1;

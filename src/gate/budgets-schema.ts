@@ -7,11 +7,18 @@ import { LIMITS, fieldName, limitValue } from '../contracts/limits.ts';
 const Id = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes');
 
 /** Each brake's field: a value its row of the table of brakes accepts, or `off`. */
-const limitFields = Object.fromEntries(LIMITS.map((d) => [fieldName(d), z.union([limitValue(d.rule), z.literal('off')]).optional()]));
+const limitFields = Object.fromEntries(
+  LIMITS.map((d) => [fieldName(d), z.union([limitValue(d.rule), z.literal('off')]).optional()]),
+);
 
 /** Upper bounds on one per-run metric, by statistic over the scenario's runs. */
 const Bound = z
-  .object({ max: z.number().nonnegative(), mean: z.number().nonnegative(), p50: z.number().nonnegative(), p95: z.number().nonnegative() })
+  .object({
+    max: z.number().nonnegative(),
+    mean: z.number().nonnegative(),
+    p50: z.number().nonnegative(),
+    p95: z.number().nonnegative(),
+  })
   .partial()
   .strict()
   .refine((b) => Object.keys(b).length > 0, 'give at least one of max, mean, p50, p95');
@@ -26,7 +33,10 @@ const Assertions = z
     /** Every run must stop with one of these reasons (checked at load against the closed set: a typo would fail every run). */
     stop_reason: z.array(z.enum(STOP_REASONS)).min(1).optional(),
     /** The 95% Wilson lower bound of the success rate must reach `min` (adaptive repeats: the sequential test must show it). */
-    success_rate: z.object({ min: z.number().min(0).max(1) }).strict().optional(),
+    success_rate: z
+      .object({ min: z.number().min(0).max(1) })
+      .strict()
+      .optional(),
     // One bound per metric of METRICS (the `satisfies` below keeps the two lists the same).
     steps: Bound.optional(),
     calls: Bound.optional(),
@@ -67,8 +77,10 @@ const ScenarioEntry = z
   })
   .strict()
   .superRefine((e, ctx) => {
-    if (e.system !== undefined && e.system_file !== undefined) ctx.addIssue({ code: 'custom', path: ['system_file'], message: 'give system or system_file, not both' });
-    if (e.goal !== undefined && e.goal_file !== undefined) ctx.addIssue({ code: 'custom', path: ['goal_file'], message: 'give goal or goal_file, not both' });
+    if (e.system !== undefined && e.system_file !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['system_file'], message: 'give system or system_file, not both' });
+    if (e.goal !== undefined && e.goal_file !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['goal_file'], message: 'give goal or goal_file, not both' });
   });
 export type ScenarioEntry = z.infer<typeof ScenarioEntry>;
 
@@ -85,15 +97,25 @@ export const AdaptiveRepeats = z
   .refine((r) => r.max >= r.min, { path: ['max'], message: 'must be at least min' });
 export type AdaptiveRepeats = z.infer<typeof AdaptiveRepeats>;
 
-const FixedRepeats = z.number({ error: (i) => (i.code === 'invalid_type' ? 'a whole number of runs, or { min, max, batch } for adaptive repeats' : undefined) }).int().min(1).max(100_000);
+const FixedRepeats = z
+  .number({
+    error: (i) =>
+      i.code === 'invalid_type' ? 'a whole number of runs, or { min, max, batch } for adaptive repeats' : undefined,
+  })
+  .int()
+  .min(1)
+  .max(100_000);
 /** A count or an adaptive object, each with its own errors (a plain union would only say "Invalid input"). */
-const Repeats = z.unknown().optional().transform((v, ctx): number | AdaptiveRepeats => {
-  if (v === undefined) return 10;
-  const parsed = (typeof v === 'object' && v !== null ? AdaptiveRepeats : FixedRepeats).safeParse(v);
-  if (parsed.success) return parsed.data;
-  for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
-  return z.NEVER;
-});
+const Repeats = z
+  .unknown()
+  .optional()
+  .transform((v, ctx): number | AdaptiveRepeats => {
+    if (v === undefined) return 10;
+    const parsed = (typeof v === 'object' && v !== null ? AdaptiveRepeats : FixedRepeats).safeParse(v);
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+    return z.NEVER;
+  });
 
 export const BudgetsSchema = z
   .object({
@@ -105,10 +127,7 @@ export const BudgetsSchema = z
     repeats: Repeats,
     seed: z.number().int().min(0).default(1),
     /** The brakes every run gets, as the bench flags of the same names. */
-    limits: z
-      .object(limitFields)
-      .strict()
-      .default({}),
+    limits: z.object(limitFields).strict().default({}),
     /** Price the tokens as this model of data/pricing.yaml. */
     price_model: z.string().min(1).optional(),
     max_output_tokens: z.number().int().min(1).max(1_000_000).optional(),

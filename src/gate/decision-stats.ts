@@ -27,7 +27,11 @@ export interface CountBoundaries {
  * thresholds is kept (O(√n) wide), so long designs stay cheap. Returns the probability of crossing
  * each side at each look.
  */
-function walkLooks(looks: readonly number[], p: number, bounds: (k: number, lo: number, probs: Float64Array) => { pass: number; fail: number }): { pass: number[]; fail: number[] } {
+function walkLooks(
+  looks: readonly number[],
+  p: number,
+  bounds: (k: number, lo: number, probs: Float64Array) => { pass: number; fail: number },
+): { pass: number[]; fail: number[] } {
   let lo = 0;
   let probs = Float64Array.of(1);
   let n = 0;
@@ -37,7 +41,8 @@ function walkLooks(looks: readonly number[], p: number, bounds: (k: number, lo: 
     const step = binomialPmf(looks[k]! - n, p);
     n = looks[k]!;
     const next = new Float64Array(probs.length ? probs.length + step.length - 1 : 0);
-    for (let i = 0; i < probs.length; i++) if (probs[i]) for (let j = 0; j < step.length; j++) next[i + j]! += probs[i]! * step[j]!;
+    for (let i = 0; i < probs.length; i++)
+      if (probs[i]) for (let j = 0; j < step.length; j++) next[i + j]! += probs[i]! * step[j]!;
     const b = bounds(k, lo, next);
     let up = 0;
     let down = 0;
@@ -84,7 +89,11 @@ export function countBoundaries(bar: number, looks: readonly number[], spent: re
 }
 
 /** The exact probability of passing and of failing at each look, under success probability p, for given boundaries. */
-export function crossingProbabilities(p: number, looks: readonly number[], b: CountBoundaries): { pass: number[]; fail: number[] } {
+export function crossingProbabilities(
+  p: number,
+  looks: readonly number[],
+  b: CountBoundaries,
+): { pass: number[]; fail: number[] } {
   return walkLooks(looks, p, (k) => ({ pass: b.pass[k]!, fail: b.fail[k]! }));
 }
 

@@ -10,10 +10,18 @@ const property = (s: string) => data(s).replace(/:/g, '%3A').replace(/,/g, '%2C'
 export function errorAnnotations(verdicts: readonly Verdict[], file: string): string[] {
   return verdicts
     .filter((v) => !v.pass)
-    .map((v) => `::error file=${property(file)},title=${property(`${v.miss ? `not measured (${v.missKind === 'spend-cap' ? 'spend cap' : 'replay miss'})` : 'budget breached'}: ${v.suite}`)}::${data(v.message)}`);
+    .map(
+      (v) =>
+        `::error file=${property(file)},title=${property(`${v.miss ? `not measured (${v.missKind === 'spend-cap' ? 'spend cap' : 'replay miss'})` : 'budget breached'}: ${v.suite}`)}::${data(v.message)}`,
+    );
 }
 
-export function publishToGithub(env: NodeJS.ProcessEnv, verdicts: readonly Verdict[], file: string, summaryMd: string): void {
+export function publishToGithub(
+  env: NodeJS.ProcessEnv,
+  verdicts: readonly Verdict[],
+  file: string,
+  summaryMd: string,
+): void {
   if (env.GITHUB_ACTIONS === 'true') for (const line of errorAnnotations(verdicts, file)) console.log(line);
   if (env.GITHUB_STEP_SUMMARY) fs.appendFileSync(env.GITHUB_STEP_SUMMARY, `${summaryMd}\n`);
 }

@@ -47,7 +47,11 @@ function capped(scenario: string, runs: readonly RunFacts[], spend: SpendState |
 export function judge(
   checks: readonly ScenarioBudget[],
   runs: readonly RunFacts[],
-  o: { baseline?: Baseline; spend?: SpendState; sequential?: { confidence: number; decided: ReadonlyMap<string, ReadonlyMap<string, Decided>> } },
+  o: {
+    baseline?: Baseline;
+    spend?: SpendState;
+    sequential?: { confidence: number; decided: ReadonlyMap<string, ReadonlyMap<string, Decided>> };
+  },
 ): Verdict[] {
   const now = baselineOf(runs, undefined).scenarios;
   const out: Verdict[] = [];
@@ -60,7 +64,10 @@ export function judge(
       out.push(missed);
       continue;
     }
-    const seq = o.sequential && { confidence: o.sequential.confidence, decided: o.sequential.decided.get(id) ?? new Map<string, Decided>() };
+    const seq = o.sequential && {
+      confidence: o.sequential.confidence,
+      decided: o.sequential.decided.get(id) ?? new Map<string, Decided>(),
+    };
     out.push(...evaluateAssertions(id, c.assertions, mine, seq));
     if (o.baseline && now[id]) out.push(...compareToBaseline(id, o.baseline.scenarios[id], now[id], c.maxRegression));
   }

@@ -18,14 +18,23 @@ const escape = (s: string) =>
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
 
 /** With adaptive repeats, each scenario's suite carries how many runs it took, why it stopped and how it decides, as properties. */
-export function junitXml(verdicts: readonly Verdict[], name = 'bench check', sampling?: { design: string; outcomes: readonly SamplingOutcome[] }): string {
+export function junitXml(
+  verdicts: readonly Verdict[],
+  name = 'bench check',
+  sampling?: { design: string; outcomes: readonly SamplingOutcome[] },
+): string {
   const suites = groupBy(verdicts, (v) => v.suite);
   const failures = (vs: readonly Verdict[]) => vs.filter(isBreach).length;
   const errors = (vs: readonly Verdict[]) => vs.filter((v) => v.miss).length;
   const skipped = (vs: readonly Verdict[]) => vs.filter((v) => v.reportOnly).length;
-  const lines = ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites name="${escape(name)}" tests="${verdicts.length}" failures="${failures(verdicts)}" errors="${errors(verdicts)}" skipped="${skipped(verdicts)}">`];
+  const lines = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="${escape(name)}" tests="${verdicts.length}" failures="${failures(verdicts)}" errors="${errors(verdicts)}" skipped="${skipped(verdicts)}">`,
+  ];
   for (const [suite, vs] of suites) {
-    lines.push(`  <testsuite name="${escape(suite)}" tests="${vs.length}" failures="${failures(vs)}" errors="${errors(vs)}" skipped="${skipped(vs)}">`);
+    lines.push(
+      `  <testsuite name="${escape(suite)}" tests="${vs.length}" failures="${failures(vs)}" errors="${errors(vs)}" skipped="${skipped(vs)}">`,
+    );
     const s = sampling?.outcomes.find((x) => x.scenario === suite);
     if (s)
       lines.push(
@@ -38,12 +47,19 @@ export function junitXml(verdicts: readonly Verdict[], name = 'bench check', sam
     for (const v of vs) {
       const open = `    <testcase classname="${escape(`bench.${suite}`)}" name="${escape(v.name)}"`;
       // A report-only line judges nothing: skipped, with its figure as the reason.
-      if (v.reportOnly) lines.push(`${open}>`, `      <skipped message="${escape(`reported only, no limit: ${v.measured}`)}"/>`, '    </testcase>');
+      if (v.reportOnly)
+        lines.push(
+          `${open}>`,
+          `      <skipped message="${escape(`reported only, no limit: ${v.measured}`)}"/>`,
+          '    </testcase>',
+        );
       else if (v.pass) lines.push(`${open}/>`);
       else {
         lines.push(`${open}>`);
         const tag = v.miss ? 'error' : 'failure';
-        lines.push(`      <${tag} type="${v.miss ? (v.missKind ?? 'replay-miss') : 'budget'}" message="${escape(v.message)}">measured: ${escape(v.measured)}; limit: ${escape(v.limit)}</${tag}>`);
+        lines.push(
+          `      <${tag} type="${v.miss ? (v.missKind ?? 'replay-miss') : 'budget'}" message="${escape(v.message)}">measured: ${escape(v.measured)}; limit: ${escape(v.limit)}</${tag}>`,
+        );
         lines.push('    </testcase>');
       }
     }

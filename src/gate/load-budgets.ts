@@ -12,7 +12,14 @@ import { resolveScenario } from '../scenario/loader.ts';
 import type { Scenario } from '../scenario/schema.ts';
 import { loadYamlFile } from '../scenario/yaml-file.ts';
 import { namedFile } from './named-file.ts';
-import { BudgetsSchema, type AdaptiveRepeats, type AssertionsSpec, type Budgets, type MaxRegression, type ScenarioEntry } from './budgets-schema.ts';
+import {
+  BudgetsSchema,
+  type AdaptiveRepeats,
+  type AssertionsSpec,
+  type Budgets,
+  type MaxRegression,
+  type ScenarioEntry,
+} from './budgets-schema.ts';
 
 export interface ScenarioBudget {
   scenario: Scenario;
@@ -54,14 +61,22 @@ function readText(file: string, relative: string, field: string, allowOutside: b
 
 function scenarioUnderTest(file: string, e: ScenarioEntry, i: number, allowOutside: boolean): Scenario {
   const field = `scenarios[${i}]`;
-  const ref = /[/\\]|\.ya?ml$/.test(e.scenario) ? namedFile(file, e.scenario, `${file}: ${field}.scenario`, allowOutside) : e.scenario;
+  const ref = /[/\\]|\.ya?ml$/.test(e.scenario)
+    ? namedFile(file, e.scenario, `${file}: ${field}.scenario`, allowOutside)
+    : e.scenario;
   const base = at(file, `${field}.scenario`, () => resolveScenario(ref));
-  const system = e.system_file !== undefined ? readText(file, e.system_file, `${field}.system_file`, allowOutside) : e.system;
+  const system =
+    e.system_file !== undefined ? readText(file, e.system_file, `${field}.system_file`, allowOutside) : e.system;
   const goal = e.goal_file !== undefined ? readText(file, e.goal_file, `${field}.goal_file`, allowOutside) : e.goal;
   if (e.assertions.success_rate && !base.check)
-    throw new UsageError(`${file}: ${field}.assertions.success_rate: scenario '${base.id}' has no check, so its success is not measured`);
+    throw new UsageError(
+      `${file}: ${field}.assertions.success_rate: scenario '${base.id}' has no check, so its success is not measured`,
+    );
   if (base.agent !== 'react') {
-    if (system !== undefined) throw new UsageError(`${file}: ${field}.system: scenario '${base.id}' is a task-queue scenario, which has role prompts, not one system prompt`);
+    if (system !== undefined)
+      throw new UsageError(
+        `${file}: ${field}.system: scenario '${base.id}' is a task-queue scenario, which has role prompts, not one system prompt`,
+      );
     return { ...base, id: e.id ?? base.id, goal: goal ?? base.goal };
   }
   return { ...base, id: e.id ?? base.id, system: system ?? base.system, goal: goal ?? base.goal };
@@ -78,7 +93,11 @@ export interface LoadOptions {
   allowOutsideFiles?: boolean;
 }
 
-export function loadBudgets(file: string, transport: ModelTransport = DEFAULT_TRANSPORT, o: LoadOptions = {}): LoadedBudgets {
+export function loadBudgets(
+  file: string,
+  transport: ModelTransport = DEFAULT_TRANSPORT,
+  o: LoadOptions = {},
+): LoadedBudgets {
   const budgets = loadYamlFile(file, BudgetsSchema);
   const model = modelSpec(file, budgets.model);
   at(file, 'model', () => validateModelSpec(model, transport));
@@ -89,13 +108,16 @@ export function loadBudgets(file: string, transport: ModelTransport = DEFAULT_TR
   }));
   const ids = new Set<string>();
   checks.forEach((c, i) => {
-    if (ids.has(c.scenario.id)) throw new UsageError(`${file}: scenarios[${i}]: scenario '${c.scenario.id}' is named twice (give one an id)`);
+    if (ids.has(c.scenario.id))
+      throw new UsageError(`${file}: scenarios[${i}]: scenario '${c.scenario.id}' is named twice (give one an id)`);
     ids.add(c.scenario.id);
   });
   const l: Record<string, number | 'off' | undefined> = budgets.limits;
   const options: RunOptions = {
     ...RUN_DEFAULTS,
-    ...Object.fromEntries(LIMITS.flatMap((d) => (l[fieldName(d)] === undefined ? [] : [[optionName(d), String(l[fieldName(d)])]]))),
+    ...Object.fromEntries(
+      LIMITS.flatMap((d) => (l[fieldName(d)] === undefined ? [] : [[optionName(d), String(l[fieldName(d)])]])),
+    ),
     model,
     repeat: String(typeof budgets.repeats === 'number' ? budgets.repeats : budgets.repeats.max),
     seed: String(budgets.seed),
@@ -105,9 +127,18 @@ export function loadBudgets(file: string, transport: ModelTransport = DEFAULT_TR
   };
   // Checked here first so the error names the budgets file's fields, not the flags they stand for.
   at(file, null, () => requireLengthBrake(parseLimits(options), (d) => `limits.${fieldName(d)}`));
-  const spec = at(file, null, () => buildSweepSpec(options, transport, checks.map((c) => c.scenario)));
+  const spec = at(file, null, () =>
+    buildSweepSpec(
+      options,
+      transport,
+      checks.map((c) => c.scenario),
+    ),
+  );
   if (typeof budgets.repeats === 'number') return { file, budgets, spec, checks };
   // Each scenario is decided on one sequence of runs; several models would interleave several.
-  if (spec.grid.model.length > 1) throw new UsageError(`${file}: repeats: adaptive repeats decide one model per scenario; model names ${spec.grid.model.length}`);
+  if (spec.grid.model.length > 1)
+    throw new UsageError(
+      `${file}: repeats: adaptive repeats decide one model per scenario; model names ${spec.grid.model.length}`,
+    );
   return { file, budgets, spec, checks, adaptive: budgets.repeats };
 }

@@ -29,6 +29,8 @@ export function namedFile(budgetsFile: string, relative: string, where: string, 
   if (allowOutside) return real;
   const roots = [path.dirname(fs.realpathSync(budgetsFile)), fs.realpathSync(process.cwd())];
   if (!roots.some((root) => inside(root, real)))
-    throw new UsageError(`${where}: ${relative} is outside the budgets file's directory and the working directory (pass ${ALLOW_OUTSIDE_FLAG} to read it anyway)`);
+    throw new UsageError(
+      `${where}: ${relative} is outside the budgets file's directory and the working directory (pass ${ALLOW_OUTSIDE_FLAG} to read it anyway)`,
+    );
   return real;
 }

@@ -2,7 +2,11 @@
 // it was recorded), so record it again against the real model, or check the real model directly.
 import type { ReplayMiss } from '../contracts/chat.ts';
 
-export function replayMissHint(o: { budgetsFile: string; budgetsModel: string; misses: readonly ReplayMiss[] }): string[] {
+export function replayMissHint(o: {
+  budgetsFile: string;
+  budgetsModel: string;
+  misses: readonly ReplayMiss[];
+}): string[] {
   const cassette = o.misses[0]!.cassette;
   const recorded = o.misses[0]!.model;
   const scenarios = [...new Set(o.misses.map((m) => m.scenario))];

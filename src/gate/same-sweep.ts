@@ -16,8 +16,15 @@ export function assertSameSweep(loaded: LoadedBudgets, meta: Meta, dirArg: strin
   if (!same(meta.grid, spec.grid)) differs.push('model or limits differ');
   if (!same(meta.fixed, spec.fixed)) differs.push('pricing or output limits differ');
   if (meta.repeat !== spec.repeat) differs.push(`repeats ${meta.repeat}, not ${spec.repeat}`);
-  if (!same(meta.adaptive ?? null, loaded.adaptive ?? null)) differs.push(loaded.adaptive ? 'repeats were not adaptive with these min, max, batch and confidence' : 'repeats were adaptive');
+  if (!same(meta.adaptive ?? null, loaded.adaptive ?? null))
+    differs.push(
+      loaded.adaptive ? 'repeats were not adaptive with these min, max, batch and confidence' : 'repeats were adaptive',
+    );
   if (meta.seed !== spec.seed) differs.push(`seed ${meta.seed}, not ${spec.seed}`);
-  if (meta.shard) differs.push(`it holds only shard ${meta.shard.index}/${meta.shard.count} (merge the shards with bench merge first)`);
-  if (differs.length) throw new UsageError(`--from ${dirArg}: these results do not match ${loaded.file}: ${differs.join('; ')}`);
+  if (meta.shard)
+    differs.push(
+      `it holds only shard ${meta.shard.index}/${meta.shard.count} (merge the shards with bench merge first)`,
+    );
+  if (differs.length)
+    throw new UsageError(`--from ${dirArg}: these results do not match ${loaded.file}: ${differs.join('; ')}`);
 }

@@ -14,8 +14,12 @@ export function verdictLine(verdicts: readonly Verdict[]): string {
   // A budget adaptive sampling left undecided failed the check, but no breach was shown: said apart.
   const undecided = failed.filter((v) => v.undecided).length;
   const breached = failed.length - undecided;
-  const parts = [...(breached ? [`${breached} of ${judged} budgets breached`] : []), ...(undecided ? [`${undecided} of ${judged} not shown to hold (undecided at the most runs)`] : [])];
-  const line = failed.length === 0 ? (judged === 1 ? 'the 1 budget holds' : `all ${judged} budgets hold`) : parts.join(', ');
+  const parts = [
+    ...(breached ? [`${breached} of ${judged} budgets breached`] : []),
+    ...(undecided ? [`${undecided} of ${judged} not shown to hold (undecided at the most runs)`] : []),
+  ];
+  const line =
+    failed.length === 0 ? (judged === 1 ? 'the 1 budget holds' : `all ${judged} budgets hold`) : parts.join(', ');
   if (missed === 0) return line;
   const misses = verdicts.filter((v) => v.miss);
   const kinds = [...new Set(misses.map((v) => (v.missKind === 'spend-cap' ? 'spend cap' : 'replay miss')))].join(', ');
@@ -25,12 +29,37 @@ export function verdictLine(verdicts: readonly Verdict[]): string {
 /** One row per budget, for summary.md (marks) and report.html (words). */
 function verdictTable(verdicts: readonly Verdict[], words: boolean) {
   const result = (v: Verdict) =>
-    words ? (v.reportOnly ? 'reported, no limit' : v.pass ? 'holds' : v.miss ? 'not measured' : v.undecided ? 'not shown to hold' : 'breached') : v.reportOnly ? 'ℹ️' : v.pass ? '✅' : v.miss ? '⚠️' : '❌';
-  return { head: [words ? 'result' : '', 'scenario', 'budget', 'measured', 'limit'], rows: verdicts.map((v) => [result(v), v.suite, v.name, v.measured, v.limit]), numeric: [] };
+    words
+      ? v.reportOnly
+        ? 'reported, no limit'
+        : v.pass
+          ? 'holds'
+          : v.miss
+            ? 'not measured'
+            : v.undecided
+              ? 'not shown to hold'
+              : 'breached'
+      : v.reportOnly
+        ? 'ℹ️'
+        : v.pass
+          ? '✅'
+          : v.miss
+            ? '⚠️'
+            : '❌';
+  return {
+    head: [words ? 'result' : '', 'scenario', 'budget', 'measured', 'limit'],
+    rows: verdicts.map((v) => [result(v), v.suite, v.name, v.measured, v.limit]),
+    numeric: [],
+  };
 }
 
 /** The check's verdict as report.html's first section. */
-export function checkHtmlSection(o: { budgetsFile: string; model: string; simulated: boolean; verdicts: readonly Verdict[] }): CheckSection {
+export function checkHtmlSection(o: {
+  budgetsFile: string;
+  model: string;
+  simulated: boolean;
+  verdicts: readonly Verdict[];
+}): CheckSection {
   const breach = o.verdicts.some(isBreach);
   const failed = o.verdicts.filter((v) => !v.pass);
   return {
@@ -42,7 +71,14 @@ export function checkHtmlSection(o: { budgetsFile: string; model: string; simula
   };
 }
 
-export function checkSummaryMd(o: { budgetsFile: string; model: string; simulated: boolean; verdicts: readonly Verdict[]; report: string; sampling?: { design: string; outcomes: readonly SamplingOutcome[] } }): string {
+export function checkSummaryMd(o: {
+  budgetsFile: string;
+  model: string;
+  simulated: boolean;
+  verdicts: readonly Verdict[];
+  report: string;
+  sampling?: { design: string; outcomes: readonly SamplingOutcome[] };
+}): string {
   const failed = o.verdicts.filter((v) => !v.pass);
   const table = verdictTable(o.verdicts, false);
   return [
@@ -53,7 +89,14 @@ export function checkSummaryMd(o: { budgetsFile: string; model: string; simulate
     ...(o.simulated ? [`> ${SIM_CAVEAT}`, ''] : []),
     markdownTable(table),
     ...(failed.length ? ['', ...failed.map((v) => `- ${v.message}`)] : []),
-    ...(o.sampling ? ['', `Adaptive repeats: ${o.sampling.design}.`, '', ...o.sampling.outcomes.map((s) => `- ${s.scenario}: ${s.reason}`)] : []),
+    ...(o.sampling
+      ? [
+          '',
+          `Adaptive repeats: ${o.sampling.design}.`,
+          '',
+          ...o.sampling.outcomes.map((s) => `- ${s.scenario}: ${s.reason}`),
+        ]
+      : []),
     '',
     // The report's own headings sit one level below the verdict.
     o.report.replace(/^(#+) /gm, '#$1 '),

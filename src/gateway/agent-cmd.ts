@@ -19,7 +19,8 @@ import type { Upstream } from './upstream.ts';
 export const OPENAI_DEFAULT_URL = 'https://api.openai.com/v1';
 
 /** The agent command a run's settings carry (the sweep's `agent_cmd` dimension), if any. */
-export const agentCmdOf = (settings: RunPlan['settings']): string | null => (typeof settings.agent.agent_cmd === 'string' ? settings.agent.agent_cmd : null);
+export const agentCmdOf = (settings: RunPlan['settings']): string | null =>
+  typeof settings.agent.agent_cmd === 'string' ? settings.agent.agent_cmd : null;
 
 export interface AgentHost {
   /** Runs one planned run as the agent process; the sweep runner calls it in place of a built-in loop. */
@@ -46,24 +47,62 @@ export async function startAgentHost(o: AgentHostOptions): Promise<AgentHost> {
   const gateway = await Gateway.start({ host: '127.0.0.1', port: 0, counter: o.counter });
   const upstreamFor = async (plan: RunPlan): Promise<Upstream> => {
     const spec = plan.settings.model;
-    if (spec.startsWith('openai:')) return { url: transport.baseURL ?? OPENAI_DEFAULT_URL, apiKey: transport.apiKey, model: spec.slice('openai:'.length), timeoutMs: transport.timeoutMs, speaks: 'openai' };
+    if (spec.startsWith('openai:'))
+      return {
+        url: transport.baseURL ?? OPENAI_DEFAULT_URL,
+        apiKey: transport.apiKey,
+        model: spec.slice('openai:'.length),
+        timeoutMs: transport.timeoutMs,
+        speaks: 'openai',
+      };
     // Anthropic's base URL is spelled without /v1 (its SDKs add /v1/messages); the gateway's upstreams all end in /v1.
     if (spec.startsWith('anthropic:'))
-      return { url: `${(transport.anthropicBaseURL ?? ANTHROPIC_DEFAULT_URL).replace(/\/+$/, '')}/v1`, apiKey: transport.anthropicApiKey, model: spec.slice('anthropic:'.length), timeoutMs: transport.timeoutMs, speaks: 'anthropic' };
-    sim ??= o.startSim({ promptCache: o.promptCache, ...(o.cacheBilling ? { cacheBilling: o.cacheBilling } : {}), onToolMapping: sayToolMapping, onIgnored: sayIgnored });
-    return { url: (await sim).url, model: simProfileFor(spec, plan.scenario).id, seed: plan.settings.seed, timeoutMs: transport.timeoutMs };
+      return {
+        url: `${(transport.anthropicBaseURL ?? ANTHROPIC_DEFAULT_URL).replace(/\/+$/, '')}/v1`,
+        apiKey: transport.anthropicApiKey,
+        model: spec.slice('anthropic:'.length),
+        timeoutMs: transport.timeoutMs,
+        speaks: 'anthropic',
+      };
+    sim ??= o.startSim({
+      promptCache: o.promptCache,
+      ...(o.cacheBilling ? { cacheBilling: o.cacheBilling } : {}),
+      onToolMapping: sayToolMapping,
+      onIgnored: sayIgnored,
+    });
+    return {
+      url: (await sim).url,
+      model: simProfileFor(spec, plan.scenario).id,
+      seed: plan.settings.seed,
+      timeoutMs: transport.timeoutMs,
+    };
   };
   const secrets = [transport.apiKey, transport.anthropicApiKey];
-  const base = Object.fromEntries(Object.entries(o.baseEnv ?? process.env).filter(([, v]) => v !== undefined && !secrets.some((s) => s && v.includes(s))));
+  const base = Object.fromEntries(
+    Object.entries(o.baseEnv ?? process.env).filter(
+      ([, v]) => v !== undefined && !secrets.some((s) => s && v.includes(s)),
+    ),
+  );
 
   async function execute(plan: RunPlan, deps: RunDeps): Promise<RunResult> {
     const { settings, scenario } = plan;
     const startedAt = new Date().toISOString();
     const meter = new RunMeter(plan.runId, plan.configId, settings, deps.onStep, { keepLog: deps.transcript ?? true });
-    const tape = transport.record || transport.replay ? { spec: settings.model, scenario: scenario.id, record: transport.record, replay: transport.replay } : undefined;
+    const tape =
+      transport.record || transport.replay
+        ? { spec: settings.model, scenario: scenario.id, record: transport.record, replay: transport.replay }
+        : undefined;
     // A replayed run reaches no model: every answer comes from the cassette.
-    const upstream = transport.replay ? { url: 'http://replay.invalid/v1', timeoutMs: transport.timeoutMs } : await upstreamFor(plan);
-    const run: GatewayRun = { meter, upstream, maxOutputTokens: settings.max_output_tokens, ...(deps.spend ? { spend: deps.spend } : {}), ...(tape ? { tape } : {}) };
+    const upstream = transport.replay
+      ? { url: 'http://replay.invalid/v1', timeoutMs: transport.timeoutMs }
+      : await upstreamFor(plan);
+    const run: GatewayRun = {
+      meter,
+      upstream,
+      maxOutputTokens: settings.max_output_tokens,
+      ...(deps.spend ? { spend: deps.spend } : {}),
+      ...(tape ? { tape } : {}),
+    };
     const key = gateway.open(run);
     const system = scenario.agent === 'react' ? scenario.system : '';
     const env = {
@@ -81,7 +120,11 @@ export async function startAgentHost(o: AgentHostOptions): Promise<AgentHost> {
       LOOPBENCH_MODEL: run.upstream.model ?? settings.model,
     };
     const timeoutS = settings.limits.timeout_s;
-    const exit = await runAgentProcess(agentCmdOf(settings)!, { env, timeoutMs: timeoutS === null ? null : timeoutS * 1000, signal: deps.signal });
+    const exit = await runAgentProcess(agentCmdOf(settings)!, {
+      env,
+      timeoutMs: timeoutS === null ? null : timeoutS * 1000,
+      signal: deps.signal,
+    });
     gateway.end(key);
     const stop = stopOf(exit, meter, timeoutS, secrets);
     const answer = stop.reason === 'done' ? answerOf(exit.stdout) : null;
@@ -101,22 +144,33 @@ export async function startAgentHost(o: AgentHostOptions): Promise<AgentHost> {
 
 /** Once per protocol and set of parts: what of the agent's requests the simulated model accepts and leaves unread. */
 export function sayIgnored(route: string, parts: string[]): void {
-  console.error(`bench: the simulated model accepts and ignores, in POST ${route} requests, what it cannot act on: ${parts.join('; ')}`);
+  console.error(
+    `bench: the simulated model accepts and ignores, in POST ${route} requests, what it cannot act on: ${parts.join('; ')}`,
+  );
 }
 
 /** Once per profile and set of tools: the agent's tools are not the profile's, and what the sim does about it. */
 export function sayToolMapping(profile: string, notes: string[]): void {
-  console.error(`bench: the simulated model (profile ${profile}) plays its actions on your agent's tools: ${notes.join('; ')}`);
+  console.error(
+    `bench: the simulated model (profile ${profile}) plays its actions on your agent's tools: ${notes.join('; ')}`,
+  );
 }
 
 /** Why the run ended: Ctrl-C, the timeout, a brake at the gateway, or the agent's own exit. */
 function stopOf(exit: AgentExit, meter: RunMeter, timeoutS: number | null, secrets: Array<string | undefined>): Stop {
   const step = meter.state.steps;
-  if (exit.interrupted) return { reason: 'interrupted', detail: `interrupted: the agent process was stopped at step ${step}`, step };
+  if (exit.interrupted)
+    return { reason: 'interrupted', detail: `interrupted: the agent process was stopped at step ${step}`, step };
   if (meter.stop) return meter.stop;
   const after = leftBehind(exit);
-  if (exit.timedOut) return { reason: 'timeout', detail: `timeout ${timeoutS} s: the agent was still running; its process tree was killed at step ${step}${after}`, step };
-  if (exit.spawnError) return { reason: 'error', detail: `the agent command could not be started: ${exit.spawnError}`, step };
+  if (exit.timedOut)
+    return {
+      reason: 'timeout',
+      detail: `timeout ${timeoutS} s: the agent was still running; its process tree was killed at step ${step}${after}`,
+      step,
+    };
+  if (exit.spawnError)
+    return { reason: 'error', detail: `the agent command could not be started: ${exit.spawnError}`, step };
   if (exit.code === 0) return { reason: 'done', detail: `the agent exited 0 after ${step} step(s)${after}`, step };
   const how = exit.code !== null ? `exited with code ${exit.code}` : `was killed by ${exit.signal}`;
   // Agents print their failures on either stream (Claude Code writes API errors to stdout): the end of each.
@@ -129,7 +183,11 @@ function stopOf(exit: AgentExit, meter: RunMeter, timeoutS: number | null, secre
 /** What the agent left behind when it ended, if anything: processes outside its group, a pipe still held. */
 function leftBehind(exit: AgentExit): string {
   const parts: string[] = [];
-  if (exit.leftRunning > 0) parts.push(`${exit.leftRunning} process(es) it had started outside its process group were killed`);
-  if (exit.pipeHeld) parts.push(`a process it left behind still held its output open ${PIPE_GRACE_MS / 1000} s later, so its output was read no further`);
+  if (exit.leftRunning > 0)
+    parts.push(`${exit.leftRunning} process(es) it had started outside its process group were killed`);
+  if (exit.pipeHeld)
+    parts.push(
+      `a process it left behind still held its output open ${PIPE_GRACE_MS / 1000} s later, so its output was read no further`,
+    );
   return parts.length ? `; ${parts.join('; ')}` : '';
 }

@@ -57,7 +57,11 @@ function killGroup(pid: number | undefined, sig: NodeJS.Signals): void {
  * when its shell ends the kernel ends everything it started, setsid() or not.
  */
 function commandFor(cmd: string, namespace: boolean): [string, string[]] {
-  if (namespace && detectContainment() === 'bwrap') return ['bwrap', ['--dev-bind', '/', '/', '--proc', '/proc', '--unshare-pid', '--die-with-parent', '--', '/bin/sh', '-c', cmd]];
+  if (namespace && detectContainment() === 'bwrap')
+    return [
+      'bwrap',
+      ['--dev-bind', '/', '/', '--proc', '/proc', '--unshare-pid', '--die-with-parent', '--', '/bin/sh', '-c', cmd],
+    ];
   return ['/bin/sh', ['-c', cmd]];
 }
 
@@ -65,7 +69,12 @@ export function runAgentProcess(cmd: string, o: AgentProcessOptions): Promise<Ag
   return new Promise((resolve) => {
     const tag = randomBytes(12).toString('hex');
     const [command, args] = commandFor(cmd, o.namespace ?? true);
-    const child = spawn(command, args, { detached: true, env: { ...o.env, [TAG]: tag }, cwd: o.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      detached: true,
+      env: { ...o.env, [TAG]: tag },
+      cwd: o.cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     let timedOut = false;
@@ -117,13 +126,17 @@ export function runAgentProcess(cmd: string, o: AgentProcessOptions): Promise<Ag
 
 /** The agent's answer: its last `{"answer": ...}` JSON line, else its last non-empty line of stdout. */
 export function answerOf(stdout: string): string | null {
-  const lines = stdout.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+  const lines = stdout
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean);
   for (let i = lines.length - 1; i >= 0; i--) {
     const line = lines[i]!;
     if (!line.startsWith('{')) continue;
     try {
       const v = JSON.parse(line) as { answer?: unknown };
-      if (v && typeof v === 'object' && 'answer' in v) return typeof v.answer === 'string' ? v.answer : JSON.stringify(v.answer);
+      if (v && typeof v === 'object' && 'answer' in v)
+        return typeof v.answer === 'string' ? v.answer : JSON.stringify(v.answer);
     } catch {
       // Not JSON: an ordinary line.
     }

@@ -36,18 +36,31 @@ export interface Tally<S> {
 const sameCalls = (a: AssistantMessage, b: AssistantMessage) => {
   const x = a.tool_calls ?? [];
   const y = b.tool_calls ?? [];
-  return x.length === y.length && x.every((c, i) => c.function.name === y[i]!.function.name && c.function.arguments === y[i]!.function.arguments);
+  return (
+    x.length === y.length &&
+    x.every((c, i) => c.function.name === y[i]!.function.name && c.function.arguments === y[i]!.function.arguments)
+  );
 };
 
 /** The answer sent back as it came: its input tokens are known from counting it as output. */
 const isAnswer = (m: ChatMessage, answer: Remembered['answer']) =>
-  answer !== null && m.role === 'assistant' && (m.content ?? '') === (answer.message.content ?? '') && (m.name ?? '') === (answer.message.name ?? '') && sameCalls(m, answer.message);
+  answer !== null &&
+  m.role === 'assistant' &&
+  (m.content ?? '') === (answer.message.content ?? '') &&
+  (m.name ?? '') === (answer.message.name ?? '') &&
+  sameCalls(m, answer.message);
 
 /**
  * The request's input tokens: messages the previous request had at the same place are not counted
  * again, nor is the previous answer, nor tools that did not change.
  */
-export function tally<S>(call: WireCall<S>, prior: Remembered<S> | null, counter: TokenCounter, keepMessages: boolean, adapter: string): Tally<S> {
+export function tally<S>(
+  call: WireCall<S>,
+  prior: Remembered<S> | null,
+  counter: TokenCounter,
+  keepMessages: boolean,
+  adapter: string,
+): Tally<S> {
   const n = call.messages.length;
   const counts = new Array<number>(n);
   const messages = keepMessages ? new Array<ChatMessage>(n) : null;
@@ -73,7 +86,16 @@ export function tally<S>(call: WireCall<S>, prior: Remembered<S> | null, counter
     promptTokens: sum + toolsTokens + REPLY_PRIMING,
     messages,
     tools,
-    remember: { adapter, state: call.state, bytes: call.stateBytes, counts, tools, toolsTokens, messages, answer: null },
+    remember: {
+      adapter,
+      state: call.state,
+      bytes: call.stateBytes,
+      counts,
+      tools,
+      toolsTokens,
+      messages,
+      answer: null,
+    },
   };
 }
 

@@ -76,20 +76,41 @@ export interface ClosedRun {
   stop: Stop | null;
 }
 
-const closedError = (c: ClosedRun): WireError => (c.stop ? brakeError(c.stop) : { status: 409, message: c.closed, type: 'invalid_request_error', code: 'loopbench_run_closed' });
+const closedError = (c: ClosedRun): WireError =>
+  c.stop
+    ? brakeError(c.stop)
+    : { status: 409, message: c.closed, type: 'invalid_request_error', code: 'loopbench_run_closed' };
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 export const isLoopback = (host: string) => LOOPBACK.has(host) || host.startsWith('127.');
 
 /** The refusal of a call a brake stopped: 403, which SDKs do not retry. */
 export function brakeError(stop: Stop): WireError {
-  return { status: 403, message: `loopbench brake '${stop.reason}' stopped this run: ${stop.detail}`, type: 'loopbench_brake', code: `loopbench_${stop.reason}` };
+  return {
+    status: 403,
+    message: `loopbench brake '${stop.reason}' stopped this run: ${stop.detail}`,
+    type: 'loopbench_brake',
+    code: `loopbench_${stop.reason}`,
+  };
 }
 
-const unauthorized = (message: string): WireError => ({ status: 401, message, type: 'invalid_request_error', code: 'invalid_api_key' });
+const unauthorized = (message: string): WireError => ({
+  status: 401,
+  message,
+  type: 'invalid_request_error',
+  code: 'invalid_api_key',
+});
 
 /** HTTP status and error type for a call with no whole answer. */
-const FAILURE_STATUS: Record<FailureCause, number> = { unreachable: 502, dropped: 502, cap: 502, deadline: 504, idle: 504, run_timeout: 403, stopped: 503 };
+const FAILURE_STATUS: Record<FailureCause, number> = {
+  unreachable: 502,
+  dropped: 502,
+  cap: 502,
+  deadline: 504,
+  idle: 504,
+  run_timeout: 403,
+  stopped: 503,
+};
 
 /** The credential a request presents: its bearer token, else its x-api-key. */
 function credential(req: http.IncomingMessage): string {
@@ -104,7 +125,12 @@ function noUpstream(adapter: WireAdapter, up: Upstream): WireError {
     adapter.family === 'anthropic'
       ? `This run's upstream speaks the OpenAI API (Chat Completions, Responses): the gateway does not forward Anthropic Messages (POST ${adapter.route}) to it. Measure an Anthropic model with bench run --model anthropic:<model>, or bench serve --anthropic-upstream URL.`
       : `This run's upstream speaks Anthropic Messages (POST /v1/messages) only: the gateway does not forward ${adapter.route} to it. Measure an OpenAI-compatible model with bench run --model openai:<model>, or bench serve --upstream URL.`;
-  return { status: 400, message, type: 'invalid_request_error', code: `loopbench_no_${up.speaks === 'anthropic' ? 'openai' : 'anthropic'}_upstream` };
+  return {
+    status: 400,
+    message,
+    type: 'invalid_request_error',
+    code: `loopbench_no_${up.speaks === 'anthropic' ? 'openai' : 'anthropic'}_upstream`,
+  };
 }
 
 /** The upstream that answers this protocol for the run, or why none does. */
@@ -134,23 +160,37 @@ export class Gateway {
 
   private constructor(private readonly o: GatewayOptions) {
     // The Responses and Messages adapters each keep the answers they relayed (previous_response_id, Threads): one store per gateway.
-    this.adapters = new Map((o.adapters ?? [chatWire as WireAdapter, responsesWire() as WireAdapter, messagesWire() as WireAdapter]).map((a) => [a.route, a]));
+    this.adapters = new Map(
+      (o.adapters ?? [chatWire as WireAdapter, responsesWire() as WireAdapter, messagesWire() as WireAdapter]).map(
+        (a) => [a.route, a],
+      ),
+    );
     this.conversations = new Conversations(o.conversationBytes);
   }
 
   static async start(o: GatewayOptions): Promise<Gateway> {
-    if (!isLoopback(o.host) && !o.authToken) throw new UsageError(`--host ${o.host}: a gateway reachable beyond this machine needs --auth-token (or bind 127.0.0.1)`);
+    if (!isLoopback(o.host) && !o.authToken)
+      throw new UsageError(
+        `--host ${o.host}: a gateway reachable beyond this machine needs --auth-token (or bind 127.0.0.1)`,
+      );
     const g = new Gateway(o);
     g.server = http.createServer((req, res) => {
       const handled = g.handle(req, res).catch((e: Error) => {
-        if (!res.headersSent) sendError(res, chatWire, { status: 500, message: `gateway error: ${redact(e.message)}`, type: 'server_error' });
+        if (!res.headersSent)
+          sendError(res, chatWire, {
+            status: 500,
+            message: `gateway error: ${redact(e.message)}`,
+            type: 'server_error',
+          });
         else res.destroy();
       });
       g.handling.add(handled);
       void handled.finally(() => g.handling.delete(handled));
     });
     await new Promise<void>((resolve, reject) => {
-      g.server.once('error', (e: NodeJS.ErrnoException) => reject(new UsageError(`cannot listen on ${o.host}:${o.port} (${e.code ?? e.message})`)));
+      g.server.once('error', (e: NodeJS.ErrnoException) =>
+        reject(new UsageError(`cannot listen on ${o.host}:${o.port} (${e.code ?? e.message})`)),
+      );
       g.server.listen(o.port, o.host, resolve);
     });
     const port = (g.server.address() as AddressInfo).port;
@@ -204,18 +244,29 @@ export class Gateway {
   private identify(req: http.IncomingMessage): GatewayRun | WireError {
     // The key as OpenAI's SDKs send it (the bearer token) or Anthropic's (x-api-key).
     const bearer = credential(req);
-    if (bearer.startsWith(KEY_PREFIX)) return this.byKey.get(bearer) ?? unauthorized('Unknown or expired loopbench virtual key: each run has its own key, valid while the run lasts.');
+    if (bearer.startsWith(KEY_PREFIX))
+      return (
+        this.byKey.get(bearer) ??
+        unauthorized('Unknown or expired loopbench virtual key: each run has its own key, valid while the run lasts.')
+      );
     const header = req.headers[RUN_HEADER];
     const id = Array.isArray(header) ? header.join(', ') : header;
-    if (!id) return unauthorized(`No run: send the run's virtual key (lb-…) as the API key, or the header ${RUN_HEADER}.`);
+    if (!id)
+      return unauthorized(`No run: send the run's virtual key (lb-…) as the API key, or the header ${RUN_HEADER}.`);
     const problem = runIdProblem(id);
     if (problem) {
       // Node joins a header sent twice with ', ': say so rather than quote the join.
       const times = req.headersDistinct[RUN_HEADER]?.length ?? 1;
-      const message = times > 1 ? `Header ${RUN_HEADER} was sent ${times} times: send one run id` : `Header ${RUN_HEADER}: ${problem}`;
+      const message =
+        times > 1
+          ? `Header ${RUN_HEADER} was sent ${times} times: send one run id`
+          : `Header ${RUN_HEADER}: ${problem}`;
       return { status: 400, message, type: 'invalid_request_error', code: 'invalid_run_id' };
     }
-    if (this.o.authToken && !sameSecret(bearer, this.o.authToken)) return unauthorized(`Header ${RUN_HEADER} needs the gateway's --auth-token as the bearer token (or as x-api-key).`);
+    if (this.o.authToken && !sameSecret(bearer, this.o.authToken))
+      return unauthorized(
+        `Header ${RUN_HEADER} needs the gateway's --auth-token as the bearer token (or as x-api-key).`,
+      );
     const known = this.byId.get(id);
     if (known) return known;
     const made = this.o.runForHeader?.(id) ?? null;
@@ -228,17 +279,35 @@ export class Gateway {
   /** Opens a run on request (standalone gateway), so an agent whose SDK cannot send a header still gets a run: its virtual key. */
   private async mint(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const refuse = (e: WireError) => sendError(res, chatWire, e);
-    if (req.method !== 'POST') return refuse({ status: 405, message: `Method ${req.method} not allowed on ${RUNS_ROUTE} (use POST)`, type: 'invalid_request_error' });
-    if (this.o.authToken && !sameSecret(credential(req), this.o.authToken)) return refuse(unauthorized(`${RUNS_ROUTE} needs the gateway's --auth-token as the bearer token.`));
+    if (req.method !== 'POST')
+      return refuse({
+        status: 405,
+        message: `Method ${req.method} not allowed on ${RUNS_ROUTE} (use POST)`,
+        type: 'invalid_request_error',
+      });
+    if (this.o.authToken && !sameSecret(credential(req), this.o.authToken))
+      return refuse(unauthorized(`${RUNS_ROUTE} needs the gateway's --auth-token as the bearer token.`));
     const read = await readBody(req);
     if ('error' in read) return refuse(read.error);
     const body = read.value;
-    if (!body || typeof body !== 'object' || Array.isArray(body)) return refuse({ status: 400, message: 'Request body must be a JSON object', type: 'invalid_request_error' });
+    if (!body || typeof body !== 'object' || Array.isArray(body))
+      return refuse({ status: 400, message: 'Request body must be a JSON object', type: 'invalid_request_error' });
     const asked = (body as { run_id?: unknown }).run_id;
     if (asked !== undefined && (typeof asked !== 'string' || runIdProblem(asked)))
-      return refuse({ status: 400, message: `Invalid value for 'run_id': ${RUN_ID_RULE}`, type: 'invalid_request_error', param: 'run_id' });
+      return refuse({
+        status: 400,
+        message: `Invalid value for 'run_id': ${RUN_ID_RULE}`,
+        type: 'invalid_request_error',
+        param: 'run_id',
+      });
     const id = asked ?? `run-${this.byId.size + 1}-${randomBytes(3).toString('hex')}`;
-    if (this.byId.has(id)) return refuse({ status: 409, message: `Run '${id}' exists already`, type: 'invalid_request_error', param: 'run_id' });
+    if (this.byId.has(id))
+      return refuse({
+        status: 409,
+        message: `Run '${id}' exists already`,
+        type: 'invalid_request_error',
+        param: 'run_id',
+      });
     const run = this.o.runForHeader!(id);
     if (!run) return refuse(unauthorized(`Run '${id}' refused.`));
     if ('closed' in run) return refuse(closedError(run));
@@ -250,9 +319,20 @@ export class Gateway {
     if (route === RUNS_ROUTE && this.o.runForHeader) return this.mint(req, res);
     if (route === '/v1/traces' && this.o.traces) return this.o.traces(req, res);
     const adapter = this.adapters.get(route);
-    if (!adapter) return sendError(res, chatWire, { status: 404, message: `Unknown route ${req.method} ${route} (the gateway serves POST ${[...this.adapters.keys()].join(', POST ')})`, type: 'invalid_request_error', code: 'unknown_url' });
+    if (!adapter)
+      return sendError(res, chatWire, {
+        status: 404,
+        message: `Unknown route ${req.method} ${route} (the gateway serves POST ${[...this.adapters.keys()].join(', POST ')})`,
+        type: 'invalid_request_error',
+        code: 'unknown_url',
+      });
     const refuse = (e: WireError) => sendError(res, adapter, e);
-    if (req.method !== 'POST') return refuse({ status: 405, message: `Method ${req.method} not allowed on ${route} (use POST)`, type: 'invalid_request_error' });
+    if (req.method !== 'POST')
+      return refuse({
+        status: 405,
+        message: `Method ${req.method} not allowed on ${route} (use POST)`,
+        type: 'invalid_request_error',
+      });
     const run = this.identify(req);
     if ('status' in run) return refuse(run);
     const read = await readBytes(req);
@@ -272,7 +352,15 @@ export class Gateway {
     const maxOut = Math.min(call.maxOutputTokens ?? run.maxOutputTokens, run.maxOutputTokens);
     if (run.spend?.halted) {
       const step = run.meter.state.steps;
-      return refuse(brakeError(run.meter.end({ reason: 'error', detail: `not continued at step ${step}: a call in this sweep was billed more than its request allowed, so the spend cap stopped every further call`, step })));
+      return refuse(
+        brakeError(
+          run.meter.end({
+            reason: 'error',
+            detail: `not continued at step ${step}: a call in this sweep was billed more than its request allowed, so the spend cap stopped every further call`,
+            step,
+          }),
+        ),
+      );
     }
     const admitted = run.meter.admit(counted.promptTokens, maxOut);
     if ('stop' in admitted) return refuse(brakeError(admitted.stop));
@@ -283,11 +371,28 @@ export class Gateway {
   }
 
   /** Forwards an admitted call (or answers it from the cassette), meters what came back, answers the agent. */
-  private async complete(run: GatewayRun, up: Upstream, adapter: WireAdapter, call: WireCall<unknown>, counted: Tally<unknown>, ticket: Ticket, maxOut: number, res: http.ServerResponse, abandoned: () => boolean): Promise<void> {
+  private async complete(
+    run: GatewayRun,
+    up: Upstream,
+    adapter: WireAdapter,
+    call: WireCall<unknown>,
+    counted: Tally<unknown>,
+    ticket: Ticket,
+    maxOut: number,
+    res: http.ServerResponse,
+    abandoned: () => boolean,
+  ): Promise<void> {
     const { meter, tape } = run;
     const model = up.model ?? call.model;
     const seed = call.seed ?? up.seed;
-    const chat = counted.messages && { model, messages: counted.messages, ...(counted.tools ? { tools: counted.tools } : {}), max_tokens: maxOut, ...(call.temperature !== null ? { temperature: call.temperature } : {}), ...(seed !== undefined ? { seed } : {}) };
+    const chat = counted.messages && {
+      model,
+      messages: counted.messages,
+      ...(counted.tools ? { tools: counted.tools } : {}),
+      max_tokens: maxOut,
+      ...(call.temperature !== null ? { temperature: call.temperature } : {}),
+      ...(seed !== undefined ? { seed } : {}),
+    };
     const key = tape && chat ? tapeKey(tape, chat) : '';
     const reply = (e: WireError) => !abandoned() && sendError(res, adapter, e);
     const reader = adapter.reader(call);
@@ -305,42 +410,109 @@ export class Gateway {
       const left = meter.remainingMs();
       const byRun = left !== null && left < up.timeoutMs;
       const bounds = byRun
-        ? { deadlineMs: left, deadlineCause: 'run_timeout' as const, deadlineText: `the run's --timeout (${meter.settings.limits.timeout_s} s)` }
-        : { deadlineMs: up.timeoutMs, deadlineCause: 'deadline' as const, deadlineText: `the call's deadline (--request-timeout ${up.timeoutMs / 1000} s)` };
-      const changes = { ...(up.model ? { model: up.model } : {}), maxOutputTokens: maxOut, ...(up.seed !== undefined ? { seed: up.seed } : {}), includeUsage: true };
-      outcome = await forward(up, call.upstreamPath, call.forward(changes), call.headers(up.apiKey), reader, { ...bounds, cancels: this.cancels });
+        ? {
+            deadlineMs: left,
+            deadlineCause: 'run_timeout' as const,
+            deadlineText: `the run's --timeout (${meter.settings.limits.timeout_s} s)`,
+          }
+        : {
+            deadlineMs: up.timeoutMs,
+            deadlineCause: 'deadline' as const,
+            deadlineText: `the call's deadline (--request-timeout ${up.timeoutMs / 1000} s)`,
+          };
+      const changes = {
+        ...(up.model ? { model: up.model } : {}),
+        maxOutputTokens: maxOut,
+        ...(up.seed !== undefined ? { seed: up.seed } : {}),
+        includeUsage: true,
+      };
+      outcome = await forward(up, call.upstreamPath, call.forward(changes), call.headers(up.apiKey), reader, {
+        ...bounds,
+        cancels: this.cancels,
+      });
     }
     const hungUp = abandoned() ? '; the agent had hung up' : '';
     if (outcome.kind === 'refused') {
       const error = `upstream ${outcome.status}: ${adapter.upstreamErrorMessage(outcome.body) ?? outcome.body.slice(0, 300)}`;
       meter.fail(ticket, error + hungUp, counted.messages);
-      if (!abandoned()) sendText(res, outcome.status, 'application/json', outcome.body || JSON.stringify(adapter.errorBody({ status: outcome.status, message: error, type: 'upstream_error' })));
+      if (!abandoned())
+        sendText(
+          res,
+          outcome.status,
+          'application/json',
+          outcome.body ||
+            JSON.stringify(adapter.errorBody({ status: outcome.status, message: error, type: 'upstream_error' })),
+        );
       return;
     }
     if (outcome.kind === 'failed') {
       // A call that went out is billed: with no answer to bill from, at its worst case.
-      meter.fail(ticket, outcome.error + hungUp, counted.messages, outcome.sent ? worstCase(ticket, 'no whole answer arrived') : undefined);
+      meter.fail(
+        ticket,
+        outcome.error + hungUp,
+        counted.messages,
+        outcome.sent ? worstCase(ticket, 'no whole answer arrived') : undefined,
+      );
       const step = meter.state.steps;
       if (outcome.cause === 'run_timeout') {
         const limit = meter.settings.limits.timeout_s;
-        return void reply(brakeError(meter.end({ reason: 'timeout', detail: `timeout ${limit} s: the run's time ran out with a call in flight at step ${step}`, step, fired: { brake: 'timeout_s', value: meter.elapsedMs() / 1000, limit: limit! } })));
+        return void reply(
+          brakeError(
+            meter.end({
+              reason: 'timeout',
+              detail: `timeout ${limit} s: the run's time ran out with a call in flight at step ${step}`,
+              step,
+              fired: { brake: 'timeout_s', value: meter.elapsedMs() / 1000, limit: limit! },
+            }),
+          ),
+        );
       }
       // An answer larger than any real one: the upstream is broken, and the run ends as an error.
-      if (outcome.cause === 'cap') meter.end({ reason: 'error', detail: `upstream error at step ${step}: ${outcome.error}`, step });
-      return void reply({ status: FAILURE_STATUS[outcome.cause], message: outcome.error, type: outcome.cause === 'deadline' || outcome.cause === 'idle' ? 'upstream_timeout' : 'upstream_error', code: `loopbench_upstream_${outcome.cause}` });
+      if (outcome.cause === 'cap')
+        meter.end({ reason: 'error', detail: `upstream error at step ${step}: ${outcome.error}`, step });
+      return void reply({
+        status: FAILURE_STATUS[outcome.cause],
+        message: outcome.error,
+        type: outcome.cause === 'deadline' || outcome.cause === 'idle' ? 'upstream_timeout' : 'upstream_error',
+        code: `loopbench_upstream_${outcome.cause}`,
+      });
     }
     const read = reader.end();
     if (!read.ok) {
       meter.fail(ticket, read.error + hungUp, counted.messages, worstCase(ticket, 'the answer could not be read'));
-      return void reply({ status: 502, message: read.error, type: 'upstream_error', code: 'loopbench_upstream_unreadable' });
+      return void reply({
+        status: 502,
+        message: read.error,
+        type: 'upstream_error',
+        code: 'loopbench_upstream_unreadable',
+      });
     }
     const { message, finishReason, usage } = read.answer;
-    const metered = meterUsage(usage, { promptTokens: counted.promptTokens, maxOutputTokens: maxOut, completionTokens: countAnswer(counted.remember, this.o.counter, message), promptBounded: call.textOnly });
+    const metered = meterUsage(usage, {
+      promptTokens: counted.promptTokens,
+      maxOutputTokens: maxOut,
+      completionTokens: countAnswer(counted.remember, this.o.counter, message),
+      promptBounded: call.textOnly,
+    });
     if (metered.overReported) run.spend?.noteOverrun();
     if (tape?.record && chat)
-      tape.record.add({ key, model: tape.spec, scenario: tape.scenario, step: meter.state.steps + 1, role: 'act', request: requestParts(chat), message: tapeMessage(message), usage: metered.usage, latencyMs: 0, finishReason });
+      tape.record.add({
+        key,
+        model: tape.spec,
+        scenario: tape.scenario,
+        step: meter.state.steps + 1,
+        role: 'act',
+        request: requestParts(chat),
+        message: tapeMessage(message),
+        usage: metered.usage,
+        latencyMs: 0,
+        finishReason,
+      });
     if (abandoned()) {
-      meter.settle(ticket, metered, counted.messages, message, { delivered: false, error: 'the agent hung up before the answer: billed as the upstream answered, not delivered' });
+      meter.settle(ticket, metered, counted.messages, message, {
+        delivered: false,
+        error: 'the agent hung up before the answer: billed as the upstream answered, not delivered',
+      });
       return;
     }
     const stop = meter.settle(ticket, metered, counted.messages, message, { delivered: true, finish: finishReason });
@@ -348,7 +520,11 @@ export class Gateway {
     const body = reader.clientBody();
     // One buffer, written with the headers in one go.
     const bytes = body.pieces.length === 1 ? body.pieces[0]! : Buffer.concat(body.pieces);
-    res.writeHead(200, { 'content-type': body.contentType, 'content-length': bytes.length, 'cache-control': 'no-cache' });
+    res.writeHead(200, {
+      'content-type': body.contentType,
+      'content-length': bytes.length,
+      'cache-control': 'no-cache',
+    });
     res.end(bytes);
   }
 }

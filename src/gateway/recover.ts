@@ -29,7 +29,8 @@ export async function recoverGatewayRuns(dir: string): Promise<Recovery | null> 
   if (Number.isInteger(pid) && pid > 0 && alive(pid)) return { running: pid };
   const runsFile = resultFile(dir, 'runs');
   const recorded = new Set<string>();
-  for await (const line of readJsonlLines(runsFile)) if (line.ok) recorded.add((line.value as { run_id?: string }).run_id ?? '');
+  for await (const line of readJsonlLines(runsFile))
+    if (line.ok) recorded.add((line.value as { run_id?: string }).run_id ?? '');
   const open = new Map<string, RunLedger>();
   for await (const line of readJsonlLines(resultFile(dir, 'steps'))) {
     if (!line.ok) continue;
@@ -46,7 +47,17 @@ export async function recoverGatewayRuns(dir: string): Promise<Recovery | null> 
     for (const ledger of open.values()) {
       const t = ledger.totals;
       const detail = `rebuilt from steps.jsonl by bench report: the gateway (pid ${pid}) was killed before it recorded this run, so how the run ended is not known`;
-      out.write(ledger.runRecord({ agent: 'external', stop: { reason: 'interrupted', detail, step: t.steps }, elapsedMs: t.elapsedMs, answer: null, success: null, started_at: '', finished_at: '' }));
+      out.write(
+        ledger.runRecord({
+          agent: 'external',
+          stop: { reason: 'interrupted', detail, step: t.steps },
+          elapsedMs: t.elapsedMs,
+          answer: null,
+          success: null,
+          started_at: '',
+          finished_at: '',
+        }),
+      );
     }
     out.close();
   }

@@ -34,7 +34,11 @@ const NOTHING: Metered = { usage: { prompt_tokens: 0, completion_tokens: 0, cach
 
 /** A call sent that got no answer to bill from: billed at its prompt and the whole answer it allowed. */
 export function worstCase(t: Ticket, why: string): Metered {
-  return { usage: { prompt_tokens: t.inputTokens, completion_tokens: t.maxOutputTokens, cached_tokens: 0 }, source: 'worst_case', note: `${why}: billed at its worst case, the prompt and the ${t.maxOutputTokens.toLocaleString('en-US')} output tokens it allowed` };
+  return {
+    usage: { prompt_tokens: t.inputTokens, completion_tokens: t.maxOutputTokens, cached_tokens: 0 },
+    source: 'worst_case',
+    note: `${why}: billed at its worst case, the prompt and the ${t.maxOutputTokens.toLocaleString('en-US')} output tokens it allowed`,
+  };
 }
 
 export class RunMeter {
@@ -110,12 +114,22 @@ export class RunMeter {
       costUsd: s.costUsd + this.reservedUsd,
       outputTokens: s.outputTokens + this.reservedTokens,
     };
-    const stop = firstStop(this.brakes, (b) => b.beforeCall?.(view, { role: 'act', inputTokens, maxOutputTokens, projectedCostUsd }));
+    const stop = firstStop(this.brakes, (b) =>
+      b.beforeCall?.(view, { role: 'act', inputTokens, maxOutputTokens, projectedCostUsd }),
+    );
     if (stop) return { stop: (this.stop = stop) };
     this.inFlight++;
     this.reservedUsd += projectedCostUsd;
     this.reservedTokens += inputTokens + maxOutputTokens;
-    return { ticket: { projectedCostUsd, projectedTokens: inputTokens + maxOutputTokens, inputTokens, maxOutputTokens, started: performance.now() } };
+    return {
+      ticket: {
+        projectedCostUsd,
+        projectedTokens: inputTokens + maxOutputTokens,
+        inputTokens,
+        maxOutputTokens,
+        started: performance.now(),
+      },
+    };
   }
 
   private release(t: Ticket): void {
@@ -134,13 +148,30 @@ export class RunMeter {
    * action brakes (spin). A Stop means the answer must be withheld, so the action never runs; it
    * was billed all the same. An answer the agent hung up on is billed and its actions not counted.
    */
-  settle(t: Ticket, metered: Metered, sent: ChatMessage[] | null, received: AssistantMessage, o: { delivered: boolean; finish?: FinishReason; error?: string } = { delivered: true }): Stop | null {
+  settle(
+    t: Ticket,
+    metered: Metered,
+    sent: ChatMessage[] | null,
+    received: AssistantMessage,
+    o: { delivered: boolean; finish?: FinishReason; error?: string } = { delivered: true },
+  ): Stop | null {
     this.release(t);
     // Fingerprinted as the built-in loops do, so spin means the same thing for both.
     const actions: Action[] = o.delivered ? (received.tool_calls ?? []).map(parseCall) : [];
     const step = this.account(metered, performance.now() - t.started, actions, o.error ?? null);
-    this.keep({ sent, received, usage: metered.usage, error: o.error ?? null, ...(o.finish ? { finish_reason: o.finish } : {}) });
-    if (metered.overReported) this.end({ reason: 'error', detail: `the upstream billed more than the request allowed at step ${this.state.steps} (${metered.overReported}); the run's further calls were refused`, step: this.state.steps });
+    this.keep({
+      sent,
+      received,
+      usage: metered.usage,
+      error: o.error ?? null,
+      ...(o.finish ? { finish_reason: o.finish } : {}),
+    });
+    if (metered.overReported)
+      this.end({
+        reason: 'error',
+        detail: `the upstream billed more than the request allowed at step ${this.state.steps} (${metered.overReported}); the run's further calls were refused`,
+        step: this.state.steps,
+      });
     const s = this.state;
     let stop: Stop | null = null;
     for (const a of actions) {
@@ -160,8 +191,19 @@ export class RunMeter {
     this.keep({ sent, received: null, usage: billed === NOTHING ? null : billed.usage, error });
   }
 
-  private keep(c: Pick<CallLog, 'received' | 'usage' | 'error' | 'finish_reason'> & { sent: ChatMessage[] | null }): void {
-    if (this.keepLog) this.log.push({ call: this.state.calls, step: this.state.steps, round: 0, role: 'act', tools: null, ...c, sent: c.sent ?? [] });
+  private keep(
+    c: Pick<CallLog, 'received' | 'usage' | 'error' | 'finish_reason'> & { sent: ChatMessage[] | null },
+  ): void {
+    if (this.keepLog)
+      this.log.push({
+        call: this.state.calls,
+        step: this.state.steps,
+        round: 0,
+        role: 'act',
+        tools: null,
+        ...c,
+        sent: c.sent ?? [],
+      });
   }
 
   /** Adds a call to the run's totals; its StepRecord, for the caller to hand on. */
@@ -183,10 +225,17 @@ export class RunMeter {
       },
     });
   }
-
 }
 
 /** The run record of a metered run: its totals from the meter's ledger, the rest from the caller. */
-export function meteredRunRecord(meter: RunMeter, r: Pick<RunEnd, 'stop' | 'answer' | 'success' | 'started_at'>): RunRecord {
-  return meter.ledger.runRecord({ agent: 'external', ...r, elapsedMs: meter.elapsedMs(), finished_at: new Date().toISOString() });
+export function meteredRunRecord(
+  meter: RunMeter,
+  r: Pick<RunEnd, 'stop' | 'answer' | 'success' | 'started_at'>,
+): RunRecord {
+  return meter.ledger.runRecord({
+    agent: 'external',
+    ...r,
+    elapsedMs: meter.elapsedMs(),
+    finished_at: new Date().toISOString(),
+  });
 }

@@ -126,8 +126,12 @@ export async function startStandaloneGateway(o: StandaloneOptions): Promise<Runn
   const real = o.upstreamUrl !== undefined || o.anthropicUrl !== undefined;
   const sim: SimServer | null = real ? null : await o.startSim({ promptCache: o.promptCache });
   const bounds = { timeoutMs: o.timeoutMs, idleMs: o.idleMs, maxAnswerBytes: o.maxAnswerBytes };
-  const openai: Upstream | null = o.upstreamUrl !== undefined ? { url: o.upstreamUrl, apiKey: o.apiKey, speaks: 'openai', ...bounds } : null;
-  const anthropic: Upstream | null = o.anthropicUrl !== undefined ? { url: `${o.anthropicUrl.replace(/\/+$/, '')}/v1`, apiKey: o.anthropicKey, speaks: 'anthropic', ...bounds } : null;
+  const openai: Upstream | null =
+    o.upstreamUrl !== undefined ? { url: o.upstreamUrl, apiKey: o.apiKey, speaks: 'openai', ...bounds } : null;
+  const anthropic: Upstream | null =
+    o.anthropicUrl !== undefined
+      ? { url: `${o.anthropicUrl.replace(/\/+$/, '')}/v1`, apiKey: o.anthropicKey, speaks: 'anthropic', ...bounds }
+      : null;
   const upstream: Upstream = openai ?? anthropic ?? { url: sim!.url, ...bounds };
   try {
     gateway = await Gateway.start({
@@ -137,7 +141,11 @@ export async function startStandaloneGateway(o: StandaloneOptions): Promise<Runn
       authToken: o.authToken,
       traces: o.traces,
       runForHeader: (id) => {
-        if (closed.has(id)) return { closed: `Run '${id}' is closed: it went quiet for ${idleMs / 1000} s and its record is written; send a new run id (bench serve --run-idle sets how long a run may pause)`, stop: closed.get(id)! };
+        if (closed.has(id))
+          return {
+            closed: `Run '${id}' is closed: it went quiet for ${idleMs / 1000} s and its record is written; send a new run id (bench serve --run-idle sets how long a run may pause)`,
+            stop: closed.get(id)!,
+          };
         const settings: Settings = { ...o.settings, scenario: 'external', seed: 0, repeat: 0 };
         const run: OpenRun = { meter: null!, startedAt: new Date().toISOString(), timer: null };
         run.meter = new RunMeter(id, 'external', settings, (r) => {
@@ -147,7 +155,13 @@ export async function startStandaloneGateway(o: StandaloneOptions): Promise<Runn
         });
         open.set(id, run);
         arm(run);
-        return { meter: run.meter, upstream, ...(openai && anthropic ? { anthropic } : {}), maxOutputTokens: settings.max_output_tokens, ...(o.priceOf ? { priceOf: o.priceOf } : {}) };
+        return {
+          meter: run.meter,
+          upstream,
+          ...(openai && anthropic ? { anthropic } : {}),
+          maxOutputTokens: settings.max_output_tokens,
+          ...(o.priceOf ? { priceOf: o.priceOf } : {}),
+        };
       },
     });
   } catch (e) {
@@ -172,6 +186,10 @@ export async function startStandaloneGateway(o: StandaloneOptions): Promise<Runn
 }
 
 function recordOf(meter: RunMeter, startedAt: string, when: string): RunRecord {
-  const stop = meter.stop ?? { reason: 'done' as const, detail: `no brake fired in ${meter.state.steps} call(s); ${when} (the gateway does not see the agent's answer)`, step: meter.state.steps };
+  const stop = meter.stop ?? {
+    reason: 'done' as const,
+    detail: `no brake fired in ${meter.state.steps} call(s); ${when} (the gateway does not see the agent's answer)`,
+    step: meter.state.steps,
+  };
   return meteredRunRecord(meter, { stop, answer: null, success: null, started_at: startedAt });
 }

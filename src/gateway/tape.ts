@@ -17,6 +17,10 @@ export const tapeKey = (tape: Tape, sent: ChatRequest) => requestKey(tape.spec, 
 
 /** The standard fields of an answer, as a cassette holds them (a provider's extras, like `refusal`, are not part of it). */
 export function tapeMessage(m: AssistantMessage): AssistantMessage {
-  const calls = (m.tool_calls ?? []).map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.function.name, arguments: c.function.arguments } }));
+  const calls = (m.tool_calls ?? []).map((c) => ({
+    id: c.id,
+    type: 'function' as const,
+    function: { name: c.function.name, arguments: c.function.arguments },
+  }));
   return { role: 'assistant', content: m.content ?? null, ...(calls.length ? { tool_calls: calls } : {}) };
 }

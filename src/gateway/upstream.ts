@@ -68,7 +68,15 @@ function targetOf(up: Upstream, path: string): http.RequestOptions & { secure: b
     const url = new URL(`${up.url.replace(/\/+$/, '')}${path}`);
     const secure = url.protocol === 'https:';
     if (!secure && url.protocol !== 'http:') throw new Error(`${url.protocol} is not http or https`);
-    t = { secure, protocol: url.protocol, hostname: url.hostname.replace(/^\[|\]$/g, ''), port: url.port, path: `${url.pathname}${url.search}`, method: 'POST', agent: AGENTS[url.protocol as 'http:' | 'https:'] };
+    t = {
+      secure,
+      protocol: url.protocol,
+      hostname: url.hostname.replace(/^\[|\]$/g, ''),
+      port: url.port,
+      path: `${url.pathname}${url.search}`,
+      method: 'POST',
+      agent: AGENTS[url.protocol as 'http:' | 'https:'],
+    };
     byPath.set(path, t);
   }
   return t;
@@ -76,7 +84,14 @@ function targetOf(up: Upstream, path: string): http.RequestOptions & { secure: b
 
 const mib = (n: number) => `${(n / 1024 / 1024).toLocaleString('en-US', { maximumFractionDigits: 2 })} MiB`;
 
-export function forward(up: Upstream, path: string, pieces: Buffer[], sendHeaders: Record<string, string>, reader: AnswerReader, b: CallBounds): Promise<Outcome> {
+export function forward(
+  up: Upstream,
+  path: string,
+  pieces: Buffer[],
+  sendHeaders: Record<string, string>,
+  reader: AnswerReader,
+  b: CallBounds,
+): Promise<Outcome> {
   const secrets = [up.apiKey];
   const cap = up.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
   const idleMs = Math.min(up.idleMs ?? DEFAULT_IDLE_MS, b.deadlineMs);
@@ -87,7 +102,12 @@ export function forward(up: Upstream, path: string, pieces: Buffer[], sendHeader
     try {
       target = targetOf(up, path);
     } catch (e) {
-      return resolve({ kind: 'failed', cause: 'unreachable', sent: false, error: redact(`upstream unreachable: ${(e as Error).message}`, secrets) });
+      return resolve({
+        kind: 'failed',
+        cause: 'unreachable',
+        sent: false,
+        error: redact(`upstream unreachable: ${(e as Error).message}`, secrets),
+      });
     }
     const { secure, ...options } = target;
     const length = pieces.reduce((n, p) => n + p.length, 0);
@@ -114,14 +134,20 @@ export function forward(up: Upstream, path: string, pieces: Buffer[], sendHeader
           if (size < ERROR_BODY_KEEP) kept.push(c.subarray(0, ERROR_BODY_KEEP - size));
           size += c.length;
         });
-        res.on('end', () => done({ kind: 'refused', status, body: redact(Buffer.concat(kept).toString('utf8'), secrets) }));
+        res.on('end', () =>
+          done({ kind: 'refused', status, body: redact(Buffer.concat(kept).toString('utf8'), secrets) }),
+        );
         return;
       }
       let size = 0;
       res.on('data', (c: Buffer) => {
         if (settled) return;
         size += c.length;
-        if (size > cap) return fail('cap', `the upstream's answer passed ${mib(cap)}, the most the gateway reads of one answer (--max-answer-mb)`);
+        if (size > cap)
+          return fail(
+            'cap',
+            `the upstream's answer passed ${mib(cap)}, the most the gateway reads of one answer (--max-answer-mb)`,
+          );
         reader.push(c);
       });
       res.on('end', () => done({ kind: 'answered' }));
@@ -131,7 +157,12 @@ export function forward(up: Upstream, path: string, pieces: Buffer[], sendHeader
     b.cancels.add(onAbort);
     req.setTimeout(idleMs, () => fail('idle', `the upstream sent nothing for ${idleMs / 1000} s (--idle-timeout)`));
     req.on('finish', () => (sent = true));
-    req.on('error', (e) => fail(sent ? 'dropped' : 'unreachable', sent ? `the connection to the upstream broke: ${e.message}` : `upstream unreachable: ${e.message}`));
+    req.on('error', (e) =>
+      fail(
+        sent ? 'dropped' : 'unreachable',
+        sent ? `the connection to the upstream broke: ${e.message}` : `upstream unreachable: ${e.message}`,
+      ),
+    );
     for (const p of pieces) req.write(p);
     req.end();
   });

@@ -38,7 +38,7 @@ export interface UsageBounds {
   promptBounded: boolean;
 }
 
-const show = (v: unknown) => (v === undefined ? 'missing' : JSON.stringify(v)?.slice(0, 40) ?? String(v));
+const show = (v: unknown) => (v === undefined ? 'missing' : (JSON.stringify(v)?.slice(0, 40) ?? String(v)));
 const int = (n: number) => n.toLocaleString('en-US');
 const NOT_COUNT = `is not a non-negative integer up to ${int(MAX_TOKENS_PER_CALL)}`;
 
@@ -52,10 +52,21 @@ function part(v: unknown, name: string, problems: string[]): number | null {
 
 export function meterUsage(sent: SentUsage | null, b: UsageBounds): Metered {
   const counted: Usage = { prompt_tokens: b.promptTokens, completion_tokens: b.completionTokens, cached_tokens: 0 };
-  if (!sent) return { usage: counted, source: 'counted', reported: null, counted, note: "the upstream reported no usage: metered with loopbench's own count" };
+  if (!sent)
+    return {
+      usage: counted,
+      source: 'counted',
+      reported: null,
+      counted,
+      note: "the upstream reported no usage: metered with loopbench's own count",
+    };
   const problems: string[] = [];
   const over: string[] = [];
-  const reported: ReportedUsage = { prompt_tokens: isCount(sent.prompt) ? sent.prompt : null, completion_tokens: isCount(sent.completion) ? sent.completion : null, cached_tokens: isCount(sent.cached) ? sent.cached : null };
+  const reported: ReportedUsage = {
+    prompt_tokens: isCount(sent.prompt) ? sent.prompt : null,
+    completion_tokens: isCount(sent.completion) ? sent.completion : null,
+    cached_tokens: isCount(sent.cached) ? sent.cached : null,
+  };
   let prompt = reported.prompt_tokens;
   let completion = reported.completion_tokens;
   let cached = sent.cached === undefined || sent.cached === null ? 0 : reported.cached_tokens;
@@ -63,17 +74,28 @@ export function meterUsage(sent: SentUsage | null, b: UsageBounds): Metered {
   if (completion === null) problems.push(`completion_tokens ${show(sent.completion)} ${NOT_COUNT}`);
   if (cached === null) problems.push(`cached_tokens ${show(sent.cached)} ${NOT_COUNT}`);
   if (prompt !== null && prompt * USAGE_FACTOR < b.promptTokens) {
-    problems.push(`prompt_tokens ${int(prompt)} is under 1/${USAGE_FACTOR} of loopbench's count (${int(b.promptTokens)})`);
+    problems.push(
+      `prompt_tokens ${int(prompt)} is under 1/${USAGE_FACTOR} of loopbench's count (${int(b.promptTokens)})`,
+    );
     prompt = null;
   }
   if (completion !== null && completion * USAGE_FACTOR < b.completionTokens) {
-    problems.push(`completion_tokens ${int(completion)} is under 1/${USAGE_FACTOR} of loopbench's count of the answer (${int(b.completionTokens)})`);
+    problems.push(
+      `completion_tokens ${int(completion)} is under 1/${USAGE_FACTOR} of loopbench's count of the answer (${int(b.completionTokens)})`,
+    );
     completion = null;
   }
-  if (completion !== null && completion > b.maxOutputTokens) over.push(`completion_tokens ${int(completion)} is more than the ${int(b.maxOutputTokens)} the request allowed`);
+  if (completion !== null && completion > b.maxOutputTokens)
+    over.push(`completion_tokens ${int(completion)} is more than the ${int(b.maxOutputTokens)} the request allowed`);
   if (prompt !== null && b.promptBounded && prompt > USAGE_FACTOR * b.promptTokens + PROMPT_SLACK)
-    over.push(`prompt_tokens ${int(prompt)} is more than ${USAGE_FACTOR}× loopbench's count (${int(b.promptTokens)}) + ${int(PROMPT_SLACK)}`);
-  const usage: Usage = { prompt_tokens: prompt ?? b.promptTokens, completion_tokens: completion ?? b.completionTokens, cached_tokens: 0 };
+    over.push(
+      `prompt_tokens ${int(prompt)} is more than ${USAGE_FACTOR}× loopbench's count (${int(b.promptTokens)}) + ${int(PROMPT_SLACK)}`,
+    );
+  const usage: Usage = {
+    prompt_tokens: prompt ?? b.promptTokens,
+    completion_tokens: completion ?? b.completionTokens,
+    cached_tokens: 0,
+  };
   if (cached !== null && cached > usage.prompt_tokens) {
     problems.push(`cached_tokens ${int(cached)} is more than the prompt's ${int(usage.prompt_tokens)}`);
     cached = null;
@@ -82,7 +104,9 @@ export function meterUsage(sent: SentUsage | null, b: UsageBounds): Metered {
   // Cache writes are input, apart from the cache reads; reasoning is output. A part that cannot be so is left out (billed at the plain rate).
   let write = part(sent.cacheWrite, 'cache_write_tokens', problems);
   if (write !== null && usage.cached_tokens + write > usage.prompt_tokens) {
-    problems.push(`cache_write_tokens ${int(write)} with cached_tokens ${int(usage.cached_tokens)} is more than the prompt's ${int(usage.prompt_tokens)}`);
+    problems.push(
+      `cache_write_tokens ${int(write)} with cached_tokens ${int(usage.cached_tokens)} is more than the prompt's ${int(usage.prompt_tokens)}`,
+    );
     write = null;
   }
   let write1h = part(sent.cacheWrite1h, 'cache_write_1h_tokens', problems);
@@ -102,7 +126,9 @@ export function meterUsage(sent: SentUsage | null, b: UsageBounds): Metered {
   if (sent.reasoning != null) reported.reasoning_tokens = isCount(sent.reasoning) ? sent.reasoning : null;
   if (!problems.length && !over.length) return { usage, source: 'provider' };
   const said = [...problems, ...over].join('; ');
-  const what = over.length ? "billed as reported, and the run's further calls are refused" : "metered with loopbench's own count where the upstream's was not usable";
+  const what = over.length
+    ? "billed as reported, and the run's further calls are refused"
+    : "metered with loopbench's own count where the upstream's was not usable";
   return {
     usage,
     source: problems.length ? 'counted' : 'provider',

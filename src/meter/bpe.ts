@@ -148,7 +148,17 @@ const SPACE = 8; // white space but a line break
 const NEWLINE = 16; // \r and \n
 const OTHER = 32; // neither a letter, a digit nor white space
 const CLASS = new Uint8Array(128).map((_, c) =>
-  c >= 65 && c <= 90 ? UPPER : c >= 97 && c <= 122 ? LOWER : c >= 48 && c <= 57 ? DIGIT : c === 10 || c === 13 ? NEWLINE : (c >= 9 && c <= 12) || c === 32 ? SPACE : OTHER,
+  c >= 65 && c <= 90
+    ? UPPER
+    : c >= 97 && c <= 122
+      ? LOWER
+      : c >= 48 && c <= 57
+        ? DIGIT
+        : c === 10 || c === 13
+          ? NEWLINE
+          : (c >= 9 && c <= 12) || c === 32
+            ? SPACE
+            : OTHER,
 );
 const LETTER = UPPER | LOWER;
 const WHITE = SPACE | NEWLINE;
@@ -211,7 +221,7 @@ function tokenize(t: RankTable, text: string, out?: number[]): number {
   // Most text is ASCII (every simulated word is): split by hand. Any other, by the pattern.
   if (!ASCII.test(text)) return tokenizeSplit(t, text, out);
   let count = 0;
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const end = pieceEnd(text, i);
     count += asciiPiece(t, text, i, end, out);
     i = end;

@@ -87,7 +87,9 @@ export class RunLedger {
     const cacheWrite1h = u.cache_write_1h_tokens ?? 0;
     const reasoning = u.reasoning_tokens ?? 0;
     const price = c.price ?? this.runSettings.price;
-    const cost = c.costUsd ?? callCost(price, u.prompt_tokens, u.completion_tokens, u.cached_tokens, { cacheWrite, cacheWrite1h, reasoning });
+    const cost =
+      c.costUsd ??
+      callCost(price, u.prompt_tokens, u.completion_tokens, u.cached_tokens, { cacheWrite, cacheWrite1h, reasoning });
     t.calls++;
     t.steps = c.step;
     t.inputTokens += u.prompt_tokens;
@@ -184,7 +186,10 @@ const same = (a: number, b: number) => Math.abs(a - b) <= 1e-9 + 1e-9 * Math.abs
  * The first figure of `run` that its steps (all of them: `steps.calls === run.calls`) do not add up to,
  * or null. Fields a record does not carry (written before they were kept) are not compared.
  */
-export function stepsDisagree(run: Partial<Pick<RunRecord, (typeof SUMMED)[number][0]>>, steps: RunTotals): { field: string; recorded: number; summed: number } | null {
+export function stepsDisagree(
+  run: Partial<Pick<RunRecord, (typeof SUMMED)[number][0]>>,
+  steps: RunTotals,
+): { field: string; recorded: number; summed: number } | null {
   for (const [field, total] of SUMMED) {
     const recorded = run[field];
     if (typeof recorded === 'number' && !same(recorded, steps[total])) return { field, recorded, summed: steps[total] };

@@ -10,7 +10,7 @@ const LIMIT = 200_000;
 
 /** The hash of a prefix extended by one message: arithmetic, no string built per message per call. */
 function chainHash(chain: number, message: number): number {
-  return Math.imul(chain ^ message, 0x01000193) + Math.imul(message, 0x5bd1e995) >>> 0;
+  return (Math.imul(chain ^ message, 0x01000193) + Math.imul(message, 0x5bd1e995)) >>> 0;
 }
 
 export class PrefixCache {

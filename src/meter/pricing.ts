@@ -61,7 +61,8 @@ const LiteLLMEntry = z.looseObject({
   max_input_tokens: z.number().int().positive().nullable().optional(),
 });
 /** LiteLLM's long-context fields: `<rate>_above_<N>[k]_tokens` (service-tier variants end otherwise and are left alone). */
-const TIER_KEY = /^(input_cost_per_token|output_cost_per_token|cache_read_input_token_cost|cache_creation_input_token_cost|cache_creation_input_token_cost_above_1hr|output_cost_per_reasoning_token)_above_(\d+)(k?)_tokens$/;
+const TIER_KEY =
+  /^(input_cost_per_token|output_cost_per_token|cache_read_input_token_cost|cache_creation_input_token_cost|cache_creation_input_token_cost_above_1hr|output_cost_per_reasoning_token)_above_(\d+)(k?)_tokens$/;
 const TIER_FIELD = {
   input_cost_per_token: 'input',
   output_cost_per_token: 'output',
@@ -86,22 +87,32 @@ export function fromLiteLLM(file: string, value: unknown): PricingTable {
   for (const [name, raw] of Object.entries(top.data)) {
     if (name === 'sample_spec' || !raw || typeof raw !== 'object') continue;
     const e = LiteLLMEntry.safeParse(raw);
-    if (!e.success) throw zodConfigError(file, new z.ZodError(e.error.issues.map((i) => ({ ...i, path: [name, ...i.path] }))));
+    if (!e.success)
+      throw zodConfigError(file, new z.ZodError(e.error.issues.map((i) => ({ ...i, path: [name, ...i.path] }))));
     const m = e.data;
     if (m.input_cost_per_token === undefined || m.output_cost_per_token === undefined) continue;
     models[name] = {
       input: perMillion(m.input_cost_per_token),
       output: perMillion(m.output_cost_per_token),
       ...(m.cache_read_input_token_cost != null ? { cached_input: perMillion(m.cache_read_input_token_cost) } : {}),
-      ...(m.cache_creation_input_token_cost != null ? { cache_write: perMillion(m.cache_creation_input_token_cost) } : {}),
-      ...(m.output_cost_per_reasoning_token != null ? { reasoning: perMillion(m.output_cost_per_reasoning_token) } : {}),
-      ...(m.cache_creation_input_token_cost_above_1hr != null ? { cache_write_1h: perMillion(m.cache_creation_input_token_cost_above_1hr) } : {}),
+      ...(m.cache_creation_input_token_cost != null
+        ? { cache_write: perMillion(m.cache_creation_input_token_cost) }
+        : {}),
+      ...(m.output_cost_per_reasoning_token != null
+        ? { reasoning: perMillion(m.output_cost_per_reasoning_token) }
+        : {}),
+      ...(m.cache_creation_input_token_cost_above_1hr != null
+        ? { cache_write_1h: perMillion(m.cache_creation_input_token_cost_above_1hr) }
+        : {}),
       ...(m.max_input_tokens != null ? { context_window: m.max_input_tokens } : {}),
     };
     const tiers = liteLLMTiers(file, name, raw as Record<string, unknown>);
     if (tiers.length) models[name].long_context = tiers;
   }
-  if (Object.keys(models).length === 0) throw new UsageError(`${file}: no model with both input_cost_per_token and output_cost_per_token (is this LiteLLM's model_prices_and_context_window.json?)`);
+  if (Object.keys(models).length === 0)
+    throw new UsageError(
+      `${file}: no model with both input_cost_per_token and output_cost_per_token (is this LiteLLM's model_prices_and_context_window.json?)`,
+    );
   return { models };
 }
 
@@ -114,7 +125,8 @@ function liteLLMTiers(file: string, model: string, entry: Record<string, unknown
   for (const [key, value] of Object.entries(entry)) {
     const m = TIER_KEY.exec(key);
     if (!m || value === null) continue;
-    if (typeof value !== 'number' || !(value >= 0)) throw new UsageError(`${file}: ${model}.${key}: expected a non-negative number of USD per token`);
+    if (typeof value !== 'number' || !(value >= 0))
+      throw new UsageError(`${file}: ${model}.${key}: expected a non-negative number of USD per token`);
     const above = Number(m[2]) * (m[3] ? 1000 : 1);
     const tier = tiers.get(above) ?? {};
     tier[TIER_FIELD[m[1] as keyof typeof TIER_FIELD]] = perMillion(value);
@@ -144,7 +156,8 @@ export function loadPricing(file = DEFAULT_PRICING_FILE): PricingTable {
   return fromLiteLLM(file, value);
 }
 
-const HOW_TO_PRICE = "--pricing FILE (a YAML table like data/pricing.yaml, or LiteLLM's model_prices_and_context_window.json), --price-model NAME (price it as a model of the table) or --price-in/--price-out";
+const HOW_TO_PRICE =
+  "--pricing FILE (a YAML table like data/pricing.yaml, or LiteLLM's model_prices_and_context_window.json), --price-model NAME (price it as a model of the table) or --price-in/--price-out";
 
 /** A model the run would bill without a price: an error at start, never a silent $0 (or another model's price). */
 export function noPriceError(model: string, file = DEFAULT_PRICING_FILE): UsageError {
@@ -156,7 +169,9 @@ export function priceFor(table: PricingTable, model: string, file = DEFAULT_PRIC
   if (!m) {
     const known = Object.keys(table.models);
     const list = `${known.slice(0, 12).join(', ')}${known.length > 12 ? `, and ${known.length - 12} more` : ''}`;
-    throw new UsageError(`${file}: no price for model '${model}' (known: ${list}); add it there, or pass ${HOW_TO_PRICE}`);
+    throw new UsageError(
+      `${file}: no price for model '${model}' (known: ${list}); add it there, or pass ${HOW_TO_PRICE}`,
+    );
   }
   const base: Rates = {
     input_per_1m: m.input,
@@ -167,17 +182,19 @@ export function priceFor(table: PricingTable, model: string, file = DEFAULT_PRIC
     ...(m.reasoning !== undefined ? { reasoning_per_1m: m.reasoning } : {}),
   };
   // A tier's absent rates are the model's own (as LiteLLM bills them); cached input without a rate of its own is input.
-  const tiers = [...(m.long_context ?? [])].sort((a, b) => a.above_tokens - b.above_tokens).map(
-    (t): LongContextRates => ({
+  const tiers = [...(m.long_context ?? [])]
+    .sort((a, b) => a.above_tokens - b.above_tokens)
+    .map((t): LongContextRates => ({
       above_tokens: t.above_tokens,
       input_per_1m: t.input,
       cached_input_per_1m: t.cached_input ?? m.cached_input ?? t.input,
       output_per_1m: t.output ?? m.output,
       ...((t.cache_write ?? m.cache_write) !== undefined ? { cache_write_per_1m: t.cache_write ?? m.cache_write } : {}),
-      ...((t.cache_write_1h ?? m.cache_write_1h) !== undefined ? { cache_write_1h_per_1m: t.cache_write_1h ?? m.cache_write_1h } : {}),
+      ...((t.cache_write_1h ?? m.cache_write_1h) !== undefined
+        ? { cache_write_1h_per_1m: t.cache_write_1h ?? m.cache_write_1h }
+        : {}),
       ...((t.reasoning ?? m.reasoning) !== undefined ? { reasoning_per_1m: t.reasoning ?? m.reasoning } : {}),
-    }),
-  );
+    }));
   return { model, ...base, ...(tiers.length ? { long_context: tiers } : {}) };
 }
 
@@ -211,7 +228,13 @@ export function ratesFor(price: Price, promptTokens: number): Rates {
  * billed at its own rate (cache writes at the input rate and reasoning at the output rate when the
  * price has no rate of its own for them; 1-hour cache writes at the cache-write rate without one).
  */
-export function callCost(price: Price, input: number, output: number, cached: number, detail: TokenDetail = {}): number {
+export function callCost(
+  price: Price,
+  input: number,
+  output: number,
+  cached: number,
+  detail: TokenDetail = {},
+): number {
   const r = ratesFor(price, input);
   const write = detail.cacheWrite ?? 0;
   const write1h = detail.cacheWrite1h ?? 0;

@@ -6,14 +6,18 @@ export const CACHE_MIN_TOKENS = 1024;
 export const CACHE_INCREMENT = 128;
 
 /** A simulated model priced as a model that bills cache writes (Anthropic's) caches as that provider does. */
-export const cacheBillingFor = (price: { cache_write_per_1m?: number }): CacheBilling => (price.cache_write_per_1m !== undefined ? 'anthropic' : 'openai');
+export const cacheBillingFor = (price: { cache_write_per_1m?: number }): CacheBilling =>
+  price.cache_write_per_1m !== undefined ? 'anthropic' : 'openai';
 
 /**
  * Prompt caching as Anthropic bills it for an agent that marks the end of each prompt for caching (as
  * Claude Code and the SDKs' tool runners do): the prefix an earlier call wrote is read whole once it
  * reaches 1,024 tokens, and the rest of a prompt of at least 1,024 tokens is written to the 5-minute cache.
  */
-export function anthropicCacheUsage(sharedPrefixTokens: number, promptTokens: number): { cached: number; written: number } {
+export function anthropicCacheUsage(
+  sharedPrefixTokens: number,
+  promptTokens: number,
+): { cached: number; written: number } {
   const cached = sharedPrefixTokens >= CACHE_MIN_TOKENS ? Math.min(sharedPrefixTokens, promptTokens) : 0;
   return { cached, written: promptTokens >= CACHE_MIN_TOKENS ? promptTokens - cached : 0 };
 }

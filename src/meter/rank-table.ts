@@ -49,7 +49,8 @@ export function packRanks(ranks: ReadonlyArray<string | readonly number[] | null
     const h = hashBytes(key, 0, key.length);
     let slot = (h & (capacity - 1)) * SLOT_WORDS;
     while (table.slots[slot + 2] !== EMPTY) {
-      if (table.slots[slot] === h && equalKey(table, slot, key, 0, key.length)) throw new Error(`rank table: rank ${rankOf[i]} repeats the bytes of rank ${table.slots[slot + 3]}`);
+      if (table.slots[slot] === h && equalKey(table, slot, key, 0, key.length))
+        throw new Error(`rank table: rank ${rankOf[i]} repeats the bytes of rank ${table.slots[slot + 3]}`);
       slot = (slot + SLOT_WORDS) & (capacity * SLOT_WORDS - 1);
     }
     table.keyBytes.set(key, offset);
@@ -68,7 +69,8 @@ export interface RankTable {
 
 /** A view of a packed table (any ArrayBuffer or SharedArrayBuffer-backed bytes; nothing is copied). */
 export function unpack(bytes: Uint8Array): RankTable {
-  if (bytes.byteOffset % 4 !== 0 || bytes.byteLength < HEADER_WORDS * 4) throw new Error('rank table: not a packed table');
+  if (bytes.byteOffset % 4 !== 0 || bytes.byteLength < HEADER_WORDS * 4)
+    throw new Error('rank table: not a packed table');
   const header = new Uint32Array(bytes.buffer, bytes.byteOffset, HEADER_WORDS);
   if (header[0] !== MAGIC || header[1] !== FORMAT) throw new Error('rank table: not a packed table of this format');
   const entries = header[2]!;
@@ -111,9 +113,11 @@ export function tokenBytes(t: RankTable, rank: number): Uint8Array {
   let index = slotOfRank.get(t);
   if (!index) {
     let max = 0;
-    for (let slot = 0; slot < t.slots.length; slot += SLOT_WORDS) if (t.slots[slot + 2] !== EMPTY) max = Math.max(max, t.slots[slot + 3]!);
+    for (let slot = 0; slot < t.slots.length; slot += SLOT_WORDS)
+      if (t.slots[slot + 2] !== EMPTY) max = Math.max(max, t.slots[slot + 3]!);
     index = new Int32Array(max + 1).fill(-1);
-    for (let slot = 0; slot < t.slots.length; slot += SLOT_WORDS) if (t.slots[slot + 2] !== EMPTY) index[t.slots[slot + 3]!] = slot;
+    for (let slot = 0; slot < t.slots.length; slot += SLOT_WORDS)
+      if (t.slots[slot + 2] !== EMPTY) index[t.slots[slot + 3]!] = slot;
     slotOfRank.set(t, index);
   }
   const slot = Number.isInteger(rank) && rank >= 0 && rank < index.length ? index[rank]! : -1;

@@ -80,14 +80,16 @@ export function messageTokensUncached(m: ChatMessage, count: (text: string) => n
 export function messageTexts(m: ChatMessage): string[] {
   const texts = [m.role, m.content ?? ''];
   if ('name' in m && m.name) texts.push(m.name);
-  if (m.role === 'assistant' && m.tool_calls) for (const c of m.tool_calls) texts.push(c.function.name, c.function.arguments);
+  if (m.role === 'assistant' && m.tool_calls)
+    for (const c of m.tool_calls) texts.push(c.function.name, c.function.arguments);
   return texts;
 }
 
 /** Tokens the model is billed for producing this message. */
 export function completionTokens(m: AssistantMessage): number {
   let n = countText(m.content ?? '');
-  for (const c of m.tool_calls ?? []) n += TOKENS_PER_TOOL_CALL + countText(c.function.name) + countText(c.function.arguments);
+  for (const c of m.tool_calls ?? [])
+    n += TOKENS_PER_TOOL_CALL + countText(c.function.name) + countText(c.function.arguments);
   return n;
 }
 

@@ -60,7 +60,12 @@ function innerTokens(schema: Schema, count: (text: string) => number): number {
 }
 
 function propertyTokens(key: string, p: Schema, count: (text: string) => number): number {
-  return PROPERTY_START + count(`${key}:${typeName(p.type)}:${described(p.description)}`) + enumTokens(p.enum, count) + innerTokens(p, count);
+  return (
+    PROPERTY_START +
+    count(`${key}:${typeName(p.type)}:${described(p.description)}`) +
+    enumTokens(p.enum, count) +
+    innerTokens(p, count)
+  );
 }
 
 /** Tool-definition tokens of one request (0 without tools). `required` is not counted: the measured rule has no term for it. */

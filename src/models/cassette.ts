@@ -19,7 +19,13 @@ const Message = z
     role: z.literal('assistant'),
     content: z.string().nullable(),
     tool_calls: z
-      .array(z.object({ id: z.string(), type: z.literal('function'), function: z.object({ name: z.string(), arguments: z.string() }) }))
+      .array(
+        z.object({
+          id: z.string(),
+          type: z.literal('function'),
+          function: z.object({ name: z.string(), arguments: z.string() }),
+        }),
+      )
       .optional(),
   })
   .strict();
@@ -36,7 +42,13 @@ const Entry = z
     response: z
       .object({
         message: Message,
-        usage: z.object({ prompt_tokens: z.number().int().nonnegative(), completion_tokens: z.number().int().nonnegative(), cached_tokens: z.number().int().nonnegative() }).strict(),
+        usage: z
+          .object({
+            prompt_tokens: z.number().int().nonnegative(),
+            completion_tokens: z.number().int().nonnegative(),
+            cached_tokens: z.number().int().nonnegative(),
+          })
+          .strict(),
         latency_ms: z.number().nonnegative(),
         finish_reason: z.enum(['stop', 'tool_calls', 'length']).optional(),
       })
@@ -49,7 +61,14 @@ const File = z.object({ loopbench_cassette: z.literal(CASSETTE_VERSION), entries
 
 /** Hash of what identifies a request: the model spec and every field sent. */
 export function requestKey(model: string, r: ChatRequest): string {
-  const sent = { model, messages: r.messages, tools: r.tools ?? null, max_tokens: r.max_tokens ?? null, temperature: r.temperature ?? null, seed: r.seed ?? null };
+  const sent = {
+    model,
+    messages: r.messages,
+    tools: r.tools ?? null,
+    max_tokens: r.max_tokens ?? null,
+    temperature: r.temperature ?? null,
+    seed: r.seed ?? null,
+  };
   return createHash('sha256').update(canonicalJson(sent)).digest('hex');
 }
 
@@ -92,9 +111,28 @@ export class Cassette {
     return this.entries.get(key);
   }
 
-  add(entry: { key: string; model: string; scenario: string; step: number; role: Role; request: RequestParts; message: AssistantMessage; usage: Usage; latencyMs: number; finishReason?: FinishReason }): void {
+  add(entry: {
+    key: string;
+    model: string;
+    scenario: string;
+    step: number;
+    role: Role;
+    request: RequestParts;
+    message: AssistantMessage;
+    usage: Usage;
+    latencyMs: number;
+    finishReason?: FinishReason;
+  }): void {
     const { message, usage, latencyMs, finishReason, ...id } = entry;
-    this.entries.set(entry.key, { ...id, response: { message, usage, latency_ms: Math.round(latencyMs), ...(finishReason ? { finish_reason: finishReason } : {}) } });
+    this.entries.set(entry.key, {
+      ...id,
+      response: {
+        message,
+        usage,
+        latency_ms: Math.round(latencyMs),
+        ...(finishReason ? { finish_reason: finishReason } : {}),
+      },
+    });
     this.dirty = true;
   }
 
@@ -102,21 +140,41 @@ export class Cassette {
    * Why a request is not here, in words: what differs from the nearest recorded request of the same
    * model (same scenario first, then fewest differences, then the nearest step).
    */
-  explainMiss(model: string, scenario: string, step: number, parts: RequestParts): { nearest_step: number | null; differs: string[]; text: string } {
+  explainMiss(
+    model: string,
+    scenario: string,
+    step: number,
+    parts: RequestParts,
+  ): { nearest_step: number | null; differs: string[]; text: string } {
     const same = [...this.entries.values()].filter((e) => e.model === model);
     const ofScenario = same.filter((e) => e.scenario === scenario);
     if (ofScenario.length === 0) {
       const held = [...new Set(same.map((e) => e.scenario))];
-      return { nearest_step: null, differs: [], text: `it holds no request for scenario '${scenario}' (it holds: ${held.join(', ') || 'nothing for this model'})` };
+      return {
+        nearest_step: null,
+        differs: [],
+        text: `it holds no request for scenario '${scenario}' (it holds: ${held.join(', ') || 'nothing for this model'})`,
+      };
     }
     const kept = ofScenario.filter((e) => e.request);
-    if (kept.length === 0) return { nearest_step: null, differs: [], text: 'it was recorded before loopbench kept request fingerprints, so what changed cannot be told' };
+    if (kept.length === 0)
+      return {
+        nearest_step: null,
+        differs: [],
+        text: 'it was recorded before loopbench kept request fingerprints, so what changed cannot be told',
+      };
     const ranked = kept
       .map((e) => ({ e, differs: partsDiffer(e.request!, parts) }))
       .sort((a, b) => a.differs.length - b.differs.length || Math.abs(a.e.step - step) - Math.abs(b.e.step - step));
     const best = ranked[0]!;
-    const what = best.differs.length ? `differs in ${best.differs.join(', ')}` : 'matches it in every part kept (model, messages, tools and parameters hash alike only when equal)';
-    return { nearest_step: best.e.step, differs: best.differs, text: `the nearest recorded request (step ${best.e.step}) ${what}` };
+    const what = best.differs.length
+      ? `differs in ${best.differs.join(', ')}`
+      : 'matches it in every part kept (model, messages, tools and parameters hash alike only when equal)';
+    return {
+      nearest_step: best.e.step,
+      differs: best.differs,
+      text: `the nearest recorded request (step ${best.e.step}) ${what}`,
+    };
   }
 
   /** Writes the file (atomically) if anything was added since the last save. */

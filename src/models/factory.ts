@@ -12,7 +12,8 @@ import { loadProfile, type Profile } from '../sim/profile.ts';
 import { SimModel } from '../sim/sim-model.ts';
 import { cacheBillingFor } from '../meter/prompt-cache.ts';
 
-export const MODEL_SPECS_HELP = "sim (the scenario's own profile), sim:<profile>, openai:<model>, anthropic:<model> (--agent-cmd only), replay:<cassette.json>";
+export const MODEL_SPECS_HELP =
+  "sim (the scenario's own profile), sim:<profile>, openai:<model>, anthropic:<model> (--agent-cmd only), replay:<cassette.json>";
 
 export const API_KEY_VAR = 'OPENAI_API_KEY';
 /** An Anthropic model's key (`--model anthropic:<model>`, `bench serve --anthropic-upstream`), and its base URL as Anthropic's SDKs spell it. */
@@ -55,7 +56,9 @@ function cachedCassette(file: string): Cassette {
 function replayedModel(file: string): string {
   const models = cachedCassette(file).models();
   if (models.length !== 1)
-    throw new UsageError(`replay:${file}: the cassette holds ${models.length === 0 ? 'no recordings' : `${models.length} models (${models.join(', ')}); use --replay ${file} to replay each under its own name`}`);
+    throw new UsageError(
+      `replay:${file}: the cassette holds ${models.length === 0 ? 'no recordings' : `${models.length} models (${models.join(', ')}); use --replay ${file} to replay each under its own name`}`,
+    );
   return models[0]!;
 }
 
@@ -63,7 +66,11 @@ function replayedModel(file: string): string {
 interface ModelKind {
   /** Check the spec without building anything (so bad input fails before a results directory exists). */
   validate(spec: string, arg: string, transport: ModelTransport): void;
-  create(spec: string, arg: string, ctx: { settings: Settings; scenario: Scenario; counter: TokenCounter; transport: ModelTransport }): ChatModel;
+  create(
+    spec: string,
+    arg: string,
+    ctx: { settings: Settings; scenario: Scenario; counter: TokenCounter; transport: ModelTransport },
+  ): ChatModel;
   /** Calls a provider over the network (so latency, not CPU, bounds its runs). */
   networked: boolean;
   /** The pricing-table name its tokens are billed as by default, if it names one. */
@@ -77,7 +84,10 @@ const MODEL_KINDS: Record<string, ModelKind> = {
     validate: (_spec, arg) => void (arg && cachedProfile(arg)),
     create: (spec, _arg, { scenario, counter, settings }) => {
       const profile = simProfileFor(spec, scenario);
-      return new SimModel(`sim:${profile.id}`, profile, counter, { promptCache: settings.prompt_cache, cacheBilling: cacheBillingFor(settings.price) });
+      return new SimModel(`sim:${profile.id}`, profile, counter, {
+        promptCache: settings.prompt_cache,
+        cacheBilling: cacheBillingFor(settings.price),
+      });
     },
     networked: false,
     pricedAs: () => undefined,
@@ -86,10 +96,18 @@ const MODEL_KINDS: Record<string, ModelKind> = {
     validate: (spec, arg, transport) => {
       if (!arg) throw new UsageError(`--model ${spec}: name the model, e.g. openai:gpt-4o-mini`);
       // A replayed model is answered from the cassette: no key needed.
-      if (!transport.apiKey && !transport.replay) throw new UsageError(`${API_KEY_VAR} is not set: --model ${spec} needs it (or replay a cassette with --replay FILE; or measure for free on the simulated model: --model sim, or point an OpenAI-compatible agent at bench serve)`);
+      if (!transport.apiKey && !transport.replay)
+        throw new UsageError(
+          `${API_KEY_VAR} is not set: --model ${spec} needs it (or replay a cassette with --replay FILE; or measure for free on the simulated model: --model sim, or point an OpenAI-compatible agent at bench serve)`,
+        );
     },
     create: (spec, arg, { transport }) =>
-      new OpenAIModel(spec, arg, { apiKey: transport.apiKey!, baseURL: transport.baseURL, timeoutMs: transport.timeoutMs, maxRetries: transport.maxRetries }),
+      new OpenAIModel(spec, arg, {
+        apiKey: transport.apiKey!,
+        baseURL: transport.baseURL,
+        timeoutMs: transport.timeoutMs,
+        maxRetries: transport.maxRetries,
+      }),
     networked: true,
     pricedAs: (arg) => arg,
   },
@@ -97,9 +115,15 @@ const MODEL_KINDS: Record<string, ModelKind> = {
   anthropic: {
     validate: (spec, arg, transport) => {
       if (!arg) throw new UsageError(`--model ${spec}: name the model, e.g. anthropic:claude-sonnet-4-5`);
-      if (!transport.anthropicApiKey && !transport.replay) throw new UsageError(`${ANTHROPIC_KEY_VAR} is not set: --model ${spec} needs it (or replay a cassette with --replay FILE; or measure for free on the simulated model: --model sim)`);
+      if (!transport.anthropicApiKey && !transport.replay)
+        throw new UsageError(
+          `${ANTHROPIC_KEY_VAR} is not set: --model ${spec} needs it (or replay a cassette with --replay FILE; or measure for free on the simulated model: --model sim)`,
+        );
       const url = transport.anthropicBaseURL ?? ANTHROPIC_DEFAULT_URL;
-      if (!/^https?:\/\/[^/\s]+/.test(url)) throw new UsageError(`${ANTHROPIC_URL_VAR}: '${redact(url)}' is not an http or https URL (e.g. ${ANTHROPIC_DEFAULT_URL})`);
+      if (!/^https?:\/\/[^/\s]+/.test(url))
+        throw new UsageError(
+          `${ANTHROPIC_URL_VAR}: '${redact(url)}' is not an http or https URL (e.g. ${ANTHROPIC_DEFAULT_URL})`,
+        );
     },
     create: (spec) => {
       throw agentOnlyError(spec);
@@ -161,10 +185,17 @@ export function simProfileFor(spec: string, scenario: Scenario): Profile {
 /** Whether runs with these settings call a provider over the network (so latency, not CPU, bounds them). */
 export function callsProvider(settings: Settings, transport: ModelTransport = DEFAULT_TRANSPORT): boolean {
   if (transport.replay) return false;
-  return [settings.model, ...Object.values(settings.role_models ?? {})].some((spec) => spec !== undefined && kindOf(spec).kind.networked);
+  return [settings.model, ...Object.values(settings.role_models ?? {})].some(
+    (spec) => spec !== undefined && kindOf(spec).kind.networked,
+  );
 }
 
-export function createModel(settings: Settings, scenario: Scenario, counter: TokenCounter, transport: ModelTransport = DEFAULT_TRANSPORT): ChatModel {
+export function createModel(
+  settings: Settings,
+  scenario: Scenario,
+  counter: TokenCounter,
+  transport: ModelTransport = DEFAULT_TRANSPORT,
+): ChatModel {
   const spec = settings.model;
   if (transport.replay) return new ReplayModel(spec, spec, transport.replay);
   const { kind, arg } = kindOf(spec);

@@ -2,7 +2,16 @@
 // Ollama, LiteLLM, `bench serve`). Timeouts and retries are the SDK's own (429 honours retry-after,
 // 5xx, connection errors and timeouts back off); we only count the attempts and read the usage.
 import type OpenAI from 'openai';
-import { ModelError, type AssistantMessage, type CallContext, type ChatModel, type ChatRequest, type ChatResult, type Usage, type FinishReason } from '../contracts/chat.ts';
+import {
+  ModelError,
+  type AssistantMessage,
+  type CallContext,
+  type ChatModel,
+  type ChatRequest,
+  type ChatResult,
+  type Usage,
+  type FinishReason,
+} from '../contracts/chat.ts';
 import { readCompletion } from '../wire/chat/spelling.ts';
 import { usageFrom } from '../wire/usage.ts';
 import { redact } from './redact.ts';
@@ -67,7 +76,11 @@ export class OpenAIModel implements ChatModel {
       throw new ModelError(this.describe(OpenAISdk, e), this.retries());
     }
     const latencyMs = performance.now() - started;
-    return { ...parseCompletion(response, (m) => new ModelError(this.scrub(m), this.retries())), latencyMs, retries: this.retries() };
+    return {
+      ...parseCompletion(response, (m) => new ModelError(this.scrub(m), this.retries())),
+      latencyMs,
+      retries: this.retries(),
+    };
   }
 
   private retries(): number {
@@ -75,10 +88,13 @@ export class OpenAIModel implements ChatModel {
   }
 
   private describe(OpenAISdk: Sdk, e: unknown): string {
-    const retried = this.retries() > 0 ? ` (after ${this.retries()} ${this.retries() === 1 ? 'retry' : 'retries'})` : '';
-    if (e instanceof OpenAISdk.APIConnectionTimeoutError) return this.scrub(`request timed out after ${this.options.timeoutMs / 1000} s${retried}`);
+    const retried =
+      this.retries() > 0 ? ` (after ${this.retries()} ${this.retries() === 1 ? 'retry' : 'retries'})` : '';
+    if (e instanceof OpenAISdk.APIConnectionTimeoutError)
+      return this.scrub(`request timed out after ${this.options.timeoutMs / 1000} s${retried}`);
     if (e instanceof OpenAISdk.APIConnectionError) return this.scrub(`connection failed: ${e.message}${retried}`);
-    if (e instanceof OpenAISdk.APIError) return this.scrub(`HTTP ${e.status ?? '?'} from ${this.model}: ${e.message}${retried}`);
+    if (e instanceof OpenAISdk.APIError)
+      return this.scrub(`HTTP ${e.status ?? '?'} from ${this.model}: ${e.message}${retried}`);
     return this.scrub(e instanceof Error ? e.message : String(e));
   }
 
@@ -95,7 +111,10 @@ export class OpenAIModel implements ChatModel {
  * message fields are kept, so the next request sends exactly what an OpenAI agent would (and parity
  * with the in-process sim holds).
  */
-export function parseCompletion(response: unknown, fail: (message: string) => Error): { message: AssistantMessage; usage: Usage; finishReason: FinishReason } {
+export function parseCompletion(
+  response: unknown,
+  fail: (message: string) => Error,
+): { message: AssistantMessage; usage: Usage; finishReason: FinishReason } {
   const answer = readCompletion(response);
   const choices = (response as { choices?: unknown[] } | null)?.choices;
   if (!answer || !choices?.length) throw fail('response has no choices');

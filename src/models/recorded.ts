@@ -24,7 +24,18 @@ export class RecordingModel implements ChatModel {
   async complete(request: ChatRequest, context: CallContext): Promise<ChatResult> {
     const result = await this.inner.complete(request, context);
     const key = requestKey(this.spec, request);
-    this.cassette.add({ key, model: this.spec, scenario: context.scenario, step: context.step, role: context.role, request: requestParts(request), message: result.message, usage: result.usage, latencyMs: result.latencyMs, finishReason: result.finishReason });
+    this.cassette.add({
+      key,
+      model: this.spec,
+      scenario: context.scenario,
+      step: context.step,
+      role: context.role,
+      request: requestParts(request),
+      message: result.message,
+      usage: result.usage,
+      latencyMs: result.latencyMs,
+      finishReason: result.finishReason,
+    });
     return result;
   }
 }
@@ -51,10 +62,25 @@ export class ReplayModel implements ChatModel {
       throw new ModelError(
         `replay: ${this.cassette.file} has no recorded answer for scenario '${context.scenario}' step ${context.step} (model ${this.recorded}, request ${key.slice(0, 12)}): ${why.text}; record this sweep again with --record`,
         0,
-        { cassette: this.cassette.file, model: this.recorded, scenario: context.scenario, step: context.step, role: context.role, nearest_step: why.nearest_step, differs: why.differs, explanation: why.text },
+        {
+          cassette: this.cassette.file,
+          model: this.recorded,
+          scenario: context.scenario,
+          step: context.step,
+          role: context.role,
+          nearest_step: why.nearest_step,
+          differs: why.differs,
+          explanation: why.text,
+        },
       );
     }
     const r = hit.response;
-    return { message: structuredClone(r.message), usage: { ...r.usage }, latencyMs: r.latency_ms, retries: 0, ...(r.finish_reason ? { finishReason: r.finish_reason } : {}) };
+    return {
+      message: structuredClone(r.message),
+      usage: { ...r.usage },
+      latencyMs: r.latency_ms,
+      retries: 0,
+      ...(r.finish_reason ? { finishReason: r.finish_reason } : {}),
+    };
   }
 }

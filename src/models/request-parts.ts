@@ -20,7 +20,11 @@ export const RequestParts = z
   .strict();
 export type RequestParts = z.infer<typeof RequestParts>;
 
-const short = (value: unknown) => createHash('sha256').update(canonicalJson(value ?? null)).digest('hex').slice(0, 16);
+const short = (value: unknown) =>
+  createHash('sha256')
+    .update(canonicalJson(value ?? null))
+    .digest('hex')
+    .slice(0, 16);
 
 export function requestParts(r: ChatRequest): RequestParts {
   const firstUser = r.messages.findIndex((m) => m.role === 'user');
@@ -48,7 +52,13 @@ const PARAMS = ['max_tokens', 'temperature', 'seed'] as const;
 export function partsDiffer(recorded: RequestParts, now: RequestParts): string[] {
   const out: string[] = [];
   for (const k of ['system', 'goal', 'tools'] as const) if (recorded[k] !== now[k]) out.push(NAMES[k]);
-  if (recorded.history !== now.history) out.push(recorded.messages === now.messages ? NAMES.history : `${NAMES.history} (${recorded.messages} messages recorded, ${now.messages} now)`);
-  for (const k of PARAMS) if (recorded[k] !== now[k]) out.push(`${k} (${recorded[k] ?? 'unset'} recorded, ${now[k] ?? 'unset'} now)`);
+  if (recorded.history !== now.history)
+    out.push(
+      recorded.messages === now.messages
+        ? NAMES.history
+        : `${NAMES.history} (${recorded.messages} messages recorded, ${now.messages} now)`,
+    );
+  for (const k of PARAMS)
+    if (recorded[k] !== now[k]) out.push(`${k} (${recorded[k] ?? 'unset'} recorded, ${now[k] ?? 'unset'} now)`);
   return out;
 }

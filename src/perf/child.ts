@@ -35,19 +35,21 @@ async function runNodeChild(script: string, args: string[], what: string): Promi
   const probeFile = path.join(probeDir, 'probe.json');
   try {
     const start = performance.now();
-    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', PROBE, script, ...args], {
-        cwd: ROOT,
-        env: { ...process.env, LOOPBENCH_PROBE_FILE: probeFile },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let out = '';
-      let err = '';
-      child.stdout.on('data', (d) => (out += d));
-      child.stderr.on('data', (d) => (err += d));
-      child.on('error', reject);
-      child.on('close', (c) => resolve({ code: c, stdout: out, stderr: err }));
-    });
+    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
+      (resolve, reject) => {
+        const child = spawn(process.execPath, ['--import', PROBE, script, ...args], {
+          cwd: ROOT,
+          env: { ...process.env, LOOPBENCH_PROBE_FILE: probeFile },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let out = '';
+        let err = '';
+        child.stdout.on('data', (d) => (out += d));
+        child.stderr.on('data', (d) => (err += d));
+        child.on('error', reject);
+        child.on('close', (c) => resolve({ code: c, stdout: out, stderr: err }));
+      },
+    );
     const ms = performance.now() - start;
     if (code !== 0) throw new Error(`${what} exited with ${code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`);
     const probe = JSON.parse(fs.readFileSync(probeFile, 'utf8')) as { maxRSS: number; cpu: number };

@@ -7,7 +7,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-const ANSWER_MESSAGE = { role: 'assistant', content: null, tool_calls: [{ id: 'call_perf', type: 'function', function: { name: 'search', arguments: '{"query":"what agent loops cost"}' } }] };
+const ANSWER_MESSAGE = {
+  role: 'assistant',
+  content: null,
+  tool_calls: [
+    { id: 'call_perf', type: 'function', function: { name: 'search', arguments: '{"query":"what agent loops cost"}' } },
+  ],
+};
 const COMPLETION_TOKENS = 20;
 
 function stub(): http.Server {
@@ -23,7 +29,12 @@ function stub(): http.Server {
         created: 0,
         model: 'perf-stub',
         choices: [{ index: 0, message: ANSWER_MESSAGE, finish_reason: 'tool_calls', logprobs: null }],
-        usage: { prompt_tokens: prompt, completion_tokens: COMPLETION_TOKENS, total_tokens: prompt + COMPLETION_TOKENS, prompt_tokens_details: { cached_tokens: 0 } },
+        usage: {
+          prompt_tokens: prompt,
+          completion_tokens: COMPLETION_TOKENS,
+          total_tokens: prompt + COMPLETION_TOKENS,
+          prompt_tokens_details: { cached_tokens: 0 },
+        },
       });
       const send = () => {
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
@@ -40,10 +51,20 @@ function proxy(upstream: string): http.Server {
   const agent = new http.Agent({ keepAlive: true });
   return http.createServer((req, res) => {
     const path = `${base.pathname.replace(/\/v1\/?$/, '')}${req.url ?? '/'}`;
-    const out = http.request({ host: base.hostname, port: base.port, method: req.method, path, headers: { ...req.headers, host: base.host }, agent }, (up) => {
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      up.pipe(res);
-    });
+    const out = http.request(
+      {
+        host: base.hostname,
+        port: base.port,
+        method: req.method,
+        path,
+        headers: { ...req.headers, host: base.host },
+        agent,
+      },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      },
+    );
     out.on('error', () => res.destroy());
     req.pipe(out);
   });

@@ -49,15 +49,33 @@ export interface GatewayLatencyResult extends GatewayLatencyOptions {
   errors: number;
 }
 
-export const GATEWAY_TARGET: GatewayLatencyOptions = { agents: 64, requestsPerAgent: 10, latencyMs: 200, histories: [1, 30, 100] };
+export const GATEWAY_TARGET: GatewayLatencyOptions = {
+  agents: 64,
+  requestsPerAgent: 10,
+  latencyMs: 200,
+  histories: [1, 30, 100],
+};
 
-const TOOLS = JSON.stringify([{ type: 'function', function: { name: 'search', description: 'Search the web.', parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } } }]);
-const WORDS = 'agent loop token cost budget step limit tool result context window model answer source search verify complete round spin brake price'.split(' ');
+const TOOLS = JSON.stringify([
+  {
+    type: 'function',
+    function: {
+      name: 'search',
+      description: 'Search the web.',
+      parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+    },
+  },
+]);
+const WORDS =
+  'agent loop token cost budget step limit tool result context window model answer source search verify complete round spin brake price'.split(
+    ' ',
+  );
 
 /** A tool result of 1,700 characters of ordinary words, different for each agent and step. */
 function toolResult(agent: number, step: number): string {
   let s = `Result ${step} for agent ${agent}:`;
-  for (let i = 0; s.length < 1700; i++) s += ` ${WORDS[(agent * 7 + step * 13 + i * i) % WORDS.length]}${i % 11 === 0 ? '.' : ''}`;
+  for (let i = 0; s.length < 1700; i++)
+    s += ` ${WORDS[(agent * 7 + step * 13 + i * i) % WORDS.length]}${i % 11 === 0 ? '.' : ''}`;
   return s.slice(0, 1700);
 }
 
@@ -80,18 +98,37 @@ class Conversation {
   }
 }
 
-const STUB_ANSWER = { role: 'assistant', content: null, tool_calls: [{ id: 'call_perf', type: 'function', function: { name: 'search', arguments: '{"query":"what agent loops cost"}' } }] };
+const STUB_ANSWER = {
+  role: 'assistant',
+  content: null,
+  tool_calls: [
+    { id: 'call_perf', type: 'function', function: { name: 'search', arguments: '{"query":"what agent loops cost"}' } },
+  ],
+};
 
 const percentiles = (xs: number[]): Percentiles => ({ p50: quantile(xs, 0.5), p99: quantile(xs, 0.99) });
 
 function post(url: URL, body: string, runId: string, agent: http.Agent): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: 'Bearer perf', 'x-loopbench-run': runId } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          authorization: 'Bearer perf',
+          'x-loopbench-run': runId,
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -110,7 +147,10 @@ interface Load {
  * counts its whole history), then sends `requests` more, a step longer each time. Agents start
  * spread over one upstream latency, as independent agents would be, not in lockstep.
  */
-async function load(base: string, o: { agents: number; requests: number; steps: number; spreadMs: number; tag: string; pid?: number }): Promise<Load> {
+async function load(
+  base: string,
+  o: { agents: number; requests: number; steps: number; spreadMs: number; tag: string; pid?: number },
+): Promise<Load> {
   const url = new URL(`${base}/chat/completions`);
   const agent = new http.Agent({ keepAlive: true, maxSockets: o.agents });
   const conversations = Array.from({ length: o.agents }, (_, a) => {
@@ -152,7 +192,18 @@ export async function gatewayLatencyBench(o: GatewayLatencyOptions = GATEWAY_TAR
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-perf-gateway-'));
   const floor = path.join(ROOT, 'dist', 'perf-floor.js');
   const env = { ...process.env, OPENAI_API_KEY: 'bench-serve-needs-no-key' };
-  const open = ['--steps', 'off', '--max-cost', 'off', '--timeout', 'off', '--max-repeat', 'off', '--max-output-tokens', '1024'];
+  const open = [
+    '--steps',
+    'off',
+    '--max-cost',
+    'off',
+    '--timeout',
+    'off',
+    '--max-repeat',
+    'off',
+    '--max-output-tokens',
+    '1024',
+  ];
   const servers: SpawnedServer[] = [];
   const start = async (s: Promise<SpawnedServer>) => {
     const server = await s;
@@ -168,7 +219,8 @@ export async function gatewayLatencyBench(o: GatewayLatencyOptions = GATEWAY_TAR
     const gatewayFast = await start(spawnServe(['--upstream', fast, '--out', path.join(out, 'fast'), ...open], env));
     const proxied = (upstream: string) => new URL(new URL(upstream).pathname, proxy.url).href;
     // JIT warm-up: a long-running gateway is warm; its first requests should not be what is measured.
-    for (const url of [proxied(fast), gateway.url, gatewayFast.url]) await load(url, { agents: o.agents, requests: 3, steps: 3, spreadMs: 0, tag: 'warm-up' });
+    for (const url of [proxied(fast), gateway.url, gatewayFast.url])
+      await load(url, { agents: o.agents, requests: 3, steps: 3, spreadMs: 0, tag: 'warm-up' });
     let errors = 0;
     const loads: HistoryLoad[] = [];
     for (const steps of o.histories) {
@@ -196,7 +248,13 @@ export async function gatewayLatencyBench(o: GatewayLatencyOptions = GATEWAY_TAR
     return {
       ...o,
       loads,
-      capacity: { steps: longest, proxy: rps(proxyFast), gateway: rps(throughFast), proxyCpuMs: proxyFast.cpuMs, gatewayCpuMs: throughFast.cpuMs },
+      capacity: {
+        steps: longest,
+        proxy: rps(proxyFast),
+        gateway: rps(throughFast),
+        proxyCpuMs: proxyFast.cpuMs,
+        gatewayCpuMs: throughFast.cpuMs,
+      },
       gatewayPeakRssMb: processPeakRssMb(gateway.pid),
       errors,
     };

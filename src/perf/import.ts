@@ -30,7 +30,9 @@ function writeInputs(dir: string, steps: number): { atif: string; lines: string 
   // Written a batch of steps a line (JSON allows the newlines between them), through the one appending writer.
   const a = new JsonlWriter(atif);
   const l = new JsonlWriter(lines);
-  a.writeLine('{"schema_version":"ATIF-v1.6","session_id":"perf","agent":{"name":"perf-agent","model_name":"gpt-4o-mini"},"steps":[{"step_id":1,"source":"user","message":"goal"}\n');
+  a.writeLine(
+    '{"schema_version":"ATIF-v1.6","session_id":"perf","agent":{"name":"perf-agent","model_name":"gpt-4o-mini"},"steps":[{"step_id":1,"source":"user","message":"goal"}\n',
+  );
   for (let k = 1; k <= steps; k += 10_000) {
     const batch: string[] = [];
     for (let j = k; j < Math.min(k + 10_000, steps + 1); j++) batch.push(stepJson(j));
@@ -57,7 +59,13 @@ export async function importBench(steps: number): Promise<ImportBenchResult> {
   try {
     const input = writeInputs(dir, steps);
     const run = await runBenchChild(['import', input.atif, '-o', path.join(dir, 'out'), '--no-report']);
-    return { steps, fileMb: fs.statSync(input.atif).size / 1e6, run, stepsPerSecond: steps / (run.ms / 1000), floorCpuMs: floorCpuMs(input.lines) };
+    return {
+      steps,
+      fileMb: fs.statSync(input.atif).size / 1e6,
+      run,
+      stepsPerSecond: steps / (run.ms / 1000),
+      floorCpuMs: floorCpuMs(input.lines),
+    };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

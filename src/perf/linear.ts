@@ -14,7 +14,13 @@ export interface LinearityResult {
 }
 
 /** Brakes other than max_steps are off, so every run reaches its step limit. */
-const args = (steps: number, repeat: number): SweepFlags => ({ scenario: 'seed-calibrated', steps: String(steps), repeat: String(repeat), timeout: 'off', maxCost: 'off' });
+const args = (steps: number, repeat: number): SweepFlags => ({
+  scenario: 'seed-calibrated',
+  steps: String(steps),
+  repeat: String(repeat),
+  timeout: 'off',
+  maxCost: 'off',
+});
 
 export async function measureLinearity(longRepeat: number): Promise<LinearityResult> {
   await timeSweep(args(10, longRepeat)); // warm-up: JIT and tokenizer caches

@@ -25,11 +25,20 @@ export interface MicroResult {
 }
 
 function plan(steps: number): RunPlan {
-  return expandSweep(buildSweepSpec(runOptions({ scenario: 'seed-calibrated', steps: String(steps), repeat: '1', timeout: 'off', maxCost: 'off' })))[0]!;
+  return expandSweep(
+    buildSweepSpec(
+      runOptions({ scenario: 'seed-calibrated', steps: String(steps), repeat: '1', timeout: 'off', maxCost: 'off' }),
+    ),
+  )[0]!;
 }
 
 const run = (p: RunPlan, counter = new TokenCounter()) =>
-  executeRun(p, { counter, tools: () => ToolRegistry.fromDecls(p.scenario.tools), onStep: () => {}, transcript: false });
+  executeRun(p, {
+    counter,
+    tools: () => ToolRegistry.fromDecls(p.scenario.tools),
+    onStep: () => {},
+    transcript: false,
+  });
 
 /** `records` run records over 10 configurations, varied around a real one. */
 export function syntheticRuns(template: RunRecord, records: number): RunRecord[] {
@@ -61,8 +70,21 @@ export async function runMicro(timeMs: number): Promise<MicroResult[]> {
   const base = conversation.length;
 
   const brakes = brakesFor({ ...settings.limits, max_steps: 100, max_cost_usd: 0.5, timeout_s: 120, max_repeat: 3 });
-  const state: RunState = { ...newRunState(), steps: 50, calls: 50, inputTokens: 500_000, outputTokens: 7_000, costUsd: 0.08, elapsedMs: 60_000 };
-  const pending: PendingCall = { role: 'act', inputTokens: 30_000, maxOutputTokens: 1024, projectedCostUsd: callCost(settings.price, 30_000, 1024, 0) };
+  const state: RunState = {
+    ...newRunState(),
+    steps: 50,
+    calls: 50,
+    inputTokens: 500_000,
+    outputTokens: 7_000,
+    costUsd: 0.08,
+    elapsedMs: 60_000,
+  };
+  const pending: PendingCall = {
+    role: 'act',
+    inputTokens: 30_000,
+    maxOutputTokens: 1024,
+    projectedCostUsd: callCost(settings.price, 30_000, 1024, 0),
+  };
 
   const records = syntheticRuns(long.record, 10_000);
 
@@ -91,6 +113,12 @@ export async function runMicro(timeMs: number): Promise<MicroResult[]> {
   return bench.tasks.map((t) => {
     const r = t.result;
     if (r.state !== 'completed') throw new Error(`benchmark '${t.name}' did not complete (${r.state})`);
-    return { name: t.name, medianUs: r.latency.p50 * 1000, meanUs: r.latency.mean * 1000, opsPerSecond: r.throughput.mean, samples: r.latency.samplesCount };
+    return {
+      name: t.name,
+      medianUs: r.latency.p50 * 1000,
+      meanUs: r.latency.mean * 1000,
+      opsPerSecond: r.throughput.mean,
+      samples: r.latency.samplesCount,
+    };
   });
 }

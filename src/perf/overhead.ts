@@ -2,11 +2,18 @@
 // text once: the sweep's total time is compared with the time to tokenize every message it
 // created, once each, with the same tokenizer, in the same process.
 import type { AssistantMessage, ChatMessage, ToolSpec } from '../contracts/chat.ts';
-import { answerInputTokens, completionTokens, messageTokensUncached, TokenCounter, toolsTokensUncached } from '../meter/tokens.ts';
+import {
+  answerInputTokens,
+  completionTokens,
+  messageTokensUncached,
+  TokenCounter,
+  toolsTokensUncached,
+} from '../meter/tokens.ts';
 import { cpuMsSince, timeSweep, type SweepFlags, type SweepTiming } from './sweep.ts';
 import { quantile } from '../stats/quantile.ts';
 
-type Tokenized = { kind: 'message'; m: ChatMessage } | { kind: 'answer'; m: AssistantMessage } | { kind: 'tools'; tools: ToolSpec[] };
+type Tokenized =
+  { kind: 'message'; m: ChatMessage } | { kind: 'answer'; m: AssistantMessage } | { kind: 'tools'; tools: ToolSpec[] };
 
 /** A TokenCounter that keeps every object it tokenizes, so the same text can be tokenized again alone. */
 export class RecordingCounter extends TokenCounter {
@@ -111,5 +118,13 @@ export async function measureOverhead(args: SweepFlags, rounds = 5): Promise<Ove
   const tok = { cpuMs: median(tokenize.map((t) => t.cpuMs)), ms: median(tokenize.map((t) => t.ms)) };
   const ratio = median(sweeps.map((s, i) => s.cpuMs / tokenize[i]!.cpuMs));
   const wallRatio = median(sweeps.map((s, i) => s.ms / tokenize[i]!.ms));
-  return { sweep, tokenize: tok, tokenized: recorder.tokenized.length, tokens, ratio, wallRatio, harnessUsPerStep: median(harness) };
+  return {
+    sweep,
+    tokenize: tok,
+    tokenized: recorder.tokenized.length,
+    tokens,
+    ratio,
+    wallRatio,
+    harnessUsPerStep: median(harness),
+  };
 }

@@ -7,7 +7,18 @@ import { runMicro, type MicroResult } from './micro.ts';
 import { measureOverhead, type OverheadResult } from './overhead.ts';
 import { measureScale, scaleArgs, sweepFlags, type ScaleResult } from './scale.ts';
 import { argvOf } from './sweep.ts';
-import { concurrencyRow, formatMicro, formatTargets, gatewayRows, importRows, linearRow, overheadRow, scaleRows, workersRows, type TargetRow } from './table.ts';
+import {
+  concurrencyRow,
+  formatMicro,
+  formatTargets,
+  gatewayRows,
+  importRows,
+  linearRow,
+  overheadRow,
+  scaleRows,
+  workersRows,
+  type TargetRow,
+} from './table.ts';
 import { measureWorkers, type WorkersResult } from './workers.ts';
 
 export interface PerfSizes {
@@ -36,7 +47,11 @@ export interface PerfResults {
   targets: TargetRow[];
 }
 
-export async function runPerf(parts: ReadonlySet<string>, sizes: PerfSizes, log: (line: string) => void): Promise<PerfResults> {
+export async function runPerf(
+  parts: ReadonlySet<string>,
+  sizes: PerfSizes,
+  log: (line: string) => void,
+): Promise<PerfResults> {
   const out: PerfResults = { sizes, targets: [] };
   if (parts.has('micro')) {
     log('micro-benchmarks…');
@@ -54,13 +69,17 @@ export async function runPerf(parts: ReadonlySet<string>, sizes: PerfSizes, log:
   }
   if (parts.has('concurrency')) {
     const o = { ...CONCURRENCY_TARGET, runs: sizes.concurrencyRuns };
-    log(`concurrency: ${o.runs} runs × ${o.steps} steps at --concurrency ${o.concurrency} against bench serve --latency ${o.latencyMs}…`);
+    log(
+      `concurrency: ${o.runs} runs × ${o.steps} steps at --concurrency ${o.concurrency} against bench serve --latency ${o.latencyMs}…`,
+    );
     out.concurrency = await concurrencyBench(o);
     out.targets.push(concurrencyRow(out.concurrency));
   }
   if (parts.has('gateway')) {
     const o = { ...GATEWAY_TARGET, requestsPerAgent: sizes.gatewayRequests };
-    log(`gateway: ${o.agents} agents × ${o.requestsPerAgent} requests at histories of ${o.histories.join(', ')} steps, straight to a stub upstream (--latency ${o.latencyMs}), through a pass-through proxy and through bench serve --upstream…`);
+    log(
+      `gateway: ${o.agents} agents × ${o.requestsPerAgent} requests at histories of ${o.histories.join(', ')} steps, straight to a stub upstream (--latency ${o.latencyMs}), through a pass-through proxy and through bench serve --upstream…`,
+    );
     out.gateway = await gatewayLatencyBench(o);
     out.targets.push(...gatewayRows(out.gateway));
   }
@@ -70,12 +89,16 @@ export async function runPerf(parts: ReadonlySet<string>, sizes: PerfSizes, log:
     out.targets.push(...scaleRows(out.scale));
   }
   if (parts.has('workers')) {
-    log(`workers: bench ${scaleArgs(sizes.scaleRepeat, 'DIR').join(' ')} --workers 1 and --workers N, ${sizes.workerPairs} pair(s) in process (the sweep timed), each followed by a sample of the machine's ceiling (N one-thread sweeps in child processes at once, and one alone), then --workers N in a child process (peak RSS)…`);
+    log(
+      `workers: bench ${scaleArgs(sizes.scaleRepeat, 'DIR').join(' ')} --workers 1 and --workers N, ${sizes.workerPairs} pair(s) in process (the sweep timed), each followed by a sample of the machine's ceiling (N one-thread sweeps in child processes at once, and one alone), then --workers N in a child process (peak RSS)…`,
+    );
     out.workers = await measureWorkers(sizes.scaleRepeat, sizes.workerPairs);
     out.targets.push(...workersRows(out.workers));
   }
   if (parts.has('import')) {
-    log(`import: one ATIF trajectory of ${sizes.importSteps.toLocaleString('en-US')} agent steps, bench import --no-report in a child process…`);
+    log(
+      `import: one ATIF trajectory of ${sizes.importSteps.toLocaleString('en-US')} agent steps, bench import --no-report in a child process…`,
+    );
     out.import = await importBench(sizes.importSteps);
     out.targets.push(...importRows(out.import));
   }

@@ -16,8 +16,18 @@ export interface ScaleResult {
 }
 
 /** The scale sweep's flags (the overhead sweep is the same, smaller and in process). */
-export const sweepFlags = (repeat: number): SweepFlags => ({ scenario: 'seed-calibrated', steps: '10..100:10', repeat: String(repeat) });
-export const scaleArgs = (repeat: number, out: string) => [...argvOf(sweepFlags(repeat)), '--no-transcripts', '-q', '--out', out];
+export const sweepFlags = (repeat: number): SweepFlags => ({
+  scenario: 'seed-calibrated',
+  steps: '10..100:10',
+  repeat: String(repeat),
+});
+export const scaleArgs = (repeat: number, out: string) => [
+  ...argvOf(sweepFlags(repeat)),
+  '--no-transcripts',
+  '-q',
+  '--out',
+  out,
+];
 
 export async function measureScale(repeat: number): Promise<ScaleResult> {
   const dir = tempDir();
@@ -26,7 +36,14 @@ export async function measureScale(repeat: number): Promise<ScaleResult> {
     const sweep = await runBenchChild(scaleArgs(repeat, out));
     const { runs, calls } = await recordedTotals(out);
     const report = await runBenchChild(['report', out]);
-    return { command: `bench ${scaleArgs(repeat, 'DIR').join(' ')}`, sweep, runs, calls, callsPerSecond: calls / (sweep.ms / 1000), report };
+    return {
+      command: `bench ${scaleArgs(repeat, 'DIR').join(' ')}`,
+      sweep,
+      runs,
+      calls,
+      callsPerSecond: calls / (sweep.ms / 1000),
+      report,
+    };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -31,7 +31,10 @@ export function runOptions(flags: SweepFlags): RunOptions & StartOptions {
 
 /** The command line that runs the same sweep: `{ maxCost: 'off' }` → `--max-cost off`. */
 export function argvOf(flags: SweepFlags): string[] {
-  return Object.entries(flags).flatMap(([key, value]) => [`--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, String(value)]);
+  return Object.entries(flags).flatMap(([key, value]) => [
+    `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
+    String(value),
+  ]);
 }
 
 /** Runs, steps and model calls recorded in a results directory's runs.jsonl (streamed). */
@@ -81,7 +84,17 @@ export async function timeSweep(flags: SweepFlags, counter?: TokenCounter, worke
         cpuMs = cpuMsSince(cpu);
       },
     };
-    await executeSweep({ dir, spec, plans, concurrency: Number(options.concurrency), transcripts: false, progress, command: [], counter, workers });
+    await executeSweep({
+      dir,
+      spec,
+      plans,
+      concurrency: Number(options.concurrency),
+      transcripts: false,
+      progress,
+      command: [],
+      counter,
+      workers,
+    });
     const { steps, calls } = await recordedTotals(dir);
     return { cpuMs, ms, runs: plans.length, steps, calls };
   } finally {

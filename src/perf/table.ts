@@ -26,13 +26,22 @@ export interface TargetRow {
 
 import { IMPORT_TARGET, type ImportBenchResult } from './import.ts';
 
-const f = (x: number, digits = 0) => x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const f = (x: number, digits = 0) =>
+  x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 /** A row from its figure and limit, both shown with `unit` (the figure as a plain ratio by default). */
-function row(o: Pick<TargetRow, 'target' | 'detail' | 'value' | 'limit' | 'at'> & { unit?: (x: number) => string }): TargetRow {
+function row(
+  o: Pick<TargetRow, 'target' | 'detail' | 'value' | 'limit' | 'at'> & { unit?: (x: number) => string },
+): TargetRow {
   const { unit = (x: number) => f(x, 2), ...rest } = o;
   const ratio = o.at === 'most' ? o.value / o.limit : o.limit / o.value;
-  return { ...rest, measured: unit(o.value), limitText: `${o.at === 'most' ? '≤' : '≥'} ${unit(o.limit)}`, ratio, ok: ratio <= 1 };
+  return {
+    ...rest,
+    measured: unit(o.value),
+    limitText: `${o.at === 'most' ? '≤' : '≥'} ${unit(o.limit)}`,
+    ratio,
+    ok: ratio <= 1,
+  };
 }
 
 export function overheadRow(o: OverheadResult): TargetRow {
@@ -93,7 +102,8 @@ export function concurrencyRow(c: ConcurrencyBenchResult): TargetRow {
 export function gatewayRows(g: GatewayLatencyResult): TargetRow[] {
   const ms = (x: number) => `${f(x, 2)} ms`;
   const cpu = (x: number | null) => (x === null ? 'n/a' : ms(x));
-  const added = (p: 'p50' | 'p99', l: GatewayLatencyResult['loads'][number], via: 'gateway' | 'proxy') => l[via][p] - l.direct[p];
+  const added = (p: 'p50' | 'p99', l: GatewayLatencyResult['loads'][number], via: 'gateway' | 'proxy') =>
+    l[via][p] - l.direct[p];
   const history = g.loads
     .map(
       (l) =>
@@ -110,9 +120,30 @@ export function gatewayRows(g: GatewayLatencyResult): TargetRow[] {
     const at = `${l.steps}-step history, ${g.agents} agents`;
     const ratio = l.gatewayCpuMs !== null && l.proxyCpuMs !== null ? l.gatewayCpuMs / l.proxyCpuMs : NaN;
     return [
-      row({ target: `8.${n} gateway: CPU per request ÷ pass-through proxy's (${at})`, unit: (x) => `${f(x, 2)}×`, detail: i === 0 ? detail : 'as 8.1.', value: ratio, limit: 2, at: 'most' }),
-      row({ target: `9.${n} gateway: added latency, median (${at})`, unit: ms, detail: 'as 8.1.', value: Math.max(0, added('p50', l, 'gateway')), limit: 0.5, at: 'most' }),
-      row({ target: `10.${n} gateway: added latency, p99 (${at})`, unit: ms, detail: 'as 8.1.', value: Math.max(0, added('p99', l, 'gateway')), limit: 2, at: 'most' }),
+      row({
+        target: `8.${n} gateway: CPU per request ÷ pass-through proxy's (${at})`,
+        unit: (x) => `${f(x, 2)}×`,
+        detail: i === 0 ? detail : 'as 8.1.',
+        value: ratio,
+        limit: 2,
+        at: 'most',
+      }),
+      row({
+        target: `9.${n} gateway: added latency, median (${at})`,
+        unit: ms,
+        detail: 'as 8.1.',
+        value: Math.max(0, added('p50', l, 'gateway')),
+        limit: 0.5,
+        at: 'most',
+      }),
+      row({
+        target: `10.${n} gateway: added latency, p99 (${at})`,
+        unit: ms,
+        detail: 'as 8.1.',
+        value: Math.max(0, added('p99', l, 'gateway')),
+        limit: 2,
+        at: 'most',
+      }),
     ];
   });
 }
@@ -164,7 +195,11 @@ export function workersRows(w: WorkersResult): TargetRow[] {
 
 function table(head: string[], rows: string[][], right: (i: number) => boolean): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (r: string[]) => r.map((v, i) => (right(i) ? v.padStart(widths[i]!) : v.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((v, i) => (right(i) ? v.padStart(widths[i]!) : v.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 

@@ -48,7 +48,8 @@ export interface WorkersResult {
 }
 
 /** The item of median speed-up; of an even count, the lower middle one (never a flattering average). */
-export const medianBySpeedUp = <T extends { speedUp: number }>(items: readonly T[]): T => medianItem(items, (i) => i.speedUp);
+export const medianBySpeedUp = <T extends { speedUp: number }>(items: readonly T[]): T =>
+  medianItem(items, (i) => i.speedUp);
 
 /** The sweep phase on one thread in a fresh process (dist/perf-sweep.js), as timeSweep times it here. */
 async function sweepChild(repeat: number): Promise<SweepTiming> {
@@ -61,7 +62,11 @@ async function ceilingSample(repeat: number, workers: number): Promise<Ceiling> 
   return { alone, together, speedUp: (workers * alone.ms) / Math.max(...together.map((t) => t.ms)) };
 }
 
-export async function measureWorkers(repeat: number, pairCount: number, workers = os.availableParallelism()): Promise<WorkersResult> {
+export async function measureWorkers(
+  repeat: number,
+  pairCount: number,
+  workers = os.availableParallelism(),
+): Promise<WorkersResult> {
   const pairs: WorkersPair[] = [];
   const ceilings: Ceiling[] = [];
   const sweep = (n: number) => timeSweep(sweepFlags(repeat), undefined, n);

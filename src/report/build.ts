@@ -14,7 +14,19 @@ import { writeCsvFile } from './render/csv-file.ts';
 import { naturalOrder, StepIndexAccumulator, summarizeConfigs, type ConfigSummary } from './stats/aggregate.ts';
 import { buildCharts } from './charts/charts.ts';
 import { configColours } from './charts/colours.ts';
-import { derivedRow, economicsRow, fitRow, ratioRow, repriceRow, runRow, savingRow, stepIndexRow, stepRow, summaryRow, toCsv } from './render/csv.ts';
+import {
+  derivedRow,
+  economicsRow,
+  fitRow,
+  ratioRow,
+  repriceRow,
+  runRow,
+  savingRow,
+  stepIndexRow,
+  stepRow,
+  summaryRow,
+  toCsv,
+} from './render/csv.ts';
 import { findings } from './findings/findings.ts';
 import { overrunFindings } from './findings/overruns.ts';
 import { ratioTable, stepLimitSavings } from './stats/step-limits.ts';
@@ -27,7 +39,14 @@ import { loopReports } from './loop-reports.ts';
 import { renderMarkdown } from './render/markdown.ts';
 import { svgToPng, toSvg } from './render/chart-images.ts';
 import type { ReportData } from './render/report-data.ts';
-import { CachedTokensEstimator, repriceAll, repriceRuns, costAt, StepRepricer, type StepCosts } from './stats/reprice.ts';
+import {
+  CachedTokensEstimator,
+  repriceAll,
+  repriceRuns,
+  costAt,
+  StepRepricer,
+  type StepCosts,
+} from './stats/reprice.ts';
 import { DEFAULT_VOLUMES, projectVolumes, type Volume } from './stats/volume.ts';
 import { chosenVolume } from './findings/findings.ts';
 import { configEconomics, type ConfigEconomics } from './stats/economics.ts';
@@ -96,9 +115,24 @@ interface StepPass {
  * feeding every per-step aggregate. Lines arrive in completion order, which concurrency and worker
  * threads change; read in plan order, the same records always give the same bytes.
  */
-async function passSteps(dir: string, runOrder: readonly string[], price: Price | undefined, prices: readonly Price[], keepSteps: boolean): Promise<StepPass> {
+async function passSteps(
+  dir: string,
+  runOrder: readonly string[],
+  price: Price | undefined,
+  prices: readonly Price[],
+  keepSteps: boolean,
+): Promise<StepPass> {
   const cum = new Map<string, number>();
-  const pass: StepPass = { skipped: 0, byRun: keepSteps ? new Map() : null, points: new StepIndexAccumulator(), fit: new QuadraticFitAccumulator(), cached: new CachedTokensEstimator(keepSteps), repriced: new StepRepricer(prices, keepSteps), maxInput: new Map(), sums: new StepSums() };
+  const pass: StepPass = {
+    skipped: 0,
+    byRun: keepSteps ? new Map() : null,
+    points: new StepIndexAccumulator(),
+    fit: new QuadraticFitAccumulator(),
+    cached: new CachedTokensEstimator(keepSteps),
+    repriced: new StepRepricer(prices, keepSteps),
+    maxInput: new Map(),
+    sums: new StepSums(),
+  };
   const file = resultFile(dir, 'steps');
   // run id → [offset, bytes, offset, bytes, …] of its lines, in file order (a run's own steps are written in order).
   const places = new Map<string, number[]>();
@@ -150,8 +184,13 @@ async function passSteps(dir: string, runOrder: readonly string[], price: Price 
 const WHAT_IF_RUNS_CSV = 'whatif_runs.csv';
 
 /** The recorded prices, one per distinct price in the runs; an unknown price (imported costs) re-prices nothing. */
-const recordedPrices = (runs: readonly RunFacts[]): Price[] =>
-  [...new Map(runs.filter((r) => r.settings.price.model !== UNKNOWN_PRICE.model).map((r) => [JSON.stringify(r.settings.price), r.settings.price])).values()];
+const recordedPrices = (runs: readonly RunFacts[]): Price[] => [
+  ...new Map(
+    runs
+      .filter((r) => r.settings.price.model !== UNKNOWN_PRICE.model)
+      .map((r) => [JSON.stringify(r.settings.price), r.settings.price]),
+  ).values(),
+];
 
 /**
  * Records arrive in completion order, which concurrency changes from one run of a sweep to the next;
@@ -162,7 +201,12 @@ function inPlanOrder(runs: Array<RunFacts & { repeat: number }>, plannedScenario
   const scenario = new Map([...new Set([...plannedScenarios, ...runs.map((r) => r.scenario)])].map((s, i) => [s, i]));
   const configs = [...new Set(runs.map((r) => r.config_id))].sort(naturalOrder);
   const config = new Map(configs.map((c, i) => [c, i]));
-  runs.sort((a, b) => scenario.get(a.scenario)! - scenario.get(b.scenario)! || config.get(a.config_id)! - config.get(b.config_id)! || a.repeat - b.repeat);
+  runs.sort(
+    (a, b) =>
+      scenario.get(a.scenario)! - scenario.get(b.scenario)! ||
+      config.get(a.config_id)! - config.get(b.config_id)! ||
+      a.repeat - b.repeat,
+  );
 }
 
 export async function buildReports(dir: string, o: BuildOptions = {}): Promise<BuiltReports> {
@@ -172,17 +216,34 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   inPlanOrder(runs, meta?.scenarios ?? []);
   // The re-pricing table's prices and the report's, each run re-priced step by step as its steps are read.
   const tablePrices = o.priceAs ?? (o.price ? [o.price] : recordedPrices(runs));
-  const steps = await passSteps(dir, runs.map((r) => r.run_id), o.price, [...(o.price ? [o.price] : []), ...tablePrices], Boolean(o.whatIf));
+  const steps = await passSteps(
+    dir,
+    runs.map((r) => r.run_id),
+    o.price,
+    [...(o.price ? [o.price] : []), ...tablePrices],
+    Boolean(o.whatIf),
+  );
   checkRunsAgainstSteps(path.basename(runsFile), runs, steps.sums);
   const whatIf = o.whatIf ? o.whatIf([...wholeRecords(runsFile, runs)], (id) => steps.byRun!.get(id) ?? []) : null;
   steps.byRun = null;
-  const a = analyse(runs, steps, whatIf, { plannedScenarios: meta?.scenarios ?? [], imported: meta?.imported?.format ?? null, tablePrices }, o);
+  const a = analyse(
+    runs,
+    steps,
+    whatIf,
+    { plannedScenarios: meta?.scenarios ?? [], imported: meta?.imported?.format ?? null, tablePrices },
+    o,
+  );
   // Replayed over the recorded runs at the recorded prices: what the sweep decided on, whatever --price-model says now.
   const sampling = meta?.adaptive?.rule === 'precision' ? precisionOutcomes(runs, meta.adaptive) : [];
 
   const out = new ReportFiles(dir);
   out.files.push(out.rel('stepsCsv'));
-  const shownRuns = await writeRunsCsv(out, runsFile, runs, o.price ? new Map(a.all.map((r) => [r.run_id, r.cost_usd])) : null);
+  const shownRuns = await writeRunsCsv(
+    out,
+    runsFile,
+    runs,
+    o.price ? new Map(a.all.map((r) => [r.run_id, r.cost_usd])) : null,
+  );
   writeTables(out, a, whatIf !== null);
   const charts = await writeCharts(out, a);
   const data: ReportData = {
@@ -230,7 +291,17 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
 }
 
 /** Every table, finding and decision the reports show, computed from the runs and the step pass (no I/O). */
-function analyse(runs: LoadedRun[], steps: StepPass, whatIf: WhatIfOutcome | null, { plannedScenarios, imported, tablePrices }: { plannedScenarios: readonly string[]; imported: string | null; tablePrices: readonly Price[] }, o: BuildOptions) {
+function analyse(
+  runs: LoadedRun[],
+  steps: StepPass,
+  whatIf: WhatIfOutcome | null,
+  {
+    plannedScenarios,
+    imported,
+    tablePrices,
+  }: { plannedScenarios: readonly string[]; imported: string | null; tablePrices: readonly Price[] },
+  o: BuildOptions,
+) {
   // A derived run is its recorded run's first calls: its caching and its re-priced steps are those calls'.
   const derivedFrom = new Map((whatIf?.runs ?? []).map((r) => [r.run_id, r]));
   const stepCosts: StepCosts = (r, price, cache) => {
@@ -267,17 +338,49 @@ function analyse(runs: LoadedRun[], steps: StepPass, whatIf: WhatIfOutcome | nul
   const decisions = recommendations.map((r) => r.sentence);
   const recommended = recommendations.some((r) => r.max_steps !== null);
   const detectors = detectorRows(runs);
-  const sentences = [...overrunFindings(runs), ...findings({ summary, fits, ratios, savings, volumes }), ...loop.findings, ...detectorFindings(detectors), ...(whatIf?.refusals ?? [])];
+  const sentences = [
+    ...overrunFindings(runs),
+    ...findings({ summary, fits, ratios, savings, volumes }),
+    ...loop.findings,
+    ...detectorFindings(detectors),
+    ...(whatIf?.refusals ?? []),
+  ];
   // The simulated model counts every model's tokens with o200k_base: for another tokenizer's model, an estimate.
   const estimated = [...new Set(all.flatMap((r) => estimatedModels(r.settings)))];
   const pricing =
     describePricing(summary, { ...(o.price ? { price: o.price } : {}), imported }) +
-    (estimated.length ? `; the simulated model's token counts are loopbench's o200k_base count, an estimate for ${estimated.join(', ')}, whose tokenizer differs` : '');
+    (estimated.length
+      ? `; the simulated model's token counts are loopbench's o200k_base count, an estimate for ${estimated.join(', ')}, whose tokenizer differs`
+      : '');
   const chartPrices = chartPricing({ ...(o.price ? { price: o.price } : {}), imported });
-  const taskqueue = all.some((r) => r.agent === 'taskqueue') ? { rounds: roundRows(all), roles: roleRows(all), constraints: constraintRows(all) } : null;
+  const taskqueue = all.some((r) => r.agent === 'taskqueue')
+    ? { rounds: roundRows(all), roles: roleRows(all), constraints: constraintRows(all) }
+    : null;
   // The queue-length chart follows the runs of the longest round limit only.
   const queueChartRounds = taskqueue ? roundRows(longestRoundLimit(all)) : null;
-  return { all, derived, summary, points, fits, ratios, savings, volumes, repriced, colours, loop, economics, decisions, recommendations, recommended, detectors, sentences, pricing, chartPrices, taskqueue, queueChartRounds };
+  return {
+    all,
+    derived,
+    summary,
+    points,
+    fits,
+    ratios,
+    savings,
+    volumes,
+    repriced,
+    colours,
+    loop,
+    economics,
+    decisions,
+    recommendations,
+    recommended,
+    detectors,
+    sentences,
+    pricing,
+    chartPrices,
+    taskqueue,
+    queueChartRounds,
+  };
 }
 
 type Analysis = ReturnType<typeof analyse>;
@@ -302,7 +405,12 @@ class ReportFiles {
  * runs.csv, row by row, each from its whole record read again: a 100,000-run sweep's records, rows and
  * CSV text would otherwise be held whole. Returns the first records, which the HTML's runs table shows.
  */
-async function writeRunsCsv(out: ReportFiles, runsFile: string, runs: LoadedRun[], repricedCost: Map<string, number> | null): Promise<RunRecord[]> {
+async function writeRunsCsv(
+  out: ReportFiles,
+  runsFile: string,
+  runs: LoadedRun[],
+  repricedCost: Map<string, number> | null,
+): Promise<RunRecord[]> {
   const shownRuns: RunRecord[] = [];
   await writeCsvFile(resultFile(out.dir, 'runsCsv'), (add) => {
     let i = 0;
@@ -322,7 +430,10 @@ function writeTables(out: ReportFiles, a: Analysis, whatIf: boolean): void {
   // A report without what-if must not leave an earlier one's derived runs beside its own tables.
   if (whatIf) out.write(WHAT_IF_RUNS_CSV, toCsv(a.derived.map(derivedRow)));
   else fs.rmSync(path.join(out.dir, WHAT_IF_RUNS_CSV), { force: true });
-  out.write(out.rel('summaryCsv'), toCsv(a.summary.map((c, i) => ({ ...summaryRow(c, a.volumes), ...economicsRow(a.economics[i]!) }))));
+  out.write(
+    out.rel('summaryCsv'),
+    toCsv(a.summary.map((c, i) => ({ ...summaryRow(c, a.volumes), ...economicsRow(a.economics[i]!) }))),
+  );
   out.write(out.rel('stepIndexCsv'), toCsv(a.points.map(stepIndexRow)));
   out.write(out.rel('fitCsv'), toCsv(a.fits.map(fitRow)));
   out.write(out.rel('ratiosCsv'), toCsv(a.ratios.map(ratioRow)));
@@ -341,7 +452,14 @@ function writeTables(out: ReportFiles, a: Analysis, whatIf: boolean): void {
 /** Each chart as its Vega-Lite spec, SVG and PNG; returns them for the HTML. */
 async function writeCharts(out: ReportFiles, a: Analysis) {
   const charts = [];
-  const specs = [...buildCharts({ summary: a.summary, points: a.points, fits: a.fits, runs: a.all, prices: a.chartPrices }, a.colours), ...a.loop.charts, ...(a.queueChartRounds ? [queueLengthChart(a.queueChartRounds, a.colours)] : [])];
+  const specs = [
+    ...buildCharts(
+      { summary: a.summary, points: a.points, fits: a.fits, runs: a.all, prices: a.chartPrices },
+      a.colours,
+    ),
+    ...a.loop.charts,
+    ...(a.queueChartRounds ? [queueLengthChart(a.queueChartRounds, a.colours)] : []),
+  ];
   for (const c of specs) {
     const svg = await toSvg(c.spec);
     const stem = path.join(out.rel('charts'), c.name);

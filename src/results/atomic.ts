@@ -24,7 +24,8 @@ export function createFileAtomic(file: string, data: string | Uint8Array): void 
   }
 }
 
-export const writeJsonAtomic = (file: string, value: unknown) => writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`);
+export const writeJsonAtomic = (file: string, value: unknown) =>
+  writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`);
 
 /** For a file written in pieces (streamed CSV, rewritten JSONL): the same temp-then-rename. */
 export class AtomicFileWriter {

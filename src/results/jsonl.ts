@@ -130,7 +130,8 @@ export function* readJsonlAt(file: string, places: Iterable<LinePlace>): Generat
       let got = 0;
       while (got < place.bytes) {
         const read = fs.readSync(fd, bytes, got, place.bytes - got, place.offset + got);
-        if (read === 0) throw new Error(`${file} ended before byte ${place.offset + place.bytes}: changed while being read?`);
+        if (read === 0)
+          throw new Error(`${file} ended before byte ${place.offset + place.bytes}: changed while being read?`);
         got += read;
       }
       yield JSON.parse(bytes.toString('utf8'));
@@ -151,7 +152,10 @@ export async function readJsonl<T>(file: string): Promise<JsonlRead<T>> {
 }
 
 /** Rewrites a JSONL file with only the records `keep` accepts; partial lines go too. Atomic: temp file, then rename. */
-export async function filterJsonl<T>(file: string, keep: (record: T) => boolean): Promise<{ kept: number; dropped: number }> {
+export async function filterJsonl<T>(
+  file: string,
+  keep: (record: T) => boolean,
+): Promise<{ kept: number; dropped: number }> {
   let kept = 0;
   let dropped = 0;
   if (!fs.existsSync(file)) return { kept, dropped };
@@ -194,7 +198,7 @@ export function cutPartialLine(file: string): number {
     const size = fs.fstatSync(fd).size;
     const chunk = Buffer.allocUnsafe(64 * 1024);
     // Back from the end to the last newline.
-    for (let end = size; end > 0; ) {
+    for (let end = size; end > 0;) {
       const start = Math.max(0, end - chunk.length);
       fs.readSync(fd, chunk, 0, end - start, start);
       const nl = chunk.subarray(0, end - start).lastIndexOf(NEWLINE);

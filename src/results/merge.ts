@@ -30,8 +30,12 @@ function readShards(dirs: string[]): ShardDir[] {
   const count = first.meta.shard.count;
   for (const s of shards) {
     for (const k of SAME)
-      if (JSON.stringify(s.meta[k]) !== JSON.stringify(first.meta[k])) throw new UsageError(`${s.dir}: ${k} differs from ${first.dir}: not a shard of the same sweep`);
-    if (s.meta.shard.count !== count) throw new UsageError(`${s.dir}: shard ${s.meta.shard.index}/${s.meta.shard.count}, but ${first.dir} is one of ${count}`);
+      if (JSON.stringify(s.meta[k]) !== JSON.stringify(first.meta[k]))
+        throw new UsageError(`${s.dir}: ${k} differs from ${first.dir}: not a shard of the same sweep`);
+    if (s.meta.shard.count !== count)
+      throw new UsageError(
+        `${s.dir}: shard ${s.meta.shard.index}/${s.meta.shard.count}, but ${first.dir} is one of ${count}`,
+      );
   }
   const seen = new Map<number, string>();
   for (const s of shards) {
@@ -40,7 +44,10 @@ function readShards(dirs: string[]): ShardDir[] {
     seen.set(s.meta.shard.index, s.dir);
   }
   const missing = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !seen.has(i));
-  if (missing.length) throw new UsageError(`missing shard(s) ${missing.map((i) => `${i}/${count}`).join(', ')}: a merge needs all ${count}`);
+  if (missing.length)
+    throw new UsageError(
+      `missing shard(s) ${missing.map((i) => `${i}/${count}`).join(', ')}: a merge needs all ${count}`,
+    );
   return shards.sort((a, b) => a.meta.shard.index - b.meta.shard.index);
 }
 
@@ -49,7 +56,12 @@ function readShards(dirs: string[]): ShardDir[] {
  * checked as the reports check it (a damaged one is named by file and line, not merged), and a run recorded
  * twice — in two shards, or twice in one — is an error: the merged sweep would count it twice.
  */
-async function appendRecords(from: string, to: JsonlWriter, check: typeof checkRunRecord, seen?: Map<string, { file: string; line: number }>): Promise<number> {
+async function appendRecords(
+  from: string,
+  to: JsonlWriter,
+  check: typeof checkRunRecord,
+  seen?: Map<string, { file: string; line: number }>,
+): Promise<number> {
   let skipped = 0;
   for await (const line of readJsonlLines(from)) {
     if (!line.ok) {
@@ -60,7 +72,12 @@ async function appendRecords(from: string, to: JsonlWriter, check: typeof checkR
     if (seen) {
       const id = (line.value as { run_id: string }).run_id;
       const first = seen.get(id);
-      if (first) throw new UsageError(first.file === from ? `${from}: run ${id} is recorded twice (lines ${first.line} and ${line.line})` : `${from}: run ${id} is in two shards (also ${first.file} line ${first.line})`);
+      if (first)
+        throw new UsageError(
+          first.file === from
+            ? `${from}: run ${id} is recorded twice (lines ${first.line} and ${line.line})`
+            : `${from}: run ${id} is in two shards (also ${first.file} line ${first.line})`,
+        );
       seen.set(id, { file: from, line: line.line });
     }
     to.write(line.value);
@@ -72,7 +89,12 @@ async function appendRecords(from: string, to: JsonlWriter, check: typeof checkR
 function mergedMeta(shards: ShardDir[], command: string[]): Meta {
   const metas = shards.map((s) => s.meta);
   const statuses = new Set(metas.map((m) => m.status));
-  const status: Meta['status'] = statuses.has('running') || statuses.has('interrupted') || statuses.has('failed') ? 'interrupted' : statuses.has('capped') ? 'capped' : 'complete';
+  const status: Meta['status'] =
+    statuses.has('running') || statuses.has('interrupted') || statuses.has('failed')
+      ? 'interrupted'
+      : statuses.has('capped')
+        ? 'capped'
+        : 'complete';
   const spends = metas.flatMap((m) => (m.spend ? [m.spend] : []));
   const finished = metas.map((m) => m.finished_at);
   const { shard: _shard, ...first } = metas[0]!;

@@ -15,7 +15,12 @@ import { resultFile } from './results-dir.ts';
 const require = createRequire(import.meta.url);
 
 const count = z.number().int().nonnegative();
-const PriceSchema = z.object({ model: z.string(), input_per_1m: z.number(), cached_input_per_1m: z.number(), output_per_1m: z.number() });
+const PriceSchema = z.object({
+  model: z.string(),
+  input_per_1m: z.number(),
+  cached_input_per_1m: z.number(),
+  output_per_1m: z.number(),
+});
 
 /**
  * meta.json of a results directory. Only checks, no defaults or transforms: a file that passes is
@@ -67,12 +72,29 @@ const MetaSchema = z.object({
   versions: z.record(z.string(), z.string()),
   git_commit: z.string().nullable(),
   /** Set when this directory holds one slice of a sweep (`--shard i/n`). */
-  shard: z.object({ index: z.number().int().positive(), count: z.number().int().positive(), runs_total: count }).optional(),
+  shard: z
+    .object({ index: z.number().int().positive(), count: z.number().int().positive(), runs_total: count })
+    .optional(),
   /** Set when the sweep ran under a spend cap (`--ci-max-spend`). */
-  spend: z.object({ cap_usd: z.number(), spent_usd: z.number(), stopped: z.boolean(), runs_skipped: count, overrun_usd: z.number().optional() }).optional(),
+  spend: z
+    .object({
+      cap_usd: z.number(),
+      spent_usd: z.number(),
+      stopped: z.boolean(),
+      runs_skipped: count,
+      overrun_usd: z.number().optional(),
+    })
+    .optional(),
   /** Set when runs went in batches until decided (`runs_planned` then counts the runs scheduled). */
   adaptive: z
-    .object({ min: count, max: count, batch: count, confidence: z.number(), rule: z.literal('precision').optional(), precision: z.number().positive().optional() })
+    .object({
+      min: count,
+      max: count,
+      batch: count,
+      confidence: z.number(),
+      rule: z.literal('precision').optional(),
+      precision: z.number().positive().optional(),
+    })
     .optional(),
   /** Set by `bench merge`: the shard directories this one was merged from. */
   merged_from: z.array(z.string()).optional(),
@@ -116,7 +138,12 @@ let known: Record<string, string> | undefined;
 
 /** Versions that decide what a sweep measures, read once per process. */
 export function versions(): Record<string, string> {
-  known ??= { loopbench: ownVersion(), node: process.version, 'gpt-tokenizer': pkgVersion('gpt-tokenizer'), openai: pkgVersion('openai') };
+  known ??= {
+    loopbench: ownVersion(),
+    node: process.version,
+    'gpt-tokenizer': pkgVersion('gpt-tokenizer'),
+    openai: pkgVersion('openai'),
+  };
   return { ...known };
 }
 
@@ -130,7 +157,9 @@ let commit: string | null | undefined;
 export function gitCommit(): string | null {
   if (commit !== undefined) return commit;
   try {
-    commit = execFileSync('git', ['rev-parse', 'HEAD'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    commit = execFileSync('git', ['rev-parse', 'HEAD'], { stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
   } catch {
     commit = null;
   }
@@ -154,7 +183,10 @@ export function loadMeta(dir: string): Meta {
   try {
     raw = JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch (e) {
-    const why = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found: not a results directory' : `cannot read it (${(e as Error).message})`;
+    const why =
+      (e as NodeJS.ErrnoException).code === 'ENOENT'
+        ? 'not found: not a results directory'
+        : `cannot read it (${(e as Error).message})`;
     throw new UsageError(`${file}: ${why}`);
   }
   checkMeta(file, raw);

@@ -9,7 +9,8 @@ import { STOP_REASONS } from '../contracts/stop-reason.ts';
 type Kind = 'string' | 'object' | 'count' | 'count?' | 'amount' | 'number' | 'check' | 'stop';
 type Field = { name: string; path: string[]; kind: Kind };
 /** Paths split once, not once per line. */
-const compile = (fields: Array<[string, Kind]>): Field[] => fields.map(([name, kind]) => ({ name, path: name.split('.'), kind }));
+const compile = (fields: Array<[string, Kind]>): Field[] =>
+  fields.map(([name, kind]) => ({ name, path: name.split('.'), kind }));
 
 const STOPS: ReadonlySet<unknown> = new Set(STOP_REASONS);
 
@@ -111,8 +112,12 @@ function check(name: string, line: number, value: unknown, fields: readonly Fiel
   const { field, value: v } = wrong;
   // A line without what identifies a record is not one of ours at all; one with a bad figure is a damaged record.
   if (v === undefined) throw new UsageError(`${where}: not a ${what} record (no ${field.name})`);
-  throw new UsageError(`${where}: ${field.name} is ${shown(v)}, expected ${EXPECTED[field.kind]} (the ${what} record is not read as it is)`);
+  throw new UsageError(
+    `${where}: ${field.name} is ${shown(v)}, expected ${EXPECTED[field.kind]} (the ${what} record is not read as it is)`,
+  );
 }
 
-export const checkStepRecord = (name: string, line: number, value: unknown) => check(name, line, value, STEP_FIELDS, 'step');
-export const checkRunRecord = (name: string, line: number, value: unknown) => check(name, line, value, RUN_FIELDS, 'run');
+export const checkStepRecord = (name: string, line: number, value: unknown) =>
+  check(name, line, value, STEP_FIELDS, 'step');
+export const checkRunRecord = (name: string, line: number, value: unknown) =>
+  check(name, line, value, RUN_FIELDS, 'run');

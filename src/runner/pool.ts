@@ -4,7 +4,11 @@
  * (unlike Promise.all over every item, which holds a promise and a result for each). `lane` says
  * which of the `concurrency` workers took the item (0 to concurrency - 1), for work that differs by lane.
  */
-export async function forEachConcurrently<T>(items: Iterable<T>, concurrency: number, work: (item: T, lane: number) => Promise<void>): Promise<void> {
+export async function forEachConcurrently<T>(
+  items: Iterable<T>,
+  concurrency: number,
+  work: (item: T, lane: number) => Promise<void>,
+): Promise<void> {
   const it = items[Symbol.iterator]();
   // After a failure no worker takes another item, and the pool settles only once every worker has
   // stopped: the caller may then close what the work writes to.

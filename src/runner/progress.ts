@@ -9,7 +9,12 @@ export interface Progress {
 export function createProgress(total: number, enabled: boolean): Progress {
   if (!enabled || !process.stderr.isTTY) return { tick() {}, stop() {} };
   const bar = new cliProgress.SingleBar(
-    { format: 'runs {bar} {value}/{total} | {eta_formatted} left | {label}', stream: process.stderr, hideCursor: true, clearOnComplete: true },
+    {
+      format: 'runs {bar} {value}/{total} | {eta_formatted} left | {label}',
+      stream: process.stderr,
+      hideCursor: true,
+      clearOnComplete: true,
+    },
     cliProgress.Presets.shades_classic,
   );
   bar.start(total, 0, { label: '' });

@@ -29,13 +29,18 @@ export async function planResume(dir: string, transport?: ModelTransport): Promi
         ? `${dir}: made by bench run --repeat auto, whose batches depended on the runs before them, so it cannot be resumed: run the sweep again (the same seed takes the same runs)`
         : `${dir}: made by bench check with adaptive repeats, which cannot be resumed: run the check again (the same seed takes the same runs)`,
     );
-  if (meta.imported) throw new UsageError(`${dir}: made by bench import from trajectory files, not by a sweep: there is nothing to resume`);
+  if (meta.imported)
+    throw new UsageError(
+      `${dir}: made by bench import from trajectory files, not by a sweep: there is nothing to resume`,
+    );
   const scenarios = resolveScenarios(meta.scenario_files ?? meta.scenarios);
   for (const m of meta.grid.model) validateModelSpec(m, transport);
   const spec: SweepSpec = { scenarios, grid: meta.grid, fixed: meta.fixed, repeat: meta.repeat, seed: meta.seed };
   const plans = expandSweep(spec);
   if (plans.length !== meta.runs_planned)
-    throw new UsageError(`${resultFile(dir, 'meta')}: runs_planned is ${meta.runs_planned} but its settings expand to ${plans.length} runs now (did a scenario change?)`);
+    throw new UsageError(
+      `${resultFile(dir, 'meta')}: runs_planned is ${meta.runs_planned} but its settings expand to ${plans.length} runs now (did a scenario change?)`,
+    );
   const finished = await keepFinishedRuns(dir, new Set(plans.map((p) => p.runId)));
   return { meta, spec, todo: plans.filter((p) => !finished.has(p.runId)), done: finished.size };
 }

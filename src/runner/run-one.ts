@@ -49,7 +49,12 @@ type LoopFor<K extends Scenario['agent']> = (run: AgentRun<Extract<Scenario, { a
 const AGENTS: { [K in Scenario['agent']]: LoopFor<K> } = { react: runReact, taskqueue: runTaskqueue };
 
 /** One model per role that names its own (the task queue's `models:` / --role-model). */
-function roleModels(settings: RunPlan['settings'], scenario: Scenario, counter: TokenCounter, transport?: ModelTransport): Partial<Record<Role, ChatModel>> {
+function roleModels(
+  settings: RunPlan['settings'],
+  scenario: Scenario,
+  counter: TokenCounter,
+  transport?: ModelTransport,
+): Partial<Record<Role, ChatModel>> {
   const out: Partial<Record<Role, ChatModel>> = {};
   for (const [role, spec] of Object.entries(settings.role_models ?? {}) as Array<[Role, string]>)
     out[role] = createModel({ ...settings, model: spec }, scenario, counter, transport);
@@ -79,9 +84,20 @@ export async function executeRun(plan: RunPlan, deps: RunDeps): Promise<RunResul
   // The context strategy is the outer layer, so critique calls see the same view as the agent.
   const agent = withContext(withReflection(AGENTS[scenario.agent] as AgentLoop));
   const trace = deps.trace && ((line: string) => deps.trace!(line.replace(/^/gm, `[${plan.runId}] `)));
-  const outcome = await agent({ scenario, caller, tools: deps.tools(plan), clock, signal: deps.signal, trace, control: deps.control });
+  const outcome = await agent({
+    scenario,
+    caller,
+    tools: deps.tools(plan),
+    clock,
+    signal: deps.signal,
+    trace,
+    control: deps.control,
+  });
   const overrun = caller.overrun;
-  const found = { ...(overrun ? { output_overrun: overrun } : {}), ...(caller.replayMiss ? { replay_miss: caller.replayMiss } : {}) };
+  const found = {
+    ...(overrun ? { output_overrun: overrun } : {}),
+    ...(caller.replayMiss ? { replay_miss: caller.replayMiss } : {}),
+  };
   const extra = Object.keys(found).length ? { ...outcome.extra, ...found } : outcome.extra;
   const record = recordOf(plan, { ...outcome, extra }, caller.ledger, clock.elapsedMs(), startedAt);
   return { record, calls: caller.log, messages: outcome.messages };
@@ -93,20 +109,42 @@ export async function executeRun(plan: RunPlan, deps: RunDeps): Promise<RunResul
  */
 export function notStartedRecord(plan: RunPlan): RunRecord {
   const now = new Date().toISOString();
-  const outcome: AgentOutcome = { stop: { reason: 'interrupted', detail: 'interrupted before the next model call', step: 0 }, answer: null, messages: [] };
+  const outcome: AgentOutcome = {
+    stop: { reason: 'interrupted', detail: 'interrupted before the next model call', step: 0 },
+    answer: null,
+    messages: [],
+  };
   return recordOf(plan, outcome, new RunLedger(plan.runId, plan.configId, plan.settings), 0, now);
 }
 
-function recordOf(plan: RunPlan, outcome: AgentOutcome, ledger: RunLedger, elapsedMs: number, startedAt: string): RunRecord {
+function recordOf(
+  plan: RunPlan,
+  outcome: AgentOutcome,
+  ledger: RunLedger,
+  elapsedMs: number,
+  startedAt: string,
+): RunRecord {
   const { settings, scenario } = plan;
   const overrun = outcome.extra?.output_overrun as OutputOverrun | undefined;
   const { stop } = outcome;
   return ledger.runRecord({
     agent: scenario.agent,
-    stop: overrun ? { ...stop, detail: `${stop.detail} — ${overrunDetail(overrun, ledger.totals.costUsd, settings.limits.max_cost_usd)}` } : stop,
+    stop: overrun
+      ? {
+          ...stop,
+          detail: `${stop.detail} — ${overrunDetail(overrun, ledger.totals.costUsd, settings.limits.max_cost_usd)}`,
+        }
+      : stop,
     elapsedMs,
     answer: outcome.answer,
-    success: scenario.agent !== 'react' ? null : stop.reason === 'done' ? checkAnswer(scenario.check, outcome.answer) : scenario.check ? false : null,
+    success:
+      scenario.agent !== 'react'
+        ? null
+        : stop.reason === 'done'
+          ? checkAnswer(scenario.check, outcome.answer)
+          : scenario.check
+            ? false
+            : null,
     started_at: startedAt,
     finished_at: new Date().toISOString(),
     ...(outcome.extra ? { extra: outcome.extra } : {}),

@@ -3,7 +3,6 @@
 import { UsageError } from '../contracts/errors.ts';
 import type { Shard } from '../contracts/sweep-state.ts';
 
-
 export function parseShard(text: string, flag = '--shard'): Shard {
   const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);
   const index = m ? Number(m[1]) : NaN;

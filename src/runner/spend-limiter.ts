@@ -64,7 +64,12 @@ export class SpendLimiter implements SpendGuard {
   }
 
   get state(): SpendState {
-    return { cap_usd: this.capUsd, spent_usd: this.spent, stopped: this.stopped, runs_skipped: this.skipped, ...(this.overrun > 0 ? { overrun_usd: this.overrun } : {}) };
+    return {
+      cap_usd: this.capUsd,
+      spent_usd: this.spent,
+      stopped: this.stopped,
+      runs_skipped: this.skipped,
+      ...(this.overrun > 0 ? { overrun_usd: this.overrun } : {}),
+    };
   }
 }
-

@@ -110,7 +110,14 @@ export async function runSweep(o: SweepOptions): Promise<SweepOutcome> {
   // Loaded on first use: the chart renderer (vega, resvg) is heavy and only needed here.
   const { buildReports } = await import('../report/build.ts');
   const built = await buildReports(o.dir);
-  return { ...built, dir: o.dir, status: meta.status, runsDone: meta.runs_done, runsPlanned: meta.runs_planned, ...(o.spend ? { spend: o.spend.state } : {}) };
+  return {
+    ...built,
+    dir: o.dir,
+    status: meta.status,
+    runsDone: meta.runs_done,
+    runsPlanned: meta.runs_planned,
+    ...(o.spend ? { spend: o.spend.state } : {}),
+  };
 }
 
 /** The runs and their records (meta.json, steps.jsonl, runs.jsonl, transcripts), without the reports; returns the final meta. */
@@ -118,7 +125,14 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
   fs.mkdirSync(o.dir, { recursive: true });
   if (o.transcripts) fs.mkdirSync(path.join(o.dir, FILES.transcripts), { recursive: true });
   const meta: Meta = o.resume
-    ? { ...o.resume.meta, status: 'running', failure: undefined, finished_at: null, runs_done: o.resume.done, resumed_at: [...(o.resume.meta.resumed_at ?? []), new Date().toISOString()] }
+    ? {
+        ...o.resume.meta,
+        status: 'running',
+        failure: undefined,
+        finished_at: null,
+        runs_done: o.resume.done,
+        resumed_at: [...(o.resume.meta.resumed_at ?? []), new Date().toISOString()],
+      }
     : freshMeta(o);
   writeJsonAtomic(resultFile(o.dir, 'meta'), meta);
   // A second Ctrl-C exits at once (interrupt.ts): meta.json must not be left saying `running`.
@@ -146,17 +160,43 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
   const networked = !o.execute && o.plans.some((p) => callsProvider(p.settings, o.transport));
   const slots = networked ? new CallSlots(o.concurrency) : undefined;
   // An external agent (--agent-cmd) runs as its own process through the gateway in this thread.
-  const pool = o.execute ? undefined : poolFor({ ...o, networked, traced: Boolean(o.trace), recording: Boolean(o.transport?.record), replayFile: o.transport?.replay?.file });
+  const pool = o.execute
+    ? undefined
+    : poolFor({
+        ...o,
+        networked,
+        traced: Boolean(o.trace),
+        recording: Boolean(o.transport?.record),
+        replayFile: o.transport?.replay?.file,
+      });
   o.signal?.addEventListener('abort', () => pool?.abort(), { once: true });
   // With workers, this thread is one of the --workers threads: lane 0 runs here, one run at a time,
   // and the other lanes keep every worker's queue full. (A thread that only fed the workers left a
   // core's worth of work undone on 2 cores and added a heap and a JIT warm-up: two workers beside
   // it took 7-24 % longer than one beside a running thread, fresh processes.)
-  const openRuns = networked ? OPEN_RUNS_PER_SLOT * o.concurrency : pool ? 1 + QUEUED_PER_WORKER * pool.size : o.concurrency;
+  const openRuns = networked
+    ? OPEN_RUNS_PER_SLOT * o.concurrency
+    : pool
+      ? 1 + QUEUED_PER_WORKER * pool.size
+      : o.concurrency;
   const memory = new MemoryGuard();
   const inThisThread = async (plan: RunPlan) => {
-    const result = await (o.execute ?? executeRun)(plan, { counter: (counter ??= o.counter ?? new TokenCounter()), tools, onStep: (r) => steps.writeLine(stepLine(r)), signal: o.signal, transcript: o.transcripts, transport: o.transport, trace: o.trace, control: o.control, slots, spend: o.spend });
-    return { record: result.record, transcript: o.transcripts ? buildTranscript(result.record, result.calls, result.messages) : undefined };
+    const result = await (o.execute ?? executeRun)(plan, {
+      counter: (counter ??= o.counter ?? new TokenCounter()),
+      tools,
+      onStep: (r) => steps.writeLine(stepLine(r)),
+      signal: o.signal,
+      transcript: o.transcripts,
+      transport: o.transport,
+      trace: o.trace,
+      control: o.control,
+      slots,
+      spend: o.spend,
+    });
+    return {
+      record: result.record,
+      transcript: o.transcripts ? buildTranscript(result.record, result.calls, result.messages) : undefined,
+    };
   };
   const inWorker = async (plan: RunPlan) => {
     const done = await pool!.run(plan);
@@ -179,8 +219,10 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
     o.transport?.record?.save();
     // A run stopped before its first call has nothing to transcribe (and after Ctrl-C there may be
     // thousands of them, each a file write); --resume runs it again and writes its transcript.
-    if (result.transcript && result.record.calls > 0) writeJsonAtomic(path.join(o.dir, FILES.transcripts, `${plan.runId}.json`), result.transcript);
-    if (result.record.extra?.paused) writeJsonAtomic(path.join(o.dir, FILES.state, `${plan.runId}.json`), result.record.extra.state);
+    if (result.transcript && result.record.calls > 0)
+      writeJsonAtomic(path.join(o.dir, FILES.transcripts, `${plan.runId}.json`), result.transcript);
+    if (result.record.extra?.paused)
+      writeJsonAtomic(path.join(o.dir, FILES.state, `${plan.runId}.json`), result.record.extra.state);
     o.onRecorded?.(result.record);
     // A run paused on purpose (--pause-at) is finished as far as this sweep goes; one cut by Ctrl-C is not.
     if (result.record.stop_reason !== 'interrupted' || result.record.extra?.paused) meta.runs_done++;
@@ -211,7 +253,11 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
   try {
     await runBatch(o.plans);
     // Adaptive repeats: the next batch once this one is judged; not after Ctrl-C or the spend cap.
-    for (let batch = o.adaptive?.next(finished) ?? []; batch.length > 0 && !o.signal?.aborted && !o.spend?.state.stopped; batch = o.adaptive!.next(finished)) {
+    for (
+      let batch = o.adaptive?.next(finished) ?? [];
+      batch.length > 0 && !o.signal?.aborted && !o.spend?.state.stopped;
+      batch = o.adaptive!.next(finished)
+    ) {
       meta.runs_planned += batch.length;
       await runBatch(batch);
     }
@@ -234,7 +280,15 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
   o.progress.stop();
   process.off('exit', onQuit);
   if (o.spend) meta.spend = o.spend.state;
-  meta.status = failure ? 'failed' : o.signal?.aborted ? 'interrupted' : o.spend?.state.stopped ? 'capped' : meta.runs_done < meta.runs_planned ? 'interrupted' : 'complete';
+  meta.status = failure
+    ? 'failed'
+    : o.signal?.aborted
+      ? 'interrupted'
+      : o.spend?.state.stopped
+        ? 'capped'
+        : meta.runs_done < meta.runs_planned
+          ? 'interrupted'
+          : 'complete';
   if (failure) meta.failure = failure instanceof Error ? failure.message : String(failure);
   meta.finished_at = new Date().toISOString();
   try {
@@ -250,6 +304,9 @@ export async function executeSweep(o: SweepOptions): Promise<Meta> {
 /** The sweep's records could not be written (a full disk, a vanished directory): the sweep stops, status `failed`. */
 export class SweepFailed extends Error {
   constructor(dir: string, why: string, cause: unknown) {
-    super(`the sweep stopped: ${why} (${dir}: status failed; the records written so far are kept; once fixed, finish it with: bench --resume ${dir})`, { cause });
+    super(
+      `the sweep stopped: ${why} (${dir}: status failed; the records written so far are kept; once fixed, finish it with: bench --resume ${dir})`,
+      { cause },
+    );
   }
 }

@@ -5,12 +5,15 @@ import type { Scenario } from '../scenario/schema.ts';
 import type { Fixed, Grid, Limits, Price, Reflection, Settings } from '../contracts/settings.ts';
 import { LIMITS } from '../contracts/limits.ts';
 
-
 /** A scenario's own per-role models, overridden by the sweep's; each role priced by its model when known. */
 function roleSettings(scenario: Scenario, fixed: Fixed): Pick<Settings, 'role_models' | 'role_prices'> {
   const models = { ...(scenario.agent === 'taskqueue' ? scenario.models : {}), ...fixed.role_models };
   if (Object.keys(models).length === 0) return {};
-  const prices = Object.fromEntries(Object.entries(models).flatMap(([role, spec]) => (fixed.model_prices?.[spec] ? [[role, fixed.model_prices[spec]]] : [])));
+  const prices = Object.fromEntries(
+    Object.entries(models).flatMap(([role, spec]) =>
+      fixed.model_prices?.[spec] ? [[role, fixed.model_prices[spec]]] : [],
+    ),
+  );
   return { role_models: models, ...(Object.keys(prices).length ? { role_prices: prices } : {}) };
 }
 
@@ -45,7 +48,10 @@ function dims(grid: Grid): Dim[] {
   const out: Dim[] = [{ key: 'model', values: grid.model, agent: false }];
   // A detector the grid leaves out is off and not a dimension (LimitDef.detector).
   for (const { key } of LIMITS) if (grid[key]) out.push({ key, values: grid[key], agent: false, limit: true });
-  out.push({ key: 'reflection', values: grid.reflection, agent: false }, { key: 'context', values: grid.context, agent: false });
+  out.push(
+    { key: 'reflection', values: grid.reflection, agent: false },
+    { key: 'context', values: grid.context, agent: false },
+  );
   for (const [k, v] of Object.entries(grid.agent)) out.push({ key: k, values: v, agent: true });
   return out;
 }
@@ -80,7 +86,9 @@ export function expandSweep(spec: SweepSpec): RunPlan[] {
     for (const point of cartesian(ds)) {
       const label = [scenario.id, ...varying.map((d) => `${LABEL[d.key] ?? d.key}=${show(point[d.key])}`)].join(' ');
       const limits = Object.fromEntries(ds.filter((d) => d.limit).map((d) => [d.key, point[d.key]])) as Limits;
-      const agent = Object.fromEntries(ds.filter((d) => d.agent).map((d) => [d.key, point[d.key]])) as Settings['agent'];
+      const agent = Object.fromEntries(
+        ds.filter((d) => d.agent).map((d) => [d.key, point[d.key]]),
+      ) as Settings['agent'];
       for (let repeat = 0; repeat < spec.repeat; repeat++) {
         const settings: Settings = {
           scenario: scenario.id,

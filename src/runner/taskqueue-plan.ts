@@ -25,7 +25,13 @@ export interface TaskqueueFlags {
 }
 
 /** Flag defaults; a flag changed from its default with no taskqueue scenario in the sweep is an error. */
-export const TASKQUEUE_FLAG_DEFAULTS = { queueCap: 'off', dedup: 'off', anchor: 'off', maxResultTokens: 'off', compressAt: 'auto' } as const;
+export const TASKQUEUE_FLAG_DEFAULTS = {
+  queueCap: 'off',
+  dedup: 'off',
+  anchor: 'off',
+  maxResultTokens: 'off',
+  compressAt: 'auto',
+} as const;
 const DEFAULTS = TASKQUEUE_FLAG_DEFAULTS;
 type Defaulted = keyof typeof DEFAULTS;
 const flag = (o: TaskqueueFlags, k: Defaulted): string => o[k] ?? DEFAULTS[k];
@@ -37,7 +43,13 @@ const hasTaskqueue = (scenarios: Scenario[]) => scenarios.some((s) => s.agent ==
 function requireTaskqueue(o: TaskqueueFlags, scenarios: Scenario[]): void {
   if (hasTaskqueue(scenarios)) return;
   const given: string[] = [];
-  for (const [key, name] of [['queueCap', '--queue-cap'], ['dedup', '--dedup'], ['anchor', '--anchor'], ['maxResultTokens', '--max-result-tokens'], ['compressAt', '--compress-at']] as const)
+  for (const [key, name] of [
+    ['queueCap', '--queue-cap'],
+    ['dedup', '--dedup'],
+    ['anchor', '--anchor'],
+    ['maxResultTokens', '--max-result-tokens'],
+    ['compressAt', '--compress-at'],
+  ] as const)
     if (flag(o, key) !== DEFAULTS[key]) given.push(name);
   if (o.roleModel !== undefined) given.push('--role-model');
   if (o.trace) given.push('--trace');
@@ -55,7 +67,12 @@ function compressValues(text: string, window: number): Array<number | null> {
 }
 
 /** The task queue's dimensions of the sweep grid; empty when no taskqueue scenario runs. */
-export function taskqueueGrid(o: TaskqueueFlags, scenarios: Scenario[], price: Price, table: PricingTable): Grid['agent'] {
+export function taskqueueGrid(
+  o: TaskqueueFlags,
+  scenarios: Scenario[],
+  price: Price,
+  table: PricingTable,
+): Grid['agent'] {
   requireTaskqueue(o, scenarios);
   if (!hasTaskqueue(scenarios)) return {};
   const window = contextWindow(table, price.model) ?? FALLBACK_WINDOW;
@@ -63,21 +80,31 @@ export function taskqueueGrid(o: TaskqueueFlags, scenarios: Scenario[], price: P
     queue_cap: parseNumberList(flag(o, 'queueCap'), { flag: '--queue-cap', integer: true, min: 1, off: true }),
     dedup: parseNumberList(flag(o, 'dedup'), { flag: '--dedup', min: 0.01, max: 1, off: true }),
     anchor: parseChoiceList(flag(o, 'anchor'), '--anchor', ['on', 'off'] as const).map((v) => v === 'on'),
-    max_result_tokens: parseNumberList(flag(o, 'maxResultTokens'), { flag: '--max-result-tokens', integer: true, min: 1, off: true }),
+    max_result_tokens: parseNumberList(flag(o, 'maxResultTokens'), {
+      flag: '--max-result-tokens',
+      integer: true,
+      min: 1,
+      off: true,
+    }),
     compress_at: [...new Set(compressValues(flag(o, 'compressAt'), window))],
   };
 }
 
 /** `execute=sim:x,create=openai:gpt-4o` → per-role model specs, each checked. */
-export function parseRoleModels(text: string | undefined, transport?: ModelTransport): Partial<Record<TaskqueueRole, string>> | undefined {
+export function parseRoleModels(
+  text: string | undefined,
+  transport?: ModelTransport,
+): Partial<Record<TaskqueueRole, string>> | undefined {
   if (text === undefined) return undefined;
   const out: Partial<Record<TaskqueueRole, string>> = {};
   for (const part of text.split(',').map((s) => s.trim())) {
     const eq = part.indexOf('=');
     const role = part.slice(0, eq) as TaskqueueRole;
     const spec = part.slice(eq + 1);
-    if (eq < 1 || !spec) throw new UsageError(`--role-model: '${part}' is not role=model (e.g. execute=sim:babyagi-converging)`);
-    if (!TASKQUEUE_ROLES.includes(role)) throw new UsageError(`--role-model: unknown role '${role}' (accepted: ${TASKQUEUE_ROLES.join(', ')})`);
+    if (eq < 1 || !spec)
+      throw new UsageError(`--role-model: '${part}' is not role=model (e.g. execute=sim:babyagi-converging)`);
+    if (!TASKQUEUE_ROLES.includes(role))
+      throw new UsageError(`--role-model: unknown role '${role}' (accepted: ${TASKQUEUE_ROLES.join(', ')})`);
     if (out[role]) throw new UsageError(`--role-model: role '${role}' is named twice`);
     validateModelSpec(spec, transport);
     out[role] = spec;
@@ -96,7 +123,11 @@ export function modelPrices(specs: string[], table: PricingTable, file: string):
   return out;
 }
 
-export function roleModelSpecs(scenarios: Scenario[], fromFlag: Partial<Record<TaskqueueRole, string>> | undefined, transport?: ModelTransport): string[] {
+export function roleModelSpecs(
+  scenarios: Scenario[],
+  fromFlag: Partial<Record<TaskqueueRole, string>> | undefined,
+  transport?: ModelTransport,
+): string[] {
   const specs = scenarios.flatMap((s) => (s.agent === 'taskqueue' ? Object.values(s.models) : []));
   for (const spec of specs) validateModelSpec(spec, transport);
   return [...new Set([...specs, ...Object.values(fromFlag ?? {})])];
@@ -114,6 +145,8 @@ export function loadResumeState(file: string | undefined, scenarios: Scenario[])
   if (file === undefined) return undefined;
   const state = loadYamlFile(file, QueueState);
   if (scenarios.length !== 1 || scenarios[0]!.id !== state.scenario)
-    throw new UsageError(`--resume-state: ${file} holds the state of scenario '${state.scenario}'; run it with --scenario ${state.scenario} alone`);
+    throw new UsageError(
+      `--resume-state: ${file} holds the state of scenario '${state.scenario}'; run it with --scenario ${state.scenario} alone`,
+    );
   return state;
 }

@@ -13,7 +13,9 @@ export interface Transcript {
   messages: ChatMessage[];
   /** The distinct tool lists the run sent; a call's `tools` is an index into it (null: none sent). */
   tools: ToolSpec[][];
-  calls: Array<Omit<CallLog, 'sent' | 'received' | 'tools'> & { sent: number[]; tools: number | null; received: number | null }>;
+  calls: Array<
+    Omit<CallLog, 'sent' | 'received' | 'tools'> & { sent: number[]; tools: number | null; received: number | null }
+  >;
 }
 
 /** Index of each distinct object, by identity, in the order first seen. */
@@ -43,5 +45,13 @@ export function buildTranscript(record: RunRecord, calls: CallLog[], conversatio
     received: c.received ? messages.of(c.received) : null,
   }));
   for (const m of conversation) messages.of(m);
-  return { run_id: record.run_id, settings: record.settings, stop_reason: record.stop_reason, stop_detail: record.stop_detail, messages: messages.list, tools: tools.list, calls: out };
+  return {
+    run_id: record.run_id,
+    settings: record.settings,
+    stop_reason: record.stop_reason,
+    stop_detail: record.stop_detail,
+    messages: messages.list,
+    tools: tools.list,
+    calls: out,
+  };
 }

@@ -2,7 +2,14 @@
 // None of this is a swept setting; the API key is read from the environment only.
 import { Cassette } from '../models/cassette.ts';
 import { redact } from '../models/redact.ts';
-import { ANTHROPIC_DEFAULT_URL, ANTHROPIC_KEY_VAR, ANTHROPIC_URL_VAR, API_KEY_VAR, DEFAULT_TRANSPORT, type ModelTransport } from '../models/factory.ts';
+import {
+  ANTHROPIC_DEFAULT_URL,
+  ANTHROPIC_KEY_VAR,
+  ANTHROPIC_URL_VAR,
+  API_KEY_VAR,
+  DEFAULT_TRANSPORT,
+  type ModelTransport,
+} from '../models/factory.ts';
 import { parseOne } from './values.ts';
 import { UsageError } from '../contracts/errors.ts';
 import { providerPrefix, serverOfUrl, type ModelServers } from '../contracts/model-server.ts';
@@ -40,14 +47,18 @@ function checkUrl(text: string, flag: string): void {
   } catch {
     throw new UsageError(`${flag}: '${redact(text)}' is not a URL (accepted: http://host:port/v1 or https://...)`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${flag}: '${redact(text)}' is not http or https`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`${flag}: '${redact(text)}' is not http or https`);
 }
 
 /** The OpenAI SDK's base URL when none is given. */
 const OPENAI_DEFAULT_URL = 'https://api.openai.com/v1';
 
 /** Where a sweep's network models are served (meta.json `model_servers`), for the spans' server.address/port; none when replayed from a cassette. */
-export function modelServersOf(spec: { grid: { model: readonly string[] }; fixed: { role_models?: Partial<Record<string, string>> } }, t: ModelTransport | undefined): { model_servers?: ModelServers } {
+export function modelServersOf(
+  spec: { grid: { model: readonly string[] }; fixed: { role_models?: Partial<Record<string, string>> } },
+  t: ModelTransport | undefined,
+): { model_servers?: ModelServers } {
   if (t?.replay) return {};
   const servers: ModelServers = {};
   for (const model of [...spec.grid.model, ...Object.values(spec.fixed.role_models ?? {})]) {

@@ -19,14 +19,23 @@ function parseNumber(token: string, rule: NumberRule): number {
   const kind = rule.integer ? 'a whole number' : 'a number';
   if (token.trim() === '' || !Number.isFinite(n) || (rule.integer && !Number.isInteger(n)))
     throw new UsageError(`${rule.flag}: '${token}' is not ${kind}${accepted(rule)}`);
-  if (rule.min !== undefined && n < rule.min) throw new UsageError(`${rule.flag}: ${token} is below the minimum ${rule.min}${accepted(rule)}`);
-  if (rule.above !== undefined && n <= rule.above) throw new UsageError(`${rule.flag}: ${token} is not above ${rule.above}${accepted(rule)}`);
-  if (rule.max !== undefined && n > rule.max) throw new UsageError(`${rule.flag}: ${token} is above the maximum ${rule.max}${accepted(rule)}`);
+  if (rule.min !== undefined && n < rule.min)
+    throw new UsageError(`${rule.flag}: ${token} is below the minimum ${rule.min}${accepted(rule)}`);
+  if (rule.above !== undefined && n <= rule.above)
+    throw new UsageError(`${rule.flag}: ${token} is not above ${rule.above}${accepted(rule)}`);
+  if (rule.max !== undefined && n > rule.max)
+    throw new UsageError(`${rule.flag}: ${token} is above the maximum ${rule.max}${accepted(rule)}`);
   return n;
 }
 
 function accepted(rule: NumberRule): string {
-  const bounds = [rule.min !== undefined ? `≥ ${rule.min}` : '', rule.above !== undefined ? `> ${rule.above}` : '', rule.max !== undefined ? `≤ ${rule.max}` : ''].filter(Boolean).join(' and ');
+  const bounds = [
+    rule.min !== undefined ? `≥ ${rule.min}` : '',
+    rule.above !== undefined ? `> ${rule.above}` : '',
+    rule.max !== undefined ? `≤ ${rule.max}` : '',
+  ]
+    .filter(Boolean)
+    .join(' and ');
   const range = bounds ? ` ${bounds}` : '';
   if (rule.single) return ` (accepted: ${rule.integer ? 'a whole number' : 'a number'}${range})`;
   return ` (accepted: ${rule.integer ? 'whole numbers' : 'numbers'}${range}, lists like 12,30, ranges like 5..30:5${rule.off ? ', or off' : ''})`;
@@ -46,8 +55,10 @@ export function parseNumberList(text: string, rule: NumberRule): Array<number | 
     if (range) {
       const from = parseNumber(range[1]!, rule);
       const to = parseNumber(range[2]!, rule);
-      const by = range[3] === undefined ? 1 : parseNumber(range[3], { ...rule, min: undefined, above: 0, max: undefined });
-      if (to < from) throw new UsageError(`${rule.flag}: range '${token}' runs backwards (write ${range[2]}..${range[1]})`);
+      const by =
+        range[3] === undefined ? 1 : parseNumber(range[3], { ...rule, min: undefined, above: 0, max: undefined });
+      if (to < from)
+        throw new UsageError(`${rule.flag}: range '${token}' runs backwards (write ${range[2]}..${range[1]})`);
       if ((to - from) / by > 10_000) throw new UsageError(`${rule.flag}: range '${token}' has more than 10,000 values`);
       for (let v = from; v <= to + 1e-9; v += by) out.push(Number(v.toFixed(10)));
       continue;
@@ -58,11 +69,18 @@ export function parseNumberList(text: string, rule: NumberRule): Array<number | 
   return [...new Set(out)];
 }
 
-export function parseChoiceList<T extends string>(text: string, flag: string, choices: readonly T[] | ((v: string) => boolean)): T[] {
+export function parseChoiceList<T extends string>(
+  text: string,
+  flag: string,
+  choices: readonly T[] | ((v: string) => boolean),
+): T[] {
   const out = text.split(',').map((s) => s.trim());
   for (const v of out) {
     const ok = typeof choices === 'function' ? choices(v) : (choices as readonly string[]).includes(v);
-    if (!ok) throw new UsageError(`${flag}: '${v}' is not accepted${typeof choices === 'function' ? '' : ` (accepted: ${choices.join(', ')})`}`);
+    if (!ok)
+      throw new UsageError(
+        `${flag}: '${v}' is not accepted${typeof choices === 'function' ? '' : ` (accepted: ${choices.join(', ')})`}`,
+      );
   }
   return [...new Set(out)] as T[];
 }

@@ -8,6 +8,7 @@ const normalise = (s: string) => s.replace(/(\d)[,\s_](?=\d{3}\b)/g, '$1');
 export function checkAnswer(check: Check | undefined, answer: string | null): boolean | null {
   if (!check) return null;
   if (answer === null) return false;
-  if ('expected' in check) return new RegExp(`(^|\\D)${check.expected.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(\\D|$)`).test(normalise(answer));
+  if ('expected' in check)
+    return new RegExp(`(^|\\D)${check.expected.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(\\D|$)`).test(normalise(answer));
   return patternMatches(check.pattern, answer);
 }

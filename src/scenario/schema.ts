@@ -16,7 +16,10 @@ const PythonTool = z
     max_memory_mb: z.number().int().min(64).max(65_536).default(1024),
     virtual_ms: z.number().nonnegative().default(500),
     /** Variables of bench's environment the code may see besides the allow-list (PATH, HOME, LANG, ...). */
-    env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a variable name')).max(64).optional(),
+    env: z
+      .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a variable name'))
+      .max(64)
+      .optional(),
   })
   .strict();
 
@@ -77,7 +80,11 @@ const TaskqueueScenario = z
     prompts: z.object({ execute: Prompt, create: Prompt, prioritize: Prompt, summarize: Prompt }).strict(),
     initial_tasks: z.array(z.string().trim().min(1)).min(1, 'give at least one task'),
     /** A model per role (e.g. a cheaper one for execution); overridden by --role-model. */
-    models: z.object({ execute: ModelSpec, create: ModelSpec, prioritize: ModelSpec, summarize: ModelSpec }).partial().strict().default({}),
+    models: z
+      .object({ execute: ModelSpec, create: ModelSpec, prioritize: ModelSpec, summarize: ModelSpec })
+      .partial()
+      .strict()
+      .default({}),
     /** Kept so every scenario has `tools`; the execution role calls none yet. */
     tools: z.array(ToolDecl).max(0, "the task queue's execution role uses no tools yet").default([]),
     /** Typed like a react scenario's, but refused: a task-queue run has no final answer to check. */
@@ -95,7 +102,8 @@ export const ScenarioSchema = z
     if (s.agent !== 'react') return;
     const seen = new Set<string>();
     s.tools.forEach((t, i) => {
-      if (seen.has(t.name)) ctx.addIssue({ code: 'custom', path: ['tools', i, 'name'], message: `duplicate tool name '${t.name}'` });
+      if (seen.has(t.name))
+        ctx.addIssue({ code: 'custom', path: ['tools', i, 'name'], message: `duplicate tool name '${t.name}'` });
       seen.add(t.name);
     });
     if (s.check && 'pattern' in s.check) {

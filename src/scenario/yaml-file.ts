@@ -26,7 +26,8 @@ function unknownFields(keys: readonly string[]): string {
   const shown = named.slice(0, MAX_KEYS_QUOTED).map((k) => `'${k}'`);
   const rest = keys.length - shown.length;
   const other = keys.length - named.length;
-  if (shown.length === 0) return `${keys.length} unknown field(s), none shaped like a field name (is this the right file?)`;
+  if (shown.length === 0)
+    return `${keys.length} unknown field(s), none shaped like a field name (is this the right file?)`;
   return `unknown field(s) ${shown.join(', ')}${rest > 0 ? ` and ${rest} more${other > 0 ? ', not shown' : ''}` : ''}`;
 }
 
@@ -34,7 +35,8 @@ export function formatZodError(file: string, error: z.ZodError): string {
   const issues = error.issues.map((i) => {
     const where = issuePath(i.path);
     if (i.code === 'unrecognized_keys') return `${where}: ${unknownFields(i.keys)}`;
-    if (i.code === 'invalid_type' && i.message.endsWith('received undefined')) return `${where}: missing (expected ${i.expected})`;
+    if (i.code === 'invalid_type' && i.message.endsWith('received undefined'))
+      return `${where}: missing (expected ${i.expected})`;
     return `${where}: ${i.message}`;
   });
   // One line, however broken the file: the first few problems and a count of the rest.
@@ -46,7 +48,9 @@ export function formatZodError(file: string, error: z.ZodError): string {
 export function zodConfigError(file: string, error: z.ZodError): ConfigError {
   const text = formatZodError(file, error).slice(file.length + 2);
   const field = issuePath(error.issues[0]?.path ?? []);
-  return text.startsWith(`${field}: `) ? new ConfigError(file, field, text.slice(field.length + 2)) : new ConfigError(file, null, text);
+  return text.startsWith(`${field}: `)
+    ? new ConfigError(file, field, text.slice(field.length + 2))
+    : new ConfigError(file, null, text);
 }
 
 /** Parse YAML text and validate it; any problem becomes a ConfigError naming the file and field. */

@@ -24,13 +24,23 @@ export interface ConcurrencyBenchResult extends ConcurrencyBenchOptions {
 
 export const CONCURRENCY_TARGET: ConcurrencyBenchOptions = { runs: 100, steps: 10, concurrency: 16, latencyMs: 200 };
 
-export async function concurrencyBench(o: ConcurrencyBenchOptions = CONCURRENCY_TARGET): Promise<ConcurrencyBenchResult> {
+export async function concurrencyBench(
+  o: ConcurrencyBenchOptions = CONCURRENCY_TARGET,
+): Promise<ConcurrencyBenchResult> {
   const server = await spawnServe(['--latency', String(o.latencyMs)]);
   try {
     // The seed-calibrated profile never finishes early, so every run makes exactly `steps` calls.
     const cpu = process.cpuUsage();
     const r = await sweepWith(
-      { model: 'openai:seed-calibrated', scenario: 'seed-calibrated', steps: String(o.steps), repeat: String(o.runs), concurrency: String(o.concurrency), timeout: 'off', maxCost: 'off' },
+      {
+        model: 'openai:seed-calibrated',
+        scenario: 'seed-calibrated',
+        steps: String(o.steps),
+        repeat: String(o.runs),
+        concurrency: String(o.concurrency),
+        timeout: 'off',
+        maxCost: 'off',
+      },
       { env: { OPENAI_API_KEY: 'bench-serve-needs-no-key', OPENAI_BASE_URL: server.url } },
     );
     const used = process.cpuUsage(cpu);

@@ -5,4 +5,6 @@ import { countText, useSharedRanks } from '../meter/tokens.ts';
 
 const port = parentPort!;
 useSharedRanks((workerData as { ranks: Uint8Array }).ranks);
-port.on('message', ({ id, texts }: { id: number; texts: string[] }) => port.postMessage({ id, counts: texts.map(countText) }));
+port.on('message', ({ id, texts }: { id: number; texts: string[] }) =>
+  port.postMessage({ id, counts: texts.map(countText) }),
+);

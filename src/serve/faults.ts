@@ -18,9 +18,14 @@ export type Fault = keyof typeof FAULTS;
 export const DEFAULT_FAULTS: Fault[] = ['429', '500'];
 
 export function parseFaults(text: string): Fault[] {
-  const out = text.split(',').map((s) => s.trim()).filter(Boolean);
+  const out = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (out.length === 0) throw new UsageError(`--faults: no fault given (accepted: ${Object.keys(FAULTS).join(', ')})`);
-  for (const f of out) if (!(f in FAULTS)) throw new UsageError(`--faults: unknown fault '${f}' (accepted: ${Object.keys(FAULTS).join(', ')})`);
+  for (const f of out)
+    if (!(f in FAULTS))
+      throw new UsageError(`--faults: unknown fault '${f}' (accepted: ${Object.keys(FAULTS).join(', ')})`);
   return [...new Set(out)] as Fault[];
 }
 
@@ -37,7 +42,16 @@ export function spoil(a: Answer, fault: Fault): Answer {
   if (fault === 'bad-args') {
     const calls = a.message?.tool_calls;
     if (!a.message || !calls?.length) return a;
-    return { ...a, message: { ...a.message, tool_calls: calls.map((t) => ({ ...t, function: { ...t.function, arguments: t.function.arguments.slice(0, -1) } })) } };
+    return {
+      ...a,
+      message: {
+        ...a.message,
+        tool_calls: calls.map((t) => ({
+          ...t,
+          function: { ...t.function, arguments: t.function.arguments.slice(0, -1) },
+        })),
+      },
+    };
   }
   return a;
 }

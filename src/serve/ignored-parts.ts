@@ -21,19 +21,25 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export function ignoredParts(body: unknown, read: ReadParts): string[] {
   if (!isObject(body)) return [];
   const out: string[] = [];
-  const fields = Object.keys(body).filter((k) => !read.fields.has(k)).sort();
+  const fields = Object.keys(body)
+    .filter((k) => !read.fields.has(k))
+    .sort();
   if (fields.length) out.push(`the field${fields.length > 1 ? 's' : ''} ${fields.join(', ')}`);
   const tools = Array.isArray(body.tools) ? body.tools : [];
   const [callable] = read.toolTypes;
-  const toolTypes = [...new Set(tools.map((t) => (isObject(t) && typeof t.type === 'string' ? t.type : callable!)))].filter((t) => !read.toolTypes.has(t)).sort();
+  const toolTypes = [...new Set(tools.map((t) => (isObject(t) && typeof t.type === 'string' ? t.type : callable!)))]
+    .filter((t) => !read.toolTypes.has(t))
+    .sort();
   if (toolTypes.length) out.push(`tools of type ${toolTypes.join(', ')}`);
   const list = Array.isArray(body[read.conversation.field]) ? (body[read.conversation.field] as unknown[]) : [];
   const parts = new Set<string>();
   for (const m of list) {
     const inner = read.conversation.nested ? (isObject(m) && Array.isArray(m.content) ? m.content : []) : [m];
-    for (const p of inner) if (isObject(p) && typeof p.type === 'string' && !read.conversation.types.has(p.type)) parts.add(p.type);
+    for (const p of inner)
+      if (isObject(p) && typeof p.type === 'string' && !read.conversation.types.has(p.type)) parts.add(p.type);
   }
-  if (parts.size) out.push(`${read.conversation.nested ? 'content blocks' : 'input items'} of type ${[...parts].sort().join(', ')}`);
+  if (parts.size)
+    out.push(`${read.conversation.nested ? 'content blocks' : 'input items'} of type ${[...parts].sort().join(', ')}`);
   return out;
 }
 
@@ -47,6 +53,10 @@ export const READ_PARTS: Readonly<Record<string, ReadParts>> = {
   '/v1/responses': {
     fields: new Set(Object.keys(ResponsesRequest.shape)),
     toolTypes: new Set(['function']),
-    conversation: { field: 'input', nested: false, types: new Set(['message', 'function_call', 'function_call_output', 'item_reference']) },
+    conversation: {
+      field: 'input',
+      nested: false,
+      types: new Set(['message', 'function_call', 'function_call_output', 'item_reference']),
+    },
   },
 };

@@ -16,7 +16,9 @@ export class OffThreadCounter {
   private readonly waiting = new Map<number, (counts: number[]) => void>();
 
   private start(): Worker {
-    const w = spawnEntry('count-worker.js', new URL('./count-worker.ts', import.meta.url), { workerData: { ranks: sharedRanks() } });
+    const w = spawnEntry('count-worker.js', new URL('./count-worker.ts', import.meta.url), {
+      workerData: { ranks: sharedRanks() },
+    });
     w.on('message', ({ id, counts }: { id: number; counts: number[] }) => {
       this.waiting.get(id)?.(counts);
       this.waiting.delete(id);
@@ -42,7 +44,11 @@ export class OffThreadCounter {
     const texts = [...new Set(large.flatMap(messageTexts).filter((t) => t.length > OFF_THREAD_CHARS))];
     const counts = await this.count(texts);
     const counted = new Map(texts.map((t, i) => [t, counts[i]!]));
-    for (const m of large) counter.remember(m, messageTokensUncached(m, (t) => counted.get(t) ?? countText(t)));
+    for (const m of large)
+      counter.remember(
+        m,
+        messageTokensUncached(m, (t) => counted.get(t) ?? countText(t)),
+      );
   }
 
   async close(): Promise<void> {

@@ -87,7 +87,8 @@ export interface RunningServer {
 const NO_ANSWER: ReadonlySet<Fault> = new Set(['reset', 'timeout', '429', '500']);
 
 /** A private bench serve for the gateway's simulated runs: a free port of 127.0.0.1, no latency, no faults. */
-export const startSim: StartSim = (o) => startServe({ host: '127.0.0.1', port: 0, latencyMs: 0, errorRate: 0, faults: [], retryAfterS: 1, ...o });
+export const startSim: StartSim = (o) =>
+  startServe({ host: '127.0.0.1', port: 0, latencyMs: 0, errorRate: 0, faults: [], retryAfterS: 1, ...o });
 
 export async function startServe(o: ServeOptions): Promise<RunningServer> {
   const counter = new TokenCounter(true);
@@ -99,7 +100,13 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
   const toolMappings = new ToolMappings(o.onToolMapping);
   const ignored = new IgnoredParts(o.onIgnored);
   let served = 0;
-  const adapters = new Map<string, WireAdapter>([chatWire as WireAdapter, responsesWire(new ResponseStore()) as WireAdapter, messagesWire(new ResponseStore()) as WireAdapter].map((a) => [a.route, a]));
+  const adapters = new Map<string, WireAdapter>(
+    [
+      chatWire as WireAdapter,
+      responsesWire(new ResponseStore()) as WireAdapter,
+      messagesWire(new ResponseStore()) as WireAdapter,
+    ].map((a) => [a.route, a]),
+  );
 
   const server = http.createServer((req, res) => {
     void handle(req, res).catch((e) => {
@@ -115,10 +122,24 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
     if (route === '/v1/models' || route.startsWith('/v1/models/')) return modelsRoute(req, res, url, route, o.profile);
     if (route === '/v1/traces' && o.traces) return void o.traces(req, res);
     const wire = adapters.get(route);
-    if (!wire) return send(res, wireError(404, `Unknown route ${req.method} ${url.pathname} (served: POST ${[...adapters.keys()].join(', POST ')}, GET /v1/models)`, 'invalid_request_error', null, 'unknown_url'));
+    if (!wire)
+      return send(
+        res,
+        wireError(
+          404,
+          `Unknown route ${req.method} ${url.pathname} (served: POST ${[...adapters.keys()].join(', POST ')}, GET /v1/models)`,
+          'invalid_request_error',
+          null,
+          'unknown_url',
+        ),
+      );
     const log = usage.for(wire);
     if (req.method !== 'POST') {
-      return sendJson(res, 405, wire.errorBody(wireError(405, `Method ${req.method} not allowed on ${route} (use POST)`)));
+      return sendJson(
+        res,
+        405,
+        wire.errorBody(wireError(405, `Method ${req.method} not allowed on ${route} (use POST)`)),
+      );
     }
     const started = performance.now();
     const body = await readBody(req);
@@ -129,7 +150,19 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
     const refused = wire === chatWire ? simRefusal(request as CompletionRequest) : null;
     if (refused) return log.refuse(res, started, { model: chat.model }, refused);
     const profile = profiles.get(chat.model);
-    if (!profile) return log.refuse(res, started, { model: chat.model }, wireError(404, `The model '${chat.model}' does not exist: it names no simulated profile (known: ${listProfiles().join(', ')}) and no shipped scenario (bench scenarios lists them), and bench serve was started without --profile`, 'invalid_request_error', 'model', 'model_not_found'));
+    if (!profile)
+      return log.refuse(
+        res,
+        started,
+        { model: chat.model },
+        wireError(
+          404,
+          `The model '${chat.model}' does not exist: it names no simulated profile (known: ${listProfiles().join(', ')}) and no shipped scenario (bench scenarios lists them), and bench serve was started without --profile`,
+          'invalid_request_error',
+          'model',
+          'model_not_found',
+        ),
+      );
     if (o.onToolMapping) toolMappings.see(profile, offerOf(chat).tools);
     if (o.onIgnored) ignored.see(route, body.value);
     const fault = pickFault(o.errorRate, o.faults, random);
@@ -142,12 +175,24 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
     let answer: Answer;
     try {
       await offThread.precount(chat.messages, counter);
-      const sim = new SimModel(profile.id, profile, counter, { promptCache: o.promptCache, cache, ...(o.cacheBilling ? { cacheBilling: o.cacheBilling } : {}) });
+      const sim = new SimModel(profile.id, profile, counter, {
+        promptCache: o.promptCache,
+        cache,
+        ...(o.cacheBilling ? { cacheBilling: o.cacheBilling } : {}),
+      });
       // The `overlong` fault plays a provider that ignores max_tokens.
       const asked = fault === 'overlong' ? { ...chat, max_tokens: undefined } : chat;
       const r = await sim.complete(asked, { runId: '', scenario: '', step: 0, round: 0, role: 'act' });
       const uid = `${(++served).toString(36)}${Date.now().toString(36)}`;
-      answer = { uid, model: chat.model, created: Math.floor(Date.now() / 1000), message: r.message, usage: r.usage, finishReason: r.finishReason ?? 'stop', ...(r.stopSequence !== undefined ? { stopSequence: r.stopSequence } : {}) };
+      answer = {
+        uid,
+        model: chat.model,
+        created: Math.floor(Date.now() / 1000),
+        message: r.message,
+        usage: r.usage,
+        finishReason: r.finishReason ?? 'stop',
+        ...(r.stopSequence !== undefined ? { stopSequence: r.stopSequence } : {}),
+      };
     } catch (e) {
       if (!(e instanceof ModelError)) throw e;
       await latency();
@@ -160,14 +205,26 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
     log.line(started, { ...info, id: `${wire.idPrefix}${answer.uid}`, toolCalls }, 200, u, null);
     if (!stream) sendJson(res, 200, wire.render(answer, request));
     else {
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      res.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+      });
       res.end(sseText(wire.events(answer, request)));
     }
     wire.answered(answer, request);
   }
 
   /** Faults that answer instead of the model (reset, timeout, 429, 500): true when one did. */
-  async function answeredByFault(fault: Fault | null, req: http.IncomingMessage, res: http.ServerResponse, started: number, info: CallInfo, latency: () => Promise<void>, log: ApiLog): Promise<boolean> {
+  async function answeredByFault(
+    fault: Fault | null,
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    started: number,
+    info: CallInfo,
+    latency: () => Promise<void>,
+    log: ApiLog,
+  ): Promise<boolean> {
     if (fault && NO_ANSWER.has(fault)) await latency();
     if (fault === 'reset') {
       req.socket.destroy();
@@ -181,18 +238,40 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
     }
     if (fault === '429') {
       res.setHeader('retry-after', String(o.retryAfterS));
-      log.refuse(res, started, info, wireError(429, 'Rate limit reached for requests (injected by bench serve --error-rate).', 'requests', null, 'rate_limit_exceeded'));
+      log.refuse(
+        res,
+        started,
+        info,
+        wireError(
+          429,
+          'Rate limit reached for requests (injected by bench serve --error-rate).',
+          'requests',
+          null,
+          'rate_limit_exceeded',
+        ),
+      );
       return true;
     }
     if (fault === '500') {
-      log.refuse(res, started, info, wireError(500, 'The server had an error while processing your request (injected by bench serve --error-rate).', 'server_error'));
+      log.refuse(
+        res,
+        started,
+        info,
+        wireError(
+          500,
+          'The server had an error while processing your request (injected by bench serve --error-rate).',
+          'server_error',
+        ),
+      );
       return true;
     }
     return false;
   }
 
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (e: NodeJS.ErrnoException) => reject(new UsageError(`cannot listen on ${o.host}:${o.port} (${e.code ?? e.message})`)));
+    server.once('error', (e: NodeJS.ErrnoException) =>
+      reject(new UsageError(`cannot listen on ${o.host}:${o.port} (${e.code ?? e.message})`)),
+    );
     server.listen(o.port, o.host, resolve);
   });
   const port = (server.address() as AddressInfo).port;
@@ -269,7 +348,15 @@ class IgnoredParts {
   }
 }
 
-type CallInfo = { model?: string; profile?: string; stream?: boolean; messages?: number; fault?: Fault | null; id?: string; toolCalls?: string[] };
+type CallInfo = {
+  model?: string;
+  profile?: string;
+  stream?: boolean;
+  messages?: number;
+  fault?: Fault | null;
+  id?: string;
+  toolCalls?: string[];
+};
 
 /** What one protocol's requests write to the usage log, and how its refusals are sent. */
 interface ApiLog {
@@ -296,7 +383,14 @@ class UsageLog {
     };
   }
 
-  private line(api: string, started: number, i: CallInfo, status: number, usage: Usage | null, error: string | null): void {
+  private line(
+    api: string,
+    started: number,
+    i: CallInfo,
+    status: number,
+    usage: Usage | null,
+    error: string | null,
+  ): void {
     if (!this.out) return;
     const line: UsageLine = {
       time: new Date().toISOString(),
@@ -327,13 +421,30 @@ class UsageLog {
 }
 
 /** GET /v1/models and /v1/models/{id}: the simulated profiles, as OpenAI lists models. */
-function modelsRoute(req: http.IncomingMessage, res: http.ServerResponse, url: URL, route: string, fixed: string | undefined): void {
-  if (req.method !== 'GET') return send(res, wireError(405, `Method ${req.method} not allowed on ${url.pathname} (use GET)`));
-  const data = (fixed ? [fixed] : listProfiles()).map((id) => ({ id, object: 'model', created: 0, owned_by: 'loopbench-sim' }));
+function modelsRoute(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  url: URL,
+  route: string,
+  fixed: string | undefined,
+): void {
+  if (req.method !== 'GET')
+    return send(res, wireError(405, `Method ${req.method} not allowed on ${url.pathname} (use GET)`));
+  const data = (fixed ? [fixed] : listProfiles()).map((id) => ({
+    id,
+    object: 'model',
+    created: 0,
+    owned_by: 'loopbench-sim',
+  }));
   if (route === '/v1/models') return sendJson(res, 200, { object: 'list', data });
   const id = decodeURIComponent(route.slice('/v1/models/'.length));
   const model = fixed ? { ...data[0]!, id } : data.find((m) => m.id === id);
-  return model ? sendJson(res, 200, model) : send(res, wireError(404, `The model '${id}' does not exist`, 'invalid_request_error', 'model', 'model_not_found'));
+  return model
+    ? sendJson(res, 200, model)
+    : send(
+        res,
+        wireError(404, `The model '${id}' does not exist`, 'invalid_request_error', 'model', 'model_not_found'),
+      );
 }
 
 function send(res: http.ServerResponse, e: WireError): void {

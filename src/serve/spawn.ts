@@ -17,12 +17,23 @@ export async function spawnServe(args: string[], env: NodeJS.ProcessEnv = proces
   const log = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-serve-')), 'usage.jsonl');
   // The gateway records its calls in its --out directory and refuses a usage log.
   const gateway = args.some((a) => a === '--upstream' || a === '--anthropic-upstream' || a === '--out');
-  const server = await spawnServer(path.join(ROOT, 'bin/bench.js'), ['serve', '--port', '0', ...(gateway ? [] : ['--log', log]), ...args], env);
-  return { ...server, close: () => server.close().then(() => fs.rmSync(path.dirname(log), { recursive: true, force: true })) };
+  const server = await spawnServer(
+    path.join(ROOT, 'bin/bench.js'),
+    ['serve', '--port', '0', ...(gateway ? [] : ['--log', log]), ...args],
+    env,
+  );
+  return {
+    ...server,
+    close: () => server.close().then(() => fs.rmSync(path.dirname(log), { recursive: true, force: true })),
+  };
 }
 
 /** A Node script that prints its base URL (`http://…/v1`) on stdout once it listens; closed with SIGTERM. */
-export async function spawnServer(script: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<SpawnedServer> {
+export async function spawnServer(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<SpawnedServer> {
   const child = spawn(process.execPath, [script, ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {

@@ -22,7 +22,10 @@ export interface SweepResult {
 }
 
 /** Runs a sweep as `bench` would with these flags, minus the reports; `env` supplies OPENAI_API_KEY / OPENAI_BASE_URL. */
-export async function sweepWith(flags: Partial<RunOptions & TransportFlags & StartOptions>, o: { env?: NodeJS.ProcessEnv; dir?: string; transport?: ModelTransport } = {}): Promise<SweepResult> {
+export async function sweepWith(
+  flags: Partial<RunOptions & TransportFlags & StartOptions>,
+  o: { env?: NodeJS.ProcessEnv; dir?: string; transport?: ModelTransport } = {},
+): Promise<SweepResult> {
   const opts = { ...RUN_DEFAULTS, transcripts: false, ...flags };
   const transport = o.transport ?? transportFrom(opts, o.env ?? process.env);
   const spec = buildSweepSpec(opts, transport);

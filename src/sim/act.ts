@@ -52,7 +52,20 @@ export function writeAct(p: Profile, request: ChatRequest): SimAnswer {
     const text = answerText(step, body);
     if (forced) {
       const id = `call_${hash32(`${seed}:${step}:answer`).toString(36)}`;
-      return { message: { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: forced.function.name, arguments: answerArguments(forced, text) } }] }, latencyMs };
+      return {
+        message: {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            {
+              id,
+              type: 'function',
+              function: { name: forced.function.name, arguments: answerArguments(forced, text) },
+            },
+          ],
+        },
+        latencyMs,
+      };
     }
     return { message: { role: 'assistant', content: format ? structuredText(format, text) : text }, latencyMs };
   }
@@ -65,7 +78,11 @@ export function writeAct(p: Profile, request: ChatRequest): SimAnswer {
   if (r() < p.malformed_args_rate) args = args.slice(0, -1);
   const id = `call_${hash32(`${seed}:${step}`).toString(36)}`;
   return {
-    message: { role: 'assistant', content: thought, tool_calls: [{ id, type: 'function', function: { name: spec.function.name, arguments: args } }] },
+    message: {
+      role: 'assistant',
+      content: thought,
+      tool_calls: [{ id, type: 'function', function: { name: spec.function.name, arguments: args } }],
+    },
     latencyMs,
   };
 }

@@ -28,7 +28,9 @@ export function decide(p: Profile, step: number, seed: number): Decision {
     case 'converge':
       return step < drawStepsToDone(p.steps_to_done!, seed) ? cyclic(p.actions, step - 1) : { kind: 'answer' };
     case 'perfectionist':
-      return step <= p.actions.length ? cyclic(p.actions, step - 1) : cyclic(p.improvements, step - p.actions.length - 1);
+      return step <= p.actions.length
+        ? cyclic(p.actions, step - 1)
+        : cyclic(p.improvements, step - p.actions.length - 1);
     case 'stuck':
     case 'cycle':
     case 'recursive-verify':
@@ -42,6 +44,7 @@ export function decide(p: Profile, step: number, seed: number): Decision {
 export function fillArgs(value: unknown, n: number, step: number): unknown {
   if (typeof value === 'string') return value.replaceAll('{n}', String(n)).replaceAll('{step}', String(step));
   if (Array.isArray(value)) return value.map((v) => fillArgs(v, n, step));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fillArgs(v, n, step)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fillArgs(v, n, step)]));
   return value;
 }

@@ -21,7 +21,9 @@ export const CriticProfile = z
     /** What the critic writes after APPROVE. */
     approve: Texts('The answer follows from the observations and meets the goal.'),
     /** Objections that turn a correct answer into a wrong one. */
-    flip: Texts('The goal can be read differently; under that reading the result is not this one. Recompute it that way.'),
+    flip: Texts(
+      'The goal can be read differently; under that reading the result is not this one. Recompute it that way.',
+    ),
     /** Objections that catch a wrong answer. */
     catch: Texts('The answer does not match what the observations show. Recompute it and check it.'),
     /** Objections that reopen a correct answer which stays correct. */

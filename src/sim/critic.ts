@@ -45,11 +45,17 @@ export function writeCritic(p: Profile, request: ChatRequest): SimAnswer {
   let head: string;
   if (onAnswer) {
     const verdict = judge(p, reviewed.content === answerText(step, p.wrong_answer), r);
-    head = verdict.kind === 'approve' ? `APPROVE: ${pick(r, p.critic.approve)}` : `REVISE: ${pick(r, p.critic[verdict.objection])}`;
+    head =
+      verdict.kind === 'approve'
+        ? `APPROVE: ${pick(r, p.critic.approve)}`
+        : `REVISE: ${pick(r, p.critic[verdict.objection])}`;
   } else {
     head = `Step ${step} review: ${pick(r, p.critic.step)}`;
   }
-  return { message: { role: 'assistant', content: `${head} ${words(r, Math.round(draw(r, p.critic.critique_tokens)))}` }, latencyMs };
+  return {
+    message: { role: 'assistant', content: `${head} ${words(r, Math.round(draw(r, p.critic.critique_tokens)))}` },
+    latencyMs,
+  };
 }
 
 /**

@@ -101,13 +101,19 @@ export function conforms(value: unknown, schema: Schema, root: Schema = schema, 
     if (typeof s.maximum === 'number' && value > s.maximum) return false;
     if (typeof s.exclusiveMinimum === 'number' && value <= s.exclusiveMinimum) return false;
     if (typeof s.exclusiveMaximum === 'number' && value >= s.exclusiveMaximum) return false;
-    if (typeof s.multipleOf === 'number' && s.multipleOf > 0 && Math.abs(value / s.multipleOf - Math.round(value / s.multipleOf)) > 1e-9) return false;
+    if (
+      typeof s.multipleOf === 'number' &&
+      s.multipleOf > 0 &&
+      Math.abs(value / s.multipleOf - Math.round(value / s.multipleOf)) > 1e-9
+    )
+      return false;
   }
   if (Array.isArray(value)) {
     if (typeof s.minItems === 'number' && value.length < s.minItems) return false;
     if (typeof s.maxItems === 'number' && value.length > s.maxItems) return false;
     const prefix = Array.isArray(s.prefixItems) ? s.prefixItems : [];
-    if (!value.every((v, i) => (i < prefix.length ? sub(v, prefix[i]) : s.items === undefined || sub(v, s.items)))) return false;
+    if (!value.every((v, i) => (i < prefix.length ? sub(v, prefix[i]) : s.items === undefined || sub(v, s.items))))
+      return false;
     if (s.uniqueItems === true && value.some((v, i) => value.findIndex((w) => deepEqual(v, w)) !== i)) return false;
   }
   if (isObj(value)) {
@@ -161,8 +167,14 @@ function fitNumber(s: Obj, h: ArgHints): number {
   const said = h.numbers?.find((n) => conforms(n, s));
   if (said !== undefined) return said;
   const step = typeof s.multipleOf === 'number' && s.multipleOf > 0 ? s.multipleOf : 1;
-  let lo = typeof s.minimum === 'number' ? s.minimum : typeof s.exclusiveMinimum === 'number' ? s.exclusiveMinimum + step : 0;
-  let hi = typeof s.maximum === 'number' ? s.maximum : typeof s.exclusiveMaximum === 'number' ? s.exclusiveMaximum - step : lo + 1000;
+  let lo =
+    typeof s.minimum === 'number' ? s.minimum : typeof s.exclusiveMinimum === 'number' ? s.exclusiveMinimum + step : 0;
+  let hi =
+    typeof s.maximum === 'number'
+      ? s.maximum
+      : typeof s.exclusiveMaximum === 'number'
+        ? s.exclusiveMaximum - step
+        : lo + 1000;
   if (hi < lo) [lo, hi] = [hi, lo];
   const first = Math.ceil(lo / step);
   const count = Math.max(1, Math.floor(hi / step) - first + 1);
@@ -186,7 +198,7 @@ export function synthesize(schema: Schema, root: Schema, h: ArgHints, depth = 0)
     const ordered = [...options.filter((o) => !NULL_FIRST(o)), ...options.filter(NULL_FIRST)];
     const { [key]: _drop, ...rest } = s;
     for (const o of ordered) {
-      const v = synthesize(isObj(o) ? { ...rest, ...o } : o as Schema, root, h, depth + 1);
+      const v = synthesize(isObj(o) ? { ...rest, ...o } : (o as Schema), root, h, depth + 1);
       if (fits(v)) return v;
     }
     return synthesize(ordered[0] as Schema, root, h, depth + 1);
@@ -200,13 +212,19 @@ export function synthesize(schema: Schema, root: Schema, h: ArgHints, depth = 0)
         ...acc,
         ...p,
         properties: { ...(isObj(acc.properties) ? acc.properties : {}), ...(isObj(p.properties) ? p.properties : {}) },
-        required: [...(Array.isArray(acc.required) ? acc.required : []), ...(Array.isArray(p.required) ? p.required : [])],
+        required: [
+          ...(Array.isArray(acc.required) ? acc.required : []),
+          ...(Array.isArray(p.required) ? p.required : []),
+        ],
       };
     }, rest);
     return synthesize(merged, root, h, depth + 1);
   }
   const types = (Array.isArray(s.type) ? s.type : s.type !== undefined ? [s.type] : []).map(String);
-  const type = types.find((t) => t !== 'null') ?? types[0] ?? (isObj(s.properties) ? 'object' : s.items !== undefined ? 'array' : 'string');
+  const type =
+    types.find((t) => t !== 'null') ??
+    types[0] ??
+    (isObj(s.properties) ? 'object' : s.items !== undefined ? 'array' : 'string');
   switch (type) {
     case 'string':
       return fitString(s, h, h.texts[0] ?? '');
@@ -225,7 +243,12 @@ export function synthesize(schema: Schema, root: Schema, h: ArgHints, depth = 0)
       return Array.from({ length: count }, (_, i) => {
         const item = (prefix[i] ?? s.items ?? {}) as Schema;
         const texts = h.texts.length ? [h.texts[i % h.texts.length]!] : [];
-        return synthesize(item, root, { args: {}, texts, key: h.key + i, ...(h.numbers ? { numbers: h.numbers } : {}) }, depth + 1);
+        return synthesize(
+          item,
+          root,
+          { args: {}, texts, key: h.key + i, ...(h.numbers ? { numbers: h.numbers } : {}) },
+          depth + 1,
+        );
       });
     }
     case 'object':
@@ -255,11 +278,23 @@ function synthesizeObject(s: Obj, root: Schema, h: ArgHints, depth: number): Obj
     }
     const own = typeof h.args[k] === 'string' ? [h.args[k] as string] : [];
     const texts = own.length ? own : h.texts.length ? [h.texts[textIndex++ % h.texts.length]!] : [];
-    out[k] = synthesize(propSchema, root, { args: isObj(h.args[k]) ? (h.args[k] as Obj) : {}, texts, key: h.key + field, ...(h.numbers ? { numbers: h.numbers } : {}) }, depth + 1);
+    out[k] = synthesize(
+      propSchema,
+      root,
+      {
+        args: isObj(h.args[k]) ? (h.args[k] as Obj) : {},
+        texts,
+        key: h.key + field,
+        ...(h.numbers ? { numbers: h.numbers } : {}),
+      },
+      depth + 1,
+    );
   }
   // A free-form object (a dict, or no declared fields) may take the profile's other arguments as they are.
   if (names.length === 0 && s.additionalProperties !== false) {
-    for (const [k, v] of Object.entries(h.args)) if (!(k in out) && (s.additionalProperties === undefined || conforms(v, s.additionalProperties as Schema, root))) out[k] = v;
+    for (const [k, v] of Object.entries(h.args))
+      if (!(k in out) && (s.additionalProperties === undefined || conforms(v, s.additionalProperties as Schema, root)))
+        out[k] = v;
   }
   return out;
 }

@@ -27,7 +27,8 @@ export function capOutput(message: AssistantMessage, tokens: number, maxTokens: 
   if (maxTokens === undefined || tokens <= maxTokens) return { message, finishReason: finished(message) };
   const text = message.content ?? '';
   const textTokens = countText(text);
-  if (textTokens >= maxTokens) return { message: { role: 'assistant', content: cutText(text, maxTokens) }, finishReason: 'length' };
+  if (textTokens >= maxTokens)
+    return { message: { role: 'assistant', content: cutText(text, maxTokens) }, finishReason: 'length' };
   let left = maxTokens - textTokens;
   const calls: ToolCall[] = [];
   for (const c of message.tool_calls ?? []) {
@@ -39,7 +40,8 @@ export function capOutput(message: AssistantMessage, tokens: number, maxTokens: 
       continue;
     }
     // Cut inside this call: its arguments stop mid-JSON; a cut before they start leaves no call.
-    if (left > head) calls.push({ ...c, function: { ...c.function, arguments: cutText(c.function.arguments, left - head) } });
+    if (left > head)
+      calls.push({ ...c, function: { ...c.function, arguments: cutText(c.function.arguments, left - head) } });
     break;
   }
   const cut: AssistantMessage = { role: 'assistant', content: message.content };

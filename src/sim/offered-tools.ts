@@ -86,7 +86,11 @@ export function argumentsFor(t: ActionTemplate, n: number, step: number, spec: T
   if (!schema) return spec.function.name === t.tool ? filled : {};
   if (spec.function.name === t.tool && conforms(filled, schema)) return filled;
   const texts = strings(filled);
-  const hints = { args: filled, texts: texts.length ? texts : [t.tool], key: hash32(`${t.tool}:${canonicalJson(filled)}`) };
+  const hints = {
+    args: filled,
+    texts: texts.length ? texts : [t.tool],
+    key: hash32(`${t.tool}:${canonicalJson(filled)}`),
+  };
   const out = synthesize(schema, schema, hints);
   return out && typeof out === 'object' && !Array.isArray(out) ? (out as Record<string, unknown>) : {};
 }
@@ -108,20 +112,30 @@ export function mappingNotes(p: Profile, offered: ToolSpec[]): string[] {
     const templates = [...p.actions, ...p.improvements].filter((a) => a.tool === name);
     const schema = spec.function.parameters as { properties?: Record<string, unknown> } | undefined;
     const known = schema?.properties ? new Set(Object.keys(schema.properties)) : null;
-    const dropped = known ? [...new Set(templates.flatMap((t) => Object.keys(t.args).filter((k) => !known.has(k))))] : [];
+    const dropped = known
+      ? [...new Set(templates.flatMap((t) => Object.keys(t.args).filter((k) => !known.has(k))))]
+      : [];
     const fits = templates.every((t) => !schema || conforms(fillArgs(t.args, 1, 1), schema as Schema));
     const lostVariation = templates.some((t) => {
-      const changing = Object.entries(t.args).filter(([, v]) => varies(v)).map(([k]) => k);
+      const changing = Object.entries(t.args)
+        .filter(([, v]) => varies(v))
+        .map(([k]) => k);
       return changing.length > 0 && changing.every((k) => dropped.includes(k));
     });
     if (target === name && fits) continue;
     if (target !== name && isShell(spec)) {
-      notes.push(`${name} is not among your tools: played on your ${target} as a shell command (${name === 'run_python' ? "python3 -c '<code>'" : "echo '<the action>', the sim's own tool being out of reach"})`);
+      notes.push(
+        `${name} is not among your tools: played on your ${target} as a shell command (${name === 'run_python' ? "python3 -c '<code>'" : "echo '<the action>', the sim's own tool being out of reach"})`,
+      );
       continue;
     }
     const where = target === name ? `your ${name}` : `${name} is not among your tools: played on your ${target}`;
-    const how = fits ? '' : `, with arguments written to its schema${dropped.length ? ` (${dropped.join(', ')} has no place in it)` : ''}`;
-    const trap = lostVariation ? `; the argument that changes from call to call (${dropped.join(', ')}) is lost, so repeated calls come out identical and the spin brake may stop runs the profile would not spin` : '';
+    const how = fits
+      ? ''
+      : `, with arguments written to its schema${dropped.length ? ` (${dropped.join(', ')} has no place in it)` : ''}`;
+    const trap = lostVariation
+      ? `; the argument that changes from call to call (${dropped.join(', ')}) is lost, so repeated calls come out identical and the spin brake may stop runs the profile would not spin`
+      : '';
     notes.push(`${target === name ? `${name}'s arguments do not fit ${where}` : where}${how}${trap}`);
   }
   return notes;

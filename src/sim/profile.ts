@@ -17,7 +17,13 @@ const Steps = z.number().int().positive().max(MAX_STEPS_TO_DONE);
 const StepsToDone = z.union([
   z.object({ fixed: Steps }).strict(),
   z.object({ uniform: z.tuple([Steps, Steps]) }).strict(),
-  z.object({ lognormal: z.object({ median: z.number().positive().max(MAX_STEPS_TO_DONE), sigma: z.number().nonnegative().max(10) }).strict() }).strict(),
+  z
+    .object({
+      lognormal: z
+        .object({ median: z.number().positive().max(MAX_STEPS_TO_DONE), sigma: z.number().nonnegative().max(10) })
+        .strict(),
+    })
+    .strict(),
 ]);
 export type StepsToDone = z.infer<typeof StepsToDone>;
 
@@ -61,16 +67,21 @@ export const Profile = z
   .strict()
   .superRefine((p, ctx) => {
     const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
-    if (!p.behaviour && !p.taskqueue) issue('behaviour', 'a profile needs a ReAct behaviour, a taskqueue section, or both');
+    if (!p.behaviour && !p.taskqueue)
+      issue('behaviour', 'a profile needs a ReAct behaviour, a taskqueue section, or both');
     if (p.behaviour && p.actions.length === 0) issue('actions', 'a ReAct behaviour needs at least one action');
     if (p.behaviour === 'converge' && !p.steps_to_done) issue('steps_to_done', 'required when behaviour is converge');
-    if (p.behaviour === 'perfectionist' && p.improvements.length === 0) issue('improvements', 'required when behaviour is perfectionist');
+    if (p.behaviour === 'perfectionist' && p.improvements.length === 0)
+      issue('improvements', 'required when behaviour is perfectionist');
     if (p.behaviour === 'stuck' && p.actions.length !== 1) issue('actions', 'a stuck model repeats exactly one action');
     if (p.behaviour === 'cycle' && p.actions.length < 2) issue('actions', 'a cycle needs at least two actions');
     if (p.behaviour === 'recursive-verify') {
       const varying = p.actions.filter((a) => JSON.stringify(a.args).includes('{n}'));
       if (varying.length === 0 || varying.length === p.actions.length)
-        issue('actions', 'recursive-verify needs a varying action (args with {n}) and a fixed one (the same check every time)');
+        issue(
+          'actions',
+          'recursive-verify needs a varying action (args with {n}) and a fixed one (the same check every time)',
+        );
     }
     if ('uniform' in (p.steps_to_done ?? {})) {
       const [a, b] = (p.steps_to_done as { uniform: [number, number] }).uniform;
@@ -100,6 +111,7 @@ export function listProfiles(): string[] {
 export function loadProfile(idOrPath: string): Profile {
   if (/[/\\]|\.ya?ml$/.test(idOrPath)) return loadProfileFile(idOrPath);
   const file = path.join(profilesDir(), `${idOrPath}.yaml`);
-  if (!fs.existsSync(file)) throw new UsageError(`unknown simulated profile '${idOrPath}' (known: ${listProfiles().join(', ')})`);
+  if (!fs.existsSync(file))
+    throw new UsageError(`unknown simulated profile '${idOrPath}' (known: ${listProfiles().join(', ')})`);
   return loadProfileFile(file);
 }

@@ -1,6 +1,14 @@
 // A simulated model: writes real text and real JSON tool calls, deterministic per seed, and bills
 // its usage with the real tokenizer and chat-format overheads, as a provider would.
-import { ModelError, roleOf, type CallContext, type ChatModel, type ChatRequest, type ChatResult, type Role } from '../contracts/chat.ts';
+import {
+  ModelError,
+  roleOf,
+  type CallContext,
+  type ChatModel,
+  type ChatRequest,
+  type ChatResult,
+  type Role,
+} from '../contracts/chat.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
 import { PrefixCache } from '../meter/prefix-cache.ts';
 import { anthropicCacheUsage } from '../meter/prompt-cache.ts';
@@ -52,10 +60,18 @@ export class SimModel implements ChatModel {
     const produced = message === stopped ? whole : this.counter.produced(message);
     const promptTokens = this.counter.prompt(request.messages, request.tools);
     const { cached, written } = this.cacheUsage(request, promptTokens);
-    const stopSequence = stopped === answer.message || finishReason !== 'stop' ? undefined : firstStop(answer.message.content ?? '', request.stop)?.sequence;
+    const stopSequence =
+      stopped === answer.message || finishReason !== 'stop'
+        ? undefined
+        : firstStop(answer.message.content ?? '', request.stop)?.sequence;
     return {
       message,
-      usage: { prompt_tokens: promptTokens, completion_tokens: finishReason === 'length' ? request.max_tokens! : produced, cached_tokens: cached, ...(written ? { cache_write_tokens: written } : {}) },
+      usage: {
+        prompt_tokens: promptTokens,
+        completion_tokens: finishReason === 'length' ? request.max_tokens! : produced,
+        cached_tokens: cached,
+        ...(written ? { cache_write_tokens: written } : {}),
+      },
       finishReason,
       ...(stopSequence !== undefined ? { stopSequence } : {}),
       latencyMs: answer.latencyMs,
@@ -65,7 +81,8 @@ export class SimModel implements ChatModel {
 
   private cacheUsage(request: ChatRequest, promptTokens: number): { cached: number; written: number } {
     if (!this.options.promptCache) return { cached: 0, written: 0 };
-    if (this.options.cacheBilling === 'anthropic') return anthropicCacheUsage(this.cache.sharedTokens(request.messages, request.tools, this.counter), promptTokens);
+    if (this.options.cacheBilling === 'anthropic')
+      return anthropicCacheUsage(this.cache.sharedTokens(request.messages, request.tools, this.counter), promptTokens);
     return { cached: this.cache.cachedTokens(request.messages, request.tools, this.counter), written: 0 };
   }
 }

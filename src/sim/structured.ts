@@ -14,7 +14,10 @@ import { hash32 } from './rng.ts';
 function figures(text: string): number[] {
   const body = text.replace(/^(?:Answer|Thought) \d+:\s*/, '').replace(/(\d)[,_](?=\d{3}\b)/g, '$1');
   const found = [...body.matchAll(/-?\d+(?:\.\d+)?/g)].map((m) => m[0]);
-  return found.sort((a, b) => b.replace(/\D/g, '').length - a.replace(/\D/g, '').length).map(Number).filter(Number.isFinite);
+  return found
+    .sort((a, b) => b.replace(/\D/g, '').length - a.replace(/\D/g, '').length)
+    .map(Number)
+    .filter(Number.isFinite);
 }
 
 /** A value valid for `schema` that carries the answer `text`. */
@@ -30,7 +33,11 @@ export function structuredText(format: ResponseFormat, text: string): string {
 
 /** The answer as arguments of the tool a request forces. */
 export function answerArguments(spec: ToolSpec, text: string): string {
-  const schema = (spec.function.parameters ?? { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] }) as Schema;
+  const schema = (spec.function.parameters ?? {
+    type: 'object',
+    properties: { answer: { type: 'string' } },
+    required: ['answer'],
+  }) as Schema;
   const value = answerValue(schema, text);
   return JSON.stringify(value && typeof value === 'object' && !Array.isArray(value) ? value : {});
 }

@@ -15,5 +15,8 @@ export function writeSummary(p: Profile, request: ChatRequest): SimAnswer {
   const last = stepOf(request.messages) - 1;
   const r = rng(request.seed ?? 0, 'summarize', last, request.messages.length);
   const latencyMs = Math.round(draw(r, p.latency_ms));
-  return { message: { role: 'assistant', content: `Up to step ${last}: ${words(r, Math.round(draw(r, SUMMARY_TOKENS)))}` }, latencyMs };
+  return {
+    message: { role: 'assistant', content: `Up to step ${last}: ${words(r, Math.round(draw(r, SUMMARY_TOKENS)))}` },
+    latencyMs,
+  };
 }

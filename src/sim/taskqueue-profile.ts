@@ -13,14 +13,21 @@ const Execute = z
     /** Length of an ordinary execution result. */
     result_tokens: Dist.default({ mean: 120, sd: 20, min: 30 }),
     /** One over-long result (a page pasted whole): at this round, this many tokens. */
-    long_result: z.object({ round: RoundNumber, tokens: z.number().int().positive().max(MAX_DRAWN_TOKENS) }).strict().optional(),
+    long_result: z
+      .object({ round: RoundNumber, tokens: z.number().int().positive().max(MAX_DRAWN_TOKENS) })
+      .strict()
+      .optional(),
   })
   .strict();
 
 /** When the history the creator reads passes `history_tokens`, it loses track: more twins, done tasks proposed again. */
 const Crowded = z
   .object({
-    history_tokens: z.number().int().positive().max(100 * MAX_DRAWN_TOKENS),
+    history_tokens: z
+      .number()
+      .int()
+      .positive()
+      .max(100 * MAX_DRAWN_TOKENS),
     new_tasks: Range.optional(),
     duplicate_rate: Rate,
     /** Share of new tasks that re-propose a task already done (the loop of the debugging chain). */
@@ -41,11 +48,15 @@ const Create = z
     /** Fresh on-goal tasks, used in turn; {n} numbers a task's reuse. */
     tasks: z.array(z.string().min(1)).min(1),
     /** Off-goal tasks come without a stated link to the goal (goal anchoring drops them). */
-    off_goal: z.array(z.string().min(1)).default(["Tidy the previous output's format", 'Double-check the wording of the notes so far']),
+    off_goal: z
+      .array(z.string().min(1))
+      .default(["Tidy the previous output's format", 'Double-check the wording of the notes so far']),
     /** Endings that turn a queued task into a near-twin. */
     near_duplicate: z.array(z.string().min(1)).default([' in more detail', ' again', ' more carefully']),
     /** Finer splits of the current task; {task} is the task split. */
-    splits: z.array(z.string().includes('{task}')).default(['Confirm a detail of: {task}', 'Split into smaller steps: {task}']),
+    splits: z
+      .array(z.string().includes('{task}'))
+      .default(['Confirm a detail of: {task}', 'Split into smaller steps: {task}']),
     /** The stated link to the goal, written after each on-goal task. */
     link: z.string().min(1).default('it brings the goal closer'),
     crowded: Crowded.optional(),

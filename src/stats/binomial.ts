@@ -13,7 +13,8 @@ export function binomialLogPmf(n: number, p: number): Float64Array {
     return out;
   }
   const c = logGamma(n + 1);
-  for (let j = 0; j <= n; j++) out[j] = c - logGamma(j + 1) - logGamma(n - j + 1) + j * Math.log(p) + (n - j) * Math.log(1 - p);
+  for (let j = 0; j <= n; j++)
+    out[j] = c - logGamma(j + 1) - logGamma(n - j + 1) + j * Math.log(p) + (n - j) * Math.log(1 - p);
   return out;
 }
 

@@ -1,6 +1,9 @@
 // Special functions the distributions below are built on. Pure numbers; the one copy every layer uses.
 
-const LANCZOS = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
+const LANCZOS = [
+  0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
+  12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
+];
 
 /** ln Γ(x), Lanczos approximation (g = 7, 9 terms): ~15 digits for x > 0; reflection below 0.5. */
 export function logGamma(x: number): number {
@@ -21,7 +24,10 @@ function betaFraction(a: number, b: number, x: number): number {
   let h = d;
   for (let m = 1; m <= 400; m++) {
     const m2 = 2 * m;
-    for (const aa of [(m * (b - m) * x) / ((a + m2 - 1) * (a + m2)), (-(a + m) * (a + b + m) * x) / ((a + m2) * (a + m2 + 1))]) {
+    for (const aa of [
+      (m * (b - m) * x) / ((a + m2 - 1) * (a + m2)),
+      (-(a + m) * (a + b + m) * x) / ((a + m2) * (a + m2 + 1)),
+    ]) {
       d = 1 + aa * d;
       d = 1 / (Math.abs(d) < tiny ? tiny : d);
       c = 1 + aa / c;

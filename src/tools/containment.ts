@@ -23,10 +23,24 @@ export function detectContainment(): Containment {
 }
 
 /** Namespaces and mounts: no network, everything read-only, /tmp empty, own /proc for the own PID namespace. */
-export const BWRAP_ISOLATION = ['--unshare-all', '--die-with-parent', '--new-session', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
+export const BWRAP_ISOLATION = [
+  '--unshare-all',
+  '--die-with-parent',
+  '--new-session',
+  '--ro-bind',
+  '/',
+  '/',
+  '--dev',
+  '/dev',
+  '--proc',
+  '/proc',
+  '--tmpfs',
+  '/tmp',
+];
 
 /** The command that runs `argv` in bubblewrap with `dir` as its one writable directory. */
-export const inBwrap = (dir: string, argv: string[]) => ['bwrap', [...BWRAP_ISOLATION, '--bind', dir, dir, '--chdir', dir, '--', ...argv]] as const;
+export const inBwrap = (dir: string, argv: string[]) =>
+  ['bwrap', [...BWRAP_ISOLATION, '--bind', dir, dir, '--chdir', dir, '--', ...argv]] as const;
 
 /** One line for the user: what protects them when a scenario runs run_python. */
 export function describeContainment(c: Containment = detectContainment()): string {

@@ -39,7 +39,12 @@ const TAG = 'LOOPBENCH_SANDBOX_TAG';
 
 type Ending = 'exit' | 'timeout' | 'overflow' | 'interrupted';
 
-export async function runSandboxed(python: string, code: string, limits: SandboxLimits, signal?: AbortSignal): Promise<string> {
+export async function runSandboxed(
+  python: string,
+  code: string,
+  limits: SandboxLimits,
+  signal?: AbortSignal,
+): Promise<string> {
   if (signal?.aborted) return 'Error: interrupted before run_python started';
   const containment = limits.containment ?? detectContainment();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-py-'));
@@ -50,7 +55,12 @@ export async function runSandboxed(python: string, code: string, limits: Sandbox
     return await new Promise<string>((resolve) => {
       const child = spawn(command, args, {
         cwd: dir,
-        env: { ...scrubbedEnv(process.env, limits.env), TMPDIR: dir, LOOPBENCH_ULIMIT_KB: String(Math.round(limits.maxMemoryMb * 1024)), [TAG]: tag },
+        env: {
+          ...scrubbedEnv(process.env, limits.env),
+          TMPDIR: dir,
+          LOOPBENCH_ULIMIT_KB: String(Math.round(limits.maxMemoryMb * 1024)),
+          [TAG]: tag,
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
         // Its own process group, so one kill reaches every process it forked.
         detached: true,
@@ -93,7 +103,15 @@ export async function runSandboxed(python: string, code: string, limits: Sandbox
         signal?.removeEventListener('abort', onAbort);
         child.stdout.destroy();
         child.stderr.destroy();
-        resolve(describe(ending, exitCode, killedBy, { stdout: raw.stdout.toString('utf8'), stderr: raw.stderr.toString('utf8') }, limits));
+        resolve(
+          describe(
+            ending,
+            exitCode,
+            killedBy,
+            { stdout: raw.stdout.toString('utf8'), stderr: raw.stderr.toString('utf8') },
+            limits,
+          ),
+        );
       };
       // When the interpreter ends, whatever it left running ends too (this also closes pipes a
       // background child still holds, so 'close' comes at once).
@@ -113,11 +131,18 @@ export async function runSandboxed(python: string, code: string, limits: Sandbox
   }
 }
 
-function describe(ending: Ending, exitCode: number | null, killedBy: NodeJS.Signals | null, out: { stdout: string; stderr: string }, limits: SandboxLimits): string {
+function describe(
+  ending: Ending,
+  exitCode: number | null,
+  killedBy: NodeJS.Signals | null,
+  out: { stdout: string; stderr: string },
+  limits: SandboxLimits,
+): string {
   const keep = limits.maxOutputChars;
   const tail = (s: string) => (s ? `\n${s.slice(-keep)}` : '');
   if (ending === 'timeout') return `Error: timed out after ${limits.timeoutS} s; process killed${tail(out.stdout)}`;
-  if (ending === 'overflow') return `Error: output exceeded ${MAX_OUTPUT_BYTES / 1024 / 1024} MiB; process killed${tail(out.stdout)}`;
+  if (ending === 'overflow')
+    return `Error: output exceeded ${MAX_OUTPUT_BYTES / 1024 / 1024} MiB; process killed${tail(out.stdout)}`;
   if (ending === 'interrupted') return 'Error: interrupted; process killed';
   const text = exitCode === 0 || !out.stderr ? out.stdout : `${out.stdout}${out.stderr}`;
   if (text) return text.slice(-keep);

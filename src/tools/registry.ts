@@ -26,9 +26,18 @@ export class ToolRegistry {
     return new ToolRegistry(
       decls.map((d) =>
         d.kind === 'python'
-          ? runPythonTool({ timeoutS: d.timeout_s, maxOutputChars: d.max_output_chars, maxMemoryMb: d.max_memory_mb, virtualMs: d.virtual_ms, ...(d.env ? { env: d.env } : {}) })
+          ? runPythonTool({
+              timeoutS: d.timeout_s,
+              maxOutputChars: d.max_output_chars,
+              maxMemoryMb: d.max_memory_mb,
+              virtualMs: d.virtual_ms,
+              ...(d.env ? { env: d.env } : {}),
+            })
           : scriptedTool({
-              spec: { type: 'function', function: { name: d.name, description: d.description, parameters: d.parameters } },
+              spec: {
+                type: 'function',
+                function: { name: d.name, description: d.description, parameters: d.parameters },
+              },
               resultTokens: d.result_tokens,
               header: d.header,
               progress: d.progress,

@@ -11,7 +11,12 @@ export interface RunPythonOptions extends SandboxLimits {
   python?: string;
 }
 
-export const RUN_PYTHON_DEFAULTS: RunPythonOptions = { timeoutS: 10, maxOutputChars: 2000, maxMemoryMb: 1024, virtualMs: 500 };
+export const RUN_PYTHON_DEFAULTS: RunPythonOptions = {
+  timeoutS: 10,
+  maxOutputChars: 2000,
+  maxMemoryMb: 1024,
+  virtualMs: 500,
+};
 
 export function runPythonTool(options: RunPythonOptions = RUN_PYTHON_DEFAULTS): Tool {
   return {
@@ -40,7 +45,11 @@ let resolvedPython: string | undefined;
 export function pythonExecutable(): string {
   if (resolvedPython === undefined) {
     try {
-      resolvedPython = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8', env: scrubbedEnv(process.env) }).trim() || 'python3';
+      resolvedPython =
+        execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], {
+          encoding: 'utf8',
+          env: scrubbedEnv(process.env),
+        }).trim() || 'python3';
     } catch {
       resolvedPython = 'python3';
     }

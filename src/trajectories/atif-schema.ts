@@ -29,7 +29,9 @@ export type AtifMetrics = z.infer<typeof AtifMetrics>;
 const ObservationResult = z.looseObject({
   source_call_id: z.string().nullish(),
   content: z.string().nullish(),
-  subagent_trajectory_ref: z.array(z.looseObject({ session_id: z.string(), trajectory_path: z.string().nullish() })).nullish(),
+  subagent_trajectory_ref: z
+    .array(z.looseObject({ session_id: z.string(), trajectory_path: z.string().nullish() }))
+    .nullish(),
 });
 
 export const AtifStep = z.looseObject({
@@ -49,7 +51,12 @@ export type AtifStep = z.infer<typeof AtifStep>;
 export const AtifTrajectory = z.looseObject({
   schema_version: z.string().regex(/^ATIF-v1\.\d+$/, 'expected "ATIF-v1.x"'),
   session_id: z.string().min(1),
-  agent: z.looseObject({ name: z.string().min(1), version: z.string().nullish(), model_name: z.string().nullish(), extra: Obj.nullish() }),
+  agent: z.looseObject({
+    name: z.string().min(1),
+    version: z.string().nullish(),
+    model_name: z.string().nullish(),
+    extra: Obj.nullish(),
+  }),
   steps: z.array(AtifStep).min(1),
   notes: z.string().nullish(),
   final_metrics: z

@@ -48,7 +48,8 @@ export function readAtifHeaders(file: string, o: StreamOptions = {}): AtifItem[]
       if (path.length === 0) return items.top(kind);
       const at = items.split(path)!;
       if (at.rest.length === 0) {
-        if (kind !== 'object') throw new AtifFileError(`${items.label(file, at.item)}: expected an ATIF trajectory (a JSON object)`);
+        if (kind !== 'object')
+          throw new AtifFileError(`${items.label(file, at.item)}: expected an ATIF trajectory (a JSON object)`);
         return 'walk';
       }
       if (at.rest.length === 1 && at.rest[0] === 'steps' && kind === 'array') return 'walk';
@@ -58,11 +59,13 @@ export function readAtifHeaders(file: string, o: StreamOptions = {}): AtifItem[]
     },
     value(path, value) {
       const at = items.split(path);
-      if (!at || at.rest.length === 0) throw new AtifFileError(`${file}: expected an ATIF trajectory (a JSON object)${at ? '' : ' in the array'}`);
+      if (!at || at.rest.length === 0)
+        throw new AtifFileError(`${file}: expected an ATIF trajectory (a JSON object)${at ? '' : ' in the array'}`);
       if (at.rest.length === 1) fields[at.rest[0] as string] = value;
       else {
         steps++;
-        if (isObject(value) && value.source === 'agent' && typeof value.model_name === 'string' && value.model_name) firstStepModel ??= value.model_name;
+        if (isObject(value) && value.source === 'agent' && typeof value.model_name === 'string' && value.model_name)
+          firstStepModel ??= value.model_name;
       }
     },
     close(path) {

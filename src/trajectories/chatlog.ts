@@ -15,13 +15,25 @@ const Usage = z.looseObject({
   completion_tokens: Count,
   prompt_tokens_details: z.looseObject({ cached_tokens: Count.nullish() }).nullish(),
 });
-const ToolCall = z.looseObject({ id: z.string().optional(), function: z.looseObject({ name: z.string(), arguments: z.string().optional() }) });
+const ToolCall = z.looseObject({
+  id: z.string().optional(),
+  function: z.looseObject({ name: z.string(), arguments: z.string().optional() }),
+});
 const PairLine = z.looseObject({
-  request: z.looseObject({ model: z.string().optional(), messages: z.array(z.looseObject({ role: z.string(), content: z.unknown().optional() })).optional() }),
+  request: z.looseObject({
+    model: z.string().optional(),
+    messages: z.array(z.looseObject({ role: z.string(), content: z.unknown().optional() })).optional(),
+  }),
   response: z.looseObject({
     model: z.string().optional(),
     created: z.number().optional(),
-    choices: z.array(z.looseObject({ message: z.looseObject({ content: z.string().nullish(), tool_calls: z.array(ToolCall).nullish() }) })).min(1),
+    choices: z
+      .array(
+        z.looseObject({
+          message: z.looseObject({ content: z.string().nullish(), tool_calls: z.array(ToolCall).nullish() }),
+        }),
+      )
+      .min(1),
     usage: Usage,
   }),
 });
@@ -64,7 +76,15 @@ function stepOf(line: unknown): { step: AtifStep; model?: string } | { error: st
         source: 'agent',
         ...(response.created !== undefined ? { timestamp: new Date(response.created * 1000).toISOString() } : {}),
         message: message.content ?? '',
-        ...(calls.length ? { tool_calls: calls.map((c, i) => ({ tool_call_id: c.id ?? `call_${i + 1}`, function_name: c.function.name, arguments: atifArguments(c.function.arguments ?? '{}') })) } : {}),
+        ...(calls.length
+          ? {
+              tool_calls: calls.map((c, i) => ({
+                tool_call_id: c.id ?? `call_${i + 1}`,
+                function_name: c.function.name,
+                arguments: atifArguments(c.function.arguments ?? '{}'),
+              })),
+            }
+          : {}),
         metrics: {
           prompt_tokens: response.usage.prompt_tokens,
           completion_tokens: response.usage.completion_tokens,
@@ -86,8 +106,17 @@ function stepOf(line: unknown): { step: AtifStep; model?: string } | { error: st
         ...(u.time ? { timestamp: u.time } : {}),
         message: '',
         // A usage log names the tools but not their arguments: each call's arguments are unknown.
-        ...(names.length ? { tool_calls: names.map((n, i) => ({ tool_call_id: `call_${i + 1}`, function_name: n, arguments: {} })), extra: { [ARGUMENTS_UNKNOWN]: true } } : {}),
-        metrics: { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, cached_tokens: u.cached_tokens ?? 0 },
+        ...(names.length
+          ? {
+              tool_calls: names.map((n, i) => ({ tool_call_id: `call_${i + 1}`, function_name: n, arguments: {} })),
+              extra: { [ARGUMENTS_UNKNOWN]: true },
+            }
+          : {}),
+        metrics: {
+          prompt_tokens: u.prompt_tokens,
+          completion_tokens: u.completion_tokens,
+          cached_tokens: u.cached_tokens ?? 0,
+        },
       },
     };
   }
@@ -102,7 +131,11 @@ export interface ChatLogRead {
 }
 
 /** Groups the lines of one or more chat logs into runs by `groupBy`, keeping line order within a run. */
-export function chatLogTrajectories(files: ReadonlyArray<{ file: string; text: string }>, groupBy: string, agent: string): ChatLogRead {
+export function chatLogTrajectories(
+  files: ReadonlyArray<{ file: string; text: string }>,
+  groupBy: string,
+  agent: string,
+): ChatLogRead {
   const runs = new Map<string, { model?: string; steps: Array<AtifStep> }>();
   const skipped: string[] = [];
   for (const { file, text } of files) {

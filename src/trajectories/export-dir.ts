@@ -71,7 +71,10 @@ function toolDescriptions(meta: Meta | null): Map<string, Map<string, string>> {
  * first (one per run), then steps.jsonl once, each run handed on as soon as its steps are in, so memory
  * holds the runs whose steps are still interleaved with others', not the whole directory.
  */
-export async function exportOtlp(dir: string, target: SpanTarget): Promise<{ runs: number; spans: number; incomplete: number }> {
+export async function exportOtlp(
+  dir: string,
+  target: SpanTarget,
+): Promise<{ runs: number; spans: number; incomplete: number }> {
   const writer = new SpanWriter(target);
   const ready: Array<[RunRecord, StepRecord[]]> = [];
   const assembler = new RunAssembler((run, steps) => ready.push([run, steps]));
@@ -79,10 +82,16 @@ export async function exportOtlp(dir: string, target: SpanTarget): Promise<{ run
   const scenarios = meta?.scenarios ?? [];
   const tools = toolDescriptions(meta);
   const drain = async () => {
-    for (let next = ready.shift(); next; next = ready.shift()) await writer.write(next[0], next[1], { scenarios, tools: tools.get(next[0].scenario), servers: meta?.model_servers });
+    for (let next = ready.shift(); next; next = ready.shift())
+      await writer.write(next[0], next[1], {
+        scenarios,
+        tools: tools.get(next[0].scenario),
+        servers: meta?.model_servers,
+      });
   };
   try {
-    for await (const line of readJsonlLines(resultFile(dir, 'runs'))) if (line.ok) assembler.run(line.value as RunRecord);
+    for await (const line of readJsonlLines(resultFile(dir, 'runs')))
+      if (line.ok) assembler.run(line.value as RunRecord);
     await drain();
     for await (const line of readJsonlLines(resultFile(dir, 'steps'))) {
       if (!line.ok) continue;

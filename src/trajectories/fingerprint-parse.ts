@@ -39,7 +39,10 @@ export function splitFingerprint(fp: string): ParsedAction[] {
     const end = endOfJson(fp, open + 1);
     if (end > 0 && fp[end] === ')' && (end + 1 === fp.length || fp[end + 1] === '|')) {
       const value = JSON.parse(fp.slice(open + 1, end));
-      out.push({ tool, args: value && typeof value === 'object' && !Array.isArray(value) ? value : JSON.stringify(value) });
+      out.push({
+        tool,
+        args: value && typeof value === 'object' && !Array.isArray(value) ? value : JSON.stringify(value),
+      });
       i = end + 2;
       continue;
     }

@@ -40,7 +40,12 @@ const ms = (t: string | null | undefined): number | null => {
 
 /** The model a run used: the agent's default, else the first agent step that names one. */
 export function modelOf(t: AtifHeader, firstStepModel?: string | null): string {
-  return t.agent.model_name ?? firstStepModel ?? t.steps?.find((s) => s.source === 'agent' && s.model_name)?.model_name ?? 'unknown';
+  return (
+    t.agent.model_name ??
+    firstStepModel ??
+    t.steps?.find((s) => s.source === 'agent' && s.model_name)?.model_name ??
+    'unknown'
+  );
 }
 
 /** The scenario a run is filed under: the flag, else the trajectory's own `extra.scenario`, else its agent's name. */
@@ -60,7 +65,15 @@ export function importedSettings(scenario: string, model: string, price: Price |
     // A trajectory exported by loopbench already names an imported model: it is not prefixed twice.
     model: model.startsWith('imported:') ? model : `imported:${model}`,
     // The original agent's limits are not in the format: every brake is unknown (off here).
-    limits: { max_steps: null, max_cost_usd: null, timeout_s: null, max_repeat: null, max_tokens: null, max_calls: null, max_rounds: null },
+    limits: {
+      max_steps: null,
+      max_cost_usd: null,
+      timeout_s: null,
+      max_repeat: null,
+      max_tokens: null,
+      max_calls: null,
+      max_rounds: null,
+    },
     reflection: 'off',
     max_reflections: 0,
     context: 'full',
@@ -79,8 +92,12 @@ function stopOf(t: AtifHeader, last: AtifStep | undefined): { reason: StopReason
   const said = t.extra?.stop_reason;
   if (typeof said === 'string' && (STOP_REASONS as readonly string[]).includes(said))
     return { reason: said as StopReason, detail: `imported: the trajectory's extra.stop_reason says ${said}` };
-  if (last && !last.tool_calls?.length) return { reason: 'done', detail: 'imported: the last agent step answered without a tool call' };
-  return { reason: 'imported', detail: 'imported: the trajectory ends after a tool call; why it stopped is not recorded' };
+  if (last && !last.tool_calls?.length)
+    return { reason: 'done', detail: 'imported: the last agent step answered without a tool call' };
+  return {
+    reason: 'imported',
+    detail: 'imported: the trajectory ends after a tool call; why it stopped is not recorded',
+  };
 }
 
 function successOf(t: AtifHeader, o: AtifImportOptions): boolean | null {
@@ -88,7 +105,6 @@ function successOf(t: AtifHeader, o: AtifImportOptions): boolean | null {
   const s = t.extra?.success;
   return typeof s === 'boolean' ? s : null;
 }
-
 
 /** Cost and token totals agree with the steps when they differ by no more than rounding. */
 const sameCost = (a: number, b: number) => Math.abs(a - b) <= 1e-9 + 1e-9 * Math.abs(b);
@@ -125,7 +141,8 @@ export class AtifRunBuilder {
     // A trajectory loopbench exported carries its own records: the round trip is lossless.
     this.exported = o.scenario === undefined && o.success === undefined ? exportedRun(header) : null;
     if (this.exported) this.start(this.exported.settings, this.exported.run_id, this.exported.config_id);
-    else if (header.agent.model_name || o.firstStepModel !== undefined) this.startImported(modelOf(header, o.firstStepModel));
+    else if (header.agent.model_name || o.firstStepModel !== undefined)
+      this.startImported(modelOf(header, o.firstStepModel));
   }
 
   private start(settings: Settings, runId: string, configId: string): void {
@@ -150,7 +167,8 @@ export class AtifRunBuilder {
       this.firstStamp ||= s.timestamp;
       this.lastStamp = s.timestamp;
     }
-    for (const r of s.observation?.results ?? []) for (const x of r.subagent_trajectory_ref ?? []) this.subagents.push(x.session_id);
+    for (const r of s.observation?.results ?? [])
+      for (const x of r.subagent_trajectory_ref ?? []) this.subagents.push(x.session_id);
     const at = ms(s.timestamp);
     this.first ??= at;
     if (s.source !== 'agent') {
@@ -175,9 +193,17 @@ export class AtifRunBuilder {
     if (!s.metrics) this.notes.add('agent steps without metrics are recorded with 0 tokens and $0');
     // A step without cost_usd is priced by the ledger at the run's price (o.price), or recorded at $0 without one.
     const cost = m.cost_usd ?? (o.price ? undefined : 0);
-    if (m.cost_usd === undefined && input + output > 0) this.notes.add(o.price ? `steps with tokens but no cost_usd are priced as ${o.price.model} (${o.price.model === 'custom' ? 'given rates' : 'pricing table'})` : 'steps with tokens but no cost_usd and no known price are recorded at $0');
+    if (m.cost_usd === undefined && input + output > 0)
+      this.notes.add(
+        o.price
+          ? `steps with tokens but no cost_usd are priced as ${o.price.model} (${o.price.model === 'custom' ? 'given rates' : 'pricing table'})`
+          : 'steps with tokens but no cost_usd and no known price are recorded at $0',
+      );
     if (at === null && !this.header.extra?.[NO_CLOCK]) this.notes.add('steps without timestamps have latency 0');
-    if (s.extra?.[ARGUMENTS_UNKNOWN]) this.notes.add('calls logged with tool names but not their arguments have no action fingerprint (spin cannot be derived from them)');
+    if (s.extra?.[ARGUMENTS_UNKNOWN])
+      this.notes.add(
+        'calls logged with tool names but not their arguments have no action fingerprint (spin cannot be derived from them)',
+      );
     const calls = s.tool_calls ?? [];
     return ledger.record({
       step: ledger.totals.calls + 1,
@@ -187,7 +213,10 @@ export class AtifRunBuilder {
       latencyMs: latency,
       elapsedMs: this.clock,
       action: calls.length ? calls.map((c) => c.function_name).join('|') : null,
-      fingerprint: calls.length && !s.extra?.[ARGUMENTS_UNKNOWN] ? calls.map((c) => fingerprint(c.function_name, c.arguments)).join('|') : null,
+      fingerprint:
+        calls.length && !s.extra?.[ARGUMENTS_UNKNOWN]
+          ? calls.map((c) => fingerprint(c.function_name, c.arguments)).join('|')
+          : null,
     });
   }
 
@@ -206,7 +235,8 @@ export class AtifRunBuilder {
   }
 
   private checkId(id: number): void {
-    if (this.lastStepId !== null && id <= this.lastStepId && this.repeatedIds.count++ === 0) this.repeatedIds.first = `step_id ${id} follows step_id ${this.lastStepId}`;
+    if (this.lastStepId !== null && id <= this.lastStepId && this.repeatedIds.count++ === 0)
+      this.repeatedIds.first = `step_id ${id} follows step_id ${this.lastStepId}`;
     this.lastStepId = this.lastStepId === null ? id : Math.max(this.lastStepId, id);
   }
 
@@ -219,8 +249,14 @@ export class AtifRunBuilder {
       this.problems.push(
         `timestamps go backwards ${this.backwards.count === 1 ? 'once' : `${count(this.backwards.count)} times`} (first at step_id ${this.backwards.firstAt}, by up to ${count(Math.round(this.backwards.worstMs / 1000))} s): those steps are recorded with latency 0 and the run's clock held, never negative`,
       );
-    if (this.repeatedIds.count) this.problems.push(`step ids repeat or go back ${this.repeatedIds.count === 1 ? 'once' : `${count(this.repeatedIds.count)} times`} (${this.repeatedIds.first}): steps are taken in file order`);
-    if (this.subagents.length) this.notes.add('subagent trajectories are referenced, not added to their parent run (import them as runs of their own)');
+    if (this.repeatedIds.count)
+      this.problems.push(
+        `step ids repeat or go back ${this.repeatedIds.count === 1 ? 'once' : `${count(this.repeatedIds.count)} times`} (${this.repeatedIds.first}): steps are taken in file order`,
+      );
+    if (this.subagents.length)
+      this.notes.add(
+        'subagent trajectories are referenced, not added to their parent run (import them as runs of their own)',
+      );
     const notes = [...this.notes];
     if (this.exported) return { run: this.exported, notes, problems: this.problems };
     const t = this.header;
@@ -236,7 +272,16 @@ export class AtifRunBuilder {
       success: successOf(t, this.o),
       started_at: this.firstStamp,
       finished_at: this.lastStamp,
-      extra: { imported: { format: t.schema_version, session_id: t.session_id, agent: t.agent.name, agent_version: t.agent.version ?? null, ...(this.subagents.length ? { subagents: this.subagents } : {}), ...(t.extra?.[NO_CLOCK] ? { clock: false } : {}) } },
+      extra: {
+        imported: {
+          format: t.schema_version,
+          session_id: t.session_id,
+          agent: t.agent.name,
+          agent_version: t.agent.version ?? null,
+          ...(this.subagents.length ? { subagents: this.subagents } : {}),
+          ...(t.extra?.[NO_CLOCK] ? { clock: false } : {}),
+        },
+      },
     });
     return { run, notes, problems: this.problems };
   }
@@ -253,9 +298,12 @@ export class AtifRunBuilder {
       ['total_cached_tokens', f.total_cached_tokens, sum.cachedTokens],
       ['total_steps', f.total_steps, this.allSteps],
     ];
-    for (const [name, said, sum] of ints) if (said !== null && said !== undefined && said !== sum) off.push(`${name} ${count(said)} against ${count(sum)}`);
-    if (f.total_cost_usd !== null && f.total_cost_usd !== undefined && !sameCost(f.total_cost_usd, sum.costUsd)) off.push(`total_cost_usd ${f.total_cost_usd} against ${sum.costUsd}`);
-    if (off.length) this.problems.push(`final_metrics disagree with the steps (${off.join('; ')}): the steps' figures are recorded`);
+    for (const [name, said, sum] of ints)
+      if (said !== null && said !== undefined && said !== sum) off.push(`${name} ${count(said)} against ${count(sum)}`);
+    if (f.total_cost_usd !== null && f.total_cost_usd !== undefined && !sameCost(f.total_cost_usd, sum.costUsd))
+      off.push(`total_cost_usd ${f.total_cost_usd} against ${sum.costUsd}`);
+    if (off.length)
+      this.problems.push(`final_metrics disagree with the steps (${off.join('; ')}): the steps' figures are recorded`);
   }
 }
 

@@ -50,7 +50,9 @@ export function runsOfTrace(rows: readonly SpanRow[]): Array<{ root: SpanRow | n
         break;
       }
     }
-    owner ??= agents.filter((a) => a.startMs <= r.startMs && r.startMs <= a.endMs).sort((x, y) => y.startMs - x.startMs)[0] ?? agents[0]!;
+    owner ??=
+      agents.filter((a) => a.startMs <= r.startMs && r.startMs <= a.endMs).sort((x, y) => y.startMs - x.startMs)[0] ??
+      agents[0]!;
     groups.get(owner)!.push(r);
   }
   return [...groups].map(([root, members]) => ({ root, members }));
@@ -78,22 +80,54 @@ function outputToolCalls(row: SpanRow): Array<{ name: string; args: string | und
   const text = row.a.output_messages;
   if (typeof text !== 'string') return [];
   try {
-    const messages = JSON.parse(text) as Array<{ parts?: Array<{ type?: string; name?: string; arguments?: unknown }> }>;
-    return messages.flatMap((m) => (m.parts ?? []).filter((p) => p.type === 'tool_call' && typeof p.name === 'string').map((p) => ({ name: p.name!, args: p.arguments === undefined ? undefined : typeof p.arguments === 'string' ? p.arguments : JSON.stringify(p.arguments) })));
+    const messages = JSON.parse(text) as Array<{
+      parts?: Array<{ type?: string; name?: string; arguments?: unknown }>;
+    }>;
+    return messages.flatMap((m) =>
+      (m.parts ?? [])
+        .filter((p) => p.type === 'tool_call' && typeof p.name === 'string')
+        .map((p) => ({
+          name: p.name!,
+          args:
+            p.arguments === undefined
+              ? undefined
+              : typeof p.arguments === 'string'
+                ? p.arguments
+                : JSON.stringify(p.arguments),
+        })),
+    );
   } catch {
     return [];
   }
 }
 
-export function runFromSpans(trace: string, root: SpanRow | null, members: readonly SpanRow[], o: SpanImportOptions): SpanRun | null {
+export function runFromSpans(
+  trace: string,
+  root: SpanRow | null,
+  members: readonly SpanRow[],
+  o: SpanImportOptions,
+): SpanRun | null {
   const own = o.scenario === undefined ? exported(root, members) : null;
-  if (own) return { ...own, config: own.run.config_id, notes: [], ...(Array.isArray(root?.a.scenarios) ? { order: root.a.scenarios } : {}) };
+  if (own)
+    return {
+      ...own,
+      config: own.run.config_id,
+      notes: [],
+      ...(Array.isArray(root?.a.scenarios) ? { order: root.a.scenarios } : {}),
+    };
   const chats = members.filter((m) => m.role === 'chat').sort((a, b) => a.startMs - b.startMs || a.endMs - b.endMs);
   if (chats.length === 0) return null;
   const tools = members.filter((m) => m.role === 'tool').sort((a, b) => a.startMs - b.startMs);
   const notes = new Set<string>();
   const model = str(chats.find((c) => str(c.a.model))?.a.model) ?? str(root?.a.model) ?? 'unknown';
-  const scenario = o.scenario ?? str(root?.a.scenario) ?? str(root?.a.agent) ?? str(chats[0]!.a.agent) ?? root?.service ?? chats[0]!.service ?? 'otlp';
+  const scenario =
+    o.scenario ??
+    str(root?.a.scenario) ??
+    str(root?.a.agent) ??
+    str(chats[0]!.a.agent) ??
+    root?.service ??
+    chats[0]!.service ??
+    'otlp';
   const conversation = str(root?.a.conversation) ?? str(chats[0]!.a.conversation);
   const session = conversation ?? (root ? `${trace}-${root.span}` : trace);
   const config = `${scenario}\u0000${model}`;
@@ -117,9 +151,19 @@ export function runFromSpans(trace: string, root: SpanRow | null, members: reado
     if (num(c.a.input) === undefined) notes.add('chat spans without token counts are recorded with 0 tokens');
     // A span without a cost is priced by the ledger at the run's price, or recorded at $0 without one.
     const cost = num(c.a.cost) ?? (price ? undefined : 0);
-    if (num(c.a.cost) === undefined && input + output > 0) notes.add(price ? `spans without a cost are priced as ${price.model} (${price.model === 'custom' ? 'given rates' : 'pricing table'})` : 'spans without a cost and without a known price are recorded at $0');
-    const calls = toolsOf.get(c)?.map((t) => ({ name: str(t.a.tool) ?? t.name.replace(/^execute_tool /, ''), args: str(t.a.args) })) ?? outputToolCalls(c);
-    if (calls.some((x) => x.args === undefined)) notes.add('tool calls without their arguments have no action fingerprint (spin cannot be derived from them)');
+    if (num(c.a.cost) === undefined && input + output > 0)
+      notes.add(
+        price
+          ? `spans without a cost are priced as ${price.model} (${price.model === 'custom' ? 'given rates' : 'pricing table'})`
+          : 'spans without a cost and without a known price are recorded at $0',
+      );
+    const calls =
+      toolsOf
+        .get(c)
+        ?.map((t) => ({ name: str(t.a.tool) ?? t.name.replace(/^execute_tool /, ''), args: str(t.a.args) })) ??
+      outputToolCalls(c);
+    if (calls.some((x) => x.args === undefined))
+      notes.add('tool calls without their arguments have no action fingerprint (spin cannot be derived from them)');
     clock = Math.max(clock, Math.round(c.endMs - t0));
     // The optional usage details: parts of input and output, when reported.
     const reasoning = num(c.a.reasoning);
@@ -127,12 +171,21 @@ export function runFromSpans(trace: string, root: SpanRow | null, members: reado
     return ledger.record({
       step: ledger.totals.calls + 1,
       role: 'act',
-      usage: { prompt_tokens: input, completion_tokens: output, cached_tokens: hit, ...(cacheWrite ? { cache_write_tokens: cacheWrite } : {}), ...(reasoning ? { reasoning_tokens: reasoning } : {}) },
+      usage: {
+        prompt_tokens: input,
+        completion_tokens: output,
+        cached_tokens: hit,
+        ...(cacheWrite ? { cache_write_tokens: cacheWrite } : {}),
+        ...(reasoning ? { reasoning_tokens: reasoning } : {}),
+      },
       ...(cost !== undefined ? { costUsd: cost } : {}),
       latencyMs: Math.max(0, Math.round(c.endMs - c.startMs)),
       elapsedMs: clock,
       action: calls.length ? calls.map((x) => x.name).join('|') : null,
-      fingerprint: calls.length && calls.every((x) => x.args !== undefined) ? calls.map((x) => fingerprint(x.name, atifArguments(x.args!))).join('|') : null,
+      fingerprint:
+        calls.length && calls.every((x) => x.args !== undefined)
+          ? calls.map((x) => fingerprint(x.name, atifArguments(x.args!))).join('|')
+          : null,
       error: c.error,
     });
   });
@@ -147,9 +200,13 @@ export function runFromSpans(trace: string, root: SpanRow | null, members: reado
         ? { reason: 'error', detail: `imported: the agent span ended in an error (${root.error})` }
         : !lastCalls && !finish.includes('tool_calls')
           ? { reason: 'done', detail: 'imported: the last model call answered without a tool call' }
-          : { reason: 'imported', detail: 'imported: the trace ends after a tool call; why it stopped is not recorded' };
+          : {
+              reason: 'imported',
+              detail: 'imported: the trace ends after a tool call; why it stopped is not recorded',
+            };
   const successSaid = o.outcomes?.[session] ?? o.outcomes?.[trace];
-  const success = successSaid !== undefined ? successSaid : typeof root?.a.success === 'boolean' ? root.a.success : null;
+  const success =
+    successSaid !== undefined ? successSaid : typeof root?.a.success === 'boolean' ? root.a.success : null;
   const iso = (msValue: number) => (Number.isFinite(msValue) ? new Date(msValue).toISOString() : '');
   const run = ledger.runRecord({
     agent: 'react',
@@ -159,7 +216,9 @@ export function runFromSpans(trace: string, root: SpanRow | null, members: reado
     success,
     started_at: iso(t0),
     finished_at: iso(Math.max(root?.endMs ?? -Infinity, last.endMs)),
-    extra: { imported: { format: 'otlp', session_id: session, trace_id: trace, agent: str(root?.a.agent) ?? scenario } },
+    extra: {
+      imported: { format: 'otlp', session_id: session, trace_id: trace, agent: str(root?.a.agent) ?? scenario },
+    },
   });
   return { run, steps, config, notes: [...notes] };
 }

@@ -11,7 +11,14 @@ import type { AtifTrajectory } from './atif-schema.ts';
 import { scenarioOrder } from './exported.ts';
 import { AtifRunBuilder, modelOf, scenarioOf } from './from-atif.ts';
 import { identityOf, ImportSink, type ImportOutcome } from './import-sink.ts';
-import { forEachChunk, forEachJsonLine, isJsonLines, JsonStreamError, streamJsonFile, type StreamOptions } from './json-stream.ts';
+import {
+  forEachChunk,
+  forEachJsonLine,
+  isJsonLines,
+  JsonStreamError,
+  streamJsonFile,
+  type StreamOptions,
+} from './json-stream.ts';
 import { messagesTrajectory, type MessagesFormat } from './messages.ts';
 import { valueAt } from './chatlog.ts';
 import { TokenCounter } from '../meter/tokens.ts';
@@ -84,7 +91,12 @@ function priceOf(o: ImportOptions, model: string): Price | undefined {
 }
 
 /** A trajectory's run, fed its steps one by one. */
-function builderFor(sink: ImportSink, item: AtifItem, o: ImportOptions, pending?: Map<string, number>): { builder: AtifRunBuilder; config: string } {
+function builderFor(
+  sink: ImportSink,
+  item: AtifItem,
+  o: ImportOptions,
+  pending?: Map<string, number>,
+): { builder: AtifRunBuilder; config: string } {
   const t = item.header;
   const model = modelOf(t, item.firstStepModel);
   const config = `${scenarioOf(t, o)}\u0000${model}`;
@@ -182,7 +194,13 @@ export function importAtif(found: FoundFiles, dir: string, o: ImportOptions): Im
 }
 
 /** One trajectory already in memory (a chat log's run, a message list's record) into the sink. */
-function importOne(sink: ImportSink, t: AtifTrajectory, label: string, o: ImportOptions, identity = identityOf(t)): void {
+function importOne(
+  sink: ImportSink,
+  t: AtifTrajectory,
+  label: string,
+  o: ImportOptions,
+  identity = identityOf(t),
+): void {
   const { builder, config } = builderFor(sink, { header: t, firstStepModel: null }, o);
   const id = sink.claim(builder.id, identity);
   if (id === null) return;
@@ -195,14 +213,25 @@ function importOne(sink: ImportSink, t: AtifTrajectory, label: string, o: Import
 }
 
 /** Imports trajectories already in memory (chat logs, grouped into runs) into `dir`. */
-export function importTrajectories(trajectories: Iterable<AtifTrajectory>, format: string, files: number, dir: string, o: ImportOptions): ImportOutcome {
+export function importTrajectories(
+  trajectories: Iterable<AtifTrajectory>,
+  format: string,
+  files: number,
+  dir: string,
+  o: ImportOptions,
+): ImportOutcome {
   const sink = new ImportSink(dir);
   for (const t of trajectories) importOne(sink, t, t.session_id, o);
   return sink.finish(format, files, o.command);
 }
 
 /** The records of a message-list file: JSON lines, a JSON array of records, or one record. */
-function forEachRecord(file: string, each: (record: unknown, where: string) => void, bad: (where: string, why: string) => void, o: StreamOptions = {}): void {
+function forEachRecord(
+  file: string,
+  each: (record: unknown, where: string) => void,
+  bad: (where: string, why: string) => void,
+  o: StreamOptions = {},
+): void {
   if (isJsonLines(file)) return forEachJsonLine(file, each, bad);
   let array = false;
   streamJsonFile(
@@ -228,7 +257,8 @@ export function importMessages(found: FoundFiles, dir: string, f: MessagesFormat
         (record, where) => {
           const read = messagesTrajectory(record, where, f, counter, notes);
           const id = valueAt(record, f.idField);
-          const named = typeof id === 'string' || typeof id === 'number' ? `${where} (${f.idField} ${JSON.stringify(id)})` : where;
+          const named =
+            typeof id === 'string' || typeof id === 'number' ? `${where} (${f.idField} ${JSON.stringify(id)})` : where;
           if (read.error) sink.skip(`${named}: ${read.error}`);
           else importOne(sink, read.trajectory!, named, o, identityOf(record));
         },

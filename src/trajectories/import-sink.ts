@@ -15,7 +15,9 @@ import { stepLine } from '../results/step-line.ts';
 
 /** A record's identity for telling duplicates from trials: a hash of its JSON. */
 export function identityOf(record: unknown): string {
-  return createHash('sha256').update(JSON.stringify(record) ?? '').digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(record) ?? '')
+    .digest('hex');
 }
 
 export interface ImportOutcome {
@@ -155,11 +157,27 @@ export class ImportSink {
   finish(format: string, files: number, command: readonly string[]): ImportOutcome {
     this.steps.close();
     this.runs.close();
-    if (this.trials) this.noteSet.add(`${this.trials} run(s) share an id with an earlier one but differ from it: each is kept as another trial of the same task, numbered <id>.trial2, .trial3 … (the first: ${this.firstTrial})`);
-    if (this.duplicates) this.noteSet.add(`${this.duplicates} record(s) identical to one already imported: dropped as duplicates, each run counted once`);
+    if (this.trials)
+      this.noteSet.add(
+        `${this.trials} run(s) share an id with an earlier one but differ from it: each is kept as another trial of the same task, numbered <id>.trial2, .trial3 … (the first: ${this.firstTrial})`,
+      );
+    if (this.duplicates)
+      this.noteSet.add(
+        `${this.duplicates} record(s) identical to one already imported: dropped as duplicates, each run counted once`,
+      );
     const notes = [...this.noteSet];
-    if (this.runCount > 0) writeJsonAtomic(resultFile(this.dir, 'meta'), this.meta(command, { format, files, skipped: this.skippedLines.length, notes }));
-    return { runs: this.runCount, steps: this.stepCount, skipped: this.skippedLines, problems: this.problemLines, notes };
+    if (this.runCount > 0)
+      writeJsonAtomic(
+        resultFile(this.dir, 'meta'),
+        this.meta(command, { format, files, skipped: this.skippedLines.length, notes }),
+      );
+    return {
+      runs: this.runCount,
+      steps: this.stepCount,
+      skipped: this.skippedLines,
+      problems: this.problemLines,
+      notes,
+    };
   }
 
   private meta(command: readonly string[], imported: NonNullable<Meta['imported']>): Meta {
@@ -187,7 +205,12 @@ export class ImportSink {
         context: ['full'],
         agent: {},
       },
-      fixed: { price: first.price, prompt_cache: false, max_output_tokens: first.max_output_tokens, max_reflections: first.max_reflections },
+      fixed: {
+        price: first.price,
+        prompt_cache: false,
+        max_output_tokens: first.max_output_tokens,
+        max_reflections: first.max_reflections,
+      },
       repeat: this.maxRepeat,
       seed: 0,
       runs_planned: this.runCount,

@@ -5,7 +5,17 @@
 // sequence. Errors name a byte offset and what was expected, and never quote the file: a file given by
 // mistake (a key, a config) must not have its contents printed.
 import fs from 'node:fs';
-import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, isSpace, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from '../contracts/json-bytes.ts';
+import {
+  BACKSLASH,
+  CLOSE_ARRAY,
+  CLOSE_OBJECT,
+  COLON,
+  COMMA,
+  isSpace,
+  OPEN_ARRAY,
+  OPEN_OBJECT,
+  QUOTE,
+} from '../contracts/json-bytes.ts';
 
 export type JsonPath = ReadonlyArray<string | number>;
 
@@ -135,7 +145,8 @@ class Scanner {
       if (cap.read) cap.parts.push(b.subarray(cap.from));
       cap.bytes += n - cap.from;
       cap.from = 0;
-      if (cap.read && cap.bytes > this.maxBytes) this.fail(n, `a single value larger than ${this.maxBytes / (1024 * 1024)} MiB`);
+      if (cap.read && cap.bytes > this.maxBytes)
+        this.fail(n, `a single value larger than ${this.maxBytes / (1024 * 1024)} MiB`);
     }
     this.base += n;
   }
@@ -145,7 +156,8 @@ class Scanner {
     // A number at the very end of the input ends there.
     if (cap?.bare && !cap.isKey) this.finishCapture(Buffer.alloc(0), 0);
     if (this.capture) this.fail(0, cap!.inString ? 'the input ends inside a string' : 'the input ends inside a value');
-    if (this.stack.length) this.fail(0, `the input ends before the closing ${this.stack.at(-1)!.kind === 'object' ? "'}'" : "']'"}`);
+    if (this.stack.length)
+      this.fail(0, `the input ends before the closing ${this.stack.at(-1)!.kind === 'object' ? "'}'" : "']'"}`);
     if (!this.topDone) this.fail(0, 'the input is empty');
   }
 
@@ -204,7 +216,18 @@ class Scanner {
   }
 
   private beginKey(b: Buffer, i: number): number {
-    this.capture = { read: true, parts: [], from: i, startByte: this.base + i, bytes: 0, depth: 0, inString: true, escaped: false, bare: false, isKey: true };
+    this.capture = {
+      read: true,
+      parts: [],
+      from: i,
+      startByte: this.base + i,
+      bytes: 0,
+      depth: 0,
+      inString: true,
+      escaped: false,
+      bare: false,
+      isKey: true,
+    };
     return i + 1;
   }
 
@@ -219,15 +242,48 @@ class Scanner {
         this.stack.push({ kind, key: kind === 'array' ? 0 : '', state: 'first' });
         return i + 1;
       }
-      this.capture = { read: visit === 'read', parts: [], from: i, startByte: this.base + i, bytes: 0, depth: 1, inString: false, escaped: false, bare: false, isKey: false };
+      this.capture = {
+        read: visit === 'read',
+        parts: [],
+        from: i,
+        startByte: this.base + i,
+        bytes: 0,
+        depth: 1,
+        inString: false,
+        escaped: false,
+        bare: false,
+        isKey: false,
+      };
       return i + 1;
     }
     if (c === QUOTE) {
-      this.capture = { read: true, parts: [], from: i, startByte: this.base + i, bytes: 0, depth: 0, inString: true, escaped: false, bare: false, isKey: false };
+      this.capture = {
+        read: true,
+        parts: [],
+        from: i,
+        startByte: this.base + i,
+        bytes: 0,
+        depth: 0,
+        inString: true,
+        escaped: false,
+        bare: false,
+        isKey: false,
+      };
       return i + 1;
     }
     if (c === 0x2d || (c >= 0x30 && c <= 0x39) || c === 0x74 || c === 0x66 || c === 0x6e) {
-      this.capture = { read: true, parts: [], from: i, startByte: this.base + i, bytes: 0, depth: 0, inString: false, escaped: false, bare: true, isKey: false };
+      this.capture = {
+        read: true,
+        parts: [],
+        from: i,
+        startByte: this.base + i,
+        bytes: 0,
+        depth: 0,
+        inString: false,
+        escaped: false,
+        bare: true,
+        isKey: false,
+      };
       return i + 1;
     }
     return this.fail(i, 'expected a JSON value');
@@ -287,7 +343,14 @@ class Scanner {
       value = JSON.parse(bytes.toString('utf8'));
     } catch {
       // V8's message quotes the text: say only where the value is.
-      throw new JsonStreamError(cap.startByte, cap.isKey ? 'a key that is not a valid JSON string' : cap.bare ? 'expected a JSON value' : `the value at ${describePath(this.path())} does not parse`);
+      throw new JsonStreamError(
+        cap.startByte,
+        cap.isKey
+          ? 'a key that is not a valid JSON string'
+          : cap.bare
+            ? 'expected a JSON value'
+            : `the value at ${describePath(this.path())} does not parse`,
+      );
     }
     if (cap.isKey) {
       this.pendingKey = value as string;
@@ -325,14 +388,23 @@ export function readFrom(file: string, offset: number): Buffer {
 }
 
 /** Each non-blank line of a JSON-lines file, parsed: `where` is `file:line`; a line that is not JSON goes to `bad`, unquoted. */
-export function forEachJsonLine(file: string, each: (value: unknown, where: string) => void, bad: (where: string, why: string) => void): void {
+export function forEachJsonLine(
+  file: string,
+  each: (value: unknown, where: string) => void,
+  bad: (where: string, why: string) => void,
+): void {
   forEachLine(file, (line, n, unended) => {
     if (!line.trim()) return;
     let v: unknown;
     try {
       v = JSON.parse(line);
     } catch {
-      return bad(`${file}:${n}`, unended ? 'not JSON: a last line with no newline after it, cut short (a crash while it was written?)' : 'not JSON');
+      return bad(
+        `${file}:${n}`,
+        unended
+          ? 'not JSON: a last line with no newline after it, cut short (a crash while it was written?)'
+          : 'not JSON',
+      );
     }
     each(v, `${file}:${n}`);
   });
@@ -344,7 +416,8 @@ export function forEachChunk(file: string, each: (chunk: Buffer) => void): void 
   try {
     if (!fs.fstatSync(fd).isFile()) throw new JsonStreamError(0, 'not a regular file');
     const chunk = Buffer.allocUnsafe(CHUNK);
-    for (let got = fs.readSync(fd, chunk, 0, CHUNK, null); got > 0; got = fs.readSync(fd, chunk, 0, CHUNK, null)) each(chunk.subarray(0, got));
+    for (let got = fs.readSync(fd, chunk, 0, CHUNK, null); got > 0; got = fs.readSync(fd, chunk, 0, CHUNK, null))
+      each(chunk.subarray(0, got));
   } finally {
     fs.closeSync(fd);
   }
@@ -361,7 +434,11 @@ export interface LineOptions {
 }
 
 /** Each line of a file (JSON lines), read in chunks: `line` without its newline (or \r\n) or a leading byte order mark, `n` 1-based; `unended` for a last line with no newline after it. */
-export function forEachLine(file: string, each: (line: string, n: number, unended: boolean) => void, o: LineOptions = {}): void {
+export function forEachLine(
+  file: string,
+  each: (line: string, n: number, unended: boolean) => void,
+  o: LineOptions = {},
+): void {
   const max = o.maxLineBytes ?? MAX_MEMBER_BYTES;
   const strict = o.badUtf8 ? new TextDecoder('utf-8', { fatal: true }) : null;
   const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);

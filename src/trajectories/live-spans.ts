@@ -47,7 +47,17 @@ export class LiveSpans {
 
   private send(run: RunRecord, steps: StepRecord[]): void {
     // One send at a time, in order; the first failure is kept and reported at the end, the sweep goes on.
-    this.sending = this.sending.then(() => (this.failure ? undefined : this.writer.write(run, steps, { scenarios: this.scenarios, tools: this.tools.get(run.scenario), servers: this.servers }).catch((e: Error) => void (this.failure = e))));
+    this.sending = this.sending.then(() =>
+      this.failure
+        ? undefined
+        : this.writer
+            .write(run, steps, {
+              scenarios: this.scenarios,
+              tools: this.tools.get(run.scenario),
+              servers: this.servers,
+            })
+            .catch((e: Error) => void (this.failure = e)),
+    );
   }
 
   /** After the sweep: the last sends awaited. Returns what was sent, or throws the first failure. */

@@ -33,7 +33,13 @@ export function nestingProblem(v: unknown, max = MAX_NESTING): FieldProblem | nu
   return null;
 }
 
-const COUNT_KEYS: ReadonlySet<string> = new Set([...ALIASES.inputTokens, ...ALIASES.outputTokens, ...ALIASES.cacheRead, ...ALIASES.cacheCreation, ...ALIASES.reasoning]);
+const COUNT_KEYS: ReadonlySet<string> = new Set([
+  ...ALIASES.inputTokens,
+  ...ALIASES.outputTokens,
+  ...ALIASES.cacheRead,
+  ...ALIASES.cacheCreation,
+  ...ALIASES.reasoning,
+]);
 const COST_KEYS: ReadonlySet<string> = new Set(ALIASES.cost);
 
 /** A numeric attribute value as a number (NaN when it is not one); OTLP/JSON spells int64 as a string and NaN as "NaN". */
@@ -50,7 +56,10 @@ const shown = (value: unknown) => {
   return x === undefined ? 'missing' : JSON.stringify(x).slice(0, 40);
 };
 
-const Nanos = z.union([z.string().regex(/^\d+$/, 'expected nanoseconds as a string of digits'), z.number().nonnegative()]);
+const Nanos = z.union([
+  z.string().regex(/^\d+$/, 'expected nanoseconds as a string of digits'),
+  z.number().nonnegative(),
+]);
 const AnyValue = z.looseObject({
   stringValue: z.string().optional(),
   intValue: z.union([z.string().regex(/^-?\d+$/, 'expected an integer'), z.number().int()]).optional(),
@@ -70,7 +79,9 @@ const Span = z
     startTimeUnixNano: Nanos.optional(),
     endTimeUnixNano: Nanos.optional(),
     attributes: z.array(KeyValue).optional(),
-    status: z.looseObject({ code: z.union([z.number(), z.string()]).optional(), message: z.string().optional() }).nullish(),
+    status: z
+      .looseObject({ code: z.union([z.number(), z.string()]).optional(), message: z.string().optional() })
+      .nullish(),
   })
   .superRefine((span, ctx) => {
     (span.attributes ?? []).forEach((kv, i) => {
@@ -78,7 +89,12 @@ const Span = z
       if (!counted && !COST_KEYS.has(kv.key)) return;
       const n = numberOf(kv.value);
       const problem = counted ? countProblem(n) : costProblem(n);
-      if (problem) ctx.addIssue({ code: 'custom', path: ['attributes', i, 'value'], message: `${kv.key} ${shown(kv.value)} ${problem}` });
+      if (problem)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['attributes', i, 'value'],
+          message: `${kv.key} ${shown(kv.value)} ${problem}`,
+        });
     });
   });
 
@@ -107,12 +123,15 @@ export function requestShapeProblem(request: unknown): FieldProblem | null {
 }
 
 /** The spans of a request whose shape is sound, each with its path and its resource. */
-export function* spansOf(request: unknown): Generator<{ span: unknown; path: Array<string | number>; resource: unknown }> {
+export function* spansOf(
+  request: unknown,
+): Generator<{ span: unknown; path: Array<string | number>; resource: unknown }> {
   const rss = (request as { resourceSpans?: Array<Record<string, unknown>> }).resourceSpans ?? [];
   for (const [i, rs] of rss.entries()) {
     const key = rs.scopeSpans ? 'scopeSpans' : 'instrumentationLibrarySpans';
     for (const [j, ss] of ((rs[key] as Array<{ spans?: unknown[] }> | undefined) ?? []).entries())
-      for (const [k, span] of (ss.spans ?? []).entries()) yield { span, path: ['resourceSpans', i, key, j, 'spans', k], resource: rs.resource };
+      for (const [k, span] of (ss.spans ?? []).entries())
+        yield { span, path: ['resourceSpans', i, key, j, 'spans', k], resource: rs.resource };
   }
 }
 

@@ -9,7 +9,15 @@ import { createHash } from 'node:crypto';
 import { runFromSpans, runsOfTrace } from './from-spans.ts';
 import { JsonlWriter } from '../results/jsonl.ts';
 import { identityOf, ImportSink, type ImportOutcome } from './import-sink.ts';
-import { describePath, forEachJsonLine, forEachLine, isJsonLines, JsonStreamError, streamJsonFile, type JsonPath } from './json-stream.ts';
+import {
+  describePath,
+  forEachJsonLine,
+  forEachLine,
+  isJsonLines,
+  JsonStreamError,
+  streamJsonFile,
+  type JsonPath,
+} from './json-stream.ts';
 import { MAX_NESTING, nestingProblem, requestShapeProblem, spanProblem, spansOf } from './otlp-check.ts';
 import { hexId, serviceOf, spanRow, type SpanRow } from './otlp-spans.ts';
 import type { FoundFiles, ImportOptions } from './import-dir.ts';
@@ -25,7 +33,14 @@ const traceOf = (span: unknown) => {
 };
 
 /** One span: checked (each count within the ceiling, src/contracts/counts.ts), then its row if it is a GenAI one. */
-function takeSpan(span: unknown, service: string | undefined, where: string, path: JsonPath, each: (row: SpanRow) => void, bad: BadSpan): void {
+function takeSpan(
+  span: unknown,
+  service: string | undefined,
+  where: string,
+  path: JsonPath,
+  each: (row: SpanRow) => void,
+  bad: BadSpan,
+): void {
   const problem = spanProblem(span, path);
   if (problem) return bad(where, `${problem.path}: ${problem.why}`, traceOf(span));
   const row = spanRow(span as Record<string, unknown>, service);
@@ -35,7 +50,11 @@ function takeSpan(span: unknown, service: string | undefined, where: string, pat
 const SCOPE_KEYS = new Set(['scopeSpans', 'instrumentationLibrarySpans']);
 /** Where a streamed request must hold an array or object (resourceSpans, each entry, its scopeSpans, each entry, its spans): a scalar there is a bad field. */
 const needsContainer = (p: JsonPath) =>
-  p.length === 1 || (p.length === 2 && typeof p[1] === 'number') || (p.length === 3 && SCOPE_KEYS.has(p[2] as string)) || (p.length === 4 && SCOPE_KEYS.has(p[2] as string)) || (p.length === 5 && SCOPE_KEYS.has(p[2] as string) && p[4] === 'spans');
+  p.length === 1 ||
+  (p.length === 2 && typeof p[1] === 'number') ||
+  (p.length === 3 && SCOPE_KEYS.has(p[2] as string)) ||
+  (p.length === 4 && SCOPE_KEYS.has(p[2] as string)) ||
+  (p.length === 5 && SCOPE_KEYS.has(p[2] as string) && p[4] === 'spans');
 
 /** Every GenAI span of an OTLP/JSON file, one at a time: JSON lines of requests, or one (streamed) request, told apart by content. */
 export function forEachSpanRow(file: string, each: (row: SpanRow) => void, bad: BadSpan): void {
@@ -43,10 +62,16 @@ export function forEachSpanRow(file: string, each: (row: SpanRow) => void, bad: 
     return forEachJsonLine(
       file,
       (request, where) => {
-        if (!request || typeof request !== 'object' || !Array.isArray((request as { resourceSpans?: unknown }).resourceSpans)) return bad(where, 'resourceSpans: missing (expected an OTLP ExportTraceServiceRequest)');
+        if (
+          !request ||
+          typeof request !== 'object' ||
+          !Array.isArray((request as { resourceSpans?: unknown }).resourceSpans)
+        )
+          return bad(where, 'resourceSpans: missing (expected an OTLP ExportTraceServiceRequest)');
         const shape = requestShapeProblem(request);
         if (shape) return bad(where, `${shape.path}: ${shape.why}`);
-        for (const { span, path, resource } of spansOf(request)) takeSpan(span, serviceOf(resource), where, path, each, bad);
+        for (const { span, path, resource } of spansOf(request))
+          takeSpan(span, serviceOf(resource), where, path, each, bad);
       },
       bad,
     );
@@ -54,19 +79,33 @@ export function forEachSpanRow(file: string, each: (row: SpanRow) => void, bad: 
   // resourceSpans[i] → resource, scopeSpans[j] → spans[k]: each span read alone.
   let service: string | undefined;
   let sawResourceSpans = false;
-  const isSpans = (p: JsonPath) => p.length === 5 && p[0] === 'resourceSpans' && (p[2] === 'scopeSpans' || p[2] === 'instrumentationLibrarySpans') && p[4] === 'spans';
+  const isSpans = (p: JsonPath) =>
+    p.length === 5 &&
+    p[0] === 'resourceSpans' &&
+    (p[2] === 'scopeSpans' || p[2] === 'instrumentationLibrarySpans') &&
+    p[4] === 'spans';
   streamJsonFile(file, {
     visit(p, kind) {
       if (p.length === 0) return kind === 'object' ? 'walk' : 'skip';
       if (p[0] !== 'resourceSpans') return 'skip';
       sawResourceSpans = true;
-      if (p.length <= 2 || (p.length === 3 && (p[2] === 'scopeSpans' || p[2] === 'instrumentationLibrarySpans')) || (p.length === 4 && p[2] !== 'resource') || isSpans(p)) return 'walk';
+      if (
+        p.length <= 2 ||
+        (p.length === 3 && (p[2] === 'scopeSpans' || p[2] === 'instrumentationLibrarySpans')) ||
+        (p.length === 4 && p[2] !== 'resource') ||
+        isSpans(p)
+      )
+        return 'walk';
       if (p.length === 3 && p[2] === 'resource') return 'read';
       if (p.length === 6 && isSpans(p.slice(0, 5))) return 'read';
       return 'skip';
     },
     value(p, v) {
-      if (p[0] === 'resourceSpans' && needsContainer(p)) return bad(file, `${describePath(p)}: expected ${p.length % 2 ? 'an array' : 'an object'}, got ${v === null ? 'null' : typeof v}`);
+      if (p[0] === 'resourceSpans' && needsContainer(p))
+        return bad(
+          file,
+          `${describePath(p)}: expected ${p.length % 2 ? 'an array' : 'an object'}, got ${v === null ? 'null' : typeof v}`,
+        );
       if (p.length === 3 && p[2] === 'resource') service = serviceOf(v);
       else if (p.length === 6 && isSpans(p.slice(0, 5))) {
         const deep = nestingProblem(v, MAX_NESTING - p.length);
@@ -111,11 +150,18 @@ export function importOtlp(found: FoundFiles, dir: string, o: ImportOptions): Im
           },
         );
       } catch (e) {
-        sink.skip(e instanceof JsonStreamError ? `${file}: ${e.message}` : `${file}: cannot read file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+        sink.skip(
+          e instanceof JsonStreamError
+            ? `${file}: ${e.message}`
+            : `${file}: cannot read file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+        );
       }
     }
     for (const w of writers.values()) w.close();
-    if (found.files.length && spans === 0) sink.note('no GenAI spans (gen_ai.operation.name chat / invoke_agent / execute_tool, or OpenInference LLM / AGENT / TOOL) were found');
+    if (found.files.length && spans === 0)
+      sink.note(
+        'no GenAI spans (gen_ai.operation.name chat / invoke_agent / execute_tool, or OpenInference LLM / AGENT / TOOL) were found',
+      );
     for (const b of [...writers.keys()].sort((x, y) => x - y)) importBucket(sink, files[b]!, o, refused);
   } finally {
     fs.rmSync(spill, { recursive: true, force: true });
@@ -144,7 +190,12 @@ function importBucket(sink: ImportSink, file: string, o: ImportOptions, refused:
     }
     const rows = [...spans.values()];
     for (const { root, members } of runsOfTrace(rows)) {
-      const r = runFromSpans(trace, root, members, { scenario: o.scenario, price: o.price, outcomes: o.outcomes, repeatOf: (c) => sink.nextRepeat(c) });
+      const r = runFromSpans(trace, root, members, {
+        scenario: o.scenario,
+        price: o.price,
+        outcomes: o.outcomes,
+        repeatOf: (c) => sink.nextRepeat(c),
+      });
       if (!r) continue;
       const id = sink.claim(r.run.run_id, identityOf([root, ...members]));
       if (id === null) continue;

@@ -8,7 +8,12 @@ import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace
 import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-base';
 import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import { JsonlWriter } from '../results/jsonl.ts';
 import { SCOPE } from './otel-attributes.ts';
@@ -46,13 +51,18 @@ export class SpanWriter {
   constructor(private readonly target: SpanTarget) {
     this.provider = new BasicTracerProvider({
       idGenerator: this.ids,
-      resource: resourceFromAttributes({ 'service.name': target.service.name, 'service.version': target.service.version }),
+      resource: resourceFromAttributes({
+        'service.name': target.service.name,
+        'service.version': target.service.version,
+      }),
       spanProcessors: [new SimpleSpanProcessor(this.memory)],
     });
     if (target.file) fs.rmSync(target.file, { force: true });
     this.file = target.file ? new JsonlWriter(target.file) : null;
     const Exporter = target.protocol === 'http/json' ? JsonExporter : ProtoExporter;
-    this.exporter = target.url ? new Exporter({ url: target.url, ...(target.headers ? { headers: target.headers } : {}) }) : null;
+    this.exporter = target.url
+      ? new Exporter({ url: target.url, ...(target.headers ? { headers: target.headers } : {}) })
+      : null;
   }
 
   /** The run's spans, written (file) or sent and acknowledged (endpoint). */
@@ -70,7 +80,15 @@ export class SpanWriter {
     if (this.exporter) {
       const exporter = this.exporter;
       await new Promise<void>((resolve, reject) =>
-        exporter.export(spans as never, (r) => (r.code === 0 ? resolve() : reject(new Error(`the OTLP endpoint did not take the spans of run ${run.run_id}: ${r.error?.message ?? 'export failed'}`)))),
+        exporter.export(spans as never, (r) =>
+          r.code === 0
+            ? resolve()
+            : reject(
+                new Error(
+                  `the OTLP endpoint did not take the spans of run ${run.run_id}: ${r.error?.message ?? 'export failed'}`,
+                ),
+              ),
+        ),
       );
     }
   }

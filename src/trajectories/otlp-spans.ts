@@ -21,7 +21,13 @@ export interface SpanRow {
   service?: string;
 }
 
-type AnyValue = { stringValue?: string; intValue?: string | number; doubleValue?: number; boolValue?: boolean; arrayValue?: { values?: AnyValue[] } };
+type AnyValue = {
+  stringValue?: string;
+  intValue?: string | number;
+  doubleValue?: number;
+  boolValue?: boolean;
+  arrayValue?: { values?: AnyValue[] };
+};
 type KeyValue = { key: string; value?: AnyValue };
 
 function valueOf(v: AnyValue | undefined): string | number | boolean | string[] | undefined {
@@ -79,7 +85,9 @@ const PICK: Record<string, readonly string[]> = {
 /** Hex ids: OTLP/JSON has them hex already; anything else (base64 from a decoder) is turned to hex. */
 export const hexId = (v: unknown): string => {
   if (typeof v !== 'string' || v === '') return '';
-  return /^[0-9a-fA-F]+$/.test(v) && (v.length === 16 || v.length === 32) ? v.toLowerCase() : Buffer.from(v, 'base64').toString('hex');
+  return /^[0-9a-fA-F]+$/.test(v) && (v.length === 16 || v.length === 32)
+    ? v.toLowerCase()
+    : Buffer.from(v, 'base64').toString('hex');
 };
 
 const msOf = (nanos: unknown): number => {
@@ -91,7 +99,8 @@ const msOf = (nanos: unknown): number => {
 /** One OTLP span (OTLP/JSON object) as a row, or null when it is not a GenAI operation. */
 export function spanRow(span: Record<string, unknown>, service: string | undefined): SpanRow | null {
   const attrs = new Map<string, unknown>();
-  for (const kv of (span.attributes as KeyValue[] | undefined) ?? []) if (kv && typeof kv.key === 'string') attrs.set(kv.key, valueOf(kv.value));
+  for (const kv of (span.attributes as KeyValue[] | undefined) ?? [])
+    if (kv && typeof kv.key === 'string') attrs.set(kv.key, valueOf(kv.value));
   const role = roleOf(attrs);
   if (!role) return null;
   const a: SpanRow['a'] = {};
@@ -111,7 +120,11 @@ export function spanRow(span: Record<string, unknown>, service: string | undefin
     startMs: msOf(span.startTimeUnixNano),
     endMs: msOf(span.endTimeUnixNano),
     // error.type is a short code (`500`, `timeout`); the status message, when there is one, says more.
-    error: failed ? status?.message || (typeof errorType === 'string' ? errorType : 'error') : typeof errorType === 'string' ? errorType : null,
+    error: failed
+      ? status?.message || (typeof errorType === 'string' ? errorType : 'error')
+      : typeof errorType === 'string'
+        ? errorType
+        : null,
     a,
     ...(service ? { service } : {}),
   };

@@ -15,10 +15,18 @@ export interface TranscriptView {
 
 function toolCallsOf(step: StepRecord, received: ChatMessage | undefined): AtifToolCall[] | undefined {
   if (received?.role === 'assistant' && received.tool_calls?.length)
-    return received.tool_calls.map((c: ToolCall) => ({ tool_call_id: c.id, function_name: c.function.name, arguments: atifArguments(c.function.arguments) }));
+    return received.tool_calls.map((c: ToolCall) => ({
+      tool_call_id: c.id,
+      function_name: c.function.name,
+      arguments: atifArguments(c.function.arguments),
+    }));
   if (!step.fingerprint) return undefined;
   // No transcript: the fingerprints hold each action's tool and canonical arguments.
-  return splitFingerprint(step.fingerprint).map((a, i) => ({ tool_call_id: `call_${step.call}_${i + 1}`, function_name: a.tool, arguments: a.args }));
+  return splitFingerprint(step.fingerprint).map((a, i) => ({
+    tool_call_id: `call_${step.call}_${i + 1}`,
+    function_name: a.tool,
+    arguments: a.args,
+  }));
 }
 
 function observationOf(calls: AtifToolCall[] | undefined, messages: ChatMessage[]): AtifStep['observation'] {
@@ -36,9 +44,16 @@ const stamp = (run: RunRecord, elapsedMs: number): string | undefined => {
 };
 
 /** `scenarios`: the sweep's scenario order (meta.json), kept so a re-import reports in the same order. */
-export function toAtif(run: RunRecord, steps: readonly StepRecord[], transcript: TranscriptView | null, scenarios: readonly string[] = []): AtifTrajectory {
+export function toAtif(
+  run: RunRecord,
+  steps: readonly StepRecord[],
+  transcript: TranscriptView | null,
+  scenarios: readonly string[] = [],
+): AtifTrajectory {
   const messages = transcript?.messages ?? [];
-  const received = new Map((transcript?.calls ?? []).map((c) => [c.call, c.received === null ? undefined : messages[c.received]]));
+  const received = new Map(
+    (transcript?.calls ?? []).map((c) => [c.call, c.received === null ? undefined : messages[c.received]]),
+  );
   const out: AtifStep[] = [];
   const system = messages.find((m) => m.role === 'system');
   const goal = messages.find((m) => m.role === 'user');
@@ -57,12 +72,22 @@ export function toAtif(run: RunRecord, steps: readonly StepRecord[], transcript:
       message: answer?.role === 'assistant' ? (answer.content ?? '') : '',
       ...(calls ? { tool_calls: calls } : {}),
       ...(observationOf(calls, messages) ? { observation: observationOf(calls, messages) } : {}),
-      metrics: { prompt_tokens: s.input_tokens, completion_tokens: s.output_tokens, cached_tokens: s.cached_tokens, cost_usd: s.cost_usd },
+      metrics: {
+        prompt_tokens: s.input_tokens,
+        completion_tokens: s.output_tokens,
+        cached_tokens: s.cached_tokens,
+        cost_usd: s.cost_usd,
+      },
       extra: { [LOOPBENCH_KEY]: record },
     });
   }
   // ATIF needs a step; a run that stopped before its first call still says why.
-  if (out.length === 0) out.push({ step_id: 1, source: 'system', message: `the run stopped before its first model call: ${run.stop_detail}` });
+  if (out.length === 0)
+    out.push({
+      step_id: 1,
+      source: 'system',
+      message: `the run stopped before its first model call: ${run.stop_detail}`,
+    });
   return {
     schema_version: ATIF_VERSION,
     session_id: run.run_id,

@@ -60,7 +60,15 @@ const optionalCount = (s: StepRecord, key: string): number => {
 /** The brake that stopped a run, as `limit=value`, when a brake did. */
 function brakeOf(run: RunRecord): string | null {
   const limits = run.settings.limits as unknown as Record<string, number | null>;
-  const key = { max_steps: 'max_steps', max_cost: 'max_cost_usd', timeout: 'timeout_s', spin: 'max_repeat', max_tokens: 'max_tokens', max_calls: 'max_calls', max_rounds: 'max_rounds' }[run.stop_reason as string];
+  const key = {
+    max_steps: 'max_steps',
+    max_cost: 'max_cost_usd',
+    timeout: 'timeout_s',
+    spin: 'max_repeat',
+    max_tokens: 'max_tokens',
+    max_calls: 'max_calls',
+    max_rounds: 'max_rounds',
+  }[run.stop_reason as string];
   return key ? `${key}=${limits[key] ?? 'off'}` : null;
 }
 
@@ -75,22 +83,44 @@ export interface SpanContext {
 }
 
 /** Scenarios' tool descriptions (scripted tools carry one), by scenario id, then tool name. */
-export function toolDescriptionsOf(scenarios: ReadonlyArray<{ id: string; tools: ReadonlyArray<{ name: string; description?: string }> }>): Map<string, Map<string, string>> {
-  return new Map(scenarios.map((s) => [s.id, new Map(s.tools.flatMap((t) => (t.description ? [[t.name, t.description] as const] : [])))]));
+export function toolDescriptionsOf(
+  scenarios: ReadonlyArray<{ id: string; tools: ReadonlyArray<{ name: string; description?: string }> }>,
+): Map<string, Map<string, string>> {
+  return new Map(
+    scenarios.map((s) => [
+      s.id,
+      new Map(s.tools.flatMap((t) => (t.description ? [[t.name, t.description] as const] : []))),
+    ]),
+  );
 }
 
 /** The seed a built-in loop sent with each call (agents/caller.ts); an external agent's or an imported run's is not known. */
-const seedOf = (run: RunRecord): number | null => (run.agent !== 'external' && !run.settings.model.startsWith('imported:') && Number.isInteger(run.settings.seed) ? run.settings.seed : null);
+const seedOf = (run: RunRecord): number | null =>
+  run.agent !== 'external' && !run.settings.model.startsWith('imported:') && Number.isInteger(run.settings.seed)
+    ? run.settings.seed
+    : null;
 
 /** Writes the spans of one run through `tracer` (whose provider uses `ids`). */
-export function emitRunSpans(tracer: Tracer, ids: PlannedIds, run: RunRecord, steps: readonly StepRecord[], c: SpanContext = {}): void {
+export function emitRunSpans(
+  tracer: Tracer,
+  ids: PlannedIds,
+  run: RunRecord,
+  steps: readonly StepRecord[],
+  c: SpanContext = {},
+): void {
   const scenarios = c.scenarios ?? [];
   const seed = seedOf(run);
   const start = Date.parse(run.started_at);
   const t0 = Number.isFinite(start) ? start : 0;
   const end = t0 + run.elapsed_ms;
   const actions = steps.map((s) => (s.fingerprint ? splitFingerprint(s.fingerprint) : []));
-  const spanIds = [hex(`${run.run_id}/run`, 16), ...steps.flatMap((s, i) => [hex(`${run.run_id}/call/${s.call}`, 16), ...actions[i]!.map((_, k) => hex(`${run.run_id}/call/${s.call}/tool/${k}`, 16))])];
+  const spanIds = [
+    hex(`${run.run_id}/run`, 16),
+    ...steps.flatMap((s, i) => [
+      hex(`${run.run_id}/call/${s.call}`, 16),
+      ...actions[i]!.map((_, k) => hex(`${run.run_id}/call/${s.call}/tool/${k}`, 16)),
+    ]),
+  ];
   ids.plan(hex(run.run_id, 32), spanIds);
   const provider = providerOf(run.settings.model);
   const root = tracer.startSpan(

@@ -22,12 +22,19 @@ const require = createRequire(import.meta.url);
 
 interface RequestType {
   decode(bytes: Uint8Array): unknown;
-  toObject(m: unknown, o: { longs: StringConstructor; enums: NumberConstructor; bytes: StringConstructor }): Record<string, unknown>;
+  toObject(
+    m: unknown,
+    o: { longs: StringConstructor; enums: NumberConstructor; bytes: StringConstructor },
+  ): Record<string, unknown>;
 }
 let decoder: RequestType | undefined;
 /** otlp-transformer 0.215.0's protobufjs decoders (the last release to ship them), loaded on the first protobuf request. */
 function protobufDecoder(): RequestType {
-  decoder ??= (require('otlp-proto-decode/build/src/generated/root.js') as { opentelemetry: { proto: { collector: { trace: { v1: { ExportTraceServiceRequest: RequestType } } } } } }).opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+  decoder ??= (
+    require('otlp-proto-decode/build/src/generated/root.js') as {
+      opentelemetry: { proto: { collector: { trace: { v1: { ExportTraceServiceRequest: RequestType } } } } };
+    }
+  ).opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
   return decoder;
 }
 
@@ -35,7 +42,9 @@ const hex = (v: unknown) => (typeof v === 'string' && v ? Buffer.from(v, 'base64
 
 /** A decoded protobuf request in OTLP/JSON's spelling: ids from base64 (protobufjs's bytes) to hex. */
 function asOtlpJson(request: Record<string, unknown>): Record<string, unknown> {
-  for (const rs of (request.resourceSpans as Array<{ scopeSpans?: Array<{ spans?: Array<Record<string, unknown>> }> }>) ?? [])
+  for (const rs of (request.resourceSpans as Array<{
+    scopeSpans?: Array<{ spans?: Array<Record<string, unknown>> }>;
+  }>) ?? [])
     for (const ss of rs.scopeSpans ?? [])
       for (const s of ss.spans ?? []) for (const k of ['traceId', 'spanId', 'parentSpanId']) s[k] = hex(s[k]);
   return request;
@@ -43,7 +52,10 @@ function asOtlpJson(request: Record<string, unknown>): Record<string, unknown> {
 
 function reply(res: http.ServerResponse, status: number, protobuf: boolean, message?: string): void {
   if (res.headersSent) return void res.end();
-  if (status === 200) return void res.writeHead(200, { 'content-type': protobuf ? 'application/x-protobuf' : 'application/json' }).end(protobuf ? undefined : '{}');
+  if (status === 200)
+    return void res
+      .writeHead(200, { 'content-type': protobuf ? 'application/x-protobuf' : 'application/json' })
+      .end(protobuf ? undefined : '{}');
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message } }));
 }
 
@@ -62,7 +74,8 @@ const gunzip = promisify(zlib.gunzip);
 /** The body, read up to MAX_TRACES_BODY bytes (before and after gzip). */
 async function bodyOf(req: http.IncomingMessage): Promise<Buffer> {
   const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
-  if (encoding !== 'gzip' && encoding !== 'identity') throw new Refused(415, `content-encoding ${JSON.stringify(encoding.slice(0, 20))} is not taken (gzip or none)`);
+  if (encoding !== 'gzip' && encoding !== 'identity')
+    throw new Refused(415, `content-encoding ${JSON.stringify(encoding.slice(0, 20))} is not taken (gzip or none)`);
   const tooLarge = new Refused(413, `Request body larger than ${MAX_TRACES_BODY} bytes`);
   if (Number(req.headers['content-length'] ?? 0) > MAX_TRACES_BODY) throw tooLarge;
   const chunks: Buffer[] = [];
@@ -77,7 +90,8 @@ async function bodyOf(req: http.IncomingMessage): Promise<Buffer> {
   try {
     return await gunzip(body, { maxOutputLength: MAX_TRACES_BODY });
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw new Refused(413, `Request body larger than ${MAX_TRACES_BODY} bytes once gunzipped`);
+    if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
+      throw new Refused(413, `Request body larger than ${MAX_TRACES_BODY} bytes once gunzipped`);
     throw new Refused(400, 'the body is not gzip (content-encoding: gzip)');
   }
 }
@@ -135,7 +149,8 @@ export function tracesReceiver(file: string): TracesReceiver {
   const take = async (req: http.IncomingMessage, res: http.ServerResponse, protobuf: boolean) => {
     if (req.method !== 'POST') throw new Refused(405, `Method ${req.method} not allowed on ${TRACES_ROUTE} (use POST)`);
     const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
-    if (!protobuf && type !== 'application/json') throw new Refused(415, `${TRACES_ROUTE} takes OTLP/HTTP: application/x-protobuf or application/json`);
+    if (!protobuf && type !== 'application/json')
+      throw new Refused(415, `${TRACES_ROUTE} takes OTLP/HTTP: application/x-protobuf or application/json`);
     const request = requestOf(await bodyOf(req), protobuf);
     let n = 0;
     for (const _ of spansOf(request)) n++;
@@ -155,7 +170,13 @@ export function tracesReceiver(file: string): TracesReceiver {
       await take(req, res, protobuf);
     } catch (e) {
       // What is left of a refused body is read and dropped first, so the client gets the answer, not a broken pipe.
-      if (await drained(req)) reply(res, e instanceof Refused ? e.status : 500, protobuf, e instanceof Refused ? e.message : `the request could not be taken (${(e as Error).name})`);
+      if (await drained(req))
+        reply(
+          res,
+          e instanceof Refused ? e.status : 500,
+          protobuf,
+          e instanceof Refused ? e.message : `the request could not be taken (${(e as Error).name})`,
+        );
     }
   };
   return { route, received: () => ({ requests, spans }), close: () => out.close() };

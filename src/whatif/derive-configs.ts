@@ -12,7 +12,6 @@ export interface WhatIfRequest {
   values: Array<number | null>;
 }
 
-
 const show = (v: number | null) => (v === null ? 'off' : String(v));
 /** `null` (off) is the loosest limit. */
 const looser = (a: number | null, b: number | null) => a === null || (b !== null && a > b);
@@ -25,7 +24,11 @@ export function derivedConfigId(source: string, name: WhatIfName, value: number 
 }
 
 /** Derives every requested value from the recorded runs (whole records) and their steps (by run id, in call order). */
-export function deriveConfigs(records: readonly RunRecord[], stepsOf: (runId: string) => readonly StepRecord[], requests: readonly WhatIfRequest[]): WhatIfOutcome {
+export function deriveConfigs(
+  records: readonly RunRecord[],
+  stepsOf: (runId: string) => readonly StepRecord[],
+  requests: readonly WhatIfRequest[],
+): WhatIfOutcome {
   const out: WhatIfOutcome = { runs: [], refusals: [] };
   for (const { name, values } of requests) {
     const key = WHAT_IF_LIMITS[name];
@@ -33,7 +36,9 @@ export function deriveConfigs(records: readonly RunRecord[], stepsOf: (runId: st
     for (const family of families.values()) {
       const configs = groupBy(family, (r) => r.config_id);
       const ran = new Set(family.map((r) => r.settings.limits[key]));
-      const source = [...configs.values()].reduce((m, c) => (looser(c[0]!.settings.limits[key], m[0]!.settings.limits[key]) ? c : m));
+      const source = [...configs.values()].reduce((m, c) =>
+        looser(c[0]!.settings.limits[key], m[0]!.settings.limits[key]) ? c : m,
+      );
       for (const value of values) {
         if (ran.has(value)) continue;
         const id = derivedConfigId(source[0]!.config_id, name, value);

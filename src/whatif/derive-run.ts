@@ -13,19 +13,32 @@ import type { Stop, StopReason } from '../contracts/stop-reason.ts';
 import { argsOfFingerprint } from '../contracts/fingerprint.ts';
 
 /** The limits a what-if may change, as `bench report --what-if` names them. */
-export const WHAT_IF_LIMITS = { steps: 'max_steps', tokens: 'max_tokens', cost: 'max_cost_usd', timeout: 'timeout_s', repeat: 'max_repeat', calls: 'max_calls' } as const;
+export const WHAT_IF_LIMITS = {
+  steps: 'max_steps',
+  tokens: 'max_tokens',
+  cost: 'max_cost_usd',
+  timeout: 'timeout_s',
+  repeat: 'max_repeat',
+  calls: 'max_calls',
+} as const;
 export type WhatIfName = keyof typeof WHAT_IF_LIMITS;
 export type WhatIfLimit = (typeof WHAT_IF_LIMITS)[WhatIfName];
 
 /** Brake names (brakesFor) by the limit that switches them on. */
-const BRAKE_OF: Record<WhatIfLimit, string> = { max_steps: 'max_steps', max_tokens: 'max_tokens', max_cost_usd: 'max_cost', timeout_s: 'timeout', max_repeat: 'spin', max_calls: 'max_calls' };
+const BRAKE_OF: Record<WhatIfLimit, string> = {
+  max_steps: 'max_steps',
+  max_tokens: 'max_tokens',
+  max_cost_usd: 'max_cost',
+  timeout_s: 'timeout',
+  max_repeat: 'spin',
+  max_calls: 'max_calls',
+};
 /** Brakes that decide from the run's state alone; the others project the next call, which the records hold only when it was made. */
 const STATE_ONLY = new Set(['max_steps', 'max_calls', 'timeout', 'max_rounds']);
 /** Stops that are the run's own end, not a brake: no limit changes them once the records reach them. */
 /** The order brakesFor checks them in. */
 const CHECK_ORDER = ['max_steps', 'max_rounds', 'max_calls', 'timeout', 'max_cost', 'max_tokens', 'spin'];
 const OWN_END = new Set<StopReason>(['done', 'error', 'interrupted', 'queue_empty', 'imported']);
-
 
 export type Derivation = { ok: true; run: DerivedRun } | { ok: false; reason: string };
 
@@ -39,16 +52,32 @@ const fmt = (v: number | null) => (v === null ? 'off' : String(v));
 export function deriveRun(run: RunRecord, steps: readonly StepRecord[], limits: Limits, configId: string): Derivation {
   const recorded = run.settings.limits;
   const changed = (Object.keys(limits) as Array<keyof Limits>).filter((k) => limits[k] !== recorded[k]);
-  if (steps.length !== run.calls) return { ok: false, reason: `${run.run_id}: steps.jsonl holds ${steps.length} of its ${run.calls} calls, so its trajectory is incomplete` };
-  if (run.agent !== 'react' && run.agent !== 'external') return { ok: false, reason: `${run.agent} runs: what-if is derived for one-call-per-step loops only (ReAct, imported traces, --agent-cmd agents)` };
+  if (steps.length !== run.calls)
+    return {
+      ok: false,
+      reason: `${run.run_id}: steps.jsonl holds ${steps.length} of its ${run.calls} calls, so its trajectory is incomplete`,
+    };
+  if (run.agent !== 'react' && run.agent !== 'external')
+    return {
+      ok: false,
+      reason: `${run.agent} runs: what-if is derived for one-call-per-step loops only (ReAct, imported traces, --agent-cmd agents)`,
+    };
   const refused = agentRefusal(run, steps, changed);
   if (refused) return { ok: false, reason: refused };
   const other = steps.find((s) => s.role !== 'act');
-  if (other) return { ok: false, reason: `${run.config_id}: its runs make '${other.role}' calls besides the agent's steps (reflection or a summarizing context), which the step records do not let a what-if replay` };
+  if (other)
+    return {
+      ok: false,
+      reason: `${run.config_id}: its runs make '${other.role}' calls besides the agent's steps (reflection or a summarizing context), which the step records do not let a what-if replay`,
+    };
   if (changed.includes('max_rounds')) return { ok: false, reason: 'max_rounds limits the task queue, not ReAct runs' };
   const brakes = brakesFor(limits).filter((b) => changed.some((k) => BRAKE_OF[k as WhatIfLimit] === b.name));
   const spin = brakes.find((b) => b.name === 'spin');
-  if (spin && steps.some((s) => s.action?.includes('|'))) return { ok: false, reason: `${run.config_id}: some calls ran several actions at once, and the records keep them joined, so repeats cannot be counted one by one` };
+  if (spin && steps.some((s) => s.action?.includes('|')))
+    return {
+      ok: false,
+      reason: `${run.config_id}: some calls ran several actions at once, and the records keep them joined, so repeats cannot be counted one by one`,
+    };
 
   const price = run.settings.price;
   const state = newRunState();
@@ -64,7 +93,12 @@ export function deriveRun(run: RunRecord, steps: readonly StepRecord[], limits: 
     const same = stop.reason === run.stop_reason && state.calls === run.calls;
     // A run cut short has no answer: it fails its check (no check: not measured), as a live run would.
     const success = same ? run.success : run.success === null ? null : false;
-    const { answer: _answer, started_at: _started, finished_at: _finished, ...derived } = ledger.runRecord({
+    const {
+      answer: _answer,
+      started_at: _started,
+      finished_at: _finished,
+      ...derived
+    } = ledger.runRecord({
       agent: run.agent,
       stop: { reason: stop.reason, detail: same ? run.stop_detail : detail, step: stop.step },
       elapsedMs: same ? run.elapsed_ms : elapsedMs,
@@ -96,10 +130,21 @@ export function deriveRun(run: RunRecord, steps: readonly StepRecord[], limits: 
   // An external agent is stopped at its timeout wherever it is, also after its last call (the gateway
   // ends the process): a run that went on past a tighter timeout would have been cut there.
   const timeout = limits.timeout_s;
-  if (run.agent === 'external' && changed.includes('timeout_s') && timeout !== null && run.elapsed_ms > timeout * 1000 && run.stop_reason !== 'timeout')
-    return finish({ reason: 'timeout', step: state.steps }, `timeout: the agent was still running at ${timeout} s (its run took ${(run.elapsed_ms / 1000).toFixed(1)} s) (derived from ${run.config_id})`, timeout * 1000);
+  if (
+    run.agent === 'external' &&
+    changed.includes('timeout_s') &&
+    timeout !== null &&
+    run.elapsed_ms > timeout * 1000 &&
+    run.stop_reason !== 'timeout'
+  )
+    return finish(
+      { reason: 'timeout', step: state.steps },
+      `timeout: the agent was still running at ${timeout} s (its run took ${(run.elapsed_ms / 1000).toFixed(1)} s) (derived from ${run.config_id})`,
+      timeout * 1000,
+    );
   // The records end where the run ended. Its own end stands; a brake's stop stands if that brake is as tight or tighter.
-  if (OWN_END.has(run.stop_reason)) return finish({ reason: run.stop_reason, step: run.stop_step }, run.stop_detail, run.elapsed_ms);
+  if (OWN_END.has(run.stop_reason))
+    return finish({ reason: run.stop_reason, step: run.stop_step }, run.stop_detail, run.elapsed_ms);
   state.elapsedMs = run.elapsed_ms;
   // A blocked action ends the run after its call: no brake before the next call is asked.
   if (run.stop_reason !== 'spin') {
@@ -113,7 +158,10 @@ export function deriveRun(run: RunRecord, steps: readonly StepRecord[], limits: 
   }
   const key = (Object.keys(BRAKE_OF) as WhatIfLimit[]).find((k) => BRAKE_OF[k] === run.stop_reason);
   if (key && changed.includes(key) && !tighter(limits[key], recorded[key])) {
-    return { ok: false, reason: `${run.config_id}: runs were stopped by ${run.stop_reason} at ${fmt(recorded[key])} (step ${run.stop_step}); what came after was never recorded, so ${key} ${fmt(limits[key])} needs new runs` };
+    return {
+      ok: false,
+      reason: `${run.config_id}: runs were stopped by ${run.stop_reason} at ${fmt(recorded[key])} (step ${run.stop_step}); what came after was never recorded, so ${key} ${fmt(limits[key])} needs new runs`,
+    };
   }
   return finish({ reason: run.stop_reason, step: run.stop_step }, run.stop_detail, run.elapsed_ms);
 }
@@ -124,7 +172,8 @@ export function deriveRun(run: RunRecord, steps: readonly StepRecord[], limits: 
  */
 function agentRefusal(run: RunRecord, steps: readonly StepRecord[], changed: readonly string[]): string | null {
   const imported = run.extra?.imported as { clock?: boolean } | undefined;
-  if (changed.includes('timeout_s') && imported?.clock === false) return `${run.config_id}: its trajectories hold no times (a message list), so a timeout cannot be derived from them`;
+  if (changed.includes('timeout_s') && imported?.clock === false)
+    return `${run.config_id}: its trajectories hold no times (a message list), so a timeout cannot be derived from them`;
   if (run.agent !== 'external') return null;
   const budget = changed.find((k) => k === 'max_cost_usd' || k === 'max_tokens');
   if (budget)
@@ -133,7 +182,8 @@ function agentRefusal(run: RunRecord, steps: readonly StepRecord[], changed: rea
   for (let i = 1; i < steps.length; i++) {
     const s = steps[i]!;
     // 1 ms of slack: latency and elapsed time are each rounded to the millisecond.
-    if (s.elapsed_ms - s.latency_ms < steps[i - 1]!.elapsed_ms - 1) return `${run.config_id}: run ${run.run_id} made calls in parallel (call ${s.call} began before call ${s.call - 1} ended), so which of them a tighter limit would have admitted is not in the records`;
+    if (s.elapsed_ms - s.latency_ms < steps[i - 1]!.elapsed_ms - 1)
+      return `${run.config_id}: run ${run.run_id} made calls in parallel (call ${s.call} began before call ${s.call - 1} ended), so which of them a tighter limit would have admitted is not in the records`;
   }
   return null;
 }
@@ -141,5 +191,8 @@ function agentRefusal(run: RunRecord, steps: readonly StepRecord[], changed: rea
 const tighter = (v: number | null, than: number | null) => v !== null && (than === null || v <= than);
 
 function unknown(run: RunRecord, brake: string): Derivation {
-  return { ok: false, reason: `${run.config_id}: runs ended with ${run.stop_reason} before their next call was made, so whether ${brake} would have fired first is not in the records` };
+  return {
+    ok: false,
+    reason: `${run.config_id}: runs ended with ${run.stop_reason} before their next call was made, so whether ${brake} would have fired first is not in the records`,
+  };
 }

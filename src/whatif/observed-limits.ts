@@ -17,10 +17,14 @@ function budget(usd: number): number {
 export function observedLimits(runs: ReadonlyArray<{ steps: number; cost_usd: number }>): WhatIfRequest[] {
   const out: WhatIfRequest[] = [];
   const steps = runs.map((r) => r.steps);
-  const stepValues = [...new Set(OBSERVED_QUANTILES.map((q) => Math.max(1, Math.ceil(quantile(steps, q / 100)))))].filter((v) => steps.some((s) => s > v));
+  const stepValues = [
+    ...new Set(OBSERVED_QUANTILES.map((q) => Math.max(1, Math.ceil(quantile(steps, q / 100))))),
+  ].filter((v) => steps.some((s) => s > v));
   if (stepValues.length) out.push({ name: 'steps', values: stepValues });
   const costs = runs.map((r) => r.cost_usd);
-  const costValues = [...new Set(OBSERVED_QUANTILES.map((q) => budget(quantile(costs, q / 100))))].filter((v) => v > 0 && costs.some((c) => c > v));
+  const costValues = [...new Set(OBSERVED_QUANTILES.map((q) => budget(quantile(costs, q / 100))))].filter(
+    (v) => v > 0 && costs.some((c) => c > v),
+  );
   if (costValues.length) out.push({ name: 'cost', values: costValues });
   return out;
 }

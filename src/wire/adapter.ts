@@ -156,7 +156,11 @@ export interface WireAdapter<R = unknown, S = unknown> {
   /** Reads a streamed answer in this protocol as its events arrive. */
   assemble(): StreamAssembler;
   /** Parses a request's bytes, given what was kept of the run's previous request (null: none, or forgotten) and the request's headers and URL. */
-  parseBytes(body: Buffer, prior: S | null, request: Pick<IncomingMessage, 'headers' | 'url'>): { ok: true; call: WireCall<S> } | { ok: false; error: WireError };
+  parseBytes(
+    body: Buffer,
+    prior: S | null,
+    request: Pick<IncomingMessage, 'headers' | 'url'>,
+  ): { ok: true; call: WireCall<S> } | { ok: false; error: WireError };
   /** Reads an upstream's answer to `call` as its bytes arrive (and keeps it, for a protocol with server-held conversations). */
   reader(call: WireCall<S>): AnswerReader;
   /** The answer as the upstream would send it, from a cassette's message and usage (--replay). */
@@ -166,4 +170,7 @@ export interface WireAdapter<R = unknown, S = unknown> {
 }
 
 /** The part of an adapter that spells answers and reads them back as JSON (a protocol's spelling.ts). */
-export type Spelling<R> = Pick<WireAdapter<R>, 'name' | 'route' | 'idPrefix' | 'parse' | 'render' | 'events' | 'answered' | 'errorBody' | 'read' | 'assemble'>;
+export type Spelling<R> = Pick<
+  WireAdapter<R>,
+  'name' | 'route' | 'idPrefix' | 'parse' | 'render' | 'events' | 'answered' | 'errorBody' | 'read' | 'assemble'
+>;

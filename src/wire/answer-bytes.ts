@@ -40,7 +40,8 @@ export class SseReader {
   private block(text: string, take: (e: SseBlock) => void): void {
     this.texts.push(text);
     const e = parseSseBlock(text);
-    if (e) take({ ...(e.event ? { event: e.event } : {}), data: e.data === '[DONE]' ? e.data : (json(e.data) ?? e.data) });
+    if (e)
+      take({ ...(e.event ? { event: e.event } : {}), data: e.data === '[DONE]' ? e.data : (json(e.data) ?? e.data) });
   }
 }
 
@@ -65,7 +66,12 @@ export function errorMessage(body: string): string | null {
  * or assembled event by event), then handed to `kept` (for the protocols that keep answers).
  * `what` names the answer and the event a stream must end with, for the errors.
  */
-export function wholeReader(wire: Pick<WireAdapter, 'read' | 'assemble'>, stream: boolean, what: { answer: string; end: string }, kept: (a: ReadAnswer) => void): AnswerReader {
+export function wholeReader(
+  wire: Pick<WireAdapter, 'read' | 'assemble'>,
+  stream: boolean,
+  what: { answer: string; end: string },
+  kept: (a: ReadAnswer) => void,
+): AnswerReader {
   const chunks: Buffer[] = [];
   const events = stream ? new SseReader() : null;
   const assembler = wire.assemble();

@@ -10,9 +10,17 @@ export interface WireError {
   code?: string | null;
 }
 
-export function wireError(status: number, message: string, type = 'invalid_request_error', param: string | null = null, code: string | null = null): WireError {
+export function wireError(
+  status: number,
+  message: string,
+  type = 'invalid_request_error',
+  param: string | null = null,
+  code: string | null = null,
+): WireError {
   return { status, message, type, param, code };
 }
 
 /** An error in OpenAI's shape (Chat Completions and the Responses API alike). */
-export const openaiError = (e: WireError) => ({ error: { message: e.message, type: e.type, param: e.param ?? null, code: e.code ?? null } });
+export const openaiError = (e: WireError) => ({
+  error: { message: e.message, type: e.type, param: e.param ?? null, code: e.code ?? null },
+});

@@ -30,7 +30,14 @@ export type AddItem<I> = (item: I, out: ChatMessage[]) => boolean;
  * The items of `array` as chat messages after `start`'s. `prior` is the run's last request's state,
  * for requests whose conversation is all in the array (none when `start` has messages).
  */
-export function readItems<I>(body: Buffer, array: ScannedArray, prior: ItemsState | null, start: readonly ChatMessage[], read: ReadItem<I>, add: AddItem<I>): { ok: true; state: ItemsState; beyondText: boolean } | { ok: false; error: WireError } {
+export function readItems<I>(
+  body: Buffer,
+  array: ScannedArray,
+  prior: ItemsState | null,
+  start: readonly ChatMessage[],
+  read: ReadItem<I>,
+  add: AddItem<I>,
+): { ok: true; state: ItemsState; beyondText: boolean } | { ok: false; error: WireError } {
   const n = array.bounds.length / 2;
   const offset = start.length;
   // Items before `redo` are the prior's: their messages before `keep` are taken as they are.
@@ -57,11 +64,16 @@ export function readItems<I>(body: Buffer, array: ScannedArray, prior: ItemsStat
   }
   return {
     ok: true,
-    state: { array: keepArray(body, array, prior?.array ?? null), messages: offset ? messages.slice(offset) : messages, from, ends, beyond },
+    state: {
+      array: keepArray(body, array, prior?.array ?? null),
+      messages: offset ? messages.slice(offset) : messages,
+      from,
+      ends,
+      beyond,
+    },
     beyondText: beyond.includes(1),
   };
 }
 
 /** Bytes an ItemsState holds (for the bound on conversations kept), roughly: its array's copy twice over (the messages hold the same text). */
 export const itemsBytes = (s: ItemsState | null) => (s ? 2 * s.array.length + 16 * s.ends.length : 0);
-

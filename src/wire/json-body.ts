@@ -6,7 +6,17 @@
 // (memcmp) with a copy of that body's array, not by scanning or parsing them again: a call costs
 // what it adds, not its history.
 import { Buffer } from 'node:buffer';
-import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, isSpace, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from '../contracts/json-bytes.ts';
+import {
+  BACKSLASH,
+  CLOSE_ARRAY,
+  CLOSE_OBJECT,
+  COLON,
+  COMMA,
+  isSpace,
+  OPEN_ARRAY,
+  OPEN_OBJECT,
+  QUOTE,
+} from '../contracts/json-bytes.ts';
 
 /** A value's bytes: [start, end). */
 export interface Span {
@@ -38,7 +48,10 @@ export interface ScannedArray {
 }
 
 /** Element k's span in the body. */
-export const elementSpan = (a: ScannedArray, k: number): Span => ({ start: a.open + a.bounds[2 * k]!, end: a.open + a.bounds[2 * k + 1]! });
+export const elementSpan = (a: ScannedArray, k: number): Span => ({
+  start: a.open + a.bounds[2 * k]!,
+  end: a.open + a.bounds[2 * k + 1]!,
+});
 
 export interface ScannedObject {
   /** Each top-level member's value, by key (decoded). */
@@ -50,7 +63,6 @@ export interface ScannedObject {
   /** The member named when scanning, if it is an array. */
   array: ScannedArray | null;
 }
-
 
 function skipSpace(b: Buffer, i: number): number {
   while (i < b.length && isSpace(b[i])) i++;
@@ -217,14 +229,19 @@ export function scanObject(b: Buffer, arrayKey: string, prior: PriorArray | null
 export const spanText = (b: Buffer, s: Span) => b.toString('utf8', s.start, s.end);
 
 /** Whether a span of a body holds exactly these bytes. */
-export const sameBytes = (a: Buffer, s: Span, bytes: Buffer) => s.end - s.start === bytes.length && a.compare(bytes, 0, bytes.length, s.start, s.end) === 0;
+export const sameBytes = (a: Buffer, s: Span, bytes: Buffer) =>
+  s.end - s.start === bytes.length && a.compare(bytes, 0, bytes.length, s.start, s.end) === 0;
 
 /**
  * The body with members set to new values (JSON text): a member it has gets its value replaced,
  * one it lacks is added before the closing brace. Everything else is the body's own bytes, in
  * pieces to be written in order: nothing is re-serialised.
  */
-export function splice(b: Buffer, o: ScannedObject, set: ReadonlyArray<readonly [key: string, json: string]>): Buffer[] {
+export function splice(
+  b: Buffer,
+  o: ScannedObject,
+  set: ReadonlyArray<readonly [key: string, json: string]>,
+): Buffer[] {
   const replaced = set.filter(([k]) => o.members.has(k)).map(([k, json]) => ({ span: o.members.get(k)!, json }));
   replaced.sort((x, y) => x.span.start - y.span.start);
   const added = set.filter(([k]) => !o.members.has(k));
@@ -235,7 +252,10 @@ export function splice(b: Buffer, o: ScannedObject, set: ReadonlyArray<readonly 
     at = r.span.end;
   }
   pieces.push(b.subarray(at, o.close));
-  if (added.length) pieces.push(Buffer.from(`${o.members.size ? ',' : ''}${added.map(([k, json]) => `${JSON.stringify(k)}:${json}`).join(',')}`));
+  if (added.length)
+    pieces.push(
+      Buffer.from(`${o.members.size ? ',' : ''}${added.map(([k, json]) => `${JSON.stringify(k)}:${json}`).join(',')}`),
+    );
   pieces.push(b.subarray(o.close));
   return pieces;
 }

@@ -19,7 +19,10 @@ export function readBytes(req: http.IncomingMessage): Promise<{ bytes: Buffer } 
       resolve({ error: wireError(413, `Request body larger than ${MAX_BODY} bytes`) });
     };
     req.on('data', onData);
-    req.once('end', () => size <= MAX_BODY && resolve({ bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) }));
+    req.once(
+      'end',
+      () => size <= MAX_BODY && resolve({ bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) }),
+    );
     req.once('error', reject);
     req.once('close', () => !req.complete && reject(new Error('the request was cut off before its end')));
   });

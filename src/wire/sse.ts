@@ -26,10 +26,14 @@ export function parseSseBlock(block: string): SseEvent | null {
 
 /** The events of a server-sent stream, in order. */
 export function parseSse(text: string): SseEvent[] {
-  return text.split(/\r?\n\r?\n/).map(parseSseBlock).filter((e): e is SseEvent => e !== null);
+  return text
+    .split(/\r?\n\r?\n/)
+    .map(parseSseBlock)
+    .filter((e): e is SseEvent => e !== null);
 }
 
-export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A JSON body, or null when it is not one. */
 export function json(text: string): unknown {

@@ -25,7 +25,13 @@ export const STORE_LIMIT = 5000;
 export const STORE_CHARS = 64 * 1024 * 1024;
 
 const charsOf = (messages: readonly ChatMessage[]) =>
-  messages.reduce((n, m) => n + (m.content?.length ?? 0) + (m.role === 'assistant' ? (m.tool_calls ?? []).reduce((k, c) => k + c.function.arguments.length, 0) : 0), 0);
+  messages.reduce(
+    (n, m) =>
+      n +
+      (m.content?.length ?? 0) +
+      (m.role === 'assistant' ? (m.tool_calls ?? []).reduce((k, c) => k + c.function.arguments.length, 0) : 0),
+    0,
+  );
 
 export class ResponseStore {
   private readonly conversations = new Map<string, Kept>();
@@ -69,12 +75,18 @@ export class ResponseStore {
     if (!before) return undefined;
     const out = [...before];
     const last = out.at(-1);
-    if (last?.role === 'assistant') out[out.length - 1] = { ...last, ...(last.tool_calls ? { tool_calls: [...last.tool_calls] } : {}) };
+    if (last?.role === 'assistant')
+      out[out.length - 1] = { ...last, ...(last.tool_calls ? { tool_calls: [...last.tool_calls] } : {}) };
     return out;
   }
 
   /** Keeps a response's answer (its conversation and output items) for the requests that continue it. */
-  keepResponse(id: string, conversation: readonly ChatMessage[], answer: AssistantMessage, items: ReadonlyArray<Record<string, unknown>>): void {
+  keepResponse(
+    id: string,
+    conversation: readonly ChatMessage[],
+    answer: AssistantMessage,
+    items: ReadonlyArray<Record<string, unknown>>,
+  ): void {
     this.save(id, [...conversation, answer], items);
   }
 
@@ -87,7 +99,13 @@ export class ResponseStore {
   }
 
   /** Keeps a Thread's answer for the turn that continues it; the turn it continued (`continues`) is spent. */
-  keepThread(continues: string | null, id: string, conversation: readonly ChatMessage[], answer: AssistantMessage, tools: ToolSpec[] | undefined): void {
+  keepThread(
+    continues: string | null,
+    id: string,
+    conversation: readonly ChatMessage[],
+    answer: AssistantMessage,
+    tools: ToolSpec[] | undefined,
+  ): void {
     if (continues !== null) this.markContinued(continues);
     this.save(id, [...conversation, answer], [], tools);
   }
@@ -97,7 +115,12 @@ export class ResponseStore {
     return this.items.get(id);
   }
 
-  save(id: string, conversation: ChatMessage[], items: ReadonlyArray<Record<string, unknown>> = [], tools?: ToolSpec[]): void {
+  save(
+    id: string,
+    conversation: ChatMessage[],
+    items: ReadonlyArray<Record<string, unknown>> = [],
+    tools?: ToolSpec[],
+  ): void {
     const itemIds: string[] = [];
     for (const item of items) {
       if (typeof item.id !== 'string') continue;
@@ -105,7 +128,13 @@ export class ResponseStore {
       itemIds.push(item.id);
     }
     const chars = charsOf(conversation);
-    this.conversations.set(id, { messages: conversation, itemIds, continued: false, chars, ...(tools ? { tools } : {}) });
+    this.conversations.set(id, {
+      messages: conversation,
+      itemIds,
+      continued: false,
+      chars,
+      ...(tools ? { tools } : {}),
+    });
     this.chars += chars;
     while (this.conversations.size > this.limit || (this.chars > this.maxChars && this.conversations.size > 1)) {
       const [oldest, kept] = this.conversations.entries().next().value!;

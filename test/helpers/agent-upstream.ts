@@ -13,7 +13,10 @@ import type { LoggedUsage } from '../../src/trajectories/agent-logs/logged-call.
  */
 export type ScriptedUsage = LoggedUsage;
 
-export type Turn = { kind: 'shell'; command: string; usage: ScriptedUsage } | { kind: 'text'; text: string; usage: ScriptedUsage } | { kind: 'error'; status: number; message: string };
+export type Turn =
+  | { kind: 'shell'; command: string; usage: ScriptedUsage }
+  | { kind: 'text'; text: string; usage: ScriptedUsage }
+  | { kind: 'error'; status: number; message: string };
 
 export interface AgentUpstream {
   /** Base URL without /v1 (what ANTHROPIC_BASE_URL takes); `${url}/v1` for a Codex provider. */
@@ -45,7 +48,21 @@ function anthropicStream(turn: Exclude<Turn, { kind: 'error' }>, n: number, inst
     service_tier: 'standard',
   };
   const id = `msg_scripted_${instance}_${n}`;
-  const events = [sse('message_start', { type: 'message_start', message: { id, type: 'message', role: 'assistant', model: ANTHROPIC_MODEL, content: [], stop_reason: null, stop_sequence: null, usage } })];
+  const events = [
+    sse('message_start', {
+      type: 'message_start',
+      message: {
+        id,
+        type: 'message',
+        role: 'assistant',
+        model: ANTHROPIC_MODEL,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage,
+      },
+    }),
+  ];
   let index = 0;
   const block = (start: object, deltas: object[]) => {
     events.push(sse('content_block_start', { type: 'content_block_start', index, content_block: start }));
@@ -60,41 +77,90 @@ function anthropicStream(turn: Exclude<Turn, { kind: 'error' }>, n: number, inst
   if (turn.kind === 'text') block({ type: 'text', text: '' }, [{ type: 'text_delta', text: turn.text }]);
   else {
     block({ type: 'text', text: '' }, [{ type: 'text_delta', text: 'Running it.' }]);
-    block({ type: 'tool_use', id: `toolu_scripted_${n}`, name: 'Bash', input: {} }, [{ type: 'input_json_delta', partial_json: JSON.stringify({ command: turn.command, description: `Check the result, attempt ${n}` }) }]);
+    block({ type: 'tool_use', id: `toolu_scripted_${n}`, name: 'Bash', input: {} }, [
+      {
+        type: 'input_json_delta',
+        partial_json: JSON.stringify({ command: turn.command, description: `Check the result, attempt ${n}` }),
+      },
+    ]);
   }
-  events.push(sse('message_delta', { type: 'message_delta', delta: { stop_reason: turn.kind === 'text' ? 'end_turn' : 'tool_use', stop_sequence: null }, usage: { ...usage, output_tokens: u.output } }));
+  events.push(
+    sse('message_delta', {
+      type: 'message_delta',
+      delta: { stop_reason: turn.kind === 'text' ? 'end_turn' : 'tool_use', stop_sequence: null },
+      usage: { ...usage, output_tokens: u.output },
+    }),
+  );
   events.push(sse('message_stop', { type: 'message_stop' }));
   return events.join('');
 }
 
 function responsesStream(turn: Exclude<Turn, { kind: 'error' }>, n: number, instance: number): string {
   const u = turn.usage;
-  const base = { id: `resp_scripted_${instance}_${n}`, object: 'response', created_at: 1_700_000_000 + n, model: RESPONSES_MODEL, output: [] as object[], usage: null as object | null };
+  const base = {
+    id: `resp_scripted_${instance}_${n}`,
+    object: 'response',
+    created_at: 1_700_000_000 + n,
+    model: RESPONSES_MODEL,
+    output: [] as object[],
+    usage: null as object | null,
+  };
   const events: string[] = [];
   let seq = 0;
-  const ev = (data: Record<string, unknown>) => events.push(sse(data.type as string, { ...data, sequence_number: seq++ }));
+  const ev = (data: Record<string, unknown>) =>
+    events.push(sse(data.type as string, { ...data, sequence_number: seq++ }));
   ev({ type: 'response.created', response: { ...base, status: 'in_progress' } });
   const output: object[] = [];
-  const item = (done: Record<string, unknown>, added: Record<string, unknown>, deltas: Array<Record<string, unknown>>) => {
+  const item = (
+    done: Record<string, unknown>,
+    added: Record<string, unknown>,
+    deltas: Array<Record<string, unknown>>,
+  ) => {
     const output_index = output.length;
     ev({ type: 'response.output_item.added', output_index, item: added });
     for (const d of deltas) ev({ ...d, output_index, item_id: done.id });
     ev({ type: 'response.output_item.done', output_index, item: done });
     output.push(done);
   };
-  const reasoning = { type: 'reasoning', id: `rs_scripted_${n}`, summary: [], encrypted_content: Buffer.from(`scripted-reasoning-${n}`).toString('base64') };
+  const reasoning = {
+    type: 'reasoning',
+    id: `rs_scripted_${n}`,
+    summary: [],
+    encrypted_content: Buffer.from(`scripted-reasoning-${n}`).toString('base64'),
+  };
   item(reasoning, { ...reasoning, encrypted_content: null }, []);
   if (turn.kind === 'text') {
-    const done = { type: 'message', id: `msg_scripted_${n}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: turn.text, annotations: [] }] };
+    const done = {
+      type: 'message',
+      id: `msg_scripted_${n}`,
+      status: 'completed',
+      role: 'assistant',
+      content: [{ type: 'output_text', text: turn.text, annotations: [] }],
+    };
     item(done, { ...done, status: 'in_progress', content: [] }, [
-      { type: 'response.content_part.added', content_index: 0, part: { type: 'output_text', text: '', annotations: [] } },
+      {
+        type: 'response.content_part.added',
+        content_index: 0,
+        part: { type: 'output_text', text: '', annotations: [] },
+      },
       { type: 'response.output_text.delta', content_index: 0, delta: turn.text },
       { type: 'response.output_text.done', content_index: 0, text: turn.text },
-      { type: 'response.content_part.done', content_index: 0, part: { type: 'output_text', text: turn.text, annotations: [] } },
+      {
+        type: 'response.content_part.done',
+        content_index: 0,
+        part: { type: 'output_text', text: turn.text, annotations: [] },
+      },
     ]);
   } else {
     const args = JSON.stringify({ cmd: turn.command });
-    const done = { type: 'function_call', id: `fc_scripted_${n}`, call_id: `call_scripted_${n}`, name: 'exec_command', arguments: args, status: 'completed' };
+    const done = {
+      type: 'function_call',
+      id: `fc_scripted_${n}`,
+      call_id: `call_scripted_${n}`,
+      name: 'exec_command',
+      arguments: args,
+      status: 'completed',
+    };
     item(done, { ...done, arguments: '', status: 'in_progress' }, [
       { type: 'response.function_call_arguments.delta', delta: args },
       { type: 'response.function_call_arguments.done', arguments: args },
@@ -107,14 +173,24 @@ function responsesStream(turn: Exclude<Turn, { kind: 'error' }>, n: number, inst
       ...base,
       status: 'completed',
       output,
-      usage: { input_tokens: input, input_tokens_details: { cached_tokens: u.cacheRead }, output_tokens: u.output, output_tokens_details: { reasoning_tokens: u.reasoning }, total_tokens: input + u.output },
+      usage: {
+        input_tokens: input,
+        input_tokens_details: { cached_tokens: u.cacheRead },
+        output_tokens: u.output,
+        output_tokens_details: { reasoning_tokens: u.reasoning },
+        total_tokens: input + u.output,
+      },
     },
   });
   return events.join('');
 }
 
 function errorBody(path: string, turn: Extract<Turn, { kind: 'error' }>): string {
-  return JSON.stringify(path.startsWith('/v1/messages') ? { type: 'error', error: { type: 'invalid_request_error', message: turn.message } } : { error: { type: 'invalid_request_error', code: 'invalid_request', message: turn.message, param: null } });
+  return JSON.stringify(
+    path.startsWith('/v1/messages')
+      ? { type: 'error', error: { type: 'invalid_request_error', message: turn.message } }
+      : { error: { type: 'invalid_request_error', code: 'invalid_request', message: turn.message, param: null } },
+  );
 }
 
 /** Serves `script` in order to whichever protocol asks; a request past its end is a 500 the test sees in `requests`. */
@@ -127,15 +203,31 @@ export async function agentUpstream(script: readonly Turn[]): Promise<AgentUpstr
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const path = req.url ?? '/';
-      requests.push({ method: req.method ?? '', path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      requests.push({
+        method: req.method ?? '',
+        path,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
       const modelCall = req.method === 'POST' && (path.startsWith('/v1/messages') || path.startsWith('/v1/responses'));
       if (!modelCall) return void res.writeHead(req.method === 'HEAD' ? 200 : 404).end();
       const turn = script[next];
-      if (!turn) return void res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { type: 'api_error', message: `the script has ${script.length} turns; this is request ${next + 1}` } }));
+      if (!turn)
+        return void res.writeHead(500, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            error: {
+              type: 'api_error',
+              message: `the script has ${script.length} turns; this is request ${next + 1}`,
+            },
+          }),
+        );
       next++;
-      if (turn.kind === 'error') return void res.writeHead(turn.status, { 'content-type': 'application/json' }).end(errorBody(path, turn));
+      if (turn.kind === 'error')
+        return void res.writeHead(turn.status, { 'content-type': 'application/json' }).end(errorBody(path, turn));
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      res.end(path.startsWith('/v1/messages') ? anthropicStream(turn, next, instance) : responsesStream(turn, next, instance));
+      res.end(
+        path.startsWith('/v1/messages') ? anthropicStream(turn, next, instance) : responsesStream(turn, next, instance),
+      );
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -154,5 +246,12 @@ export async function agentUpstream(script: readonly Turn[]): Promise<AgentUpstr
 /** Distinct usage per turn (so a miscount shows): turn i of a session scripted from `seed`. */
 export function usageFor(seed: number, i: number): ScriptedUsage {
   const k = seed * 100 + i;
-  return { input: 50 + k, cacheRead: i === 0 ? 0 : 1000 + 10 * k, cacheWrite5m: 200 + k, cacheWrite1h: i % 2 ? 30 + k : 0, output: 40 + 2 * k, reasoning: 10 + k };
+  return {
+    input: 50 + k,
+    cacheRead: i === 0 ? 0 : 1000 + 10 * k,
+    cacheWrite5m: 200 + k,
+    cacheWrite1h: i % 2 ? 30 + k : 0,
+    output: 40 + 2 * k,
+    reasoning: 10 + k,
+  };
 }

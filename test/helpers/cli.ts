@@ -24,13 +24,24 @@ export interface Spawned {
   done: Promise<Finished>;
 }
 
-export function spawnBench(args: string[], env: NodeJS.ProcessEnv = process.env, o: { detached?: boolean } = {}): Spawned {
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'bench.js'), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: o.detached ?? false });
+export function spawnBench(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  o: { detached?: boolean } = {},
+): Spawned {
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'bench.js'), ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: o.detached ?? false,
+  });
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const done = new Promise<Finished>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
+  const done = new Promise<Finished>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
   return { child, stderr: () => stderr, stdout: () => stdout, done };
 }
 
@@ -51,7 +62,9 @@ export function servedUrl(s: Spawned): Promise<string> {
     };
     s.child.stdout!.on('data', look);
     look();
-    void s.done.then((end) => reject(new Error(`bench serve ended (code ${end.code}) before it printed its URL: ${end.stderr}`)));
+    void s.done.then((end) =>
+      reject(new Error(`bench serve ended (code ${end.code}) before it printed its URL: ${end.stderr}`)),
+    );
   });
 }
 

@@ -113,5 +113,11 @@ export function runCodex(baseUrl: string, prompt: string, where = clientHome('co
     ].join('\n'),
   );
   const env = { ...baseEnv(where.home), CODEX_HOME: dir, SCRIPTED_API_KEY: FAKE_KEY };
-  return run(CODEX_BIN, ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', prompt], env, where.project, where.home);
+  return run(
+    CODEX_BIN,
+    ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', prompt],
+    env,
+    where.project,
+    where.home,
+  );
 }

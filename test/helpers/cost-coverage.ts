@@ -37,7 +37,10 @@ function rareExpensiveFailures(runs: number): Cell {
   return {
     name: `cheap successes, 5 % failures spending the $0.50 budget, ${runs} runs`,
     runs,
-    draw: (r) => (r() < q ? { cost_usd: 0.5 * (0.9 + 0.1 * r()), success: false } : { cost_usd: Math.exp(normal(r, Math.log(0.01), 0.3)), success: true }),
+    draw: (r) =>
+      r() < q
+        ? { cost_usd: 0.5 * (0.9 + 0.1 * r()), success: false }
+        : { cost_usd: Math.exp(normal(r, Math.log(0.01), 0.3)), success: true },
     truth: ((1 - q) * lognormalMean(0.01, 0.3) + q * 0.475) / (1 - q),
     budget: 0.5,
   };
@@ -59,7 +62,8 @@ type Runs = Array<{ cost_usd: number; success: boolean }>;
 type Interval = { lo: number; hi: number };
 
 /** Before: the delta method on the log scale, R·exp(±t(n − 1)·se), as the reports printed it for every run count until this change. */
-const beforeInterval = (runs: Runs): Interval | null => (runs.some((r) => r.success) ? deltaMethod(sumsOf(runs)) : null);
+const beforeInterval = (runs: Runs): Interval | null =>
+  runs.some((r) => r.success) ? deltaMethod(sumsOf(runs)) : null;
 
 /**
  * The width reference: the plain percentile bootstrap (2.5 % and 97.5 % quantiles of the resampled
@@ -123,5 +127,14 @@ export function measureCoverage(cell: Cell, sweeps: number, seed = 1): CellCover
       refWidths.push(p.hi - p.lo);
     }
   }
-  return { cell, sweeps, before: before / sweeps, after: after / sweeps, beforeBelow, afterBelow, medianWidth: median(widths), medianWidthPercentile: median(refWidths) };
+  return {
+    cell,
+    sweeps,
+    before: before / sweeps,
+    after: after / sweeps,
+    beforeBelow,
+    afterBelow,
+    medianWidth: median(widths),
+    medianWidthPercentile: median(refWidths),
+  };
 }

@@ -11,12 +11,12 @@ export function readCsv(file: string): Array<Record<string, string>> {
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (field += '"'), i++;
+      if (c === '"' && text[i + 1] === '"') ((field += '"'), i++);
       else if (c === '"') quoted = false;
       else field += c;
     } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(field), (field = '');
-    else if (c === '\n') row.push(field), rows.push(row), (row = []), (field = '');
+    else if (c === ',') (row.push(field), (field = ''));
+    else if (c === '\n') (row.push(field), rows.push(row), (row = []), (field = ''));
     else field += c;
   }
   const [head, ...body] = rows;

@@ -10,9 +10,14 @@ const require = createRequire(import.meta.url);
 
 interface ProtoRequestType {
   decode(bytes: Uint8Array): unknown;
-  toObject(message: unknown, o: { longs: StringConstructor; enums: NumberConstructor; bytes: StringConstructor; defaults: boolean }): unknown;
+  toObject(
+    message: unknown,
+    o: { longs: StringConstructor; enums: NumberConstructor; bytes: StringConstructor; defaults: boolean },
+  ): unknown;
 }
-const root = require('otlp-proto-decode/build/src/generated/root.js') as { opentelemetry: { proto: { collector: { trace: { v1: { ExportTraceServiceRequest: ProtoRequestType } } } } } };
+const root = require('otlp-proto-decode/build/src/generated/root.js') as {
+  opentelemetry: { proto: { collector: { trace: { v1: { ExportTraceServiceRequest: ProtoRequestType } } } } };
+};
 const ExportTraceServiceRequest = root.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 
 export type AttrValue = string | number | boolean | AttrValue[];
@@ -38,10 +43,25 @@ export interface Received {
   spans: ReceivedSpan[];
 }
 
-type RawValue = { stringValue?: string; intValue?: string | number; doubleValue?: number; boolValue?: boolean; arrayValue?: { values?: RawValue[] } };
+type RawValue = {
+  stringValue?: string;
+  intValue?: string | number;
+  doubleValue?: number;
+  boolValue?: boolean;
+  arrayValue?: { values?: RawValue[] };
+};
 const valueOf = (v: RawValue): AttrValue =>
-  v.stringValue !== undefined ? v.stringValue : v.intValue !== undefined ? Number(v.intValue) : v.doubleValue !== undefined ? v.doubleValue : v.boolValue !== undefined ? v.boolValue : (v.arrayValue?.values ?? []).map(valueOf);
-const attrs = (list: Array<{ key: string; value: RawValue }> = []) => Object.fromEntries(list.map((a) => [a.key, valueOf(a.value)]));
+  v.stringValue !== undefined
+    ? v.stringValue
+    : v.intValue !== undefined
+      ? Number(v.intValue)
+      : v.doubleValue !== undefined
+        ? v.doubleValue
+        : v.boolValue !== undefined
+          ? v.boolValue
+          : (v.arrayValue?.values ?? []).map(valueOf);
+const attrs = (list: Array<{ key: string; value: RawValue }> = []) =>
+  Object.fromEntries(list.map((a) => [a.key, valueOf(a.value)]));
 /** Ids are bytes in protobuf (base64 from toObject) and hex in OTLP/JSON. */
 const id = (v: string | undefined, proto: boolean) => (!v ? '' : proto ? Buffer.from(v, 'base64').toString('hex') : v);
 const ms = (nanos: string | number) => Number(BigInt(nanos) / 1_000_000n);
@@ -71,7 +91,10 @@ function spansOf(request: any, proto: boolean): ReceivedSpan[] {
 export function decodeRequest(body: Buffer, contentType: string): ReceivedSpan[] {
   if (contentType.startsWith('application/x-protobuf')) {
     const message = ExportTraceServiceRequest.decode(body);
-    return spansOf(ExportTraceServiceRequest.toObject(message, { longs: String, enums: Number, bytes: String, defaults: false }), true);
+    return spansOf(
+      ExportTraceServiceRequest.toObject(message, { longs: String, enums: Number, bytes: String, defaults: false }),
+      true,
+    );
   }
   return spansOf(JSON.parse(body.toString('utf8')), false);
 }
@@ -93,13 +116,18 @@ export class OtlpReceiver {
         }
         const contentType = req.headers['content-type'] ?? '';
         try {
-          r.requests.push({ contentType, headers: req.headers, spans: decodeRequest(Buffer.concat(chunks), contentType) });
+          r.requests.push({
+            contentType,
+            headers: req.headers,
+            spans: decodeRequest(Buffer.concat(chunks), contentType),
+          });
         } catch (e) {
           res.writeHead(400, { 'content-type': 'text/plain' }).end(String(e));
           return;
         }
         // An empty ExportTraceServiceResponse: full success.
-        if (contentType.startsWith('application/x-protobuf')) res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+        if (contentType.startsWith('application/x-protobuf'))
+          res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
         else res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       });
     });

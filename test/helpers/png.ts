@@ -24,7 +24,8 @@ export function decodePng(buf: Buffer): Image {
       width = body.readUInt32BE(0);
       height = body.readUInt32BE(4);
       const [depth, color, , , interlace] = [body[8], body[9], body[10], body[11], body[12]];
-      if (depth !== 8 || interlace !== 0 || (color !== 6 && color !== 2)) throw new Error(`unsupported PNG (depth ${depth}, color ${color})`);
+      if (depth !== 8 || interlace !== 0 || (color !== 6 && color !== 2))
+        throw new Error(`unsupported PNG (depth ${depth}, color ${color})`);
       bpp = color === 6 ? 4 : 3;
     } else if (type === 'IDAT') idat.push(body);
     off += 12 + len;
@@ -40,7 +41,17 @@ export function decodePng(buf: Buffer): Image {
       const b = y > 0 ? data[(y - 1) * stride + x]! : 0;
       const c = x >= bpp && y > 0 ? data[(y - 1) * stride + x - bpp]! : 0;
       const p = a + b - c;
-      const pred = [0, a, b, Math.floor((a + b) / 2), Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c) ? a : Math.abs(p - b) <= Math.abs(p - c) ? b : c][filter]!;
+      const pred = [
+        0,
+        a,
+        b,
+        Math.floor((a + b) / 2),
+        Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c)
+          ? a
+          : Math.abs(p - b) <= Math.abs(p - c)
+            ? b
+            : c,
+      ][filter]!;
       data[y * stride + x] = (line[x]! + pred) & 0xff;
     }
   }

@@ -53,18 +53,50 @@ export function synthRun(o: SynthRun): { run: RunRecord; steps: StepRecord[] } {
     cumCost += cost;
     const final = done && step === n;
     steps.push({
-      run_id: runId, config_id: configId, scenario: o.scenario, step, round: 0, role: 'act', call: step,
-      input_tokens: input, output_tokens: output, cached_tokens: 0, cum_input_tokens: cumIn, cum_output_tokens: cumOut,
-      cost_usd: cost, cum_cost_usd: cumCost, latency_ms: 1000, elapsed_ms: step * 1000, retries: 0,
-      action: final ? null : 'search', fingerprint: final ? null : `search({"q":"${step}"})`, error: null, settings: s,
+      run_id: runId,
+      config_id: configId,
+      scenario: o.scenario,
+      step,
+      round: 0,
+      role: 'act',
+      call: step,
+      input_tokens: input,
+      output_tokens: output,
+      cached_tokens: 0,
+      cum_input_tokens: cumIn,
+      cum_output_tokens: cumOut,
+      cost_usd: cost,
+      cum_cost_usd: cumCost,
+      latency_ms: 1000,
+      elapsed_ms: step * 1000,
+      retries: 0,
+      action: final ? null : 'search',
+      fingerprint: final ? null : `search({"q":"${step}"})`,
+      error: null,
+      settings: s,
     });
   }
   const run: RunRecord = {
-    run_id: runId, config_id: configId, scenario: o.scenario, agent: 'react', settings: s,
-    stop_reason: done ? 'done' : 'max_steps', stop_detail: done ? 'answered' : `MAX_STEPS=${o.maxSteps} reached`, stop_step: n,
-    steps: n, calls: n, rounds: 0, input_tokens: cumIn, output_tokens: cumOut, cached_tokens: 0, cost_usd: cumCost,
-    elapsed_ms: n * 1000, answer: done ? '338350' : null, success: o.success === undefined ? null : o.success,
-    started_at: '2026-01-01T00:00:00.000Z', finished_at: '2026-01-01T00:01:00.000Z',
+    run_id: runId,
+    config_id: configId,
+    scenario: o.scenario,
+    agent: 'react',
+    settings: s,
+    stop_reason: done ? 'done' : 'max_steps',
+    stop_detail: done ? 'answered' : `MAX_STEPS=${o.maxSteps} reached`,
+    stop_step: n,
+    steps: n,
+    calls: n,
+    rounds: 0,
+    input_tokens: cumIn,
+    output_tokens: cumOut,
+    cached_tokens: 0,
+    cost_usd: cumCost,
+    elapsed_ms: n * 1000,
+    answer: done ? '338350' : null,
+    success: o.success === undefined ? null : o.success,
+    started_at: '2026-01-01T00:00:00.000Z',
+    finished_at: '2026-01-01T00:01:00.000Z',
   };
   return { run, steps };
 }
@@ -75,7 +107,10 @@ export const seedInput = (n: number) => 200 + 600 * (n - 1);
 export function writeResults(dir: string, runs: Array<{ run: RunRecord; steps: StepRecord[] }>): void {
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'runs.jsonl'), runs.map((r) => `${JSON.stringify(r.run)}\n`).join(''));
-  fs.writeFileSync(path.join(dir, 'steps.jsonl'), runs.flatMap((r) => r.steps.map((s) => `${JSON.stringify(s)}\n`)).join(''));
+  fs.writeFileSync(
+    path.join(dir, 'steps.jsonl'),
+    runs.flatMap((r) => r.steps.map((s) => `${JSON.stringify(s)}\n`)).join(''),
+  );
 }
 
 /** A sweep of two scenarios × two step limits: seed-shaped (never done) and a checked one that mostly finishes early. */
@@ -85,7 +120,16 @@ export function sampleSweep(limits = [10, 30], repeats = 4): Array<{ run: RunRec
     for (let repeat = 0; repeat < repeats; repeat++) {
       out.push(synthRun({ scenario: 'seed-shaped', maxSteps, repeat, input: seedInput }));
       const stepsToDone = repeat === 0 ? 20 : 3 + repeat;
-      out.push(synthRun({ scenario: 'checked', maxSteps, repeat, input: (n) => 150 + 300 * (n - 1), stepsToDone, success: stepsToDone <= maxSteps }));
+      out.push(
+        synthRun({
+          scenario: 'checked',
+          maxSteps,
+          repeat,
+          input: (n) => 150 + 300 * (n - 1),
+          stepsToDone,
+          success: stepsToDone <= maxSteps,
+        }),
+      );
     }
   }
   return out;

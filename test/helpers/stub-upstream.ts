@@ -37,11 +37,24 @@ export async function stubUpstream(handle: Handler): Promise<StubUpstream> {
   };
 }
 
-export const TOOL_ANSWER = { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'search', arguments: '{"query":"agent loop cost"}' } }] };
+export const TOOL_ANSWER = {
+  role: 'assistant',
+  content: null,
+  tool_calls: [
+    { id: 'call_1', type: 'function', function: { name: 'search', arguments: '{"query":"agent loop cost"}' } },
+  ],
+};
 
 /** A chat completion with this usage (any shape: the point is what the gateway makes of it). */
 export function completionWith(usage: unknown, message: object = TOOL_ANSWER): string {
-  return JSON.stringify({ id: 'chatcmpl-stub', object: 'chat.completion', created: 0, model: 'stub', choices: [{ index: 0, message, finish_reason: 'tool_calls' }], ...(usage === undefined ? {} : { usage }) });
+  return JSON.stringify({
+    id: 'chatcmpl-stub',
+    object: 'chat.completion',
+    created: 0,
+    model: 'stub',
+    choices: [{ index: 0, message, finish_reason: 'tool_calls' }],
+    ...(usage === undefined ? {} : { usage }),
+  });
 }
 
 export function sendJson(res: http.ServerResponse, text: string): void {
@@ -70,7 +83,15 @@ export function gatewaySettings(limits: Partial<Limits> = {}, maxOutputTokens = 
 }
 
 /** POSTs a body (text, exactly as given) to a gateway's chat completions route. */
-export async function postRaw(gatewayUrl: string, body: string, headers: Record<string, string | string[]>): Promise<{ status: number; json: { error?: { message: string; code: string | null; type: string } } & Record<string, unknown>; text: string }> {
+export async function postRaw(
+  gatewayUrl: string,
+  body: string,
+  headers: Record<string, string | string[]>,
+): Promise<{
+  status: number;
+  json: { error?: { message: string; code: string | null; type: string } } & Record<string, unknown>;
+  text: string;
+}> {
   return new Promise((resolve, reject) => {
     const req = http.request(`${gatewayUrl}/chat/completions`, { method: 'POST' }, (res) => {
       let text = '';

@@ -11,10 +11,26 @@ export const CHROMIUM = '/usr/bin/chromium';
 
 const TOOLS = {
   /** bubblewrap, and namespaces it may create here (a container may forbid them). */
-  bubblewrap: { present: () => detectContainment() === 'bwrap', absent: 'is not installed here, or cannot create its namespaces', install: 'apt-get install -y bubblewrap' },
-  chromium: { present: () => fs.existsSync(CHROMIUM), absent: `is not at ${CHROMIUM}`, install: 'apt-get install -y chromium' },
-  'claude-code': { present: () => fs.existsSync(CLAUDE_BIN), absent: `is not at ${CLAUDE_BIN}`, install: 'npm ci --prefix test-clients' },
-  codex: { present: () => fs.existsSync(CODEX_BIN), absent: `is not at ${CODEX_BIN}`, install: 'npm ci --prefix test-clients' },
+  bubblewrap: {
+    present: () => detectContainment() === 'bwrap',
+    absent: 'is not installed here, or cannot create its namespaces',
+    install: 'apt-get install -y bubblewrap',
+  },
+  chromium: {
+    present: () => fs.existsSync(CHROMIUM),
+    absent: `is not at ${CHROMIUM}`,
+    install: 'apt-get install -y chromium',
+  },
+  'claude-code': {
+    present: () => fs.existsSync(CLAUDE_BIN),
+    absent: `is not at ${CLAUDE_BIN}`,
+    install: 'npm ci --prefix test-clients',
+  },
+  codex: {
+    present: () => fs.existsSync(CODEX_BIN),
+    absent: `is not at ${CODEX_BIN}`,
+    install: 'npm ci --prefix test-clients',
+  },
 } as const;
 
 export type SystemTool = keyof typeof TOOLS;

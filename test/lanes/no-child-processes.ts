@@ -20,13 +20,18 @@ export const refused: string[] = [];
 /** Puts the guard up; the function it returns takes it down again (for the test that checks the guard). */
 export function forbidChildProcesses(): () => void {
   const cp = childProcess as unknown as Record<Starter, (...args: unknown[]) => unknown>;
-  const originals = Object.fromEntries(STARTERS.map((name) => [name, cp[name]])) as Record<Starter, (...args: unknown[]) => unknown>;
+  const originals = Object.fromEntries(STARTERS.map((name) => [name, cp[name]])) as Record<
+    Starter,
+    (...args: unknown[]) => unknown
+  >;
   for (const name of STARTERS) {
     cp[name] = (...args: unknown[]) => {
       if (allowed(name, args)) return originals[name](...args);
       const what = `child_process.${name}(${JSON.stringify(args[0])})`;
       refused.push(what);
-      throw new Error(`${what}: the fast lane starts no other program; list this test file under FULL_ONLY in test/lanes.ts`);
+      throw new Error(
+        `${what}: the fast lane starts no other program; list this test file under FULL_ONLY in test/lanes.ts`,
+      );
     };
   }
   // Named imports (`import { spawn } from 'node:child_process'`) see the replacements too.

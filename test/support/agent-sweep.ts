@@ -15,15 +15,36 @@ import { executeSweep } from '../../src/runner/sweep-runner.ts';
 import { transportFrom } from '../../src/runner/transport.ts';
 import { startSim } from '../../src/serve/server.ts';
 
-export async function agentSweep(flags: Partial<RunOptions> & { agentCmd: string; concurrency?: string }, env: NodeJS.ProcessEnv = {}, signal?: AbortSignal) {
+export async function agentSweep(
+  flags: Partial<RunOptions> & { agentCmd: string; concurrency?: string },
+  env: NodeJS.ProcessEnv = {},
+  signal?: AbortSignal,
+) {
   const opts = { ...RUN_DEFAULTS, ...flags };
   const transport = transportFrom(opts, env);
   const spec = buildSweepSpec(opts, transport);
   const plans = expandSweep(spec);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-agent-sweep-'));
-  const host = await startAgentHost({ counter: new TokenCounter(), transport, promptCache: false, startSim, baseEnv: { PATH: process.env.PATH, ...env } });
+  const host = await startAgentHost({
+    counter: new TokenCounter(),
+    transport,
+    promptCache: false,
+    startSim,
+    baseEnv: { PATH: process.env.PATH, ...env },
+  });
   try {
-    const meta = await executeSweep({ dir, spec, plans, concurrency: Number(opts.concurrency), transcripts: true, progress: { tick() {}, stop() {} }, command: [], transport, execute: host.execute, signal });
+    const meta = await executeSweep({
+      dir,
+      spec,
+      plans,
+      concurrency: Number(opts.concurrency),
+      transcripts: true,
+      progress: { tick() {}, stop() {} },
+      command: [],
+      transport,
+      execute: host.execute,
+      signal,
+    });
     const runs = (await readJsonl<RunRecord>(resultFile(dir, 'runs'))).records;
     const steps = (await readJsonl<StepRecord>(resultFile(dir, 'steps'))).records;
     return { dir, meta, runs, steps };

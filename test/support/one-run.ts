@@ -17,7 +17,10 @@ export interface OneRunOptions {
 }
 
 export async function oneRun(o: OneRunOptions): Promise<Ran & { counter: TokenCounter }> {
-  const grid = gridOf({ ...(o.steps !== undefined ? { max_steps: o.steps } : {}), max_calls: o.maxCalls ?? null }, { model: [o.model ?? 'sim'], reflection: [o.reflection ?? 'off'], context: [o.context ?? 'full'] });
+  const grid = gridOf(
+    { ...(o.steps !== undefined ? { max_steps: o.steps } : {}), max_calls: o.maxCalls ?? null },
+    { model: [o.model ?? 'sim'], reflection: [o.reflection ?? 'off'], context: [o.context ?? 'full'] },
+  );
   const spec = specOf([o.scenario], grid);
   spec.fixed.max_reflections = o.maxReflections ?? 2;
   const counter = new TokenCounter();

@@ -23,7 +23,10 @@ export const env = {
 export const codeInput = z.object({
   code: z.string().describe('The program to run.'),
   language: z.enum(['python']),
-  limits: z.object({ timeout_s: z.number().int().min(1).max(30), max_output_chars: z.number().int().min(100).max(4000).optional() }),
+  limits: z.object({
+    timeout_s: z.number().int().min(1).max(30),
+    max_output_chars: z.number().int().min(100).max(4000).optional(),
+  }),
 });
 export const searchInput = z.object({
   query: z.string().min(1).max(200),
@@ -37,7 +40,11 @@ export const SEARCH_DESCRIPTION = 'Search the web.';
 export function executeCode({ code, limits }) {
   const cap = limits?.max_output_chars ?? 2000;
   try {
-    return execFileSync('python3', ['-c', code], { encoding: 'utf8', timeout: (limits?.timeout_s ?? 10) * 1000 }).slice(-cap) || '(no output)';
+    return (
+      execFileSync('python3', ['-c', code], { encoding: 'utf8', timeout: (limits?.timeout_s ?? 10) * 1000 }).slice(
+        -cap,
+      ) || '(no output)'
+    );
   } catch (e) {
     return `Error: ${String(e.stderr || e.message).slice(-cap)}`;
   }

@@ -48,7 +48,11 @@ export function admitTasks(
 }
 
 /** Keep the top `cap` tasks (the queue is in priority order); the rest are cut and logged. */
-export function capQueue(queue: readonly string[], cap: number | null, round: number): { queue: string[]; event: QueueEvent | null } {
+export function capQueue(
+  queue: readonly string[],
+  cap: number | null,
+  round: number,
+): { queue: string[]; event: QueueEvent | null } {
   if (cap === null || queue.length <= cap) return { queue: [...queue], event: null };
   return { queue: queue.slice(0, cap), event: { round, kind: 'cap', cap, cut: queue.slice(cap) } };
 }
@@ -57,9 +61,13 @@ export function capQueue(queue: readonly string[], cap: number | null, round: nu
  * The prioritizer must answer with the same tasks, one per line, in its order. Anything else (prose,
  * a task lost or invented) does not parse, and the caller keeps the old order.
  */
-export function parsePriority(queue: readonly string[], answer: string): { ok: true; queue: string[] } | { ok: false; reason: string } {
+export function parsePriority(
+  queue: readonly string[],
+  answer: string,
+): { ok: true; queue: string[] } | { ok: false; reason: string } {
   const lines = listItems(answer);
-  if (lines.length !== queue.length) return { ok: false, reason: `expected ${queue.length} task lines, got ${lines.length}` };
+  if (lines.length !== queue.length)
+    return { ok: false, reason: `expected ${queue.length} task lines, got ${lines.length}` };
   const left = new Map<string, number>();
   for (const t of queue) left.set(t, (left.get(t) ?? 0) + 1);
   for (const l of lines) {

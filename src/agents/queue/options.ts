@@ -14,7 +14,13 @@ export interface TaskqueueOptions {
   compress_at: number | null;
 }
 
-export const TASKQUEUE_DEFAULTS: TaskqueueOptions = { queue_cap: null, dedup: null, anchor: false, max_result_tokens: null, compress_at: null };
+export const TASKQUEUE_DEFAULTS: TaskqueueOptions = {
+  queue_cap: null,
+  dedup: null,
+  anchor: false,
+  max_result_tokens: null,
+  compress_at: null,
+};
 
 const num = (v: unknown, d: number | null) => (typeof v === 'number' ? v : v === null ? null : d);
 

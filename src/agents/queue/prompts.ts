@@ -23,7 +23,12 @@ function request(s: TaskqueueScenario, role: TaskqueueRole, sections: Record<str
 }
 
 export function executeRequest(s: TaskqueueScenario, st: QueueState, round: number, task: string): ChatMessage[] {
-  return request(s, 'execute', { Round: String(round), Goal: s.goal, 'Results so far': history(st), 'Your task': task });
+  return request(s, 'execute', {
+    Round: String(round),
+    Goal: s.goal,
+    'Results so far': history(st),
+    'Your task': task,
+  });
 }
 
 /** Task creation sees the history before the last result, the last result itself, and the queue. */

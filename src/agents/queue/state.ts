@@ -39,5 +39,8 @@ export const QueueState = z
     totals: Totals,
   })
   .strict()
-  .refine((s) => s.summarized <= s.results.length, { path: ['summarized'], message: 'cannot exceed the number of results' });
+  .refine((s) => s.summarized <= s.results.length, {
+    path: ['summarized'],
+    message: 'cannot exceed the number of results',
+  });
 export type QueueState = z.infer<typeof QueueState>;

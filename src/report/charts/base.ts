@@ -28,8 +28,22 @@ export const CONFIG = {
   background: 'white',
   title: { fontSize: 15, anchor: 'start' as const, subtitleFontSize: 11, subtitleColor: '#555' },
   axis: { labelFontSize: 11, titleFontSize: 12, labelLimit: 420 },
-  header: { labelFontSize: 13, labelFontWeight: 'bold' as const, labelAngle: 0, labelAlign: 'left' as const, labelOrient: 'top' as const, labelAnchor: 'start' as const, title: null },
-  legend: { labelFontSize: 11, titleFontSize: 11, labelLimit: 480, orient: 'bottom' as const, direction: 'vertical' as const },
+  header: {
+    labelFontSize: 13,
+    labelFontWeight: 'bold' as const,
+    labelAngle: 0,
+    labelAlign: 'left' as const,
+    labelOrient: 'top' as const,
+    labelAnchor: 'start' as const,
+    title: null,
+  },
+  legend: {
+    labelFontSize: 11,
+    titleFontSize: 11,
+    labelLimit: 480,
+    orient: 'bottom' as const,
+    direction: 'vertical' as const,
+  },
   view: { stroke: null },
 };
 

@@ -30,12 +30,15 @@ const REASON_COLOUR: Record<StopReason, string> = {
 };
 
 function stopReasons(summary: readonly ConfigSummary[], order: string[]): ChartSpec {
-  const values = summary.flatMap((c) => Object.entries(c.stop_reasons).map(([reason, runs]) => ({ config: c.config_id, reason, runs })));
+  const values = summary.flatMap((c) =>
+    Object.entries(c.stop_reasons).map(([reason, runs]) => ({ config: c.config_id, reason, runs })),
+  );
   const present = STOP_REASONS.filter((r) => values.some((v) => v.reason === r));
   return {
     name: 'stop-reasons',
     title: 'Why runs stopped',
-    caption: 'Runs per stop reason for each configuration: done = the model answered; anything else is a brake (or an error) ending the run.',
+    caption:
+      'Runs per stop reason for each configuration: done = the model answered; anything else is a brake (or an error) ending the run.',
     spec: {
       ...base('Why runs stopped', 'runs per stop reason, per configuration'),
       width: WIDTH,
@@ -44,19 +47,33 @@ function stopReasons(summary: readonly ConfigSummary[], order: string[]): ChartS
       encoding: {
         y: { field: 'config', type: 'nominal', title: null, sort: order },
         x: { field: 'runs', type: 'quantitative', title: 'runs', stack: 'zero', axis: { tickMinStep: 1, format: 'd' } },
-        color: { field: 'reason', type: 'nominal', title: 'stop reason', scale: { domain: present, range: present.map((r) => REASON_COLOUR[r]) }, legend: { orient: 'right', direction: 'vertical' } },
+        color: {
+          field: 'reason',
+          type: 'nominal',
+          title: 'stop reason',
+          scale: { domain: present, range: present.map((r) => REASON_COLOUR[r]) },
+          legend: { orient: 'right', direction: 'vertical' },
+        },
         tooltip: [{ field: 'config' }, { field: 'reason' }, { field: 'runs' }],
       },
     },
   };
 }
 
-
 /**
  * `colours`: the report's one scale (configColours of its summary), shared with the reflection, context and task-queue charts;
  * `prices`: how the costs are priced, as the subtitles say it (`at the recorded prices`, `re-priced as gpt-4o`).
  */
-export function buildCharts(d: { summary: readonly ConfigSummary[]; points: readonly StepPoint[]; fits: readonly QuadraticFit[]; runs: readonly RunFacts[]; prices: string }, colours: ColourScale): ChartSpec[] {
+export function buildCharts(
+  d: {
+    summary: readonly ConfigSummary[];
+    points: readonly StepPoint[];
+    fits: readonly QuadraticFit[];
+    runs: readonly RunFacts[];
+    prices: string;
+  },
+  colours: ColourScale,
+): ChartSpec[] {
   const order = d.summary.map((c) => c.config_id);
   const scenarios = [...new Set(d.summary.map((c) => c.scenario))];
   const success = successVsCostChart(d.runs, d.summary, colours);

@@ -6,8 +6,26 @@ import { naturalOrder } from '../stats/aggregate.ts';
 
 /** Tableau 20, the strong half first: ten well-separated colours before the light ones are needed. */
 const PALETTE = [
-  '#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac',
-  '#a0cbe8', '#ffbe7d', '#ff9d9a', '#86bcb6', '#8cd17d', '#f1ce63', '#d4a6c8', '#fabfd2', '#d7b5a6', '#79706e',
+  '#4e79a7',
+  '#f28e2b',
+  '#e15759',
+  '#76b7b2',
+  '#59a14f',
+  '#edc948',
+  '#b07aa1',
+  '#ff9da7',
+  '#9c755f',
+  '#bab0ac',
+  '#a0cbe8',
+  '#ffbe7d',
+  '#ff9d9a',
+  '#86bcb6',
+  '#8cd17d',
+  '#f1ce63',
+  '#d4a6c8',
+  '#fabfd2',
+  '#d7b5a6',
+  '#79706e',
 ];
 
 /** `steps=30` for `seed-calibrated steps=30`: what a configuration is called inside its scenario's panel. */
@@ -33,7 +51,12 @@ export function configColours(configs: ReadonlyArray<{ config_id: string; scenar
  * A colour encoding on `field` with the shared scale; the legend lists only the labels this chart
  * draws (a domain entry with no line behind it would be a legend entry for nothing), in scale order.
  */
-export function colourBy(field: string, scale: ColourScale, drawn: Iterable<string>, legend: Record<string, unknown> = {}) {
+export function colourBy(
+  field: string,
+  scale: ColourScale,
+  drawn: Iterable<string>,
+  legend: Record<string, unknown> = {},
+) {
   const shown = new Set(drawn);
   return {
     field,

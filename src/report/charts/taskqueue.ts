@@ -5,11 +5,18 @@ import type { RoundRow } from '../stats/taskqueue.ts';
 import { colourBy, type ColourScale } from './colours.ts';
 
 export function queueLengthChart(rows: readonly RoundRow[], colours: ColourScale): ChartSpec {
-  const values = rows.map((r) => ({ id: r.config_id, config: colours.labels.get(r.config_id) ?? r.config_id, round: r.round, queue: r.queue_length_mean, runs: r.runs }));
+  const values = rows.map((r) => ({
+    id: r.config_id,
+    config: colours.labels.get(r.config_id) ?? r.config_id,
+    round: r.round,
+    queue: r.queue_length_mean,
+    runs: r.runs,
+  }));
   return {
     name: 'taskqueue-queue-length',
     title: 'Task queue length per round',
-    caption: 'Tasks waiting after each round (round 0: the initial tasks), mean over runs that reached the round. A rising line is queue explosion; each constraint should flatten it. Configurations that differ only in the round limit share their first rounds, so only the longest is drawn.',
+    caption:
+      'Tasks waiting after each round (round 0: the initial tasks), mean over runs that reached the round. A rising line is queue explosion; each constraint should flatten it. Configurations that differ only in the round limit share their first rounds, so only the longest is drawn.',
     spec: {
       $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
       title: { text: 'Task queue length per round', subtitle: 'mean over runs that reached the round' },
@@ -21,9 +28,19 @@ export function queueLengthChart(rows: readonly RoundRow[], colours: ColourScale
       encoding: {
         x: { field: 'round', type: 'quantitative', title: 'round', axis: { tickMinStep: 1 } },
         y: { field: 'queue', type: 'quantitative', title: 'tasks in the queue' },
-        color: colourBy('config', colours, values.map((v) => v.config), { orient: 'bottom', direction: 'vertical' }),
+        color: colourBy(
+          'config',
+          colours,
+          values.map((v) => v.config),
+          { orient: 'bottom', direction: 'vertical' },
+        ),
         detail: { field: 'id', type: 'nominal' },
-        tooltip: [{ field: 'id', title: 'configuration' }, { field: 'round' }, { field: 'queue', format: '.1f' }, { field: 'runs' }],
+        tooltip: [
+          { field: 'id', title: 'configuration' },
+          { field: 'round' },
+          { field: 'queue', format: '.1f' },
+          { field: 'runs' },
+        ],
       },
     },
   };

@@ -37,10 +37,26 @@ export interface Difference {
 }
 
 export function settingsOf(meta: Meta): SweepSettings {
-  return { scenarios: meta.scenarios, ...(meta.scenario_digests ? { scenario_digests: meta.scenario_digests } : {}), grid: meta.grid, fixed: meta.fixed, repeat: meta.repeat, seed: meta.seed };
+  return {
+    scenarios: meta.scenarios,
+    ...(meta.scenario_digests ? { scenario_digests: meta.scenario_digests } : {}),
+    grid: meta.grid,
+    fixed: meta.fixed,
+    repeat: meta.repeat,
+    seed: meta.seed,
+  };
 }
 
-const show = (v: unknown): string => (Array.isArray(v) ? v.map((x) => (x === null ? 'off' : typeof x === 'object' ? JSON.stringify(x) : String(x))).join(',') : v === null ? 'off' : v === undefined ? 'none' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+const show = (v: unknown): string =>
+  Array.isArray(v)
+    ? v.map((x) => (x === null ? 'off' : typeof x === 'object' ? JSON.stringify(x) : String(x))).join(',')
+    : v === null
+      ? 'off'
+      : v === undefined
+        ? 'none'
+        : typeof v === 'object'
+          ? JSON.stringify(v)
+          : String(v);
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
 /** Every way `b` differs from `a`, each with both values; empty when the two are the same sweep but for its runs. */
@@ -53,10 +69,15 @@ export function sweepDifferences(a: SweepSettings, b: SweepSettings): Difference
   field('model', 'role models', a.fixed.role_models, b.fixed.role_models);
   const onlyA = a.scenarios.filter((s) => !b.scenarios.includes(s));
   const onlyB = b.scenarios.filter((s) => !a.scenarios.includes(s));
-  if (onlyA.length || onlyB.length) out.push({ kind: 'scenarios', text: `scenarios ${a.scenarios.join(',')} vs ${b.scenarios.join(',')}` });
+  if (onlyA.length || onlyB.length)
+    out.push({ kind: 'scenarios', text: `scenarios ${a.scenarios.join(',')} vs ${b.scenarios.join(',')}` });
   for (const s of a.scenarios.filter((x) => b.scenarios.includes(x))) {
     const [da, db] = [a.scenario_digests?.[s], b.scenario_digests?.[s]];
-    if (da === undefined || db === undefined) out.push({ kind: 'prompt', text: `scenario ${s}: no digest of its content recorded, so a changed prompt cannot be ruled out` });
+    if (da === undefined || db === undefined)
+      out.push({
+        kind: 'prompt',
+        text: `scenario ${s}: no digest of its content recorded, so a changed prompt cannot be ruled out`,
+      });
     else if (da !== db) out.push({ kind: 'prompt', text: `scenario ${s}: its prompt, tools or check differ` });
   }
   field('pricing', 'price', a.fixed.price, b.fixed.price);

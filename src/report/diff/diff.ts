@@ -10,8 +10,18 @@ import type { Interval } from '../stats/intervals.ts';
 
 export const METRICS = ['cost', 'tokens', 'steps', 'success'] as const;
 export type Metric = (typeof METRICS)[number];
-export const METRIC_NAMES: Record<Metric, string> = { cost: 'cost per run (USD)', tokens: 'tokens per run (input + output)', steps: 'steps per run', success: 'success rate' };
-export const INTERVAL_METHODS: Record<Metric, string> = { cost: 'Welch', tokens: 'Welch', steps: 'Welch', success: 'Newcombe' };
+export const METRIC_NAMES: Record<Metric, string> = {
+  cost: 'cost per run (USD)',
+  tokens: 'tokens per run (input + output)',
+  steps: 'steps per run',
+  success: 'success rate',
+};
+export const INTERVAL_METHODS: Record<Metric, string> = {
+  cost: 'Welch',
+  tokens: 'Welch',
+  steps: 'Welch',
+  success: 'Newcombe',
+};
 
 export interface DiffRow {
   scenario: string;
@@ -52,7 +62,14 @@ export function diffSweeps(a: readonly RunFacts[], b: readonly RunFacts[]): Swee
   for (const [id, ra] of byA) {
     const rb = byB.get(id);
     if (!rb) continue;
-    const base = { scenario: ra[0]!.scenario, config_id: id, runs_a: ra.length, runs_b: rb.length, successes_a: null, successes_b: null };
+    const base = {
+      scenario: ra[0]!.scenario,
+      config_id: id,
+      runs_a: ra.length,
+      runs_b: rb.length,
+      successes_a: null,
+      successes_b: null,
+    };
     for (const metric of ['cost', 'tokens', 'steps'] as const) {
       const [xa, xb] = [ra.map(METRIC_OF[metric]), rb.map(METRIC_OF[metric])];
       const { diff, ci } = welchDifference(xa, xb);
@@ -63,7 +80,19 @@ export function diffSweeps(a: readonly RunFacts[], b: readonly RunFacts[]): Swee
     if (ca.length && cb.length) {
       const [ka, kb] = [ca.filter((r) => r.success).length, cb.filter((r) => r.success).length];
       const { diff, ci } = proportionDifference(ka, ca.length, kb, cb.length);
-      rows.push({ ...base, metric: 'success', a: ka / ca.length, b: kb / cb.length, successes_a: ka, successes_b: kb, runs_a: ca.length, runs_b: cb.length, change: diff, relative: null, ci });
+      rows.push({
+        ...base,
+        metric: 'success',
+        a: ka / ca.length,
+        b: kb / cb.length,
+        successes_a: ka,
+        successes_b: kb,
+        runs_a: ca.length,
+        runs_b: cb.length,
+        change: diff,
+        relative: null,
+        ci,
+      });
     }
   }
   return { rows, onlyA: [...byA.keys()].filter((k) => !byB.has(k)), onlyB: [...byB.keys()].filter((k) => !byA.has(k)) };

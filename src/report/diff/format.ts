@@ -22,12 +22,16 @@ const amount: Record<Metric, (x: number) => string> = {
 
 function side(r: DiffRow, which: 'a' | 'b'): string {
   const v = value[r.metric](r[which]);
-  return r.metric === 'success' ? `${r[which === 'a' ? 'successes_a' : 'successes_b']}/${r[which === 'a' ? 'runs_a' : 'runs_b']} (${v})` : v;
+  return r.metric === 'success'
+    ? `${r[which === 'a' ? 'successes_a' : 'successes_b']}/${r[which === 'a' ? 'runs_a' : 'runs_b']} (${v})`
+    : v;
 }
 
 function change(r: DiffRow): string {
   if (r.metric === 'success' || r.metric === 'steps') return amount[r.metric](r.change);
-  return r.relative === null ? amount[r.metric](r.change) : sign(r.relative, `${Math.abs(r.relative * 100).toFixed(1)}%`);
+  return r.relative === null
+    ? amount[r.metric](r.change)
+    : sign(r.relative, `${Math.abs(r.relative * 100).toFixed(1)}%`);
 }
 
 const interval = (r: DiffRow, ci: Interval) => `[${amount[r.metric](ci.lo)}, ${amount[r.metric](ci.hi)}]`;
@@ -47,18 +51,29 @@ export function diffTableRows(d: SweepDiff): string[][] {
   return d.rows.map((r) => {
     const first = r.config_id !== last;
     last = r.config_id;
-    return [first ? r.config_id : '', METRIC_NAMES[r.metric], side(r, 'a'), side(r, 'b'), change(r), r.ci ? interval(r, r.ci) : '–', reading(r)];
+    return [
+      first ? r.config_id : '',
+      METRIC_NAMES[r.metric],
+      side(r, 'a'),
+      side(r, 'b'),
+      change(r),
+      r.ci ? interval(r, r.ci) : '–',
+      reading(r),
+    ];
   });
 }
 
-const METHOD_NOTE = "95% intervals of B − A: Welch's t interval for the means (cost, tokens, steps), Newcombe's hybrid score interval for the success rate; 'no clear change' where the interval holds 0.";
+const METHOD_NOTE =
+  "95% intervals of B − A: Welch's t interval for the means (cost, tokens, steps), Newcombe's hybrid score interval for the success rate; 'no clear change' where the interval holds 0.";
 
 function header(aName: string, bName: string, d: SweepDiff, allowed: readonly Difference[]): string[] {
   const configs = new Set(d.rows.map((r) => r.config_id)).size;
   return [
     `A: ${aName}`,
     `B: ${bName}`,
-    allowed.length ? `They differ (allowed) in: ${allowed.map((x) => x.text).join('; ')}` : 'They differ in nothing but their runs.',
+    allowed.length
+      ? `They differ (allowed) in: ${allowed.map((x) => x.text).join('; ')}`
+      : 'They differ in nothing but their runs.',
     `${configs} configuration${configs === 1 ? '' : 's'} in both${d.onlyA.length ? `; only in A: ${d.onlyA.join(', ')}` : ''}${d.onlyB.length ? `; only in B: ${d.onlyB.join(', ')}` : ''}.`,
   ];
 }
@@ -66,8 +81,21 @@ function header(aName: string, bName: string, d: SweepDiff, allowed: readonly Di
 export function diffText(aName: string, bName: string, d: SweepDiff, allowed: readonly Difference[]): string {
   const rows = [DIFF_HEAD, ...diffTableRows(d)];
   const widths = DIFF_HEAD.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  const line = (r: string[]) => r.map((c, i) => (i >= 2 && i <= 4 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
-  return [...header(aName, bName, d, allowed), '', line(rows[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line), '', METHOD_NOTE, ''].join('\n');
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => (i >= 2 && i <= 4 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [
+    ...header(aName, bName, d, allowed),
+    '',
+    line(rows[0]!),
+    widths.map((w) => '-'.repeat(w)).join('  '),
+    ...rows.slice(1).map(line),
+    '',
+    METHOD_NOTE,
+    '',
+  ].join('\n');
 }
 
 const mdCell = (s: string) => s.replaceAll('|', '\\|');

@@ -13,8 +13,10 @@ import { preemption } from './stops.ts';
 
 export const RULE_CHECKED =
   'the cheapest limit per successful task whose success rate is not significantly below the best limit’s (the 95% interval of the difference in success rates includes 0)';
-export const RULE_UNCHECKED = 'none without a check: success is not measured, and by cost per run alone the lowest limit always wins';
-export const RULE_NO_RESULT = 'none without a result: every run ended in an error, so the sweep measured nothing to choose by';
+export const RULE_UNCHECKED =
+  'none without a check: success is not measured, and by cost per run alone the lowest limit always wins';
+export const RULE_NO_RESULT =
+  'none without a result: every run ended in an error, so the sweep measured nothing to choose by';
 
 export interface Recommendation {
   scenario: string;
@@ -33,13 +35,23 @@ export interface Recommendation {
   sentence: string;
 }
 
-export function recommendLimits(summary: readonly ConfigSummary[], economics: readonly ConfigEconomics[], volume: Volume): Recommendation[] {
+export function recommendLimits(
+  summary: readonly ConfigSummary[],
+  economics: readonly ConfigEconomics[],
+  volume: Volume,
+): Recommendation[] {
   const out: Recommendation[] = [];
   const families = stepLimitFamilies(summary);
   for (const family of families) {
     const scenario = family[0]!.scenario;
     const siblings = families.filter((f) => f[0]!.scenario === scenario);
-    const family_ = siblings.length > 1 ? differingSettings(family[0]!.settings, siblings.filter((f) => f !== family).map((f) => f[0]!.settings)) : '';
+    const family_ =
+      siblings.length > 1
+        ? differingSettings(
+            family[0]!.settings,
+            siblings.filter((f) => f !== family).map((f) => f[0]!.settings),
+          )
+        : '';
     const econ = (c: ConfigSummary) => economics.find((e) => e.config_id === c.config_id)!;
     const top = family[family.length - 1]!;
     const at = family_ ? ` (${family_})` : '';
@@ -68,13 +80,16 @@ export function recommendLimits(summary: readonly ConfigSummary[], economics: re
         ? `${perSuccess}, success ${pick.successes}/${pick.runs}, the best of the limits swept`
         : `${perSuccess}, success ${pick.successes}/${pick.runs} against ${best.successes}/${best.runs} at the best limit (${best.settings.limits.max_steps}; difference ${signedPoints(-d.hi)} to ${signedPoints(-d.lo)} points)`;
     if (allFailed) next = 'check the scenario: more steps did not make any run succeed';
-    else if (pick !== best && d.hi > 0.2) next = `the interval allows losing up to ${pct(d.hi)} of success: run --repeat ${pick.runs * 4} to halve it`;
+    else if (pick !== best && d.hi > 0.2)
+      next = `the interval allows losing up to ${pct(d.hi)} of success: run --repeat ${pick.runs * 4} to halve it`;
     else if (pick === family[0] && !pick.stop_reasons.max_steps && pick.steps.max < pick.settings.limits.max_steps!)
       next = `every run finished by step ${pick.steps.max}, below the lowest limit swept: a tighter limit costs the same until it cuts runs off — try --steps ${pick.steps.max}..${pick.settings.limits.max_steps! - 1}`;
-    else if (pick === family[0] && pick.stop_reasons.max_steps) next = `the lowest limit swept was picked and stopped runs: try lower limits, e.g. --steps ${lowerRange(pick.settings.limits.max_steps!)}`;
+    else if (pick === family[0] && pick.stop_reasons.max_steps)
+      next = `the lowest limit swept was picked and stopped runs: try lower limits, e.g. --steps ${lowerRange(pick.settings.limits.max_steps!)}`;
     else {
       const below = family[family.indexOf(pick) - 1];
-      if (below && below.settings.limits.max_steps! + 1 < pick.settings.limits.max_steps!) next = `a finer --steps ${below.settings.limits.max_steps}..${pick.settings.limits.max_steps} between the last limit that lost success and this one may find a cheaper limit`;
+      if (below && below.settings.limits.max_steps! + 1 < pick.settings.limits.max_steps!)
+        next = `a finer --steps ${below.settings.limits.max_steps}..${pick.settings.limits.max_steps} between the last limit that lost success and this one may find a cheaper limit`;
     }
     const steps = pick.settings.limits.max_steps!;
     const saving = (top.cost_usd.mean - pick.cost_usd.mean) * volume.runs_per_day * DAYS_PER_MONTH;
@@ -106,7 +121,12 @@ export function recommendLimits(summary: readonly ConfigSummary[], economics: re
  * line leads with what the sweep does show — steps taken ×k → input tokens ×r from the lowest limit to the
  * highest, and the cost per run at each — and says what the recommendation needs.
  */
-function withoutCheck(family: readonly ConfigSummary[], name: string, familyLabel: string, volume: Volume): Recommendation {
+function withoutCheck(
+  family: readonly ConfigSummary[],
+  name: string,
+  familyLabel: string,
+  volume: Volume,
+): Recommendation {
   const [lo, hi] = [family[0]!, family[family.length - 1]!];
   const limit = (c: ConfigSummary) => `${c.settings.limits.max_steps}${isDerived(c.config_id) ? ' (derived)' : ''}`;
   const ratio = (a: number, b: number) => times(a > 0 ? b / a : NaN);
@@ -132,9 +152,15 @@ function withoutCheck(family: readonly ConfigSummary[], name: string, familyLabe
 const cutBy = (...configs: ConfigSummary[]) => configs.map(preemption).join('');
 
 /** A family whose every run ended in an error: what it cost and how far it got measure the error, not the loop. */
-function withoutResult(family: readonly ConfigSummary[], name: string, familyLabel: string, volume: Volume): Recommendation {
+function withoutResult(
+  family: readonly ConfigSummary[],
+  name: string,
+  familyLabel: string,
+  volume: Volume,
+): Recommendation {
   const runs = family.reduce((s, c) => s + c.runs, 0);
-  const next = 'fix the error (bench prints the first on stderr; each run has its own in runs.jsonl, stop_detail) and run the sweep again';
+  const next =
+    'fix the error (bench prints the first on stderr; each run has its own in runs.jsonl, stop_detail) and run the sweep again';
   return {
     scenario: family[0]!.scenario,
     family: familyLabel,

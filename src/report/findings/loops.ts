@@ -10,7 +10,9 @@ export function shownK(n: number): number[] {
 }
 
 export function passText(r: StabilityRow): string {
-  return shownK(r.pass_hat_k.length).map((k) => `pass^${k} ${r.pass_hat_k[k - 1]!.toFixed(2)}`).join(', ');
+  return shownK(r.pass_hat_k.length)
+    .map((k) => `pass^${k} ${r.pass_hat_k[k - 1]!.toFixed(2)}`)
+    .join(', ');
 }
 
 const one = (x: number) => x.toFixed(1);
@@ -19,9 +21,16 @@ export function reflectionFindings(rows: readonly StabilityRow[]): string[] {
   if (!rows.some((r) => r.reflection !== 'off')) return [];
   return rows.map((r) => {
     const head = `${r.config_id}: ${r.successes === null ? 'no check' : `success ${r.successes}/${r.runs} (${passText(r)})`}`;
-    if (r.reflection === 'off') return `${head}; ${usd(r.cost_usd_mean)} and ${int(r.input_tokens_mean + r.output_tokens_mean)} tokens per run.`;
-    const vs = r.cost_ratio !== null && r.tokens_ratio !== null ? ` — ${times(r.tokens_ratio)} the tokens and ${times(r.cost_ratio)} the cost of reflection off` : '';
-    const changes = r.first_correct === null ? '' : `; critique turned ${r.right_to_wrong} right first answer(s) wrong and ${r.wrong_to_right} wrong one(s) right`;
+    if (r.reflection === 'off')
+      return `${head}; ${usd(r.cost_usd_mean)} and ${int(r.input_tokens_mean + r.output_tokens_mean)} tokens per run.`;
+    const vs =
+      r.cost_ratio !== null && r.tokens_ratio !== null
+        ? ` — ${times(r.tokens_ratio)} the tokens and ${times(r.cost_ratio)} the cost of reflection off`
+        : '';
+    const changes =
+      r.first_correct === null
+        ? ''
+        : `; critique turned ${r.right_to_wrong} right first answer(s) wrong and ${r.wrong_to_right} wrong one(s) right`;
     return `${head}; ${usd(r.cost_usd_mean)} per run${vs}${changes}; ${one(r.critiques_mean + r.step_critiques_mean)} critique call(s) and ${one(r.reopens_mean)} reopen(s) per run.`;
   });
 }

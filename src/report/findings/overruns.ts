@@ -22,7 +22,9 @@ export function overrunFindings(runs: readonly RunFacts[]): string[] {
     const sum = (f: (x: Overrun) => number) => o.reduce((a, x) => a + f(x), 0);
     const budget = group[0]!.settings.limits.max_cost_usd;
     const over = budget === null ? [] : hit.filter((r) => r.cost_usd > budget);
-    const exceeded = over.length ? `; ${over.length} run(s) exceeded the ${usd(budget!)} budget (up to ${usd(Math.max(...over.map((r) => r.cost_usd)))})` : '';
+    const exceeded = over.length
+      ? `; ${over.length} run(s) exceeded the ${usd(budget!)} budget (up to ${usd(Math.max(...over.map((r) => r.cost_usd)))})`
+      : '';
     out.push(
       `${config}: the model ignored max_tokens in ${hit.length} of ${group.length} runs — ${int(sum((x) => x.calls))} call(s) returned more than ${int(o[0]!.max_output_tokens)} output tokens ` +
         `(${int(sum((x) => x.tokens))} tokens, ${usd(sum((x) => x.cost_usd))} beyond the budget brake's worst case)${exceeded}; budgets hold only for models that honour max_tokens.`,

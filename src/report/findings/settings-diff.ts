@@ -20,7 +20,11 @@ function labelled(s: ConfigSettings): Map<string, string> {
 }
 
 /** `repeat=3, context=window:4`: every setting of `s` in which some of `others` differ from it, the step limit left out. */
-export function differingSettings(s: ConfigSettings, others: readonly ConfigSettings[], leaveOut: readonly string[] = ['steps']): string {
+export function differingSettings(
+  s: ConfigSettings,
+  others: readonly ConfigSettings[],
+  leaveOut: readonly string[] = ['steps'],
+): string {
   const mine = labelled(s);
   const theirs = others.map(labelled);
   return [...mine]

@@ -18,7 +18,8 @@ const STOPPED_BY: Record<StopReason, string> = {
   imported: 'were imported from trajectories that do not say why they ended',
 };
 
-const atSteps = (at: { min: number; max: number } | undefined) => (!at ? '' : at.min === at.max ? ` at step ${at.min}` : ` at steps ${at.min}–${at.max}`);
+const atSteps = (at: { min: number; max: number } | undefined) =>
+  !at ? '' : at.min === at.max ? ` at step ${at.min}` : ` at steps ${at.min}–${at.max}`;
 
 /** "10 of 10 runs were stopped by the budget at step 24" — one clause per stop reason, most runs first. */
 export function whatStopped(c: ConfigSummary): string {
@@ -31,9 +32,10 @@ export function whatStopped(c: ConfigSummary): string {
 /** "steps=30: 10 of 10 runs were stopped by the budget at step 24, so 30 was never reached" when another brake decided. */
 export function preemption(c: ConfigSummary): string {
   const limit = c.settings.limits.max_steps!;
-  const other = (Object.keys(c.stop_reasons) as StopReason[]).filter((k) => k !== 'max_steps' && k !== 'done' && k !== 'queue_empty');
+  const other = (Object.keys(c.stop_reasons) as StopReason[]).filter(
+    (k) => k !== 'max_steps' && k !== 'done' && k !== 'queue_empty',
+  );
   if (other.length === 0) return '';
   const never = c.steps.max < limit ? `, so ${limit} was never reached` : '';
   return `; at steps=${limit}, ${whatStopped(c)}${never}`;
 }
-

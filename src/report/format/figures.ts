@@ -31,7 +31,12 @@ export const UNSEEN_MARK = '†';
  * Cost per successful task with its interval: `$0.52 ($0.41–$0.71)`, `none succeeded`, or `$0.52 (1 run: no interval)`;
  * `$0.52 ($0.41–$0.93†)` when no run failed (the mark refers to unseenFailuresNote).
  */
-export function perSuccessText(value: number, ci: Interval | null, money: (x: number) => string, unseen: UnseenFailures | null = null): string {
+export function perSuccessText(
+  value: number,
+  ci: Interval | null,
+  money: (x: number) => string,
+  unseen: UnseenFailures | null = null,
+): string {
   if (!Number.isFinite(value)) return 'none succeeded';
   if (!ci) return `${money(value)} (1 run: no interval)`;
   return `${money(value)} (${money(ci.lo)}–${Number.isFinite(ci.hi) ? money(ci.hi) : '∞'}${unseen ? UNSEEN_MARK : ''})`;

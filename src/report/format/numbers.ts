@@ -18,7 +18,8 @@ export function usdDistinct(amounts: readonly number[]): (x: number) => string {
   // Amounts equal to 9 significant digits are the same money (sums of the same costs in another
   // order differ in the last bits): they need not, and could not, print apart.
   const distinct = [...new Set(amounts.filter(Number.isFinite).map((x) => Number(x.toPrecision(9))))];
-  for (let d = 2; d < 6; d++) if (new Set(distinct.map((x) => usd(x, d))).size === distinct.length) return (x) => usd(x, d);
+  for (let d = 2; d < 6; d++)
+    if (new Set(distinct.map((x) => usd(x, d))).size === distinct.length) return (x) => usd(x, d);
   return (x) => usd(x, 6);
 }
 

@@ -12,7 +12,11 @@ const fontDir = path.join(path.dirname(require.resolve('dejavu-fonts-ttf/package
 export const FONT_FILES = [path.join(fontDir, 'DejaVuSans.ttf'), path.join(fontDir, 'DejaVuSans-Bold.ttf')];
 
 async function loadRenderers() {
-  const [vega, { compile }, { Resvg }] = await Promise.all([import('vega'), import('vega-lite'), import('@resvg/resvg-js')]);
+  const [vega, { compile }, { Resvg }] = await Promise.all([
+    import('vega'),
+    import('vega-lite'),
+    import('@resvg/resvg-js'),
+  ]);
   // vega-lite warns about facet scale unions our data makes harmless; errors still throw.
   return { vega, compile, Resvg, quiet: vega.logger(vega.Error) };
 }
@@ -20,7 +24,10 @@ let renderers: ReturnType<typeof loadRenderers> | undefined;
 
 export async function toSvg(spec: TopLevelSpec): Promise<string> {
   const { vega, compile, quiet } = await (renderers ??= loadRenderers());
-  const view = new vega.View(vega.parse(compile(spec, { logger: quiet }).spec), { renderer: 'none', logLevel: vega.Error });
+  const view = new vega.View(vega.parse(compile(spec, { logger: quiet }).spec), {
+    renderer: 'none',
+    logLevel: vega.Error,
+  });
   try {
     return await view.toSVG();
   } finally {

@@ -6,7 +6,10 @@ import { csvLine } from './csv.ts';
 const CHUNK = 256 * 1024;
 
 /** Fills `file` through `add`; the file appears whole when `fill` succeeds and is left as it was when it throws. */
-export async function writeCsvFile(file: string, fill: (add: (row: Record<string, unknown>) => void) => void | Promise<void>): Promise<void> {
+export async function writeCsvFile(
+  file: string,
+  fill: (add: (row: Record<string, unknown>) => void) => void | Promise<void>,
+): Promise<void> {
   const out = new CsvFileWriter(file);
   try {
     await fill((row) => out.add(row));

@@ -17,7 +17,9 @@ import type { VolumeProjection } from '../stats/volume.ts';
 
 /** One column per limit of the table of brakes; a detector only when the sweep had it on (LimitDef.detector). */
 const limitsColumns = (s: ConfigSettings) =>
-  Object.fromEntries(LIMITS.flatMap((d) => (d.key in s.limits || !('detector' in d) ? [[d.key, showLimit(s.limits[d.key])]] : [])));
+  Object.fromEntries(
+    LIMITS.flatMap((d) => (d.key in s.limits || !('detector' in d) ? [[d.key, showLimit(s.limits[d.key])]] : [])),
+  );
 
 export function toCsv(rows: Array<Record<string, unknown>>): string {
   if (rows.length === 0) return '';

@@ -4,7 +4,17 @@ import { describePrecisionDesign } from '../stats/precision.ts';
 import { describeSettings, runCount, type ReportData } from './report-data.ts';
 import { isDerived } from '../../contracts/derived.ts';
 import { contextTable, reflectionTable } from '../tables/loops.ts';
-import { decisionTable, fitTable, ratioTableRows, repriceTable, runsTable, savingsTable, summaryTable, volumeTable, type Table } from '../tables/tables.ts';
+import {
+  decisionTable,
+  fitTable,
+  ratioTableRows,
+  repriceTable,
+  runsTable,
+  savingsTable,
+  summaryTable,
+  volumeTable,
+  type Table,
+} from '../tables/tables.ts';
 import { constraintTable, queueTable, roleTable } from '../tables/taskqueue.ts';
 import { DETECTOR_NOTE, detectorTable } from '../tables/detectors.ts';
 import { counted } from '../format/numbers.ts';
@@ -15,7 +25,8 @@ import { leadLine, sentences } from './decision-lines.ts';
 /** Per-run rows beyond this are in runs.csv; the HTML stays light for big sweeps. */
 export const MAX_RUN_ROWS = 500;
 
-export const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+export const esc = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** `rowClass`: a class per row (a budget that did not hold is marked apart from one that holds). */
 function table(t: Table, caption?: string, rowClass: (row: readonly string[]) => string | null = () => null): string {
@@ -35,12 +46,17 @@ function table(t: Table, caption?: string, rowClass: (row: readonly string[]) =>
 
 /** Several SVGs in one page must not share element ids (vega numbers clip paths from 1 in each). */
 function scopeSvgIds(svg: string, prefix: string): string {
-  return svg.replace(/\bid="([^"]+)"/g, `id="${prefix}-$1"`).replace(/url\(#([^)]+)\)/g, `url(#${prefix}-$1)`).replace(/href="#([^"]+)"/g, `href="#${prefix}-$1"`);
+  return svg
+    .replace(/\bid="([^"]+)"/g, `id="${prefix}-$1"`)
+    .replace(/url\(#([^)]+)\)/g, `url(#${prefix}-$1)`)
+    .replace(/href="#([^"]+)"/g, `href="#${prefix}-$1"`);
 }
 
 /** One line per decision; the whole of it, sentence by sentence, folded below. */
 const decisionItem = (text: string) =>
-  `<li><details><summary>${esc(leadLine(text))}</summary>${sentences(text).map((x) => `<p>${esc(x)}</p>`).join('')}</details></li>`;
+  `<li><details><summary>${esc(leadLine(text))}</summary>${sentences(text)
+    .map((x) => `<p>${esc(x)}</p>`)
+    .join('')}</details></li>`;
 
 const CSS = `
 :root { color-scheme: light; }
@@ -92,8 +108,13 @@ export function renderHtml(d: ReportData): string {
     ...describeSettings(d.summary),
     ['prices', d.pricing],
     // Adaptive repeats plan up to max per configuration and take what they need.
-    ['runs', `${recorded}${m ? ` of ${m.runs_planned} planned (${m.status})` : ''}${m ? `, ${m.adaptive ? `${m.adaptive.min}..${m.adaptive.max} (adaptive)` : m.repeat} per configuration` : ''}`],
-    ...(m?.adaptive?.rule === 'precision' ? ([['repeats', `--repeat auto: ${describePrecisionDesign(m.adaptive)}`]] as Array<[string, string]>) : []),
+    [
+      'runs',
+      `${recorded}${m ? ` of ${m.runs_planned} planned (${m.status})` : ''}${m ? `, ${m.adaptive ? `${m.adaptive.min}..${m.adaptive.max} (adaptive)` : m.repeat} per configuration` : ''}`,
+    ],
+    ...(m?.adaptive?.rule === 'precision'
+      ? ([['repeats', `--repeat auto: ${describePrecisionDesign(m.adaptive)}`]] as Array<[string, string]>)
+      : []),
     ['seed', m ? String(m.seed) : 'unknown (no meta.json)'],
     ['date', m ? m.created_at : 'unknown'],
     ['commit', m?.git_commit ?? 'unknown'],
@@ -116,11 +137,15 @@ export function renderHtml(d: ReportData): string {
 <p class="kicker">loopbench report · ${esc(d.name)}</p>
 <h1>${esc(title.question)} <span class="answer">${esc(title.answer)}</span></h1>
 <p class="lede">What these agent loops cost and whether they stop: ${runCount(d)} over ${counted(d.summary.length, 'configuration')}. Costs ${esc(d.pricing)}.</p>
-${d.decisions.length ? `<section id="decision"><h2>${d.recommended === false ? 'Step limits (no check, so none recommended)' : 'Recommended limits'}</h2>
+${
+  d.decisions.length
+    ? `<section id="decision"><h2>${d.recommended === false ? 'Step limits (no check, so none recommended)' : 'Recommended limits'}</h2>
 <ul class="findings decisions">${d.decisions.map(decisionItem).join('\n')}</ul>
 ${table(decisionTable(d.summary, d.economics), 'Cost per run and per successful task; +1 step: the extra cost per extra step taken between neighbouring limits (measured), and of step N+1 on the fitted curve at the mean steps taken (fit)')}
 ${unseenNote ? `<p class="note">${esc(unseenNote)}</p>` : ''}
-</section>` : ''}
+</section>`
+    : ''
+}
 ${skipped > 0 ? `<p class="warn">${skipped} incomplete record line(s) were skipped (an interrupted run leaves a partial last line).</p>` : ''}${d.skipped.duplicateRuns ? `<p class="warn">${d.skipped.duplicateRuns} run record(s) in runs.jsonl repeat a run id already read and were not counted.</p>` : ''}
 <section id="run"><h2>What was run</h2>
 <dl class="meta">${metaRows.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>
@@ -141,22 +166,34 @@ ${d.fits.length ? table(fitTable(d.fits), 'Least-squares fit per scenario') : '<
 ${d.ratios.length ? table(ratioTableRows(d.ratios), 'Steps taken ×k → input tokens ×r, between the step limits swept (k is the ratio of the steps the runs took, which another brake or an early finish can make smaller than the limits’)') : ''}
 ${d.savings.length ? table(savingsTable(d.savings), 'Each lower step limit against the highest') : ''}
 </section>
-${d.loop?.stability.length ? `<section id="reflection"><h2>Reflection: what it costs and what it buys</h2>
+${
+  d.loop?.stability.length
+    ? `<section id="reflection"><h2>Reflection: what it costs and what it buys</h2>
 ${table(reflectionTable(d.loop.stability), 'Per configuration over its repeats: success, pass^k, answers reflection changed, and tokens and cost against reflection off (stability.csv, pass-hat-k.csv)')}
-</section>` : ''}
-${d.loop?.context.length ? `<section id="context"><h2>Context strategies: what each saves</h2>
+</section>`
+    : ''
+}
+${
+  d.loop?.context.length
+    ? `<section id="context"><h2>Context strategies: what each saves</h2>
 ${table(contextTable(d.loop.context), 'Input tokens and cost per run against full context, the largest prompt sent, and the fit of cumulative input tokens per strategy (context.csv)')}
-</section>` : ''}
+</section>`
+    : ''
+}
 <section id="volume"><h2>Volume projection</h2>
 ${table(volumeTable(d.volumes))}
 <p class="note">Mean cost per run × runs; a month is 30 days.</p>
 </section>
 ${d.repriced.length ? repricingSection(d) : ''}
 ${d.taskqueue ? taskqueueSection(d.taskqueue) : ''}
-${d.detectors?.length ? `<section id="spin-detectors"><h2>Spin detectors: loops caught and false stops</h2>
+${
+  d.detectors?.length
+    ? `<section id="spin-detectors"><h2>Spin detectors: loops caught and false stops</h2>
 ${table(detectorTable(d.detectors), 'Each detector setting against the same configuration with it off, run by run at the same seed (spin_detectors.csv)')}
 <p class="note">${esc(DETECTOR_NOTE)}</p>
-</section>` : ''}
+</section>`
+    : ''
+}
 <section id="runs"><h2>Runs</h2>
 ${table(runsTable(runs))}
 ${recorded > runs.length ? `<p class="note">The first ${runs.length} of ${recorded} runs; all are in runs.csv.</p>` : ''}
@@ -199,7 +236,12 @@ export interface CheckSection {
 }
 
 /** The class of a budget's row by its result word (the table's first column): a breach is marked in colour, not only in the word. */
-const CHECK_ROW: Record<string, string> = { breached: 'breached', 'not shown to hold': 'breached', holds: 'holds', 'not measured': 'unmeasured' };
+const CHECK_ROW: Record<string, string> = {
+  breached: 'breached',
+  'not shown to hold': 'breached',
+  holds: 'holds',
+  'not measured': 'unmeasured',
+};
 
 const CHECK_STYLE: Record<CheckSection['status'], string> = {
   pass: 'border-left: 4px solid #3a9a4a; background: #eef7ee; padding: 2px 14px 6px',

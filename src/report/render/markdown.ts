@@ -3,7 +3,14 @@ import { runCount, type ReportData } from './report-data.ts';
 import { counted } from '../format/numbers.ts';
 import { unseenFailuresNote } from '../format/figures.ts';
 import { contextTable, reflectionTable } from '../tables/loops.ts';
-import { decisionTable, ratioTableRows, savingsTable, summaryTable, volumeTable, type Table } from '../tables/tables.ts';
+import {
+  decisionTable,
+  ratioTableRows,
+  savingsTable,
+  summaryTable,
+  volumeTable,
+  type Table,
+} from '../tables/tables.ts';
 import { constraintTable, queueTable } from '../tables/taskqueue.ts';
 import { DETECTOR_NOTE, detectorTable } from '../tables/detectors.ts';
 import { describePrecisionDesign } from '../stats/precision.ts';
@@ -27,9 +34,19 @@ export function renderMarkdown(d: ReportData): string {
       (m ? `; seed ${m.seed}${m.git_commit ? `, commit ${m.git_commit.slice(0, 10)}` : ''}, ${m.created_at}` : '') +
       '.',
     ...(skipped > 0 ? ['', `> ${skipped} incomplete record line(s) were skipped.`] : []),
-    ...(d.skipped.duplicateRuns ? ['', `> ${d.skipped.duplicateRuns} run record(s) in runs.jsonl repeat a run id already read and were not counted.`] : []),
+    ...(d.skipped.duplicateRuns
+      ? [
+          '',
+          `> ${d.skipped.duplicateRuns} run record(s) in runs.jsonl repeat a run id already read and were not counted.`,
+        ]
+      : []),
     ...(m?.adaptive?.rule === 'precision' && d.sampling?.length
-      ? ['', `Adaptive repeats (\`--repeat auto\`): ${describePrecisionDesign(m.adaptive)}.`, '', ...d.sampling.map((s) => `- ${s.config_id}: ${s.reason}`)]
+      ? [
+          '',
+          `Adaptive repeats (\`--repeat auto\`): ${describePrecisionDesign(m.adaptive)}.`,
+          '',
+          ...d.sampling.map((s) => `- ${s.config_id}: ${s.reason}`),
+        ]
       : []),
     '',
     '### Findings',
@@ -43,15 +60,46 @@ export function renderMarkdown(d: ReportData): string {
     markdownTable(decisionTable(d.summary, d.economics)),
     ...(unseenNote ? ['', unseenNote] : []),
   ];
-  if (d.ratios.length) parts.push('', '### Steps taken ×k → input tokens ×r', '', markdownTable(ratioTableRows(d.ratios)));
-  if (d.savings.length) parts.push('', '### Lower step limits against the highest', '', markdownTable(savingsTable(d.savings)));
-  if (d.loop?.stability.length) parts.push('', '### Reflection: what it costs and what it buys', '', markdownTable(reflectionTable(d.loop.stability)));
-  if (d.loop?.context.length) parts.push('', '### Context strategies: what each saves', '', markdownTable(contextTable(d.loop.context)));
+  if (d.ratios.length)
+    parts.push('', '### Steps taken ×k → input tokens ×r', '', markdownTable(ratioTableRows(d.ratios)));
+  if (d.savings.length)
+    parts.push('', '### Lower step limits against the highest', '', markdownTable(savingsTable(d.savings)));
+  if (d.loop?.stability.length)
+    parts.push(
+      '',
+      '### Reflection: what it costs and what it buys',
+      '',
+      markdownTable(reflectionTable(d.loop.stability)),
+    );
+  if (d.loop?.context.length)
+    parts.push('', '### Context strategies: what each saves', '', markdownTable(contextTable(d.loop.context)));
   if (d.taskqueue) {
     parts.push('', '### Task queue: length after each round', '', markdownTable(queueTable(d.taskqueue.rounds)));
-    if (d.taskqueue.constraints.length) parts.push('', '### Task queue: each constraint on vs off', '', markdownTable(constraintTable(d.taskqueue.constraints)));
+    if (d.taskqueue.constraints.length)
+      parts.push(
+        '',
+        '### Task queue: each constraint on vs off',
+        '',
+        markdownTable(constraintTable(d.taskqueue.constraints)),
+      );
   }
-  if (d.detectors?.length) parts.push('', '### Spin detectors: loops caught and false stops', '', markdownTable(detectorTable(d.detectors)), '', DETECTOR_NOTE);
-  parts.push('', '### Volume projection', '', markdownTable(volumeTable(d.volumes)), '', 'Charts, the fit, re-pricing and every run: `report.html` in the results directory.', '');
+  if (d.detectors?.length)
+    parts.push(
+      '',
+      '### Spin detectors: loops caught and false stops',
+      '',
+      markdownTable(detectorTable(d.detectors)),
+      '',
+      DETECTOR_NOTE,
+    );
+  parts.push(
+    '',
+    '### Volume projection',
+    '',
+    markdownTable(volumeTable(d.volumes)),
+    '',
+    'Charts, the fit, re-pricing and every run: `report.html` in the results directory.',
+    '',
+  );
   return parts.join('\n');
 }

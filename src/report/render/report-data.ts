@@ -64,12 +64,19 @@ export interface ReportData {
 /** The rates a reader needs to check a cost: cache writes and long-context tiers only where the price has them. */
 export function describePrice(p: Price): string {
   const writes = p.cache_write_per_1m !== undefined ? ` / $${p.cache_write_per_1m} cache writes` : '';
-  const tiers = (p.long_context ?? []).map((t) => `; prompts over ${t.above_tokens.toLocaleString('en-US')} tokens: $${t.input_per_1m} input / $${t.output_per_1m} output, the whole call`).join('');
+  const tiers = (p.long_context ?? [])
+    .map(
+      (t) =>
+        `; prompts over ${t.above_tokens.toLocaleString('en-US')} tokens: $${t.input_per_1m} input / $${t.output_per_1m} output, the whole call`,
+    )
+    .join('');
   return `${p.model} ($${p.input_per_1m} input / $${p.cached_input_per_1m} cached input${writes} / $${p.output_per_1m} output per 1M tokens${tiers})`;
 }
 
 export function describePrices(summary: readonly ConfigSummary[]): string[] {
-  return distinct(summary.map((c) => JSON.stringify(c.settings.price))).map((j) => describePrice(JSON.parse(j) as Price));
+  return distinct(summary.map((c) => JSON.stringify(c.settings.price))).map((j) =>
+    describePrice(JSON.parse(j) as Price),
+  );
 }
 
 /** Import formats whose logs record tokens but no costs: every call is priced by the import (coding-agent session logs). */
@@ -81,13 +88,19 @@ export const PRICED_PER_CALL: ReadonlySet<string> = new Set(['claude-code', 'cod
  * price of theirs only priced steps that recorded tokens but no cost; message lists record no usage at
  * all, so loopbench counted every token and priced every call.
  */
-export function describePricing(summary: readonly ConfigSummary[], o: { price?: Price; imported: string | null }): string {
-  if (o.price) return `re-priced as ${describePrice(o.price)} from recorded tokens (the brakes fired at the recorded prices)`;
+export function describePricing(
+  summary: readonly ConfigSummary[],
+  o: { price?: Price; imported: string | null },
+): string {
+  if (o.price)
+    return `re-priced as ${describePrice(o.price)} from recorded tokens (the brakes fired at the recorded prices)`;
   if (o.imported === null) return `priced as recorded: ${describePrices(summary).join('; ')}`;
   const known = describePrices(summary.filter((c) => c.settings.price.model !== UNKNOWN_PRICE.model));
-  if (o.imported === 'messages') return `counted by loopbench: the message lists hold no usage, so every call's tokens were counted with loopbench's o200k_base counter and priced as ${known.join('; ')}`;
+  if (o.imported === 'messages')
+    return `counted by loopbench: the message lists hold no usage, so every call's tokens were counted with loopbench's o200k_base counter and priced as ${known.join('; ')}`;
   // A chat log records each call's usage but never its cost.
-  if (o.imported === 'chatlog' && known.length) return `priced by loopbench: tokens as the chat log recorded them, which records no cost, priced as ${known.join('; ')}`;
+  if (o.imported === 'chatlog' && known.length)
+    return `priced by loopbench: tokens as the chat log recorded them, which records no cost, priced as ${known.join('; ')}`;
   if (PRICED_PER_CALL.has(o.imported))
     return `priced per call from its recorded tokens at the rates of the model it recorded (the logs hold no costs): ${known.join('; ') || 'no model of theirs has a price'}; cache writes at the cache-write rate, 1-hour writes at the 1-hour rate (2× input where the table has none)`;
   return `as recorded in the trajectories${known.length ? ` (steps with tokens but no cost_usd priced as ${known.join('; ')})` : ''}`;

@@ -26,7 +26,10 @@ function costChange(lo: ConfigSummary, hi: ConfigSummary): string {
   return `${times(hi.cost_usd.mean / lo.cost_usd.mean)} per run (${a} → ${b})`;
 }
 
-export function reportTitle(summary: readonly ConfigSummary[], recommendations: readonly Recommendation[]): ReportTitle {
+export function reportTitle(
+  summary: readonly ConfigSummary[],
+  recommendations: readonly Recommendation[],
+): ReportTitle {
   const families = stepLimitFamilies(summary);
   if (families.length > 0) {
     const ranges = new Set(families.map((f) => `${limit(f[0]!)} → ${limit(f[f.length - 1]!)}`));
@@ -35,16 +38,32 @@ export function reportTitle(summary: readonly ConfigSummary[], recommendations: 
     const parts = families.slice(0, NAMED_FAMILIES).map((f) => {
       const [lo, hi] = [f[0]!, f[f.length - 1]!];
       const siblings = families.filter((g) => g !== f && g[0]!.scenario === lo.scenario);
-      const label = siblings.length ? differingSettings(lo.settings, siblings.map((g) => g[0]!.settings)) : '';
-      const name = families.length > 1 ? `${lo.scenario}${label ? ` (${label})` : ''}: ` : scenarios.size > 1 ? `${lo.scenario}: ` : '';
+      const label = siblings.length
+        ? differingSettings(
+            lo.settings,
+            siblings.map((g) => g[0]!.settings),
+          )
+        : '';
+      const name =
+        families.length > 1
+          ? `${lo.scenario}${label ? ` (${label})` : ''}: `
+          : scenarios.size > 1
+            ? `${lo.scenario}: `
+            : '';
       const rec = recommendations.find((r) => r.config_id !== null && f.some((c) => c.config_id === r.config_id));
       const range = one ? '' : `MAX_STEPS ${limit(lo)} → ${limit(hi)}: `;
       // Where success is checked and the two ends differ in it, the answer says so: cost alone would read as the whole trade.
-      const success = lo.successes !== null && hi.successes !== null && (lo.successes !== hi.successes || lo.runs !== hi.runs) ? `, success ${lo.successes}/${lo.runs} → ${hi.successes}/${hi.runs}` : '';
+      const success =
+        lo.successes !== null && hi.successes !== null && (lo.successes !== hi.successes || lo.runs !== hi.runs)
+          ? `, success ${lo.successes}/${lo.runs} → ${hi.successes}/${hi.runs}`
+          : '';
       return `${name}${range}${costChange(lo, hi)}${success}${rec ? `, recommended MAX_STEPS ${rec.max_steps}` : ''}`;
     });
     const more = families.length > NAMED_FAMILIES ? `; ${families.length - NAMED_FAMILIES} more below` : '';
-    return { question: one ? `What does MAX_STEPS ${one} cost?` : 'What do the step limits swept cost?', answer: `${parts.join('; ')}${more}` };
+    return {
+      question: one ? `What does MAX_STEPS ${one} cost?` : 'What do the step limits swept cost?',
+      answer: `${parts.join('; ')}${more}`,
+    };
   }
   if (summary.length === 0) return { question: 'What did these agent loops cost?', answer: 'no run was recorded' };
   const success = (c: ConfigSummary) => (c.successes === null ? '' : `, ${c.successes}/${c.runs} succeeded`);
@@ -52,7 +71,9 @@ export function reportTitle(summary: readonly ConfigSummary[], recommendations: 
     const names = summary.map((c) => c.config_id);
     const listed = names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
     const money = usdDistinct(summary.map((c) => c.cost_usd.mean));
-    const each = summary.map((c) => `${summary.length > 1 ? `${c.config_id}: ` : ''}${money(c.cost_usd.mean)} per run${success(c)}`);
+    const each = summary.map(
+      (c) => `${summary.length > 1 ? `${c.config_id}: ` : ''}${money(c.cost_usd.mean)} per run${success(c)}`,
+    );
     return { question: `What ${names.length === 1 ? 'does' : 'do'} ${listed} cost?`, answer: each.join('; ') };
   }
   const byCost = [...summary].sort((a, b) => a.cost_usd.mean - b.cost_usd.mean);

@@ -46,11 +46,16 @@ export const naturalOrder = new Intl.Collator('en', { numeric: true }).compare;
  * `repriced`: the costs are at other prices than the runs were braked at, so a run's budget (max_cost_usd,
  * in the prices it ran at) no longer caps what it costs here, and cost per success cannot lean on it.
  */
-export function summarizeConfigs(runs: readonly RunFacts[], { repriced = false }: { repriced?: boolean } = {}): ConfigSummary[] {
+export function summarizeConfigs(
+  runs: readonly RunFacts[],
+  { repriced = false }: { repriced?: boolean } = {},
+): ConfigSummary[] {
   // Scenarios in the order they first appear, configurations in natural order (steps=12 before steps=30).
   const scenarioOrder = [...new Set(runs.map((r) => r.scenario))];
   const ordered = groupByConfig(runs).sort(
-    (a, b) => scenarioOrder.indexOf(a[0]!.scenario) - scenarioOrder.indexOf(b[0]!.scenario) || naturalOrder(a[0]!.config_id, b[0]!.config_id),
+    (a, b) =>
+      scenarioOrder.indexOf(a[0]!.scenario) - scenarioOrder.indexOf(b[0]!.scenario) ||
+      naturalOrder(a[0]!.config_id, b[0]!.config_id),
   );
   return ordered.map((g) => {
     const first = g[0]!;
@@ -61,7 +66,9 @@ export function summarizeConfigs(runs: readonly RunFacts[], { repriced = false }
     for (const r of g) {
       stop_reasons[r.stop_reason] = (stop_reasons[r.stop_reason] ?? 0) + 1;
       const at = stop_steps[r.stop_reason];
-      stop_steps[r.stop_reason] = at ? { min: Math.min(at.min, r.stop_step), max: Math.max(at.max, r.stop_step) } : { min: r.stop_step, max: r.stop_step };
+      stop_steps[r.stop_reason] = at
+        ? { min: Math.min(at.min, r.stop_step), max: Math.max(at.max, r.stop_step) }
+        : { min: r.stop_step, max: r.stop_step };
     }
     const pick = (f: (r: RunFacts) => number) => spread(g.map(f));
     return {
@@ -109,13 +116,32 @@ export interface StepPoint {
  * memory. A run's records come together (build.ts reads them run by run), so a cell counts a run when its id changes.
  */
 export class StepIndexAccumulator {
-  private readonly cells = new Map<string, { base: Omit<StepPoint, 'input_tokens' | 'cum_input_tokens' | 'cum_cost_usd' | 'calls' | 'runs'>; calls: number; runs: number; lastRun: string; input: number; cum: number; cost: number }>();
+  private readonly cells = new Map<
+    string,
+    {
+      base: Omit<StepPoint, 'input_tokens' | 'cum_input_tokens' | 'cum_cost_usd' | 'calls' | 'runs'>;
+      calls: number;
+      runs: number;
+      lastRun: string;
+      input: number;
+      cum: number;
+      cost: number;
+    }
+  >();
 
   add(r: StepRecord): void {
     const key = `${r.config_id}\u0000${r.step}`;
     let c = this.cells.get(key);
     if (!c) {
-      c = { base: { config_id: r.config_id, scenario: r.scenario, max_steps: r.settings.limits.max_steps, step: r.step }, calls: 0, runs: 0, lastRun: '', input: 0, cum: 0, cost: 0 };
+      c = {
+        base: { config_id: r.config_id, scenario: r.scenario, max_steps: r.settings.limits.max_steps, step: r.step },
+        calls: 0,
+        runs: 0,
+        lastRun: '',
+        input: 0,
+        cum: 0,
+        cost: 0,
+      };
       this.cells.set(key, c);
     }
     c.calls++;
@@ -130,7 +156,14 @@ export class StepIndexAccumulator {
 
   points(): StepPoint[] {
     return [...this.cells.values()]
-      .map((c) => ({ ...c.base, calls: c.calls, runs: c.runs, input_tokens: c.input / c.calls, cum_input_tokens: c.cum / c.calls, cum_cost_usd: c.cost / c.calls }))
+      .map((c) => ({
+        ...c.base,
+        calls: c.calls,
+        runs: c.runs,
+        input_tokens: c.input / c.calls,
+        cum_input_tokens: c.cum / c.calls,
+        cum_cost_usd: c.cost / c.calls,
+      }))
       .sort((a, b) => a.config_id.localeCompare(b.config_id) || a.step - b.step);
   }
 }

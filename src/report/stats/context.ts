@@ -35,11 +35,16 @@ export function fitsByConfig(points: readonly StepPoint[]): Map<string, Quadrati
   return new Map(acc.fits().map((f) => [f.scenario, f]));
 }
 
-export function contextRows(runs: readonly RunFacts[], points: readonly StepPoint[], maxCallInput: ReadonlyMap<string, number>): ContextRow[] {
+export function contextRows(
+  runs: readonly RunFacts[],
+  points: readonly StepPoint[],
+  maxCallInput: ReadonlyMap<string, number>,
+): ContextRow[] {
   const groups = groupByConfig(runs);
   const fits = fitsByConfig(points);
   const full = new Map<string, RunFacts[]>();
-  for (const g of groups) if (g[0]!.settings.context === 'full') full.set(settingsKey(g[0]!.settings, 'context', 'full'), g);
+  for (const g of groups)
+    if (g[0]!.settings.context === 'full') full.set(settingsKey(g[0]!.settings, 'context', 'full'), g);
   return groups.map((g) => {
     const first = g[0]!;
     const base = full.get(settingsKey(first.settings, 'context', 'full'));

@@ -82,7 +82,10 @@ function ratioAndSe(s: Sums): { r: number; se: number } {
 }
 
 /** Σ cost ÷ successes with its interval; `budgetUsd` is the runs' per-run budget (null: none known). Null when no run was checked. */
-export function costPerSuccess(runs: ReadonlyArray<{ cost_usd: number; success: boolean | null }>, budgetUsd: number | null = null): CostPerSuccess | null {
+export function costPerSuccess(
+  runs: ReadonlyArray<{ cost_usd: number; success: boolean | null }>,
+  budgetUsd: number | null = null,
+): CostPerSuccess | null {
   const checked = runs.filter((r): r is { cost_usd: number; success: boolean } => r.success !== null);
   const n = checked.length;
   if (n === 0) return null;
@@ -100,9 +103,14 @@ export function costPerSuccess(runs: ReadonlyArray<{ cost_usd: number; success: 
   const braked = budgetUsd === null || rateHi >= 1 ? Infinity : successMean + (rateHi / (1 - rateHi)) * budgetUsd;
   const data = n < MIN_BOOTSTRAP_RUNS ? deltaMethod(sums) : bootstrapT(costs, wins, sums);
   // A run recorded above its budget (one not braked by it) cannot pull the cap below the estimate itself.
-  if (failures > 0) return { value, ci: { lo: data.lo, hi: Math.max(value, Math.min(data.hi, braked)) }, unseen_failures: null };
+  if (failures > 0)
+    return { value, ci: { lo: data.lo, hi: Math.max(value, Math.min(data.hi, braked)) }, unseen_failures: null };
   const adds = budgetUsd === null ? null : (rateHi / (1 - rateHi)) * budgetUsd;
-  return { value, ci: { lo: data.lo, hi: data.hi + (adds ?? 0) }, unseen_failures: { runs: n, failure_rate_hi: rateHi, budget_usd: budgetUsd, adds_usd: adds, seen_hi: data.hi } };
+  return {
+    value,
+    ci: { lo: data.lo, hi: data.hi + (adds ?? 0) },
+    unseen_failures: { runs: n, failure_rate_hi: rateHi, budget_usd: budgetUsd, adds_usd: adds, seen_hi: data.hi },
+  };
 }
 
 function add(s: Sums, cost: number, win: number): void {

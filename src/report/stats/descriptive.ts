@@ -26,7 +26,12 @@ export interface Spread {
 export function spread(xs: readonly number[]): Spread {
   // Sorted once for every percentile; no Math.max(...xs), which overflows the stack on large arrays.
   const sorted = Float64Array.from(xs).sort();
-  return { mean: mean(xs), p50: quantileOfSorted(sorted, 0.5), p95: quantileOfSorted(sorted, 0.95), max: sorted.length ? sorted[sorted.length - 1]! : 0 };
+  return {
+    mean: mean(xs),
+    p50: quantileOfSorted(sorted, 0.5),
+    p95: quantileOfSorted(sorted, 0.95),
+    max: sorted.length ? sorted[sorted.length - 1]! : 0,
+  };
 }
 
 export interface Box {

@@ -36,7 +36,8 @@ export interface DetectorRow {
 }
 
 /** Succeeded: the scenario's check passed, or — for a scenario that checks nothing — the agent finished on its own. */
-const succeeded = (r: RunFacts) => r.success === true || (r.success === null && (r.stop_reason === 'done' || r.stop_reason === 'queue_empty'));
+const succeeded = (r: RunFacts) =>
+  r.success === true || (r.success === null && (r.stop_reason === 'done' || r.stop_reason === 'queue_empty'));
 
 type Run = RunFacts & { repeat: number };
 
@@ -59,7 +60,9 @@ export function detectorRows(runs: readonly Run[]): DetectorRow[] {
       const paired = groups.map((g) => twins(byConfig, g, d.key)).filter((p) => p.length > 0);
       if (paired.length === 0) continue;
       const pairs = paired.flat();
-      const stopped = pairs.filter(([r, b]) => r.stop_reason === 'spin' && !(b.stop_reason === 'spin' && b.stop_step === r.stop_step));
+      const stopped = pairs.filter(
+        ([r, b]) => r.stop_reason === 'spin' && !(b.stop_reason === 'spin' && b.stop_step === r.stop_step),
+      );
       const loops = stopped.filter(([, b]) => !succeeded(b));
       const saved = loops.reduce((s, [r, b]) => s + b.cost_usd - r.cost_usd, 0);
       const twinCost = pairs.reduce((s, [, b]) => s + b.cost_usd, 0);

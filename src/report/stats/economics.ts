@@ -48,7 +48,10 @@ export function configEconomics(summary: readonly ConfigSummary[], fits: readonl
       cost_per_success_ci: c.cost_per_success?.ci ?? null,
       unseen_failures: c.cost_per_success?.unseen_failures ?? null,
       marginal_step_cost: marginal.get(c.config_id) ?? null,
-      marginal_step_cost_fit: fit && n > 0 ? ((predict(fit, n + 1) - predict(fit, n)) * p.input_per_1m + outPerStep * p.output_per_1m) / 1e6 : null,
+      marginal_step_cost_fit:
+        fit && n > 0
+          ? ((predict(fit, n + 1) - predict(fit, n)) * p.input_per_1m + outPerStep * p.output_per_1m) / 1e6
+          : null,
     };
   });
 }

@@ -16,7 +16,10 @@ export interface QuadraticFit {
 
 /** Sufficient statistics for least squares of y on (N, N²) without intercept, so records stream through. */
 export class QuadraticFitAccumulator {
-  private readonly sums = new Map<string, { n2: number; n3: number; n4: number; ny: number; n2y: number; y: number; y2: number; count: number; maxN: number }>();
+  private readonly sums = new Map<
+    string,
+    { n2: number; n3: number; n4: number; ny: number; n2y: number; y: number; y2: number; count: number; maxN: number }
+  >();
 
   add(scenario: string, n: number, y: number): void {
     let s = this.sums.get(scenario);
@@ -46,7 +49,14 @@ export class QuadraticFitAccumulator {
       const b = (s.n2 * s.n2y - s.n3 * s.ny) / det;
       const ssRes = s.y2 - 2 * a * s.ny - 2 * b * s.n2y + a * a * s.n2 + 2 * a * b * s.n3 + b * b * s.n4;
       const ssTot = s.y2 - (s.y * s.y) / s.count;
-      out.push({ scenario, a, b, r2: ssTot > 0 ? 1 - Math.max(0, ssRes) / ssTot : 1, points: s.count, max_step: s.maxN });
+      out.push({
+        scenario,
+        a,
+        b,
+        r2: ssTot > 0 ? 1 - Math.max(0, ssRes) / ssTot : 1,
+        points: s.count,
+        max_step: s.maxN,
+      });
     }
     return out;
   }

@@ -44,7 +44,8 @@ export interface PrecisionLook {
 export function judgePrecision(runs: readonly SampledRun[], precision: number): PrecisionLook {
   const costs = runs.map((r) => r.cost_usd);
   const { mean, ci } = meanInterval(costs);
-  const alike = runs.length >= 2 && runs.every((r) => r.cost_usd === runs[0]!.cost_usd && r.success === runs[0]!.success);
+  const alike =
+    runs.length >= 2 && runs.every((r) => r.cost_usd === runs[0]!.cost_usd && r.success === runs[0]!.success);
   const half = ci ? (ci.hi - ci.lo) / 2 : Infinity;
   const cost = half === 0 ? 0 : mean > 0 ? half / mean : Infinity;
   const checked = runs.filter((r) => r.success !== null);
@@ -53,7 +54,13 @@ export function judgePrecision(runs: readonly SampledRun[], precision: number): 
     const w = wilson(checked.filter((r) => r.success).length, checked.length);
     success = (w.hi - w.lo) / 2;
   }
-  return { runs: runs.length, alike, cost, success, met: alike || (cost <= precision && (success === null || success <= precision)) };
+  return {
+    runs: runs.length,
+    alike,
+    cost,
+    success,
+    met: alike || (cost <= precision && (success === null || success <= precision)),
+  };
 }
 
 export interface PrecisionOutcome {
@@ -74,17 +81,39 @@ function figures(l: PrecisionLook): string {
 }
 
 /** The rule, replayed over one configuration's runs in repeat order: where it stopped, or the next look to reach. */
-export function precisionSampling(configId: string, runs: readonly SampledRun[], r: AdaptiveSampling): { outcome: PrecisionOutcome } | { nextLook: number } {
+export function precisionSampling(
+  configId: string,
+  runs: readonly SampledRun[],
+  r: AdaptiveSampling,
+): { outcome: PrecisionOutcome } | { nextLook: number } {
   const ordered = runs.filter((x) => x.stop_reason !== 'interrupted').sort((a, b) => a.repeat - b.repeat);
   const precision = r.precision ?? DEFAULT_PRECISION;
   for (const n of looksOf(r)) {
     if (ordered.length < n) return { nextLook: n };
     const l = judgePrecision(ordered.slice(0, n), precision);
-    if (l.alike) return { outcome: { config_id: configId, runs: n, stopped: 'decided', reason: `decided after ${n} runs: all ${n} alike (same cost and outcome), so more runs would repeat them` } };
-    if (l.met) return { outcome: { config_id: configId, runs: n, stopped: 'decided', reason: `decided after ${n} runs: ${figures(l)}` } };
+    if (l.alike)
+      return {
+        outcome: {
+          config_id: configId,
+          runs: n,
+          stopped: 'decided',
+          reason: `decided after ${n} runs: all ${n} alike (same cost and outcome), so more runs would repeat them`,
+        },
+      };
+    if (l.met)
+      return {
+        outcome: { config_id: configId, runs: n, stopped: 'decided', reason: `decided after ${n} runs: ${figures(l)}` },
+      };
     if (n === r.max) {
       const target = `±${up(precision)} %${l.success === null ? '' : ` and ±${up(precision)} points`}`;
-      return { outcome: { config_id: configId, runs: n, stopped: 'max', reason: `ran to max ${n} runs: ${figures(l)} (target ${target})` } };
+      return {
+        outcome: {
+          config_id: configId,
+          runs: n,
+          stopped: 'max',
+          reason: `ran to max ${n} runs: ${figures(l)} (target ${target})`,
+        },
+      };
     }
   }
   throw new Error('unreachable: the last look is max');
@@ -103,7 +132,12 @@ export function precisionOutcomes(runs: readonly SampledRun[], r: AdaptiveSampli
     if ('outcome' in s) return s.outcome;
     const taken = own.filter((x) => x.stop_reason !== 'interrupted');
     const so = taken.length >= 2 ? `: ${figures(judgePrecision(taken, r.precision ?? DEFAULT_PRECISION))}` : '';
-    return { config_id: id, runs: taken.length, stopped: 'short', reason: `stopped short after ${taken.length} runs, before the look at ${s.nextLook}${so}` };
+    return {
+      config_id: id,
+      runs: taken.length,
+      stopped: 'short',
+      reason: `stopped short after ${taken.length} runs, before the look at ${s.nextLook}${so}`,
+    };
   });
 }
 

@@ -55,7 +55,11 @@ export function stabilityRows(runs: readonly RunFacts[]): StabilityRow[] {
   for (const g of groups) {
     const s = g[0]!.settings;
     if (s.reflection === 'off')
-      offCost.set(settingsKey(s, 'reflection', 'off'), { config: g[0]!.config_id, tokens: mean(g.map(tokens)), cost: mean(g.map((r) => r.cost_usd)) });
+      offCost.set(settingsKey(s, 'reflection', 'off'), {
+        config: g[0]!.config_id,
+        tokens: mean(g.map(tokens)),
+        cost: mean(g.map((r) => r.cost_usd)),
+      });
   }
   return groups.map((g) => {
     const first = g[0]!;
@@ -67,7 +71,13 @@ export function stabilityRows(runs: readonly RunFacts[]): StabilityRow[] {
     const off = offCost.get(settingsKey(first.settings, 'reflection', 'off'));
     const t = mean(g.map(tokens));
     const c = mean(g.map((r) => r.cost_usd));
-    const per = (f: (x: ReflectionRecord) => number) => mean(g.map((r) => { const x = reflectionOf(r); return x ? f(x) : 0; }));
+    const per = (f: (x: ReflectionRecord) => number) =>
+      mean(
+        g.map((r) => {
+          const x = reflectionOf(r);
+          return x ? f(x) : 0;
+        }),
+      );
     return {
       config_id: first.config_id,
       scenario: first.scenario,

@@ -53,17 +53,30 @@ export class CachedTokensEstimator {
 }
 
 /** The token counts a cost is computed from: a step's, or a run's sums of them. */
-type Tokens = Pick<StepRecord, 'input_tokens' | 'output_tokens' | 'cached_tokens' | 'cache_write_tokens' | 'cache_write_1h_tokens' | 'reasoning_tokens'>;
+type Tokens = Pick<
+  StepRecord,
+  | 'input_tokens'
+  | 'output_tokens'
+  | 'cached_tokens'
+  | 'cache_write_tokens'
+  | 'cache_write_1h_tokens'
+  | 'reasoning_tokens'
+>;
 
 /** `r`'s tokens at `price`, `cached` of the input read from a cache; every other part at its own rate. */
 const tokensAt = (price: Price, r: Tokens, cached: number) =>
-  callCost(price, r.input_tokens, r.output_tokens, cached, { cacheWrite: r.cache_write_tokens, cacheWrite1h: r.cache_write_1h_tokens, reasoning: r.reasoning_tokens });
+  callCost(price, r.input_tokens, r.output_tokens, cached, {
+    cacheWrite: r.cache_write_tokens,
+    cacheWrite1h: r.cache_write_1h_tokens,
+    reasoning: r.reasoning_tokens,
+  });
 
 /**
  * A step's cost at `price`, cache reads billed where the step recorded them (prompt caching on): steps.csv's
  * re-priced cost. A long-context tier is chosen by the step's own prompt, as the provider bills a call.
  */
-export const costAt = (price: Price, s: Tokens & { settings: Pick<StepRecord['settings'], 'prompt_cache'> }) => tokensAt(price, s, s.settings.prompt_cache ? s.cached_tokens : 0);
+export const costAt = (price: Price, s: Tokens & { settings: Pick<StepRecord['settings'], 'prompt_cache'> }) =>
+  tokensAt(price, s, s.settings.prompt_cache ? s.cached_tokens : 0);
 
 /** Input tokens a cache could have read: never those the same call wrote to it. */
 const readable = (r: Tokens, hit: number) => Math.min(r.input_tokens - (r.cache_write_tokens ?? 0), hit);
@@ -94,7 +107,10 @@ export class StepRepricer {
     if (!run) this.byRun.set(s.run_id, (run = { calls: 0, sums: [] }));
     const last = run.sums.at(-1);
     const cached = s.settings.prompt_cache ? s.cached_tokens : readable(s, hit);
-    const next = this.prices.flatMap((p, i) => [(last?.[2 * i] ?? 0) + tokensAt(p, s, 0), (last?.[2 * i + 1] ?? 0) + tokensAt(p, s, cached)]);
+    const next = this.prices.flatMap((p, i) => [
+      (last?.[2 * i] ?? 0) + tokensAt(p, s, 0),
+      (last?.[2 * i + 1] ?? 0) + tokensAt(p, s, cached),
+    ]);
     run.calls++;
     if (this.keepPrefixes || !last) run.sums.push(next);
     else run.sums[0] = next;
@@ -139,14 +155,22 @@ export interface RepricedConfig {
   ratio_to_recorded: number;
 }
 
-export function repriceRuns(runs: readonly RunFacts[], prices: readonly Price[], cachedFor: (r: RunFacts) => number, stepCosts?: StepCosts): RepricedConfig[] {
+export function repriceRuns(
+  runs: readonly RunFacts[],
+  prices: readonly Price[],
+  cachedFor: (r: RunFacts) => number,
+  stepCosts?: StepCosts,
+): RepricedConfig[] {
   const byConfig = groupBy(runs, (r) => r.config_id);
   const out: RepricedConfig[] = [];
   for (const [config_id, group] of byConfig) {
     const recorded = group.reduce((s, r) => s + r.cost_usd, 0);
     for (const price of prices) {
       for (const cache of [false, true]) {
-        const total = group.reduce((s, r) => s + (stepCosts?.(r, price, cache) ?? totalsAt(price, r, cache ? readable(r, cachedFor(r)) : 0)), 0);
+        const total = group.reduce(
+          (s, r) => s + (stepCosts?.(r, price, cache) ?? totalsAt(price, r, cache ? readable(r, cachedFor(r)) : 0)),
+          0,
+        );
         out.push({
           config_id,
           scenario: group[0]!.scenario,
@@ -178,6 +202,10 @@ export function repriceAll<R extends RunFacts>(runs: readonly R[], price: Price,
       settings.set(r.settings, (s = { ...rest, price }));
     }
     const cache = Boolean(r.settings.prompt_cache);
-    return { ...r, settings: s, cost_usd: stepCosts?.(r, price, cache) ?? totalsAt(price, r, cache ? r.cached_tokens : 0) };
+    return {
+      ...r,
+      settings: s,
+      cost_usd: stepCosts?.(r, price, cache) ?? totalsAt(price, r, cache ? r.cached_tokens : 0),
+    };
   });
 }

@@ -9,7 +9,9 @@ import { groupBy } from '../data/group.ts';
 /** Configurations that differ only in MAX_STEPS, lowest limit first; the unit the ratio and savings tables compare within. */
 export function stepLimitFamilies(summary: readonly ConfigSummary[]): ConfigSummary[][] {
   const limited = summary.filter((c) => c.settings.limits.max_steps !== null);
-  const families = groupBy(limited, (c) => configKey({ ...c.settings, limits: { ...c.settings.limits, max_steps: 0 } }));
+  const families = groupBy(limited, (c) =>
+    configKey({ ...c.settings, limits: { ...c.settings.limits, max_steps: 0 } }),
+  );
   return [...families.values()]
     .map((f) => f.sort((x, y) => x.settings.limits.max_steps! - y.settings.limits.max_steps!))
     .filter((f) => f.length >= 2);
@@ -52,7 +54,8 @@ export function ratioTable(summary: readonly ConfigSummary[], fits: readonly Qua
           steps_ratio: n0 > 0 ? n1 / n0 : NaN,
           tokens_ratio: lo.input_tokens.mean > 0 ? hi.input_tokens.mean / lo.input_tokens.mean : NaN,
           // The curve says nothing beyond the steps it was fitted on (runs that finish early).
-          fit_tokens_ratio: fit && fit.max_step >= n1 && predict(fit, n0) > 0 ? predict(fit, n1) / predict(fit, n0) : null,
+          fit_tokens_ratio:
+            fit && fit.max_step >= n1 && predict(fit, n0) > 0 ? predict(fit, n1) / predict(fit, n0) : null,
           from_config: lo.config_id,
           to_config: hi.config_id,
         });

@@ -33,7 +33,15 @@ export function roundRows(runs: readonly RunFacts[]): RoundRow[] {
   const out: RoundRow[] = [];
   for (const [config, g] of groupBy(runs.filter(isTaskqueue), (r) => r.config_id)) {
     const initial = g.map((r) => Number(r.extra?.initial_queue_length ?? 0));
-    out.push({ config_id: config, round: 0, runs: g.length, queue_length_mean: mean(initial), queue_length_max: max(initial), calls_mean: 0, tokens_mean: 0 });
+    out.push({
+      config_id: config,
+      round: 0,
+      runs: g.length,
+      queue_length_mean: mean(initial),
+      queue_length_max: max(initial),
+      calls_mean: 0,
+      tokens_mean: 0,
+    });
     const byRound = groupBy(g.flatMap(rounds), (x) => String(x.round));
     for (const [round, xs] of [...byRound].sort((a, b) => Number(a[0]) - Number(b[0]))) {
       out.push({
@@ -76,7 +84,12 @@ export function roleRows(runs: readonly RunFacts[]): RoleRow[] {
   for (const [config, g] of groupBy(runs.filter(isTaskqueue), (r) => r.config_id)) {
     const roles = new Set(g.flatMap((r) => Object.keys((r.extra?.tokens_by_role as RoleExtra | undefined) ?? {})));
     for (const role of roles) {
-      const of = (r: RunFacts) => ((r.extra?.tokens_by_role as RoleExtra | undefined) ?? {})[role] ?? { calls: 0, input_tokens: 0, output_tokens: 0 };
+      const of = (r: RunFacts) =>
+        ((r.extra?.tokens_by_role as RoleExtra | undefined) ?? {})[role] ?? {
+          calls: 0,
+          input_tokens: 0,
+          output_tokens: 0,
+        };
       out.push({
         config_id: config,
         role,
@@ -121,7 +134,9 @@ export function constraintRows(runs: readonly RunFacts[]): ConstraintRow[] {
     const s = g[0]!.settings;
     for (const [knob, value] of Object.entries(s.agent)) {
       if (OFF(value) || knob === 'compress_at') continue;
-      const base = byKey.get(configKey({ ...s, agent: { ...s.agent, [knob]: typeof value === 'boolean' ? false : null } }));
+      const base = byKey.get(
+        configKey({ ...s, agent: { ...s.agent, [knob]: typeof value === 'boolean' ? false : null } }),
+      );
       if (!base) continue;
       const cost = [avg(base, (r) => r.cost_usd), avg(g, (r) => r.cost_usd)] as const;
       out.push({

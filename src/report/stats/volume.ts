@@ -11,18 +11,26 @@ export interface Volume {
   as_written: string;
 }
 
-const perDay = (n: number, unit = 'day'): Volume => ({ runs_per_day: n * PER_DAY[unit]!, as_written: `${n.toLocaleString('en-US', { maximumFractionDigits: 3 })} runs ${unit === 'hour' ? 'an' : 'a'} ${unit}` });
+const perDay = (n: number, unit = 'day'): Volume => ({
+  runs_per_day: n * PER_DAY[unit]!,
+  as_written: `${n.toLocaleString('en-US', { maximumFractionDigits: 3 })} runs ${unit === 'hour' ? 'an' : 'a'} ${unit}`,
+});
 export const DEFAULT_VOLUMES: Volume[] = [1_000, 10_000, 100_000].map((n) => perDay(n));
 
 /** `10000/day,5000/hour,2e6/month` (a bare number is per day). */
 export function parseVolumes(text: string): Volume[] {
   const out: Volume[] = [];
-  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const m = /^([0-9][0-9_.e+]*)\s*(?:\/\s*([a-z]+))?$/i.exec(part);
     const n = m ? Number(m[1]!.replace(/_/g, '')) : NaN;
     const unit = (m?.[2] ?? 'day').toLowerCase();
-    if (!m || !Number.isFinite(n) || n <= 0) throw new UsageError(`--volume: '${part}' is not a positive number of runs, like 10000/day`);
-    if (!(unit in PER_DAY)) throw new UsageError(`--volume: '${part}': unit must be one of ${Object.keys(PER_DAY).join(', ')}`);
+    if (!m || !Number.isFinite(n) || n <= 0)
+      throw new UsageError(`--volume: '${part}' is not a positive number of runs, like 10000/day`);
+    if (!(unit in PER_DAY))
+      throw new UsageError(`--volume: '${part}': unit must be one of ${Object.keys(PER_DAY).join(', ')}`);
     out.push(perDay(n, unit));
   }
   if (out.length === 0) throw new UsageError('--volume: no volume given (e.g. 10000/day)');

@@ -12,7 +12,19 @@ export function reflectionTable(rows: readonly StabilityRow[]): Table {
   // pass^k at k = 1, 5 and N (the most runs any configuration has); every k is in pass-hat-k.csv.
   const ks = shownK(Math.max(0, ...rows.map((r) => r.pass_hat_k.length)));
   return {
-    head: ['configuration', 'success', ...ks.map((k) => `pass^${k}`), 'right→wrong', 'wrong→right', 'critique calls / run', 'reopens / run', 'tokens / run', 'cost / run', 'tokens vs off', 'cost vs off'],
+    head: [
+      'configuration',
+      'success',
+      ...ks.map((k) => `pass^${k}`),
+      'right→wrong',
+      'wrong→right',
+      'critique calls / run',
+      'reopens / run',
+      'tokens / run',
+      'cost / run',
+      'tokens vs off',
+      'cost vs off',
+    ],
     rows: rows.map((r) => [
       r.config_id,
       r.successes === null ? 'not checked' : `${r.successes}/${r.runs}`,
@@ -32,7 +44,17 @@ export function reflectionTable(rows: readonly StabilityRow[]): Table {
 
 export function contextTable(rows: readonly ContextRow[]): Table {
   return {
-    head: ['configuration', 'input tokens / run', 'saved vs full', 'cost / run', 'cost saved', 'largest prompt', 'summary calls / run', 'fit a·N + b·N²', 'R²'],
+    head: [
+      'configuration',
+      'input tokens / run',
+      'saved vs full',
+      'cost / run',
+      'cost saved',
+      'largest prompt',
+      'summary calls / run',
+      'fit a·N + b·N²',
+      'R²',
+    ],
     rows: rows.map((r) => [
       r.config_id,
       int(r.input_tokens_mean),

@@ -18,7 +18,9 @@ export interface Table {
 }
 
 const successCell = (c: ConfigSummary) =>
-  c.success_rate === null ? 'not checked' : `${c.successes}/${c.runs} (${pct(c.success_ci!.lo)}–${pct(c.success_ci!.hi)})`;
+  c.success_rate === null
+    ? 'not checked'
+    : `${c.successes}/${c.runs} (${pct(c.success_ci!.lo)}–${pct(c.success_ci!.hi)})`;
 
 /** The compact table fits a PR comment; the full one adds p95 input, max cost and (when any run had cache hits) cached tokens. */
 export function summaryTable(summary: readonly ConfigSummary[], compact = false): Table {
@@ -51,15 +53,37 @@ export function summaryTable(summary: readonly ConfigSummary[], compact = false)
 /** Per configuration: cost per run next to cost per successful task, and what one more step costs. */
 export function decisionTable(summary: readonly ConfigSummary[], economics: readonly ConfigEconomics[]): Table {
   const econ = new Map(economics.map((e) => [e.config_id, e]));
-  const all = economics.flatMap((e) => [e.cost_per_run, e.cost_per_success ?? 0, e.cost_per_success_ci?.lo ?? 0, e.cost_per_success_ci?.hi ?? 0]);
+  const all = economics.flatMap((e) => [
+    e.cost_per_run,
+    e.cost_per_success ?? 0,
+    e.cost_per_success_ci?.lo ?? 0,
+    e.cost_per_success_ci?.hi ?? 0,
+  ]);
   const money = usdDistinct(all.filter(Number.isFinite));
   const step = usdDistinct(economics.flatMap((e) => [e.marginal_step_cost ?? 0, e.marginal_step_cost_fit ?? 0]));
   return {
-    head: ['configuration', 'success (95% CI)', 'cost per run', 'cost per successful task (95% CI)', '+1 step (measured)', '+1 step (fit)'],
+    head: [
+      'configuration',
+      'success (95% CI)',
+      'cost per run',
+      'cost per successful task (95% CI)',
+      '+1 step (measured)',
+      '+1 step (fit)',
+    ],
     rows: summary.map((c) => {
       const e = econ.get(c.config_id)!;
-      const perSuccess = e.cost_per_success === null ? 'not measured (no check)' : perSuccessText(e.cost_per_success, e.cost_per_success_ci, money, e.unseen_failures);
-      return [c.config_id, successCell(c), money(e.cost_per_run), perSuccess, e.marginal_step_cost === null ? '–' : step(e.marginal_step_cost), e.marginal_step_cost_fit === null ? '–' : step(e.marginal_step_cost_fit)];
+      const perSuccess =
+        e.cost_per_success === null
+          ? 'not measured (no check)'
+          : perSuccessText(e.cost_per_success, e.cost_per_success_ci, money, e.unseen_failures);
+      return [
+        c.config_id,
+        successCell(c),
+        money(e.cost_per_run),
+        perSuccess,
+        e.marginal_step_cost === null ? '–' : step(e.marginal_step_cost),
+        e.marginal_step_cost_fit === null ? '–' : step(e.marginal_step_cost_fit),
+      ];
     }),
     numeric: [2, 4, 5],
   };
@@ -75,7 +99,14 @@ export function fitTable(fits: readonly QuadraticFit[]): Table {
 
 export function ratioTableRows(ratios: readonly StepRatio[]): Table {
   return {
-    head: ['scenario', 'MAX_STEPS', 'steps taken (mean)', 'steps taken ×k', 'input tokens ×r (measured)', 'input tokens ×r (fit)'],
+    head: [
+      'scenario',
+      'MAX_STEPS',
+      'steps taken (mean)',
+      'steps taken ×k',
+      'input tokens ×r (measured)',
+      'input tokens ×r (fit)',
+    ],
     rows: ratios.map((r) => [
       r.scenario,
       `${r.from_max_steps} → ${r.to_max_steps}`,
@@ -96,7 +127,11 @@ export function savingsTable(savings: readonly StepLimitSaving[]): Table {
       `${s.highest_steps} → ${s.max_steps}`,
       `${usd(s.highest_cost_usd_mean)} → ${usd(s.cost_usd_mean)}`,
       pct(s.cost_saved),
-      s.successes_lost === null ? 'not checked' : s.runs === s.highest_runs ? `${s.successes_lost} of ${s.highest_successes}` : `${Math.round(s.success_rate_lost! * 100)} points of rate`,
+      s.successes_lost === null
+        ? 'not checked'
+        : s.runs === s.highest_runs
+          ? `${s.successes_lost} of ${s.highest_successes}`
+          : `${Math.round(s.success_rate_lost! * 100)} points of rate`,
     ]),
     numeric: [2, 3],
   };
@@ -107,7 +142,8 @@ export function volumeTable(volumes: readonly VolumeProjection[]): Table {
   const levels = distinct(volumes.map((v) => v.runs_per_day));
   const configs = distinct(volumes.map((v) => v.config_id));
   // Per column, digits enough that different configurations never print the same amount.
-  const at = (l: number, f: (v: VolumeProjection) => number) => usdDistinct(volumes.filter((v) => v.runs_per_day === l).map(f));
+  const at = (l: number, f: (v: VolumeProjection) => number) =>
+    usdDistinct(volumes.filter((v) => v.runs_per_day === l).map(f));
   const perDay = Object.fromEntries(levels.map((l) => [l, at(l, (v) => v.cost_usd_per_day)]));
   const perMonth = Object.fromEntries(levels.map((l) => [l, at(l, (v) => v.cost_usd_per_month)]));
   const written = (l: number) => volumes.find((v) => v.runs_per_day === l)!.as_written;
@@ -127,7 +163,13 @@ export function volumeTable(volumes: readonly VolumeProjection[]): Table {
 export function repriceTable(rows: readonly RepricedConfig[]): Table {
   return {
     head: ['configuration', 'priced as', 'prompt cache', 'cost mean', 'vs recorded'],
-    rows: rows.map((r) => [r.config_id, r.price_model, r.prompt_cache ? (r.cache_estimated ? 'on (estimated)' : 'on') : 'off', usd(r.cost_usd_mean), times(r.ratio_to_recorded)]),
+    rows: rows.map((r) => [
+      r.config_id,
+      r.price_model,
+      r.prompt_cache ? (r.cache_estimated ? 'on (estimated)' : 'on') : 'off',
+      usd(r.cost_usd_mean),
+      times(r.ratio_to_recorded),
+    ]),
     numeric: [3, 4],
   };
 }
@@ -135,7 +177,15 @@ export function repriceTable(rows: readonly RepricedConfig[]): Table {
 export function runsTable(runs: readonly RunRecord[]): Table {
   return {
     head: ['run', 'stop reason', 'detail', 'steps', 'input tokens', 'cost', 'success'],
-    rows: runs.map((r) => [r.run_id, r.stop_reason, r.stop_detail, String(r.steps), int(r.input_tokens), usd(r.cost_usd), r.success === null ? '–' : r.success ? 'yes' : 'no']),
+    rows: runs.map((r) => [
+      r.run_id,
+      r.stop_reason,
+      r.stop_detail,
+      String(r.steps),
+      int(r.input_tokens),
+      usd(r.cost_usd),
+      r.success === null ? '–' : r.success ? 'yes' : 'no',
+    ]),
     numeric: [3, 4, 5],
   };
 }

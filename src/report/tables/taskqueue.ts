@@ -8,7 +8,14 @@ const change = (off: number, on: number) => (off === 0 ? '' : ` (${signed(((on -
 
 export function constraintTable(rows: readonly ConstraintRow[]): Table {
   return {
-    head: ['constraint', 'configuration with it on', 'calls off → on', 'tokens off → on', 'cost off → on', 'final queue off → on'],
+    head: [
+      'constraint',
+      'configuration with it on',
+      'calls off → on',
+      'tokens off → on',
+      'cost off → on',
+      'final queue off → on',
+    ],
     rows: rows.map((r) => [
       `${r.constraint} ${r.value}`,
       r.config_id,
@@ -24,7 +31,13 @@ export function constraintTable(rows: readonly ConstraintRow[]): Table {
 export function roleTable(rows: readonly RoleRow[]): Table {
   return {
     head: ['configuration', 'role', 'calls', 'input tokens', 'output tokens'],
-    rows: rows.map((r) => [r.config_id, r.role, one(r.calls_mean), int(r.input_tokens_mean), int(r.output_tokens_mean)]),
+    rows: rows.map((r) => [
+      r.config_id,
+      r.role,
+      one(r.calls_mean),
+      int(r.input_tokens_mean),
+      int(r.output_tokens_mean),
+    ]),
     numeric: [2, 3, 4],
   };
 }
@@ -36,7 +49,13 @@ export function queueTable(rows: readonly RoundRow[]): Table {
   const at = new Map(rows.map((r) => [`${r.config_id}\u0000${r.round}`, r]));
   return {
     head: ['configuration', ...rounds.map((n) => `r${n}`)],
-    rows: configs.map((c) => [c, ...rounds.map((n) => { const r = at.get(`${c}\u0000${n}`); return r ? one(r.queue_length_mean) : ''; })]),
+    rows: configs.map((c) => [
+      c,
+      ...rounds.map((n) => {
+        const r = at.get(`${c}\u0000${n}`);
+        return r ? one(r.queue_length_mean) : '';
+      }),
+    ]),
     numeric: rounds.map((_, i) => i + 1),
   };
 }

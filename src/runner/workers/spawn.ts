@@ -12,6 +12,9 @@ export function spawnEntry(bundled: string, source: URL, options: WorkerOptions)
 
 /** A worker's eval code that runs `prelude` (script code), registers the tsx loader, then imports the TypeScript entry `source`. */
 export function tsxBoot(source: URL, prelude = ''): string {
-  const tsxApi = path.join(path.dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs');
+  const tsxApi = path.join(
+    path.dirname(createRequire(import.meta.url).resolve('tsx/package.json')),
+    'dist/esm/api/index.mjs',
+  );
   return `${prelude}\nimport(${JSON.stringify(`file://${tsxApi}`)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source.href)}); })`;
 }

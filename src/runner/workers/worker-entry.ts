@@ -17,7 +17,10 @@ import type { FromWorker, ToWorker, WorkerSetup } from './protocol.ts';
 
 const port = parentPort!;
 const setup = workerData as WorkerSetup;
-const transport: ModelTransport = { ...DEFAULT_TRANSPORT, ...(setup.replayFile ? { replay: Cassette.load(setup.replayFile) } : {}) };
+const transport: ModelTransport = {
+  ...DEFAULT_TRANSPORT,
+  ...(setup.replayFile ? { replay: Cassette.load(setup.replayFile) } : {}),
+};
 useSharedRanks(setup.ranks);
 const counter = new TokenCounter();
 const abort = new AbortController();
@@ -40,13 +43,32 @@ const steps = new LineBytes();
 async function run(m: Extract<ToWorker, { type: 'run' }>): Promise<void> {
   steps.clear();
   try {
-    const result = await executeRun(m.plan, { counter, tools: (p) => tools(p.scenario), onStep: (r) => steps.append(stepLine(r)), signal: abort.signal, transcript: setup.transcripts, transport, control: setup.control });
+    const result = await executeRun(m.plan, {
+      counter,
+      tools: (p) => tools(p.scenario),
+      onStep: (r) => steps.append(stepLine(r)),
+      signal: abort.signal,
+      transcript: setup.transcripts,
+      transport,
+      control: setup.control,
+    });
     const transcript = setup.transcripts ? buildTranscript(result.record, result.calls, result.messages) : undefined;
     // Copied, not transferred: a transfer detaches, which slows this thread's typed arrays for good (line-bytes.ts).
-    port.postMessage({ type: 'done', id: m.id, steps: steps.take(), record: result.record, ...(transcript ? { transcript } : {}) } satisfies FromWorker);
+    port.postMessage({
+      type: 'done',
+      id: m.id,
+      steps: steps.take(),
+      record: result.record,
+      ...(transcript ? { transcript } : {}),
+    } satisfies FromWorker);
   } catch (e) {
     const error = e as Error;
-    return port.postMessage({ type: 'failed', id: m.id, message: error.message, stack: error.stack } satisfies FromWorker);
+    return port.postMessage({
+      type: 'failed',
+      id: m.id,
+      message: error.message,
+      stack: error.stack,
+    } satisfies FromWorker);
   }
   memory.check();
 }

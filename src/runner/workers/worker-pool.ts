@@ -18,7 +18,11 @@ type Done = Extract<FromWorker, { type: 'done' }>;
 const WORKER_LIMITS = { maxYoungGenerationSizeMb: 32 };
 
 /** The worker script: the bundle's dist/sweep-worker.js, or worker-entry.ts under tsx or vitest. */
-const spawnWorker = (setup: WorkerSetup): Worker => spawnEntry('sweep-worker.js', new URL('./worker-entry.ts', import.meta.url), { workerData: setup, resourceLimits: WORKER_LIMITS });
+const spawnWorker = (setup: WorkerSetup): Worker =>
+  spawnEntry('sweep-worker.js', new URL('./worker-entry.ts', import.meta.url), {
+    workerData: setup,
+    resourceLimits: WORKER_LIMITS,
+  });
 
 interface Slot {
   worker: Worker;
@@ -85,8 +89,18 @@ export class WorkerPool {
  * governed by --concurrency), record a cassette, or trace to this thread's stderr; not for one
  * thread, nor more workers than there are runs beyond this thread's first.
  */
-export function poolFor(o: { workers?: number; plans: readonly RunPlan[]; networked: boolean; traced: boolean; recording: boolean } & Omit<WorkerSetup, 'ranks'>): WorkerPool | undefined {
+export function poolFor(
+  o: { workers?: number; plans: readonly RunPlan[]; networked: boolean; traced: boolean; recording: boolean } & Omit<
+    WorkerSetup,
+    'ranks'
+  >,
+): WorkerPool | undefined {
   const size = Math.min((o.workers ?? 1) - 1, o.plans.length - 1);
   if (size < 1 || o.networked || o.traced || o.recording) return undefined;
-  return new WorkerPool(size, { ranks: sharedRanks(), transcripts: o.transcripts, ...(o.replayFile ? { replayFile: o.replayFile } : {}), ...(o.control ? { control: o.control } : {}) });
+  return new WorkerPool(size, {
+    ranks: sharedRanks(),
+    transcripts: o.transcripts,
+    ...(o.replayFile ? { replayFile: o.replayFile } : {}),
+    ...(o.control ? { control: o.control } : {}),
+  });
 }

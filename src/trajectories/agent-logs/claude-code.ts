@@ -43,7 +43,12 @@ export function claudeUsage(u: unknown): LoggedUsage {
   };
 }
 
-const textOf = (v: unknown): string => (typeof v === 'string' ? v : Array.isArray(v) ? v.map((b) => (isObj(b) && b.type === 'text' && typeof b.text === 'string' ? b.text : '')).join('') : '');
+const textOf = (v: unknown): string =>
+  typeof v === 'string'
+    ? v
+    : Array.isArray(v)
+      ? v.map((b) => (isObj(b) && b.type === 'text' && typeof b.text === 'string' ? b.text : '')).join('')
+      : '';
 
 export class ClaudeCodeLog {
   private readonly sessions = new Map<string, Session>();
@@ -83,7 +88,8 @@ export class ClaudeCodeLog {
     c.usage = claudeUsage(m.usage);
     for (const b of Array.isArray(m.content) ? m.content : []) {
       if (!isObj(b)) continue;
-      if (b.type === 'tool_use' || b.type === 'server_tool_use') c.actions.push(loggedAction(str(b.name) ?? 'unnamed', b.input ?? {}));
+      if (b.type === 'tool_use' || b.type === 'server_tool_use')
+        c.actions.push(loggedAction(str(b.name) ?? 'unnamed', b.input ?? {}));
     }
     c.text += textOf(m.content);
     return null;
@@ -91,7 +97,7 @@ export class ClaudeCodeLog {
 
   private newCall(s: Session, v: Obj, m: Obj): LoggedCall {
     const synthetic = m.model === '<synthetic>' || v.isApiErrorMessage === true;
-    const model = synthetic ? s.model ?? '<synthetic>' : str(m.model) ?? 'unknown';
+    const model = synthetic ? (s.model ?? '<synthetic>') : (str(m.model) ?? 'unknown');
     if (!synthetic) s.model = model;
     const status = typeof v.apiErrorStatus === 'number' ? `${v.apiErrorStatus} ` : '';
     const error = synthetic ? `API error: ${status}${textOf(m.content) || str(v.error) || 'no detail logged'}` : null;
@@ -103,7 +109,11 @@ export class ClaudeCodeLog {
     const key = agentId ? `${sessionId}-agent-${agentId}` : sessionId;
     let s = this.sessions.get(key);
     if (!s) {
-      s = { info: { id: key, parent: agentId ? sessionId : null, version: str(v.version), startedAt: str(v.timestamp) }, open: null, model: null };
+      s = {
+        info: { id: key, parent: agentId ? sessionId : null, version: str(v.version), startedAt: str(v.timestamp) },
+        open: null,
+        model: null,
+      };
       this.sessions.set(key, s);
     }
     return s;
@@ -125,5 +135,10 @@ export class ClaudeCodeLog {
 
 /** Whether a parsed line is one Claude Code writes (for detection by content). */
 export function isClaudeCodeLine(v: unknown): boolean {
-  return isObj(v) && typeof v.type === 'string' && !('payload' in v) && (typeof v.sessionId === 'string' || typeof v.leafUuid === 'string');
+  return (
+    isObj(v) &&
+    typeof v.type === 'string' &&
+    !('payload' in v) &&
+    (typeof v.sessionId === 'string' || typeof v.leafUuid === 'string')
+  );
 }

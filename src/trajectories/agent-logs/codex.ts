@@ -7,7 +7,15 @@
 // tells). A failed call is an `event_msg` `error`, or the turn's `task_complete` carrying an error.
 // Usage is OpenAI's: input includes the cached part, output includes reasoning. Pure: fed parsed
 // lines in file order.
-import { countOf, loggedAction, NO_USAGE, parsedArgs, type LoggedAction, type LoggedCall, type LoggedUsage } from './logged-call.ts';
+import {
+  countOf,
+  loggedAction,
+  NO_USAGE,
+  parsedArgs,
+  type LoggedAction,
+  type LoggedCall,
+  type LoggedUsage,
+} from './logged-call.ts';
 import type { LoggedSession } from './session-run.ts';
 
 type Obj = Record<string, unknown>;
@@ -21,11 +29,20 @@ export function codexUsage(u: unknown): LoggedUsage {
   const cacheRead = Math.min(countOf(u.cached_input_tokens), total);
   const written = Math.min(countOf(u.cache_write_input_tokens), total - cacheRead);
   const output = countOf(u.output_tokens);
-  return { input: total - cacheRead - written, cacheRead, cacheWrite5m: written, cacheWrite1h: 0, output, reasoning: Math.min(countOf(u.reasoning_output_tokens), output) };
+  return {
+    input: total - cacheRead - written,
+    cacheRead,
+    cacheWrite5m: written,
+    cacheWrite1h: 0,
+    output,
+    reasoning: Math.min(countOf(u.reasoning_output_tokens), output),
+  };
 }
 
 const outputText = (content: unknown): string =>
-  Array.isArray(content) ? content.map((c) => (isObj(c) && c.type === 'output_text' && typeof c.text === 'string' ? c.text : '')).join('') : '';
+  Array.isArray(content)
+    ? content.map((c) => (isObj(c) && c.type === 'output_text' && typeof c.text === 'string' ? c.text : '')).join('')
+    : '';
 
 export class CodexLog {
   private info: LoggedSession;
@@ -53,7 +70,12 @@ export class CodexLog {
     this.info.startedAt ??= at;
     switch (v.type) {
       case 'session_meta':
-        this.info = { ...this.info, id: str(p.id) ?? str(p.session_id) ?? this.info.id, version: str(p.cli_version), parent: parentOf(p) };
+        this.info = {
+          ...this.info,
+          id: str(p.id) ?? str(p.session_id) ?? this.info.id,
+          version: str(p.cli_version),
+          parent: parentOf(p),
+        };
         return null;
       case 'turn_context':
         this.model = str(p.model) ?? this.model;
@@ -74,7 +96,8 @@ export class CodexLog {
   private item(p: Obj): null {
     if (p.type === 'function_call') this.actions.push(loggedAction(str(p.name) ?? 'unnamed', parsedArgs(p.arguments)));
     else if (p.type === 'custom_tool_call') this.actions.push(loggedAction(str(p.name) ?? 'unnamed', p.input ?? ''));
-    else if (p.type === 'local_shell_call') this.actions.push(loggedAction('local_shell', { command: isObj(p.action) ? p.action.command : null }));
+    else if (p.type === 'local_shell_call')
+      this.actions.push(loggedAction('local_shell', { command: isObj(p.action) ? p.action.command : null }));
     else if (p.type === 'message' && p.role === 'assistant') this.text += outputText(p.content);
     return null;
   }
@@ -112,7 +135,8 @@ export class CodexLog {
 /** The session a sub-agent's session was spawned from, where its meta names one. */
 function parentOf(p: Obj): string | null {
   const source = isObj(p.source) ? p.source : null;
-  const spawn = source && isObj(source.subagent) && isObj(source.subagent.thread_spawn) ? source.subagent.thread_spawn : null;
+  const spawn =
+    source && isObj(source.subagent) && isObj(source.subagent.thread_spawn) ? source.subagent.thread_spawn : null;
   return str(spawn?.parent_thread_id) ?? str(p.parent_thread_id);
 }
 

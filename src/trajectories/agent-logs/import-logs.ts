@@ -45,7 +45,12 @@ class BadLines {
 /** Ids of calls already counted, across files: a resumed session's log repeats the calls it copied. */
 type Counted = Set<string>;
 
-function readerFor(format: LogFormat, file: string, counted: Counted, call: (s: LoggedSession, c: LoggedCall) => void): LogReader {
+function readerFor(
+  format: LogFormat,
+  file: string,
+  counted: Counted,
+  call: (s: LoggedSession, c: LoggedCall) => void,
+): LogReader {
   if (format === 'claude-code') return new ClaudeCodeLog(call, counted);
   // rollout-2026-01-02T03-04-05-<session id>.jsonl
   const id = /rollout-[\dT-]+?-([0-9a-f-]{36})\.jsonl$/.exec(path.basename(file))?.[1] ?? path.basename(file, '.jsonl');
@@ -53,7 +58,14 @@ function readerFor(format: LogFormat, file: string, counted: Counted, call: (s: 
 }
 
 /** One file into the sink: its sessions' runs, committed at the file's end. */
-function importLogFile(sink: ImportSink, format: LogFormat, file: string, counted: Counted, o: ImportOptions, state: { pending: Map<string, number>; empty: number }): void {
+function importLogFile(
+  sink: ImportSink,
+  format: LogFormat,
+  file: string,
+  counted: Counted,
+  o: ImportOptions,
+  state: { pending: Map<string, number>; empty: number },
+): void {
   const builders = new Map<string, SessionRunBuilder>();
   const bad = new BadLines();
   let recognised = false;
@@ -95,17 +107,25 @@ function importLogFile(sink: ImportSink, format: LogFormat, file: string, counte
         const why = reader.line(v);
         if (why) bad.add(why, n);
       },
-      { tooLong: (n) => bad.add(`longer than ${cap / (1024 * 1024)} MiB`, n), badUtf8: (n) => bad.add('not valid UTF-8', n), maxLineBytes: cap },
+      {
+        tooLong: (n) => bad.add(`longer than ${cap / (1024 * 1024)} MiB`, n),
+        badUtf8: (n) => bad.add('not valid UTF-8', n),
+        maxLineBytes: cap,
+      },
     );
   } catch (e) {
     sink.discard(mark);
     const code = (e as NodeJS.ErrnoException).code;
-    return sink.skip(`${file}: ${e instanceof JsonStreamError ? e.message : `cannot read file (${code ?? (e as Error).message})`}`);
+    return sink.skip(
+      `${file}: ${e instanceof JsonStreamError ? e.message : `cannot read file (${code ?? (e as Error).message})`}`,
+    );
   }
   const sessions = reader.end();
   if (!recognised) {
     sink.discard(mark);
-    return sink.skip(`${file}: not a ${NAMES[format]} session log (${lines ? `none of its ${lines} line(s) is one` : 'no lines'}): skipped`);
+    return sink.skip(
+      `${file}: not a ${NAMES[format]} session log (${lines ? `none of its ${lines} line(s) is one` : 'no lines'}): skipped`,
+    );
   }
   const badLine = bad.summary(file);
   if (badLine) sink.skip(badLine);
@@ -117,9 +137,14 @@ function importLogFile(sink: ImportSink, format: LogFormat, file: string, counte
     }
     const { run, unpriced } = b.result();
     if (sink.has(run.run_id)) {
-      sink.problem(`${file}: session ${s.id} was already imported from another file: its new calls are added as run ${run.run_id} again (check for a copied log)`);
+      sink.problem(
+        `${file}: session ${s.id} was already imported from another file: its new calls are added as run ${run.run_id} again (check for a copied log)`,
+      );
     }
-    for (const model of unpriced) sink.note(`model '${model}' is not in the pricing table: its calls are recorded at $0 (give --pricing FILE, e.g. LiteLLM's model_prices_and_context_window.json, or --price-model NAME)`);
+    for (const model of unpriced)
+      sink.note(
+        `model '${model}' is not in the pricing table: its calls are recorded at $0 (give --pricing FILE, e.g. LiteLLM's model_prices_and_context_window.json, or --price-model NAME)`,
+      );
     sink.commit(run, b.configKey);
   }
 }
@@ -145,7 +170,10 @@ export function importAgentLogs(format: LogFormat, found: FoundFiles, dir: strin
     state.pending.clear();
     importLogFile(sink, format, file, counted, o, state);
   }
-  if (state.empty) sink.note(`${state.empty} session(s) without a model call (a prompt only, or calls already counted in another file) are not runs`);
+  if (state.empty)
+    sink.note(
+      `${state.empty} session(s) without a model call (a prompt only, or calls already counted in another file) are not runs`,
+    );
   return sink.finish(format, found.files.length, o.command);
 }
 

@@ -18,7 +18,14 @@ export interface LoggedUsage {
   reasoning: number;
 }
 
-export const NO_USAGE: LoggedUsage = { input: 0, cacheRead: 0, cacheWrite5m: 0, cacheWrite1h: 0, output: 0, reasoning: 0 };
+export const NO_USAGE: LoggedUsage = {
+  input: 0,
+  cacheRead: 0,
+  cacheWrite5m: 0,
+  cacheWrite1h: 0,
+  output: 0,
+  reasoning: 0,
+};
 
 export interface LoggedAction {
   tool: string;
@@ -44,7 +51,12 @@ export interface LoggedCall {
  * Code's free-text `description`, timeouts, working directories — vary between repeats of the same
  * command, so spin and cycle detection compare the command alone.
  */
-const SHELL_COMMAND: Record<string, string> = { Bash: 'command', exec_command: 'cmd', shell: 'command', local_shell: 'command' };
+const SHELL_COMMAND: Record<string, string> = {
+  Bash: 'command',
+  exec_command: 'cmd',
+  shell: 'command',
+  local_shell: 'command',
+};
 
 /** An action as the detectors compare it. */
 export function loggedAction(tool: string, args: unknown): LoggedAction {
@@ -66,7 +78,10 @@ export function parsedArgs(text: unknown): unknown {
 /** The step record's action and fingerprint fields for a call's actions. */
 export function actionFields(actions: readonly LoggedAction[]): { action: string | null; fingerprint: string | null } {
   if (actions.length === 0) return { action: null, fingerprint: null };
-  return { action: actions.map((a) => a.tool).join('|'), fingerprint: actions.map((a) => fingerprint(a.tool, a.args)).join('|') };
+  return {
+    action: actions.map((a) => a.tool).join('|'),
+    fingerprint: actions.map((a) => fingerprint(a.tool, a.args)).join('|'),
+  };
 }
 
 /** A non-negative integer count from a log field; anything else counts 0. */

@@ -42,7 +42,11 @@ const ms = (t: string | null): number | null => {
 export function loggedCost(price: Price, c: LoggedCall): number {
   const u = c.usage;
   const input = u.input + u.cacheRead + u.cacheWrite5m + u.cacheWrite1h;
-  return callCost(price, input, u.output, u.cacheRead, { cacheWrite: u.cacheWrite5m + u.cacheWrite1h, cacheWrite1h: u.cacheWrite1h, reasoning: u.reasoning });
+  return callCost(price, input, u.output, u.cacheRead, {
+    cacheWrite: u.cacheWrite5m + u.cacheWrite1h,
+    cacheWrite1h: u.cacheWrite1h,
+    reasoning: u.reasoning,
+  });
 }
 
 export class SessionRunBuilder {
@@ -97,7 +101,14 @@ export class SessionRunBuilder {
     return ledger.record({
       step: ledger.totals.calls + 1,
       role: 'act',
-      usage: { prompt_tokens: u.input + u.cacheRead + u.cacheWrite5m + u.cacheWrite1h, completion_tokens: u.output, cached_tokens: u.cacheRead, cache_write_tokens: u.cacheWrite5m + u.cacheWrite1h, cache_write_1h_tokens: u.cacheWrite1h, reasoning_tokens: u.reasoning },
+      usage: {
+        prompt_tokens: u.input + u.cacheRead + u.cacheWrite5m + u.cacheWrite1h,
+        completion_tokens: u.output,
+        cached_tokens: u.cacheRead,
+        cache_write_tokens: u.cacheWrite5m + u.cacheWrite1h,
+        cache_write_1h_tokens: u.cacheWrite1h,
+        reasoning_tokens: u.reasoning,
+      },
       // Each call at its own recorded model's rates (a session may change model).
       costUsd: price ? loggedCost(price, c) : 0,
       latencyMs: latency,
@@ -119,10 +130,18 @@ export class SessionRunBuilder {
     const calls = ledger.totals.calls;
     const stop =
       last.error !== null
-        ? { reason: 'error' as const, detail: `imported: the session ended on a failed call (${last.error})`, step: calls }
+        ? {
+            reason: 'error' as const,
+            detail: `imported: the session ended on a failed call (${last.error})`,
+            step: calls,
+          }
         : last.actions.length === 0
           ? { reason: 'done' as const, detail: 'imported: the last call answered without a tool call', step: calls }
-          : { reason: 'imported' as const, detail: 'imported: the session ends after a tool call; why it stopped is not logged', step: calls };
+          : {
+              reason: 'imported' as const,
+              detail: 'imported: the session ends after a tool call; why it stopped is not logged',
+              step: calls,
+            };
     const s = this.session;
     const scenario = ledger.settings.scenario;
     const run = ledger.runRecord({
@@ -135,7 +154,15 @@ export class SessionRunBuilder {
       success: null,
       started_at: s.startedAt ?? this.lastAt,
       finished_at: this.lastAt,
-      extra: { imported: { format: this.o.format, session_id: s.id, agent: this.o.format, agent_version: s.version, ...(s.parent ? { parent_session: s.parent, parent_run: `${scenario}_${s.parent}` } : {}) } },
+      extra: {
+        imported: {
+          format: this.o.format,
+          session_id: s.id,
+          agent: this.o.format,
+          agent_version: s.version,
+          ...(s.parent ? { parent_session: s.parent, parent_run: `${scenario}_${s.parent}` } : {}),
+        },
+      },
     });
     return { run, unpriced: [...this.unpriced] };
   }

@@ -22,22 +22,43 @@ export interface ChatState {
 }
 
 /** The members the gateway reads besides messages and tools, checked as bench serve checks them. */
-const Fields = CompletionRequest.pick({ model: true, stream: true, stream_options: true, seed: true, max_tokens: true, max_completion_tokens: true, temperature: true });
+const Fields = CompletionRequest.pick({
+  model: true,
+  stream: true,
+  stream_options: true,
+  seed: true,
+  max_tokens: true,
+  max_completion_tokens: true,
+  temperature: true,
+});
 const Tools = z.array(Tool);
 
 /** OpenAI's authentication: the key as the bearer token. */
-export const bearer = (key: string | undefined): Record<string, string> => (key ? { authorization: `Bearer ${key}` } : {});
+export const bearer = (key: string | undefined): Record<string, string> =>
+  key ? { authorization: `Bearer ${key}` } : {};
 
 const WHAT = 'chat-completions';
 
 const hasNonText = (m: z.infer<typeof Message>) => Array.isArray(m.content) && m.content.some((p) => p.type !== 'text');
 
-function parse(body: Buffer, prior: ChatState | null): { ok: true; call: WireCall<ChatState> } | { ok: false; error: WireError } {
+function parse(
+  body: Buffer,
+  prior: ChatState | null,
+): { ok: true; call: WireCall<ChatState> } | { ok: false; error: WireError } {
   const request = scanRequest(body, 'messages', prior?.messages ?? null, Fields, WHAT);
   if (!request.ok) return request;
   const { scanned, fields: f } = request;
   const array = scanned.array;
-  if (!array) return { ok: false, error: invalid(['messages'], scanned.members.has('messages') ? 'expected an array of messages' : 'Invalid input: expected array, received undefined') };
+  if (!array)
+    return {
+      ok: false,
+      error: invalid(
+        ['messages'],
+        scanned.members.has('messages')
+          ? 'expected an array of messages'
+          : 'Invalid input: expected array, received undefined',
+      ),
+    };
   const n = array.bounds.length / 2;
   if (n === 0) return { ok: false, error: invalid(['messages'], 'Too small: expected array to have >=1 items') };
   const messages: Array<ChatMessage | null> = new Array(n);
@@ -83,7 +104,17 @@ function parse(body: Buffer, prior: ChatState | null): { ok: true; call: WireCal
       textOnly: !nonText.includes(1),
       upstreamPath: '/chat/completions',
       headers: bearer,
-      forward: (c) => withChanges(body, scanned, c, f.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens', f.seed !== undefined, stream && c.includeUsage ? [['stream_options', JSON.stringify({ ...(f.stream_options ?? {}), include_usage: true })]] : []),
+      forward: (c) =>
+        withChanges(
+          body,
+          scanned,
+          c,
+          f.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens',
+          f.seed !== undefined,
+          stream && c.includeUsage
+            ? [['stream_options', JSON.stringify({ ...(f.stream_options ?? {}), include_usage: true })]]
+            : [],
+        ),
       state,
       stateBytes: state.messages.bytes.length + (state.tools?.length ?? 0) + 9 * n,
     },
@@ -124,7 +155,9 @@ class StreamReader implements AnswerReader {
 
   private take(e: SseBlock): void {
     const chunk = e.data;
-    this.usageOnly.push(isObject(chunk) && Array.isArray(chunk.choices) && chunk.choices.length === 0 && chunk.usage != null);
+    this.usageOnly.push(
+      isObject(chunk) && Array.isArray(chunk.choices) && chunk.choices.length === 0 && chunk.usage != null,
+    );
     this.assembler.add(e.event, chunk);
   }
 
@@ -148,7 +181,9 @@ export const chatWire: WireAdapter<CompletionRequest, ChatState> = {
   recorded: (call, model, message, usage) => {
     const c = completion('chatcmpl-replay', model, 0, structuredClone(message), usage);
     if (!call.stream) return Buffer.from(JSON.stringify(c));
-    return Buffer.from([...streamChunks(c, true).map((e) => `data: ${JSON.stringify(e)}\n\n`), 'data: [DONE]\n\n'].join(''));
+    return Buffer.from(
+      [...streamChunks(c, true).map((e) => `data: ${JSON.stringify(e)}\n\n`), 'data: [DONE]\n\n'].join(''),
+    );
   },
   upstreamErrorMessage: errorMessage,
 };

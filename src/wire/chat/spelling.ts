@@ -2,14 +2,27 @@
 // of protocol.ts, streamed as `data:` chunks ending in [DONE], and a completion read back (whole or
 // from its chunks) by the one reader every caller uses: bench serve's clients, the gateway, the OpenAI provider.
 import type { AssistantMessage, FinishReason, ToolCall } from '../../contracts/chat.ts';
-import { completion, parseCompletionRequest, streamChunks, type Completion, type CompletionRequest } from './protocol.ts';
+import {
+  completion,
+  parseCompletionRequest,
+  streamChunks,
+  type Completion,
+  type CompletionRequest,
+} from './protocol.ts';
 import type { Answer, ReadAnswer, SentUsage, Spelling, StreamAssembler } from '../adapter.ts';
 import { openaiError } from '../error.ts';
 import { isObject } from '../sse.ts';
 
 /** The completion object of an answer (no choices for an empty one, no usage when it has none). */
 export function completionOf(a: Answer): Completion {
-  const c = completion(`chatcmpl-${a.uid}`, a.model, a.created, a.message ?? { role: 'assistant', content: null }, a.usage ?? { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0 }, a.finishReason);
+  const c = completion(
+    `chatcmpl-${a.uid}`,
+    a.model,
+    a.created,
+    a.message ?? { role: 'assistant', content: null },
+    a.usage ?? { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0 },
+    a.finishReason,
+  );
   const out: Completion = a.message ? c : { ...c, choices: [] };
   if (a.usage) return out;
   const { usage: _usage, ...rest } = out;
@@ -21,11 +34,23 @@ export function chatUsage(u: unknown): SentUsage | null {
   if (!isObject(u)) return null;
   const p = isObject(u.prompt_tokens_details) ? u.prompt_tokens_details : {};
   const c = isObject(u.completion_tokens_details) ? u.completion_tokens_details : {};
-  return { prompt: u.prompt_tokens, completion: u.completion_tokens, cached: p.cached_tokens, cacheWrite: p.cache_write_tokens ?? u.cache_creation_input_tokens, reasoning: c.reasoning_tokens };
+  return {
+    prompt: u.prompt_tokens,
+    completion: u.completion_tokens,
+    cached: p.cached_tokens,
+    cacheWrite: p.cache_write_tokens ?? u.cache_creation_input_tokens,
+    reasoning: c.reasoning_tokens,
+  };
 }
 
-const FINISH: Record<string, FinishReason> = { stop: 'stop', tool_calls: 'tool_calls', length: 'length', function_call: 'tool_calls' };
-const finishOf = (f: unknown, m: AssistantMessage): FinishReason => FINISH[typeof f === 'string' ? f : ''] ?? (m.tool_calls?.length ? 'tool_calls' : 'stop');
+const FINISH: Record<string, FinishReason> = {
+  stop: 'stop',
+  tool_calls: 'tool_calls',
+  length: 'length',
+  function_call: 'tool_calls',
+};
+const finishOf = (f: unknown, m: AssistantMessage): FinishReason =>
+  FINISH[typeof f === 'string' ? f : ''] ?? (m.tool_calls?.length ? 'tool_calls' : 'stop');
 
 const str = (v: unknown) => (typeof v === 'string' ? v : '');
 
@@ -33,9 +58,20 @@ const str = (v: unknown) => (typeof v === 'string' ? v : '');
 function messageOf(m: unknown): AssistantMessage {
   const o = isObject(m) ? m : {};
   const calls = (Array.isArray(o.tool_calls) ? (o.tool_calls as unknown[]) : [])
-    .filter((c): c is { id?: unknown; function: { name: string; arguments?: unknown } } => isObject(c) && isObject(c.function) && typeof c.function.name === 'string')
-    .map((c): ToolCall => ({ id: str(c.id), type: 'function', function: { name: c.function.name, arguments: str(c.function.arguments) } }));
-  return { role: 'assistant', content: typeof o.content === 'string' ? o.content : null, ...(calls.length ? { tool_calls: calls } : {}) };
+    .filter(
+      (c): c is { id?: unknown; function: { name: string; arguments?: unknown } } =>
+        isObject(c) && isObject(c.function) && typeof c.function.name === 'string',
+    )
+    .map((c): ToolCall => ({
+      id: str(c.id),
+      type: 'function',
+      function: { name: c.function.name, arguments: str(c.function.arguments) },
+    }));
+  return {
+    role: 'assistant',
+    content: typeof o.content === 'string' ? o.content : null,
+    ...(calls.length ? { tool_calls: calls } : {}),
+  };
 }
 
 /** A completion read back. */
@@ -43,7 +79,12 @@ export function readCompletion(body: unknown): ReadAnswer | null {
   if (!isObject(body) || !Array.isArray(body.choices)) return null;
   const choice = isObject(body.choices[0]) ? body.choices[0] : {};
   const message = messageOf(choice.message);
-  return { message, usage: chatUsage(body.usage), finishReason: finishOf(choice.finish_reason, message), id: typeof body.id === 'string' ? body.id : null };
+  return {
+    message,
+    usage: chatUsage(body.usage),
+    finishReason: finishOf(choice.finish_reason, message),
+    id: typeof body.id === 'string' ? body.id : null,
+  };
 }
 
 /** Stream chunks put together: content deltas appended, tool calls by index, the usage chunk's usage, the last finish reason. */
@@ -76,7 +117,11 @@ function assemble(): StreamAssembler {
     },
     end() {
       const toolCalls = [...calls.values()].filter((c) => c.function.name);
-      const message: AssistantMessage = { role: 'assistant', content, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) };
+      const message: AssistantMessage = {
+        role: 'assistant',
+        content,
+        ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+      };
       return { message, usage, finishReason: finishOf(finish, message), id };
     },
   };

@@ -13,13 +13,38 @@ import { errorMessage, wholeReader } from '../answer-bytes.ts';
 import type { WireError } from '../error.ts';
 import { itemsBytes, readItems, type AddItem, type ItemsState } from '../items.ts';
 import { elementSpan, sameBytes, type ScannedArray } from '../json-body.ts';
-import { badRequest, invalid, keptTools, readElement, scanRequest, toolsMember, withChanges } from '../request-bytes.ts';
+import {
+  badRequest,
+  invalid,
+  keptTools,
+  readElement,
+  scanRequest,
+  toolsMember,
+  withChanges,
+} from '../request-bytes.ts';
 import { sseText } from '../sse.ts';
 import { ResponseStore } from '../store.ts';
-import { beyondText, clientTools, Message, messagesSpelling, MessagesRequest, systemText, toChat, type MessagesCall } from './spelling.ts';
+import {
+  beyondText,
+  clientTools,
+  Message,
+  messagesSpelling,
+  MessagesRequest,
+  systemText,
+  toChat,
+  type MessagesCall,
+} from './spelling.ts';
 
 const WHAT = 'Anthropic Messages';
-const Fields = MessagesRequest.pick({ model: true, max_tokens: true, stream: true, temperature: true, seed: true, thread: true, system: true });
+const Fields = MessagesRequest.pick({
+  model: true,
+  max_tokens: true,
+  stream: true,
+  temperature: true,
+  seed: true,
+  thread: true,
+  system: true,
+});
 const Tools = MessagesRequest.shape.tools.unwrap();
 /** The API version Anthropic's SDKs send, for an agent that sends none. */
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -51,25 +76,46 @@ export function messagesWire(store = new ResponseStore()): WireAdapter<MessagesC
     toChat(m, out);
     return beyondText(m);
   };
-  const readItem = (array: ScannedArray) => (body: Buffer, k: number) => readElement(body, elementSpan(array, k), Message, ['messages', k], WHAT);
+  const readItem = (array: ScannedArray) => (body: Buffer, k: number) =>
+    readElement(body, elementSpan(array, k), Message, ['messages', k], WHAT);
 
-  function parse(body: Buffer, prior: MessagesState | null, sent: Parameters<WireAdapter['parseBytes']>[2]): { ok: true; call: Call } | { ok: false; error: WireError } {
+  function parse(
+    body: Buffer,
+    prior: MessagesState | null,
+    sent: Parameters<WireAdapter['parseBytes']>[2],
+  ): { ok: true; call: Call } | { ok: false; error: WireError } {
     const request = scanRequest(body, 'messages', prior?.items?.array ?? null, Fields, WHAT);
     if (!request.ok) return request;
     const { scanned, fields: f } = request;
-    if (!scanned.array) return { ok: false, error: invalid(['messages'], 'Invalid input: expected array, received undefined') };
-    if (scanned.array.bounds.length === 0) return { ok: false, error: invalid(['messages'], 'at least one message is required') };
+    if (!scanned.array)
+      return { ok: false, error: invalid(['messages'], 'Invalid input: expected array, received undefined') };
+    if (scanned.array.bounds.length === 0)
+      return { ok: false, error: invalid(['messages'], 'at least one message is required') };
     const continues = f.thread?.type === 'continue' ? f.thread.previous_message_id : null;
     const text = systemText(f.system);
     const before = continues === null ? undefined : store.thread(continues, text);
     let unbounded = continues !== null && !before;
     const context = before ?? [];
-    const read = readItems(body, scanned.array, context.length === 0 ? (prior?.items ?? null) : null, context, readItem(scanned.array), add);
+    const read = readItems(
+      body,
+      scanned.array,
+      context.length === 0 ? (prior?.items ?? null) : null,
+      context,
+      readItem(scanned.array),
+      add,
+    );
     if (!read.ok) return read;
     unbounded ||= read.beyondText;
     const systemSpan = scanned.members.get('system');
     let system: MessagesState['system'] = null;
-    if (text) system = systemSpan && prior?.system && sameBytes(body, systemSpan, prior.system.bytes) ? prior.system : { bytes: Buffer.from(body.subarray(systemSpan!.start, systemSpan!.end)), message: { role: 'system', content: text } };
+    if (text)
+      system =
+        systemSpan && prior?.system && sameBytes(body, systemSpan, prior.system.bytes)
+          ? prior.system
+          : {
+              bytes: Buffer.from(body.subarray(systemSpan!.start, systemSpan!.end)),
+              message: { role: 'system', content: text },
+            };
     const toolsAt = toolsMember(body, scanned, prior?.tools ?? null);
     let tools: WireCall<MessagesState>['tools'];
     let toolSpecs: ToolSpec[] | undefined;
@@ -116,7 +162,11 @@ export function messagesWire(store = new ResponseStore()): WireAdapter<MessagesC
       temperature: f.temperature ?? null,
       textOnly: !unbounded && !toolsBeyond,
       upstreamPath: `/messages${search}`,
-      headers: (key) => ({ ...(key ? { 'x-api-key': key } : {}), 'anthropic-version': version, ...(beta ? { 'anthropic-beta': beta } : {}) }),
+      headers: (key) => ({
+        ...(key ? { 'x-api-key': key } : {}),
+        'anthropic-version': version,
+        ...(beta ? { 'anthropic-beta': beta } : {}),
+      }),
       forward: (c) => withChanges(body, scanned, c, 'max_tokens', f.seed !== undefined),
       state,
       stateBytes: itemsBytes(items) + (state.tools?.length ?? 0) + (system?.bytes.length ?? 0) * 2,
@@ -131,9 +181,14 @@ export function messagesWire(store = new ResponseStore()): WireAdapter<MessagesC
   /** Reads the answer, and keeps a Thread's for the turn that continues it. */
   function reader(call: WireCall<MessagesState>): AnswerReader {
     const c = call as Call;
-    return wholeReader(spelling, c.stream, { answer: 'a message', end: 'message_stop (cut short, or ended by an error event)' }, (answer) => {
-      if (c.keep && answer.id) store.keepThread(c.continues, answer.id, c.conversation, answer.message, c.toolSpecs);
-    });
+    return wholeReader(
+      spelling,
+      c.stream,
+      { answer: 'a message', end: 'message_stop (cut short, or ended by an error event)' },
+      (answer) => {
+        if (c.keep && answer.id) store.keepThread(c.continues, answer.id, c.conversation, answer.message, c.toolSpecs);
+      },
+    );
   }
 
   return {
@@ -142,8 +197,19 @@ export function messagesWire(store = new ResponseStore()): WireAdapter<MessagesC
     parseBytes: parse,
     reader,
     recorded: (call, model, message, usage) => {
-      const a = { uid: `replay${Date.now().toString(36)}`, model, created: Math.floor(Date.now() / 1000), message, usage, finishReason: message.tool_calls?.length ? ('tool_calls' as const) : ('stop' as const) };
-      return Buffer.from(call.stream ? sseText(spelling.events(a, undefined as never)) : JSON.stringify(spelling.render(a, undefined as never)));
+      const a = {
+        uid: `replay${Date.now().toString(36)}`,
+        model,
+        created: Math.floor(Date.now() / 1000),
+        message,
+        usage,
+        finishReason: message.tool_calls?.length ? ('tool_calls' as const) : ('stop' as const),
+      };
+      return Buffer.from(
+        call.stream
+          ? sseText(spelling.events(a, undefined as never))
+          : JSON.stringify(spelling.render(a, undefined as never)),
+      );
     },
     upstreamErrorMessage: errorMessage,
   };

@@ -6,7 +6,15 @@
 // their own; inside loopbench the input is the whole, as for every protocol. Structured output is
 // `output_config.format` (json_schema) or a forced tool (`tool_choice: {type: 'tool'}`).
 import { z } from 'zod';
-import type { AssistantMessage, ChatMessage, ChatRequest, FinishReason, ToolChoice, ToolSpec, Usage } from '../../contracts/chat.ts';
+import type {
+  AssistantMessage,
+  ChatMessage,
+  ChatRequest,
+  FinishReason,
+  ToolChoice,
+  ToolSpec,
+  Usage,
+} from '../../contracts/chat.ts';
 import { issuePath } from '../../scenario/yaml-file.ts';
 import { JsonSchemaObject, responseFormat } from '../chat/protocol.ts';
 import { wireError, type WireError } from '../error.ts';
@@ -17,7 +25,12 @@ import { wholeInput } from '../usage.ts';
 import type { ResponseStore } from '../store.ts';
 
 const TextBlock = z.looseObject({ type: z.literal('text'), text: z.string() });
-const ToolUseBlock = z.looseObject({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.unknown() });
+const ToolUseBlock = z.looseObject({
+  type: z.literal('tool_use'),
+  id: z.string(),
+  name: z.string(),
+  input: z.unknown(),
+});
 const ToolResultBlock = z.looseObject({
   type: z.literal('tool_result'),
   tool_use_id: z.string(),
@@ -29,7 +42,10 @@ const OtherBlock = z.looseObject({ type: z.string() });
 const Block = z.union([TextBlock, ToolUseBlock, ToolResultBlock, OtherBlock]);
 
 /** `system` inside `messages`: Claude Code's mid-conversation system messages (beta mid-conversation-system-2026-04-07). */
-export const Message = z.looseObject({ role: z.enum(['user', 'assistant', 'system']), content: z.union([z.string(), z.array(Block)]) });
+export const Message = z.looseObject({
+  role: z.enum(['user', 'assistant', 'system']),
+  content: z.union([z.string(), z.array(Block)]),
+});
 export type Message = z.infer<typeof Message>;
 
 const Tool = z.looseObject({
@@ -50,9 +66,23 @@ export const MessagesRequest = z.looseObject({
   stream: z.boolean().optional(),
   temperature: z.number().min(0).max(1).optional(),
   /** Server-held conversation state (Anthropic's Threads; the SDK's tool runner uses them): only the new turn is sent. */
-  thread: z.union([z.looseObject({ type: z.literal('create') }), z.looseObject({ type: z.literal('continue'), previous_message_id: z.string().min(1) })]).nullable().optional(),
+  thread: z
+    .union([
+      z.looseObject({ type: z.literal('create') }),
+      z.looseObject({ type: z.literal('continue'), previous_message_id: z.string().min(1) }),
+    ])
+    .nullable()
+    .optional(),
   /** Structured output: the answer's text is JSON for the schema (the SDK's messages.parse with zodOutputFormat sends it). */
-  output_config: z.looseObject({ format: z.looseObject({ type: z.literal('json_schema'), schema: JsonSchemaObject }).nullable().optional() }).nullable().optional(),
+  output_config: z
+    .looseObject({
+      format: z
+        .looseObject({ type: z.literal('json_schema'), schema: JsonSchemaObject })
+        .nullable()
+        .optional(),
+    })
+    .nullable()
+    .optional(),
   /** Not an Anthropic field: loopbench's own, so a run's seed reaches the sim (the gateway sets it). */
   seed: z.number().int().optional(),
 });
@@ -65,15 +95,22 @@ export interface MessagesCall {
   tools: ToolSpec[];
 }
 
-const invalid = (message: string, status = 400, code: string | null = null): { ok: false; error: WireError } => ({ ok: false, error: wireError(status, message, 'invalid_request_error', null, code) });
+const invalid = (message: string, status = 400, code: string | null = null): { ok: false; error: WireError } => ({
+  ok: false,
+  error: wireError(status, message, 'invalid_request_error', null, code),
+});
 
-const resultText = (c: z.infer<typeof ToolResultBlock>['content']): string => (c === undefined ? '' : typeof c === 'string' ? c : c.map((p) => p.text ?? '').join(''));
+const resultText = (c: z.infer<typeof ToolResultBlock>['content']): string =>
+  c === undefined ? '' : typeof c === 'string' ? c : c.map((p) => p.text ?? '').join('');
 
 /** One Anthropic message as chat messages: a user turn's tool results are tool messages (in order), its text a user message. */
 export function toChat(m: Message, out: ChatMessage[]): void {
   const blocks = typeof m.content === 'string' ? [{ type: 'text' as const, text: m.content }] : m.content;
   if (m.role === 'system') {
-    out.push({ role: 'system', content: blocks.map((b) => (b.type === 'text' ? (b as z.infer<typeof TextBlock>).text : '')).join('') });
+    out.push({
+      role: 'system',
+      content: blocks.map((b) => (b.type === 'text' ? (b as z.infer<typeof TextBlock>).text : '')).join(''),
+    });
     return;
   }
   if (m.role === 'assistant') {
@@ -83,10 +120,18 @@ export function toChat(m: Message, out: ChatMessage[]): void {
       if (b.type === 'text') texts.push((b as z.infer<typeof TextBlock>).text);
       else if (b.type === 'tool_use') {
         const u = b as z.infer<typeof ToolUseBlock>;
-        calls.push({ id: u.id, type: 'function', function: { name: u.name, arguments: JSON.stringify(u.input ?? {}) } });
+        calls.push({
+          id: u.id,
+          type: 'function',
+          function: { name: u.name, arguments: JSON.stringify(u.input ?? {}) },
+        });
       }
     }
-    out.push({ role: 'assistant', content: texts.length ? texts.join('') : null, ...(calls.length ? { tool_calls: calls } : {}) });
+    out.push({
+      role: 'assistant',
+      content: texts.length ? texts.join('') : null,
+      ...(calls.length ? { tool_calls: calls } : {}),
+    });
     return;
   }
   const texts: string[] = [];
@@ -96,19 +141,26 @@ export function toChat(m: Message, out: ChatMessage[]): void {
       out.push({ role: 'tool', tool_call_id: r.tool_use_id, content: resultText(r.content) });
     } else if (b.type === 'text') texts.push((b as z.infer<typeof TextBlock>).text);
   }
-  if (texts.length || !blocks.some((b) => b.type === 'tool_result')) out.push({ role: 'user', content: texts.join('') });
+  if (texts.length || !blocks.some((b) => b.type === 'tool_result'))
+    out.push({ role: 'user', content: texts.join('') });
 }
 
 /** Whether a message carries more than text, tool calls and their results (images, documents, thinking). */
 export function beyondText(m: Message): boolean {
-  return typeof m.content !== 'string' && m.content.some((b) => b.type !== 'text' && b.type !== 'tool_use' && b.type !== 'tool_result');
+  return (
+    typeof m.content !== 'string' &&
+    m.content.some((b) => b.type !== 'text' && b.type !== 'tool_use' && b.type !== 'tool_result')
+  );
 }
 
 /** The system prompt's text (its blocks joined), if any. */
-export const systemText = (system: Body['system']): string | undefined => (typeof system === 'string' ? system : system?.map((b) => b.text).join('\n'));
+export const systemText = (system: Body['system']): string | undefined =>
+  typeof system === 'string' ? system : system?.map((b) => b.text).join('\n');
 
 /** Client tools as ToolSpecs; `other`: a server tool (web search, code execution…), which only a provider can run; `error`: a client tool that is not well-formed. */
-export function clientTools(tools: NonNullable<Body['tools']>): { specs: ToolSpec[]; other: string | null } | { error: string } {
+export function clientTools(
+  tools: NonNullable<Body['tools']>,
+): { specs: ToolSpec[]; other: string | null } | { error: string } {
   const specs: ToolSpec[] = [];
   let other: string | null = null;
   for (const [k, t] of tools.entries()) {
@@ -117,9 +169,13 @@ export function clientTools(tools: NonNullable<Body['tools']>): { specs: ToolSpe
       continue;
     }
     const f = Tool.safeParse(t);
-    if (!f.success) return { error: `tools.${k}: ${f.error.issues[0]!.message} (${issuePath(f.error.issues[0]!.path)})` };
+    if (!f.success)
+      return { error: `tools.${k}: ${f.error.issues[0]!.message} (${issuePath(f.error.issues[0]!.path)})` };
     const { name, description, input_schema } = f.data;
-    specs.push({ type: 'function', function: { name, ...(description !== undefined ? { description } : {}), parameters: input_schema } });
+    specs.push({
+      type: 'function',
+      function: { name, ...(description !== undefined ? { description } : {}), parameters: input_schema },
+    });
   }
   return { specs, other };
 }
@@ -134,8 +190,18 @@ function parse(store: ResponseStore, raw: unknown) {
   const thread = body.thread?.type === 'continue' ? body.thread.previous_message_id : undefined;
   const system = systemText(body.system);
   const before = thread === undefined ? undefined : store.thread(thread, system);
-  if (thread !== undefined && !before) return invalid(`thread: no Thread state for previous_message_id '${thread}': replay the full conversation with thread {"type": "create"}`, 404, 'thread_not_found');
-  if (thread !== undefined && store.continued(thread)) return invalid(`thread: the response '${thread}' has been continued already; continue from the Thread's latest response`, 400, 'thread_already_continued');
+  if (thread !== undefined && !before)
+    return invalid(
+      `thread: no Thread state for previous_message_id '${thread}': replay the full conversation with thread {"type": "create"}`,
+      404,
+      'thread_not_found',
+    );
+  if (thread !== undefined && store.continued(thread))
+    return invalid(
+      `thread: the response '${thread}' has been continued already; continue from the Thread's latest response`,
+      400,
+      'thread_already_continued',
+    );
   if (body.messages.length === 0) return invalid('messages: at least one message is required');
   const client = clientTools(body.tools ?? []);
   if ('error' in client) return invalid(client.error);
@@ -143,9 +209,17 @@ function parse(store: ResponseStore, raw: unknown) {
   // A Thread's later turns may leave out what stays the same: its tools and system prompt.
   if (thread !== undefined && body.tools === undefined) tools = store.tools(thread) ?? [];
   const tc = body.tool_choice;
-  if (tc?.type === 'tool' && !tools.some((t) => t.function.name === tc.name)) return invalid(`tool_choice: no tool named '${tc.name ?? ''}' in tools`);
-  if (tc && tc.type !== 'none' && tools.length === 0) return invalid('tool_choice: may only be specified while providing tools');
-  const choice: ToolChoice | undefined = !tc ? undefined : tc.type === 'tool' ? { type: 'function', function: { name: tc.name! } } : tc.type === 'any' ? 'required' : tc.type;
+  if (tc?.type === 'tool' && !tools.some((t) => t.function.name === tc.name))
+    return invalid(`tool_choice: no tool named '${tc.name ?? ''}' in tools`);
+  if (tc && tc.type !== 'none' && tools.length === 0)
+    return invalid('tool_choice: may only be specified while providing tools');
+  const choice: ToolChoice | undefined = !tc
+    ? undefined
+    : tc.type === 'tool'
+      ? { type: 'function', function: { name: tc.name! } }
+      : tc.type === 'any'
+        ? 'required'
+        : tc.type;
   const messages: ChatMessage[] = before ?? [];
   if (system) messages.unshift({ role: 'system', content: system });
   for (const m of body.messages) toChat(m, messages);
@@ -209,7 +283,8 @@ function contentBlocks(m: AssistantMessage | null): Array<Record<string, unknown
   if (!m) return [];
   const blocks: Array<Record<string, unknown>> = [];
   if (m.content) blocks.push({ type: 'text', text: m.content });
-  for (const c of m.tool_calls ?? []) blocks.push({ type: 'tool_use', id: c.id, name: c.function.name, input: inputOf(c.function.arguments) });
+  for (const c of m.tool_calls ?? [])
+    blocks.push({ type: 'tool_use', id: c.id, name: c.function.name, input: inputOf(c.function.arguments) });
   return blocks;
 }
 
@@ -228,7 +303,8 @@ function messageObject(a: Answer, done: boolean): Record<string, unknown> {
 
 function streamEvents(a: Answer): SseEvent[] {
   const out: SseEvent[] = [];
-  const emit = (type: string, fields: Record<string, unknown> = {}) => out.push({ event: type, data: JSON.stringify({ type, ...fields }) });
+  const emit = (type: string, fields: Record<string, unknown> = {}) =>
+    out.push({ event: type, data: JSON.stringify({ type, ...fields }) });
   emit('message_start', { message: messageObject(a, false) });
   let index = 0;
   const m = a.message;
@@ -240,18 +316,32 @@ function streamEvents(a: Answer): SseEvent[] {
     index++;
   }
   for (const c of m?.tool_calls ?? []) {
-    emit('content_block_start', { index, content_block: { type: 'tool_use', id: c.id, name: c.function.name, input: {} } });
-    for (const partial_json of pieces(c.function.arguments, 3)) emit('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json } });
+    emit('content_block_start', {
+      index,
+      content_block: { type: 'tool_use', id: c.id, name: c.function.name, input: {} },
+    });
+    for (const partial_json of pieces(c.function.arguments, 3))
+      emit('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json } });
     emit('content_block_stop', { index });
     index++;
   }
   const { service_tier: _tier, ...usage } = a.usage ? messagesUsage(a.usage) : { service_tier: '' };
-  emit('message_delta', { delta: { stop_reason: stopReason(a), stop_sequence: a.stopSequence ?? null }, usage: a.usage ? usage : { output_tokens: 0 } });
+  emit('message_delta', {
+    delta: { stop_reason: stopReason(a), stop_sequence: a.stopSequence ?? null },
+    usage: a.usage ? usage : { output_tokens: 0 },
+  });
   emit('message_stop');
   return out;
 }
 
-const FINISH: Record<string, FinishReason> = { end_turn: 'stop', stop_sequence: 'stop', tool_use: 'tool_calls', max_tokens: 'length', pause_turn: 'stop', refusal: 'stop' };
+const FINISH: Record<string, FinishReason> = {
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  tool_use: 'tool_calls',
+  max_tokens: 'length',
+  pause_turn: 'stop',
+  refusal: 'stop',
+};
 
 function readMessage(body: unknown): ReadAnswer | null {
   if (!isObject(body) || !Array.isArray(body.content)) return null;
@@ -259,14 +349,35 @@ function readMessage(body: unknown): ReadAnswer | null {
   for (const b of body.content as unknown[]) {
     if (!isObject(b)) continue;
     if (b.type === 'text') message.content = (message.content ?? '') + String(b.text ?? '');
-    if (b.type === 'tool_use' && typeof b.name === 'string') (message.tool_calls ??= []).push({ id: String(b.id ?? ''), type: 'function', function: { name: b.name, arguments: typeof b.input === 'string' ? b.input : JSON.stringify(b.input ?? {}) } });
+    if (b.type === 'tool_use' && typeof b.name === 'string')
+      (message.tool_calls ??= []).push({
+        id: String(b.id ?? ''),
+        type: 'function',
+        function: { name: b.name, arguments: typeof b.input === 'string' ? b.input : JSON.stringify(b.input ?? {}) },
+      });
   }
   const finishReason = FINISH[String(body.stop_reason)] ?? (message.tool_calls?.length ? 'tool_calls' : 'stop');
-  return { message, usage: messagesSentUsage(body.usage), finishReason, id: typeof body.id === 'string' ? body.id : null };
+  return {
+    message,
+    usage: messagesSentUsage(body.usage),
+    finishReason,
+    id: typeof body.id === 'string' ? body.id : null,
+  };
 }
 
 /** Anthropic's error types by HTTP status. */
-const ERROR_TYPES: Record<number, string> = { 400: 'invalid_request_error', 401: 'authentication_error', 402: 'billing_error', 403: 'permission_error', 404: 'not_found_error', 405: 'invalid_request_error', 413: 'request_too_large', 429: 'rate_limit_error', 500: 'api_error', 529: 'overloaded_error' };
+const ERROR_TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  402: 'billing_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  405: 'invalid_request_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  529: 'overloaded_error',
+};
 
 /** Anthropic's error body; the internal error's code (thread_not_found, loopbench_max_steps…) goes in `details.error_code`, where the SDK reads it. */
 export function messagesError(e: WireError): unknown {
@@ -290,13 +401,20 @@ function assemble(): StreamAssembler {
       } else if (ev.type === 'content_block_start' && isObject(ev.content_block) && typeof ev.index === 'number') {
         blocks[ev.index] = { ...ev.content_block };
         partial[ev.index] = '';
-      } else if (ev.type === 'content_block_delta' && isObject(ev.delta) && typeof ev.index === 'number' && blocks[ev.index]) {
-        if (ev.delta.type === 'text_delta') blocks[ev.index]!.text = String(blocks[ev.index]!.text ?? '') + String(ev.delta.text ?? '');
+      } else if (
+        ev.type === 'content_block_delta' &&
+        isObject(ev.delta) &&
+        typeof ev.index === 'number' &&
+        blocks[ev.index]
+      ) {
+        if (ev.delta.type === 'text_delta')
+          blocks[ev.index]!.text = String(blocks[ev.index]!.text ?? '') + String(ev.delta.text ?? '');
         if (ev.delta.type === 'input_json_delta') partial[ev.index] += String(ev.delta.partial_json ?? '');
       } else if (ev.type === 'message_delta' && message) {
         if (isObject(ev.delta)) message.stop_reason = ev.delta.stop_reason;
         // Counters in message_delta are the whole message's: they replace, never add.
-        if (isObject(ev.usage)) Object.assign(usage, Object.fromEntries(Object.entries(ev.usage).filter(([, v]) => v != null)));
+        if (isObject(ev.usage))
+          Object.assign(usage, Object.fromEntries(Object.entries(ev.usage).filter(([, v]) => v != null)));
       } else if (ev.type === 'message_stop') stopped = true;
     },
     end() {
@@ -319,7 +437,14 @@ export function messagesSpelling(store: ResponseStore): Spelling<MessagesCall> {
     events: (a) => streamEvents(a),
     answered(a, call) {
       const thread = call.body.thread;
-      if (thread && a.message) store.keepThread(thread.type === 'continue' ? thread.previous_message_id : null, `msg_${a.uid}`, call.messages, a.message, call.tools);
+      if (thread && a.message)
+        store.keepThread(
+          thread.type === 'continue' ? thread.previous_message_id : null,
+          `msg_${a.uid}`,
+          call.messages,
+          a.message,
+          call.tools,
+        );
     },
     errorBody: messagesError,
     read: readMessage,

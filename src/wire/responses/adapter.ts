@@ -18,10 +18,28 @@ import { elementSpan, sameBytes, type ScannedArray } from '../json-body.ts';
 import { invalid, keptTools, readElement, scanRequest, toolsMember, withChanges } from '../request-bytes.ts';
 import { json, sseText } from '../sse.ts';
 import { ResponseStore } from '../store.ts';
-import { beyondText, functionTools, Item, resolved, responsesSpelling, ResponsesRequest, toMessages, type ResponsesCall } from './spelling.ts';
+import {
+  beyondText,
+  functionTools,
+  Item,
+  resolved,
+  responsesSpelling,
+  ResponsesRequest,
+  toMessages,
+  type ResponsesCall,
+} from './spelling.ts';
 
 const WHAT = 'Responses API';
-const Fields = ResponsesRequest.pick({ model: true, stream: true, max_output_tokens: true, temperature: true, seed: true, previous_response_id: true, store: true, instructions: true });
+const Fields = ResponsesRequest.pick({
+  model: true,
+  stream: true,
+  max_output_tokens: true,
+  temperature: true,
+  seed: true,
+  previous_response_id: true,
+  store: true,
+  instructions: true,
+});
 const Tools = z.array(z.looseObject({ type: z.string() }));
 
 export interface ResponsesState {
@@ -52,9 +70,13 @@ export function responsesWire(store = new ResponseStore()): WireAdapter<Response
     toMessages([it], () => undefined, out);
     return beyondText(it);
   };
-  const readItem = (array: ScannedArray) => (body: Buffer, k: number) => readElement(body, elementSpan(array, k), Item, ['input', k], WHAT);
+  const readItem = (array: ScannedArray) => (body: Buffer, k: number) =>
+    readElement(body, elementSpan(array, k), Item, ['input', k], WHAT);
 
-  function parse(body: Buffer, prior: ResponsesState | null): { ok: true; call: Call } | { ok: false; error: WireError } {
+  function parse(
+    body: Buffer,
+    prior: ResponsesState | null,
+  ): { ok: true; call: Call } | { ok: false; error: WireError } {
     const request = scanRequest(body, 'input', prior?.items?.array ?? null, Fields, WHAT);
     if (!request.ok) return request;
     const { scanned, fields: f } = request;
@@ -69,21 +91,40 @@ export function responsesWire(store = new ResponseStore()): WireAdapter<Response
     let items: ItemsState | null = null;
     let conversation: ChatMessage[];
     if (scanned.array) {
-      const read = readItems(body, scanned.array, context.length === 0 ? (prior?.items ?? null) : null, context, readItem(scanned.array), add);
+      const read = readItems(
+        body,
+        scanned.array,
+        context.length === 0 ? (prior?.items ?? null) : null,
+        context,
+        readItem(scanned.array),
+        add,
+      );
       if (!read.ok) return read;
       unbounded ||= read.beyondText;
       items = context.length === 0 ? read.state : null;
       conversation = [...context, ...read.state.messages];
     } else {
       const span = scanned.members.get('input');
-      const input = span ? readElement(body, span, z.string(), ['input'], WHAT) : { ok: false as const, error: invalid(['input'], 'Invalid input: expected string or array of items, received undefined') };
+      const input = span
+        ? readElement(body, span, z.string(), ['input'], WHAT)
+        : {
+            ok: false as const,
+            error: invalid(['input'], 'Invalid input: expected string or array of items, received undefined'),
+          };
       if (!input.ok) return input;
       conversation = [...context, { role: 'user', content: input.value }];
     }
     if (conversation.length === 0) return { ok: false, error: invalid(['input'], 'no input items.') };
     const instrSpan = scanned.members.get('instructions');
     let instructions: ResponsesState['instructions'] = null;
-    if (f.instructions) instructions = instrSpan && prior?.instructions && sameBytes(body, instrSpan, prior.instructions.bytes) ? prior.instructions : { bytes: Buffer.from(body.subarray(instrSpan!.start, instrSpan!.end)), message: { role: 'system', content: f.instructions } };
+    if (f.instructions)
+      instructions =
+        instrSpan && prior?.instructions && sameBytes(body, instrSpan, prior.instructions.bytes)
+          ? prior.instructions
+          : {
+              bytes: Buffer.from(body.subarray(instrSpan!.start, instrSpan!.end)),
+              message: { role: 'system', content: f.instructions },
+            };
     const toolsAt = toolsMember(body, scanned, prior?.tools ?? null);
     let tools: WireCall<ResponsesState>['tools'];
     let toolsBeyond = false;
@@ -126,7 +167,10 @@ export function responsesWire(store = new ResponseStore()): WireAdapter<Response
       spell: (a) => {
         const asSent = json(body.toString('utf8'));
         const parsed = ResponsesRequest.safeParse(asSent);
-        const request: ResponsesCall = { body: parsed.success ? parsed.data : { model: f.model, input: '' }, history: [] };
+        const request: ResponsesCall = {
+          body: parsed.success ? parsed.data : { model: f.model, input: '' },
+          history: [],
+        };
         return Buffer.from(stream ? sseText(spelling.events(a, request)) : JSON.stringify(spelling.render(a, request)));
       },
       keep,
@@ -138,9 +182,14 @@ export function responsesWire(store = new ResponseStore()): WireAdapter<Response
   /** Reads the answer, and keeps it (unless the request said store: false) for the requests that continue it. */
   function reader(call: WireCall<ResponsesState>): AnswerReader {
     const c = call as Call;
-    return wholeReader(spelling, c.stream, { answer: 'a response', end: 'its final event (response.completed)' }, (answer) => {
-      if (c.keep && answer.id) store.keepResponse(answer.id, c.conversation, answer.message, answer.items ?? []);
-    });
+    return wholeReader(
+      spelling,
+      c.stream,
+      { answer: 'a response', end: 'its final event (response.completed)' },
+      (answer) => {
+        if (c.keep && answer.id) store.keepResponse(answer.id, c.conversation, answer.message, answer.items ?? []);
+      },
+    );
   }
 
   return {
@@ -149,7 +198,14 @@ export function responsesWire(store = new ResponseStore()): WireAdapter<Response
     parseBytes: parse,
     reader,
     recorded: (call, model, message, usage) =>
-      (call as Call).spell({ uid: `replay${Date.now().toString(36)}`, model, created: Math.floor(Date.now() / 1000), message, usage, finishReason: message.tool_calls?.length ? 'tool_calls' : 'stop' }),
+      (call as Call).spell({
+        uid: `replay${Date.now().toString(36)}`,
+        model,
+        created: Math.floor(Date.now() / 1000),
+        message,
+        usage,
+        finishReason: message.tool_calls?.length ? 'tool_calls' : 'stop',
+      }),
     upstreamErrorMessage: errorMessage,
   };
 }

@@ -4,7 +4,15 @@
 // output items (a message, then one function_call per tool call), whole or as the event sequence
 // the official SDKs parse (response.created … output items and deltas … response.completed with usage).
 import { z } from 'zod';
-import type { AssistantMessage, ChatMessage, ChatRequest, FinishReason, ToolChoice, ToolSpec, Usage } from '../../contracts/chat.ts';
+import type {
+  AssistantMessage,
+  ChatMessage,
+  ChatRequest,
+  FinishReason,
+  ToolChoice,
+  ToolSpec,
+  Usage,
+} from '../../contracts/chat.ts';
 import { issuePath } from '../../scenario/yaml-file.ts';
 import { JsonSchemaObject, responseFormat } from '../chat/protocol.ts';
 import { openaiError, wireError } from '../error.ts';
@@ -22,8 +30,18 @@ const MessageItem = z.looseObject({
   content: Content,
   id: z.string().optional(),
 });
-const FunctionCallItem = z.looseObject({ type: z.literal('function_call'), call_id: z.string(), name: z.string(), arguments: z.string(), id: z.string().optional() });
-const FunctionOutputItem = z.looseObject({ type: z.literal('function_call_output'), call_id: z.string(), output: Content });
+const FunctionCallItem = z.looseObject({
+  type: z.literal('function_call'),
+  call_id: z.string(),
+  name: z.string(),
+  arguments: z.string(),
+  id: z.string().optional(),
+});
+const FunctionOutputItem = z.looseObject({
+  type: z.literal('function_call_output'),
+  call_id: z.string(),
+  output: Content,
+});
 const ReferenceItem = z.looseObject({ type: z.literal('item_reference'), id: z.string() });
 /** Reasoning items are sent back by agents of reasoning models; the sim does not reason, so they carry nothing it reads. */
 const ReasoningItem = z.looseObject({ type: z.literal('reasoning') });
@@ -41,7 +59,12 @@ const FunctionTool = z.looseObject({
 const Format = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('text') }),
   z.looseObject({ type: z.literal('json_object') }),
-  z.looseObject({ type: z.literal('json_schema'), name: z.string().min(1), schema: JsonSchemaObject.optional(), strict: z.boolean().nullable().optional() }),
+  z.looseObject({
+    type: z.literal('json_schema'),
+    name: z.string().min(1),
+    schema: JsonSchemaObject.optional(),
+    strict: z.boolean().nullable().optional(),
+  }),
 ]);
 
 export const ResponsesRequest = z.looseObject({
@@ -49,7 +72,9 @@ export const ResponsesRequest = z.looseObject({
   input: z.union([z.string(), z.array(Item)]),
   instructions: z.string().nullable().optional(),
   tools: z.array(z.looseObject({ type: z.string() })).optional(),
-  tool_choice: z.union([z.enum(['none', 'auto', 'required']), z.looseObject({ type: z.literal('function'), name: z.string() })]).optional(),
+  tool_choice: z
+    .union([z.enum(['none', 'auto', 'required']), z.looseObject({ type: z.literal('function'), name: z.string() })])
+    .optional(),
   parallel_tool_calls: z.boolean().nullable().optional(),
   max_output_tokens: z.number().int().positive().nullable().optional(),
   text: z.looseObject({ format: Format.optional() }).nullable().optional(),
@@ -69,15 +94,24 @@ export interface ResponsesCall {
   history: ChatMessage[];
 }
 
-const text = (c: z.infer<typeof Content>): string => (typeof c === 'string' ? c : c.map((p) => p.text ?? p.refusal ?? '').join(''));
+const text = (c: z.infer<typeof Content>): string =>
+  typeof c === 'string' ? c : c.map((p) => p.text ?? p.refusal ?? '').join('');
 
-const invalid = (param: string, message: string) => ({ ok: false as const, error: wireError(400, message, 'invalid_request_error', param, 'invalid_value') });
+const invalid = (param: string, message: string) => ({
+  ok: false as const,
+  error: wireError(400, message, 'invalid_request_error', param, 'invalid_value'),
+});
 
 /** An item as it reads: an item_reference resolved to the item `stored` finds for it (null: none). */
-export function resolved(item: Item, stored: (id: string) => unknown): Exclude<Item, z.infer<typeof ReferenceItem>> | null {
+export function resolved(
+  item: Item,
+  stored: (id: string) => unknown,
+): Exclude<Item, z.infer<typeof ReferenceItem>> | null {
   if (item.type !== 'item_reference') return item as Exclude<Item, z.infer<typeof ReferenceItem>>;
   const parsed = Item.safeParse(stored(item.id));
-  return !parsed.success || parsed.data.type === 'item_reference' ? null : (parsed.data as Exclude<Item, z.infer<typeof ReferenceItem>>);
+  return !parsed.success || parsed.data.type === 'item_reference'
+    ? null
+    : (parsed.data as Exclude<Item, z.infer<typeof ReferenceItem>>);
 }
 
 /**
@@ -96,14 +130,19 @@ export function toMessages(items: readonly Item[], stored: (id: string) => unkno
     const last = out.at(-1);
     if (item.type === 'reasoning') continue;
     if (item.type === 'function_call') {
-      const call = { id: item.call_id, type: 'function' as const, function: { name: item.name, arguments: item.arguments } };
+      const call = {
+        id: item.call_id,
+        type: 'function' as const,
+        function: { name: item.name, arguments: item.arguments },
+      };
       if (last?.role === 'assistant') (last.tool_calls ??= []).push(call);
       else out.push({ role: 'assistant', content: null, tool_calls: [call] });
     } else if (item.type === 'function_call_output') {
       out.push({ role: 'tool', tool_call_id: item.call_id, content: text(item.output) });
     } else {
       const m = item as z.infer<typeof MessageItem>;
-      if (m.role !== 'assistant') out.push({ role: m.role === 'developer' ? 'system' : m.role, content: text(m.content) });
+      if (m.role !== 'assistant')
+        out.push({ role: m.role === 'developer' ? 'system' : m.role, content: text(m.content) });
       else if (last?.role === 'assistant' && !last.tool_calls) last.content = (last.content ?? '') + text(m.content);
       else out.push({ role: 'assistant', content: text(m.content) });
     }
@@ -114,13 +153,21 @@ export function toMessages(items: readonly Item[], stored: (id: string) => unkno
 /** Whether an item carries more than text (images, files) or state only the provider can count (reasoning). */
 export function beyondText(item: Item): boolean {
   if (item.type === 'reasoning') return true;
-  const content = item.type === 'function_call_output' ? item.output : item.type === 'message' || item.type === undefined ? (item as z.infer<typeof MessageItem>).content : '';
+  const content =
+    item.type === 'function_call_output'
+      ? item.output
+      : item.type === 'message' || item.type === undefined
+        ? (item as z.infer<typeof MessageItem>).content
+        : '';
   return Array.isArray(content) && content.some((p) => !TEXT_PARTS.has(p.type));
 }
 const TEXT_PARTS = new Set(['input_text', 'output_text', 'text', 'refusal']);
 
 /** The function tools of a request as ToolSpecs, and the first tool of another type (web search, file search…), if any. */
-export function functionTools(tools: ReadonlyArray<{ type: string }>): { specs: ToolSpec[]; other: { index: number; type: string } | null } {
+export function functionTools(tools: ReadonlyArray<{ type: string }>): {
+  specs: ToolSpec[];
+  other: { index: number; type: string } | null;
+} {
   const specs: ToolSpec[] = [];
   let other: { index: number; type: string } | null = null;
   for (const [index, t] of tools.entries()) {
@@ -130,7 +177,10 @@ export function functionTools(tools: ReadonlyArray<{ type: string }>): { specs: 
       continue;
     }
     const { name, description, parameters } = f.data;
-    specs.push({ type: 'function', function: { name, ...(description != null ? { description } : {}), ...(parameters ? { parameters } : {}) } });
+    specs.push({
+      type: 'function',
+      function: { name, ...(description != null ? { description } : {}), ...(parameters ? { parameters } : {}) },
+    });
   }
   return { specs, other };
 }
@@ -143,22 +193,61 @@ function parse(store: ResponseStore, raw: unknown) {
     return invalid(param, `Invalid value for '${param}': ${i.message}`);
   }
   const body = r.data;
-  if (body.conversation !== undefined) return invalid('conversation', "'conversation' (server-side conversations) is not supported by bench serve: send the items, or previous_response_id.");
+  if (body.conversation !== undefined)
+    return invalid(
+      'conversation',
+      "'conversation' (server-side conversations) is not supported by bench serve: send the items, or previous_response_id.",
+    );
   const { specs: tools } = functionTools(body.tools ?? []);
   const choice = body.tool_choice;
-  if (choice && typeof choice === 'object' && !tools.some((t) => t.function.name === choice.name)) return invalid('tool_choice', `Invalid value for 'tool_choice': no function named '${choice.name}' in 'tools'.`);
+  if (choice && typeof choice === 'object' && !tools.some((t) => t.function.name === choice.name))
+    return invalid('tool_choice', `Invalid value for 'tool_choice': no function named '${choice.name}' in 'tools'.`);
   let history: ChatMessage[] = [];
   if (body.previous_response_id) {
     const before = store.previous(body.previous_response_id);
-    if (!before) return { ok: false as const, error: wireError(400, `Previous response with id '${body.previous_response_id}' not found.`, 'invalid_request_error', 'previous_response_id', 'previous_response_not_found') };
+    if (!before)
+      return {
+        ok: false as const,
+        error: wireError(
+          400,
+          `Previous response with id '${body.previous_response_id}' not found.`,
+          'invalid_request_error',
+          'previous_response_id',
+          'previous_response_not_found',
+        ),
+      };
     history = before;
   }
-  const missing = toMessages(typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input, (id) => store.item(id), history);
-  if (missing.length) return { ok: false as const, error: wireError(400, `Item with id '${missing[0]}' not found.`, 'invalid_request_error', 'input', 'item_not_found') };
+  const missing = toMessages(
+    typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input,
+    (id) => store.item(id),
+    history,
+  );
+  if (missing.length)
+    return {
+      ok: false as const,
+      error: wireError(
+        400,
+        `Item with id '${missing[0]}' not found.`,
+        'invalid_request_error',
+        'input',
+        'item_not_found',
+      ),
+    };
   if (history.length === 0) return invalid('input', "Invalid value for 'input': no input items.");
   const f = body.text?.format;
-  const format = f?.type === 'json_object' ? { type: 'json_object' as const } : f?.type === 'json_schema' ? responseFormat(f.name, f.schema, f.strict) : undefined;
-  const toolChoice: ToolChoice | undefined = choice === undefined ? undefined : typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
+  const format =
+    f?.type === 'json_object'
+      ? { type: 'json_object' as const }
+      : f?.type === 'json_schema'
+        ? responseFormat(f.name, f.schema, f.strict)
+        : undefined;
+  const toolChoice: ToolChoice | undefined =
+    choice === undefined
+      ? undefined
+      : typeof choice === 'string'
+        ? choice
+        : { type: 'function', function: { name: choice.name } };
   const chat: ChatRequest = {
     model: body.model,
     messages: body.instructions ? [{ role: 'system', content: body.instructions }, ...history] : history,
@@ -188,8 +277,24 @@ function outputItems(a: Answer): Array<Record<string, unknown>> {
   const m = a.message;
   if (!m) return [];
   const items: Array<Record<string, unknown>> = [];
-  if (m.content) items.push({ id: `msg_${a.uid}`, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: m.content, annotations: [], logprobs: [] }] });
-  (m.tool_calls ?? []).forEach((c, i) => items.push({ id: `fc_${a.uid}_${i}`, type: 'function_call', status: 'completed', call_id: c.id, name: c.function.name, arguments: c.function.arguments }));
+  if (m.content)
+    items.push({
+      id: `msg_${a.uid}`,
+      type: 'message',
+      status: 'completed',
+      role: 'assistant',
+      content: [{ type: 'output_text', text: m.content, annotations: [], logprobs: [] }],
+    });
+  (m.tool_calls ?? []).forEach((c, i) =>
+    items.push({
+      id: `fc_${a.uid}_${i}`,
+      type: 'function_call',
+      status: 'completed',
+      call_id: c.id,
+      name: c.function.name,
+      arguments: c.function.arguments,
+    }),
+  );
   return items;
 }
 
@@ -227,7 +332,8 @@ function responseObject(a: Answer, body: Body, done: boolean): Record<string, un
 /** The streamed form: the lifecycle events around each output item's added, delta, done events. */
 function streamEvents(a: Answer, body: Body): SseEvent[] {
   const out: SseEvent[] = [];
-  const emit = (type: string, fields: Record<string, unknown>) => out.push({ event: type, data: JSON.stringify({ type, sequence_number: out.length, ...fields }) });
+  const emit = (type: string, fields: Record<string, unknown>) =>
+    out.push({ event: type, data: JSON.stringify({ type, sequence_number: out.length, ...fields }) });
   emit('response.created', { response: responseObject(a, body, false) });
   emit('response.in_progress', { response: responseObject(a, body, false) });
   outputItems(a).forEach((item, output_index) => {
@@ -237,13 +343,15 @@ function streamEvents(a: Answer, body: Body): SseEvent[] {
       emit('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', content: [] } });
       const part = { type: 'output_text', text: '', annotations: [], logprobs: [] };
       emit('response.content_part.added', { item_id, output_index, content_index: 0, part });
-      for (const delta of pieces(whole)) emit('response.output_text.delta', { item_id, output_index, content_index: 0, delta, logprobs: [] });
+      for (const delta of pieces(whole))
+        emit('response.output_text.delta', { item_id, output_index, content_index: 0, delta, logprobs: [] });
       emit('response.output_text.done', { item_id, output_index, content_index: 0, text: whole, logprobs: [] });
       emit('response.content_part.done', { item_id, output_index, content_index: 0, part: { ...part, text: whole } });
     } else {
       const args = String(item.arguments);
       emit('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', arguments: '' } });
-      for (const delta of pieces(args, 3)) emit('response.function_call_arguments.delta', { item_id, output_index, delta });
+      for (const delta of pieces(args, 3))
+        emit('response.function_call_arguments.delta', { item_id, output_index, delta });
       emit('response.function_call_arguments.done', { item_id, output_index, name: item.name, arguments: args });
     }
     emit('response.output_item.done', { output_index, item });
@@ -258,7 +366,12 @@ export function responsesSentUsage(u: unknown): SentUsage | null {
   if (!isObject(u)) return null;
   const inDetail = isObject(u.input_tokens_details) ? u.input_tokens_details : {};
   const outDetail = isObject(u.output_tokens_details) ? u.output_tokens_details : {};
-  return { prompt: u.input_tokens, completion: u.output_tokens, cached: inDetail.cached_tokens, reasoning: outDetail.reasoning_tokens };
+  return {
+    prompt: u.input_tokens,
+    completion: u.output_tokens,
+    cached: inDetail.cached_tokens,
+    reasoning: outDetail.reasoning_tokens,
+  };
 }
 
 /** A response object read back: its message text and function calls as one assistant message. */
@@ -268,15 +381,28 @@ function readResponse(r: unknown): ReadAnswer | null {
   const items = (r.output as unknown[]).filter(isObject);
   for (const item of items) {
     if (item.type === 'message' && Array.isArray(item.content)) {
-      const t = (item.content as unknown[]).map((p) => (isObject(p) && typeof p.text === 'string' ? p.text : '')).join('');
+      const t = (item.content as unknown[])
+        .map((p) => (isObject(p) && typeof p.text === 'string' ? p.text : ''))
+        .join('');
       message.content = (message.content ?? '') + t;
     } else if (item.type === 'function_call' && typeof item.name === 'string') {
-      (message.tool_calls ??= []).push({ id: String(item.call_id ?? ''), type: 'function', function: { name: item.name, arguments: typeof item.arguments === 'string' ? item.arguments : '' } });
+      (message.tool_calls ??= []).push({
+        id: String(item.call_id ?? ''),
+        type: 'function',
+        function: { name: item.name, arguments: typeof item.arguments === 'string' ? item.arguments : '' },
+      });
     }
   }
-  const incomplete = r.status === 'incomplete' && isObject(r.incomplete_details) && r.incomplete_details.reason === 'max_output_tokens';
+  const incomplete =
+    r.status === 'incomplete' && isObject(r.incomplete_details) && r.incomplete_details.reason === 'max_output_tokens';
   const finishReason: FinishReason = incomplete ? 'length' : message.tool_calls?.length ? 'tool_calls' : 'stop';
-  return { message, usage: responsesSentUsage(r.usage), finishReason, id: typeof r.id === 'string' ? r.id : null, items };
+  return {
+    message,
+    usage: responsesSentUsage(r.usage),
+    finishReason,
+    id: typeof r.id === 'string' ? r.id : null,
+    items,
+  };
 }
 
 /** The events that end a streamed response, each carrying the whole response. */
@@ -303,7 +429,8 @@ export function responsesSpelling(store: ResponseStore): Spelling<ResponsesCall>
     render: (a, call) => responseObject(a, call.body, true),
     events: (a, call) => streamEvents(a, call.body),
     answered(a, call) {
-      if (call.body.store !== false && a.message) store.keepResponse(`resp_${a.uid}`, call.history, a.message, outputItems(a));
+      if (call.body.store !== false && a.message)
+        store.keepResponse(`resp_${a.uid}`, call.history, a.message, outputItems(a));
     },
     errorBody: openaiError,
     read: readResponse,

@@ -304,7 +304,7 @@ describe('bench import --format chatlog', () => {
   it.each([
     [
       ['import', 'x', '-o', 'y', '--format', 'csv'],
-      /--format: 'csv' is not supported \(accepted: atif, chatlog, messages, otlp\)/,
+      /--format: 'csv' is not supported \(accepted: atif, chatlog, messages, otlp, claude-code, codex\)/,
     ],
     [['import', 'x', '-o', 'y', '--group-by', 'run'], /--group-by: only for --format chatlog/],
     [['import', 'x', '-o', 'y', '--price-cached', '1'], /--price-cached: only used with --price-in and --price-out/],

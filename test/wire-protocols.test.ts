@@ -193,6 +193,19 @@ describe('the Responses API (the openai SDK as client)', () => {
       status: 400,
       error: { code: 'previous_response_not_found', param: 'previous_response_id' },
     });
+    // An id of a megabyte is refused without being quoted back or logged.
+    const huge = `resp_${'x'.repeat(1 << 20)}`;
+    const before = fs.readFileSync(logFile, 'utf8').length;
+    const refused = await fetch(`${server.url}/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'seed-calibrated', input: 'go', previous_response_id: huge }),
+    });
+    expect(refused.status).toBe(400);
+    const said = await refused.text();
+    expect(said).toContain('previous_response_id');
+    expect(said.length).toBeLessThan(2000);
+    expect(fs.readFileSync(logFile, 'utf8').length - before).toBeLessThan(2000);
     // A tool the sim cannot call (a provider's web search) is accepted and left alone, as Codex CLI sends it.
     const searching = await openai.responses.create({
       model: 'seed-calibrated',

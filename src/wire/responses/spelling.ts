@@ -42,7 +42,12 @@ const FunctionOutputItem = z.looseObject({
   call_id: z.string(),
   output: Content,
 });
-const ReferenceItem = z.looseObject({ type: z.literal('item_reference'), id: z.string() });
+/**
+ * The ids a client sends back (previous_response_id, item_reference), no longer than any id bench serve or a
+ * provider hands out by far: an unknown one is quoted in the error, and a megabyte of id must not be.
+ */
+const SentId = z.string().max(256);
+const ReferenceItem = z.looseObject({ type: z.literal('item_reference'), id: SentId });
 /** Reasoning items are sent back by agents of reasoning models; the sim does not reason, so they carry nothing it reads. */
 const ReasoningItem = z.looseObject({ type: z.literal('reasoning') });
 export const Item = z.union([MessageItem, FunctionCallItem, FunctionOutputItem, ReferenceItem, ReasoningItem]);
@@ -78,7 +83,7 @@ export const ResponsesRequest = z.looseObject({
   parallel_tool_calls: z.boolean().nullable().optional(),
   max_output_tokens: z.number().int().positive().nullable().optional(),
   text: z.looseObject({ format: Format.optional() }).nullable().optional(),
-  previous_response_id: z.string().nullable().optional(),
+  previous_response_id: SentId.nullable().optional(),
   store: z.boolean().nullable().optional(),
   stream: z.boolean().nullable().optional(),
   temperature: z.number().min(0).max(2).nullable().optional(),

@@ -283,6 +283,8 @@ describe('gateway flags', () => {
     ['a list of steps', { out: 'x', steps: '3,5' }, {}, /--steps: the gateway takes one value/],
     ['a brake flag without gateway mode', { steps: '3' }, {}, /--steps: a gateway flag/],
     ['a short --auth-token', { out: 'x', authToken: 'short' }, {}, /at least 16/],
+    ['--run-idle of 0', { out: 'x', runIdle: '0' }, {}, /--run-idle: 0 is below the minimum 0\.001/],
+    ['--run-idle that is not a number', { out: 'x', runIdle: 'soon' }, {}, /--run-idle: 'soon' is not a number/],
   ])('%s', (_name, extra, env, message) => {
     expect(() => gatewayOptions(flags(extra as Record<string, string>), env as NodeJS.ProcessEnv)).toThrow(message);
   });

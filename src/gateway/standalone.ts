@@ -103,7 +103,11 @@ export async function startStandaloneGateway(o: StandaloneOptions): Promise<Runn
   };
   /** (Re)starts a run's quiet time; when it runs out with no call in flight, the run is recorded. */
   const arm = (run: OpenRun) => {
-    if (run.timer) clearTimeout(run.timer);
+    // Re-armed after every call: refresh() restarts the same timer, no new one per call.
+    if (run.timer) {
+      run.timer.refresh();
+      return;
+    }
     run.timer = setTimeout(() => {
       run.timer = null;
       if (run.meter.busy) arm(run);

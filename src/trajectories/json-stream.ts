@@ -215,19 +215,13 @@ class Scanner {
     else this.topDone = true;
   }
 
+  /** A value (or key) to capture begins at byte `i` of the current chunk. */
+  private startCapture(i: number, how: Pick<Capture, 'read' | 'depth' | 'inString' | 'bare' | 'isKey'>): void {
+    this.capture = { ...how, parts: [], from: i, startByte: this.base + i, bytes: 0, escaped: false };
+  }
+
   private beginKey(b: Buffer, i: number): number {
-    this.capture = {
-      read: true,
-      parts: [],
-      from: i,
-      startByte: this.base + i,
-      bytes: 0,
-      depth: 0,
-      inString: true,
-      escaped: false,
-      bare: false,
-      isKey: true,
-    };
+    this.startCapture(i, { read: true, depth: 0, inString: true, bare: false, isKey: true });
     return i + 1;
   }
 
@@ -242,48 +236,15 @@ class Scanner {
         this.stack.push({ kind, key: kind === 'array' ? 0 : '', state: 'first' });
         return i + 1;
       }
-      this.capture = {
-        read: visit === 'read',
-        parts: [],
-        from: i,
-        startByte: this.base + i,
-        bytes: 0,
-        depth: 1,
-        inString: false,
-        escaped: false,
-        bare: false,
-        isKey: false,
-      };
+      this.startCapture(i, { read: visit === 'read', depth: 1, inString: false, bare: false, isKey: false });
       return i + 1;
     }
     if (c === QUOTE) {
-      this.capture = {
-        read: true,
-        parts: [],
-        from: i,
-        startByte: this.base + i,
-        bytes: 0,
-        depth: 0,
-        inString: true,
-        escaped: false,
-        bare: false,
-        isKey: false,
-      };
+      this.startCapture(i, { read: true, depth: 0, inString: true, bare: false, isKey: false });
       return i + 1;
     }
     if (c === 0x2d || (c >= 0x30 && c <= 0x39) || c === 0x74 || c === 0x66 || c === 0x6e) {
-      this.capture = {
-        read: true,
-        parts: [],
-        from: i,
-        startByte: this.base + i,
-        bytes: 0,
-        depth: 0,
-        inString: false,
-        escaped: false,
-        bare: true,
-        isKey: false,
-      };
+      this.startCapture(i, { read: true, depth: 0, inString: false, bare: true, isKey: false });
       return i + 1;
     }
     return this.fail(i, 'expected a JSON value');

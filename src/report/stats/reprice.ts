@@ -90,7 +90,8 @@ const readable = (r: Tokens, hit: number) => Math.min(r.input_tokens - (r.cache_
 export class StepRepricer {
   private readonly prices: Price[];
   private readonly index: Map<string, number>;
-  private readonly byRun = new Map<string, { calls: number; sums: number[][] }>();
+  /** Per run: its calls so far and its running sums, `2 × prices` numbers a call (without and with caching) in one flat array; only the last call's unless prefixes are kept. */
+  private readonly byRun = new Map<string, { calls: number; sums: number[] }>();
 
   constructor(
     prices: readonly Price[],
@@ -105,15 +106,17 @@ export class StepRepricer {
   add(s: StepRecord, hit: number): void {
     let run = this.byRun.get(s.run_id);
     if (!run) this.byRun.set(s.run_id, (run = { calls: 0, sums: [] }));
-    const last = run.sums.at(-1);
     const cached = s.settings.prompt_cache ? s.cached_tokens : readable(s, hit);
-    const next = this.prices.flatMap((p, i) => [
-      (last?.[2 * i] ?? 0) + tokensAt(p, s, 0),
-      (last?.[2 * i + 1] ?? 0) + tokensAt(p, s, cached),
-    ]);
+    const width = 2 * this.prices.length;
+    // Where the previous call's sums are (-1: none), and where this call's go: appended, or over them.
+    const last = run.calls === 0 ? -1 : this.keepPrefixes ? (run.calls - 1) * width : 0;
+    const at = this.keepPrefixes ? run.calls * width : 0;
+    for (let i = 0; i < this.prices.length; i++) {
+      const p = this.prices[i]!;
+      run.sums[at + 2 * i] = (last < 0 ? 0 : run.sums[last + 2 * i]!) + tokensAt(p, s, 0);
+      run.sums[at + 2 * i + 1] = (last < 0 ? 0 : run.sums[last + 2 * i + 1]!) + tokensAt(p, s, cached);
+    }
     run.calls++;
-    if (this.keepPrefixes || !last) run.sums.push(next);
-    else run.sums[0] = next;
   }
 
   /**
@@ -126,7 +129,8 @@ export class StepRepricer {
     if (calls <= 0) return 0;
     const run = this.byRun.get(runId);
     if (!run || run.calls < calls || (!this.keepPrefixes && run.calls !== calls)) return undefined;
-    return run.sums[this.keepPrefixes ? calls - 1 : 0]![2 * i + (cache ? 1 : 0)];
+    const at = this.keepPrefixes ? (calls - 1) * 2 * this.prices.length : 0;
+    return run.sums[at + 2 * i + (cache ? 1 : 0)];
   }
 }
 

@@ -220,6 +220,11 @@ export class Gateway {
     return [...this.byId.values()];
   }
 
+  /** The open run of this id, if any. */
+  run(id: string): GatewayRun | undefined {
+    return this.byId.get(id);
+  }
+
   /** Forgets a run whose record is written: its id and keys are refused from now on, its conversations dropped. */
   forget(run: GatewayRun): void {
     this.byId.delete(run.meter.runId);

@@ -97,8 +97,8 @@ export async function startStandaloneGateway(o: StandaloneOptions): Promise<Runn
     runs.flush();
     open.delete(run.meter.runId);
     closed.set(run.meter.runId, run.meter.stop);
-    const known = gateway?.runs().find((g) => g.meter === run.meter);
-    if (known) gateway!.forget(known);
+    const known = gateway?.run(run.meter.runId);
+    if (known?.meter === run.meter) gateway!.forget(known);
     o.onRecorded?.(r);
   };
   /** (Re)starts a run's quiet time; when it runs out with no call in flight, the run is recorded. */

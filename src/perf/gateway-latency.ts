@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../contracts/paths.ts';
-import { spawnServe, spawnServer, type SpawnedServer } from '../serve/spawn.ts';
+import { spawnGateway, spawnServer, type SpawnedServer } from '../serve/spawn.ts';
 import { processCpuMs, processPeakRssMb } from './proc-cpu.ts';
 import { quantile } from '../stats/quantile.ts';
 
@@ -215,8 +215,8 @@ export async function gatewayLatencyBench(o: GatewayLatencyOptions = GATEWAY_TAR
     const slow = stub.url.replace(/\/v1$/, `/lat/${o.latencyMs}/v1`);
     const fast = stub.url.replace(/\/v1$/, '/lat/0/v1');
     const proxy = await start(spawnServer(floor, ['proxy', stub.url]));
-    const gateway = await start(spawnServe(['--upstream', slow, '--out', path.join(out, 'slow'), ...open], env));
-    const gatewayFast = await start(spawnServe(['--upstream', fast, '--out', path.join(out, 'fast'), ...open], env));
+    const gateway = await start(spawnGateway(['--upstream', slow, '--out', path.join(out, 'slow'), ...open], env));
+    const gatewayFast = await start(spawnGateway(['--upstream', fast, '--out', path.join(out, 'fast'), ...open], env));
     const proxied = (upstream: string) => new URL(new URL(upstream).pathname, proxy.url).href;
     // JIT warm-up: a long-running gateway is warm; its first requests should not be what is measured.
     for (const url of [proxied(fast), gateway.url, gatewayFast.url])

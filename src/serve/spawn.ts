@@ -15,17 +15,20 @@ export interface SpawnedServer {
 /** `bench serve` in its own process on a free port, as a user runs it (and on its own core). */
 export async function spawnServe(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<SpawnedServer> {
   const log = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-serve-')), 'usage.jsonl');
-  // The gateway records its calls in its --out directory and refuses a usage log.
-  const gateway = args.some((a) => a === '--upstream' || a === '--anthropic-upstream' || a === '--out');
   const server = await spawnServer(
     path.join(ROOT, 'bin/bench.js'),
-    ['serve', '--port', '0', ...(gateway ? [] : ['--log', log]), ...args],
+    ['serve', '--port', '0', '--log', log, ...args],
     env,
   );
   return {
     ...server,
     close: () => server.close().then(() => fs.rmSync(path.dirname(log), { recursive: true, force: true })),
   };
+}
+
+/** `bench serve` in gateway mode (`args` name its --upstream and --out) in its own process: no usage log, which the gateway refuses (its records go to --out). */
+export function spawnGateway(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<SpawnedServer> {
+  return spawnServer(path.join(ROOT, 'bin/bench.js'), ['serve', '--port', '0', ...args], env);
 }
 
 /** A Node script that prints its base URL (`http://…/v1`) on stdout once it listens; closed with SIGTERM. */

@@ -2,9 +2,9 @@
 import type { Usage } from '../contracts/chat.ts';
 import type { SentUsage } from './adapter.ts';
 
-/** A token count as a provider sends one: a non-negative integer up to the ceiling every reader applies (contracts/counts.ts). */
 import { isTokenCount as isCount } from '../contracts/counts.ts';
 
+/** A token count as a provider sends one: a non-negative integer up to the ceiling every reader applies (contracts/counts.ts). */
 export { isCount };
 
 /**

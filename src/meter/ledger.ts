@@ -9,8 +9,12 @@ import { noTotals, type RunTotals } from '../contracts/run-totals.ts';
 import { callCost } from './pricing.ts';
 import { estimatedModels, O200K_ESTIMATE, tokensEstimated } from './token-estimate.ts';
 
-/** Adds a step already recorded (read back, replayed) to `t` as it was recorded. */
-export function addStep(t: RunTotals, s: StepRecord): void {
+/**
+ * Adds a step to `t`: the one sum of a run's totals, for a call metered now (`RunLedger.record`) and a step
+ * read back or replayed. `elapsedMs` is the run clock after the step: a step read back has only its rounded
+ * `elapsed_ms`; a call metered now keeps the clock unrounded, for the timeout brake.
+ */
+export function addStep(t: RunTotals, s: StepRecord, elapsedMs: number = s.elapsed_ms): void {
   t.calls++;
   t.steps = s.step;
   t.rounds = s.round;
@@ -21,7 +25,7 @@ export function addStep(t: RunTotals, s: StepRecord): void {
   t.cacheWrite1hTokens += s.cache_write_1h_tokens ?? 0;
   t.reasoningTokens += s.reasoning_tokens ?? 0;
   t.costUsd += s.cost_usd;
-  t.elapsedMs = s.elapsed_ms;
+  t.elapsedMs = elapsedMs;
 }
 
 /** One call, as its source knows it. */
@@ -90,31 +94,22 @@ export class RunLedger {
     const cost =
       c.costUsd ??
       callCost(price, u.prompt_tokens, u.completion_tokens, u.cached_tokens, { cacheWrite, cacheWrite1h, reasoning });
-    t.calls++;
-    t.steps = c.step;
-    t.inputTokens += u.prompt_tokens;
-    t.outputTokens += u.completion_tokens;
-    t.cachedTokens += u.cached_tokens;
-    t.cacheWriteTokens += cacheWrite;
-    t.cacheWrite1hTokens += cacheWrite1h;
-    t.reasoningTokens += reasoning;
-    t.costUsd += cost;
-    t.elapsedMs = c.elapsedMs;
-    return {
+    // Its cumulative figures are the totals once it is added (by addStep, below).
+    const s: StepRecord = {
       run_id: this.runId,
       config_id: this.configId,
       scenario: this.runSettings.scenario,
       step: c.step,
       round: t.rounds,
       role: c.role,
-      call: t.calls,
+      call: t.calls + 1,
       input_tokens: u.prompt_tokens,
       output_tokens: u.completion_tokens,
       cached_tokens: u.cached_tokens,
-      cum_input_tokens: t.inputTokens,
-      cum_output_tokens: t.outputTokens,
+      cum_input_tokens: t.inputTokens + u.prompt_tokens,
+      cum_output_tokens: t.outputTokens + u.completion_tokens,
       cost_usd: cost,
-      cum_cost_usd: t.costUsd,
+      cum_cost_usd: t.costUsd + cost,
       latency_ms: Math.round(c.latencyMs),
       elapsed_ms: Math.round(c.elapsedMs),
       retries: c.retries ?? 0,
@@ -128,6 +123,8 @@ export class RunLedger {
       ...c.detail,
       settings: this.runSettings,
     };
+    addStep(t, s, c.elapsedMs);
+    return s;
   }
 
   /** A step already recorded (a loopbench export read back, a what-if replay): added to the totals as it is. */

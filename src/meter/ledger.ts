@@ -28,6 +28,39 @@ export function addStep(t: RunTotals, s: StepRecord, elapsedMs: number = s.elaps
   t.elapsedMs = elapsedMs;
 }
 
+/** A run's summed figures as records spell them: the run record's, and a paused task queue's saved totals. */
+export interface SummedFigures {
+  input_tokens: number;
+  output_tokens: number;
+  cached_tokens: number;
+  cache_write_tokens: number;
+  /** Absent: none. */
+  cache_write_1h_tokens?: number;
+  reasoning_tokens: number;
+  cost_usd: number;
+}
+
+/** The summed figures of `t`, in the order a run record writes them. */
+export function summedFigures(t: RunTotals): SummedFigures {
+  return {
+    input_tokens: t.inputTokens,
+    output_tokens: t.outputTokens,
+    cached_tokens: t.cachedTokens,
+    cache_write_tokens: t.cacheWriteTokens,
+    ...(t.cacheWrite1hTokens ? { cache_write_1h_tokens: t.cacheWrite1hTokens } : {}),
+    reasoning_tokens: t.reasoningTokens,
+    cost_usd: t.costUsd,
+  };
+}
+
+/**
+ * What a paused run had spent, as its saved state spells it: a resumed run starts its totals from it.
+ * Figures a state written before they were kept lacks count as 0.
+ */
+export type SavedTotals = Pick<RunTotals, 'rounds' | 'steps' | 'calls'> &
+  Omit<SummedFigures, 'cache_write_tokens' | 'reasoning_tokens'> &
+  Partial<Pick<SummedFigures, 'cache_write_tokens' | 'reasoning_tokens'>>;
+
 /** One call, as its source knows it. */
 export interface LedgerCall {
   /** The agent step it belongs to (the current one for calls that are not agent steps). */
@@ -127,6 +160,23 @@ export class RunLedger {
     return s;
   }
 
+  /** A run continued from a saved state starts from what it had spent: only before its first call. */
+  resumeFrom(saved: SavedTotals): void {
+    if (this.totals.calls > 0) throw new Error('RunLedger.resumeFrom: the run has already made calls');
+    Object.assign(this.totals, {
+      rounds: saved.rounds,
+      steps: saved.steps,
+      calls: saved.calls,
+      inputTokens: saved.input_tokens,
+      outputTokens: saved.output_tokens,
+      cachedTokens: saved.cached_tokens,
+      cacheWriteTokens: saved.cache_write_tokens ?? 0,
+      cacheWrite1hTokens: saved.cache_write_1h_tokens ?? 0,
+      reasoningTokens: saved.reasoning_tokens ?? 0,
+      costUsd: saved.cost_usd,
+    });
+  }
+
   /** A step already recorded (a loopbench export read back, a what-if replay): added to the totals as it is. */
   add(s: StepRecord): void {
     addStep(this.totals, s);
@@ -147,13 +197,7 @@ export class RunLedger {
       steps: t.steps,
       calls: t.calls,
       rounds: t.rounds,
-      input_tokens: t.inputTokens,
-      output_tokens: t.outputTokens,
-      cached_tokens: t.cachedTokens,
-      cache_write_tokens: t.cacheWriteTokens,
-      ...(t.cacheWrite1hTokens ? { cache_write_1h_tokens: t.cacheWrite1hTokens } : {}),
-      reasoning_tokens: t.reasoningTokens,
-      cost_usd: t.costUsd,
+      ...summedFigures(t),
       elapsed_ms: Math.round(e.elapsedMs),
       ...(estimatedModels(this.runSettings).length ? { tokens_estimated: O200K_ESTIMATE } : {}),
       answer: e.answer,

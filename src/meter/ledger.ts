@@ -220,6 +220,9 @@ const SUMMED = [
   ['cost_usd', 'costUsd'],
 ] as const satisfies ReadonlyArray<[keyof RunRecord, keyof RunTotals]>;
 
+/** The run record's fields that must equal the sum of its steps. */
+export type SummedField = (typeof SUMMED)[number][0];
+
 /** Equal up to the rounding of a sum taken in another order. */
 const same = (a: number, b: number) => Math.abs(a - b) <= 1e-9 + 1e-9 * Math.abs(b);
 
@@ -228,7 +231,7 @@ const same = (a: number, b: number) => Math.abs(a - b) <= 1e-9 + 1e-9 * Math.abs
  * or null. Fields a record does not carry (written before they were kept) are not compared.
  */
 export function stepsDisagree(
-  run: Partial<Pick<RunRecord, (typeof SUMMED)[number][0]>>,
+  run: Partial<Pick<RunRecord, SummedField>>,
   steps: RunTotals,
 ): { field: string; recorded: number; summed: number } | null {
   for (const [field, total] of SUMMED) {

@@ -1,7 +1,7 @@
 // `bench serve --upstream URL` / `--out DIR`: the gateway on its own, for an agent you start yourself.
 // A run is named by the header x-loopbench-run (made on its first request); each gets the brakes
 // the flags give, and its calls are recorded as they happen. A run's record is appended to runs.jsonl
-// when it goes quiet (no call in flight and none for --run-idle) or the gateway stops, and the run is
+// when it goes quiet (no request of it being handled and none for --run-idle) or the gateway stops, and the run is
 // forgotten then: memory holds the open runs (and the ids of closed ones, which are refused if named
 // again). The gateway never sees the agent's answer, so a run no brake stopped is `done` with no answer
 // to check (`bench run --agent-cmd` checks answers). While it runs, gateway.pid in the directory names
@@ -22,7 +22,7 @@ import type { Upstream } from './upstream.ts';
 
 /** Steps reach steps.jsonl at most this long after their call: one write per batch, not one per call. */
 export const STEP_FLUSH_MS = 50;
-/** A run with no call in flight and none for this long is recorded and forgotten (bench serve --run-idle). */
+/** A run with no request being handled and none for this long is recorded and forgotten (bench serve --run-idle). */
 export const RUN_IDLE_MS = 10 * 60_000;
 
 export interface StandaloneOptions {
@@ -101,7 +101,7 @@ export async function startStandaloneGateway(o: StandaloneOptions): Promise<Runn
     if (known?.meter === run.meter) gateway!.forget(known);
     o.onRecorded?.(r);
   };
-  /** (Re)starts a run's quiet time; when it runs out with no call in flight, the run is recorded. */
+  /** (Re)starts a run's quiet time; when it runs out with no request of the run being handled, the run is recorded. */
   const arm = (run: OpenRun) => {
     // Re-armed after every call: refresh() restarts the same timer, no new one per call.
     if (run.timer) {

@@ -10,6 +10,9 @@ import { gatewayOptions } from '../src/cli/serve.ts';
 import type { RunRecord } from '../src/contracts/records.ts';
 import { RUN_HEADER, RUNS_ROUTE } from '../src/gateway/gateway.ts';
 import { startStandaloneGateway, type RunningGateway } from '../src/gateway/standalone.ts';
+import { buildReports } from '../src/report/build.ts';
+import { loadRuns } from '../src/report/data/load-runs.ts';
+import { readCsv } from './helpers/csv.ts';
 import { completionWith, postRaw, sendJson, stubUpstream, type StubUpstream } from './helpers/stub-upstream.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-gw-idle-'));
@@ -126,5 +129,66 @@ describe('--run-idle with a call in flight', () => {
     expect(await status).toBe(200);
     expect(await record).toMatchObject({ run_id: 'trickle', calls: 1, input_tokens: 500 });
     expect(runsOnDisk().filter((r) => r.run_id === 'trickle')).toHaveLength(1);
+  });
+});
+
+describe('closed runs remembered', () => {
+  it('the last N closed ids are refused; a call naming one closed before them opens a new run, leaving the finished record as it was', async () => {
+    const auto = await stubUpstream((_req, res) => sendJson(res, completionWith(USAGE)));
+    const dir = path.join(tmp, 'kept');
+    const flags = {
+      port: '0',
+      host: '127.0.0.1',
+      latency: '0',
+      errorRate: '0',
+      faults: '',
+      retryAfter: '1',
+      promptCache: 'off',
+      upstream: auto.url,
+      out: dir,
+      runIdle: '0.1',
+      steps: '1',
+    };
+    const quiet = new Map<string, (r: RunRecord) => void>();
+    const closedRun = (id: string) => new Promise<RunRecord>((resolve) => quiet.set(id, resolve));
+    const g = await startStandaloneGateway({
+      ...gatewayOptions(flags, { OPENAI_API_KEY: KEY })!,
+      closedRunsKept: 2,
+      onRecorded: (r) => quiet.get(r.run_id)?.(r),
+    });
+    const post = (id: string) => postRaw(g.url, BODY, { [RUN_HEADER]: id });
+    try {
+      // Run a: its one step, then a call its step limit refuses; it ends with that stop.
+      const a = closedRun('a');
+      expect((await post('a')).status).toBe(200);
+      expect((await post('a')).status).toBe(403);
+      const first = await a;
+      expect(first).toMatchObject({ calls: 1, stop_reason: 'max_steps' });
+      for (const id of ['b', 'c']) {
+        const done = closedRun(id);
+        expect((await post(id)).status).toBe(200);
+        await done;
+      }
+      // b and c are the two kept: refused. a is forgotten: a call naming it opens a new run, with fresh brakes.
+      for (const id of ['c', 'b']) expect((await post(id)).json.error).toMatchObject({ code: 'loopbench_run_closed' });
+      const again = closedRun('a');
+      expect((await post('a')).status).toBe(200);
+      expect(await again).toMatchObject({ run_id: 'a', calls: 1, input_tokens: 500 });
+    } finally {
+      await g.close();
+      await auto.close();
+    }
+    // The finished run's record is as it was; the new run's is another line of the same id, which reports count once.
+    const loaded = await loadRuns(path.join(dir, 'runs.jsonl'));
+    expect(loaded.runs.map((r) => r.run_id)).toEqual(['a', 'b', 'c']);
+    expect(loaded.runs[0]).toMatchObject({ calls: 1, stop_reason: 'max_steps', line: 1 });
+    expect(loaded.duplicates).toEqual([{ run_id: 'a', line: 4, first_line: 1 }]);
+    await buildReports(dir);
+    expect(readCsv(path.join(dir, 'runs.csv')).map((r) => [r.run_id, r.calls])).toEqual([
+      ['a', '1'],
+      ['b', '1'],
+      ['c', '1'],
+    ]);
+    expect(readCsv(path.join(dir, 'steps.csv')).filter((r) => r.run_id === 'a')).toHaveLength(2);
   });
 });

@@ -16,6 +16,7 @@ export const FAST: readonly string[] = [
   'faults.test.ts',
   'gate-budgets.test.ts',
   'gateway-apis.test.ts',
+  'gateway-idle.test.ts',
   'gateway-metering.test.ts',
   'gateway-upstream.test.ts',
   'gateway-wire.test.ts',

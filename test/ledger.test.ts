@@ -8,6 +8,8 @@ import { gatewayOptions } from '../src/cli/serve.ts';
 import { RUN_HEADER } from '../src/gateway/gateway.ts';
 import { startStandaloneGateway } from '../src/gateway/standalone.ts';
 import { requirePrice } from '../src/meter/model-price.ts';
+import { RunLedger, stepsDisagree, type RunEnd } from '../src/meter/ledger.ts';
+import { SEED_LIMITS, type Settings } from '../src/contracts/settings.ts';
 import { loadPricing } from '../src/meter/pricing.ts';
 import { buildReports } from '../src/report/build.ts';
 import { readCsv } from './helpers/csv.ts';
@@ -163,3 +165,65 @@ describe('a gateway run with cache writes and reasoning', () => {
     );
   });
 });
+
+describe('one sum of a run: calls metered now and steps read back', () => {
+  const settings: Settings = {
+    scenario: 'external',
+    model: 'sim',
+    limits: { ...SEED_LIMITS },
+    reflection: 'off',
+    max_reflections: 2,
+    context: 'full',
+    price: requirePrice(loadPricing(), 'claude-sonnet-4-5'),
+    prompt_cache: true,
+    max_output_tokens: 1024,
+    seed: 0,
+    repeat: 0,
+    agent: {},
+  };
+
+  it('adds up to the same totals both ways; a call metered now keeps its clock unrounded for the timeout brake', () => {
+    const live = new RunLedger('r', 'c', settings);
+    const steps = CALLS.map((c, i) =>
+      live.record({
+        step: i + 1,
+        role: 'act',
+        usage: {
+          prompt_tokens: c.prompt,
+          completion_tokens: c.output,
+          cached_tokens: c.cached,
+          cache_write_tokens: c.write,
+          ...(i === 1 ? { cache_write_1h_tokens: 100 } : {}),
+          reasoning_tokens: c.reasoning,
+        },
+        latencyMs: 10.4,
+        elapsedMs: 1000.6 * (i + 1),
+      }),
+    );
+    expect(live.totals.elapsedMs).toBe(3001.8);
+    expect(steps.map((s) => [s.call, s.cum_input_tokens, s.cum_cost_usd])).toEqual(
+      steps.map((s, i) => [i + 1, CALLS.slice(0, i + 1).reduce((n, c) => n + c.prompt, 0), expect.any(Number)]),
+    );
+    expect(steps[2]!.cum_cost_usd).toBe(steps[0]!.cost_usd + steps[1]!.cost_usd + steps[2]!.cost_usd);
+    const readBack = new RunLedger('r', 'c', settings);
+    for (const s of steps) readBack.add(s);
+    expect(readBack.totals).toEqual({ ...live.totals, elapsedMs: 3002 });
+    expect(readBack.totals).toMatchObject({
+      calls: 3,
+      cacheWriteTokens: 1450,
+      cacheWrite1hTokens: 100,
+      reasoningTokens: 160,
+    });
+    expect(stepsDisagree(live.runRecord(END), readBack.totals)).toBeNull();
+  });
+});
+
+const END: RunEnd = {
+  agent: 'external',
+  stop: { reason: 'done', detail: '', step: 3 },
+  elapsedMs: 3001.8,
+  answer: null,
+  success: null,
+  started_at: '',
+  finished_at: '',
+};

@@ -123,7 +123,7 @@ describe('bench report on partial or foreign records', () => {
     expect(rows.map((r) => [r[3], r[4], Number(r[7])])).toEqual(rows.map(() => ['2', '2', 0]));
   });
 
-  it("bench merge checks the shards' records the same way, and refuses a run recorded twice", async () => {
+  it("bench merge checks the shards' records the same way (each run against the sum of its steps too), and refuses a run recorded twice", async () => {
     const shards = [1, 2].map((i) => path.join(tmp, `shard${i}`));
     for (const [i, s] of shards.entries()) {
       const r = await benchInProcess([
@@ -156,6 +156,15 @@ describe('bench report on partial or foreign records', () => {
     r = await merge('merged-twice');
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/run seed-calibrated\S* is recorded twice \(lines 1 and 2\)/);
+    // A record that is not the sum of its steps: refused as bench report refuses it, named by the shard's file and line.
+    const record = JSON.parse(line!);
+    const edited = record.cost_usd + 0.5;
+    fs.writeFileSync(runs1, good.replace(line!, JSON.stringify({ ...record, cost_usd: edited })));
+    r = await merge('merged-unsummed');
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(
+      `bench: ${runs1} line 1: cost_usd is ${edited}, but the run's ${record.calls} step record(s) in steps.jsonl add up to ${record.cost_usd} (a run record is the sum of its steps: one of the two files was edited or damaged)`,
+    );
   });
 
   it('one configuration is named as one: no "1 configurations", no "most expensive" of one, a caching table called what it is', () => {

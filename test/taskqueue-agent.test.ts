@@ -255,4 +255,26 @@ describe('pause and resume', () => {
     expect(resumed.record.calls).toBe(paused.record.calls + resumed.steps.length);
     expect(lines.join('\n')).toContain('round 3: A task a person added');
   });
+
+  it('the paused state keeps every total the run record has (cache writes, reasoning), and a resumed run carries them on', async () => {
+    const first = await runTq('babyagi-queue-explosion', { control: { pauseAt: 2 } });
+    // As a provider that bills cache writes and reasoning would have left it (the sim's calls here have none).
+    const spent = { cache_write_tokens: 500, cache_write_1h_tokens: 7, reasoning_tokens: 40 };
+    const saved: QueueState = { ...extra(first).state, totals: { ...extra(first).state.totals, ...spent } };
+    const resumed = await runTq('babyagi-queue-explosion', { control: { resume: saved, pauseAt: 3 } });
+    const r = resumed.record;
+    expect(r.calls).toBe(first.record.calls + resumed.steps.length);
+    expect(r).toMatchObject(spent);
+    // Paused again: its state holds the same totals as its run record, each figure it has.
+    expect(extra(resumed).paused).toBe(true);
+    expect(extra(resumed).state.totals).toEqual({
+      steps: r.steps,
+      calls: r.calls,
+      input_tokens: r.input_tokens,
+      output_tokens: r.output_tokens,
+      cached_tokens: r.cached_tokens,
+      ...spent,
+      cost_usd: r.cost_usd,
+    });
+  });
 });

@@ -13,7 +13,7 @@ import {
   type ToolSpec,
 } from '../contracts/chat.ts';
 import { callCost } from '../meter/pricing.ts';
-import { RunLedger } from '../meter/ledger.ts';
+import { RunLedger, type SavedTotals } from '../meter/ledger.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
 import type { CallSlotPool } from '../contracts/call-slots.ts';
 import type { SpendGuard } from '../contracts/sweep-state.ts';
@@ -101,11 +101,8 @@ export class ModelCaller {
    * A run continued from a saved state (`--resume-state`) starts from what it had already spent, so
    * its brakes hold across the pause. Only before the first call.
    */
-  resumeFrom(
-    spent: Pick<RunState, 'rounds' | 'steps' | 'calls' | 'inputTokens' | 'outputTokens' | 'cachedTokens' | 'costUsd'>,
-  ): void {
-    if (this.state.calls > 0) throw new Error('resumeFrom: the run has already made calls');
-    Object.assign(this.state, spent);
+  resumeFrom(saved: SavedTotals): void {
+    this.ledger.resumeFrom(saved);
   }
 
   /** Round-based agents ask before each round; null means the round may start (and is counted). */

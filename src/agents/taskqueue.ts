@@ -5,6 +5,8 @@
 import type { Stop } from '../contracts/stop-reason.ts';
 import type { ChatMessage, Role } from '../contracts/chat.ts';
 import { truncateTokens } from '../meter/truncate.ts';
+import { summedFigures } from '../meter/ledger.ts';
+import { noTotals } from '../contracts/run-totals.ts';
 import type { TaskqueueScenario } from '../scenario/schema.ts';
 import type { AgentOutcome, AgentRun } from './agent.ts';
 import { admitTasks, capQueue, parsePriority, type QueueEvent } from './queue/constraints.ts';
@@ -22,7 +24,7 @@ export interface RoleTotals {
 }
 
 function freshState(s: TaskqueueScenario): QueueState {
-  const totals = { steps: 0, calls: 0, input_tokens: 0, output_tokens: 0, cached_tokens: 0, cost_usd: 0 };
+  const totals = { steps: 0, calls: 0, ...summedFigures(noTotals()) };
   return {
     format: 'loopbench-taskqueue-state/1',
     scenario: s.id,
@@ -63,17 +65,8 @@ class QueueRun {
     this.caller = run.caller;
     this.o = taskqueueOptions(run.caller.settings);
     this.st = run.control?.resume ? structuredClone(run.control.resume) : freshState(run.scenario);
-    const t = this.st.totals;
     // Budgets hold across a pause: the resumed run starts from what the paused one had spent.
-    this.caller.resumeFrom({
-      rounds: this.st.round,
-      steps: t.steps,
-      calls: t.calls,
-      inputTokens: t.input_tokens,
-      outputTokens: t.output_tokens,
-      cachedTokens: t.cached_tokens,
-      costUsd: t.cost_usd,
-    });
+    this.caller.resumeFrom({ rounds: this.st.round, ...this.st.totals });
     this.startRound = this.st.round;
   }
 
@@ -231,14 +224,7 @@ class QueueRun {
   private finish(stop: Stop, paused = false): AgentOutcome {
     const { st, events } = this;
     const cs = this.caller.state;
-    st.totals = {
-      steps: cs.steps,
-      calls: cs.calls,
-      input_tokens: cs.inputTokens,
-      output_tokens: cs.outputTokens,
-      cached_tokens: cs.cachedTokens,
-      cost_usd: cs.costUsd,
-    };
+    st.totals = { steps: cs.steps, calls: cs.calls, ...summedFigures(cs) };
     const initial =
       this.startRound === 0 ? this.scenario.initial_tasks.length : (this.run.control?.resume?.queue.length ?? 0);
     return {

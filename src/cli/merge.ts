@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { buildReports } from '../report/build.ts';
+import { runsAgainstSteps } from '../report/data/run-steps.ts';
 import { mergeShards } from '../results/merge.ts';
 import { hasRecords, resultsDirFor } from '../results/results-dir.ts';
 import { UsageError } from '../contracts/errors.ts';
@@ -23,7 +24,7 @@ export function registerMerge(program: Command): void {
         if (!o.force) throw new UsageError(`${out} already holds results (use --force to overwrite, or another --out)`);
         fs.rmSync(out, { recursive: true, force: true });
       }
-      const merged = await mergeShards(dirs, out, process.argv.slice(2));
+      const merged = await mergeShards(dirs, out, process.argv.slice(2), runsAgainstSteps);
       if (merged.skippedLines > 0)
         console.error(`bench: skipped ${merged.skippedLines} incomplete line(s) in the shards`);
       if (merged.status !== 'complete')

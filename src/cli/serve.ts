@@ -10,7 +10,12 @@ import { loadProfile } from '../sim/profile.ts';
 import { UsageError } from '../contracts/errors.ts';
 import { exitCodeFor } from './interrupt.ts';
 import { isLoopback } from '../gateway/gateway.ts';
-import { RUN_IDLE_MS, startStandaloneGateway, type StandaloneOptions } from '../gateway/standalone.ts';
+import {
+  CLOSED_RUNS_KEPT,
+  RUN_IDLE_MS,
+  startStandaloneGateway,
+  type StandaloneOptions,
+} from '../gateway/standalone.ts';
 import { DEFAULT_PRICED_MODEL, loadPricing } from '../meter/pricing.ts';
 import { findPrice, requirePrice } from '../meter/model-price.ts';
 import { TokenCounter } from '../meter/tokens.ts';
@@ -308,7 +313,7 @@ export function registerServe(program: Command): void {
     )
     .option(
       '--run-idle <s>',
-      `gateway mode: a run with no call for this long is recorded in runs.jsonl and closed; a call naming it later is refused (default ${RUN_IDLE_MS / 1000})`,
+      `gateway mode: a run with no request for this long is recorded in runs.jsonl and closed; a call naming it later is refused while it is among the last ${CLOSED_RUNS_KEPT.toLocaleString('en-US')} closed (default ${RUN_IDLE_MS / 1000})`,
     )
     .option(
       '--max-answer-mb <n>',

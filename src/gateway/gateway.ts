@@ -340,6 +340,18 @@ export class Gateway {
       });
     const run = this.identify(req);
     if ('status' in run) return refuse(run);
+    // From here to its answer the request holds its run open: a run is quiet only between requests.
+    return run.meter.handling(() => this.call(run, adapter, req, res, refuse));
+  }
+
+  /** A request of a known run: read, checked against the brakes, forwarded, metered, answered. */
+  private async call(
+    run: GatewayRun,
+    adapter: WireAdapter,
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    refuse: (e: WireError) => void,
+  ): Promise<void> {
     const read = await readBytes(req);
     if ('error' in read) return refuse(read.error);
     const remembered = this.conversations.get(run);

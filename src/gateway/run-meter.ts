@@ -53,6 +53,7 @@ export class RunMeter {
   private readonly brakes: Brake[];
   private readonly startedAt = performance.now();
   private inFlight = 0;
+  private requests = 0;
   private reservedUsd = 0;
   private reservedTokens = 0;
 
@@ -80,9 +81,19 @@ export class RunMeter {
     if (this.beforeFirstCall) this.ledger.priceAs(price);
   }
 
-  /** A call of the run is in flight (admitted, not yet metered). */
+  /** A request of the run is being handled (its body still arriving, its call in flight, its answer being sent). */
   get busy(): boolean {
-    return this.inFlight > 0;
+    return this.requests > 0 || this.inFlight > 0;
+  }
+
+  /** Holds the run busy while `work` handles one of its requests, from its headers to its answer. */
+  async handling(work: () => Promise<void>): Promise<void> {
+    this.requests++;
+    try {
+      await work();
+    } finally {
+      this.requests--;
+    }
   }
 
   /** No call admitted yet: the run's price may still be chosen by its first call. */

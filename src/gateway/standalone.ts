@@ -1,9 +1,9 @@
 // `bench serve --upstream URL` / `--out DIR`: the gateway on its own, for an agent you start yourself.
 // A run is named by the header x-loopbench-run (made on its first request); each gets the brakes
 // the flags give, and its calls are recorded as they happen. A run's record is appended to runs.jsonl
-// when it goes quiet (no call in flight and none for --run-idle) or the gateway stops, and the run is
-// forgotten then: memory holds the open runs (and the ids of closed ones, which are refused if named
-// again). The gateway never sees the agent's answer, so a run no brake stopped is `done` with no answer
+// when it goes quiet (no request of it being handled and none for --run-idle) or the gateway stops, and the run is
+// forgotten then: memory holds the open runs (and the ids of the last CLOSED_RUNS_KEPT closed ones,
+// which are refused if named again). The gateway never sees the agent's answer, so a run no brake stopped is `done` with no answer
 // to check (`bench run --agent-cmd` checks answers). While it runs, gateway.pid in the directory names
 // its process: left behind by a kill, it tells `bench report` to rebuild the runs never recorded (recover.ts).
 import fs from 'node:fs';
@@ -22,8 +22,14 @@ import type { Upstream } from './upstream.ts';
 
 /** Steps reach steps.jsonl at most this long after their call: one write per batch, not one per call. */
 export const STEP_FLUSH_MS = 50;
-/** A run with no call in flight and none for this long is recorded and forgotten (bench serve --run-idle). */
+/** A run with no request being handled and none for this long is recorded and forgotten (bench serve --run-idle). */
 export const RUN_IDLE_MS = 10 * 60_000;
+/**
+ * Closed runs whose id (and stop) is kept to refuse a call naming them again: the most recent ones, so a
+ * long-lived gateway's memory stays bounded. A call naming an id closed before those opens a new run under
+ * it, with fresh brakes and totals; the finished run's record is not touched (docs/models.md).
+ */
+export const CLOSED_RUNS_KEPT = 10_000;
 
 export interface StandaloneOptions {
   host: string;
@@ -52,6 +58,8 @@ export interface StandaloneOptions {
   traces?: GatewayOptions['traces'];
   /** How long a run may go without a call before it is recorded and forgotten (default RUN_IDLE_MS). */
   runIdleMs?: number;
+  /** How many closed runs' ids are kept to refuse (default CLOSED_RUNS_KEPT). */
+  closedRunsKept?: number;
   /** Told of each run record as it is appended to runs.jsonl. */
   onRecorded?: (record: RunRecord) => void;
 }
@@ -78,7 +86,9 @@ export async function startStandaloneGateway(o: StandaloneOptions): Promise<Runn
   const runs = new JsonlWriter(resultFile(o.dir, 'runs'));
   const idleMs = o.runIdleMs ?? RUN_IDLE_MS;
   const open = new Map<string, OpenRun>();
+  /** Closed runs' ids → their stop, oldest first (a Map keeps insertion order). */
   const closed = new Map<string, Stop | null>();
+  const closedKept = o.closedRunsKept ?? CLOSED_RUNS_KEPT;
   let flushTimer: NodeJS.Timeout | null = null;
   const flushSoon = () => {
     flushTimer ??= setTimeout(() => {
@@ -97,11 +107,12 @@ export async function startStandaloneGateway(o: StandaloneOptions): Promise<Runn
     runs.flush();
     open.delete(run.meter.runId);
     closed.set(run.meter.runId, run.meter.stop);
+    if (closed.size > closedKept) closed.delete(closed.keys().next().value!);
     const known = gateway?.run(run.meter.runId);
     if (known?.meter === run.meter) gateway!.forget(known);
     o.onRecorded?.(r);
   };
-  /** (Re)starts a run's quiet time; when it runs out with no call in flight, the run is recorded. */
+  /** (Re)starts a run's quiet time; when it runs out with no request of the run being handled, the run is recorded. */
   const arm = (run: OpenRun) => {
     // Re-armed after every call: refresh() restarts the same timer, no new one per call.
     if (run.timer) {

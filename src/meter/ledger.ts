@@ -9,8 +9,12 @@ import { noTotals, type RunTotals } from '../contracts/run-totals.ts';
 import { callCost } from './pricing.ts';
 import { estimatedModels, O200K_ESTIMATE, tokensEstimated } from './token-estimate.ts';
 
-/** Adds a step already recorded (read back, replayed) to `t` as it was recorded. */
-export function addStep(t: RunTotals, s: StepRecord): void {
+/**
+ * Adds a step to `t`: the one sum of a run's totals, for a call metered now (`RunLedger.record`) and a step
+ * read back or replayed. `elapsedMs` is the run clock after the step: a step read back has only its rounded
+ * `elapsed_ms`; a call metered now keeps the clock unrounded, for the timeout brake.
+ */
+export function addStep(t: RunTotals, s: StepRecord, elapsedMs: number = s.elapsed_ms): void {
   t.calls++;
   t.steps = s.step;
   t.rounds = s.round;
@@ -21,8 +25,41 @@ export function addStep(t: RunTotals, s: StepRecord): void {
   t.cacheWrite1hTokens += s.cache_write_1h_tokens ?? 0;
   t.reasoningTokens += s.reasoning_tokens ?? 0;
   t.costUsd += s.cost_usd;
-  t.elapsedMs = s.elapsed_ms;
+  t.elapsedMs = elapsedMs;
 }
+
+/** A run's summed figures as records spell them: the run record's, and a paused task queue's saved totals. */
+export interface SummedFigures {
+  input_tokens: number;
+  output_tokens: number;
+  cached_tokens: number;
+  cache_write_tokens: number;
+  /** Absent: none. */
+  cache_write_1h_tokens?: number;
+  reasoning_tokens: number;
+  cost_usd: number;
+}
+
+/** The summed figures of `t`, in the order a run record writes them. */
+export function summedFigures(t: RunTotals): SummedFigures {
+  return {
+    input_tokens: t.inputTokens,
+    output_tokens: t.outputTokens,
+    cached_tokens: t.cachedTokens,
+    cache_write_tokens: t.cacheWriteTokens,
+    ...(t.cacheWrite1hTokens ? { cache_write_1h_tokens: t.cacheWrite1hTokens } : {}),
+    reasoning_tokens: t.reasoningTokens,
+    cost_usd: t.costUsd,
+  };
+}
+
+/**
+ * What a paused run had spent, as its saved state spells it: a resumed run starts its totals from it.
+ * Figures a state written before they were kept lacks count as 0.
+ */
+export type SavedTotals = Pick<RunTotals, 'rounds' | 'steps' | 'calls'> &
+  Omit<SummedFigures, 'cache_write_tokens' | 'reasoning_tokens'> &
+  Partial<Pick<SummedFigures, 'cache_write_tokens' | 'reasoning_tokens'>>;
 
 /** One call, as its source knows it. */
 export interface LedgerCall {
@@ -90,31 +127,22 @@ export class RunLedger {
     const cost =
       c.costUsd ??
       callCost(price, u.prompt_tokens, u.completion_tokens, u.cached_tokens, { cacheWrite, cacheWrite1h, reasoning });
-    t.calls++;
-    t.steps = c.step;
-    t.inputTokens += u.prompt_tokens;
-    t.outputTokens += u.completion_tokens;
-    t.cachedTokens += u.cached_tokens;
-    t.cacheWriteTokens += cacheWrite;
-    t.cacheWrite1hTokens += cacheWrite1h;
-    t.reasoningTokens += reasoning;
-    t.costUsd += cost;
-    t.elapsedMs = c.elapsedMs;
-    return {
+    // Its cumulative figures are the totals once it is added (by addStep, below).
+    const s: StepRecord = {
       run_id: this.runId,
       config_id: this.configId,
       scenario: this.runSettings.scenario,
       step: c.step,
       round: t.rounds,
       role: c.role,
-      call: t.calls,
+      call: t.calls + 1,
       input_tokens: u.prompt_tokens,
       output_tokens: u.completion_tokens,
       cached_tokens: u.cached_tokens,
-      cum_input_tokens: t.inputTokens,
-      cum_output_tokens: t.outputTokens,
+      cum_input_tokens: t.inputTokens + u.prompt_tokens,
+      cum_output_tokens: t.outputTokens + u.completion_tokens,
       cost_usd: cost,
-      cum_cost_usd: t.costUsd,
+      cum_cost_usd: t.costUsd + cost,
       latency_ms: Math.round(c.latencyMs),
       elapsed_ms: Math.round(c.elapsedMs),
       retries: c.retries ?? 0,
@@ -128,6 +156,25 @@ export class RunLedger {
       ...c.detail,
       settings: this.runSettings,
     };
+    addStep(t, s, c.elapsedMs);
+    return s;
+  }
+
+  /** A run continued from a saved state starts from what it had spent: only before its first call. */
+  resumeFrom(saved: SavedTotals): void {
+    if (this.totals.calls > 0) throw new Error('RunLedger.resumeFrom: the run has already made calls');
+    Object.assign(this.totals, {
+      rounds: saved.rounds,
+      steps: saved.steps,
+      calls: saved.calls,
+      inputTokens: saved.input_tokens,
+      outputTokens: saved.output_tokens,
+      cachedTokens: saved.cached_tokens,
+      cacheWriteTokens: saved.cache_write_tokens ?? 0,
+      cacheWrite1hTokens: saved.cache_write_1h_tokens ?? 0,
+      reasoningTokens: saved.reasoning_tokens ?? 0,
+      costUsd: saved.cost_usd,
+    });
   }
 
   /** A step already recorded (a loopbench export read back, a what-if replay): added to the totals as it is. */
@@ -150,13 +197,7 @@ export class RunLedger {
       steps: t.steps,
       calls: t.calls,
       rounds: t.rounds,
-      input_tokens: t.inputTokens,
-      output_tokens: t.outputTokens,
-      cached_tokens: t.cachedTokens,
-      cache_write_tokens: t.cacheWriteTokens,
-      ...(t.cacheWrite1hTokens ? { cache_write_1h_tokens: t.cacheWrite1hTokens } : {}),
-      reasoning_tokens: t.reasoningTokens,
-      cost_usd: t.costUsd,
+      ...summedFigures(t),
       elapsed_ms: Math.round(e.elapsedMs),
       ...(estimatedModels(this.runSettings).length ? { tokens_estimated: O200K_ESTIMATE } : {}),
       answer: e.answer,
@@ -179,6 +220,9 @@ const SUMMED = [
   ['cost_usd', 'costUsd'],
 ] as const satisfies ReadonlyArray<[keyof RunRecord, keyof RunTotals]>;
 
+/** The run record's fields that must equal the sum of its steps. */
+export type SummedField = (typeof SUMMED)[number][0];
+
 /** Equal up to the rounding of a sum taken in another order. */
 const same = (a: number, b: number) => Math.abs(a - b) <= 1e-9 + 1e-9 * Math.abs(b);
 
@@ -187,7 +231,7 @@ const same = (a: number, b: number) => Math.abs(a - b) <= 1e-9 + 1e-9 * Math.abs
  * or null. Fields a record does not carry (written before they were kept) are not compared.
  */
 export function stepsDisagree(
-  run: Partial<Pick<RunRecord, (typeof SUMMED)[number][0]>>,
+  run: Partial<Pick<RunRecord, SummedField>>,
   steps: RunTotals,
 ): { field: string; recorded: number; summed: number } | null {
   for (const [field, total] of SUMMED) {

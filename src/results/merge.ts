@@ -9,6 +9,18 @@ import { makeWritableDir } from './writable-dir.ts';
 import { loadMeta, type Meta } from './meta.ts';
 import { FILES, resultFile } from './results-dir.ts';
 import { checkRunRecord, checkStepRecord } from './record-shape.ts';
+import type { RunRecord, StepRecord } from '../contracts/records.ts';
+
+/**
+ * A check of each shard's records that a layer above this one owns (bench merge: each run record against
+ * the sum of its steps, as `bench report` checks it): one per shard, fed its records as they are merged.
+ */
+export interface ShardCheck {
+  step(r: StepRecord): void;
+  run(r: RunRecord, line: number): void;
+  /** Every record of the shard is read: throws a UsageError naming `runsFile` and the line of a run that fails. */
+  done(runsFile: string): void;
+}
 
 /** Fields every shard of one sweep shares; a difference means the shards are not one sweep. */
 const SAME = ['scenarios', 'scenario_digests', 'grid', 'fixed', 'repeat', 'seed'] as const;
@@ -60,6 +72,7 @@ async function appendRecords(
   from: string,
   to: JsonlWriter,
   check: typeof checkRunRecord,
+  each?: (value: unknown, line: number) => void,
   seen?: Map<string, { file: string; line: number }>,
 ): Promise<number> {
   let skipped = 0;
@@ -80,6 +93,7 @@ async function appendRecords(
         );
       seen.set(id, { file: from, line: line.line });
     }
+    each?.(line.value, line.line);
     to.write(line.value);
   }
   to.flush();
@@ -127,7 +141,12 @@ export interface MergeOutcome {
   status: Meta['status'];
 }
 
-export async function mergeShards(dirs: string[], out: string, command: string[]): Promise<MergeOutcome> {
+export async function mergeShards(
+  dirs: string[],
+  out: string,
+  command: string[],
+  newCheck?: () => ShardCheck,
+): Promise<MergeOutcome> {
   const shards = readShards(dirs);
   makeWritableDir(out, '--out');
   const steps = new JsonlWriter(resultFile(out, 'steps'));
@@ -136,8 +155,19 @@ export async function mergeShards(dirs: string[], out: string, command: string[]
   let skipped = 0;
   try {
     for (const s of shards) {
-      skipped += await appendRecords(resultFile(s.dir, 'steps'), steps, checkStepRecord);
-      skipped += await appendRecords(resultFile(s.dir, 'runs'), runs, checkRunRecord, runIds);
+      const check = newCheck?.();
+      const runsFile = resultFile(s.dir, 'runs');
+      skipped += await appendRecords(resultFile(s.dir, 'steps'), steps, checkStepRecord, (v) =>
+        check?.step(v as StepRecord),
+      );
+      skipped += await appendRecords(
+        runsFile,
+        runs,
+        checkRunRecord,
+        (v, line) => check?.run(v as RunRecord, line),
+        runIds,
+      );
+      check?.done(runsFile);
       const transcripts = path.join(s.dir, FILES.transcripts);
       if (fs.existsSync(transcripts)) fs.cpSync(transcripts, path.join(out, FILES.transcripts), { recursive: true });
     }

@@ -19,6 +19,10 @@ const Totals = z
     input_tokens: z.number().int().nonnegative(),
     output_tokens: z.number().int().nonnegative(),
     cached_tokens: z.number().int().nonnegative(),
+    // Absent from states written before they were kept: the resumed run counts them from 0.
+    cache_write_tokens: z.number().int().nonnegative().optional(),
+    cache_write_1h_tokens: z.number().int().nonnegative().optional(),
+    reasoning_tokens: z.number().int().nonnegative().optional(),
     cost_usd: z.number().nonnegative(),
   })
   .strict();
@@ -35,7 +39,7 @@ export const QueueState = z
     /** Summary of the first `summarized` results, once context compression has run. */
     summary: z.string().nullable(),
     summarized: z.number().int().nonnegative(),
-    /** What the run had spent when it paused, so budgets hold across the pause. */
+    /** What the run had spent when it paused (the run record's figures, from the ledger), so budgets hold across the pause. */
     totals: Totals,
   })
   .strict()

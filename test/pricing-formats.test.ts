@@ -178,7 +178,7 @@ describe('a real model without a price', () => {
 });
 
 describe('reports keep the parts of a call apart', () => {
-  it('steps.csv carries cache writes, reasoning tokens and the withheld mark; a re-priced step bills each part at its rate', async () => {
+  it('steps.csv carries cache writes (1-hour ones too), reasoning tokens and the withheld mark; a re-priced step bills each part at its rate', async () => {
     const { stepRow } = await import('../src/report/render/csv.ts');
     const { costAt: stepCostAt } = await import('../src/report/stats/reprice.ts');
     const base = {
@@ -204,15 +204,40 @@ describe('reports keep the parts of a call apart', () => {
       error: null,
     };
     const settings = { prompt_cache: true } as never;
-    const step = { ...base, cache_write_tokens: 100, reasoning_tokens: 200, withheld: true as const, settings };
+    const step = {
+      ...base,
+      cache_write_tokens: 100,
+      cache_write_1h_tokens: 40,
+      reasoning_tokens: 200,
+      withheld: true as const,
+      settings,
+    };
     expect(stepRow(step)).toMatchObject({
       cached_tokens: 600,
       cache_write_tokens: 100,
+      cache_write_1h_tokens: 40,
       reasoning_tokens: 200,
       withheld: 'yes',
     });
-    expect(stepRow({ ...base, settings })).toMatchObject({ cache_write_tokens: 0, reasoning_tokens: 0, withheld: '' });
+    // The 1-hour writes next to the cache writes they are a part of.
+    const columns = Object.keys(stepRow(step));
+    expect(columns.slice(columns.indexOf('cached_tokens'), columns.indexOf('reasoning_tokens') + 1)).toEqual([
+      'cached_tokens',
+      'cache_write_tokens',
+      'cache_write_1h_tokens',
+      'reasoning_tokens',
+    ]);
+    expect(stepRow({ ...base, settings })).toMatchObject({
+      cache_write_tokens: 0,
+      cache_write_1h_tokens: 0,
+      reasoning_tokens: 0,
+      withheld: '',
+    });
     const price = { ...priceFor(loadPricing(), 'claude-sonnet-4-5'), reasoning_per_1m: 30 };
-    expect(stepCostAt(price, step)).toBeCloseTo((300 * 3 + 600 * 0.3 + 100 * 3.75 + 300 * 15 + 200 * 30) / 1e6, 12);
+    // 60 writes at the 5-minute $3.75, 40 at the 1-hour $6.
+    expect(stepCostAt(price, step)).toBeCloseTo(
+      (300 * 3 + 600 * 0.3 + 60 * 3.75 + 40 * 6 + 300 * 15 + 200 * 30) / 1e6,
+      12,
+    );
   });
 });

@@ -54,6 +54,7 @@ export function stepRow(r: StepRecord): Record<string, unknown> {
     output_tokens: r.output_tokens,
     cached_tokens: r.cached_tokens,
     cache_write_tokens: r.cache_write_tokens ?? 0,
+    cache_write_1h_tokens: r.cache_write_1h_tokens ?? 0,
     reasoning_tokens: r.reasoning_tokens ?? 0,
     cum_input_tokens: r.cum_input_tokens,
     cum_output_tokens: r.cum_output_tokens,

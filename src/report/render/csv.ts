@@ -91,6 +91,7 @@ export function runRow(r: RunRecord): Record<string, unknown> {
     output_tokens: r.output_tokens,
     cached_tokens: r.cached_tokens,
     cache_write_tokens: r.cache_write_tokens ?? 0,
+    cache_write_1h_tokens: r.cache_write_1h_tokens ?? 0,
     reasoning_tokens: r.reasoning_tokens ?? 0,
     cost_usd: r.cost_usd,
     elapsed_ms: r.elapsed_ms,

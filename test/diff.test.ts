@@ -9,6 +9,11 @@ import { DIFFERENCE_KINDS, settingsOf, sweepDifferences } from '../src/report/da
 import { LIMITS } from '../src/contracts/limits.ts';
 import { benchInProcess } from './helpers/cli.ts';
 import { QUICK_SUM } from './gate-helpers.ts';
+import { loadRuns } from '../src/report/data/load-runs.ts';
+import { costPerSuccess } from '../src/report/stats/cost-per-success.ts';
+import { diffSweeps } from '../src/report/diff/diff.ts';
+import { diffCsvRows, diffText } from '../src/report/diff/format.ts';
+import { synthRun } from './helpers/records.ts';
 
 let tmp: string;
 const dir = (name: string) => path.join(tmp, name);
@@ -92,21 +97,83 @@ describe('bench diff', () => {
       'relative_change',
       'ci95_lo',
       'ci95_hi',
+      'a_ci95_lo',
+      'a_ci95_hi',
+      'b_ci95_lo',
+      'b_ci95_hi',
       'interval',
       'reading',
     ]);
     const rows = lines.map((l) => Object.fromEntries(head!.map((h, i) => [h, l[i]!])));
-    // Three metrics per configuration, and success where the scenario checks its answer (quick-sum).
-    expect(rows).toHaveLength(4 * 3 + 2);
+    // Three metrics per configuration, and success and cost per success where the scenario checks its answer (quick-sum).
+    expect(rows).toHaveLength(4 * 3 + 2 * 2);
     const cost = rows.find((x) => x.config_id === 'seed-calibrated steps=12' && x.metric === 'cost')!;
     expect(cost).toMatchObject({ scenario: 'seed-calibrated', runs_a: '4', runs_b: '4', interval: 'Welch' });
     expect(Number(cost.change)).toBeCloseTo(Number(cost.b) - Number(cost.a), 12);
     expect(Number(cost.ci95_lo)).toBeLessThanOrEqual(Number(cost.change));
     expect(rows.find((x) => x.metric === 'success')!.interval).toBe('Newcombe');
+    // Cost per success: each side's figure and interval are the report's (costPerSuccess over that sweep's runs,
+    // braked by their budget), with no interval of B − A.
+    const perSuccess = rows.find((x) => x.config_id === 'quick-sum steps=4' && x.metric === 'cost_per_success')!;
+    for (const [side, name] of [
+      ['a', 'seed1'],
+      ['b', 'prompt'],
+    ] as const) {
+      const { runs } = await loadRuns(path.join(dir(name), 'runs.jsonl'));
+      const mine = runs.filter((x) => x.config_id === 'quick-sum steps=4');
+      const want = costPerSuccess(mine, mine[0]!.settings.limits.max_cost_usd)!;
+      expect([perSuccess[side], perSuccess[`${side}_ci95_lo`], perSuccess[`${side}_ci95_hi`]].map(Number)).toEqual([
+        want.value,
+        want.ci!.lo,
+        want.ci!.hi,
+      ]);
+    }
+    expect(perSuccess).toMatchObject({ interval: 'each side', ci95_lo: '', ci95_hi: '', reading: 'intervals overlap' });
+    // 4/4 succeeded on each side: the † upper end and its sentence, naming the side.
+    expect(r.stdout).toMatch(
+      /^ +cost per successful task \(USD\) +\$[\d.]+ \(\$[\d.]+–\$[\d.]+†\) +\$[\d.]+ \(\$[\d.]+–\$[\d.]+†\) +\+\d+\.\d% +– +intervals overlap$/m,
+    );
+    expect(r.stdout).toMatch(/^† No checked run failed in 4 \(quick-sum steps=4 in A, quick-sum steps=4 in B, /m);
 
     const text = fs.readFileSync(md, 'utf8');
     expect(text).toContain('| configuration | metric | A | B | change | 95% interval of B − A | reading |');
     expect(text).toMatch(/^\| seed-calibrated steps=4 \| cost per run \(USD\) \| \$[\d.]+ \| \$[\d.]+ \|/m);
+  });
+
+  it('reads cost per success from the two intervals: apart says which is higher, overlapping says nothing', () => {
+    // 20 runs a side, 3 of them failing at the step limit; B's calls carry 100× the input.
+    const side = (scale: number) =>
+      Array.from({ length: 20 }, (_, repeat) => {
+        const stepsToDone = repeat < 3 ? 99 : 3 + (repeat % 4);
+        return synthRun({
+          scenario: 'checked',
+          maxSteps: 12,
+          repeat,
+          input: (n) => scale * (150 + 300 * (n - 1)),
+          stepsToDone,
+          success: stepsToDone <= 12,
+        }).run;
+      });
+    const cheap = side(1);
+    const [apart, same] = [diffSweeps(cheap, side(100)), diffSweeps(cheap, side(1))];
+    const row = (d: typeof apart) => diffCsvRows(d).find((x) => x.metric === 'cost_per_success')!;
+    const budget = cheap[0]!.settings.limits.max_cost_usd;
+    const [a, b] = [costPerSuccess(cheap, budget)!.ci!, costPerSuccess(side(100), budget)!.ci!];
+    expect(b.lo).toBeGreaterThan(a.hi);
+    expect(row(apart)).toMatchObject({ a_ci95_hi: a.hi, b_ci95_lo: b.lo, reading: 'B higher (intervals apart)' });
+    expect(diffSweeps(side(100), cheap).rows.find((x) => x.metric === 'cost_per_success')!.change).toBeLessThan(0);
+    expect(row(diffSweeps(side(100), cheap)).reading).toBe('B lower (intervals apart)');
+    expect(row(same)).toMatchObject({ change: 0, reading: 'intervals overlap' });
+    // Nothing succeeded in B: no cost per success there, no change, no reading.
+    const failing = side(1).map((x) => ({ ...x, success: false }));
+    expect(row(diffSweeps(cheap, failing))).toMatchObject({
+      b: '',
+      change: '',
+      reading: 'too few runs or successes to tell',
+    });
+    expect(diffText('A', 'B', diffSweeps(cheap, failing), [])).toMatch(
+      /cost per successful task \(USD\) +\$[\d.]+ \(\$[\d.]+–\$[\d.]+\) +none succeeded +– +– +too few/,
+    );
   });
 
   it('refuses a pair that differs in what --allow does not name (exit 2, one line naming each difference)', async () => {

@@ -306,3 +306,49 @@ describe('gateway flags', () => {
     }
   });
 });
+
+describe('bench serve --out --prompt-cache on: the sim behind the gateway caches as the runs are priced', () => {
+  it("priced as claude-sonnet-4-5 (--price-model), Anthropic's rule: cache writes recorded and billed; as the default gpt-4o-mini, OpenAI's", async () => {
+    const stepsOf = async (name: string, extra: Record<string, string>) => {
+      const dir = path.join(tmp, name);
+      const gateway = await startStandaloneGateway(
+        gatewayOptions(flags({ out: dir, promptCache: 'on', maxRepeat: 'off', ...extra }), {})!,
+      );
+      try {
+        const client = new OpenAI({
+          apiKey: 'unused',
+          baseURL: gateway.url,
+          maxRetries: 0,
+          defaultHeaders: { 'x-loopbench-run': name },
+        });
+        const first: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
+          { role: 'system', content: `You are an agent. ${'Cite every source you use. '.repeat(300)}` },
+          { role: 'user', content: 'Collect sources.' },
+        ];
+        const a = await client.chat.completions.create({ model: 'seed-calibrated', messages: first, tools, seed: 1 });
+        const second = [...first, a.choices[0]!.message, { role: 'user' as const, content: 'And one more.' }];
+        await client.chat.completions.create({ model: 'seed-calibrated', messages: second, tools, seed: 1 });
+      } finally {
+        await gateway.close();
+      }
+      return read<StepRecord>(path.join(dir, 'steps.jsonl'));
+    };
+    const [w1, w2] = await stepsOf('anthropic-cache', { priceModel: 'claude-sonnet-4-5' });
+    expect(w1!.settings.price.model).toBe('claude-sonnet-4-5');
+    expect(w1!.cache_write_tokens).toBe(w1!.input_tokens);
+    expect(w2!.cached_tokens).toBeGreaterThan(1024);
+    expect(w2!.cached_tokens + w2!.cache_write_tokens!).toBe(w2!.input_tokens);
+    const sonnet = w1!.settings.price;
+    expect(w1!.cost_usd).toBeCloseTo(
+      callCost(sonnet, w1!.input_tokens, w1!.output_tokens, 0, { cacheWrite: w1!.input_tokens }),
+      12,
+    );
+
+    const [r1, r2] = await stepsOf('openai-cache', {});
+    expect(r1!.settings.price.model).toBe('gpt-4o-mini');
+    expect(r1!.cache_write_tokens).toBeUndefined();
+    expect(r2!.cached_tokens % 128).toBe(0);
+    expect(r2!.cached_tokens).toBeGreaterThan(1024);
+    expect(r2!.cache_write_tokens).toBeUndefined();
+  });
+});

@@ -33,6 +33,7 @@ export const FAST: readonly string[] = [
   'model-price.test.ts',
   'openai-adapter.test.ts',
   'otlp-import.test.ts',
+  'output-overrun.test.ts',
   'pinned-promises.test.ts',
   'precision.test.ts',
   'pricing-formats.test.ts',

@@ -9,6 +9,9 @@ import { dataPath } from '../src/contracts/paths.ts';
 import { RUN_DEFAULTS } from '../src/runner/run-defaults.ts';
 import { buildSweepSpec } from '../src/runner/plan.ts';
 import { transportFrom } from '../src/runner/transport.ts';
+import { buildReports } from '../src/report/build.ts';
+import { readCsv } from './helpers/csv.ts';
+import { synthRun, writeResults } from './helpers/records.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-pricing-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -178,7 +181,27 @@ describe('a real model without a price', () => {
 });
 
 describe('reports keep the parts of a call apart', () => {
-  it('steps.csv carries cache writes, reasoning tokens and the withheld mark; a re-priced step bills each part at its rate', async () => {
+  it('runs.csv has the 1-hour cache writes next to the cache writes, from the record or, in an older one, its steps', async () => {
+    const rec = synthRun({ scenario: 'cached', maxSteps: 4, repeat: 0, input: () => 2000, stepsToDone: 2 });
+    Object.assign(rec.steps[0]!, { cache_write_tokens: 1500, cache_write_1h_tokens: 500 });
+    Object.assign(rec.steps[1]!, { cache_write_tokens: 300, cache_write_1h_tokens: 100 });
+    Object.assign(rec.run, { cache_write_tokens: 1800, cache_write_1h_tokens: 600 });
+    const rowOf = async (name: string, run: object) => {
+      const dir = path.join(tmp, name);
+      writeResults(dir, [{ run: run as typeof rec.run, steps: rec.steps }]);
+      await buildReports(dir);
+      const steps = readCsv(path.join(dir, 'steps.csv'));
+      expect(steps.map((x) => x.cache_write_1h_tokens)).toEqual(['500', '100']);
+      return readCsv(path.join(dir, 'runs.csv'))[0]!;
+    };
+    const row = await rowOf('1h-writes', rec.run);
+    expect(row).toMatchObject({ cache_write_tokens: '1800', cache_write_1h_tokens: '600' });
+    expect(Object.keys(row).indexOf('cache_write_1h_tokens')).toBe(Object.keys(row).indexOf('cache_write_tokens') + 1);
+    const { cache_write_1h_tokens: _1h, ...older } = rec.run;
+    expect(await rowOf('1h-writes-older', older)).toMatchObject({ cache_write_1h_tokens: '600' });
+  });
+
+  it('steps.csv carries cache writes (1-hour ones too), reasoning tokens and the withheld mark; a re-priced step bills each part at its rate', async () => {
     const { stepRow } = await import('../src/report/render/csv.ts');
     const { costAt: stepCostAt } = await import('../src/report/stats/reprice.ts');
     const base = {
@@ -204,15 +227,40 @@ describe('reports keep the parts of a call apart', () => {
       error: null,
     };
     const settings = { prompt_cache: true } as never;
-    const step = { ...base, cache_write_tokens: 100, reasoning_tokens: 200, withheld: true as const, settings };
+    const step = {
+      ...base,
+      cache_write_tokens: 100,
+      cache_write_1h_tokens: 40,
+      reasoning_tokens: 200,
+      withheld: true as const,
+      settings,
+    };
     expect(stepRow(step)).toMatchObject({
       cached_tokens: 600,
       cache_write_tokens: 100,
+      cache_write_1h_tokens: 40,
       reasoning_tokens: 200,
       withheld: 'yes',
     });
-    expect(stepRow({ ...base, settings })).toMatchObject({ cache_write_tokens: 0, reasoning_tokens: 0, withheld: '' });
+    // The 1-hour writes next to the cache writes they are a part of.
+    const columns = Object.keys(stepRow(step));
+    expect(columns.slice(columns.indexOf('cached_tokens'), columns.indexOf('reasoning_tokens') + 1)).toEqual([
+      'cached_tokens',
+      'cache_write_tokens',
+      'cache_write_1h_tokens',
+      'reasoning_tokens',
+    ]);
+    expect(stepRow({ ...base, settings })).toMatchObject({
+      cache_write_tokens: 0,
+      cache_write_1h_tokens: 0,
+      reasoning_tokens: 0,
+      withheld: '',
+    });
     const price = { ...priceFor(loadPricing(), 'claude-sonnet-4-5'), reasoning_per_1m: 30 };
-    expect(stepCostAt(price, step)).toBeCloseTo((300 * 3 + 600 * 0.3 + 100 * 3.75 + 300 * 15 + 200 * 30) / 1e6, 12);
+    // 60 writes at the 5-minute $3.75, 40 at the 1-hour $6.
+    expect(stepCostAt(price, step)).toBeCloseTo(
+      (300 * 3 + 600 * 0.3 + 60 * 3.75 + 40 * 6 + 300 * 15 + 200 * 30) / 1e6,
+      12,
+    );
   });
 });

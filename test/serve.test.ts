@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../src/serve/server.ts';
+import { serveOptions } from '../src/cli/serve.ts';
+import { startServe, type RunningServer } from '../src/serve/server.ts';
 import { FAKE_KEY, serve } from './serve-helpers.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-serve-test-'));
@@ -244,6 +245,48 @@ describe('--profile answers every model name', () => {
       expect(a.model).toBe('gpt-4o-mini');
       expect(a.choices[0]!.message).toEqual(b.choices[0]!.message);
       expect(a.usage).toEqual(b.usage);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('bench serve --prompt-cache on caches as the provider of the model a request names', () => {
+  it("Anthropic's rule for a model the pricing table bills cache writes for, OpenAI's for the others", async () => {
+    const flags = { port: '0', host: '127.0.0.1', latency: '0', errorRate: '0', faults: '429', retryAfter: '1' };
+    const s = await startServe(
+      serveOptions({ ...flags, promptCache: 'on', profile: 'seed-calibrated', log: path.join(tmp, 'cache.jsonl') }),
+    );
+    try {
+      const c = new OpenAI({ apiKey: FAKE_KEY, baseURL: s.url, maxRetries: 0 });
+      /** Two calls of one conversation, the second sending the first's messages and one more. */
+      const twoCalls = async (model: string, topic: string) => {
+        const first: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
+          { role: 'system', content: `You research ${topic}. ${'Cite every source you use. '.repeat(300)}` },
+          { role: 'user', content: 'Collect sources.' },
+        ];
+        const a = await c.chat.completions.create({ model, messages: first, tools, seed: 1 });
+        const second = [...first, a.choices[0]!.message, { role: 'user' as const, content: 'And one more.' }];
+        const b = await c.chat.completions.create({ model, messages: second, tools, seed: 1 });
+        return [a.usage!, b.usage!] as const;
+      };
+      type Details = { cached_tokens: number; cache_write_tokens?: number };
+      const parts = (u: OpenAI.CompletionUsage) => u.prompt_tokens_details as Details;
+
+      // claude-sonnet-4-5 (a dated snapshot, as Claude Code names it): the whole prompt written, then the prefix read whole.
+      const [a, b] = await twoCalls('claude-sonnet-4-5-20250929', 'agent costs');
+      expect(a.prompt_tokens).toBeGreaterThan(1024);
+      expect(parts(a)).toEqual({ cached_tokens: 0, cache_write_tokens: a.prompt_tokens });
+      expect(parts(b).cached_tokens).toBeGreaterThan(1024);
+      expect(parts(b).cached_tokens % 128).not.toBe(0);
+      expect(parts(b).cached_tokens + parts(b).cache_write_tokens!).toBe(b.prompt_tokens);
+
+      // gpt-4o: reads only, in 128-token steps from 1,024, no writes.
+      const [x, y] = await twoCalls('gpt-4o', 'tool budgets');
+      expect(parts(x)).toEqual({ cached_tokens: 0 });
+      expect(parts(y).cached_tokens).toBeGreaterThan(1024);
+      expect(parts(y).cached_tokens % 128).toBe(0);
+      expect(parts(y).cache_write_tokens).toBeUndefined();
     } finally {
       await s.close();
     }

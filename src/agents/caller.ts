@@ -13,7 +13,7 @@ import {
   type ToolSpec,
 } from '../contracts/chat.ts';
 import { callCost } from '../meter/pricing.ts';
-import { RunLedger, type SavedTotals } from '../meter/ledger.ts';
+import { overrunCost, RunLedger, type SavedTotals } from '../meter/ledger.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
 import type { CallSlotPool } from '../contracts/call-slots.ts';
 import type { SpendGuard } from '../contracts/sweep-state.ts';
@@ -66,7 +66,7 @@ export interface OutputOverrun {
   calls: number;
   /** Output tokens billed beyond max_tokens, summed over those calls. */
   tokens: number;
-  /** What those extra tokens cost: spend the budget brake's worst case did not foresee. */
+  /** What those extra tokens cost, at the rates their calls were billed at (a long-context tier too): spend the budget brake's worst case did not foresee. */
   cost_usd: number;
   first_step: number;
   largest_output_tokens: number;
@@ -191,7 +191,7 @@ export class ModelCaller {
       env.slots?.release();
     }
     env.clock.advance(result.latencyMs);
-    this.noteOverrun(role, step, result.usage.completion_tokens);
+    this.noteOverrun(role, step, result.usage);
     this.emit(role, step, result.usage, result.latencyMs, result.retries, action?.(result) ?? null, null);
     this.keep({
       call: state.calls,
@@ -208,8 +208,9 @@ export class ModelCaller {
     return { ok: true, result };
   }
 
-  private noteOverrun(role: Role, step: number, output: number): void {
+  private noteOverrun(role: Role, step: number, usage: ChatResult['usage']): void {
     const max = this.env.settings.max_output_tokens;
+    const output = usage.completion_tokens;
     if (output <= max) return;
     const o = (this.overrun ??= {
       calls: 0,
@@ -221,7 +222,7 @@ export class ModelCaller {
     });
     o.calls++;
     o.tokens += output - max;
-    o.cost_usd += callCost(this.priceOf(role), 0, output - max, 0);
+    o.cost_usd += overrunCost(this.priceOf(role), usage, max);
     o.largest_output_tokens = Math.max(o.largest_output_tokens, output);
     this.env.spend?.noteOverrun();
   }

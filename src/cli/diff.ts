@@ -1,5 +1,5 @@
 // `bench diff A B`: two sweeps side by side, per matching configuration, with changes and 95%
-// intervals; refuses (exit 2) two sweeps that differ in anything the user did not allow.
+// intervals (cost per successful task: each side's own); refuses (exit 2) two sweeps that differ in anything the user did not allow.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -31,7 +31,7 @@ export function registerDiff(program: Command): void {
   program
     .command('diff')
     .description(
-      'compare two sweeps per matching configuration: cost, tokens, steps and success, with changes and 95% intervals (exit 2 when they differ in what --allow does not name)',
+      'compare two sweeps per matching configuration: cost, tokens, steps, success and cost per successful task, with changes and 95% intervals (exit 2 when they differ in what --allow does not name)',
     )
     .argument('<a>', 'the sweep to compare against (before): a results directory, or its name under results/')
     .argument('<b>', 'the sweep to compare (after): a results directory, or its name under results/')

@@ -19,6 +19,7 @@ import {
 import { DEFAULT_PRICED_MODEL, loadPricing } from '../meter/pricing.ts';
 import { findPrice, requirePrice } from '../meter/model-price.ts';
 import { TokenCounter } from '../meter/tokens.ts';
+import { cacheBillingByModel } from '../meter/prompt-cache.ts';
 import { ANTHROPIC_DEFAULT_URL, ANTHROPIC_KEY_VAR, API_KEY_VAR } from '../models/factory.ts';
 import { DEFAULT_IDLE_MS, DEFAULT_MAX_ANSWER_BYTES } from '../gateway/upstream.ts';
 import { redact } from '../models/redact.ts';
@@ -216,6 +217,7 @@ export function serveOptions(f: ServeFlags, now = new Date()) {
   if (f.profile) loadProfile(f.profile);
   const cache = parseChoiceList(f.promptCache, '--prompt-cache', ['on', 'off'] as const);
   if (cache.length !== 1) throw new UsageError('--prompt-cache: takes one value, on or off');
+  const table = cache[0] === 'on' ? loadPricing() : null;
   return {
     host: f.host,
     port: parseOne(f.port, '--port', { integer: true, min: 0, max: 65535 }),
@@ -225,6 +227,8 @@ export function serveOptions(f: ServeFlags, now = new Date()) {
     retryAfterS: parseOne(f.retryAfter, '--retry-after', { min: 0, max: 3600 }),
     profile: f.profile,
     promptCache: cache[0] === 'on',
+    // As a sweep caches at the price it bills: Anthropic's rule for a model the table bills cache writes for.
+    ...(table ? { cacheBilling: cacheBillingByModel((model) => findPrice(table, model)) } : {}),
     logFile: f.log ?? resultsDirFor(`serve-${timestampName(now)}.jsonl`),
   };
 }

@@ -9,11 +9,13 @@ export interface SimServer {
 
 /** How a provider caches a prompt: OpenAI automatically, reads only; Anthropic reads and writes, each billed. */
 export type CacheBilling = 'openai' | 'anthropic';
+/** One rule for every request (a sweep's, at the one price it bills), or the rule for the model a request names. */
+export type CacheRule = CacheBilling | ((model: string) => CacheBilling);
 
 export interface SimServerOptions {
   promptCache: boolean;
   /** Whose prompt caching the usage follows (default OpenAI's); Anthropic's also reports cache writes. */
-  cacheBilling?: CacheBilling;
+  cacheBilling?: CacheRule;
   /** Told when the sim plays a profile on tools that are not its own (see ServeOptions.onToolMapping). */
   onToolMapping?: (profile: string, notes: string[]) => void;
   /** Told what of a request the sim accepts and cannot act on (see ServeOptions.onIgnored). */

@@ -19,6 +19,7 @@ import { stepLine } from '../results/step-line.ts';
 import { Gateway, type GatewayOptions } from './gateway.ts';
 import { meteredRunRecord, RunMeter } from './run-meter.ts';
 import type { Upstream } from './upstream.ts';
+import { cacheBillingByModel, cacheBillingFor } from '../meter/prompt-cache.ts';
 
 /** Steps reach steps.jsonl at most this long after their call: one write per batch, not one per call. */
 export const STEP_FLUSH_MS = 50;
@@ -139,7 +140,14 @@ export async function startStandaloneGateway(o: StandaloneOptions): Promise<Runn
   // An exit nobody planned (an uncaught error) still leaves the records taken so far.
   process.once('exit', finish);
   const real = o.upstreamUrl !== undefined || o.anthropicUrl !== undefined;
-  const sim: SimServer | null = real ? null : await o.startSim({ promptCache: o.promptCache });
+  // The sim caches as the provider each run is priced as: by the model a request names, or --price-model's.
+  const fixed = cacheBillingFor(o.settings.price);
+  const sim: SimServer | null = real
+    ? null
+    : await o.startSim({
+        promptCache: o.promptCache,
+        cacheBilling: o.priceOf ? cacheBillingByModel(o.priceOf, fixed) : fixed,
+      });
   const bounds = { timeoutMs: o.timeoutMs, idleMs: o.idleMs, maxAnswerBytes: o.maxAnswerBytes };
   const openai: Upstream | null =
     o.upstreamUrl !== undefined ? { url: o.upstreamUrl, apiKey: o.apiKey, speaks: 'openai', ...bounds } : null;

@@ -9,6 +9,25 @@ import { noTotals, type RunTotals } from '../contracts/run-totals.ts';
 import { callCost } from './pricing.ts';
 import { estimatedModels, O200K_ESTIMATE, tokensEstimated } from './token-estimate.ts';
 
+/** USD for one call's usage as the provider reported it: every part at its own rate, at its prompt's tier. */
+export const usageCost = (price: Price, u: Usage): number =>
+  callCost(price, u.prompt_tokens, u.completion_tokens, u.cached_tokens, {
+    cacheWrite: u.cache_write_tokens ?? 0,
+    cacheWrite1h: u.cache_write_1h_tokens ?? 0,
+    reasoning: u.reasoning_tokens ?? 0,
+  });
+
+/**
+ * What a call's output beyond `maxOutput` cost: the call as billed less the same call cut at `maxOutput`
+ * (its reasoning kept first, as it is generated first), both priced alike — so a long-context tier, or a
+ * reasoning rate, prices the excess as it priced the call. 0 for a call within its limit.
+ */
+export function overrunCost(price: Price, u: Usage, maxOutput: number): number {
+  if (u.completion_tokens <= maxOutput) return 0;
+  const cut = { ...u, completion_tokens: maxOutput, reasoning_tokens: Math.min(u.reasoning_tokens ?? 0, maxOutput) };
+  return usageCost(price, u) - usageCost(price, cut);
+}
+
 /**
  * Adds a step to `t`: the one sum of a run's totals, for a call metered now (`RunLedger.record`) and a step
  * read back or replayed. `elapsedMs` is the run clock after the step: a step read back has only its rounded
@@ -124,9 +143,7 @@ export class RunLedger {
     const cacheWrite1h = u.cache_write_1h_tokens ?? 0;
     const reasoning = u.reasoning_tokens ?? 0;
     const price = c.price ?? this.runSettings.price;
-    const cost =
-      c.costUsd ??
-      callCost(price, u.prompt_tokens, u.completion_tokens, u.cached_tokens, { cacheWrite, cacheWrite1h, reasoning });
+    const cost = c.costUsd ?? usageCost(price, u);
     // Its cumulative figures are the totals once it is added (by addStep, below).
     const s: StepRecord = {
       run_id: this.runId,

@@ -1,6 +1,7 @@
 // Prompt caching as OpenAI bills it: a prompt prefix identical to a recent request is cached
 // once it reaches 1,024 tokens, and cache hits grow in 128-token increments. Anthropic's, below.
 import type { CacheBilling } from '../contracts/sim-server.ts';
+import type { Price } from '../contracts/settings.ts';
 
 export const CACHE_MIN_TOKENS = 1024;
 export const CACHE_INCREMENT = 128;
@@ -8,6 +9,18 @@ export const CACHE_INCREMENT = 128;
 /** A simulated model priced as a model that bills cache writes (Anthropic's) caches as that provider does. */
 export const cacheBillingFor = (price: { cache_write_per_1m?: number }): CacheBilling =>
   price.cache_write_per_1m !== undefined ? 'anthropic' : 'openai';
+
+/**
+ * The same rule per request, for a server that bills nothing itself (standalone `bench serve`) or prices each
+ * run as the model it names (the gateway): by the price `priceOf` finds for the model a request names (the
+ * table's, under any of its spellings); a name it prices not, as `fallback` (OpenAI's by default).
+ */
+export const cacheBillingByModel =
+  (priceOf: (model: string) => Price | undefined, fallback: CacheBilling = 'openai') =>
+  (model: string): CacheBilling => {
+    const price = priceOf(model);
+    return price ? cacheBillingFor(price) : fallback;
+  };
 
 /**
  * Prompt caching as Anthropic bills it for an agent that marks the end of each prompt for caching (as

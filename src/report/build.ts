@@ -416,8 +416,13 @@ async function writeRunsCsv(
     let i = 0;
     for (const whole of wholeRecords(runsFile, runs)) {
       // Totals an older record lacks, as its steps gave them (data/run-steps.ts).
-      const { cache_write_tokens, reasoning_tokens } = runs[i++]!;
-      const r = { ...whole, cache_write_tokens, reasoning_tokens };
+      const { cache_write_tokens, cache_write_1h_tokens, reasoning_tokens } = runs[i++]!;
+      const r = {
+        ...whole,
+        cache_write_tokens,
+        cache_write_1h_tokens: whole.cache_write_1h_tokens ?? cache_write_1h_tokens,
+        reasoning_tokens,
+      };
       add(runRow(repricedCost ? { ...r, cost_usd: repricedCost.get(r.run_id)! } : r));
       if (shownRuns.length < MAX_RUN_ROWS) shownRuns.push(r);
     }

@@ -3,7 +3,7 @@
 // Stateless like the sim itself: the answer depends only on the request (model → profile,
 // seed, conversation), so served and in-process answers are identical.
 import type { HttpRoute } from '../contracts/http-route.ts';
-import type { CacheBilling, StartSim } from '../contracts/sim-server.ts';
+import type { CacheRule, StartSim } from '../contracts/sim-server.ts';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -42,8 +42,8 @@ export interface ServeOptions {
   /** Answer every model name with this profile; otherwise the model name is the profile id. */
   profile?: string;
   promptCache: boolean;
-  /** Whose prompt caching the usage follows (default OpenAI's); Anthropic's also reports cache writes. */
-  cacheBilling?: CacheBilling;
+  /** Whose prompt caching the usage follows (default OpenAI's), or per request by the model it names; Anthropic's also reports cache writes. */
+  cacheBilling?: CacheRule;
   /** Per-request usage, one JSON line each. */
   logFile?: string;
   /** Fault draws; Math.random unless a test scripts them. */
@@ -175,10 +175,11 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
     let answer: Answer;
     try {
       await offThread.precount(chat.messages, counter);
+      const billing = typeof o.cacheBilling === 'function' ? o.cacheBilling(chat.model) : o.cacheBilling;
       const sim = new SimModel(profile.id, profile, counter, {
         promptCache: o.promptCache,
         cache,
-        ...(o.cacheBilling ? { cacheBilling: o.cacheBilling } : {}),
+        ...(billing ? { cacheBilling: billing } : {}),
       });
       // The `overlong` fault plays a provider that ignores max_tokens.
       const asked = fault === 'overlong' ? { ...chat, max_tokens: undefined } : chat;

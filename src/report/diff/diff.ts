@@ -1,26 +1,32 @@
 // Two sweeps side by side: for every configuration both ran (same scenario, same config id), cost,
 // tokens and steps per run and the success rate, A then B, with the change B − A and its 95%
 // interval — Welch's for the means (unequal variances), Newcombe's hybrid score interval for the
-// difference of success rates. Reads the results store only.
+// difference of success rates. Cost per successful task gets each sweep's own interval (the report's
+// definition, cost-per-success.ts) and no interval of B − A: loopbench computes none for a difference of two
+// ratios, so the reading says only whether the two intervals are apart. Reads the results store only.
 import type { RunFacts } from '../../contracts/records.ts';
 import { groupBy } from '../data/group.ts';
 import { proportionDifference, welchDifference } from '../stats/intervals.ts';
 import { mean } from '../stats/descriptive.ts';
 import type { Interval } from '../stats/intervals.ts';
+import { configCostPerSuccess } from '../stats/aggregate.ts';
+import type { CostPerSuccess } from '../stats/cost-per-success.ts';
 
-export const METRICS = ['cost', 'tokens', 'steps', 'success'] as const;
+export const METRICS = ['cost', 'tokens', 'steps', 'success', 'cost_per_success'] as const;
 export type Metric = (typeof METRICS)[number];
 export const METRIC_NAMES: Record<Metric, string> = {
   cost: 'cost per run (USD)',
   tokens: 'tokens per run (input + output)',
   steps: 'steps per run',
   success: 'success rate',
+  cost_per_success: 'cost per successful task (USD)',
 };
 export const INTERVAL_METHODS: Record<Metric, string> = {
   cost: 'Welch',
   tokens: 'Welch',
   steps: 'Welch',
   success: 'Newcombe',
+  cost_per_success: 'each side',
 };
 
 export interface DiffRow {
@@ -35,11 +41,13 @@ export interface DiffRow {
   /** For success: k of n, each side. */
   successes_a: number | null;
   successes_b: number | null;
-  /** b − a, and b / a − 1 (null when a is 0). */
+  /** b − a (NaN when a side has no success: Infinity less Infinity), and b / a − 1 (null when a is 0 or infinite). */
   change: number;
   relative: number | null;
-  /** 95% interval of b − a; null with fewer than two runs a side. */
+  /** 95% interval of b − a; null with fewer than two runs a side, and for cost per success (none is computed). */
   ci: Interval | null;
+  /** Cost per success only: each side's own figure with its 95% interval. */
+  each: { a: CostPerSuccess; b: CostPerSuccess } | null;
 }
 
 export interface SweepDiff {
@@ -49,7 +57,7 @@ export interface SweepDiff {
   onlyB: string[];
 }
 
-const METRIC_OF: Record<Exclude<Metric, 'success'>, (r: RunFacts) => number> = {
+const METRIC_OF: Record<Exclude<Metric, 'success' | 'cost_per_success'>, (r: RunFacts) => number> = {
   cost: (r) => r.cost_usd,
   tokens: (r) => r.input_tokens + r.output_tokens,
   steps: (r) => r.steps,
@@ -69,6 +77,7 @@ export function diffSweeps(a: readonly RunFacts[], b: readonly RunFacts[]): Swee
       runs_b: rb.length,
       successes_a: null,
       successes_b: null,
+      each: null,
     };
     for (const metric of ['cost', 'tokens', 'steps'] as const) {
       const [xa, xb] = [ra.map(METRIC_OF[metric]), rb.map(METRIC_OF[metric])];
@@ -92,6 +101,20 @@ export function diffSweeps(a: readonly RunFacts[], b: readonly RunFacts[]): Swee
         change: diff,
         relative: null,
         ci,
+      });
+      // Checked runs on both sides, so neither is null.
+      const [pa, pb] = [configCostPerSuccess(ca, false)!, configCostPerSuccess(cb, false)!];
+      rows.push({
+        ...base,
+        metric: 'cost_per_success',
+        a: pa.value,
+        b: pb.value,
+        runs_a: ca.length,
+        runs_b: cb.length,
+        change: pb.value - pa.value,
+        relative: pa.value > 0 && Number.isFinite(pa.value + pb.value) ? pb.value / pa.value - 1 : null,
+        ci: null,
+        each: { a: pa, b: pb },
       });
     }
   }

@@ -1,6 +1,7 @@
 // `bench diff` as people read it: one table (terminal, Markdown) and one CSV, a row per
 // configuration and metric: A, B, the change and its 95% interval, and what the interval says.
 import type { Interval } from '../stats/intervals.ts';
+import { perSuccessText, unseenFailuresNote } from '../format/figures.ts';
 import { INTERVAL_METHODS, METRIC_NAMES, type DiffRow, type Metric, type SweepDiff } from './diff.ts';
 import { int, usd } from '../format/numbers.ts';
 import type { Difference } from '../data/sweep-settings.ts';
@@ -11,6 +12,7 @@ const value: Record<Metric, (x: number) => string> = {
   tokens: int,
   steps: (x) => x.toFixed(1),
   success: (x) => `${Math.round(x * 100)}%`,
+  cost_per_success: usd,
 };
 /** A signed amount of a metric's unit. */
 const amount: Record<Metric, (x: number) => string> = {
@@ -18,9 +20,14 @@ const amount: Record<Metric, (x: number) => string> = {
   tokens: (x) => sign(Math.round(x), int(Math.abs(x))),
   steps: (x) => sign(Math.round(x * 10), Math.abs(x).toFixed(1)),
   success: (x) => `${sign(Math.round(x * 100), String(Math.abs(Math.round(x * 100))))} pts`,
+  cost_per_success: (x) => sign(x, usd(Math.abs(x))),
 };
 
 function side(r: DiffRow, which: 'a' | 'b'): string {
+  if (r.each) {
+    const c = r.each[which];
+    return perSuccessText(c.value, c.ci, usd, c.unseen_failures);
+  }
   const v = value[r.metric](r[which]);
   return r.metric === 'success'
     ? `${r[which === 'a' ? 'successes_a' : 'successes_b']}/${r[which === 'a' ? 'runs_a' : 'runs_b']} (${v})`
@@ -28,6 +35,8 @@ function side(r: DiffRow, which: 'a' | 'b'): string {
 }
 
 function change(r: DiffRow): string {
+  // A side where nothing succeeded has no cost per success to subtract.
+  if (!Number.isFinite(r.change)) return '–';
   if (r.metric === 'success' || r.metric === 'steps') return amount[r.metric](r.change);
   return r.relative === null
     ? amount[r.metric](r.change)
@@ -36,8 +45,19 @@ function change(r: DiffRow): string {
 
 const interval = (r: DiffRow, ci: Interval) => `[${amount[r.metric](ci.lo)}, ${amount[r.metric](ci.hi)}]`;
 
-/** What the interval says: B higher, lower, or no clear change (the interval holds 0). */
+/**
+ * What the interval says: B higher, lower, or no clear change (the interval holds 0). For cost per success,
+ * two intervals: apart, the difference is clear (for intervals close to normal, a stricter test than a 95%
+ * interval of it); overlapping, nothing is shown either way.
+ */
 function reading(r: DiffRow): string {
+  if (r.each) {
+    const [a, b] = [r.each.a.ci, r.each.b.ci];
+    if (!a || !b) return 'too few runs or successes to tell';
+    if (b.lo > a.hi) return 'B higher (intervals apart)';
+    if (b.hi < a.lo) return 'B lower (intervals apart)';
+    return 'intervals overlap';
+  }
   if (!r.ci) return 'too few runs to tell';
   if (r.ci.lo > 0) return 'B higher';
   if (r.ci.hi < 0) return 'B lower';
@@ -63,8 +83,25 @@ export function diffTableRows(d: SweepDiff): string[][] {
   });
 }
 
-const METHOD_NOTE =
-  "95% intervals of B − A: Welch's t interval for the means (cost, tokens, steps), Newcombe's hybrid score interval for the success rate; 'no clear change' where the interval holds 0.";
+const METHOD_NOTE = [
+  "95% intervals of B − A: Welch's t interval for the means (cost, tokens, steps), Newcombe's hybrid score interval for the success rate; 'no clear change' where the interval holds 0.",
+  "Cost per successful task: each sweep's own 95% interval, as its report gives it, and no interval of B − A; 'B higher' or 'B lower' only where the two intervals are apart, 'intervals overlap' otherwise (which does not show that they cost the same).",
+];
+
+/** The † note of each side whose every checked run succeeded, its configurations named with the side. */
+function unseenNote(d: SweepDiff): string[] {
+  const note = unseenFailuresNote(
+    d.rows.flatMap((r) =>
+      r.each
+        ? (['a', 'b'] as const).map((w) => ({
+            config_id: `${r.config_id} in ${w.toUpperCase()}`,
+            unseen_failures: r.each![w].unseen_failures,
+          }))
+        : [],
+    ),
+  );
+  return note ? [note] : [];
+}
 
 function header(aName: string, bName: string, d: SweepDiff, allowed: readonly Difference[]): string[] {
   const configs = new Set(d.rows.map((r) => r.config_id)).size;
@@ -93,7 +130,8 @@ export function diffText(aName: string, bName: string, d: SweepDiff, allowed: re
     widths.map((w) => '-'.repeat(w)).join('  '),
     ...rows.slice(1).map(line),
     '',
-    METHOD_NOTE,
+    ...unseenNote(d),
+    ...METHOD_NOTE,
     '',
   ].join('\n');
 }
@@ -113,10 +151,12 @@ export function diffMarkdown(aName: string, bName: string, d: SweepDiff, allowed
     `|${DIFF_HEAD.map((_, i) => (i >= 2 && i <= 4 ? '---:' : '---')).join('|')}|`,
     ...diffTableRows(d).map((r) => `| ${r.map(mdCell).join(' | ')} |`),
     '',
-    METHOD_NOTE,
-    '',
+    ...[...unseenNote(d), ...METHOD_NOTE].flatMap((l) => [l, '']),
   ].join('\n');
 }
+
+/** Empty for what is not a number: no figure, or none succeeded (Infinity). */
+const finite = (x: number | undefined) => (x !== undefined && Number.isFinite(x) ? x : '');
 
 /** One CSV row per configuration and metric, numbers unformatted. */
 export function diffCsvRows(d: SweepDiff): Array<Record<string, unknown>> {
@@ -126,12 +166,16 @@ export function diffCsvRows(d: SweepDiff): Array<Record<string, unknown>> {
     metric: r.metric,
     runs_a: r.runs_a,
     runs_b: r.runs_b,
-    a: r.a,
-    b: r.b,
-    change: r.change,
+    a: finite(r.a),
+    b: finite(r.b),
+    change: finite(r.change),
     relative_change: r.relative ?? '',
     ci95_lo: r.ci?.lo ?? '',
     ci95_hi: r.ci?.hi ?? '',
+    a_ci95_lo: r.each?.a.ci?.lo ?? '',
+    a_ci95_hi: finite(r.each?.a.ci?.hi),
+    b_ci95_lo: r.each?.b.ci?.lo ?? '',
+    b_ci95_hi: finite(r.each?.b.ci?.hi),
     interval: INTERVAL_METHODS[r.metric],
     reading: reading(r),
   }));

@@ -47,7 +47,9 @@ export function perSuccessText(
  * open, and only a budget bounds what such a failure costs. One sentence per (runs, budget), naming its
  * configurations; none when every configuration saw a failure.
  */
-export function unseenFailuresNote(economics: readonly ConfigEconomics[]): string | null {
+export function unseenFailuresNote(
+  economics: ReadonlyArray<Pick<ConfigEconomics, 'config_id' | 'unseen_failures'>>,
+): string | null {
   const groups = new Map<string, { u: UnseenFailures; configs: string[] }>();
   for (const e of economics) {
     const u = e.unseen_failures;

@@ -39,6 +39,13 @@ export function groupByConfig<R extends RunFacts>(runs: readonly R[]): R[][] {
   return [...groupBy(runs, (r) => r.config_id).values()];
 }
 
+/**
+ * One configuration's cost per successful task, braked by its runs' budget unless the costs are `repriced`
+ * (at other prices than the budget was spent in): the one call every figure of it goes through.
+ */
+export const configCostPerSuccess = (runs: readonly RunFacts[], repriced: boolean): CostPerSuccess | null =>
+  runs.length ? costPerSuccess(runs, repriced ? null : runs[0]!.settings.limits.max_cost_usd) : null;
+
 /** Names in natural order: `steps=12` before `steps=100`. The one order of configurations in every report. */
 export const naturalOrder = new Intl.Collator('en', { numeric: true }).compare;
 
@@ -80,7 +87,7 @@ export function summarizeConfigs(
       successes,
       success_rate: successes === null ? null : successes / checked.length,
       success_ci: successes === null ? null : wilson(successes, checked.length),
-      cost_per_success: costPerSuccess(checked, repriced ? null : first.settings.limits.max_cost_usd),
+      cost_per_success: configCostPerSuccess(checked, repriced),
       stop_reasons,
       stop_steps,
       steps: pick((r) => r.steps),

@@ -56,7 +56,6 @@ function openRun(limits: Partial<Limits>, upstream: Partial<Upstream> = {}, pric
   const key = gateway.open({
     meter,
     upstream: { url: sim.url, model: 'seed-calibrated', seed: 3, timeoutMs: 10_000, ...upstream },
-    maxOutputTokens: 300,
   });
   const sent = { n: 0 };
   const fetch: typeof globalThis.fetch = (input, init) => (sent.n++, globalThis.fetch(input, init));
@@ -419,7 +418,6 @@ it('metering stays linear in a run’s length: a call of either protocol tokeniz
       return g.open({
         meter,
         upstream: { url: sim.url, model: 'seed-calibrated', seed: 3, timeoutMs: 10_000 },
-        maxOutputTokens: 300,
       });
     };
     const openai = new OpenAI({ apiKey: open(), baseURL: g.url, maxRetries: 0 });

@@ -36,12 +36,14 @@ afterAll(async () => {
 /** Waits for a condition (a machine under load is slow, not wrong): the default poll deadline is generous (vitest.config.ts). */
 const until = (ok: () => boolean) => expect.poll(ok, { interval: 10 }).toBe(true);
 
+/** An agent's call that allows its answer 300 tokens: the worst case billed when no answer comes. */
 const BODY = JSON.stringify({
   model: 'm',
   messages: [
     { role: 'system', content: 'You are an agent.' },
     { role: 'user', content: 'Collect sources on agent loop costs.' },
   ],
+  max_tokens: 300,
 });
 
 /** A gateway in front of a scripted upstream, and one run on it (more with `run()`). */
@@ -53,7 +55,7 @@ async function setup(handle: Handler, limits: Partial<Limits> = {}, up: Partial<
   const run = () => {
     const steps: StepRecord[] = [];
     const meter = new RunMeter(`r${++n}`, 'cfg', gatewaySettings(limits), (r) => steps.push(r));
-    const key = gateway.open({ meter, upstream: { url: stub.url, timeoutMs: 10_000, ...up }, maxOutputTokens: 300 });
+    const key = gateway.open({ meter, upstream: { url: stub.url, timeoutMs: 10_000, ...up } });
     const post = (body = BODY) => postRaw(gateway.url, body, { authorization: `Bearer ${key}` });
     /** The same call, from an agent that hangs up once the upstream has it. */
     const hangUp = async () => {
@@ -334,7 +336,6 @@ describe('the run-id header', () => {
         {
           meter: new RunMeter(runId, 'c', gatewaySettings(), () => undefined),
           upstream: { url: stub.url, timeoutMs: 5000 },
-          maxOutputTokens: 300,
         }
       ),
     });

@@ -19,7 +19,7 @@ const write = (name: string, value: unknown) => {
 };
 
 describe("LiteLLM's pricing format", () => {
-  it('reads per-token prices as per-1M rates, with cache reads, cache writes, reasoning and the context window', () => {
+  it('reads per-token prices as per-1M rates, with cache reads, cache writes, reasoning, the context window and the max output', () => {
     const table = loadPricing(dataPath('litellm-prices.json'));
     expect(priceFor(table, 'claude-sonnet-4-5')).toEqual({
       model: 'claude-sonnet-4-5',
@@ -38,12 +38,14 @@ describe("LiteLLM's pricing format", () => {
           output_per_1m: 22.5,
         },
       ],
+      max_output_tokens: 64000,
     });
     expect(priceFor(table, 'gpt-4o-mini')).toEqual({
       model: 'gpt-4o-mini',
       input_per_1m: 0.15,
       cached_input_per_1m: 0.075,
       output_per_1m: 0.6,
+      max_output_tokens: 16384,
     });
     expect(table.models['gpt-4o']!.context_window).toBe(128000);
     // The template entry and an embedding model (no output price) price no chat call.

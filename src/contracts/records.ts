@@ -53,6 +53,11 @@ export interface StepRecord {
   counted_usage?: { prompt_tokens: number; completion_tokens: number; cached_tokens: number };
   /** Why the metered usage is not the upstream's as sent, in words. */
   usage_note?: string;
+  /**
+   * The gateway lowered the answer's limit the agent asked for (`asked`: its max_tokens or
+   * max_output_tokens, null when it sent none) to `sent`: the run's budget could not afford the asked one.
+   */
+  max_output_lowered?: { asked: number | null; sent: number };
   settings: Settings;
 }
 

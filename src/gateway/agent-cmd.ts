@@ -99,7 +99,6 @@ export async function startAgentHost(o: AgentHostOptions): Promise<AgentHost> {
     const run: GatewayRun = {
       meter,
       upstream,
-      maxOutputTokens: settings.max_output_tokens,
       ...(deps.spend ? { spend: deps.spend } : {}),
       ...(tape ? { tape } : {}),
     };

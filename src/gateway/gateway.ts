@@ -34,7 +34,7 @@ export const RUN_HEADER = 'x-loopbench-run';
 export const RUNS_ROUTE = '/v1/loopbench/runs';
 const KEY_PREFIX = 'lb-';
 
-/** A run the gateway meters: its brakes' state, where its calls go, the most each answer may be. */
+/** A run the gateway meters: its brakes' state (answer-limit.ts: how long an answer its budget allows), where its calls go. */
 export interface GatewayRun {
   meter: RunMeter;
   /** Where its calls go (only those of the protocol it `speaks`, when it says). */
@@ -43,8 +43,6 @@ export interface GatewayRun {
   anthropic?: Upstream;
   /** The standalone gateway: the price of the model a run's first call names, when the table has one (the run is priced so). */
   priceOf?: (model: string) => Price | undefined;
-  /** The ceiling on each answer (the request's max_tokens is lowered to it): what the budget brake projects. */
-  maxOutputTokens: number;
   /** `--record` / `--replay`: a cassette the calls are added to, or answered from. */
   tape?: Tape;
   /** The sweep's spend cap (`bench run --agent-cmd --ci-max-spend`): told of an over-billed call, and halting every run after one. */
@@ -354,7 +352,6 @@ export class Gateway {
     if (price) run.meter.priceAs(price);
     const counted = tally(call, prior, this.o.counter, run.meter.keepLog || run.tape !== undefined, adapter.route);
     this.conversations.set(run, counted.remember);
-    const maxOut = Math.min(call.maxOutputTokens ?? run.maxOutputTokens, run.maxOutputTokens);
     if (run.spend?.halted) {
       const step = run.meter.state.steps;
       return refuse(
@@ -367,12 +364,12 @@ export class Gateway {
         ),
       );
     }
-    const admitted = run.meter.admit(counted.promptTokens, maxOut);
+    const admitted = run.meter.admit(counted.promptTokens, call.maxOutputTokens);
     if ('stop' in admitted) return refuse(brakeError(admitted.stop));
     // An agent that hangs up does not end the call: the upstream answers (and bills) it all the same.
     let abandoned = false;
     res.once('close', () => (abandoned = !res.writableFinished));
-    await this.complete(run, up, adapter, call, counted, admitted.ticket, maxOut, res, () => abandoned);
+    await this.complete(run, up, adapter, call, counted, admitted.ticket, res, () => abandoned);
   }
 
   /** Forwards an admitted call (or answers it from the cassette), meters what came back, answers the agent. */
@@ -383,18 +380,19 @@ export class Gateway {
     call: WireCall<unknown>,
     counted: Tally<unknown>,
     ticket: Ticket,
-    maxOut: number,
     res: http.ServerResponse,
     abandoned: () => boolean,
   ): Promise<void> {
     const { meter, tape } = run;
     const model = up.model ?? call.model;
     const seed = call.seed ?? up.seed;
+    // The answer's limit as sent: the agent's own, unless its budget lowered it.
+    const sentLimit = ticket.lowered?.sent ?? call.maxOutputTokens;
     const chat = counted.messages && {
       model,
       messages: counted.messages,
       ...(counted.tools ? { tools: counted.tools } : {}),
-      max_tokens: maxOut,
+      ...(sentLimit !== null ? { max_tokens: sentLimit } : {}),
       ...(call.temperature !== null ? { temperature: call.temperature } : {}),
       ...(seed !== undefined ? { seed } : {}),
     };
@@ -427,7 +425,7 @@ export class Gateway {
           };
       const changes = {
         ...(up.model ? { model: up.model } : {}),
-        maxOutputTokens: maxOut,
+        ...(ticket.lowered ? { maxOutputTokens: ticket.lowered.sent } : {}),
         ...(up.seed !== undefined ? { seed: up.seed } : {}),
         includeUsage: true,
       };
@@ -495,7 +493,7 @@ export class Gateway {
     const { message, finishReason, usage } = read.answer;
     const metered = meterUsage(usage, {
       promptTokens: counted.promptTokens,
-      maxOutputTokens: maxOut,
+      maxOutputTokens: ticket.maxOutputTokens,
       completionTokens: countAnswer(counted.remember, this.o.counter, message),
       promptBounded: call.textOnly,
     });

@@ -12,6 +12,7 @@ import type { Price, Settings } from '../contracts/settings.ts';
 import type { Stop } from '../contracts/stop-reason.ts';
 import { callCost } from '../meter/pricing.ts';
 import { RunLedger, type RunEnd } from '../meter/ledger.ts';
+import { answerLimit, answerRoom } from './answer-limit.ts';
 import type { Metered } from './usage-check.ts';
 
 /** An admitted call: what it reserved against the brakes until its answer is metered. */
@@ -21,6 +22,8 @@ export interface Ticket {
   /** The prompt as counted, and the answer's limit it was sent with: its worst case. */
   inputTokens: number;
   maxOutputTokens: number;
+  /** Set when a budget lowered the agent's limit: the request goes with `sent` (answer-limit.ts). */
+  lowered?: { asked: number | null; sent: number };
   started: number;
 }
 
@@ -100,9 +103,19 @@ export class RunMeter {
     return t === null ? null : Math.max(0, t * 1000 - this.elapsedMs());
   }
 
-  /** Before forwarding: a Ticket to go ahead, or the brake that refuses the call (and ends the run). */
-  admit(inputTokens: number, maxOutputTokens: number): { ticket: Ticket } | { stop: Stop } {
+  /**
+   * Before forwarding: a Ticket to go ahead, or the brake that refuses the call (and ends the run).
+   * `asked` is the answer's limit the request sets (null: none); a budget may lower it (answer-limit.ts).
+   */
+  admit(inputTokens: number, asked: number | null): { ticket: Ticket } | { stop: Stop } {
     if (this.stop) return { stop: this.stop };
+    const { price, limits, max_output_tokens: floor } = this.settings;
+    const taken = {
+      costUsd: this.state.costUsd + this.reservedUsd,
+      tokens: this.state.inputTokens + this.state.outputTokens + this.reservedTokens,
+    };
+    const limit = answerLimit(asked, price, answerRoom(price, limits, taken, inputTokens), floor);
+    const maxOutputTokens = limit.projected;
     const projectedCostUsd = callCost(this.settings.price, inputTokens, maxOutputTokens, 0);
     const s = this.state;
     s.elapsedMs = this.elapsedMs();
@@ -127,6 +140,7 @@ export class RunMeter {
         projectedTokens: inputTokens + maxOutputTokens,
         inputTokens,
         maxOutputTokens,
+        ...(limit.lowered ? { lowered: limit.lowered } : {}),
         started: performance.now(),
       },
     };
@@ -158,7 +172,7 @@ export class RunMeter {
     this.release(t);
     // Fingerprinted as the built-in loops do, so spin means the same thing for both.
     const actions: Action[] = o.delivered ? (received.tool_calls ?? []).map(parseCall) : [];
-    const step = this.account(metered, performance.now() - t.started, actions, o.error ?? null);
+    const step = this.account(t, metered, actions, o.error ?? null);
     this.keep({
       sent,
       received,
@@ -187,7 +201,7 @@ export class RunMeter {
   /** The call failed: recorded with its error, billed as `billed` says (nothing, by default). */
   fail(t: Ticket, error: string, sent: ChatMessage[] | null, billed: Metered = NOTHING): void {
     this.release(t);
-    this.onStep(this.account(billed, performance.now() - t.started, [], error));
+    this.onStep(this.account(t, billed, [], error));
     this.keep({ sent, received: null, usage: billed === NOTHING ? null : billed.usage, error });
   }
 
@@ -207,12 +221,12 @@ export class RunMeter {
   }
 
   /** Adds a call to the run's totals; its StepRecord, for the caller to hand on. */
-  private account(m: Metered, latencyMs: number, actions: Action[], error: string | null): StepRecord {
+  private account(t: Ticket, m: Metered, actions: Action[], error: string | null): StepRecord {
     return this.ledger.record({
       step: this.state.steps + 1,
       role: 'act',
       usage: m.usage,
-      latencyMs,
+      latencyMs: performance.now() - t.started,
       elapsedMs: this.elapsedMs(),
       action: actions.length ? actions.map((a) => a.tool).join('|') : null,
       fingerprint: actions.length ? actions.map((a) => a.fingerprint).join('|') : null,
@@ -222,6 +236,7 @@ export class RunMeter {
         ...(m.reported !== undefined ? { reported_usage: m.reported } : {}),
         ...(m.counted ? { counted_usage: m.counted } : {}),
         ...(m.note ? { usage_note: m.note } : {}),
+        ...(t.lowered ? { max_output_lowered: t.lowered } : {}),
       },
     });
   }

@@ -163,7 +163,6 @@ export async function startStandaloneGateway(o: StandaloneOptions): Promise<Runn
           meter: run.meter,
           upstream,
           ...(openai && anthropic ? { anthropic } : {}),
-          maxOutputTokens: settings.max_output_tokens,
           ...(o.priceOf ? { priceOf: o.priceOf } : {}),
         };
       },

@@ -42,7 +42,7 @@ export interface LedgerCall {
   fingerprint?: string | null;
   error?: string | null;
   /** What only this source records of a call (the gateway's usage provenance), written before the settings. */
-  detail?: Pick<StepRecord, 'usage_source' | 'reported_usage' | 'counted_usage' | 'usage_note'>;
+  detail?: Pick<StepRecord, 'usage_source' | 'reported_usage' | 'counted_usage' | 'usage_note' | 'max_output_lowered'>;
 }
 
 /** How a run ended and what only its source knows; the totals come from the ledger. */

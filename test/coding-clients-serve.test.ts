@@ -94,7 +94,15 @@ describe('the coding-agent CLIs on bench serve, their defaults unchanged', () =>
           expect(run!.success).toBe(true);
           expect(calls.length).toBe(run!.calls);
           expect(calls.every((c) => c.input_tokens > 0 && c.error === null)).toBe(true);
-        } else expect(run!.calls).toBe(2);
+        } else {
+          // Two steps, then one refused call, recorded with the brake's error.
+          expect(run!.steps).toBe(2);
+          expect(calls.map((c) => c.error?.slice(0, 49) ?? null)).toEqual([
+            null,
+            null,
+            'refused by the gateway (HTTP 403 loopbench_max_st',
+          ]);
+        }
       }
     },
     300_000,

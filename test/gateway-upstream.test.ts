@@ -138,6 +138,8 @@ describe('an answer of any size', () => {
       out: dir,
       maxAnswerMb: '1',
       steps: 'off',
+      // The stub's model `m` is in no pricing table: a provider's model must be priced.
+      priceModel: 'gpt-4o-mini',
     };
     const gw = await startStandaloneGateway(gatewayOptions(flags, { OPENAI_API_KEY: 'sk-stub' })!);
     const post = () => postRaw(gw.url, BODY, { [RUN_HEADER]: 'agent-1' });
@@ -229,7 +231,10 @@ describe('usage an upstream reports', () => {
     const next = await g.post();
     expect(next.status).toBe(403);
     expect(next.json.error!.code).toBe('loopbench_error');
-    expect(g.meter.state.calls).toBe(1);
+    // The refused call reached no model: recorded with its error, no usage, no step of its own.
+    expect(g.meter.state.steps).toBe(1);
+    expect(g.steps[1]).toMatchObject({ step: 1, call: 2, input_tokens: 0, output_tokens: 0, cost_usd: 0 });
+    expect(g.steps[1]!.error).toMatch(/^refused by the gateway \(HTTP 403 loopbench_error\): loopbench brake 'error'/);
   });
 
   it('a prompt far beyond what was sent is over-reported too; usage within reach is taken as sent', async () => {

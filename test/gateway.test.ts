@@ -221,8 +221,15 @@ describe('brakes at the gateway', () => {
     expect(e.code).toBe('loopbench_max_steps');
     expect(e.message).toMatch(/max_steps.*3 of 3/);
     // maxRetries 2, yet one refusal: nothing was retried, and nothing more reached the upstream.
-    expect(run.meter.state.calls).toBe(3);
+    expect(run.meter.state.steps).toBe(3);
     expect(run.meter.stop?.reason).toBe('max_steps');
+    // The refused call is recorded: its error, no usage, no step of its own.
+    expect(run.steps.map((s) => [s.step, s.call, s.input_tokens, s.cost_usd > 0, s.error])).toEqual([
+      [1, 1, run.steps[0]!.input_tokens, true, null],
+      [2, 2, run.steps[1]!.input_tokens, true, null],
+      [3, 3, run.steps[2]!.input_tokens, true, null],
+      [3, 4, 0, false, `refused by the gateway (HTTP 403 loopbench_max_steps): ${e.message.replace(/^403 /, '')}`],
+    ]);
   });
 
   it('max_cost holds at its worst case with many calls of one run in flight at once', async () => {
@@ -291,7 +298,10 @@ describe('brakes at the gateway', () => {
           expect(run.meter.state.costUsd).toBeLessThanOrEqual(budget);
           // Each sent limit is the most the budget left: one token more could have passed it.
           let spent = 0;
-          for (const [i, step] of run.steps.entries()) {
+          // The last is the refused call, recorded with its error.
+          expect(run.steps.at(-1)!.error).toMatch(/^refused by the gateway \(HTTP 403 loopbench_max_cost\)/);
+          const answered = run.steps.slice(0, -1);
+          for (const [i, step] of answered.entries()) {
             const sent = up.bodies[i]!.max_tokens as number;
             expect(step.max_output_lowered).toEqual({ asked, sent });
             expect(spent + callCost(PRICE, PROBE, sent, 0)).toBeLessThanOrEqual(budget);
@@ -301,8 +311,8 @@ describe('brakes at the gateway', () => {
           // It stops where the built-in loops stop: when not even --max-output-tokens (300) fits.
           expect(budget - spent).toBeLessThan(callCost(PRICE, PROBE, 300, 0));
           // The worst upstream takes all the first call allowed; a thriftier one gets a few calls, each lowered.
-          if (share === 1) expect(run.steps).toHaveLength(1);
-          else expect(run.steps.length).toBeGreaterThan(2);
+          if (share === 1) expect(answered).toHaveLength(1);
+          else expect(answered.length).toBeGreaterThan(2);
         }
       } finally {
         await up.close();

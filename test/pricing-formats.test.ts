@@ -162,7 +162,7 @@ describe('long-context tiers and 1-hour cache writes', () => {
 describe('a real model without a price', () => {
   const plan = (flags: Record<string, string>) => {
     const opts = { ...RUN_DEFAULTS, ...flags };
-    return buildSweepSpec(opts, transportFrom(opts, { OPENAI_API_KEY: 'sk-x' }));
+    return buildSweepSpec(opts, transportFrom(opts, { OPENAI_API_KEY: 'sk-x', ANTHROPIC_API_KEY: 'sk-ant-x' }));
   };
   it("is refused at start with where to add it, never billed $0 or at another model's rates", () => {
     expect(() => plan({ model: 'openai:claude-9' })).toThrow(
@@ -174,6 +174,11 @@ describe('a real model without a price', () => {
     expect(
       plan({ model: 'openai:claude-sonnet-4-5', pricing: dataPath('litellm-prices.json') }).fixed.price,
     ).toMatchObject({ model: 'claude-sonnet-4-5', cache_write_per_1m: 3.75 });
+    // The coding agents' models under --agent-cmd: refused at start too, naming the remedy.
+    for (const model of ['anthropic:claude-opus-4-8', 'openai:gpt-5.1-codex'])
+      expect(() => plan({ model, agentCmd: "claude -p 'hi'" })).toThrow(
+        /no price for model '(claude-opus-4-8|gpt-5\.1-codex)': .*--pricing FILE .*LiteLLM's model_prices_and_context_window\.json.*--price-model NAME/,
+      );
     // A simulated profile's name (an openai: run against bench serve) is billed as the sim is.
     expect(plan({ model: 'openai:seed-calibrated' }).fixed.price.model).toBe('gpt-4o-mini');
   });

@@ -63,6 +63,11 @@ export interface StepRecord {
 
 export type UsageSource = 'provider' | 'counted' | 'worst_case';
 
+/** How the error of a request the gateway refused begins: a call that reached no model and took no step. */
+export const REFUSED = 'refused by the gateway';
+
+export const isRefused = (s: Pick<StepRecord, 'error'>): boolean => s.error?.startsWith(REFUSED) ?? false;
+
 export interface ReportedUsage {
   prompt_tokens: number | null;
   completion_tokens: number | null;

@@ -174,7 +174,11 @@ function stopOf(exit: AgentExit, meter: RunMeter, timeoutS: number | null, secre
   const how = exit.code !== null ? `exited with code ${exit.code}` : `was killed by ${exit.signal}`;
   // Agents print their failures on either stream (Claude Code writes API errors to stdout): the end of each.
   const stdout = exit.stdout.trim();
-  const tails = [exit.stderrTail.slice(-500), stdout && `its stdout ends: ${stdout.slice(-500)}`].filter(Boolean);
+  const tails = [
+    meter.lastError && `its last call failed: ${meter.lastError.slice(0, 500)}`,
+    exit.stderrTail.slice(-500),
+    stdout && `its stdout ends: ${stdout.slice(-500)}`,
+  ].filter(Boolean);
   const tail = tails.length ? `: ${redact(tails.join('; '), secrets)}` : '';
   return { reason: 'error', detail: `the agent ${how} at step ${step}${after}${tail}`, step };
 }

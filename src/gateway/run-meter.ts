@@ -56,6 +56,10 @@ export class RunMeter {
   private readonly brakes: Brake[];
   private readonly startedAt = performance.now();
   private inFlight = 0;
+  /** Calls admitted so far (refused requests are not). */
+  private admitted = 0;
+  /** The last call's error while no later call has been answered: a run that ends on it ended in error. */
+  lastError: string | null = null;
   private reservedUsd = 0;
   private reservedTokens = 0;
 
@@ -88,9 +92,9 @@ export class RunMeter {
     return this.inFlight > 0;
   }
 
-  /** No call admitted yet: the run's price may still be chosen by its first call. */
+  /** No call admitted yet (refused ones billed nothing): the run's price may still be chosen by its first call. */
   get beforeFirstCall(): boolean {
-    return this.state.calls === 0 && this.inFlight === 0;
+    return this.admitted === 0;
   }
 
   elapsedMs(): number {
@@ -132,6 +136,7 @@ export class RunMeter {
     );
     if (stop) return { stop: (this.stop = stop) };
     this.inFlight++;
+    this.admitted++;
     this.reservedUsd += projectedCostUsd;
     this.reservedTokens += inputTokens + maxOutputTokens;
     return {
@@ -170,6 +175,7 @@ export class RunMeter {
     o: { delivered: boolean; finish?: FinishReason; error?: string } = { delivered: true },
   ): Stop | null {
     this.release(t);
+    this.lastError = o.error ?? null;
     // Fingerprinted as the built-in loops do, so spin means the same thing for both.
     const actions: Action[] = o.delivered ? (received.tool_calls ?? []).map(parseCall) : [];
     const step = this.account(t, metered, actions, o.error ?? null);
@@ -201,8 +207,28 @@ export class RunMeter {
   /** The call failed: recorded with its error, billed as `billed` says (nothing, by default). */
   fail(t: Ticket, error: string, sent: ChatMessage[] | null, billed: Metered = NOTHING): void {
     this.release(t);
+    this.lastError = error;
     this.onStep(this.account(t, billed, [], error));
     this.keep({ sent, received: null, usage: billed === NOTHING ? null : billed.usage, error });
+  }
+
+  /**
+   * A request the gateway refused (unreadable, unpriced, not for this run's upstream, or a brake's):
+   * recorded as a call with its error and no usage. It reached no model, so it takes no step.
+   */
+  refused(error: string): void {
+    this.lastError = error;
+    this.onStep(
+      this.ledger.record({
+        step: this.state.steps,
+        role: 'act',
+        usage: NOTHING.usage,
+        latencyMs: 0,
+        elapsedMs: this.elapsedMs(),
+        error,
+      }),
+    );
+    this.keep({ sent: null, received: null, usage: null, error });
   }
 
   private keep(

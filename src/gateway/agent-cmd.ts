@@ -12,6 +12,7 @@ import type { RunDeps, RunResult } from '../runner/run-one.ts';
 import type { RunPlan } from '../runner/sweep.ts';
 import { checkAnswer } from '../scenario/check.ts';
 import { answerOf, PIPE_GRACE_MS, runAgentProcess, type AgentExit } from './agent-process.ts';
+import { privateCodexHome } from './codex-home.ts';
 import { Gateway, type GatewayRun } from './gateway.ts';
 import { meteredRunRecord, RunMeter } from './run-meter.ts';
 import type { Upstream } from './upstream.ts';
@@ -104,8 +105,11 @@ export async function startAgentHost(o: AgentHostOptions): Promise<AgentHost> {
     };
     const key = gateway.open(run);
     const system = scenario.agent === 'react' ? scenario.system : '';
+    // Codex CLI finds the gateway only through its config: a private copy names it (codex-home.ts).
+    const codex = privateCodexHome(gateway.url, base);
     const env = {
       ...base,
+      CODEX_HOME: codex.dir,
       OPENAI_BASE_URL: gateway.url,
       OPENAI_API_KEY: key,
       // Anthropic's SDKs add /v1/messages to their base URL, and send the key as x-api-key.
@@ -123,7 +127,7 @@ export async function startAgentHost(o: AgentHostOptions): Promise<AgentHost> {
       env,
       timeoutMs: timeoutS === null ? null : timeoutS * 1000,
       signal: deps.signal,
-    });
+    }).finally(() => codex.dispose());
     gateway.end(key);
     const stop = stopOf(exit, meter, timeoutS, secrets);
     const answer = stop.reason === 'done' ? answerOf(exit.stdout) : null;

@@ -118,8 +118,11 @@ print(json.dumps({"answer": "338350"}))`,
       { agentCmd: cmd, scenario: 'tiny-agent-sum-of-squares', model: 'anthropic:tiny-agent', steps: '7', repeat: '1' },
       { ANTHROPIC_API_KEY: SECRET, ANTHROPIC_BASE_URL: proxy.url.replace(/\/v1$/, '') },
     );
-    expect(runs.map((x) => [x.stop_reason, x.success, x.calls])).toEqual([['done', true, 1]]);
+    // The refused Chat Completions call is one of the run's calls, recorded with its error; it took no step.
+    expect(runs.map((x) => [x.stop_reason, x.success, x.steps, x.calls])).toEqual([['done', true, 1, 2]]);
     expect(steps[0]!.input_tokens).toBeGreaterThan(0);
+    expect(steps[1]).toMatchObject({ step: 1, input_tokens: 0, cost_usd: 0 });
+    expect(steps[1]!.error).toMatch(/^refused by the gateway \(HTTP 400 loopbench_no_openai_upstream\)/);
     expect(
       seen.map((x) => [x.path, x.headers['x-api-key'], x.headers['anthropic-version'], x.headers.authorization]),
     ).toEqual([['/v1/messages', SECRET, '2023-06-01', undefined]]);

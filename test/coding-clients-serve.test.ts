@@ -6,7 +6,19 @@ import type { RunningServer } from '../src/serve/server.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { RunRecord, StepRecord } from '../src/contracts/records.ts';
-import { CLAUDE_ARGS, CLAUDE_BIN, claudeEnv, clientHome, runClaude, runCodex } from './helpers/coding-clients.ts';
+import {
+  CLAUDE_ARGS,
+  CLAUDE_BIN,
+  claudeEnv,
+  clientHome,
+  CODEX_ARGS,
+  CODEX_BIN,
+  codexEnv,
+  codexHome,
+  runClaude,
+  runCodex,
+  USER_CODEX_CONFIG,
+} from './helpers/coding-clients.ts';
 import { systemTool } from './helpers/system-tools.ts';
 import { benchAsync, serve } from './serve-helpers.ts';
 
@@ -94,8 +106,71 @@ describe('the coding-agent CLIs on bench serve, their defaults unchanged', () =>
           expect(run!.success).toBe(true);
           expect(calls.length).toBe(run!.calls);
           expect(calls.every((c) => c.input_tokens > 0 && c.error === null)).toBe(true);
-        } else expect(run!.calls).toBe(2);
+        } else {
+          // Two steps, then one refused call, recorded with the brake's error.
+          expect(run!.steps).toBe(2);
+          expect(calls.map((c) => c.error?.slice(0, 49) ?? null)).toEqual([
+            null,
+            null,
+            'refused by the gateway (HTTP 403 loopbench_max_st',
+          ]);
+        }
       }
+    },
+    300_000,
+  );
+
+  it.skipIf(!systemTool('codex', 'Codex CLI under bench run --agent-cmd'))(
+    'bench run --agent-cmd "codex exec …": the run arranges its provider (the user\'s own config names another, left as it was), every call metered, --steps 2 stops it with one refused call',
+    async () => {
+      const where = clientHome('codex-agent-cmd');
+      const jsonl = <T>(f: string) =>
+        fs
+          .readFileSync(f, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as T);
+      const cmd = [CODEX_BIN, ...CODEX_ARGS(TASK).map((a) => `'${a}'`)].join(' ');
+      for (const [steps, stop] of [
+        ['12', 'done'],
+        ['2', 'max_steps'],
+      ] as const) {
+        const out = path.join(where.home, `out-${steps}`);
+        const r = await benchAsync(
+          [
+            'run',
+            '--agent-cmd',
+            cmd,
+            '-s',
+            'tiny-agent-sum-of-squares',
+            '--steps',
+            steps,
+            '--repeat',
+            '1',
+            '--out',
+            out,
+          ],
+          { ...codexEnv(where.home) },
+        );
+        expect(r.code, r.stderr).toBe(0);
+        const [run] = jsonl<RunRecord>(path.join(out, 'runs.jsonl'));
+        const calls = jsonl<StepRecord>(path.join(out, 'steps.jsonl'));
+        expect(run!.stop_reason, run!.stop_detail).toBe(stop);
+        if (stop === 'done') {
+          expect(run!.success).toBe(true);
+          expect(calls.length).toBe(run!.calls);
+          expect(calls.every((c) => c.input_tokens > 0 && c.error === null)).toBe(true);
+        } else {
+          // Two steps, then one refused call, recorded with the brake's error.
+          expect(run!.steps).toBe(2);
+          expect(calls.map((c) => c.error?.slice(0, 49) ?? null)).toEqual([
+            null,
+            null,
+            'refused by the gateway (HTTP 403 loopbench_max_st',
+          ]);
+        }
+      }
+      expect(fs.readFileSync(path.join(codexHome(where.home), 'config.toml'), 'utf8')).toBe(USER_CODEX_CONFIG);
     },
     300_000,
   );

@@ -56,7 +56,6 @@ function openRun(limits: Partial<Limits>, upstream: Partial<Upstream> = {}, pric
   const key = gateway.open({
     meter,
     upstream: { url: sim.url, model: 'seed-calibrated', seed: 3, timeoutMs: 10_000, ...upstream },
-    maxOutputTokens: 300,
   });
   const sent = { n: 0 };
   const fetch: typeof globalThis.fetch = (input, init) => (sent.n++, globalThis.fetch(input, init));
@@ -123,7 +122,12 @@ describe.each([false, true])('against bench serve (stream: %s)', (stream) => {
     expect(refused).toBeInstanceOf(OpenAI.PermissionDeniedError);
     expect(refused).toMatchObject({ status: 403, code: 'loopbench_max_steps', type: 'loopbench_brake' });
     expect(run.sent.n - sentBefore).toBe(1);
-    expect(run.steps).toHaveLength(2);
+    // Recorded as a call that took no step, with its error and no usage.
+    expect(run.steps.map((s) => [s.step, s.input_tokens, s.error?.slice(0, 60) ?? null])).toEqual([
+      [1, a.usage!.input_tokens, null],
+      [2, b.usage!.input_tokens, null],
+      [2, 0, 'refused by the gateway (HTTP 403 loopbench_max_steps): loopb'],
+    ]);
   });
 
   it("Messages: the virtual key as x-api-key, each call metered, the step limit refused in Anthropic's shape, not retried", async () => {
@@ -368,7 +372,11 @@ describe('a scripted upstream of each protocol', () => {
       .create({ model: 'x', messages: [{ role: 'user', content: 'hi' }] })
       .catch((e: unknown) => e);
     expect(chat).toMatchObject({ status: 400, code: 'loopbench_no_openai_upstream' });
-    expect(run.steps).toHaveLength(2);
+    expect(run.steps).toHaveLength(3);
+    expect(run.steps[2]).toMatchObject({ input_tokens: 0, cost_usd: 0 });
+    expect(run.steps[2]!.error).toMatch(
+      /^refused by the gateway \(HTTP 400 loopbench_no_openai_upstream\): This run's upstream speaks Anthropic Messages/,
+    );
   });
 
   it("Responses: reasoning tokens recorded as part of the output and priced at their rate, from the stream's final event", async () => {
@@ -419,7 +427,6 @@ it('metering stays linear in a run’s length: a call of either protocol tokeniz
       return g.open({
         meter,
         upstream: { url: sim.url, model: 'seed-calibrated', seed: 3, timeoutMs: 10_000 },
-        maxOutputTokens: 300,
       });
     };
     const openai = new OpenAI({ apiKey: open(), baseURL: g.url, maxRetries: 0 });

@@ -72,7 +72,7 @@ class CountingCounter extends TokenCounter {
 function meteredRun(gateway: Gateway, upstreamUrl: string, id: string) {
   const steps: StepRecord[] = [];
   const meter = new RunMeter(id, 'c', gatewaySettings(), (r) => steps.push(r));
-  const key = gateway.open({ meter, upstream: { url: upstreamUrl, timeoutMs: 5000 }, maxOutputTokens: 300 });
+  const key = gateway.open({ meter, upstream: { url: upstreamUrl, timeoutMs: 5000 } });
   const send = async (body: string) => {
     const res = await postRaw(gateway.url, body, { authorization: `Bearer ${key}` });
     expect(res.status).toBe(200);
@@ -147,14 +147,13 @@ describe('what reaches the upstream', () => {
     const key = gateway.open({
       meter,
       upstream: { url: stub.url, timeoutMs: 5000, model: 'the-runs-model', seed: 7 },
-      maxOutputTokens: 300,
     });
-    // Spacing, a float written 1.0, an escaped character, key order in an unknown field: none of it is the gateway's to change.
+    // Spacing, a float written 1.0, an escaped character, key order in an unknown field, the agent's max_tokens (the budget affords it): none of it is the gateway's to change.
     const body =
       '{ "model" : "agent-model",\n  "temperature": 1.0, "x_vendor": {"b": 1, "a": [2.50, "\\u00e9"]},\n  "messages": [{"role": "user", "content": "caf\\u00e9?"}], "max_tokens": 5000 }';
     expect((await postRaw(gateway.url, body, { authorization: `Bearer ${key}` })).status).toBe(200);
     expect(stub.bodies[0]).toBe(
-      '{ "model" : "the-runs-model",\n  "temperature": 1.0, "x_vendor": {"b": 1, "a": [2.50, "\\u00e9"]},\n  "messages": [{"role": "user", "content": "caf\\u00e9?"}], "max_tokens": 300 ,"seed":7}',
+      '{ "model" : "the-runs-model",\n  "temperature": 1.0, "x_vendor": {"b": 1, "a": [2.50, "\\u00e9"]},\n  "messages": [{"role": "user", "content": "caf\\u00e9?"}], "max_tokens": 5000 ,"seed":7}',
     );
   });
 
@@ -163,7 +162,7 @@ describe('what reaches the upstream', () => {
     const gateway = await Gateway.start({ host: '127.0.0.1', port: 0, counter: new TokenCounter() });
     open.push(stub, gateway);
     const meter = new RunMeter('dup', 'c', gatewaySettings(), () => undefined);
-    const key = gateway.open({ meter, upstream: { url: stub.url, timeoutMs: 5000 }, maxOutputTokens: 300 });
+    const key = gateway.open({ meter, upstream: { url: stub.url, timeoutMs: 5000 } });
     for (const twice of ['"max_tokens": 100, "max_tokens": 100000', '"max_tokens": 100, "max\\u005ftokens": 100000']) {
       const res = await postRaw(
         gateway.url,
@@ -182,7 +181,6 @@ describe('what reaches the upstream', () => {
     const key = gateway.open({
       meter: new RunMeter('bad', 'c', gatewaySettings(), () => undefined),
       upstream: { url: 'http://127.0.0.1:9/v1', timeoutMs: 5000 },
-      maxOutputTokens: 300,
     });
     const post = (body: string) => postRaw(gateway.url, body, { authorization: `Bearer ${key}` });
     expect((await post('')).json.error!.message).toMatch(/Request body is empty/);
@@ -209,7 +207,6 @@ describe('memory and records', () => {
       runForHeader: (id) => ({
         meter: new RunMeter(id, 'c', gatewaySettings(), () => undefined),
         upstream: { url: stub.url, timeoutMs: 5000 },
-        maxOutputTokens: 300,
       }),
     });
     open.push(stub, gateway);

@@ -63,6 +63,8 @@ describe('a run that goes quiet', () => {
       upstream: upstream.url,
       out: dir,
       runIdle: '0.2',
+      // The stub model is in no pricing table: a provider's model must be priced.
+      priceModel: 'gpt-4o-mini',
     };
     const recorded: RunRecord[] = [];
     let heard: (r: RunRecord) => void = () => {};
@@ -99,10 +101,13 @@ describe('a run that goes quiet', () => {
 describe('a gateway killed with SIGKILL', () => {
   it('bench report rebuilds the run it never recorded from steps.jsonl, with its three calls and cache-write total, and says so', async () => {
     const dir = path.join(tmp, 'killed');
-    const s = spawnBench(['serve', '--upstream', upstream.url, '--out', dir, '--port', '0'], {
-      PATH: process.env.PATH,
-      OPENAI_API_KEY: KEY,
-    });
+    const s = spawnBench(
+      ['serve', '--upstream', upstream.url, '--out', dir, '--port', '0', '--price-model', 'gpt-4o-mini'],
+      {
+        PATH: process.env.PATH,
+        OPENAI_API_KEY: KEY,
+      },
+    );
     await until(() => /http:\/\/127\.0\.0\.1:\d+\/v1/.test(s.stdout()));
     const url = /(http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(s.stdout())![1]!;
     for (let i = 0; i < 3; i++) expect((await postRaw(url, BODY, { [RUN_HEADER]: 'claude-code-7' })).status).toBe(200);

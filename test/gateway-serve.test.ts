@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { gatewayOptions } from '../src/cli/serve.ts';
 import type { RunRecord, StepRecord } from '../src/contracts/records.ts';
 import { startStandaloneGateway } from '../src/gateway/standalone.ts';
@@ -14,6 +14,7 @@ import { callCost } from '../src/meter/pricing.ts';
 import { buildReports } from '../src/report/build.ts';
 import type { RunningServer } from '../src/serve/server.ts';
 import { servedUrl, spawnBench } from './helpers/cli.ts';
+import { stubUpstream } from './helpers/stub-upstream.ts';
 import { serve } from './serve-helpers.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-gateway-serve-'));
@@ -96,11 +97,16 @@ describe('bench serve --upstream: the gateway in front of a provider', () => {
     await gateway.close();
 
     const runs = read<RunRecord>(path.join(dir, 'runs.jsonl'));
-    expect(runs.map((r) => [r.run_id, r.stop_reason, r.calls])).toEqual([
-      ['agent-a', 'max_steps', 3],
-      ['agent-b', 'done', 1],
+    // agent-a's refused call is one of its calls, recorded with its error; it took no step.
+    expect(runs.map((r) => [r.run_id, r.stop_reason, r.steps, r.calls])).toEqual([
+      ['agent-a', 'max_steps', 3, 4],
+      ['agent-b', 'done', 1, 1],
     ]);
-    const steps = read<StepRecord>(path.join(dir, 'steps.jsonl'));
+    const all = read<StepRecord>(path.join(dir, 'steps.jsonl'));
+    const steps = all.filter((s) => s.error === null);
+    expect(all.filter((s) => s.error !== null).map((s) => [s.run_id, s.step, s.input_tokens])).toEqual([
+      ['agent-a', 3, 0],
+    ]);
     expect(steps.filter((s) => s.run_id === 'agent-a').map((s) => s.input_tokens)).toEqual(usages);
     expect(steps.every((s) => s.action === 'web')).toBe(true);
     const built = await buildReports(dir);
@@ -187,9 +193,9 @@ describe('virtual keys from the gateway on its own', () => {
     } finally {
       await gateway.close();
     }
-    expect(read<RunRecord>(path.join(dir, 'runs.jsonl')).map((r) => [r.run_id, r.stop_reason, r.calls])).toEqual([
-      ['my-agent-1', 'max_steps', 2],
-    ]);
+    expect(
+      read<RunRecord>(path.join(dir, 'runs.jsonl')).map((r) => [r.run_id, r.stop_reason, r.steps, r.calls]),
+    ).toEqual([['my-agent-1', 'max_steps', 2, 3]]);
   });
 });
 
@@ -252,6 +258,93 @@ describe('bench serve --upstream and --anthropic-upstream: one gateway in front 
       await provider.close();
     }
   }, 30_000);
+});
+
+describe("bench serve --upstream: a request the gateway refuses is one of its run's calls", () => {
+  it("a provider model the pricing table lacks: its first call refused in the protocol's shape naming --price-model and --pricing, recorded, the run ended as that error, said on stderr", async () => {
+    const provider = await stubUpstream(() => undefined);
+    const dir = path.join(tmp, 'unpriced');
+    const said: string[] = [];
+    const spy = vi.spyOn(console, 'error').mockImplementation((line: string) => void said.push(line));
+    try {
+      const gateway = await startStandaloneGateway(
+        gatewayOptions(
+          flags({ upstream: provider.url, anthropicUpstream: provider.url.replace(/\/v1$/, ''), out: dir }),
+          { OPENAI_API_KEY: KEY, ANTHROPIC_API_KEY: KEY },
+        )!,
+      );
+      const named = (run: string) => ({ 'x-loopbench-run': run });
+      const codex = new OpenAI({
+        apiKey: 'unused',
+        baseURL: gateway.url,
+        maxRetries: 2,
+        defaultHeaders: named('codex'),
+      });
+      const claude = new Anthropic({
+        apiKey: 'unused',
+        baseURL: gateway.url.replace(/\/v1$/, ''),
+        maxRetries: 2,
+        defaultHeaders: named('claude'),
+      });
+      const remedy =
+        /no price for model '(gpt-5\.1-codex|claude-opus-4-8)': add it to .*pricing\.yaml, or pass --pricing FILE .*LiteLLM's model_prices_and_context_window\.json.*--price-model NAME/;
+      const e1 = await codex.responses.create({ model: 'gpt-5.1-codex', input: 'hi' }).catch((e: unknown) => e);
+      expect(e1).toMatchObject({ status: 400, code: 'loopbench_unpriced_model', type: 'invalid_request_error' });
+      expect((e1 as Error).message).toMatch(remedy);
+      const e2 = await claude.messages
+        .create({ model: 'claude-opus-4-8', max_tokens: 1024, messages: [{ role: 'user', content: 'hi' }] })
+        .catch((e: unknown) => e);
+      expect(e2).toMatchObject({ status: 400, error: { type: 'error', error: { type: 'invalid_request_error' } } });
+      expect((e2 as Error).message).toMatch(remedy);
+      // The run is over: a later call is refused with its stop, and recorded too.
+      const e3 = await codex.responses.create({ model: 'gpt-5.1-codex', input: 'hi' }).catch((e: unknown) => e);
+      expect(e3).toMatchObject({ status: 403, code: 'loopbench_error' });
+      await gateway.close();
+      expect(provider.bodies).toHaveLength(0);
+      expect(said.filter((l) => remedy.test(l)).map((l) => l.slice(0, 26))).toEqual([
+        "bench serve: run 'codex' e",
+        "bench serve: run 'claude' ",
+      ]);
+      const runs = read<RunRecord>(path.join(dir, 'runs.jsonl'));
+      expect(runs.map((r) => [r.run_id, r.stop_reason, r.calls, r.steps, r.cost_usd])).toEqual([
+        ['codex', 'error', 2, 0, 0],
+        ['claude', 'error', 1, 0, 0],
+      ]);
+      for (const r of runs) expect(r.stop_detail).toMatch(remedy);
+      const steps = read<StepRecord>(path.join(dir, 'steps.jsonl'));
+      expect(steps.map((st) => [st.run_id, st.step, st.input_tokens, st.error!.slice(0, 58)])).toEqual([
+        ['codex', 0, 0, 'refused by the gateway (HTTP 400 loopbench_unpriced_model)'],
+        ['claude', 0, 0, 'refused by the gateway (HTTP 400 loopbench_unpriced_model)'],
+        ['codex', 0, 0, 'refused by the gateway (HTTP 403 loopbench_error): loopben'],
+      ]);
+    } finally {
+      spy.mockRestore();
+      await provider.close();
+    }
+  });
+
+  it('a bad first request: recorded with its error, and the run that went quiet on it ends as error, not done after 0 calls', async () => {
+    const dir = path.join(tmp, 'bad-first');
+    const gateway = await startStandaloneGateway(
+      gatewayOptions(flags({ upstream: upstream.url, out: dir, priceModel: 'gpt-4o-mini' }), { OPENAI_API_KEY: KEY })!,
+    );
+    const run = { 'x-loopbench-run': 'bad', 'content-type': 'application/json' };
+    const res = await fetch(`${gateway.url}/chat/completions`, {
+      method: 'POST',
+      headers: run,
+      body: JSON.stringify({ model: 'seed-calibrated', messages: [{ role: 'robot', content: 'hi' }] }),
+    });
+    expect(res.status).toBe(400);
+    await gateway.close();
+    const [step] = read<StepRecord>(path.join(dir, 'steps.jsonl'));
+    expect(step).toMatchObject({ run_id: 'bad', step: 0, call: 1, input_tokens: 0, cost_usd: 0 });
+    expect(step!.error).toMatch(
+      /^refused by the gateway \(HTTP 400 invalid_value\): Invalid value for 'messages\[0\]\.role'/,
+    );
+    const [record] = read<RunRecord>(path.join(dir, 'runs.jsonl'));
+    expect(record).toMatchObject({ run_id: 'bad', stop_reason: 'error', calls: 1, steps: 0 });
+    expect(record!.stop_detail).toMatch(/^its last call failed: refused by the gateway \(HTTP 400/);
+  });
 });
 
 describe('gateway flags', () => {

@@ -36,12 +36,14 @@ afterAll(async () => {
 /** Waits for a condition (a machine under load is slow, not wrong): the default poll deadline is generous (vitest.config.ts). */
 const until = (ok: () => boolean) => expect.poll(ok, { interval: 10 }).toBe(true);
 
+/** An agent's call that allows its answer 300 tokens: the worst case billed when no answer comes. */
 const BODY = JSON.stringify({
   model: 'm',
   messages: [
     { role: 'system', content: 'You are an agent.' },
     { role: 'user', content: 'Collect sources on agent loop costs.' },
   ],
+  max_tokens: 300,
 });
 
 /** A gateway in front of a scripted upstream, and one run on it (more with `run()`). */
@@ -53,7 +55,7 @@ async function setup(handle: Handler, limits: Partial<Limits> = {}, up: Partial<
   const run = () => {
     const steps: StepRecord[] = [];
     const meter = new RunMeter(`r${++n}`, 'cfg', gatewaySettings(limits), (r) => steps.push(r));
-    const key = gateway.open({ meter, upstream: { url: stub.url, timeoutMs: 10_000, ...up }, maxOutputTokens: 300 });
+    const key = gateway.open({ meter, upstream: { url: stub.url, timeoutMs: 10_000, ...up } });
     const post = (body = BODY) => postRaw(gateway.url, body, { authorization: `Bearer ${key}` });
     /** The same call, from an agent that hangs up once the upstream has it. */
     const hangUp = async () => {
@@ -136,6 +138,8 @@ describe('an answer of any size', () => {
       out: dir,
       maxAnswerMb: '1',
       steps: 'off',
+      // The stub's model `m` is in no pricing table: a provider's model must be priced.
+      priceModel: 'gpt-4o-mini',
     };
     const gw = await startStandaloneGateway(gatewayOptions(flags, { OPENAI_API_KEY: 'sk-stub' })!);
     const post = () => postRaw(gw.url, BODY, { [RUN_HEADER]: 'agent-1' });
@@ -227,7 +231,10 @@ describe('usage an upstream reports', () => {
     const next = await g.post();
     expect(next.status).toBe(403);
     expect(next.json.error!.code).toBe('loopbench_error');
-    expect(g.meter.state.calls).toBe(1);
+    // The refused call reached no model: recorded with its error, no usage, no step of its own.
+    expect(g.meter.state.steps).toBe(1);
+    expect(g.steps[1]).toMatchObject({ step: 1, call: 2, input_tokens: 0, output_tokens: 0, cost_usd: 0 });
+    expect(g.steps[1]!.error).toMatch(/^refused by the gateway \(HTTP 403 loopbench_error\): loopbench brake 'error'/);
   });
 
   it('a prompt far beyond what was sent is over-reported too; usage within reach is taken as sent', async () => {
@@ -334,7 +341,6 @@ describe('the run-id header', () => {
         {
           meter: new RunMeter(runId, 'c', gatewaySettings(), () => undefined),
           upstream: { url: stub.url, timeoutMs: 5000 },
-          maxOutputTokens: 300,
         }
       ),
     });

@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StepRecord } from '../src/contracts/records.ts';
-import { SEED_LIMITS, type Limits, type Settings } from '../src/contracts/settings.ts';
+import { SEED_LIMITS, type Limits, type Price, type Settings } from '../src/contracts/settings.ts';
+import { UNKNOWN_MAX_OUTPUT_TOKENS } from '../src/gateway/answer-limit.ts';
 import { Gateway, RUN_HEADER, type GatewayRun } from '../src/gateway/gateway.ts';
 import { RunMeter } from '../src/gateway/run-meter.ts';
 import { Cassette } from '../src/models/cassette.ts';
@@ -35,7 +36,7 @@ afterAll(async () => {
   await upstream.close();
 });
 
-function settings(limits: Partial<Limits>, maxOutputTokens = 300): Settings {
+function settings(limits: Partial<Limits>): Settings {
   return {
     scenario: 'external',
     model: 'sim',
@@ -45,7 +46,7 @@ function settings(limits: Partial<Limits>, maxOutputTokens = 300): Settings {
     context: 'full',
     price: PRICE,
     prompt_cache: false,
-    max_output_tokens: maxOutputTokens,
+    max_output_tokens: 300,
     seed: 5,
     repeat: 0,
     agent: {},
@@ -56,16 +57,21 @@ function settings(limits: Partial<Limits>, maxOutputTokens = 300): Settings {
 function openRun(
   limits: Partial<Limits>,
   profile = 'seed-calibrated',
-  o: { maxOutputTokens?: number; url?: string; apiKey?: string; tape?: GatewayRun['tape'] } = {},
+  o: { url?: string; apiKey?: string; tape?: GatewayRun['tape']; price?: Price } = {},
 ) {
   const steps: StepRecord[] = [];
-  const meter = new RunMeter(`run-${++runs}`, 'cfg', settings(limits, o.maxOutputTokens), (r) => steps.push(r), {
-    keepLog: true,
-  });
+  const meter = new RunMeter(
+    `run-${++runs}`,
+    'cfg',
+    { ...settings(limits), ...(o.price ? { price: o.price } : {}) },
+    (r) => steps.push(r),
+    {
+      keepLog: true,
+    },
+  );
   const key = gateway.open({
     meter,
     upstream: { url: o.url ?? upstream.url, model: profile, seed: 5, timeoutMs: 10_000, apiKey: o.apiKey },
-    maxOutputTokens: o.maxOutputTokens ?? 300,
     ...(o.tape ? { tape: o.tape } : {}),
   });
   const client = new OpenAI({ apiKey: key, baseURL: gateway.url, maxRetries: 2 });
@@ -100,6 +106,41 @@ const start = (): OpenAI.Chat.Completions.ChatCompletionMessageParam[] => [
   { role: 'system', content: 'You are an agent.' },
   { role: 'user', content: 'Collect sources.' },
 ];
+/** The prompt of start() as the gateway counts it. */
+const PROBE = counter.prompt(start() as never);
+/** A model's max output, as a pricing table gives it. */
+const MAX_OUT = 32_000;
+
+/** An upstream that records each request's body and answers 'ok' with the prompt as counted and `output(body)` output tokens. */
+async function capturing(output: (body: Record<string, unknown>) => number) {
+  const bodies: Array<Record<string, unknown>> = [];
+  const server = http.createServer((req, res) => {
+    let text = '';
+    req.on('data', (d: Buffer) => (text += d.toString()));
+    req.on('end', () => {
+      const body = JSON.parse(text) as Record<string, unknown>;
+      bodies.push(body);
+      const completion = output(body);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          id: 'c1',
+          object: 'chat.completion',
+          created: 0,
+          model: 'm',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: PROBE, completion_tokens: completion, total_tokens: PROBE + completion },
+        }),
+      );
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    bodies,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    close: () => new Promise((r) => server.close(r)),
+  };
+}
 
 describe('runs and keys', () => {
   it('meters each call of a run by its virtual key: one StepRecord per call, usage as the upstream billed it', async () => {
@@ -147,7 +188,6 @@ describe('runs and keys', () => {
       runForHeader: (id) => ({
         meter: new RunMeter(id, 'cfg', settings({ max_steps: 5 }), (r) => steps.push(r)),
         upstream: { url: upstream.url, model: 'seed-calibrated', timeoutMs: 10_000 },
-        maxOutputTokens: 300,
       }),
     });
     try {
@@ -181,12 +221,19 @@ describe('brakes at the gateway', () => {
     expect(e.code).toBe('loopbench_max_steps');
     expect(e.message).toMatch(/max_steps.*3 of 3/);
     // maxRetries 2, yet one refusal: nothing was retried, and nothing more reached the upstream.
-    expect(run.meter.state.calls).toBe(3);
+    expect(run.meter.state.steps).toBe(3);
     expect(run.meter.stop?.reason).toBe('max_steps');
+    // The refused call is recorded: its error, no usage, no step of its own.
+    expect(run.steps.map((s) => [s.step, s.call, s.input_tokens, s.cost_usd > 0, s.error])).toEqual([
+      [1, 1, run.steps[0]!.input_tokens, true, null],
+      [2, 2, run.steps[1]!.input_tokens, true, null],
+      [3, 3, run.steps[2]!.input_tokens, true, null],
+      [3, 4, 0, false, `refused by the gateway (HTTP 403 loopbench_max_steps): ${e.message.replace(/^403 /, '')}`],
+    ]);
   });
 
   it('max_cost holds at its worst case with many calls of one run in flight at once', async () => {
-    // Each call projects its prompt plus max_output_tokens; the budget fits 3 such calls, not 4.
+    // Each call projects its prompt plus the 300 tokens it asks for; the budget fits 3 such calls, not 4 (nor a 4th lowered below --max-output-tokens, 300).
     const probe = counter.prompt(
       start().map((m) => ({ role: m.role, content: m.content as string })) as never,
       tools as never,
@@ -194,7 +241,9 @@ describe('brakes at the gateway', () => {
     const worst = callCost(PRICE, probe, 300, 0);
     const run = openRun({ max_steps: 100, max_cost_usd: worst * 3.5 });
     const results = await Promise.allSettled(
-      Array.from({ length: 10 }, () => run.client.chat.completions.create({ model: 'm', messages: start(), tools })),
+      Array.from({ length: 10 }, () =>
+        run.client.chat.completions.create({ model: 'm', messages: start(), tools, max_tokens: 300 }),
+      ),
     );
     const ok = results.filter((r) => r.status === 'fulfilled');
     const refused = results
@@ -205,41 +254,89 @@ describe('brakes at the gateway', () => {
     expect(run.meter.state.costUsd).toBeLessThanOrEqual(worst * 3.5);
   });
 
-  it("lowers the agent's max_tokens to the run's max_output_tokens, the worst case the budget projects", async () => {
-    const bodies: Array<Record<string, unknown>> = [];
-    const capture = http.createServer((req, res) => {
-      let text = '';
-      req.on('data', (d: Buffer) => (text += d.toString()));
-      req.on('end', () => {
-        bodies.push(JSON.parse(text) as Record<string, unknown>);
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(
-          JSON.stringify({
-            id: 'c1',
-            object: 'chat.completion',
-            created: 0,
-            model: 'm',
-            choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
-            usage: { prompt_tokens: 10, completion_tokens: 1, total_tokens: 11 },
-          }),
-        );
-      });
-    });
-    await new Promise<void>((r) => capture.listen(0, '127.0.0.1', r));
+  it("leaves the agent's answer limit as it sent it, absent included, when no budget needs a ceiling", async () => {
+    const up = await capturing(() => 1);
     try {
-      const run = openRun({ max_steps: 10 }, 'm', {
-        maxOutputTokens: 50,
-        url: `http://127.0.0.1:${(capture.address() as AddressInfo).port}/v1`,
-      });
-      await run.client.chat.completions.create({ model: 'm', messages: start(), max_tokens: 5000 });
-      await run.client.chat.completions.create({ model: 'm', messages: start(), max_completion_tokens: 20 });
-      await run.client.chat.completions.create({ model: 'm', messages: start() });
-      expect(bodies.map((b) => b.max_tokens ?? b.max_completion_tokens)).toEqual([50, 20, 50]);
-      // What only the sim refuses (n > 1) goes to a provider as the agent sent it.
-      await run.client.chat.completions.create({ model: 'm', messages: start(), n: 2 });
-      expect(bodies[3]!.n).toBe(2);
+      for (const limits of [{ max_cost_usd: null }, { max_cost_usd: 0.5 }]) {
+        up.bodies.length = 0;
+        const run = openRun({ max_steps: 10, ...limits }, 'm', { url: up.url });
+        await run.client.chat.completions.create({ model: 'm', messages: start(), max_tokens: 5000 });
+        await run.client.chat.completions.create({ model: 'm', messages: start(), max_completion_tokens: 20 });
+        await run.client.chat.completions.create({ model: 'm', messages: start() });
+        expect(up.bodies.map((b) => [b.max_tokens, b.max_completion_tokens])).toEqual([
+          [5000, undefined],
+          [undefined, 20],
+          [undefined, undefined],
+        ]);
+        expect(run.steps.some((r) => r.max_output_lowered)).toBe(false);
+        // What only the sim refuses (n > 1) goes to a provider as the agent sent it.
+        await run.client.chat.completions.create({ model: 'm', messages: start(), n: 2 });
+        expect(up.bodies[3]!.n).toBe(2);
+      }
     } finally {
-      await new Promise((r) => capture.close(r));
+      await up.close();
+    }
+  });
+
+  it('a budget that cannot afford the asked limit lowers it to what the budget leaves, says so in the step, and is never passed', async () => {
+    // Upstreams that answer with half, and with all, of what each request allows (the worst case).
+    for (const share of [0.5, 1]) {
+      const up = await capturing((b) => Math.ceil(share * ((b.max_tokens as number | undefined) ?? MAX_OUT)));
+      const price = { ...PRICE, max_output_tokens: MAX_OUT };
+      try {
+        for (const asked of [64_000, null]) {
+          up.bodies.length = 0;
+          const budget = 3.5 * callCost(PRICE, PROBE, 8000, 0);
+          const run = openRun({ max_steps: 100, max_cost_usd: budget }, 'm', { url: up.url, price });
+          let refused: { code?: string } | null = null;
+          while (!refused)
+            refused = await run.client.chat.completions
+              .create({ model: 'm', messages: start(), ...(asked !== null ? { max_tokens: asked } : {}) })
+              .then(() => null)
+              .catch((e: { code?: string }) => e);
+          expect(refused.code).toBe('loopbench_max_cost');
+          expect(run.meter.state.costUsd).toBeLessThanOrEqual(budget);
+          // Each sent limit is the most the budget left: one token more could have passed it.
+          let spent = 0;
+          // The last is the refused call, recorded with its error.
+          expect(run.steps.at(-1)!.error).toMatch(/^refused by the gateway \(HTTP 403 loopbench_max_cost\)/);
+          const answered = run.steps.slice(0, -1);
+          for (const [i, step] of answered.entries()) {
+            const sent = up.bodies[i]!.max_tokens as number;
+            expect(step.max_output_lowered).toEqual({ asked, sent });
+            expect(spent + callCost(PRICE, PROBE, sent, 0)).toBeLessThanOrEqual(budget);
+            expect(spent + callCost(PRICE, PROBE, sent + 1, 0)).toBeGreaterThan(budget);
+            spent += step.cost_usd;
+          }
+          // It stops where the built-in loops stop: when not even --max-output-tokens (300) fits.
+          expect(budget - spent).toBeLessThan(callCost(PRICE, PROBE, 300, 0));
+          // The worst upstream takes all the first call allowed; a thriftier one gets a few calls, each lowered.
+          if (share === 1) expect(answered).toHaveLength(1);
+          else expect(answered.length).toBeGreaterThan(2);
+        }
+      } finally {
+        await up.close();
+      }
+    }
+  });
+
+  it("without a limit of its own, a call's worst case is the model's max output, else 128,000 tokens: affordable, the request is left as sent", async () => {
+    const up = await capturing(() => 1);
+    try {
+      for (const [price, worst] of [
+        [{ ...PRICE, max_output_tokens: MAX_OUT }, MAX_OUT],
+        [PRICE, UNKNOWN_MAX_OUTPUT_TOKENS],
+      ] as const) {
+        const fits = openRun({ max_cost_usd: callCost(PRICE, PROBE, worst, 0) }, 'm', { url: up.url, price });
+        await fits.client.chat.completions.create({ model: 'm', messages: start() });
+        expect(up.bodies.at(-1)!.max_tokens).toBeUndefined();
+        const short = openRun({ max_cost_usd: callCost(PRICE, PROBE, worst - 1, 0) }, 'm', { url: up.url, price });
+        await short.client.chat.completions.create({ model: 'm', messages: start() });
+        expect(up.bodies.at(-1)!.max_tokens).toBe(worst - 1);
+        expect(short.steps[0]!.max_output_lowered).toEqual({ asked: null, sent: worst - 1 });
+      }
+    } finally {
+      await up.close();
     }
   });
 

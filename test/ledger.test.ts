@@ -55,6 +55,8 @@ beforeAll(async () => {
     promptCache: 'off',
     upstream: upstream.url,
     out: dir,
+    // The stub model is in no pricing table: a provider's model must be priced.
+    priceModel: 'gpt-4o-mini',
   };
   const gw = await startStandaloneGateway(gatewayOptions(flags, { OPENAI_API_KEY: 'sk-stub' })!);
   const body = JSON.stringify({

@@ -22,7 +22,7 @@ const write = (name: string, value: unknown) => {
 };
 
 describe("LiteLLM's pricing format", () => {
-  it('reads per-token prices as per-1M rates, with cache reads, cache writes, reasoning and the context window', () => {
+  it('reads per-token prices as per-1M rates, with cache reads, cache writes, reasoning, the context window and the max output', () => {
     const table = loadPricing(dataPath('litellm-prices.json'));
     expect(priceFor(table, 'claude-sonnet-4-5')).toEqual({
       model: 'claude-sonnet-4-5',
@@ -41,12 +41,14 @@ describe("LiteLLM's pricing format", () => {
           output_per_1m: 22.5,
         },
       ],
+      max_output_tokens: 64000,
     });
     expect(priceFor(table, 'gpt-4o-mini')).toEqual({
       model: 'gpt-4o-mini',
       input_per_1m: 0.15,
       cached_input_per_1m: 0.075,
       output_per_1m: 0.6,
+      max_output_tokens: 16384,
     });
     expect(table.models['gpt-4o']!.context_window).toBe(128000);
     // The template entry and an embedding model (no output price) price no chat call.
@@ -163,7 +165,7 @@ describe('long-context tiers and 1-hour cache writes', () => {
 describe('a real model without a price', () => {
   const plan = (flags: Record<string, string>) => {
     const opts = { ...RUN_DEFAULTS, ...flags };
-    return buildSweepSpec(opts, transportFrom(opts, { OPENAI_API_KEY: 'sk-x' }));
+    return buildSweepSpec(opts, transportFrom(opts, { OPENAI_API_KEY: 'sk-x', ANTHROPIC_API_KEY: 'sk-ant-x' }));
   };
   it("is refused at start with where to add it, never billed $0 or at another model's rates", () => {
     expect(() => plan({ model: 'openai:claude-9' })).toThrow(
@@ -175,6 +177,11 @@ describe('a real model without a price', () => {
     expect(
       plan({ model: 'openai:claude-sonnet-4-5', pricing: dataPath('litellm-prices.json') }).fixed.price,
     ).toMatchObject({ model: 'claude-sonnet-4-5', cache_write_per_1m: 3.75 });
+    // The coding agents' models under --agent-cmd: refused at start too, naming the remedy.
+    for (const model of ['anthropic:claude-opus-4-8', 'openai:gpt-5.1-codex'])
+      expect(() => plan({ model, agentCmd: "claude -p 'hi'" })).toThrow(
+        /no price for model '(claude-opus-4-8|gpt-5\.1-codex)': .*--pricing FILE .*LiteLLM's model_prices_and_context_window\.json.*--price-model NAME/,
+      );
     // A simulated profile's name (an openai: run against bench serve) is billed as the sim is.
     expect(plan({ model: 'openai:seed-calibrated' }).fixed.price.model).toBe('gpt-4o-mini');
   });

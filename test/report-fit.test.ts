@@ -10,6 +10,7 @@ import { max } from '../src/report/stats/descriptive.ts';
 import { CachedTokensEstimator, repriceRuns } from '../src/report/stats/reprice.ts';
 import { parseVolumes, projectVolumes } from '../src/report/stats/volume.ts';
 import { UsageError } from '../src/contracts/errors.ts';
+import { REFUSED } from '../src/contracts/records.ts';
 import { PRICE, sampleSweep, seedInput, synthRun } from './helpers/records.ts';
 
 describe('quadratic fit', () => {
@@ -42,6 +43,27 @@ describe('quadratic fit', () => {
     const [fit] = acc.fits();
     expect(fit!.a).toBeCloseTo(-100, 6);
     expect(fit!.b).toBeCloseTo(300, 6);
+  });
+
+  it("leaves out a request the gateway refused: it reached no model, so it is no point of a step's figures or the fit", () => {
+    const { steps } = synthRun({ scenario: 'seed', maxSteps: 30, repeat: 0, input: seedInput });
+    const last = steps.at(-1)!;
+    const refused = {
+      ...last,
+      call: last.call + 1,
+      input_tokens: 0,
+      output_tokens: 0,
+      cost_usd: 0,
+      error: `${REFUSED} (HTTP 403 loopbench_max_steps): loopbench brake 'max_steps' stopped this run`,
+    };
+    const fit = new QuadraticFitAccumulator();
+    const at = new StepIndexAccumulator();
+    for (const s of [...steps, refused]) {
+      fit.addStep(s);
+      at.add(s);
+    }
+    expect(fit.fits()[0]).toMatchObject({ a: expect.closeTo(-100, 6), b: expect.closeTo(300, 6) });
+    expect(at.points().find((p) => p.step === last.step)).toMatchObject({ calls: 1, input_tokens: last.input_tokens });
   });
 
   it('refuses to fit a scenario with a single step index', () => {

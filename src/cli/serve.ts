@@ -16,7 +16,8 @@ import {
   startStandaloneGateway,
   type StandaloneOptions,
 } from '../gateway/standalone.ts';
-import { DEFAULT_PRICED_MODEL, loadPricing } from '../meter/pricing.ts';
+import { DEFAULT_PRICED_MODEL, DEFAULT_PRICING_FILE, loadPricing, noPriceError } from '../meter/pricing.ts';
+import { listProfiles } from '../sim/profile.ts';
 import { findPrice, requirePrice } from '../meter/model-price.ts';
 import { TokenCounter } from '../meter/tokens.ts';
 import { cacheBillingByModel } from '../meter/prompt-cache.ts';
@@ -49,6 +50,7 @@ interface ServeFlags {
   maxCalls?: string;
   maxOutputTokens?: string;
   priceModel?: string;
+  pricing?: string;
   traces?: string;
   anthropicUpstream?: string;
   requestTimeout?: string;
@@ -77,6 +79,7 @@ export function gatewayOptions(
         'maxCalls',
         'maxOutputTokens',
         'priceModel',
+        'pricing',
         'authToken',
         'requestTimeout',
         'idleTimeout',
@@ -112,7 +115,9 @@ export function gatewayOptions(
     throw new UsageError(
       `--anthropic-upstream: ${ANTHROPIC_KEY_VAR} is not set in bench serve's environment (the gateway forwards with it as x-api-key; agents never see it)`,
     );
-  const table = loadPricing();
+  const pricing = f.pricing ?? DEFAULT_PRICING_FILE;
+  const table = loadPricing(pricing);
+  const real = f.upstream !== undefined || f.anthropicUpstream !== undefined;
   // The table of brakes parses them as bench run does; the gateway takes one value of each (all may be
   // off: the agent's own limits then decide, and the gateway only meters).
   const limits = Object.fromEntries(
@@ -132,8 +137,15 @@ export function gatewayOptions(
     ...(f.anthropicUpstream !== undefined
       ? { anthropicUrl: f.anthropicUpstream, anthropicKey: env[ANTHROPIC_KEY_VAR] }
       : {}),
-    // Without --price-model, a run is priced as the model its first call names when the table has it (else as the default).
-    ...(f.priceModel === undefined ? { priceOf: (model: string) => findPrice(table, model) } : {}),
+    // Without --price-model, a run is priced as the model its first call names. A provider's model the
+    // table has no price for refuses that call and ends the run; the sim's profiles are priced as the default.
+    ...(f.priceModel === undefined
+      ? {
+          priceOf: (model: string) =>
+            findPrice(table, model, pricing) ??
+            (real && !listProfiles().includes(model) ? { unpriced: noPriceError(model, pricing).message } : undefined),
+        }
+      : {}),
     timeoutMs:
       parseOne(f.requestTimeout ?? String(GATEWAY_REQUEST_TIMEOUT_S), '--request-timeout', {
         min: 0.001,
@@ -156,7 +168,7 @@ export function gatewayOptions(
       reflection: 'off',
       max_reflections: 1,
       context: 'full',
-      price: requirePrice(table, f.priceModel ?? DEFAULT_PRICED_MODEL),
+      price: requirePrice(table, f.priceModel ?? DEFAULT_PRICED_MODEL, pricing),
       prompt_cache: f.promptCache === 'on',
       max_output_tokens: parseOne(f.maxOutputTokens ?? RUN_DEFAULTS.maxOutputTokens, '--max-output-tokens', {
         integer: true,
@@ -290,7 +302,7 @@ export function registerServe(program: Command): void {
     .option('--steps <n>', 'gateway mode: calls per run (or off)')
     .option(
       '--max-cost <usd>',
-      'gateway mode: budget per run in USD, never exceeded (each call is projected at --max-output-tokens, also with calls in flight)',
+      'gateway mode: budget per run in USD, never exceeded (each call is projected at its answer limit, lowered when the budget cannot afford it, also with calls in flight)',
     )
     .option('--timeout <s>', "gateway mode: seconds from a run's first call after which its calls are refused")
     .option(
@@ -301,11 +313,15 @@ export function registerServe(program: Command): void {
     .option('--max-calls <n>', 'gateway mode: model calls per run (or off)')
     .option(
       '--max-output-tokens <n>',
-      "gateway mode: the ceiling on each answer (an agent's larger max_tokens is lowered to it)",
+      "gateway mode: the least a budget lowers an agent's answer limit to before --max-cost / --max-tokens refuse the call (an affordable max_tokens goes as the agent sent it)",
     )
     .option(
       '--price-model <name>',
-      `gateway mode: price every run's tokens as this model of data/pricing.yaml (default: the model a run's first call names, when the table has it, else ${DEFAULT_PRICED_MODEL})`,
+      `gateway mode: price every run's tokens as this model of the pricing table (default: the model a run's first call names; a provider's model the table lacks is refused, a simulated profile is priced as ${DEFAULT_PRICED_MODEL})`,
+    )
+    .option(
+      '--pricing <file>',
+      "gateway mode: the pricing table (YAML like data/pricing.yaml, or LiteLLM's model_prices_and_context_window.json; default data/pricing.yaml)",
     )
     .option(
       '--request-timeout <s>',

@@ -53,10 +53,20 @@ export interface StepRecord {
   counted_usage?: { prompt_tokens: number; completion_tokens: number; cached_tokens: number };
   /** Why the metered usage is not the upstream's as sent, in words. */
   usage_note?: string;
+  /**
+   * The gateway lowered the answer's limit the agent asked for (`asked`: its max_tokens or
+   * max_output_tokens, null when it sent none) to `sent`: the run's budget could not afford the asked one.
+   */
+  max_output_lowered?: { asked: number | null; sent: number };
   settings: Settings;
 }
 
 export type UsageSource = 'provider' | 'counted' | 'worst_case';
+
+/** How the error of a request the gateway refused begins: a call that reached no model and took no step. */
+export const REFUSED = 'refused by the gateway';
+
+export const isRefused = (s: Pick<StepRecord, 'error'>): boolean => s.error?.startsWith(REFUSED) ?? false;
 
 export interface ReportedUsage {
   prompt_tokens: number | null;

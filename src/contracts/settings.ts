@@ -28,6 +28,8 @@ export interface Price extends Rates {
   model: string;
   /** Long-context tiers (LiteLLM's `*_above_200k_tokens`), lowest threshold first; absent: one rate at any prompt size. */
   long_context?: LongContextRates[];
+  /** The model's most output tokens per answer, when the table says (a gateway budget's worst case for a call that sets no limit). */
+  max_output_tokens?: number;
 }
 
 /** A price that says it is unknown (imported trajectories): their costs come from the trajectories alone. */

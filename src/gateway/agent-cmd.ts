@@ -12,6 +12,7 @@ import type { RunDeps, RunResult } from '../runner/run-one.ts';
 import type { RunPlan } from '../runner/sweep.ts';
 import { checkAnswer } from '../scenario/check.ts';
 import { answerOf, PIPE_GRACE_MS, runAgentProcess, type AgentExit } from './agent-process.ts';
+import { privateCodexHome } from './codex-home.ts';
 import { Gateway, type GatewayRun } from './gateway.ts';
 import { meteredRunRecord, RunMeter } from './run-meter.ts';
 import type { Upstream } from './upstream.ts';
@@ -99,14 +100,16 @@ export async function startAgentHost(o: AgentHostOptions): Promise<AgentHost> {
     const run: GatewayRun = {
       meter,
       upstream,
-      maxOutputTokens: settings.max_output_tokens,
       ...(deps.spend ? { spend: deps.spend } : {}),
       ...(tape ? { tape } : {}),
     };
     const key = gateway.open(run);
     const system = scenario.agent === 'react' ? scenario.system : '';
+    // Codex CLI finds the gateway only through its config: a private copy names it (codex-home.ts).
+    const codex = privateCodexHome(gateway.url, base);
     const env = {
       ...base,
+      CODEX_HOME: codex.dir,
       OPENAI_BASE_URL: gateway.url,
       OPENAI_API_KEY: key,
       // Anthropic's SDKs add /v1/messages to their base URL, and send the key as x-api-key.
@@ -124,7 +127,7 @@ export async function startAgentHost(o: AgentHostOptions): Promise<AgentHost> {
       env,
       timeoutMs: timeoutS === null ? null : timeoutS * 1000,
       signal: deps.signal,
-    });
+    }).finally(() => codex.dispose());
     gateway.end(key);
     const stop = stopOf(exit, meter, timeoutS, secrets);
     const answer = stop.reason === 'done' ? answerOf(exit.stdout) : null;
@@ -175,7 +178,11 @@ function stopOf(exit: AgentExit, meter: RunMeter, timeoutS: number | null, secre
   const how = exit.code !== null ? `exited with code ${exit.code}` : `was killed by ${exit.signal}`;
   // Agents print their failures on either stream (Claude Code writes API errors to stdout): the end of each.
   const stdout = exit.stdout.trim();
-  const tails = [exit.stderrTail.slice(-500), stdout && `its stdout ends: ${stdout.slice(-500)}`].filter(Boolean);
+  const tails = [
+    meter.lastError && `its last call failed: ${meter.lastError.slice(0, 500)}`,
+    exit.stderrTail.slice(-500),
+    stdout && `its stdout ends: ${stdout.slice(-500)}`,
+  ].filter(Boolean);
   const tail = tails.length ? `: ${redact(tails.join('; '), secrets)}` : '';
   return { reason: 'error', detail: `the agent ${how} at step ${step}${after}${tail}`, step };
 }

@@ -9,6 +9,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UsageError } from '../contracts/errors.ts';
+import { REFUSED } from '../contracts/records.ts';
 import type { HttpRoute } from '../contracts/http-route.ts';
 import { runIdProblem, RUN_ID_RULE } from '../contracts/run-id.ts';
 import type { Price } from '../contracts/settings.ts';
@@ -34,17 +35,18 @@ export const RUN_HEADER = 'x-loopbench-run';
 export const RUNS_ROUTE = '/v1/loopbench/runs';
 const KEY_PREFIX = 'lb-';
 
-/** A run the gateway meters: its brakes' state, where its calls go, the most each answer may be. */
+/** A run the gateway meters: its brakes' state (answer-limit.ts: how long an answer its budget allows), where its calls go. */
 export interface GatewayRun {
   meter: RunMeter;
   /** Where its calls go (only those of the protocol it `speaks`, when it says). */
   upstream: Upstream;
   /** Where its Anthropic Messages calls go, when not to `upstream` (bench serve with both --upstream and --anthropic-upstream). */
   anthropic?: Upstream;
-  /** The standalone gateway: the price of the model a run's first call names, when the table has one (the run is priced so). */
-  priceOf?: (model: string) => Price | undefined;
-  /** The ceiling on each answer (the request's max_tokens is lowered to it): what the budget brake projects. */
-  maxOutputTokens: number;
+  /**
+   * The standalone gateway: the price of the model a run's first call names (the run is priced so);
+   * undefined leaves the run's own price; `unpriced` refuses the call and ends the run with that error.
+   */
+  priceOf?: (model: string) => Price | { unpriced: string } | undefined;
   /** `--record` / `--replay`: a cassette the calls are added to, or answered from. */
   tape?: Tape;
   /** The sweep's spend cap (`bench run --agent-cmd --ci-max-spend`): told of an over-billed call, and halting every run after one. */
@@ -68,6 +70,8 @@ export interface GatewayOptions {
   adapters?: WireAdapter[];
   /** Bytes of conversations remembered across runs (conversation.ts). */
   conversationBytes?: number;
+  /** Told when a refused request ends its run with an error (a model without a price): bench serve says it on stderr. */
+  onRunError?: (runId: string, detail: string) => void;
 }
 
 /** A run id the gateway recorded and forgot: calls naming it again are refused. */
@@ -352,24 +356,38 @@ export class Gateway {
     res: http.ServerResponse,
     refuse: (e: WireError) => void,
   ): Promise<void> {
+    // A request of a known run that goes no further is one of its calls all the same: recorded with its error.
+    const refuseCall = (e: WireError) => {
+      run.meter.refused(`${REFUSED} (HTTP ${e.status} ${e.code ?? e.type}): ${e.message}`);
+      refuse(e);
+    };
     const read = await readBytes(req);
-    if ('error' in read) return refuse(read.error);
+    if ('error' in read) return refuseCall(read.error);
     const remembered = this.conversations.get(run);
     const prior = remembered?.adapter === adapter.route ? remembered : null;
     const parsed = adapter.parseBytes(read.bytes, prior?.state ?? null, req);
-    if (!parsed.ok) return refuse(parsed.error);
+    if (!parsed.ok) return refuseCall(parsed.error);
     const call = parsed.call;
     const up = upstreamFor(run, adapter);
-    if ('status' in up) return refuse(up);
+    if ('status' in up) return refuseCall(up);
     // Only the first call names the run's price: no table lookup on every later call.
-    const price = run.meter.beforeFirstCall ? run.priceOf?.(call.model) : undefined;
+    const price = run.meter.beforeFirstCall && !run.meter.stop ? run.priceOf?.(call.model) : undefined;
+    if (price && 'unpriced' in price) {
+      run.meter.end({ reason: 'error', detail: price.unpriced, step: run.meter.state.steps });
+      this.o.onRunError?.(run.meter.runId, price.unpriced);
+      return refuseCall({
+        status: 400,
+        message: price.unpriced,
+        type: 'invalid_request_error',
+        code: 'loopbench_unpriced_model',
+      });
+    }
     if (price) run.meter.priceAs(price);
     const counted = tally(call, prior, this.o.counter, run.meter.keepLog || run.tape !== undefined, adapter.route);
     this.conversations.set(run, counted.remember);
-    const maxOut = Math.min(call.maxOutputTokens ?? run.maxOutputTokens, run.maxOutputTokens);
     if (run.spend?.halted) {
       const step = run.meter.state.steps;
-      return refuse(
+      return refuseCall(
         brakeError(
           run.meter.end({
             reason: 'error',
@@ -379,12 +397,12 @@ export class Gateway {
         ),
       );
     }
-    const admitted = run.meter.admit(counted.promptTokens, maxOut);
-    if ('stop' in admitted) return refuse(brakeError(admitted.stop));
+    const admitted = run.meter.admit(counted.promptTokens, call.maxOutputTokens);
+    if ('stop' in admitted) return refuseCall(brakeError(admitted.stop));
     // An agent that hangs up does not end the call: the upstream answers (and bills) it all the same.
     let abandoned = false;
     res.once('close', () => (abandoned = !res.writableFinished));
-    await this.complete(run, up, adapter, call, counted, admitted.ticket, maxOut, res, () => abandoned);
+    await this.complete(run, up, adapter, call, counted, admitted.ticket, res, () => abandoned);
   }
 
   /** Forwards an admitted call (or answers it from the cassette), meters what came back, answers the agent. */
@@ -395,18 +413,19 @@ export class Gateway {
     call: WireCall<unknown>,
     counted: Tally<unknown>,
     ticket: Ticket,
-    maxOut: number,
     res: http.ServerResponse,
     abandoned: () => boolean,
   ): Promise<void> {
     const { meter, tape } = run;
     const model = up.model ?? call.model;
     const seed = call.seed ?? up.seed;
+    // The answer's limit as sent: the agent's own, unless its budget lowered it.
+    const sentLimit = ticket.lowered?.sent ?? call.maxOutputTokens;
     const chat = counted.messages && {
       model,
       messages: counted.messages,
       ...(counted.tools ? { tools: counted.tools } : {}),
-      max_tokens: maxOut,
+      ...(sentLimit !== null ? { max_tokens: sentLimit } : {}),
       ...(call.temperature !== null ? { temperature: call.temperature } : {}),
       ...(seed !== undefined ? { seed } : {}),
     };
@@ -439,7 +458,7 @@ export class Gateway {
           };
       const changes = {
         ...(up.model ? { model: up.model } : {}),
-        maxOutputTokens: maxOut,
+        ...(ticket.lowered ? { maxOutputTokens: ticket.lowered.sent } : {}),
         ...(up.seed !== undefined ? { seed: up.seed } : {}),
         includeUsage: true,
       };
@@ -507,7 +526,7 @@ export class Gateway {
     const { message, finishReason, usage } = read.answer;
     const metered = meterUsage(usage, {
       promptTokens: counted.promptTokens,
-      maxOutputTokens: maxOut,
+      maxOutputTokens: ticket.maxOutputTokens,
       completionTokens: countAnswer(counted.remember, this.o.counter, message),
       promptBounded: call.textOnly,
     });

@@ -12,6 +12,7 @@ import type { Price, Settings } from '../contracts/settings.ts';
 import type { Stop } from '../contracts/stop-reason.ts';
 import { callCost } from '../meter/pricing.ts';
 import { RunLedger, type RunEnd } from '../meter/ledger.ts';
+import { answerLimit, answerRoom } from './answer-limit.ts';
 import type { Metered } from './usage-check.ts';
 
 /** An admitted call: what it reserved against the brakes until its answer is metered. */
@@ -21,6 +22,8 @@ export interface Ticket {
   /** The prompt as counted, and the answer's limit it was sent with: its worst case. */
   inputTokens: number;
   maxOutputTokens: number;
+  /** Set when a budget lowered the agent's limit: the request goes with `sent` (answer-limit.ts). */
+  lowered?: { asked: number | null; sent: number };
   started: number;
 }
 
@@ -54,6 +57,10 @@ export class RunMeter {
   private readonly startedAt = performance.now();
   private inFlight = 0;
   private requests = 0;
+  /** Calls admitted so far (refused requests are not). */
+  private admitted = 0;
+  /** The last call's error while no later call has been answered: a run that ends on it ended in error. */
+  lastError: string | null = null;
   private reservedUsd = 0;
   private reservedTokens = 0;
 
@@ -96,9 +103,9 @@ export class RunMeter {
     }
   }
 
-  /** No call admitted yet: the run's price may still be chosen by its first call. */
+  /** No call admitted yet (refused ones billed nothing): the run's price may still be chosen by its first call. */
   get beforeFirstCall(): boolean {
-    return this.state.calls === 0 && this.inFlight === 0;
+    return this.admitted === 0;
   }
 
   elapsedMs(): number {
@@ -111,9 +118,19 @@ export class RunMeter {
     return t === null ? null : Math.max(0, t * 1000 - this.elapsedMs());
   }
 
-  /** Before forwarding: a Ticket to go ahead, or the brake that refuses the call (and ends the run). */
-  admit(inputTokens: number, maxOutputTokens: number): { ticket: Ticket } | { stop: Stop } {
+  /**
+   * Before forwarding: a Ticket to go ahead, or the brake that refuses the call (and ends the run).
+   * `asked` is the answer's limit the request sets (null: none); a budget may lower it (answer-limit.ts).
+   */
+  admit(inputTokens: number, asked: number | null): { ticket: Ticket } | { stop: Stop } {
     if (this.stop) return { stop: this.stop };
+    const { price, limits, max_output_tokens: floor } = this.settings;
+    const taken = {
+      costUsd: this.state.costUsd + this.reservedUsd,
+      tokens: this.state.inputTokens + this.state.outputTokens + this.reservedTokens,
+    };
+    const limit = answerLimit(asked, price, answerRoom(price, limits, taken, inputTokens), floor);
+    const maxOutputTokens = limit.projected;
     const projectedCostUsd = callCost(this.settings.price, inputTokens, maxOutputTokens, 0);
     const s = this.state;
     s.elapsedMs = this.elapsedMs();
@@ -130,6 +147,7 @@ export class RunMeter {
     );
     if (stop) return { stop: (this.stop = stop) };
     this.inFlight++;
+    this.admitted++;
     this.reservedUsd += projectedCostUsd;
     this.reservedTokens += inputTokens + maxOutputTokens;
     return {
@@ -138,6 +156,7 @@ export class RunMeter {
         projectedTokens: inputTokens + maxOutputTokens,
         inputTokens,
         maxOutputTokens,
+        ...(limit.lowered ? { lowered: limit.lowered } : {}),
         started: performance.now(),
       },
     };
@@ -167,9 +186,10 @@ export class RunMeter {
     o: { delivered: boolean; finish?: FinishReason; error?: string } = { delivered: true },
   ): Stop | null {
     this.release(t);
+    this.lastError = o.error ?? null;
     // Fingerprinted as the built-in loops do, so spin means the same thing for both.
     const actions: Action[] = o.delivered ? (received.tool_calls ?? []).map(parseCall) : [];
-    const step = this.account(metered, performance.now() - t.started, actions, o.error ?? null);
+    const step = this.account(t, metered, actions, o.error ?? null);
     this.keep({
       sent,
       received,
@@ -198,8 +218,28 @@ export class RunMeter {
   /** The call failed: recorded with its error, billed as `billed` says (nothing, by default). */
   fail(t: Ticket, error: string, sent: ChatMessage[] | null, billed: Metered = NOTHING): void {
     this.release(t);
-    this.onStep(this.account(billed, performance.now() - t.started, [], error));
+    this.lastError = error;
+    this.onStep(this.account(t, billed, [], error));
     this.keep({ sent, received: null, usage: billed === NOTHING ? null : billed.usage, error });
+  }
+
+  /**
+   * A request the gateway refused (unreadable, unpriced, not for this run's upstream, or a brake's):
+   * recorded as a call with its error and no usage. It reached no model, so it takes no step.
+   */
+  refused(error: string): void {
+    this.lastError = error;
+    this.onStep(
+      this.ledger.record({
+        step: this.state.steps,
+        role: 'act',
+        usage: NOTHING.usage,
+        latencyMs: 0,
+        elapsedMs: this.elapsedMs(),
+        error,
+      }),
+    );
+    this.keep({ sent: null, received: null, usage: null, error });
   }
 
   private keep(
@@ -218,12 +258,12 @@ export class RunMeter {
   }
 
   /** Adds a call to the run's totals; its StepRecord, for the caller to hand on. */
-  private account(m: Metered, latencyMs: number, actions: Action[], error: string | null): StepRecord {
+  private account(t: Ticket, m: Metered, actions: Action[], error: string | null): StepRecord {
     return this.ledger.record({
       step: this.state.steps + 1,
       role: 'act',
       usage: m.usage,
-      latencyMs,
+      latencyMs: performance.now() - t.started,
       elapsedMs: this.elapsedMs(),
       action: actions.length ? actions.map((a) => a.tool).join('|') : null,
       fingerprint: actions.length ? actions.map((a) => a.fingerprint).join('|') : null,
@@ -233,6 +273,7 @@ export class RunMeter {
         ...(m.reported !== undefined ? { reported_usage: m.reported } : {}),
         ...(m.counted ? { counted_usage: m.counted } : {}),
         ...(m.note ? { usage_note: m.note } : {}),
+        ...(t.lowered ? { max_output_lowered: t.lowered } : {}),
       },
     });
   }

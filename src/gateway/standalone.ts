@@ -9,14 +9,14 @@
 import fs from 'node:fs';
 import type { RunRecord } from '../contracts/records.ts';
 import type { Stop } from '../contracts/stop-reason.ts';
-import type { Price, Settings } from '../contracts/settings.ts';
+import type { Settings } from '../contracts/settings.ts';
 import type { SimServer, StartSim } from '../contracts/sim-server.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
 import { writeFileAtomic } from '../results/atomic.ts';
 import { JsonlWriter } from '../results/jsonl.ts';
 import { resultFile } from '../results/results-dir.ts';
 import { stepLine } from '../results/step-line.ts';
-import { Gateway, type GatewayOptions } from './gateway.ts';
+import { Gateway, type GatewayOptions, type GatewayRun } from './gateway.ts';
 import { meteredRunRecord, RunMeter } from './run-meter.ts';
 import type { Upstream } from './upstream.ts';
 import { cacheBillingByModel, cacheBillingFor } from '../meter/prompt-cache.ts';
@@ -42,8 +42,8 @@ export interface StandaloneOptions {
   /** An Anthropic provider's base URL as its SDKs spell it (no /v1), for Messages, and its key. */
   anthropicUrl?: string;
   anthropicKey?: string;
-  /** A run's price by the model its first call names (when the table has one; --price-model not given). */
-  priceOf?: (model: string) => Price | undefined;
+  /** A run's price by the model its first call names (--price-model not given); `unpriced` refuses that call and ends the run. */
+  priceOf?: GatewayRun['priceOf'];
   /** Each upstream call's total and idle deadlines, in ms, and the most bytes of one answer. */
   timeoutMs: number;
   idleMs: number;
@@ -142,11 +142,18 @@ export async function startStandaloneGateway(o: StandaloneOptions): Promise<Runn
   const real = o.upstreamUrl !== undefined || o.anthropicUrl !== undefined;
   // The sim caches as the provider each run is priced as: by the model a request names, or --price-model's.
   const fixed = cacheBillingFor(o.settings.price);
+  // An unpriced model's call is refused before it reaches the sim: its caching rule never matters.
+  const pricedOf = o.priceOf
+    ? (model: string) => {
+        const p = o.priceOf!(model);
+        return p && !('unpriced' in p) ? p : undefined;
+      }
+    : undefined;
   const sim: SimServer | null = real
     ? null
     : await o.startSim({
         promptCache: o.promptCache,
-        cacheBilling: o.priceOf ? cacheBillingByModel(o.priceOf, fixed) : fixed,
+        cacheBilling: pricedOf ? cacheBillingByModel(pricedOf, fixed) : fixed,
       });
   const bounds = { timeoutMs: o.timeoutMs, idleMs: o.idleMs, maxAnswerBytes: o.maxAnswerBytes };
   const openai: Upstream | null =
@@ -163,6 +170,7 @@ export async function startStandaloneGateway(o: StandaloneOptions): Promise<Runn
       counter: o.counter,
       authToken: o.authToken,
       traces: o.traces,
+      onRunError: (id, detail) => console.error(`bench serve: run '${id}' ended: ${detail}`),
       runForHeader: (id) => {
         if (closed.has(id))
           return {
@@ -182,7 +190,6 @@ export async function startStandaloneGateway(o: StandaloneOptions): Promise<Runn
           meter: run.meter,
           upstream,
           ...(openai && anthropic ? { anthropic } : {}),
-          maxOutputTokens: settings.max_output_tokens,
           ...(o.priceOf ? { priceOf: o.priceOf } : {}),
         };
       },
@@ -209,10 +216,16 @@ export async function startStandaloneGateway(o: StandaloneOptions): Promise<Runn
 }
 
 function recordOf(meter: RunMeter, startedAt: string, when: string): RunRecord {
-  const stop = meter.stop ?? {
-    reason: 'done' as const,
-    detail: `no brake fired in ${meter.state.steps} call(s); ${when} (the gateway does not see the agent's answer)`,
-    step: meter.state.steps,
-  };
+  const { steps } = meter.state;
+  // A run whose last call failed (refused, or no answer) and then went quiet ended on that error.
+  const stop: Stop =
+    meter.stop ??
+    (meter.lastError !== null
+      ? { reason: 'error', detail: `its last call failed: ${meter.lastError}; ${when}`, step: steps }
+      : {
+          reason: 'done',
+          detail: `no brake fired in ${meter.state.calls} call(s); ${when} (the gateway does not see the agent's answer)`,
+          step: steps,
+        });
   return meteredRunRecord(meter, { stop, answer: null, success: null, started_at: startedAt });
 }

@@ -98,7 +98,7 @@ export interface LedgerCall {
   fingerprint?: string | null;
   error?: string | null;
   /** What only this source records of a call (the gateway's usage provenance), written before the settings. */
-  detail?: Pick<StepRecord, 'usage_source' | 'reported_usage' | 'counted_usage' | 'usage_note'>;
+  detail?: Pick<StepRecord, 'usage_source' | 'reported_usage' | 'counted_usage' | 'usage_note' | 'max_output_lowered'>;
 }
 
 /** How a run ended and what only its source knows; the totals come from the ledger. */
@@ -129,9 +129,11 @@ export class RunLedger {
     return this.runSettings;
   }
 
-  /** Prices the run as another model: only before its first call, so every call of a run has one price. */
+  /** Prices the run as another model: only before it has billed anything (a refused call bills nothing at any price), so every billed call of a run has one price. */
   priceAs(price: Price): void {
-    if (this.totals.calls > 0) throw new Error('RunLedger.priceAs: the run has already made calls');
+    const t = this.totals;
+    if (t.costUsd > 0 || t.inputTokens > 0 || t.outputTokens > 0)
+      throw new Error('RunLedger.priceAs: the run has already billed calls');
     this.runSettings = { ...this.runSettings, price };
   }
 

@@ -37,6 +37,8 @@ const ModelPrice = z
     /** Reasoning tokens, when a provider bills them apart from other output. */
     reasoning: rate.optional(),
     context_window: z.number().int().positive().optional(),
+    /** The most output tokens one answer may have (the model's limit): a gateway budget's worst case for a call that sets none. */
+    max_output_tokens: z.number().int().positive().optional(),
     /** Long-context tiers (Anthropic and Gemini above 200k prompt tokens, OpenAI above 272k). */
     long_context: z.array(TierPrice).optional(),
   })
@@ -59,6 +61,7 @@ const LiteLLMEntry = z.looseObject({
   output_cost_per_reasoning_token: rate.nullable().optional(),
   cache_creation_input_token_cost_above_1hr: rate.nullable().optional(),
   max_input_tokens: z.number().int().positive().nullable().optional(),
+  max_output_tokens: z.number().int().positive().nullable().optional(),
 });
 /** LiteLLM's long-context fields: `<rate>_above_<N>[k]_tokens` (service-tier variants end otherwise and are left alone). */
 const TIER_KEY =
@@ -105,6 +108,7 @@ export function fromLiteLLM(file: string, value: unknown): PricingTable {
         ? { cache_write_1h: perMillion(m.cache_creation_input_token_cost_above_1hr) }
         : {}),
       ...(m.max_input_tokens != null ? { context_window: m.max_input_tokens } : {}),
+      ...(m.max_output_tokens != null ? { max_output_tokens: m.max_output_tokens } : {}),
     };
     const tiers = liteLLMTiers(file, name, raw as Record<string, unknown>);
     if (tiers.length) models[name].long_context = tiers;
@@ -195,7 +199,12 @@ export function priceFor(table: PricingTable, model: string, file = DEFAULT_PRIC
         : {}),
       ...((t.reasoning ?? m.reasoning) !== undefined ? { reasoning_per_1m: t.reasoning ?? m.reasoning } : {}),
     }));
-  return { model, ...base, ...(tiers.length ? { long_context: tiers } : {}) };
+  return {
+    model,
+    ...base,
+    ...(tiers.length ? { long_context: tiers } : {}),
+    ...(m.max_output_tokens !== undefined ? { max_output_tokens: m.max_output_tokens } : {}),
+  };
 }
 
 export function contextWindow(table: PricingTable, model: string): number | undefined {

@@ -6,7 +6,7 @@ import { brakesFor } from '../brakes/index.ts';
 import { admitAction, newRunState, type PendingCall } from '../brakes/brake.ts';
 import { callCost } from '../meter/pricing.ts';
 import { RunLedger } from '../meter/ledger.ts';
-import type { RunRecord, StepRecord } from '../contracts/records.ts';
+import { isRefused, REFUSED, type RunRecord, type StepRecord } from '../contracts/records.ts';
 import type { DerivedRun } from '../contracts/derived.ts';
 import type { Limits } from '../contracts/settings.ts';
 import type { Stop, StopReason } from '../contracts/stop-reason.ts';
@@ -112,12 +112,28 @@ export function deriveRun(run: RunRecord, steps: readonly StepRecord[], limits: 
   };
 
   for (const s of steps) {
+    // A request the gateway refused reached no model: no brake was asked, it is counted as recorded.
+    if (isRefused(s)) {
+      ledger.add(s);
+      continue;
+    }
     // Before the call: the clock as the brake saw it is the time after the call less its latency.
     state.elapsedMs = s.elapsed_ms - s.latency_ms;
     const pending = pendingOf(s);
     for (const b of brakes) {
       const stop = b.beforeCall?.(state, pending);
-      if (stop) return finish(stop, `${stop.detail} (derived from ${run.config_id})`, state.elapsedMs);
+      if (!stop) continue;
+      // An external agent makes this call all the same, and the gateway refuses and records it.
+      if (run.agent === 'external')
+        ledger.record({
+          step: state.steps,
+          role: 'act',
+          usage: { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0 },
+          latencyMs: 0,
+          elapsedMs: state.elapsedMs,
+          error: `${REFUSED}: loopbench brake '${stop.reason}' (derived)`,
+        });
+      return finish(stop, `${stop.detail} (derived from ${run.config_id})`, state.elapsedMs);
     }
     ledger.add(s);
     if (s.fingerprint !== null) {

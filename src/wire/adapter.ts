@@ -82,8 +82,8 @@ export type Parsed<R> = { ok: true; request: R; chat: ChatRequest; stream: boole
 export interface CallChanges {
   /** The run's model, in place of the one the agent names. */
   model?: string;
-  /** The answer's limit the budget projected (the agent's own, when lower). */
-  maxOutputTokens: number;
+  /** The answer's limit, when the run's budget lowered the agent's (absent: the request's own, as sent). */
+  maxOutputTokens?: number;
   /** Set when the agent sent no seed of its own. */
   seed?: number;
   /** Ask the upstream to report usage in a stream (the agent gets that part only if it asked too). */

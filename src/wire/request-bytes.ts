@@ -109,7 +109,7 @@ export const keptTools = (body: Buffer, t: ReturnType<typeof toolsMember>): Buff
 
 /**
  * The request's bytes with the gateway's changes spliced in: the run's model, the answer's limit
- * (under `limitKey`), the run's seed when the agent sent none (`seed` is read by the simulated
+ * when a budget lowered it (under `limitKey`), the run's seed when the agent sent none (`seed` is read by the simulated
  * models, the only upstream the gateway gives one), then a protocol's own (`more`).
  */
 export function withChanges(
@@ -122,7 +122,7 @@ export function withChanges(
 ): Buffer[] {
   const set: Array<[string, string]> = [];
   if (c.model !== undefined) set.push(['model', JSON.stringify(c.model)]);
-  set.push([limitKey, String(c.maxOutputTokens)]);
+  if (c.maxOutputTokens !== undefined) set.push([limitKey, String(c.maxOutputTokens)]);
   if (c.seed !== undefined && !agentSeed) set.push(['seed', String(c.seed)]);
   return splice(body, scanned, [...set, ...more]);
 }

@@ -121,3 +121,36 @@ export function runCodex(baseUrl: string, prompt: string, where = clientHome('co
     where.home,
   );
 }
+
+/** The user's own Codex config as `--agent-cmd` meets it: it names a provider of its own (a closed port), which the run must not reach. */
+export const USER_CODEX_CONFIG = [
+  'model = "gpt-5.1-codex"',
+  'model_provider = "elsewhere"',
+  'check_for_update_on_startup = false',
+  '[analytics]',
+  'enabled = false',
+  '[feedback]',
+  'enabled = false',
+  '[model_providers.elsewhere]',
+  'name = "elsewhere"',
+  'base_url = "http://127.0.0.1:9/v1"',
+  'env_key = "ELSEWHERE_API_KEY"',
+  'wire_api = "responses"',
+  '',
+].join('\n');
+
+/** Codex's environment without its provider (`bench run --agent-cmd` arranges the gateway's): a user CODEX_HOME holding USER_CODEX_CONFIG. */
+export function codexEnv(home: string): NodeJS.ProcessEnv {
+  const dir = codexHome(home);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'config.toml'), USER_CODEX_CONFIG);
+  return { ...baseEnv(home), CODEX_HOME: dir };
+}
+
+/** `codex exec` as a user runs it under `--agent-cmd`: no approvals to ask in a test, no sandbox (the container may forbid its namespaces). */
+export const CODEX_ARGS = (prompt: string) => [
+  'exec',
+  '--skip-git-repo-check',
+  '--dangerously-bypass-approvals-and-sandbox',
+  prompt,
+];

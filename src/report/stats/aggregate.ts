@@ -1,6 +1,6 @@
 // Per-configuration summary of run records: what a cost review reads first.
 import type { StopReason } from '../../contracts/stop-reason.ts';
-import type { RunFacts, StepRecord } from '../../contracts/records.ts';
+import { isRefused, type RunFacts, type StepRecord } from '../../contracts/records.ts';
 import type { ConfigSettings } from '../../contracts/settings.ts';
 import { groupBy } from '../data/group.ts';
 import { spread, type Spread } from './descriptive.ts';
@@ -137,6 +137,8 @@ export class StepIndexAccumulator {
   >();
 
   add(r: StepRecord): void {
+    // A request the gateway refused reached no model: it is in the run's calls, not in a step's figures.
+    if (isRefused(r)) return;
     const key = `${r.config_id}\u0000${r.step}`;
     let c = this.cells.get(key);
     if (!c) {

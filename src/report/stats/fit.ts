@@ -1,6 +1,6 @@
 // The quadratic finding, computed from the records: cumulative input tokens after N steps ≈ a·N + b·N²
 // (each call re-sends the whole history, so call n costs ~ base + growth·n and the sum is quadratic).
-import type { StepRecord } from '../../contracts/records.ts';
+import { isRefused, type StepRecord } from '../../contracts/records.ts';
 
 export interface QuadraticFit {
   scenario: string;
@@ -36,7 +36,8 @@ export class QuadraticFitAccumulator {
   }
 
   addStep(r: StepRecord): void {
-    this.add(r.scenario, r.step, r.cum_input_tokens);
+    // A request the gateway refused reached no model: no point of the growth curve.
+    if (!isRefused(r)) this.add(r.scenario, r.step, r.cum_input_tokens);
   }
 
   fits(): QuadraticFit[] {

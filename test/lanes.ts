@@ -83,7 +83,8 @@ export const FULL_ONLY: Readonly<Record<string, string>> = {
   'cli.test.ts': 'starts `bench`',
   'coding-clients-requests.test.ts': 'runs Claude Code and Codex CLI (test-clients/)',
   'coding-clients-serve.test.ts': 'runs Claude Code and Codex CLI against `bench serve`',
-  'coding-clients-gateway.test.ts': 'runs Claude Code and Codex CLI through `bench run --agent-cmd` against a scripted provider',
+  'coding-clients-gateway.test.ts':
+    'runs Claude Code and Codex CLI through `bench run --agent-cmd` against a scripted provider',
   'containment.test.ts': 'starts `bench`, bubblewrap, mkfifo',
   'framework-agents-gateway.test.ts': 'framework agents as Node processes',
   'framework-agents.test.ts': 'framework agents as Node processes',

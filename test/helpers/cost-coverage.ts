@@ -1,7 +1,7 @@
 // Coverage of the cost-per-successful-task interval, measured: seeded sweeps drawn from a known truth,
 // each summarised as a report does, and the share of intervals that hold the true Σ cost ÷ successes.
-// Shared by test/cost-per-success.test.ts (a few hundred sweeps per cell) and scripts/cost-coverage.ts
-// (the fuller table in docs/adaptive.md).
+// Shared by test/cost-per-success.test.ts (a few hundred sweeps per cell), scripts/cost-coverage.ts
+// (the fuller table in docs/adaptive.md) and scripts/cost-methods.ts (the methods weighed against it).
 import { clopperPearsonUpper } from '../../src/stats/binomial.ts';
 import { quantileOfSorted } from '../../src/stats/quantile.ts';
 import { mulberry32, normal, type Rng } from '../../src/stats/random.ts';
@@ -46,6 +46,17 @@ function rareExpensiveFailures(runs: number): Cell {
   };
 }
 
+/** Costs drawn by `cost` whatever the outcome, success with probability 0.7, 20 runs, no budget; `mean` is E[cost]. */
+function shape(name: string, cost: (r: Rng) => number, mean: number): Cell {
+  return {
+    name: `${name}, success 0.7, 20 runs`,
+    runs: 20,
+    draw: (r) => ({ cost_usd: cost(r), success: r() < 0.7 }),
+    truth: mean / 0.7,
+    budget: null,
+  };
+}
+
 /** The cells the test asserts on: the issue's five (#40) and three milder ones. */
 export const CELLS: Cell[] = [
   skewed(1.5, 0.7, 20),
@@ -58,8 +69,30 @@ export const CELLS: Cell[] = [
   skewed(0.5, 0.7, 20),
 ];
 
-type Runs = Array<{ cost_usd: number; success: boolean }>;
+/**
+ * Cost shapes other than the log-normal, for weighing a method that assumes one (scripts/cost-methods.ts): an
+ * exponential, a gamma with many near-free runs (shape 0.5: χ²₁ scaled), and failures costing three times what
+ * successes do (log-normal σ = 1 each, medians $0.01 and $0.03).
+ */
+export const SHAPES: Cell[] = [
+  shape('exponential costs, mean $0.02', (r) => -0.02 * Math.log(1 - r()), 0.02),
+  shape('gamma costs of shape 0.5, mean $0.02', (r) => 0.02 * normal(r, 0, 1) ** 2, 0.02),
+  {
+    name: 'failures cost 3× successes (log-normal σ = 1), success 0.7, 20 runs',
+    runs: 20,
+    draw: (r) => {
+      const success = r() < 0.7;
+      return { cost_usd: Math.exp(normal(r, Math.log(success ? 0.01 : 0.03), 1)), success };
+    },
+    truth: (lognormalMean(0.01, 1) * 0.7 + lognormalMean(0.03, 1) * 0.3) / 0.7,
+    budget: null,
+  },
+];
+
+export type Runs = Array<{ cost_usd: number; success: boolean }>;
 type Interval = { lo: number; hi: number };
+/** An interval for the cost per success of a sweep's runs, given their per-run budget (null: none). */
+export type IntervalMethod = (runs: Runs, budget: number | null) => Interval | null;
 
 /** Before: the delta method on the log scale, R·exp(±t(n − 1)·se), as the reports printed it for every run count until this change. */
 const beforeInterval = (runs: Runs): Interval | null =>
@@ -106,8 +139,11 @@ export interface CellCoverage {
 const holds = (ci: Interval | null, truth: number) => ci !== null && ci.lo <= truth && truth <= ci.hi;
 const median = (xs: number[]) => quantileOfSorted(Float64Array.from(xs).sort(), 0.5);
 
-/** `sweeps` seeded sweeps of a cell (a sweep without a success has no interval: it counts as a miss). */
-export function measureCoverage(cell: Cell, sweeps: number, seed = 1): CellCoverage {
+/** The reports' interval (cost-per-success.ts). */
+const reported: IntervalMethod = (runs, budget) => costPerSuccess(runs, budget)?.ci ?? null;
+
+/** `sweeps` seeded sweeps of a cell (a sweep without a success has no interval: it counts as a miss); `method` is what "after" measures. */
+export function measureCoverage(cell: Cell, sweeps: number, seed = 1, method = reported): CellCoverage {
   const r = mulberry32(seed);
   const ref = mulberry32(seed + 1);
   let [before, after, beforeBelow, afterBelow] = [0, 0, 0, 0];
@@ -116,7 +152,7 @@ export function measureCoverage(cell: Cell, sweeps: number, seed = 1): CellCover
   for (let s = 0; s < sweeps; s++) {
     const runs: Runs = Array.from({ length: cell.runs }, () => cell.draw(r));
     const old = beforeInterval(runs);
-    const now = costPerSuccess(runs, cell.budget)?.ci ?? null;
+    const now = method(runs, cell.budget);
     if (holds(old, cell.truth)) before++;
     else if (old && old.hi < cell.truth) beforeBelow++;
     if (holds(now, cell.truth)) after++;

@@ -53,6 +53,8 @@ beforeAll(async () => {
     upstream: upstream.url,
     out: path.join(tmp, 'out'),
     runIdle: '0.1',
+    // The stub model is in no pricing table: a provider's model must be priced.
+    priceModel: 'gpt-4o-mini',
   };
   gw = await startStandaloneGateway({
     ...gatewayOptions(flags, { OPENAI_API_KEY: KEY })!,
@@ -148,6 +150,7 @@ describe('closed runs remembered', () => {
       out: dir,
       runIdle: '0.1',
       steps: '1',
+      priceModel: 'gpt-4o-mini',
     };
     const quiet = new Map<string, (r: RunRecord) => void>();
     const closedRun = (id: string) => new Promise<RunRecord>((resolve) => quiet.set(id, resolve));
@@ -158,12 +161,12 @@ describe('closed runs remembered', () => {
     });
     const post = (id: string) => postRaw(g.url, BODY, { [RUN_HEADER]: id });
     try {
-      // Run a: its one step, then a call its step limit refuses; it ends with that stop.
+      // Run a: its one step, then a call its step limit refuses (recorded as a call); it ends with that stop.
       const a = closedRun('a');
       expect((await post('a')).status).toBe(200);
       expect((await post('a')).status).toBe(403);
       const first = await a;
-      expect(first).toMatchObject({ calls: 1, stop_reason: 'max_steps' });
+      expect(first).toMatchObject({ calls: 2, steps: 1, stop_reason: 'max_steps' });
       for (const id of ['b', 'c']) {
         const done = closedRun(id);
         expect((await post(id)).status).toBe(200);
@@ -181,14 +184,14 @@ describe('closed runs remembered', () => {
     // The finished run's record is as it was; the new run's is another line of the same id, which reports count once.
     const loaded = await loadRuns(path.join(dir, 'runs.jsonl'));
     expect(loaded.runs.map((r) => r.run_id)).toEqual(['a', 'b', 'c']);
-    expect(loaded.runs[0]).toMatchObject({ calls: 1, stop_reason: 'max_steps', line: 1 });
+    expect(loaded.runs[0]).toMatchObject({ calls: 2, stop_reason: 'max_steps', line: 1 });
     expect(loaded.duplicates).toEqual([{ run_id: 'a', line: 4, first_line: 1 }]);
     await buildReports(dir);
     expect(readCsv(path.join(dir, 'runs.csv')).map((r) => [r.run_id, r.calls])).toEqual([
-      ['a', '1'],
+      ['a', '2'],
       ['b', '1'],
       ['c', '1'],
     ]);
-    expect(readCsv(path.join(dir, 'steps.csv')).filter((r) => r.run_id === 'a')).toHaveLength(2);
+    expect(readCsv(path.join(dir, 'steps.csv')).filter((r) => r.run_id === 'a')).toHaveLength(3);
   });
 });

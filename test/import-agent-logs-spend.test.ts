@@ -311,6 +311,47 @@ describe('Codex logs: spend per day and per model', () => {
   });
 });
 
+describe("ATIF trajectories: spend per day from the steps' timestamps", () => {
+  it("each agent step on the day of its timestamp (offsets read), under the trajectory's model", async () => {
+    const dir = path.join(tmp, 'atif');
+    fs.mkdirSync(dir);
+    const agent = (step_id: number, timestamp: string, prompt: number, completion: number, cost: number) => ({
+      step_id,
+      timestamp,
+      source: 'agent',
+      message: 'ok',
+      metrics: { prompt_tokens: prompt, completion_tokens: completion, cached_tokens: 0, cost_usd: cost },
+    });
+    const steps = [
+      agent(2, '2026-12-01T23:30:00+00:00', 100, 10, 0.25),
+      // 01:10 in UTC+2 is 23:10 UTC on 1 December.
+      agent(3, '2026-12-02T01:10:00+02:00', 200, 20, 0.5),
+      agent(4, '2026-12-02T00:20:00Z', 300, 30, 1),
+    ];
+    fs.writeFileSync(
+      path.join(dir, 'run.json'),
+      JSON.stringify({
+        schema_version: 'ATIF-v1.4',
+        session_id: 'atif-1',
+        agent: { name: 'other-agent', version: '1', model_name: 'gpt-4o' },
+        steps: [{ step_id: 1, source: 'user', message: 'go', timestamp: '2026-12-01T23:29:00Z' }, ...steps],
+      }),
+    );
+    const out = path.join(tmp, 'out-atif');
+    const r = await benchInProcess(['import', '--format', 'atif', dir, '-o', out, '--no-what-if']);
+    expect(r.code, r.stderr).toBe(0);
+    const rows = readCsv(path.join(out, 'spend_by_day.csv'));
+    expect(rows.map((row) => [row.day, row.models, row.calls, row.input_tokens, row.output_tokens])).toEqual([
+      ['2026-12-01', 'gpt-4o', '2', '300', '30'],
+      ['2026-12-02', 'gpt-4o', '1', '300', '30'],
+    ]);
+    expect(rows.map((row) => Number(row.cost_usd))).toEqual([0.25 + 0.5, 1]);
+    expect(readCsv(path.join(out, 'spend_by_model.csv')).map((row) => [row.model, row.calls])).toEqual([
+      ['gpt-4o', '3'],
+    ]);
+  });
+});
+
 describe('results whose calls carry no time', () => {
   it('a sweep has no spend tables, and a report removes ones left by an earlier import into the directory', async () => {
     const out = path.join(tmp, 'sweep');

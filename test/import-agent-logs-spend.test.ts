@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { StepRecord } from '../src/contracts/records.ts';
 import { benchInProcess } from './helpers/cli.ts';
+import { readCsv } from './helpers/csv.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-spend-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -32,28 +33,6 @@ interface Call {
   output: number;
   reasoning: number;
   cost: number;
-}
-
-/** A minimal CSV reader (RFC 4180 quoting), so the test reads the files as any reader would. */
-function readCsv(file: string): Array<Record<string, string>> {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  const text = fs.readFileSync(file, 'utf8');
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') ((cell += '"'), i++);
-      else if (ch === '"') quoted = false;
-      else cell += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') (row.push(cell), (cell = ''));
-    else if (ch === '\n') (row.push(cell), rows.push(row), (row = []), (cell = ''));
-    else cell += ch;
-  }
-  const [head, ...body] = rows;
-  return body.map((r) => Object.fromEntries(head!.map((h, i) => [h, r[i]!])));
 }
 
 interface Sums {

@@ -59,7 +59,7 @@ export interface StepRecord {
    */
   max_output_lowered?: { asked: number | null; sent: number };
   /**
-   * The model the source names for this call, where it prices each call by its own (imported Claude Code and
+   * The model the source names for this call, where each call is priced by its own (imported Claude Code and
    * Codex session logs: a session may change model). Absent: the run's model.
    */
   model?: string;

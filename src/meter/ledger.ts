@@ -97,7 +97,7 @@ export interface LedgerCall {
   action?: string | null;
   fingerprint?: string | null;
   error?: string | null;
-  /** The model that priced the call, where the source prices each call by its own (StepRecord.model). */
+  /** The model the source names for the call, where each call is priced by its own (StepRecord.model). */
   model?: string;
   /** When the call was made (ISO 8601, UTC), where the source timestamps it. */
   at?: string;

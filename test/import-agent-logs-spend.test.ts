@@ -220,6 +220,22 @@ describe('Claude Code logs: spend per day and per model', () => {
   });
 });
 
+describe('a damaged time', () => {
+  it('a step whose at is not a time is named with its file, line and field, never filed under a made-up day', async () => {
+    const out = path.join(tmp, 'out-claude');
+    const damaged = path.join(tmp, 'damaged');
+    fs.cpSync(out, damaged, { recursive: true });
+    const file = path.join(damaged, 'steps.jsonl');
+    const [first, ...rest] = fs.readFileSync(file, 'utf8').split('\n');
+    fs.writeFileSync(file, [JSON.stringify({ ...JSON.parse(first!), at: 'yesterday' }), ...rest].join('\n'));
+    const r = await benchInProcess(['report', damaged]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      'steps.jsonl line 1: at is "yesterday" (a string), expected an ISO 8601 time, or absent',
+    );
+  });
+});
+
 describe('Codex logs: spend per day and per model', () => {
   const codexCalls: Call[] = [];
   const ID = 'aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee';

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunRecord, StepRecord } from '../src/contracts/records.ts';
 import { ANTHROPIC_MODEL, agentUpstream, usageFor, type ScriptedUsage, type Turn } from './helpers/agent-upstream.ts';
 import { benchInProcess } from './helpers/cli.ts';
+import { readCsv } from './helpers/csv.ts';
 import { clientHome, codexHome, FAKE_KEY, runClaude, runCodex } from './helpers/coding-clients.ts';
 import { systemTool } from './helpers/system-tools.ts';
 
@@ -103,6 +104,47 @@ async function sessionsImported(kind: 'claude' | 'codex', detect: boolean): Prom
 /** USD per 1M tokens in data/litellm-prices.json, written out here so the test checks the pricing, not repeats it. */
 const SONNET = { input: 3, cacheRead: 0.3, write5m: 3.75, write1h: 6, output: 15 };
 const GPT4O = { input: 2.5, cacheRead: 1.25, output: 10 };
+/** USD of one call, each part at its rate (the Responses API's cache writes are billed as input). */
+const sonnetUsd = (u: ScriptedUsage) =>
+  (u.input * SONNET.input +
+    u.cacheRead * SONNET.cacheRead +
+    u.cacheWrite5m * SONNET.write5m +
+    u.cacheWrite1h * SONNET.write1h +
+    u.output * SONNET.output) /
+  1e6;
+const gpt4oUsd = (u: ScriptedUsage) =>
+  ((u.input + u.cacheWrite5m) * GPT4O.input + u.cacheRead * GPT4O.cacheRead + u.output * GPT4O.output) / 1e6;
+
+/** Every session's calls, and the usage of those the provider answered. */
+const ALL_CALLS = Object.values(SESSIONS).reduce((a, turns) => a + turns.length, 0);
+const ALL_USAGES = Object.values(SESSIONS).flatMap(usages);
+
+/**
+ * Each call carries its time and model, and each spend table (per day, per model) adds up to every call of
+ * every session: the input, cache reads and output the provider reported, at `usd`.
+ */
+function expectSpend(
+  got: Imported,
+  model: string,
+  input: (u: ScriptedUsage) => number,
+  usd: (u: ScriptedUsage) => number,
+) {
+  for (const s of [...got.steps.values()].flat()) {
+    expect(Number.isFinite(Date.parse(s.at!)), s.run_id).toBe(true);
+    if (s.error === null) expect(s.model).toBe(model);
+  }
+  for (const file of ['spend_by_day.csv', 'spend_by_model.csv']) {
+    const rows = readCsv(path.join(got.out, file));
+    const total = (k: string) => rows.reduce((a, r) => a + Number(r[k]), 0);
+    expect([total('calls'), total('input_tokens'), total('cached_tokens'), total('output_tokens')], file).toEqual([
+      ALL_CALLS,
+      sum(ALL_USAGES, input),
+      sum(ALL_USAGES, (u) => u.cacheRead),
+      sum(ALL_USAGES, (u) => u.output),
+    ]);
+    expect(total('cost_usd'), file).toBeCloseTo(sum(ALL_USAGES, usd), 12);
+  }
+}
 
 describe.skipIf(!systemTool('claude-code', 'importing real Claude Code session logs'))(
   'bench import --format claude-code: real Claude Code sessions',
@@ -128,20 +170,13 @@ describe.skipIf(!systemTool('claude-code', 'importing real Claude Code session l
           steps.reduce((a, s) => a + (s.cache_write_tokens ?? 0), 0),
           name,
         ).toBe(sum(us, (u) => u.cacheWrite5m + u.cacheWrite1h));
-        const usd =
-          sum(
-            us,
-            (u) =>
-              u.input * SONNET.input +
-              u.cacheRead * SONNET.cacheRead +
-              u.cacheWrite5m * SONNET.write5m +
-              u.cacheWrite1h * SONNET.write1h +
-              u.output * SONNET.output,
-          ) / 1e6;
-        expect(run.cost_usd, name).toBeCloseTo(usd, 12);
+        expect(run.cost_usd, name).toBeCloseTo(sum(us, sonnetUsd), 12);
         expect(run.settings.model).toBe(`imported:${ANTHROPIC_MODEL}`);
       }
     });
+
+    it('each call carries its time and model; spend per day and per model add up to every call', () =>
+      expectSpend(got, ANTHROPIC_MODEL, (u) => u.input + u.cacheRead + u.cacheWrite5m + u.cacheWrite1h, sonnetUsd));
 
     it('the session that ends on an API error: the failed call is its last step, with the error, and the run stops as error', () => {
       const run = got.runs.get('error')!;
@@ -202,17 +237,15 @@ describe.skipIf(!systemTool('codex', 'importing real Codex CLI session logs'))(
           steps.reduce((a, s) => a + (s.reasoning_tokens ?? 0), 0),
           name,
         ).toBe(sum(us, (u) => u.reasoning));
-        const usd =
-          sum(
-            us,
-            (u) => (u.input + u.cacheWrite5m) * GPT4O.input + u.cacheRead * GPT4O.cacheRead + u.output * GPT4O.output,
-          ) / 1e6;
-        expect(run.cost_usd, name).toBeCloseTo(usd, 12);
+        expect(run.cost_usd, name).toBeCloseTo(sum(us, gpt4oUsd), 12);
         expect(run.settings.model).toBe('imported:gpt-4o');
       }
       expect(got.runs.get('error')!.stop_reason).toBe('error');
       expect(got.steps.get('error')!.at(-1)!.error).toContain('unexpected block type');
     });
+
+    it('each call carries its time and model; spend per day and per model add up to every call', () =>
+      expectSpend(got, 'gpt-4o', (u) => u.input + u.cacheRead + u.cacheWrite5m, gpt4oUsd));
 
     it('the repeated command has one fingerprint, and --what-if repeat=3 stops it as spin', () => {
       const fps = new Set(

@@ -23,6 +23,7 @@ export const FAST: readonly string[] = [
   'gateway.test.ts',
   'help-groups.test.ts',
   'import-agent-logs-lines.test.ts',
+  'import-agent-logs-spend.test.ts',
   'import-bounded.test.ts',
   'intervals.test.ts',
   'jsonl.test.ts',

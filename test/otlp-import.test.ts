@@ -254,6 +254,8 @@ describe('traces from other instrumentations', () => {
       [1000, 1100, 'lookup({"id":7})'],
       [1000, 2600, null],
     ]);
+    // Each call's time is its span's start (the spend-by-day table files it by it).
+    expect(steps.map((s) => s.at)).toEqual(['2026-05-04T10:00:00.100Z', '2026-05-04T10:00:01.600Z']);
     // A trace without an agent span is one run, named after the service.
     expect(runs.find((x) => x.run_id === `svc_${T2}`)).toMatchObject({ steps: 1, stop_reason: 'done' });
   });

@@ -30,10 +30,12 @@ import { collect, whatIfFor, whatIfOf } from './report.ts';
 import { OBSERVED_QUANTILES, observedLimits } from '../whatif/observed-limits.ts';
 import { readJsonl } from '../results/jsonl.ts';
 import type { RunRecord } from '../contracts/records.ts';
+import { dayIn } from '../report/stats/spend.ts';
 import { printSummary } from './summary-table.ts';
 
 interface ImportFlags {
   out: string;
+  timezone?: string;
   format?: string;
   groupBy?: string;
   scenario?: string;
@@ -203,6 +205,10 @@ export function registerImport(program: Command): void {
       '--no-report',
       'write the records only (steps.jsonl, runs.jsonl, meta.json); build the reports later with bench report OUT',
     )
+    .option(
+      '--timezone <zone>',
+      'the time zone the spend-by-day table of imported logs takes days in, an IANA name such as Europe/Paris (default: UTC)',
+    )
     .action(async (inputs: string[], o: ImportFlags) => {
       o.format ??= detectLogFormat(trajectoryFiles(inputs, '.jsonl')) ?? 'atif';
       if (!(FORMATS as readonly string[]).includes(o.format))
@@ -220,6 +226,13 @@ export function registerImport(program: Command): void {
         throw new UsageError(
           '--what-if: goes into the reports, which --no-report leaves out (run bench report OUT --what-if … later)',
         );
+      if (o.timezone !== undefined) {
+        if (!o.report)
+          throw new UsageError(
+            '--timezone: goes into the reports, which --no-report leaves out (run bench report OUT --timezone … later)',
+          );
+        dayIn(o.timezone);
+      }
       const out = resultsDirFor(o.out);
       if (fs.existsSync(out) && hasRecords(out)) {
         if (!o.force) throw new UsageError(`${out} already holds results (use --force to overwrite, or another --out)`);
@@ -272,7 +285,7 @@ export function registerImport(program: Command): void {
       const whatIf = o.whatIf === false ? undefined : o.whatIf ? whatIfOf(o.whatIf) : await observedWhatIf(out, o.json);
       // Loaded here so flag errors (and every other command) do not wait for vega and resvg to load.
       const { buildReports } = await import('../report/build.ts');
-      const built = await buildReports(out, { whatIf });
+      const built = await buildReports(out, { whatIf, ...(o.timezone !== undefined ? { timezone: o.timezone } : {}) });
       if (!o.json) console.log(summary);
       printSummary(built, { json: o.json, dir: out });
       incomplete();

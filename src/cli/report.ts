@@ -6,6 +6,7 @@ import { requirePrice } from '../meter/model-price.ts';
 import { recoverGatewayRuns } from '../gateway/recover.ts';
 import { DEFAULT_VOLUMES, parseVolumes } from '../report/stats/volume.ts';
 import { describeDuplicates } from '../report/data/load-runs.ts';
+import { dayIn } from '../report/stats/spend.ts';
 import { WHAT_IF_LIMITS, type WhatIfName } from '../whatif/derive-run.ts';
 import { deriveConfigs, type WhatIfRequest } from '../whatif/derive-configs.ts';
 import { resultFile } from '../results/results-dir.ts';
@@ -21,6 +22,7 @@ interface ReportOptions extends PriceFlags {
   priceAs?: string;
   volume?: string;
   whatIf?: string[];
+  timezone?: string;
 }
 
 function resolvePriceAs(text: string, file: string): Price[] {
@@ -88,6 +90,10 @@ export function registerReport(program: Command): void {
       '--volume <list>',
       `runs to project cost for, e.g. 10000/day or 5000/hour,2e6/month (default: ${DEFAULT_VOLUMES.map((v) => v.runs_per_day).join(',')} per day)`,
     )
+    .option(
+      '--timezone <zone>',
+      'the time zone the spend-by-day table of imported logs takes days in, an IANA name such as Europe/Paris (default: UTC)',
+    )
     .action(async (dirArg: string, opts: ReportOptions) => {
       const dir = path.resolve(dirArg);
       if (!fs.existsSync(resultFile(dir, 'runs')) && !fs.existsSync(resultFile(dir, 'steps')))
@@ -107,6 +113,7 @@ export function registerReport(program: Command): void {
           : undefined;
       const volumes = opts.volume === undefined ? undefined : parseVolumes(opts.volume);
       const whatIf = whatIfOf(opts.whatIf);
+      if (opts.timezone !== undefined) dayIn(opts.timezone);
       const recovered = await recoverGatewayRuns(dir);
       if (recovered && 'running' in recovered)
         console.error(
@@ -118,7 +125,13 @@ export function registerReport(program: Command): void {
         );
       // Loaded here so flag errors (and every other command) do not wait for vega and resvg to load.
       const { buildReports } = await import('../report/build.ts');
-      const built = await buildReports(dir, { priceAs, price, volumes, whatIf });
+      const built = await buildReports(dir, {
+        priceAs,
+        price,
+        volumes,
+        whatIf,
+        ...(opts.timezone !== undefined ? { timezone: opts.timezone } : {}),
+      });
       if (built.skippedStepLines > 0)
         console.error(`bench: skipped ${built.skippedStepLines} incomplete line(s) of steps.jsonl`);
       if (built.skippedRunLines > 0)

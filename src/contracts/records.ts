@@ -58,6 +58,13 @@ export interface StepRecord {
    * max_output_tokens, null when it sent none) to `sent`: the run's budget could not afford the asked one.
    */
   max_output_lowered?: { asked: number | null; sent: number };
+  /**
+   * The model the source names for this call, where each call is priced by its own (imported Claude Code and
+   * Codex session logs: a session may change model). Absent: the run's model.
+   */
+  model?: string;
+  /** When the call was made, as its source timestamps it (ISO 8601, UTC): imported logs and traces only. */
+  at?: string;
   settings: Settings;
 }
 

@@ -97,6 +97,10 @@ export interface LedgerCall {
   action?: string | null;
   fingerprint?: string | null;
   error?: string | null;
+  /** The model the source names for the call, where each call is priced by its own (StepRecord.model). */
+  model?: string;
+  /** When the call was made (ISO 8601, UTC), where the source timestamps it. */
+  at?: string;
   /** What only this source records of a call (the gateway's usage provenance), written before the settings. */
   detail?: Pick<StepRecord, 'usage_source' | 'reported_usage' | 'counted_usage' | 'usage_note' | 'max_output_lowered'>;
 }
@@ -173,6 +177,8 @@ export class RunLedger {
       ...(reasoning ? { reasoning_tokens: reasoning } : {}),
       ...(tokensEstimated(this.runSettings.model, price.model) ? { tokens_estimated: O200K_ESTIMATE } : {}),
       ...c.detail,
+      ...(c.model !== undefined ? { model: c.model } : {}),
+      ...(c.at !== undefined ? { at: c.at } : {}),
       settings: this.runSettings,
     };
     addStep(t, s, c.elapsedMs);

@@ -59,6 +59,7 @@ import { detectorRows } from './stats/detectors.ts';
 import { detectorFindings } from './findings/detectors.ts';
 import { precisionOutcomes, type PrecisionOutcome } from './stats/precision.ts';
 import { estimatedModels } from '../meter/token-estimate.ts';
+import { SpendAccumulator, type Spend } from './stats/spend.ts';
 
 export interface BuildOptions {
   /** Prices for the re-pricing table (default: the report's prices). */
@@ -69,6 +70,8 @@ export interface BuildOptions {
   whatIf?: DeriveRuns;
   /** Volumes to project costs for (default: DEFAULT_VOLUMES). */
   volumes?: Volume[];
+  /** The time zone the spend-by-day table takes days in (an IANA name; default UTC). */
+  timezone?: string;
 }
 
 export interface BuiltReports {
@@ -107,6 +110,8 @@ interface StepPass {
   maxInput: Map<string, number>;
   /** Each run's steps added up, as recorded: its run record is checked against them. */
   sums: StepSums;
+  /** The calls that carry their time, per day and per model, in the report's prices. */
+  spend: SpendAccumulator;
 }
 
 /**
@@ -121,6 +126,7 @@ async function passSteps(
   price: Price | undefined,
   prices: readonly Price[],
   keepSteps: boolean,
+  timezone: string | undefined,
 ): Promise<StepPass> {
   const cum = new Map<string, number>();
   const pass: StepPass = {
@@ -132,6 +138,7 @@ async function passSteps(
     repriced: new StepRepricer(prices, keepSteps),
     maxInput: new Map(),
     sums: new StepSums(),
+    spend: new SpendAccumulator(timezone),
   };
   const file = resultFile(dir, 'steps');
   // run id → [offset, bytes, offset, bytes, …] of its lines, in file order (a run's own steps are written in order).
@@ -175,6 +182,7 @@ async function passSteps(
       pass.maxInput.set(r.config_id, Math.max(pass.maxInput.get(r.config_id) ?? 0, r.input_tokens));
       pass.repriced.add(r, pass.cached.add(r));
       pass.sums.add(r);
+      pass.spend.add(priced);
     }
   });
   return pass;
@@ -222,6 +230,7 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
     o.price,
     [...(o.price ? [o.price] : []), ...tablePrices],
     Boolean(o.whatIf),
+    o.timezone,
   );
   checkRunsAgainstSteps(path.basename(runsFile), runs, steps.sums);
   const whatIf = o.whatIf ? o.whatIf([...wholeRecords(runsFile, runs)], (id) => steps.byRun!.get(id) ?? []) : null;
@@ -244,7 +253,9 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
     runs,
     o.price ? new Map(a.all.map((r) => [r.run_id, r.cost_usd])) : null,
   );
+  const spend = steps.spend.spend();
   writeTables(out, a, whatIf !== null);
+  writeSpend(out, spend);
   const charts = await writeCharts(out, a);
   const data: ReportData = {
     name: path.basename(dir),
@@ -271,6 +282,7 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
     taskqueue: a.taskqueue,
     detectors: a.detectors,
     sampling,
+    spend: spend.days.length ? spend : null,
   };
   out.write(out.rel('html'), renderHtml(data));
   out.write(out.rel('markdown'), renderMarkdown(data));
@@ -452,6 +464,17 @@ function writeTables(out: ReportFiles, a: Analysis, whatIf: boolean): void {
   }
   for (const [name, rows] of Object.entries(a.loop.csv)) out.write(name, toCsv(rows));
   if (a.detectors.length) out.write(out.rel('spinDetectorsCsv'), toCsv(a.detectors.map((r) => ({ ...r }))));
+}
+
+/** The spend tables, for results whose calls carry their time; a report of none removes an earlier report's. */
+function writeSpend(out: ReportFiles, spend: Spend): void {
+  for (const [key, rows] of [
+    ['spendByDayCsv', spend.days],
+    ['spendByModelCsv', spend.models],
+  ] as const) {
+    if (rows.length) out.write(out.rel(key), toCsv(rows.map((r) => ({ ...r }))));
+    else fs.rmSync(resultFile(out.dir, key), { force: true });
+  }
 }
 
 /** Each chart as its Vega-Lite spec, SVG and PNG; returns them for the HTML. */

@@ -6,7 +6,7 @@
 import { UsageError } from '../contracts/errors.ts';
 import { STOP_REASONS } from '../contracts/stop-reason.ts';
 
-type Kind = 'string' | 'object' | 'count' | 'count?' | 'amount' | 'number' | 'check' | 'stop';
+type Kind = 'string' | 'string?' | 'time?' | 'object' | 'count' | 'count?' | 'amount' | 'number' | 'check' | 'stop';
 type Field = { name: string; path: string[]; kind: Kind };
 /** Paths split once, not once per line. */
 const compile = (fields: Array<[string, Kind]>): Field[] =>
@@ -17,6 +17,8 @@ const STOPS: ReadonlySet<unknown> = new Set(STOP_REASONS);
 /** What a value must be, in the words of the error. */
 const EXPECTED: Record<Kind, string> = {
   string: 'a string',
+  'string?': 'a string, or absent',
+  'time?': 'an ISO 8601 time, or absent',
   object: 'an object',
   count: 'a whole number ≥ 0',
   'count?': 'a whole number ≥ 0, or absent',
@@ -30,6 +32,10 @@ function fits(v: unknown, kind: Kind): boolean {
   switch (kind) {
     case 'string':
       return typeof v === 'string';
+    case 'string?':
+      return v === undefined || typeof v === 'string';
+    case 'time?':
+      return v === undefined || (typeof v === 'string' && Number.isFinite(Date.parse(v)));
     case 'object':
       return typeof v === 'object' && v !== null && !Array.isArray(v);
     case 'count':
@@ -62,6 +68,9 @@ const STEP_FIELDS = compile([
   ['cost_usd', 'amount'],
   ['cum_cost_usd', 'amount'],
   ['elapsed_ms', 'number'],
+  // The spend tables file a call under its model and its day.
+  ['model', 'string?'],
+  ['at', 'time?'],
 ]);
 
 const RUN_FIELDS = compile([

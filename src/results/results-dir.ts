@@ -22,6 +22,9 @@ export const FILES = {
   taskqueueConstraintsCsv: 'taskqueue_constraints.csv',
   /** Spin detectors against the same configuration with them off: loops caught, false stops. */
   spinDetectorsCsv: 'spin_detectors.csv',
+  /** Calls that carry their time (imported logs and traces): per day, per model. */
+  spendByDayCsv: 'spend_by_day.csv',
+  spendByModelCsv: 'spend_by_model.csv',
   transcripts: 'transcripts',
   /** Task-queue states written by --pause-at. */
   state: 'state',

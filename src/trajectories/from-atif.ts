@@ -217,6 +217,7 @@ export class AtifRunBuilder {
         calls.length && !s.extra?.[ARGUMENTS_UNKNOWN]
           ? calls.map((c) => fingerprint(c.function_name, c.arguments)).join('|')
           : null,
+      ...(at !== null ? { at: new Date(at).toISOString() } : {}),
     });
   }
 

@@ -32,6 +32,9 @@ export interface SpanImportOptions {
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
+/** A time in ms as ISO 8601, or undefined when it is none (missing, or beyond what a Date holds). */
+const isoTime = (ms: number): string | undefined =>
+  Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : undefined;
 
 /** Groups a trace's rows into runs: each chat and tool span goes to its nearest invoke_agent span. */
 export function runsOfTrace(rows: readonly SpanRow[]): Array<{ root: SpanRow | null; members: SpanRow[] }> {
@@ -167,6 +170,8 @@ export function runFromSpans(
     clock = Math.max(clock, Math.round(c.endMs - t0));
     // The optional usage details: parts of input and output, when reported.
     const reasoning = num(c.a.reasoning);
+    // The call's time: its span's start (the per-day spend tables file the call under its day).
+    const at = isoTime(c.startMs);
     const cacheWrite = num(c.a.cacheWrite);
     return ledger.record({
       step: ledger.totals.calls + 1,
@@ -187,6 +192,7 @@ export function runFromSpans(
           ? calls.map((x) => fingerprint(x.name, atifArguments(x.args!))).join('|')
           : null,
       error: c.error,
+      ...(at ? { at } : {}),
     });
   });
   const last = chats.at(-1)!;

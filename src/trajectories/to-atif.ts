@@ -66,9 +66,10 @@ export function toAtif(
     const record: ExportedStep = own;
     out.push({
       step_id: out.length + 1,
-      ...(stamp(run, s.elapsed_ms) ? { timestamp: stamp(run, s.elapsed_ms) } : {}),
+      // An imported call's own time and model where its record keeps them; otherwise the run's clock and model.
+      ...((s.at ?? stamp(run, s.elapsed_ms)) ? { timestamp: s.at ?? stamp(run, s.elapsed_ms) } : {}),
       source: 'agent',
-      model_name: run.settings.role_models?.[s.role] ?? run.settings.model,
+      model_name: s.model ?? run.settings.role_models?.[s.role] ?? run.settings.model,
       message: answer?.role === 'assistant' ? (answer.content ?? '') : '',
       ...(calls ? { tool_calls: calls } : {}),
       ...(observationOf(calls, messages) ? { observation: observationOf(calls, messages) } : {}),

@@ -17,6 +17,8 @@ import {
 } from '../tables/tables.ts';
 import { constraintTable, queueTable, roleTable } from '../tables/taskqueue.ts';
 import { DETECTOR_NOTE, detectorTable } from '../tables/detectors.ts';
+import { dayTable, modelTable, spendNote } from '../tables/spend.ts';
+import type { Spend } from '../stats/spend.ts';
 import { counted } from '../format/numbers.ts';
 import { unseenFailuresNote } from '../format/figures.ts';
 import { reportTitle, titleText } from './title.ts';
@@ -194,7 +196,7 @@ ${table(detectorTable(d.detectors), 'Each detector setting against the same conf
 </section>`
     : ''
 }
-<section id="runs"><h2>Runs</h2>
+${d.spend ? spendSection(d.spend) : ''}<section id="runs"><h2>Runs</h2>
 ${table(runsTable(runs))}
 ${recorded > runs.length ? `<p class="note">The first ${runs.length} of ${recorded} runs; all are in runs.csv.</p>` : ''}
 </section>
@@ -266,6 +268,16 @@ ${c.messages.length ? `<ul class="findings">${c.messages.map((m) => `<li>${esc(m
   const at = lede < 0 ? -1 : html.indexOf('</p>\n', lede);
   if (at < 0) throw new Error('report.html has no lede to put the check under');
   return `${html.slice(0, at + 5)}${section}${html.slice(at + 5)}`;
+}
+
+/** Imported logs' spend per day and per model; ends in a newline, so a report without it keeps its bytes. */
+function spendSection(spend: Spend): string {
+  return `<section id="spend"><h2>Spend by day and by model</h2>
+${table(dayTable(spend))}
+${table(modelTable(spend))}
+<p class="note">${esc(spendNote(spend))}</p>
+</section>
+`;
 }
 
 function taskqueueSection(t: NonNullable<ReportData['taskqueue']>): string {

@@ -14,6 +14,7 @@ import {
 import { constraintTable, queueTable } from '../tables/taskqueue.ts';
 import { DETECTOR_NOTE, detectorTable } from '../tables/detectors.ts';
 import { describePrecisionDesign } from '../stats/precision.ts';
+import { dayTable, modelTable, spendNote } from '../tables/spend.ts';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -91,6 +92,19 @@ export function renderMarkdown(d: ReportData): string {
       markdownTable(detectorTable(d.detectors)),
       '',
       DETECTOR_NOTE,
+    );
+  if (d.spend)
+    parts.push(
+      '',
+      '### Spend by day',
+      '',
+      markdownTable(dayTable(d.spend)),
+      '',
+      '### Spend by model',
+      '',
+      markdownTable(modelTable(d.spend)),
+      '',
+      spendNote(d.spend),
     );
   parts.push(
     '',

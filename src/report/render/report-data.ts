@@ -18,6 +18,7 @@ import { distinct } from '../data/group.ts';
 import { counted } from '../format/numbers.ts';
 import type { PrecisionOutcome } from '../stats/precision.ts';
 import type { Recommendation } from '../findings/decision.ts';
+import type { Spend } from '../stats/spend.ts';
 
 export interface RenderedChart extends Omit<ChartSpec, 'spec'> {
   svg: string;
@@ -58,6 +59,8 @@ export interface ReportData {
   detectors?: readonly DetectorRow[];
   /** `bench run --repeat auto`: how many runs each configuration took and why (empty otherwise). */
   sampling?: readonly PrecisionOutcome[];
+  /** Spend per day and per model of the calls that carry their time (imported logs); null: no call does. */
+  spend?: Spend | null;
 }
 
 /** `gpt-4o-mini ($0.15 input / $0.075 cached input / $0.6 output per 1M tokens)` */

@@ -115,6 +115,9 @@ export class SessionRunBuilder {
       elapsedMs: this.clock,
       ...actionFields(c.actions),
       error: c.error,
+      model: c.model,
+      // The call's time as the log gives it: the per-day spend tables split sessions by it.
+      ...(at !== null ? { at: new Date(at).toISOString() } : {}),
     });
   }
 

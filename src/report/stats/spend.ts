@@ -1,0 +1,111 @@
+// What the recorded calls cost per day and per model, over the calls that carry their own time (imported
+// session logs and traces; a sweep's calls carry none): the figures ccusage's daily and per-model reports
+// give, from the same calls. A call is filed under the day of its own time, so a session that spans
+// midnight is split between two days; and under its own model, so a session that changes model is split too.
+import type { StepRecord } from '../../contracts/records.ts';
+import { UsageError } from '../../contracts/errors.ts';
+
+/** The sums of one day's or one model's calls; input_tokens includes the cached and cache-write tokens, as everywhere. */
+export interface SpendSums {
+  calls: number;
+  input_tokens: number;
+  cached_tokens: number;
+  cache_write_tokens: number;
+  cache_write_1h_tokens: number;
+  output_tokens: number;
+  reasoning_tokens: number;
+  cost_usd: number;
+}
+
+/** One day: its calls' models (as recorded, in name order, comma-separated) and sums. */
+export type DaySpend = { day: string; models: string } & SpendSums;
+export type ModelSpend = { model: string } & SpendSums;
+
+export interface Spend {
+  /** The time zone days are taken in (an IANA name; `UTC` unless asked). */
+  timezone: string;
+  days: DaySpend[];
+  models: ModelSpend[];
+}
+
+const noSums = (): SpendSums => ({
+  calls: 0,
+  input_tokens: 0,
+  cached_tokens: 0,
+  cache_write_tokens: 0,
+  cache_write_1h_tokens: 0,
+  output_tokens: 0,
+  reasoning_tokens: 0,
+  cost_usd: 0,
+});
+
+function addTo(t: SpendSums, s: StepRecord): void {
+  t.calls++;
+  t.input_tokens += s.input_tokens;
+  t.cached_tokens += s.cached_tokens;
+  t.cache_write_tokens += s.cache_write_tokens ?? 0;
+  t.cache_write_1h_tokens += s.cache_write_1h_tokens ?? 0;
+  t.output_tokens += s.output_tokens;
+  t.reasoning_tokens += s.reasoning_tokens ?? 0;
+  t.cost_usd += s.cost_usd;
+}
+
+/** The sum of several rows' figures (the tables' total line). */
+export function totalOf(rows: readonly SpendSums[]): SpendSums {
+  const t = noSums();
+  for (const r of rows) for (const k of Object.keys(t) as Array<keyof SpendSums>) t[k] += r[k];
+  return t;
+}
+
+/** The model a call is filed under: its own where its record names one, else its run's as the source named it. */
+const modelOf = (s: StepRecord): string => s.model ?? s.settings.model.replace(/^imported:/, '');
+
+/** A function giving a time's calendar day (YYYY-MM-DD) in `timezone`; an unknown zone is a UsageError. */
+export function dayIn(timezone: string): (ms: number) => string {
+  if (timezone === 'UTC') return (ms) => new Date(ms).toISOString().slice(0, 10);
+  let f: Intl.DateTimeFormat;
+  try {
+    f = new Intl.DateTimeFormat('en-US', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' });
+  } catch {
+    throw new UsageError(`--timezone ${timezone}: not a time zone this Node knows (an IANA name such as Europe/Paris)`);
+  }
+  return (ms) => {
+    const p = Object.fromEntries(f.formatToParts(ms).map((x) => [x.type, x.value]));
+    return `${p.year}-${p.month}-${p.day}`;
+  };
+}
+
+export class SpendAccumulator {
+  private readonly byDay = new Map<string, { sums: SpendSums; models: Set<string> }>();
+  private readonly byModel = new Map<string, SpendSums>();
+  private readonly dayOf: (ms: number) => string;
+
+  constructor(readonly timezone = 'UTC') {
+    this.dayOf = dayIn(timezone);
+  }
+
+  /** A call as the report prices it; one without a time is not counted. */
+  add(s: StepRecord): void {
+    if (s.at === undefined) return;
+    const day = this.dayOf(Date.parse(s.at));
+    const model = modelOf(s);
+    let d = this.byDay.get(day);
+    if (!d) this.byDay.set(day, (d = { sums: noSums(), models: new Set() }));
+    d.models.add(model);
+    addTo(d.sums, s);
+    let m = this.byModel.get(model);
+    if (!m) this.byModel.set(model, (m = noSums()));
+    addTo(m, s);
+  }
+
+  /** Days in order; models by cost, the dearest first (ties by name). */
+  spend(): Spend {
+    const days = [...this.byDay]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([day, d]) => ({ day, models: [...d.models].sort().join(', '), ...d.sums }));
+    const models = [...this.byModel]
+      .map(([model, sums]) => ({ model, ...sums }))
+      .sort((a, b) => b.cost_usd - a.cost_usd || (a.model < b.model ? -1 : 1));
+    return { timezone: this.timezone, days, models };
+  }
+}

@@ -6,7 +6,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunRecord, StepRecord } from '../src/contracts/records.ts';
-import { agentUpstream, type AgentUpstream, type ScriptedUsage, type Turn } from './helpers/agent-upstream.ts';
+import {
+  agentUpstream,
+  gatewayRecorded,
+  stepUsage,
+  type AgentUpstream,
+  type ScriptedUsage,
+  type Turn,
+} from './helpers/agent-upstream.ts';
 import {
   CLAUDE_ARGS,
   CLAUDE_BIN,
@@ -53,32 +60,11 @@ const jsonl = <T>(f: string) =>
     .split('\n')
     .map((l) => JSON.parse(l) as T);
 
-/** What each protocol reports of a scripted usage, as the gateway records it. */
-const recorded = {
-  // Messages: input, cache reads and writes are apart; the gateway's input holds them all. No reasoning count.
-  anthropic: (u: ScriptedUsage) => ({
-    input_tokens: u.input + u.cacheRead + u.cacheWrite5m + u.cacheWrite1h,
-    cached_tokens: u.cacheRead,
-    cache_write_tokens: u.cacheWrite5m + u.cacheWrite1h,
-    cache_write_1h_tokens: u.cacheWrite1h || undefined,
-    output_tokens: u.output,
-    reasoning_tokens: undefined,
-  }),
-  // Responses: input holds the cache reads (and the scripted writes, which it does not report apart); reasoning within output.
-  openai: (u: ScriptedUsage) => ({
-    input_tokens: u.input + u.cacheRead + u.cacheWrite5m,
-    cached_tokens: u.cacheRead,
-    cache_write_tokens: undefined,
-    cache_write_1h_tokens: undefined,
-    output_tokens: u.output,
-    reasoning_tokens: u.reasoning,
-  }),
-};
-
 const CLIENTS = [
   {
     name: 'Claude Code',
-    tool: 'claude-code' as const,
+    // A literal tool name: test/system-tool-guards.test.ts checks each CLI's use is guarded.
+    present: () => systemTool('claude-code', 'Claude Code through the gateway'),
     family: 'anthropic' as const,
     cmd: () => [CLAUDE_BIN, ...CLAUDE_ARGS(TASK).map((a) => `'${a}'`)].join(' '),
     model: 'anthropic:claude-sonnet-4-5',
@@ -86,7 +72,8 @@ const CLIENTS = [
   },
   {
     name: 'Codex CLI',
-    tool: 'codex' as const,
+    // A literal tool name: test/system-tool-guards.test.ts checks each CLI's use is guarded.
+    present: () => systemTool('codex', 'Codex CLI through the gateway'),
     family: 'openai' as const,
     cmd: () => [CODEX_BIN, ...CODEX_ARGS(TASK).map((a) => `'${a.replace(/'/g, "'\\''")}'`)].join(' '),
     model: 'openai:gpt-4o',
@@ -96,10 +83,10 @@ const CLIENTS = [
 
 describe('the coding-agent CLIs through bench run --agent-cmd, against a scripted provider', () => {
   for (const c of CLIENTS)
-    it.skipIf(!systemTool(c.tool, `${c.name} through the gateway`))(
+    it.skipIf(!c.present())(
       `${c.name}: steps.jsonl holds the provider's usage call for call; --steps 2 stops it with one refused call`,
       async () => {
-        const where = clientHome(`gateway-${c.tool}`);
+        const where = clientHome(`gateway-${c.family}`);
         for (const [steps, stop] of [
           ['12', 'done'],
           ['2', 'max_steps'],
@@ -132,17 +119,10 @@ describe('the coding-agent CLIs through bench run --agent-cmd, against a scripte
           expect(run!.stop_reason, run!.stop_detail).toBe(stop);
           const answered = calls.filter((s) => s.error === null);
           expect(answered.map((s) => s.usage_source)).toEqual(answered.map(() => 'provider'));
-          expect(
-            answered.map((s) => ({
-              input_tokens: s.input_tokens,
-              cached_tokens: s.cached_tokens,
-              cache_write_tokens: s.cache_write_tokens,
-              cache_write_1h_tokens: s.cache_write_1h_tokens,
-              output_tokens: s.output_tokens,
-              reasoning_tokens: s.reasoning_tokens,
-            })),
-          ).toEqual(
-            script.slice(0, answered.length).map((t) => recorded[c.family]((t as { usage: ScriptedUsage }).usage)),
+          expect(answered.map(stepUsage)).toEqual(
+            script
+              .slice(0, answered.length)
+              .map((t) => gatewayRecorded[c.family]((t as { usage: ScriptedUsage }).usage)),
           );
           if (stop === 'done') {
             expect(answered).toHaveLength(3);

@@ -63,8 +63,8 @@ const jsonl = <T>(f: string) =>
 const CLIENTS = [
   {
     name: 'Claude Code',
-    // A literal tool name: test/system-tool-guards.test.ts checks each CLI's use is guarded.
-    present: () => systemTool('claude-code', 'Claude Code through the gateway'),
+    tool: 'claude-code',
+    available: () => systemTool('claude-code', 'Claude Code through the gateway'),
     family: 'anthropic' as const,
     cmd: () => [CLAUDE_BIN, ...CLAUDE_ARGS(TASK).map((a) => `'${a}'`)].join(' '),
     model: 'anthropic:claude-sonnet-4-5',
@@ -72,8 +72,8 @@ const CLIENTS = [
   },
   {
     name: 'Codex CLI',
-    // A literal tool name: test/system-tool-guards.test.ts checks each CLI's use is guarded.
-    present: () => systemTool('codex', 'Codex CLI through the gateway'),
+    tool: 'codex',
+    available: () => systemTool('codex', 'Codex CLI through the gateway'),
     family: 'openai' as const,
     cmd: () => [CODEX_BIN, ...CODEX_ARGS(TASK).map((a) => `'${a.replace(/'/g, "'\\''")}'`)].join(' '),
     model: 'openai:gpt-4o',
@@ -83,10 +83,10 @@ const CLIENTS = [
 
 describe('the coding-agent CLIs through bench run --agent-cmd, against a scripted provider', () => {
   for (const c of CLIENTS)
-    it.skipIf(!c.present())(
+    it.skipIf(!c.available())(
       `${c.name}: steps.jsonl holds the provider's usage call for call; --steps 2 stops it with one refused call`,
       async () => {
-        const where = clientHome(`gateway-${c.family}`);
+        const where = clientHome(`gateway-${c.tool}`);
         for (const [steps, stop] of [
           ['12', 'done'],
           ['2', 'max_steps'],

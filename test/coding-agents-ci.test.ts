@@ -57,8 +57,8 @@ const COMMAND = "python3 -c 'print(sum(i*i for i in range(1,101)))'";
 const CLIENTS = [
   {
     name: 'Claude Code',
-    // A literal tool name: test/system-tool-guards.test.ts checks each CLI's use is guarded.
-    present: () => systemTool('claude-code', "Claude Code's CI job"),
+    tool: 'claude-code',
+    available: () => systemTool('claude-code', "Claude Code's CI job"),
     family: 'anthropic' as const,
     pkg: '@anthropic-ai/claude-code',
     env: claudeEnv,
@@ -68,8 +68,8 @@ const CLIENTS = [
   },
   {
     name: 'Codex CLI',
-    // A literal tool name: test/system-tool-guards.test.ts checks each CLI's use is guarded.
-    present: () => systemTool('codex', "Codex CLI's CI job"),
+    tool: 'codex',
+    available: () => systemTool('codex', "Codex CLI's CI job"),
     family: 'openai' as const,
     pkg: '@openai/codex',
     env: codexEnv,
@@ -136,7 +136,7 @@ function filesHolding(dir: string, text: string): string[] {
 
 describe('docs/coding-agents.md: the CI jobs, run as written against a scripted provider', () => {
   for (const c of CLIENTS)
-    it.skipIf(!c.present())(
+    it.skipIf(!c.available())(
       `${c.name}: metered call for call within the cap; costlier answers stop the check at --ci-max-spend (exit 1); the key stays with the provider`,
       async () => {
         const page = fromPage(c.name);
@@ -151,7 +151,7 @@ describe('docs/coding-agents.md: the CI jobs, run as written against a scripted 
         const upload = page.steps.find((s) => s.uses?.startsWith('actions/upload-artifact'))!;
 
         const job = async (script: Turn[]) => {
-          const where = clientHome(`ci-${c.family}`);
+          const where = clientHome(`ci-${c.tool}`);
           homes.push(where.home);
           fs.mkdirSync(path.join(where.project, path.dirname(page.file)), { recursive: true });
           fs.writeFileSync(path.join(where.project, page.file), page.budgets);

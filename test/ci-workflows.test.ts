@@ -8,21 +8,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import YAML from 'yaml';
 import { PACKAGE_NAME, scaffold } from '../src/cli/init.ts';
 import { ownVersion } from '../src/contracts/paths.ts';
 import { spawnServe } from '../src/serve/spawn.ts';
 import { ROOT } from './helpers/cli.ts';
-
-interface Step {
-  run?: string;
-  uses?: string;
-  name?: string;
-  env?: Record<string, string>;
-}
-type Workflow = { jobs: Record<string, { steps: Step[] }> };
-const workflow = (file: string) => YAML.parse(fs.readFileSync(file, 'utf8')) as Workflow;
-const runs = (w: Workflow) => Object.values(w.jobs).flatMap((j) => j.steps.flatMap((s) => (s.run ? [s.run] : [])));
+import { npxBench, runs, workflow } from './helpers/workflows.ts';
 
 let tmp: string;
 beforeAll(() => void (tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-workflows-'))));
@@ -77,12 +67,7 @@ describe('the behaviour gate (examples/github-actions-behaviour.yml)', { timeout
 
   beforeAll(async () => {
     // `npx bench` in the workflow is this checkout's bench here.
-    fs.mkdirSync(path.join(tmp, 'bin'));
-    fs.writeFileSync(
-      path.join(tmp, 'bin', 'npx'),
-      `#!/bin/sh\n[ "$1" = bench ] && shift\nexec "${process.execPath}" "${path.join(ROOT, 'bin/bench.js')}" "$@"\n`,
-      { mode: 0o755 },
-    );
+    npxBench(path.join(tmp, 'bin'));
     log = path.join(tmp, 'serve.jsonl');
     server = await spawnServe(['--profile', 'tiny-agent', '--log', log]);
     project = path.join(tmp, 'project');

@@ -6,7 +6,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunRecord, StepRecord } from '../src/contracts/records.ts';
-import { agentUpstream, type AgentUpstream, type ScriptedUsage, type Turn } from './helpers/agent-upstream.ts';
+import {
+  agentUpstream,
+  gatewayRecorded,
+  stepUsage,
+  type AgentUpstream,
+  type ScriptedUsage,
+  type Turn,
+} from './helpers/agent-upstream.ts';
 import {
   CLAUDE_ARGS,
   CLAUDE_BIN,
@@ -52,28 +59,6 @@ const jsonl = <T>(f: string) =>
     .trim()
     .split('\n')
     .map((l) => JSON.parse(l) as T);
-
-/** What each protocol reports of a scripted usage, as the gateway records it. */
-const recorded = {
-  // Messages: input, cache reads and writes are apart; the gateway's input holds them all. No reasoning count.
-  anthropic: (u: ScriptedUsage) => ({
-    input_tokens: u.input + u.cacheRead + u.cacheWrite5m + u.cacheWrite1h,
-    cached_tokens: u.cacheRead,
-    cache_write_tokens: u.cacheWrite5m + u.cacheWrite1h,
-    cache_write_1h_tokens: u.cacheWrite1h || undefined,
-    output_tokens: u.output,
-    reasoning_tokens: undefined,
-  }),
-  // Responses: input holds the cache reads (and the scripted writes, which it does not report apart); reasoning within output.
-  openai: (u: ScriptedUsage) => ({
-    input_tokens: u.input + u.cacheRead + u.cacheWrite5m,
-    cached_tokens: u.cacheRead,
-    cache_write_tokens: undefined,
-    cache_write_1h_tokens: undefined,
-    output_tokens: u.output,
-    reasoning_tokens: u.reasoning,
-  }),
-};
 
 const CLIENTS = [
   {
@@ -134,17 +119,10 @@ describe('the coding-agent CLIs through bench run --agent-cmd, against a scripte
           expect(run!.stop_reason, run!.stop_detail).toBe(stop);
           const answered = calls.filter((s) => s.error === null);
           expect(answered.map((s) => s.usage_source)).toEqual(answered.map(() => 'provider'));
-          expect(
-            answered.map((s) => ({
-              input_tokens: s.input_tokens,
-              cached_tokens: s.cached_tokens,
-              cache_write_tokens: s.cache_write_tokens,
-              cache_write_1h_tokens: s.cache_write_1h_tokens,
-              output_tokens: s.output_tokens,
-              reasoning_tokens: s.reasoning_tokens,
-            })),
-          ).toEqual(
-            script.slice(0, answered.length).map((t) => recorded[c.family]((t as { usage: ScriptedUsage }).usage)),
+          expect(answered.map(stepUsage)).toEqual(
+            script
+              .slice(0, answered.length)
+              .map((t) => gatewayRecorded[c.family]((t as { usage: ScriptedUsage }).usage)),
           );
           if (stop === 'done') {
             expect(answered).toHaveLength(3);

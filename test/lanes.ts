@@ -86,6 +86,7 @@ export const FULL_ONLY: Readonly<Record<string, string>> = {
   'coding-clients-serve.test.ts': 'runs Claude Code and Codex CLI against `bench serve`',
   'coding-clients-gateway.test.ts':
     'runs Claude Code and Codex CLI through `bench run --agent-cmd` against a scripted provider',
+  'coding-agents-ci.test.ts': "runs docs/coding-agents.md's CI jobs: bash, `bench check`, Claude Code and Codex CLI",
   'containment.test.ts': 'starts `bench`, bubblewrap, mkfifo',
   'framework-agents-gateway.test.ts': 'framework agents as Node processes',
   'framework-agents.test.ts': 'framework agents as Node processes',

@@ -5,6 +5,7 @@
 // kept, so a test can check what the client sent.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { StepRecord } from '../../src/contracts/records.ts';
 import type { LoggedUsage } from '../../src/trajectories/agent-logs/logged-call.ts';
 
 /**
@@ -255,3 +256,35 @@ export function usageFor(seed: number, i: number): ScriptedUsage {
     reasoning: 10 + k,
   };
 }
+
+/** What each protocol reports of a scripted usage, as the gateway records it. */
+export const gatewayRecorded = {
+  // Messages: input, cache reads and writes are apart; the gateway's input holds them all. No reasoning count.
+  anthropic: (u: ScriptedUsage) => ({
+    input_tokens: u.input + u.cacheRead + u.cacheWrite5m + u.cacheWrite1h,
+    cached_tokens: u.cacheRead,
+    cache_write_tokens: u.cacheWrite5m + u.cacheWrite1h,
+    cache_write_1h_tokens: u.cacheWrite1h || undefined,
+    output_tokens: u.output,
+    reasoning_tokens: undefined,
+  }),
+  // Responses: input holds the cache reads (and the scripted writes, which it does not report apart); reasoning within output.
+  openai: (u: ScriptedUsage) => ({
+    input_tokens: u.input + u.cacheRead + u.cacheWrite5m,
+    cached_tokens: u.cacheRead,
+    cache_write_tokens: undefined,
+    cache_write_1h_tokens: undefined,
+    output_tokens: u.output,
+    reasoning_tokens: u.reasoning,
+  }),
+};
+
+/** A step's usage, in the fields gatewayRecorded gives. */
+export const stepUsage = (s: StepRecord) => ({
+  input_tokens: s.input_tokens,
+  cached_tokens: s.cached_tokens,
+  cache_write_tokens: s.cache_write_tokens,
+  cache_write_1h_tokens: s.cache_write_1h_tokens,
+  output_tokens: s.output_tokens,
+  reasoning_tokens: s.reasoning_tokens,
+});

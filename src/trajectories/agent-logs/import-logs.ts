@@ -9,6 +9,7 @@ import type { ImportOptions, FoundFiles } from '../import-dir.ts';
 import { ImportSink, type ImportOutcome } from '../import-sink.ts';
 import { forEachLine, JsonStreamError, MAX_MEMBER_BYTES } from '../json-stream.ts';
 import { ClaudeCodeLog, isClaudeCodeLine } from './claude-code.ts';
+import { CountedIds, type IdSet } from './counted-ids.ts';
 import { CodexLog, isCodexLine } from './codex.ts';
 import type { LoggedCall } from './logged-call.ts';
 import { SessionRunBuilder, type LogFormat, type LoggedSession } from './session-run.ts';
@@ -42,13 +43,10 @@ class BadLines {
   }
 }
 
-/** Ids of calls already counted, across files: a resumed session's log repeats the calls it copied. */
-type Counted = Set<string>;
-
 function readerFor(
   format: LogFormat,
   file: string,
-  counted: Counted,
+  counted: IdSet,
   call: (s: LoggedSession, c: LoggedCall) => void,
 ): LogReader {
   if (format === 'claude-code') return new ClaudeCodeLog(call, counted);
@@ -62,7 +60,7 @@ function importLogFile(
   sink: ImportSink,
   format: LogFormat,
   file: string,
-  counted: Counted,
+  counted: IdSet,
   o: ImportOptions,
   state: { pending: Map<string, number>; empty: number },
 ): void {
@@ -164,7 +162,7 @@ function priceOf(o: ImportOptions, model: string) {
 export function importAgentLogs(format: LogFormat, found: FoundFiles, dir: string, o: ImportOptions): ImportOutcome {
   const sink = new ImportSink(dir);
   for (const line of found.unreadable) sink.skip(line);
-  const counted: Counted = new Set();
+  const counted = new CountedIds();
   const state = { pending: new Map<string, number>(), empty: 0 };
   for (const file of found.files) {
     state.pending.clear();

@@ -142,16 +142,21 @@ describe('Claude Code logs, line by line', () => {
     ];
     fs.writeFileSync(path.join(bad, 'hostile.jsonl'), Buffer.concat(parts));
     fs.writeFileSync(path.join(bad, 'notes.jsonl'), lines([{ hello: 'world' }]));
+    fs.writeFileSync(path.join(bad, 'only-long.jsonl'), `{"pad":"${'x'.repeat(2 * 1024 * 1024)}"}\n`);
     const { done, runs } = run(bad, 'claude-code', { maxMemberBytes: 1024 * 1024 });
     expect(runs).toHaveLength(1);
     expect(runs[0]!.calls).toBe(2);
-    expect(done.skipped).toHaveLength(2);
+    expect(done.skipped).toHaveLength(3);
     const hostile = done.skipped.find((l) => l.includes('hostile.jsonl'))!;
     expect(hostile).toMatch(
       /3 line\(s\) skipped — 1 not JSON \(cut short or partly written\) \(first: line 3\); 1 not valid UTF-8 \(first: line 4\); 1 longer than 1 MiB \(first: line 5\)/,
     );
     expect(done.skipped.find((l) => l.includes('notes.jsonl'))).toMatch(
       /not a Claude Code session log \(none of its 1 line\(s\) is one\): skipped/,
+    );
+    // Its one line unreadable: said so, not "no lines".
+    expect(done.skipped.find((l) => l.includes('only-long.jsonl'))).toMatch(
+      /not a Claude Code session log \(no line it could read; 1 longer than 1 MiB \(first: line 1\)\): skipped$/,
     );
   });
 });

@@ -34,12 +34,18 @@ class BadLines {
     else this.kinds.set(kind, { count: 1, first: n });
   }
 
+  /** The lines skipped, by kind (`1 longer than 64 MiB (first: line 1)`), or null when every line was read. */
+  phrase(): string | null {
+    if (this.kinds.size === 0) return null;
+    return [...this.kinds].map(([kind, k]) => `${k.count} ${kind} (first: line ${k.first})`).join('; ');
+  }
+
   /** One line for the file, or null when every line was read. */
   summary(file: string): string | null {
-    if (this.kinds.size === 0) return null;
+    const phrase = this.phrase();
+    if (!phrase) return null;
     const total = [...this.kinds.values()].reduce((a, k) => a + k.count, 0);
-    const parts = [...this.kinds].map(([kind, k]) => `${k.count} ${kind} (first: line ${k.first})`);
-    return `${file}: ${total} line(s) skipped — ${parts.join('; ')}; the file's other lines are imported`;
+    return `${file}: ${total} line(s) skipped — ${phrase}; the file's other lines are imported`;
   }
 }
 
@@ -121,9 +127,10 @@ function importLogFile(
   const sessions = reader.end();
   if (!recognised) {
     sink.discard(mark);
-    return sink.skip(
-      `${file}: not a ${NAMES[format]} session log (${lines ? `none of its ${lines} line(s) is one` : 'no lines'}): skipped`,
-    );
+    // A file of nothing but unreadable lines (one line of 300 MB) says so, not "no lines".
+    const unread = bad.phrase();
+    const read = lines ? `none of its ${lines} line(s) is one` : unread ? 'no line it could read' : 'no lines';
+    return sink.skip(`${file}: not a ${NAMES[format]} session log (${read}${unread ? `; ${unread}` : ''}): skipped`);
   }
   const badLine = bad.summary(file);
   if (badLine) sink.skip(badLine);

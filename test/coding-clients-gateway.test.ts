@@ -78,7 +78,8 @@ const recorded = {
 const CLIENTS = [
   {
     name: 'Claude Code',
-    tool: 'claude-code' as const,
+    tool: 'claude-code',
+    available: () => systemTool('claude-code', 'Claude Code through the gateway'),
     family: 'anthropic' as const,
     cmd: () => [CLAUDE_BIN, ...CLAUDE_ARGS(TASK).map((a) => `'${a}'`)].join(' '),
     model: 'anthropic:claude-sonnet-4-5',
@@ -86,7 +87,8 @@ const CLIENTS = [
   },
   {
     name: 'Codex CLI',
-    tool: 'codex' as const,
+    tool: 'codex',
+    available: () => systemTool('codex', 'Codex CLI through the gateway'),
     family: 'openai' as const,
     cmd: () => [CODEX_BIN, ...CODEX_ARGS(TASK).map((a) => `'${a.replace(/'/g, "'\\''")}'`)].join(' '),
     model: 'openai:gpt-4o',
@@ -96,7 +98,7 @@ const CLIENTS = [
 
 describe('the coding-agent CLIs through bench run --agent-cmd, against a scripted provider', () => {
   for (const c of CLIENTS)
-    it.skipIf(!systemTool(c.tool, `${c.name} through the gateway`))(
+    it.skipIf(!c.available())(
       `${c.name}: steps.jsonl holds the provider's usage call for call; --steps 2 stops it with one refused call`,
       async () => {
         const where = clientHome(`gateway-${c.tool}`);

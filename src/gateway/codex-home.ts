@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { writeFileAtomic } from '../results/atomic.ts';
 
 export const CODEX_PROVIDER = 'loopbench';
 /** A config.toml larger than this is not a config: the run gets ours alone. */
@@ -50,6 +51,6 @@ export function withGatewayProvider(config: string, gatewayUrl: string): string 
 /** A private CODEX_HOME for one run, pointed at the gateway; `dispose` removes it. */
 export function privateCodexHome(gatewayUrl: string, env: NodeJS.ProcessEnv): { dir: string; dispose(): void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-codex-home-'));
-  fs.writeFileSync(path.join(dir, 'config.toml'), withGatewayProvider(userConfig(env), gatewayUrl));
+  writeFileAtomic(path.join(dir, 'config.toml'), withGatewayProvider(userConfig(env), gatewayUrl));
   return { dir, dispose: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }

@@ -70,52 +70,7 @@ describe('the coding-agent CLIs on bench serve, their defaults unchanged', () =>
     'bench run --agent-cmd "claude -p …": every call metered through the gateway, and --steps 2 stops it at its second call',
     async () => {
       const where = clientHome('agent-cmd');
-      const jsonl = <T>(f: string) =>
-        fs
-          .readFileSync(f, 'utf8')
-          .trim()
-          .split('\n')
-          .map((l) => JSON.parse(l) as T);
-      const cmd = [CLAUDE_BIN, ...CLAUDE_ARGS(TASK).map((a) => `'${a}'`)].join(' ');
-      for (const [steps, stop] of [
-        ['12', 'done'],
-        ['2', 'max_steps'],
-      ] as const) {
-        const out = path.join(where.home, `out-${steps}`);
-        const r = await benchAsync(
-          [
-            'run',
-            '--agent-cmd',
-            cmd,
-            '-s',
-            'tiny-agent-sum-of-squares',
-            '--steps',
-            steps,
-            '--repeat',
-            '1',
-            '--out',
-            out,
-          ],
-          { ...claudeEnv(where.home) },
-        );
-        expect(r.code, r.stderr).toBe(0);
-        const [run] = jsonl<RunRecord>(path.join(out, 'runs.jsonl'));
-        const calls = jsonl<StepRecord>(path.join(out, 'steps.jsonl'));
-        expect(run!.stop_reason, run!.stop_detail).toBe(stop);
-        if (stop === 'done') {
-          expect(run!.success).toBe(true);
-          expect(calls.length).toBe(run!.calls);
-          expect(calls.every((c) => c.input_tokens > 0 && c.error === null)).toBe(true);
-        } else {
-          // Two steps, then one refused call, recorded with the brake's error.
-          expect(run!.steps).toBe(2);
-          expect(calls.map((c) => c.error?.slice(0, 49) ?? null)).toEqual([
-            null,
-            null,
-            'refused by the gateway (HTTP 403 loopbench_max_st',
-          ]);
-        }
-      }
+      await meteredUnderAgentCmd([CLAUDE_BIN, ...CLAUDE_ARGS(TASK)], where.home, claudeEnv(where.home));
     },
     300_000,
   );
@@ -124,54 +79,50 @@ describe('the coding-agent CLIs on bench serve, their defaults unchanged', () =>
     'bench run --agent-cmd "codex exec …": the run arranges its provider (the user\'s own config names another, left as it was), every call metered, --steps 2 stops it with one refused call',
     async () => {
       const where = clientHome('codex-agent-cmd');
-      const jsonl = <T>(f: string) =>
-        fs
-          .readFileSync(f, 'utf8')
-          .trim()
-          .split('\n')
-          .map((l) => JSON.parse(l) as T);
-      const cmd = [CODEX_BIN, ...CODEX_ARGS(TASK).map((a) => `'${a}'`)].join(' ');
-      for (const [steps, stop] of [
-        ['12', 'done'],
-        ['2', 'max_steps'],
-      ] as const) {
-        const out = path.join(where.home, `out-${steps}`);
-        const r = await benchAsync(
-          [
-            'run',
-            '--agent-cmd',
-            cmd,
-            '-s',
-            'tiny-agent-sum-of-squares',
-            '--steps',
-            steps,
-            '--repeat',
-            '1',
-            '--out',
-            out,
-          ],
-          { ...codexEnv(where.home) },
-        );
-        expect(r.code, r.stderr).toBe(0);
-        const [run] = jsonl<RunRecord>(path.join(out, 'runs.jsonl'));
-        const calls = jsonl<StepRecord>(path.join(out, 'steps.jsonl'));
-        expect(run!.stop_reason, run!.stop_detail).toBe(stop);
-        if (stop === 'done') {
-          expect(run!.success).toBe(true);
-          expect(calls.length).toBe(run!.calls);
-          expect(calls.every((c) => c.input_tokens > 0 && c.error === null)).toBe(true);
-        } else {
-          // Two steps, then one refused call, recorded with the brake's error.
-          expect(run!.steps).toBe(2);
-          expect(calls.map((c) => c.error?.slice(0, 49) ?? null)).toEqual([
-            null,
-            null,
-            'refused by the gateway (HTTP 403 loopbench_max_st',
-          ]);
-        }
-      }
+      await meteredUnderAgentCmd([CODEX_BIN, ...CODEX_ARGS(TASK)], where.home, codexEnv(where.home));
       expect(fs.readFileSync(path.join(codexHome(where.home), 'config.toml'), 'utf8')).toBe(USER_CODEX_CONFIG);
     },
     300_000,
   );
 });
+
+const jsonl = <T>(f: string) =>
+  fs
+    .readFileSync(f, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as T);
+
+/**
+ * `bench run --agent-cmd` with the CLI's command line (each argument single-quoted): at --steps 12 it is done with
+ * every call metered; at --steps 2 it takes two steps and its third call is refused, recorded with the brake's error.
+ */
+async function meteredUnderAgentCmd(argv: string[], home: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const cmd = argv.map((a, i) => (i === 0 ? a : `'${a.replace(/'/g, "'\\''")}'`)).join(' ');
+  for (const [steps, stop] of [
+    ['12', 'done'],
+    ['2', 'max_steps'],
+  ] as const) {
+    const out = path.join(home, `out-${steps}`);
+    const r = await benchAsync(
+      ['run', '--agent-cmd', cmd, '-s', 'tiny-agent-sum-of-squares', '--steps', steps, '--repeat', '1', '--out', out],
+      { ...env },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const [run] = jsonl<RunRecord>(path.join(out, 'runs.jsonl'));
+    const calls = jsonl<StepRecord>(path.join(out, 'steps.jsonl'));
+    expect(run!.stop_reason, run!.stop_detail).toBe(stop);
+    if (stop === 'done') {
+      expect(run!.success).toBe(true);
+      expect(calls.length).toBe(run!.calls);
+      expect(calls.every((c) => c.input_tokens > 0 && c.error === null)).toBe(true);
+    } else {
+      expect(run!.steps).toBe(2);
+      expect(calls.map((c) => c.error?.slice(0, 49) ?? null)).toEqual([
+        null,
+        null,
+        'refused by the gateway (HTTP 403 loopbench_max_st',
+      ]);
+    }
+  }
+}

@@ -1,11 +1,13 @@
 // The coding-agent log importers line by line, without the CLIs: Claude Code's per-block lines counted
-// once, a sub-agent's sidechain as its own linked run, Codex's older token_count-only logs, and hostile
-// files (a BOM, a line cut short, bad UTF-8, a line longer than the cap) each one line, the rest imported.
+// once (and once across files: a resumed session's log repeats them), a sub-agent's sidechain as its own
+// linked run, Codex's older token_count-only logs, and hostile files (a BOM, a line cut short, bad UTF-8,
+// a line longer than the cap) each one line, the rest imported.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunRecord, StepRecord } from '../src/contracts/records.ts';
+import { CountedIds } from '../src/trajectories/agent-logs/counted-ids.ts';
 import { importAgentLogs } from '../src/trajectories/agent-logs/import-logs.ts';
 import { trajectoryFiles } from '../src/trajectories/import-dir.ts';
 import { pricing } from '../src/cli/import.ts';
@@ -140,10 +142,11 @@ describe('Claude Code logs, line by line', () => {
     ];
     fs.writeFileSync(path.join(bad, 'hostile.jsonl'), Buffer.concat(parts));
     fs.writeFileSync(path.join(bad, 'notes.jsonl'), lines([{ hello: 'world' }]));
+    fs.writeFileSync(path.join(bad, 'only-long.jsonl'), `{"pad":"${'x'.repeat(2 * 1024 * 1024)}"}\n`);
     const { done, runs } = run(bad, 'claude-code', { maxMemberBytes: 1024 * 1024 });
     expect(runs).toHaveLength(1);
     expect(runs[0]!.calls).toBe(2);
-    expect(done.skipped).toHaveLength(2);
+    expect(done.skipped).toHaveLength(3);
     const hostile = done.skipped.find((l) => l.includes('hostile.jsonl'))!;
     expect(hostile).toMatch(
       /3 line\(s\) skipped — 1 not JSON \(cut short or partly written\) \(first: line 3\); 1 not valid UTF-8 \(first: line 4\); 1 longer than 1 MiB \(first: line 5\)/,
@@ -151,6 +154,47 @@ describe('Claude Code logs, line by line', () => {
     expect(done.skipped.find((l) => l.includes('notes.jsonl'))).toMatch(
       /not a Claude Code session log \(none of its 1 line\(s\) is one\): skipped/,
     );
+    // Its one line unreadable: said so, not "no lines".
+    expect(done.skipped.find((l) => l.includes('only-long.jsonl'))).toMatch(
+      /not a Claude Code session log \(no line it could read; 1 longer than 1 MiB \(first: line 1\)\): skipped$/,
+    );
+  });
+});
+
+describe('calls already counted, across files', () => {
+  it("a resumed session's log repeats the calls it copied: each is counted once, the new ones added", () => {
+    const dir = path.join(tmp, 'claude-resumed');
+    fs.mkdirSync(dir);
+    const first = [user(), ...answer('msg_r1', [{ type: 'text', text: 'one' }], usage(1, 0, 0, 0, 2))];
+    fs.writeFileSync(path.join(dir, 'a.jsonl'), lines(first));
+    const resumed = { sessionId: '99999999-2222-3333-4444-555555555555' };
+    fs.writeFileSync(
+      path.join(dir, 'b.jsonl'),
+      lines(
+        [...first, ...answer('msg_r2', [{ type: 'text', text: 'two' }], usage(3, 0, 0, 0, 4))].map((l) => ({
+          ...l,
+          ...resumed,
+        })),
+      ),
+    );
+    const { runs } = run(dir, 'claude-code');
+    expect(runs.map((r) => [r.run_id, r.calls, r.input_tokens, r.output_tokens])).toEqual([
+      [`claude-code_${SESSION}`, 1, 1, 2],
+      ['claude-code_99999999-2222-3333-4444-555555555555', 1, 3, 4],
+    ]);
+  });
+
+  it('holds every id added and no other, through its growth', () => {
+    const ids = new CountedIds();
+    for (let k = 0; k < 100_000; k++) ids.add(`msg_${k}`);
+    ids.add('msg_0');
+    let held = 0;
+    let others = 0;
+    for (let k = 0; k < 100_000; k++) {
+      if (ids.has(`msg_${k}`)) held++;
+      if (ids.has(`msg_${k + 100_000}`) || ids.has(`msg_${k}x`)) others++;
+    }
+    expect([held, others]).toEqual([100_000, 0]);
   });
 });
 

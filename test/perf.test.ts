@@ -85,7 +85,7 @@ describe('metering cost', () => {
     const pair = (one: number, many: number) => ({ one: timing(one), many: timing(many), speedUp: one / many });
     const pairs = [pair(9000, 5000), pair(8000, 5000), pair(9500, 5000), pair(7000, 5000)];
     expect(medianBySpeedUp(pairs).speedUp).toBe(1.6);
-    const child = { ms: 8000, cpuMs: 12_000, peakRssMb: 245, stdout: '' };
+    const child = { ms: 8000, cpuMs: 12_000, peakRssMb: 245, stdout: '', stderr: '' };
     const sample = (alone: number, slowest: number) => ({
       alone: timing(alone),
       together: [timing(slowest - 500), timing(slowest)],

@@ -15,6 +15,7 @@ export interface ChildRun {
   /** Peak resident set size of the child, in MB. */
   peakRssMb: number;
   stdout: string;
+  stderr: string;
 }
 
 // The bundled probe, CLI and perf scripts (scripts/build.mjs), exactly what `npm run bench` runs.
@@ -53,7 +54,7 @@ async function runNodeChild(script: string, args: string[], what: string): Promi
     const ms = performance.now() - start;
     if (code !== 0) throw new Error(`${what} exited with ${code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`);
     const probe = JSON.parse(fs.readFileSync(probeFile, 'utf8')) as { maxRSS: number; cpu: number };
-    return { ms, cpuMs: probe.cpu / 1000, peakRssMb: probe.maxRSS / 1024, stdout };
+    return { ms, cpuMs: probe.cpu / 1000, peakRssMb: probe.maxRSS / 1024, stdout, stderr };
   } finally {
     fs.rmSync(probeDir, { recursive: true, force: true });
   }

@@ -405,10 +405,17 @@ export function forEachLine(
   const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   try {
     if (!fs.fstatSync(fd).isFile()) throw new JsonStreamError(0, 'not a regular file');
-    let carry: Buffer = Buffer.alloc(0);
+    // The line being read, in pieces: joined once at its newline, so a long line is copied once,
+    // and one past the cap is dropped piece by piece, never held beyond the cap.
+    let parts: Buffer[] = [];
+    let held = 0;
     let n = 0;
     /** Inside a line already reported too long: its bytes are dropped up to its newline. */
     let skipping = false;
+    const tooLong = () => {
+      if (!o.tooLong) throw new JsonStreamError(0, `line ${n + 1} is longer than ${max / (1024 * 1024)} MiB`);
+      o.tooLong(++n);
+    };
     const emit = (bytes: Buffer, last = false) => {
       n++;
       const from = n === 1 && hasBom(bytes) ? BOM.length : 0;
@@ -422,27 +429,33 @@ export function forEachLine(
       }
       each(text, n, last);
     };
+    const line = (tail: Buffer) => (parts.length ? Buffer.concat([...parts, tail]) : tail);
     for (;;) {
       const chunk = Buffer.allocUnsafe(CHUNK);
       const got = fs.readSync(fd, chunk, 0, CHUNK, null);
       if (got === 0) break;
-      const data = carry.length ? Buffer.concat([carry, chunk.subarray(0, got)]) : chunk.subarray(0, got);
+      const data = chunk.subarray(0, got);
       let start = 0;
       for (let nl = data.indexOf(0x0a); nl !== -1; nl = data.indexOf(0x0a, start)) {
         if (skipping) skipping = false;
-        else emit(data.subarray(start, nl));
+        else if (held + nl - start > max) tooLong();
+        else emit(line(data.subarray(start, nl)));
+        parts = [];
+        held = 0;
         start = nl + 1;
       }
-      // Copied, not a view: a view would pin the whole chunk until the next newline.
-      carry = skipping ? Buffer.alloc(0) : Buffer.from(data.subarray(start));
-      if (carry.length > max) {
-        if (!o.tooLong) throw new JsonStreamError(0, `line ${n + 1} is longer than ${max / (1024 * 1024)} MiB`);
-        o.tooLong(++n);
+      if (skipping || start === got) continue;
+      // A whole chunk is kept as it is; a tail is copied, since a view would pin the whole chunk.
+      parts.push(start === 0 ? data : Buffer.from(data.subarray(start)));
+      held += got - start;
+      if (held > max) {
+        tooLong();
         skipping = true;
-        carry = Buffer.alloc(0);
+        parts = [];
+        held = 0;
       }
     }
-    if (carry.length) emit(carry, true);
+    if (held) emit(line(Buffer.alloc(0)), true);
   } finally {
     fs.closeSync(fd);
   }

@@ -6,6 +6,7 @@
 // a sub-agent's calls) are sessions of their own, linked to the session that ran them. Pure: fed
 // parsed lines in file order, it hands each call on as soon as its last line is read.
 import { countOf, loggedAction, NO_USAGE, type LoggedCall, type LoggedUsage } from './logged-call.ts';
+import type { IdSet } from './counted-ids.ts';
 import type { LoggedSession } from './session-run.ts';
 
 type Obj = Record<string, unknown>;
@@ -60,7 +61,7 @@ export class ClaudeCodeLog {
    */
   constructor(
     private readonly call: (session: LoggedSession, call: LoggedCall) => void,
-    private readonly counted: Set<string>,
+    private readonly counted: IdSet,
   ) {}
 
   /** One parsed line; what is wrong with it (one phrase), or null. Lines of other kinds are passed over. */

@@ -9,6 +9,7 @@ import type { ImportOptions, FoundFiles } from '../import-dir.ts';
 import { ImportSink, type ImportOutcome } from '../import-sink.ts';
 import { forEachLine, JsonStreamError, MAX_MEMBER_BYTES } from '../json-stream.ts';
 import { ClaudeCodeLog, isClaudeCodeLine } from './claude-code.ts';
+import { CountedIds, type IdSet } from './counted-ids.ts';
 import { CodexLog, isCodexLine } from './codex.ts';
 import type { LoggedCall } from './logged-call.ts';
 import { SessionRunBuilder, type LogFormat, type LoggedSession } from './session-run.ts';
@@ -33,22 +34,25 @@ class BadLines {
     else this.kinds.set(kind, { count: 1, first: n });
   }
 
+  /** The lines skipped, by kind (`1 longer than 64 MiB (first: line 1)`), or null when every line was read. */
+  phrase(): string | null {
+    if (this.kinds.size === 0) return null;
+    return [...this.kinds].map(([kind, k]) => `${k.count} ${kind} (first: line ${k.first})`).join('; ');
+  }
+
   /** One line for the file, or null when every line was read. */
   summary(file: string): string | null {
-    if (this.kinds.size === 0) return null;
+    const phrase = this.phrase();
+    if (!phrase) return null;
     const total = [...this.kinds.values()].reduce((a, k) => a + k.count, 0);
-    const parts = [...this.kinds].map(([kind, k]) => `${k.count} ${kind} (first: line ${k.first})`);
-    return `${file}: ${total} line(s) skipped — ${parts.join('; ')}; the file's other lines are imported`;
+    return `${file}: ${total} line(s) skipped — ${phrase}; the file's other lines are imported`;
   }
 }
-
-/** Ids of calls already counted, across files: a resumed session's log repeats the calls it copied. */
-type Counted = Set<string>;
 
 function readerFor(
   format: LogFormat,
   file: string,
-  counted: Counted,
+  counted: IdSet,
   call: (s: LoggedSession, c: LoggedCall) => void,
 ): LogReader {
   if (format === 'claude-code') return new ClaudeCodeLog(call, counted);
@@ -62,7 +66,7 @@ function importLogFile(
   sink: ImportSink,
   format: LogFormat,
   file: string,
-  counted: Counted,
+  counted: IdSet,
   o: ImportOptions,
   state: { pending: Map<string, number>; empty: number },
 ): void {
@@ -123,9 +127,10 @@ function importLogFile(
   const sessions = reader.end();
   if (!recognised) {
     sink.discard(mark);
-    return sink.skip(
-      `${file}: not a ${NAMES[format]} session log (${lines ? `none of its ${lines} line(s) is one` : 'no lines'}): skipped`,
-    );
+    // A file of nothing but unreadable lines (one line of 300 MB) says so, not "no lines".
+    const unread = bad.phrase();
+    const read = lines ? `none of its ${lines} line(s) is one` : unread ? 'no line it could read' : 'no lines';
+    return sink.skip(`${file}: not a ${NAMES[format]} session log (${read}${unread ? `; ${unread}` : ''}): skipped`);
   }
   const badLine = bad.summary(file);
   if (badLine) sink.skip(badLine);
@@ -164,7 +169,7 @@ function priceOf(o: ImportOptions, model: string) {
 export function importAgentLogs(format: LogFormat, found: FoundFiles, dir: string, o: ImportOptions): ImportOutcome {
   const sink = new ImportSink(dir);
   for (const line of found.unreadable) sink.skip(line);
-  const counted: Counted = new Set();
+  const counted = new CountedIds();
   const state = { pending: new Map<string, number>(), empty: 0 };
   for (const file of found.files) {
     state.pending.clear();

@@ -95,6 +95,17 @@ describe('readJsonlLines', () => {
     ]).toEqual(picks.map((k) => records[k]));
   });
 
+  it('reads places in file order and backwards alike, read ahead in blocks across a line longer than a block', async () => {
+    const file = path.join(tmp, 'ahead.jsonl');
+    const records = Array.from({ length: 3000 }, (_, i) => ({ i, text: `pas ${i} → ${'z'.repeat(i % 500)}` }));
+    records.splice(1500, 0, { i: -1, text: 'ß'.repeat(400_000) });
+    fs.writeFileSync(file, records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    const places: Array<{ offset: number; bytes: number }> = [];
+    for await (const line of readJsonlLines(file)) if (line.ok) places.push(line);
+    expect([...readJsonlAt(file, places)]).toEqual(records);
+    expect([...readJsonlAt(file, [...places].reverse())]).toEqual([...records].reverse());
+  });
+
   it('reads nothing, and needs no file, for no places', () => {
     expect([...readJsonlAt(path.join(tmp, 'absent.jsonl'), [])]).toEqual([]);
   });

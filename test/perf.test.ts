@@ -276,7 +276,7 @@ describe('bench perf flags', () => {
     ]);
   }, 120_000);
 
-  it('--only import --quick imports its trajectory in a child process and prints the rate and the peak RSS (a smoke test)', () => {
+  it('--only import --quick imports its trajectory in a child process, without and with reports, and prints the rate, the ratio to the floor and the peak RSS (a smoke test)', () => {
     const r = bench('perf', '--only', 'import', '--quick', '--json');
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
@@ -286,7 +286,10 @@ describe('bench perf flags', () => {
     expect(out.targets.map((t: { target: string }) => t.target)).toEqual([
       expect.stringMatching(/^\d+\. import: steps\/s/),
       expect.stringMatching(/^\d+\. import: peak RSS/),
+      expect.stringMatching(/^\d+\. import with reports: CPU ÷ the floor/),
+      expect.stringMatching(/^\d+\. import with reports: peak RSS/),
     ]);
+    expect(out.import.reported.stdout).toMatch(/report\.html/);
   }, 60_000);
 
   it('documents every flag in --help', () => {

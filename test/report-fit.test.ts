@@ -74,6 +74,33 @@ describe('quadratic fit', () => {
   });
 });
 
+describe('per step index', () => {
+  it('equals the means over every step record held at once, config by config and step by step, a run counted once a cell', () => {
+    const sweep = sampleSweep([10, 30], 3);
+    const steps = sweep.flatMap((r) => r.steps);
+    // A run whose steps come in two separated batches, as an interrupted and resumed run's can: counted once each time.
+    const again = sweep[0]!.steps.slice(0, 2);
+    const at = new StepIndexAccumulator();
+    for (const s of [...steps, ...again]) at.add(s);
+    const held = [...groupBy([...steps, ...again], (s) => `${s.config_id}\u0000${s.step}`).values()].map((g) => ({
+      config_id: g[0]!.config_id,
+      scenario: g[0]!.scenario,
+      max_steps: g[0]!.settings.limits.max_steps,
+      step: g[0]!.step,
+      calls: g.length,
+      runs: g.filter((s, i) => i === 0 || g[i - 1]!.run_id !== s.run_id).length,
+      input_tokens: g.reduce((n, s) => n + s.input_tokens, 0) / g.length,
+      cum_input_tokens: g.reduce((n, s) => n + s.cum_input_tokens, 0) / g.length,
+      cum_cost_usd: g.reduce((n, s) => n + s.cum_cost_usd, 0) / g.length,
+    }));
+    held.sort((a, b) => a.config_id.localeCompare(b.config_id) || a.step - b.step);
+    expect(at.points()).toEqual(held);
+    expect(held.find((p) => p.config_id === sweep[0]!.run.config_id && p.step === 1)!.runs).toBe(
+      sweep.filter((r) => r.run.config_id === sweep[0]!.run.config_id).length + 1,
+    );
+  });
+});
+
 describe('ratio table and savings', () => {
   const sweep = sampleSweep([10, 30], 4);
   const summary = summarizeConfigs(sweep.map((r) => r.run));

@@ -2,6 +2,19 @@ import type { Role } from './chat.ts';
 import type { StopReason } from './stop-reason.ts';
 import type { ConfigSettings, Settings } from './settings.ts';
 
+/** The fields of a step its run's totals add up (meter/ledger.ts addStep). */
+export type SummedStepField =
+  | 'step'
+  | 'round'
+  | 'input_tokens'
+  | 'output_tokens'
+  | 'cached_tokens'
+  | 'cache_write_tokens'
+  | 'cache_write_1h_tokens'
+  | 'reasoning_tokens'
+  | 'cost_usd'
+  | 'elapsed_ms';
+
 /** One line of steps.jsonl: one model call. */
 export interface StepRecord {
   run_id: string;

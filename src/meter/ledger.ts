@@ -2,7 +2,7 @@
 // every source of runs (the built-in loops' model caller, the gateway, importers, what-if replays,
 // runs rebuilt from their steps). A new kind of token is added here once. Pure: no I/O, no clock.
 import type { Role, Usage } from '../contracts/chat.ts';
-import type { RunRecord, StepRecord } from '../contracts/records.ts';
+import type { RunRecord, StepRecord, SummedStepField } from '../contracts/records.ts';
 import type { Price, Settings } from '../contracts/settings.ts';
 import type { Stop } from '../contracts/stop-reason.ts';
 import { noTotals, type RunTotals } from '../contracts/run-totals.ts';
@@ -33,7 +33,7 @@ export function overrunCost(price: Price, u: Usage, maxOutput: number): number {
  * read back or replayed. `elapsedMs` is the run clock after the step: a step read back has only its rounded
  * `elapsed_ms`; a call metered now keeps the clock unrounded, for the timeout brake.
  */
-export function addStep(t: RunTotals, s: StepRecord, elapsedMs: number = s.elapsed_ms): void {
+export function addStep(t: RunTotals, s: Pick<StepRecord, SummedStepField>, elapsedMs: number = s.elapsed_ms): void {
   t.calls++;
   t.steps = s.step;
   t.rounds = s.round;
@@ -203,7 +203,7 @@ export class RunLedger {
   }
 
   /** A step already recorded (a loopbench export read back, a what-if replay): added to the totals as it is. */
-  add(s: StepRecord): void {
+  add(s: Pick<StepRecord, SummedStepField>): void {
     addStep(this.totals, s);
   }
 

@@ -97,7 +97,7 @@ export async function runPerf(
   }
   if (parts.has('import')) {
     log(
-      `import: one ATIF trajectory of ${sizes.importSteps.toLocaleString('en-US')} agent steps, bench import --no-report in a child process…`,
+      `import: one ATIF trajectory of ${sizes.importSteps.toLocaleString('en-US')} agent steps, bench import --no-report and then with its reports, each in a child process…`,
     );
     out.import = await importBench(sizes.importSteps);
     out.targets.push(...importRows(out.import));

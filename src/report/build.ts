@@ -10,7 +10,7 @@ import type { RunFacts, RunRecord, StepRecord } from '../contracts/records.ts';
 import { UNKNOWN_PRICE, type Price } from '../contracts/settings.ts';
 import { resultFile } from '../results/results-dir.ts';
 import { writeFileAtomic } from '../results/atomic.ts';
-import { writeCsvFile } from './render/csv-file.ts';
+import { CsvFileWriter, writeCsvFile } from './render/csv-file.ts';
 import { naturalOrder, StepIndexAccumulator, summarizeConfigs, type ConfigSummary } from './stats/aggregate.ts';
 import { buildCharts } from './charts/charts.ts';
 import { configColours } from './charts/colours.ts';
@@ -51,7 +51,7 @@ import { DEFAULT_VOLUMES, projectVolumes, type Volume } from './stats/volume.ts'
 import { chosenVolume } from './findings/findings.ts';
 import { configEconomics, type ConfigEconomics } from './stats/economics.ts';
 import { recommendLimits } from './findings/decision.ts';
-import type { DeriveRuns, WhatIfOutcome } from '../contracts/derived.ts';
+import { replayedStep, type DeriveRuns, type ReplayedStep, type WhatIfOutcome } from '../contracts/derived.ts';
 import { chartPricing, describePricing } from './render/report-data.ts';
 import { constraintRows, longestRoundLimit, roleRows, roundRows } from './stats/taskqueue.ts';
 import { queueLengthChart } from './charts/taskqueue.ts';
@@ -99,8 +99,8 @@ export interface BuiltReports {
 
 interface StepPass {
   skipped: number;
-  /** Each run's steps in call order, kept only for a what-if. */
-  byRun: Map<string, StepRecord[]> | null;
+  /** Each run's steps in call order, the part a what-if replays, kept only for one. */
+  byRun: Map<string, ReplayedStep[]> | null;
   points: StepIndexAccumulator;
   fit: QuadraticFitAccumulator;
   cached: CachedTokensEstimator;
@@ -165,8 +165,8 @@ async function passSteps(
   await writeCsvFile(resultFile(dir, 'stepsCsv'), async (add) => {
     for (const value of readJsonlAt(file, inOrder())) {
       const r = value as StepRecord;
-      if (pass.byRun?.has(r.run_id)) pass.byRun.get(r.run_id)!.push(r);
-      else pass.byRun?.set(r.run_id, [r]);
+      if (pass.byRun?.has(r.run_id)) pass.byRun.get(r.run_id)!.push(replayedStep(r));
+      else pass.byRun?.set(r.run_id, [replayedStep(r)]);
       let priced = r;
       if (price) {
         const cost = costAt(price, r);
@@ -411,6 +411,14 @@ class ReportFiles {
     writeFileAtomic(path.join(this.dir, rel), data);
     this.files.push(rel);
   }
+
+  /** A CSV file written row by row (toCsv's bytes), never whole in memory. */
+  writeRows<T>(rel: string, items: readonly T[], row: (item: T) => Record<string, unknown>): void {
+    const csv = new CsvFileWriter(path.join(this.dir, rel));
+    for (const item of items) csv.add(row(item));
+    csv.commit();
+    this.files.push(rel);
+  }
 }
 
 /**
@@ -451,7 +459,8 @@ function writeTables(out: ReportFiles, a: Analysis, whatIf: boolean): void {
     out.rel('summaryCsv'),
     toCsv(a.summary.map((c, i) => ({ ...summaryRow(c, a.volumes), ...economicsRow(a.economics[i]!) }))),
   );
-  out.write(out.rel('stepIndexCsv'), toCsv(a.points.map(stepIndexRow)));
+  // A row per configuration and step index: a million-step import's would be a ~100 MB string whole.
+  out.writeRows(out.rel('stepIndexCsv'), a.points, stepIndexRow);
   out.write(out.rel('fitCsv'), toCsv(a.fits.map(fitRow)));
   out.write(out.rel('ratiosCsv'), toCsv(a.ratios.map(ratioRow)));
   out.write(out.rel('savingsCsv'), toCsv(a.savings.map(savingRow)));

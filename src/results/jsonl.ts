@@ -119,22 +119,34 @@ export async function* readJsonlLines(file: string): AsyncGenerator<JsonlLine> {
   }
 }
 
+/** Bytes read at a time by readJsonlAt: a run's lines are mostly next to each other, read one at a time they were a system call each. */
+const READ_AHEAD = 256 * 1024;
+
 /** Records again, one at a time, from the places `readJsonlLines` gave for them, in the order given. */
 export function* readJsonlAt(file: string, places: Iterable<LinePlace>): Generator<unknown> {
   // Opened for the first place only: no places, no file needed (a results directory without runs.jsonl).
   let fd: number | undefined;
+  // The bytes last read, and where in the file they start.
+  let block = Buffer.alloc(0);
+  let blockAt = 0;
   try {
     for (const place of places) {
       fd ??= fs.openSync(file, 'r');
-      const bytes = Buffer.allocUnsafe(place.bytes);
-      let got = 0;
-      while (got < place.bytes) {
-        const read = fs.readSync(fd, bytes, got, place.bytes - got, place.offset + got);
-        if (read === 0)
-          throw new Error(`${file} ended before byte ${place.offset + place.bytes}: changed while being read?`);
-        got += read;
+      const start = place.offset - blockAt;
+      if (start < 0 || start + place.bytes > block.length) {
+        block = Buffer.allocUnsafe(Math.max(place.bytes, READ_AHEAD));
+        blockAt = place.offset;
+        let got = 0;
+        while (got < place.bytes) {
+          const read = fs.readSync(fd, block, got, block.length - got, place.offset + got);
+          if (read === 0)
+            throw new Error(`${file} ended before byte ${place.offset + place.bytes}: changed while being read?`);
+          got += read;
+        }
+        block = block.subarray(0, got);
       }
-      yield JSON.parse(bytes.toString('utf8'));
+      const at = place.offset - blockAt;
+      yield JSON.parse(block.toString('utf8', at, at + place.bytes));
     }
   } finally {
     if (fd !== undefined) fs.closeSync(fd);

@@ -1,9 +1,9 @@
 // What-if configurations: for each family of configurations that differ only in one limit, the runs of
 // the loosest are replayed under each requested value (derive-run.ts) and added as a derived configuration,
 // named like a swept one and marked "(derived)". Values the sweep ran for real are not derived.
-import type { RunRecord, StepRecord } from '../contracts/records.ts';
+import type { RunRecord } from '../contracts/records.ts';
 import { configKey, type Limits } from '../contracts/settings.ts';
-import { DERIVED_MARK, type DerivedRun, type WhatIfOutcome } from '../contracts/derived.ts';
+import { DERIVED_MARK, type DerivedRun, type ReplayedStep, type WhatIfOutcome } from '../contracts/derived.ts';
 import { groupBy } from '../report/data/group.ts';
 import { deriveRun, WHAT_IF_LIMITS, type WhatIfName } from './derive-run.ts';
 
@@ -26,7 +26,7 @@ export function derivedConfigId(source: string, name: WhatIfName, value: number 
 /** Derives every requested value from the recorded runs (whole records) and their steps (by run id, in call order). */
 export function deriveConfigs(
   records: readonly RunRecord[],
-  stepsOf: (runId: string) => readonly StepRecord[],
+  stepsOf: (runId: string) => readonly ReplayedStep[],
   requests: readonly WhatIfRequest[],
 ): WhatIfOutcome {
   const out: WhatIfOutcome = { runs: [], refusals: [] };

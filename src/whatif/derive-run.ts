@@ -6,8 +6,8 @@ import { brakesFor } from '../brakes/index.ts';
 import { admitAction, newRunState, type PendingCall } from '../brakes/brake.ts';
 import { callCost } from '../meter/pricing.ts';
 import { RunLedger } from '../meter/ledger.ts';
-import { isRefused, REFUSED, type RunRecord, type StepRecord } from '../contracts/records.ts';
-import type { DerivedRun } from '../contracts/derived.ts';
+import { isRefused, REFUSED, type RunRecord } from '../contracts/records.ts';
+import type { DerivedRun, ReplayedStep } from '../contracts/derived.ts';
 import type { Limits } from '../contracts/settings.ts';
 import type { Stop, StopReason } from '../contracts/stop-reason.ts';
 import { argsOfFingerprint } from '../contracts/fingerprint.ts';
@@ -49,7 +49,12 @@ const fmt = (v: number | null) => (v === null ? 'off' : String(v));
  * the reason, when the records cannot tell: a loosened brake that stopped the run (what came next was
  * never recorded), calls that are not plain agent steps, or an action brake over several actions per call.
  */
-export function deriveRun(run: RunRecord, steps: readonly StepRecord[], limits: Limits, configId: string): Derivation {
+export function deriveRun(
+  run: RunRecord,
+  steps: readonly ReplayedStep[],
+  limits: Limits,
+  configId: string,
+): Derivation {
   const recorded = run.settings.limits;
   const changed = (Object.keys(limits) as Array<keyof Limits>).filter((k) => limits[k] !== recorded[k]);
   if (steps.length !== run.calls)
@@ -83,7 +88,7 @@ export function deriveRun(run: RunRecord, steps: readonly StepRecord[], limits: 
   const state = newRunState();
   // The derived run's totals are its steps', added as recorded.
   const ledger = new RunLedger(`${run.run_id}~${configId}`, configId, { ...run.settings, limits }, state);
-  const pendingOf = (s: StepRecord): PendingCall => ({
+  const pendingOf = (s: ReplayedStep): PendingCall => ({
     role: s.role,
     inputTokens: s.input_tokens,
     maxOutputTokens: run.settings.max_output_tokens,
@@ -186,7 +191,7 @@ export function deriveRun(run: RunRecord, steps: readonly StepRecord[], limits: 
  * What the records of an external agent (`--agent-cmd`) or of a clock-less import cannot answer, per
  * limit: null when the what-if can be derived.
  */
-function agentRefusal(run: RunRecord, steps: readonly StepRecord[], changed: readonly string[]): string | null {
+function agentRefusal(run: RunRecord, steps: readonly ReplayedStep[], changed: readonly string[]): string | null {
   const imported = run.extra?.imported as { clock?: boolean } | undefined;
   if (changed.includes('timeout_s') && imported?.clock === false)
     return `${run.config_id}: its trajectories hold no times (a message list), so a timeout cannot be derived from them`;

@@ -118,61 +118,98 @@ export interface StepPoint {
   cum_cost_usd: number;
 }
 
+/** One configuration's sums, a column per figure indexed by step (a step no call reached has 0 calls). */
+class StepColumns {
+  calls = new Int32Array(64);
+  runs = new Int32Array(64);
+  /** The run (its number in the accumulator) a step last counted. */
+  lastRun = new Int32Array(64).fill(-1);
+  input = new Float64Array(64);
+  cum = new Float64Array(64);
+  cost = new Float64Array(64);
+  /** One past the largest step seen. */
+  end = 0;
+
+  constructor(
+    readonly scenario: string,
+    readonly maxSteps: number | null,
+  ) {}
+
+  /** Room for `step`, each column doubled as it fills. */
+  reach(step: number): void {
+    if (step >= this.end) this.end = step + 1;
+    if (step < this.calls.length) return;
+    let size = this.calls.length;
+    while (size <= step) size *= 2;
+    const grow = <A extends Int32Array | Float64Array>(a: A, b: A): A => {
+      b.set(a);
+      return b;
+    };
+    this.calls = grow(this.calls, new Int32Array(size));
+    this.runs = grow(this.runs, new Int32Array(size));
+    this.lastRun = grow(this.lastRun, new Int32Array(size).fill(-1));
+    this.input = grow(this.input, new Float64Array(size));
+    this.cum = grow(this.cum, new Float64Array(size));
+    this.cost = grow(this.cost, new Float64Array(size));
+  }
+}
+
 /**
  * Per (configuration, step) sums, fed one StepRecord at a time, so a 55,000-call sweep needs O(configs × steps)
- * memory. A run's records come together (build.ts reads them run by run), so a cell counts a run when its id changes.
+ * memory, held as columns (a million-step import's cells as objects took ~1 GB). A run's records come
+ * together (build.ts reads them run by run), so a cell counts a run when its run changes.
  */
 export class StepIndexAccumulator {
-  private readonly cells = new Map<
-    string,
-    {
-      base: Omit<StepPoint, 'input_tokens' | 'cum_input_tokens' | 'cum_cost_usd' | 'calls' | 'runs'>;
-      calls: number;
-      runs: number;
-      lastRun: string;
-      input: number;
-      cum: number;
-      cost: number;
-    }
-  >();
+  private readonly configs = new Map<string, StepColumns>();
+  /** Run ids by number, so a cell's last run is a number, not a string. */
+  private readonly runNumbers = new Map<string, number>();
+  private lastRunId = '';
+  private lastRunNumber = -1;
 
   add(r: StepRecord): void {
     // A request the gateway refused reached no model: it is in the run's calls, not in a step's figures.
     if (isRefused(r)) return;
-    const key = `${r.config_id}\u0000${r.step}`;
-    let c = this.cells.get(key);
-    if (!c) {
-      c = {
-        base: { config_id: r.config_id, scenario: r.scenario, max_steps: r.settings.limits.max_steps, step: r.step },
-        calls: 0,
-        runs: 0,
-        lastRun: '',
-        input: 0,
-        cum: 0,
-        cost: 0,
-      };
-      this.cells.set(key, c);
+    let c = this.configs.get(r.config_id);
+    if (!c) this.configs.set(r.config_id, (c = new StepColumns(r.scenario, r.settings.limits.max_steps)));
+    if (r.run_id !== this.lastRunId) {
+      let n = this.runNumbers.get(r.run_id);
+      if (n === undefined) this.runNumbers.set(r.run_id, (n = this.runNumbers.size));
+      this.lastRunId = r.run_id;
+      this.lastRunNumber = n;
     }
-    c.calls++;
-    if (c.lastRun !== r.run_id) {
-      c.runs++;
-      c.lastRun = r.run_id;
+    const i = r.step;
+    c.reach(i);
+    c.calls[i]!++;
+    if (c.lastRun[i] !== this.lastRunNumber) {
+      c.runs[i]!++;
+      c.lastRun[i] = this.lastRunNumber;
     }
-    c.input += r.input_tokens;
-    c.cum += r.cum_input_tokens;
-    c.cost += r.cum_cost_usd;
+    c.input[i]! += r.input_tokens;
+    c.cum[i]! += r.cum_input_tokens;
+    c.cost[i]! += r.cum_cost_usd;
   }
 
+  /** The points by configuration (in localeCompare order), then step. */
   points(): StepPoint[] {
-    return [...this.cells.values()]
-      .map((c) => ({
-        ...c.base,
-        calls: c.calls,
-        runs: c.runs,
-        input_tokens: c.input / c.calls,
-        cum_input_tokens: c.cum / c.calls,
-        cum_cost_usd: c.cost / c.calls,
-      }))
-      .sort((a, b) => a.config_id.localeCompare(b.config_id) || a.step - b.step);
+    const out: StepPoint[] = [];
+    for (const id of [...this.configs.keys()].sort((a, b) => a.localeCompare(b))) {
+      const c = this.configs.get(id)!;
+      for (let step = 0; step < c.end; step++) {
+        const calls = c.calls[step]!;
+        if (calls === 0) continue;
+        out.push({
+          config_id: id,
+          scenario: c.scenario,
+          max_steps: c.maxSteps,
+          step,
+          calls,
+          runs: c.runs[step]!,
+          input_tokens: c.input[step]! / calls,
+          cum_input_tokens: c.cum[step]! / calls,
+          cum_cost_usd: c.cost[step]! / calls,
+        });
+      }
+    }
+    return out;
   }
 }

@@ -4,6 +4,8 @@
 // midnight is split between two days; and under its own model, so a session that changes model is split too.
 import type { StepRecord } from '../../contracts/records.ts';
 import { UsageError } from '../../contracts/errors.ts';
+import { noTotals, type RunTotals } from '../../contracts/run-totals.ts';
+import { addStep } from '../../meter/ledger.ts';
 
 /** The sums of one day's or one model's calls; input_tokens includes the cached and cache-write tokens, as everywhere. */
 export interface SpendSums {
@@ -28,31 +30,21 @@ export interface Spend {
   models: ModelSpend[];
 }
 
-const noSums = (): SpendSums => ({
-  calls: 0,
-  input_tokens: 0,
-  cached_tokens: 0,
-  cache_write_tokens: 0,
-  cache_write_1h_tokens: 0,
-  output_tokens: 0,
-  reasoning_tokens: 0,
-  cost_usd: 0,
+/** A day's or a model's sums as the tables spell them, from the ledger's totals (its addStep is the one sum of a call's figures). */
+const sumsOf = (t: RunTotals): SpendSums => ({
+  calls: t.calls,
+  input_tokens: t.inputTokens,
+  cached_tokens: t.cachedTokens,
+  cache_write_tokens: t.cacheWriteTokens,
+  cache_write_1h_tokens: t.cacheWrite1hTokens,
+  output_tokens: t.outputTokens,
+  reasoning_tokens: t.reasoningTokens,
+  cost_usd: t.costUsd,
 });
-
-function addTo(t: SpendSums, s: StepRecord): void {
-  t.calls++;
-  t.input_tokens += s.input_tokens;
-  t.cached_tokens += s.cached_tokens;
-  t.cache_write_tokens += s.cache_write_tokens ?? 0;
-  t.cache_write_1h_tokens += s.cache_write_1h_tokens ?? 0;
-  t.output_tokens += s.output_tokens;
-  t.reasoning_tokens += s.reasoning_tokens ?? 0;
-  t.cost_usd += s.cost_usd;
-}
 
 /** The sum of several rows' figures (the tables' total line). */
 export function totalOf(rows: readonly SpendSums[]): SpendSums {
-  const t = noSums();
+  const t = sumsOf(noTotals());
   for (const r of rows) for (const k of Object.keys(t) as Array<keyof SpendSums>) t[k] += r[k];
   return t;
 }
@@ -76,8 +68,8 @@ export function dayIn(timezone: string): (ms: number) => string {
 }
 
 export class SpendAccumulator {
-  private readonly byDay = new Map<string, { sums: SpendSums; models: Set<string> }>();
-  private readonly byModel = new Map<string, SpendSums>();
+  private readonly byDay = new Map<string, { totals: RunTotals; models: Set<string> }>();
+  private readonly byModel = new Map<string, RunTotals>();
   private readonly dayOf: (ms: number) => string;
 
   constructor(readonly timezone = 'UTC') {
@@ -90,21 +82,21 @@ export class SpendAccumulator {
     const day = this.dayOf(Date.parse(s.at));
     const model = modelOf(s);
     let d = this.byDay.get(day);
-    if (!d) this.byDay.set(day, (d = { sums: noSums(), models: new Set() }));
+    if (!d) this.byDay.set(day, (d = { totals: noTotals(), models: new Set() }));
     d.models.add(model);
-    addTo(d.sums, s);
+    addStep(d.totals, s);
     let m = this.byModel.get(model);
-    if (!m) this.byModel.set(model, (m = noSums()));
-    addTo(m, s);
+    if (!m) this.byModel.set(model, (m = noTotals()));
+    addStep(m, s);
   }
 
   /** Days in order; models by cost, the dearest first (ties by name). */
   spend(): Spend {
     const days = [...this.byDay]
       .sort(([a], [b]) => (a < b ? -1 : 1))
-      .map(([day, d]) => ({ day, models: [...d.models].sort().join(', '), ...d.sums }));
+      .map(([day, d]) => ({ day, models: [...d.models].sort().join(', '), ...sumsOf(d.totals) }));
     const models = [...this.byModel]
-      .map(([model, sums]) => ({ model, ...sums }))
+      .map(([model, t]) => ({ model, ...sumsOf(t) }))
       .sort((a, b) => b.cost_usd - a.cost_usd || (a.model < b.model ? -1 : 1));
     return { timezone: this.timezone, days, models };
   }

@@ -14,6 +14,7 @@ import { buildReports } from '../src/report/build.ts';
 import { loadRuns } from '../src/report/data/load-runs.ts';
 import { readCsv } from './helpers/csv.ts';
 import { completionWith, postRaw, sendJson, stubUpstream, type StubUpstream } from './helpers/stub-upstream.ts';
+import { SERVE_FLAGS } from './helpers/serve-flags.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-gw-idle-'));
 const KEY = 'sk-stub-idle-0123456789';
@@ -43,13 +44,7 @@ beforeAll(async () => {
     arrived();
   });
   const flags = {
-    port: '0',
-    host: '127.0.0.1',
-    latency: '0',
-    errorRate: '0',
-    faults: '',
-    retryAfter: '1',
-    promptCache: 'off',
+    ...SERVE_FLAGS,
     upstream: upstream.url,
     out: path.join(tmp, 'out'),
     runIdle: '0.1',
@@ -139,13 +134,7 @@ describe('closed runs remembered', () => {
     const auto = await stubUpstream((_req, res) => sendJson(res, completionWith(USAGE)));
     const dir = path.join(tmp, 'kept');
     const flags = {
-      port: '0',
-      host: '127.0.0.1',
-      latency: '0',
-      errorRate: '0',
-      faults: '',
-      retryAfter: '1',
-      promptCache: 'off',
+      ...SERVE_FLAGS,
       upstream: auto.url,
       out: dir,
       runIdle: '0.1',

@@ -20,6 +20,7 @@ import {
   stubUpstream,
   TOOL_ANSWER,
 } from './helpers/stub-upstream.ts';
+import { SERVE_FLAGS } from './helpers/serve-flags.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-gw-metering-'));
 const open: Array<{ close(): Promise<void> }> = [];
@@ -239,13 +240,7 @@ describe('memory and records', () => {
     open.push(stub);
     const dir = path.join(tmp, 'batched');
     const flags = {
-      port: '0',
-      host: '127.0.0.1',
-      latency: '0',
-      errorRate: '0',
-      faults: '',
-      retryAfter: '1',
-      promptCache: 'off',
+      ...SERVE_FLAGS,
       upstream: stub.url,
       out: dir,
       steps: 'off',

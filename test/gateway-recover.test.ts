@@ -11,6 +11,7 @@ import { startStandaloneGateway } from '../src/gateway/standalone.ts';
 import { bench, spawnBench } from './helpers/cli.ts';
 import { readCsv } from './helpers/csv.ts';
 import { completionWith, postRaw, sendJson, stubUpstream, type StubUpstream } from './helpers/stub-upstream.ts';
+import { SERVE_FLAGS } from './helpers/serve-flags.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-gw-recover-'));
 const KEY = 'sk-stub-recover-0123456789';
@@ -53,13 +54,7 @@ describe('a run that goes quiet', () => {
   it('is appended to runs.jsonl and forgotten; its id is refused afterwards, other runs go on', async () => {
     const dir = path.join(tmp, 'quiet');
     const flags = {
-      port: '0',
-      host: '127.0.0.1',
-      latency: '0',
-      errorRate: '0',
-      faults: '',
-      retryAfter: '1',
-      promptCache: 'off',
+      ...SERVE_FLAGS,
       upstream: upstream.url,
       out: dir,
       runIdle: '0.2',

@@ -16,6 +16,7 @@ import type { RunningServer } from '../src/serve/server.ts';
 import { servedUrl, spawnBench } from './helpers/cli.ts';
 import { stubUpstream } from './helpers/stub-upstream.ts';
 import { serve } from './serve-helpers.ts';
+import { SERVE_FLAGS } from './helpers/serve-flags.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-gateway-serve-'));
 const KEY = 'sk-live-PROVIDER-KEY-never-written-77';
@@ -35,13 +36,7 @@ const read = <T>(file: string): T[] =>
     .split('\n')
     .map((l) => JSON.parse(l) as T);
 const flags = (extra: Record<string, string>) => ({
-  port: '0',
-  host: '127.0.0.1',
-  latency: '0',
-  errorRate: '0',
-  faults: '',
-  retryAfter: '1',
-  promptCache: 'off',
+  ...SERVE_FLAGS,
   ...extra,
 });
 const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [

@@ -24,6 +24,7 @@ import {
   type StubUpstream,
 } from './helpers/stub-upstream.ts';
 import { gatewayOptions } from '../src/cli/serve.ts';
+import { SERVE_FLAGS } from './helpers/serve-flags.ts';
 
 const counter = new TokenCounter();
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-gw-upstream-'));
@@ -127,13 +128,7 @@ describe('an answer of any size', () => {
     open.push(stub);
     const dir = path.join(tmp, 'standalone-cap');
     const flags = {
-      port: '0',
-      host: '127.0.0.1',
-      latency: '0',
-      errorRate: '0',
-      faults: '',
-      retryAfter: '1',
-      promptCache: 'off',
+      ...SERVE_FLAGS,
       upstream: stub.url,
       out: dir,
       maxAnswerMb: '1',

@@ -14,6 +14,7 @@ import { loadPricing } from '../src/meter/pricing.ts';
 import { buildReports } from '../src/report/build.ts';
 import { readCsv } from './helpers/csv.ts';
 import { completionWith, postRaw, sendJson, stubUpstream, type StubUpstream } from './helpers/stub-upstream.ts';
+import { SERVE_FLAGS } from './helpers/serve-flags.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-ledger-'));
 let upstream: StubUpstream;
@@ -46,13 +47,7 @@ beforeAll(async () => {
   });
   dir = path.join(tmp, 'gateway');
   const flags = {
-    port: '0',
-    host: '127.0.0.1',
-    latency: '0',
-    errorRate: '0',
-    faults: '',
-    retryAfter: '1',
-    promptCache: 'off',
+    ...SERVE_FLAGS,
     upstream: upstream.url,
     out: dir,
     // The stub model is in no pricing table: a provider's model must be priced.

@@ -11,6 +11,7 @@ import { gatewayOptions } from '../src/cli/serve.ts';
 import { resolvePrice } from '../src/runner/plan.ts';
 import { modelPrices } from '../src/runner/taskqueue-plan.ts';
 import { UsageError } from '../src/contracts/errors.ts';
+import { SERVE_FLAGS } from './helpers/serve-flags.ts';
 
 const table = loadPricing();
 
@@ -55,13 +56,7 @@ describe('every place that prices a model by its name', () => {
   it('import, the gateway, bench run and per-role models give one spelling one price', () => {
     const byImport = pricing({}) as (model: string) => ReturnType<typeof findPrice>;
     const flags = {
-      port: '0',
-      host: '127.0.0.1',
-      latency: '0',
-      errorRate: '0',
-      faults: '',
-      retryAfter: '1',
-      promptCache: 'off',
+      ...SERVE_FLAGS,
       out: path.join(os.tmpdir(), 'never-written'),
     };
     const byGateway = gatewayOptions(flags, {})!.priceOf!;

@@ -122,6 +122,7 @@ export const FULL_ONLY: Readonly<Record<string, string>> = {
   'spin-detectors.test.ts': 'real Python (run_python)',
   'sweep-workers.test.ts': 'starts `bench`',
   'system-tool-guards.test.ts': 'Python, bubblewrap, Chromium',
+  'tagged-processes.test.ts': 'sh and sleep, with setsid',
   'taskqueue-cli.test.ts': 'starts `bench`',
   'tokens.test.ts': 'real Python (run_python)',
   'traces-receiver.test.ts': 'starts `bench serve --traces`, kills and restarts it',

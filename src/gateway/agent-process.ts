@@ -88,7 +88,7 @@ export function runAgentProcess(cmd: string, o: AgentProcessOptions): Promise<Ag
     /** Everything the agent started goes, whatever group it moved to; then the pipes get PIPE_GRACE_MS to close. */
     const endAll = () => {
       killGroup(child.pid, 'SIGKILL');
-      leftRunning += killTagged(TAG, tag);
+      leftRunning += killTagged(TAG, tag, child.pid);
       setTimeout(() => finish(true), PIPE_GRACE_MS).unref();
     };
     const timer = o.timeoutMs === null ? null : setTimeout(() => ((timedOut = true), endAll()), o.timeoutMs);

@@ -3,8 +3,23 @@
 // that still carries it through /proc (Linux; elsewhere the process group is all there is).
 import fs from 'node:fs';
 
-/** Kills every process whose environment has `variable=tag`; returns how many. */
-export function killTagged(variable: string, tag: string): number {
+/** A process's state and process group, from /proc/PID/stat (the name in parentheses may hold anything). */
+function statOf(pid: string): { state: string; group: number } | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state: state!, group: Number(group) };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Kills every process whose environment has `variable=tag`. Returns how many of them were outside
+ * `group`: the members of the group a caller has just killed may still be dying, environment and all,
+ * and are not processes that escaped it.
+ */
+export function killTagged(variable: string, tag: string, group?: number): number {
   const needle = `${variable}=${tag}`;
   let pids: string[];
   try {
@@ -12,15 +27,17 @@ export function killTagged(variable: string, tag: string): number {
   } catch {
     return 0; // no /proc: the process group is all there is
   }
-  let killed = 0;
+  let escaped = 0;
   for (const pid of pids) {
     try {
       if (!fs.readFileSync(`/proc/${pid}/environ`, 'latin1').includes(needle)) continue;
+      const stat = statOf(pid);
+      if (stat?.state === 'Z' || stat?.state === 'X') continue; // dead, waiting to be reaped
       process.kill(Number(pid), 'SIGKILL');
-      killed++;
+      if (stat?.group !== group) escaped++;
     } catch {
       /* gone already, or not ours to read */
     }
   }
-  return killed;
+  return escaped;
 }

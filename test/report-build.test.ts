@@ -9,7 +9,8 @@ import { runRow, toCsv } from '../src/report/render/csv.ts';
 import { quantile } from '../src/stats/quantile.ts';
 import { parseVolumes } from '../src/report/stats/volume.ts';
 import { decodePng, inkPixels } from './helpers/png.ts';
-import { sampleSweep, synthRun, writeResults } from './helpers/records.ts';
+import { PRICE, sampleSweep, synthRun, writeResults } from './helpers/records.ts';
+import { usd } from '../src/report/format/numbers.ts';
 import { benchInProcess } from './helpers/cli.ts';
 
 /** The CLI in this process (a child each paid ~1.5 s of tsx start-up): rejects, as a failed child would, on a non-zero exit. */
@@ -218,6 +219,35 @@ describe('buildReports on runs held lean', () => {
       q3: quantile(costs, 0.75),
       max: Math.max(...costs),
     });
+  });
+});
+
+describe('a run whose model returned more output than max_tokens', () => {
+  it('has its overrun billed at the report’s price: re-priced as gpt-4o, at gpt-4o’s output rate', async () => {
+    const dir = path.join(tmp, 'overrun');
+    const { run, steps } = synthRun({ scenario: 'checked', maxSteps: 3, repeat: 0, input: () => 1000 });
+    // Each of the 3 calls returned 150 output tokens against a limit of 100: 150 tokens beyond it in all.
+    const capped = { ...run.settings, max_output_tokens: 100 };
+    for (const r of [run, ...steps]) r.settings = capped;
+    run.extra = {
+      output_overrun: {
+        calls: 3,
+        tokens: 150,
+        cost_usd: (150 * PRICE.output_per_1m) / 1e6,
+        first_step: 1,
+        largest_output_tokens: 150,
+        max_output_tokens: 100,
+      },
+    };
+    writeResults(dir, [{ run, steps }]);
+    const sentence = (cost: number) => `(150 tokens, ${usd(cost)} beyond the budget brake's worst case)`;
+    const summary = () => fs.readFileSync(path.join(dir, 'summary.md'), 'utf8');
+    await buildReports(dir);
+    expect(summary()).toContain(sentence(150 * 0.6e-6));
+    await buildReports(dir, {
+      price: { model: 'gpt-4o', input_per_1m: 2.5, cached_input_per_1m: 1.25, output_per_1m: 10 },
+    });
+    expect(summary()).toContain(sentence(150 * 10e-6));
   });
 });
 

@@ -44,6 +44,7 @@ import {
   repriceAll,
   repriceRuns,
   costAt,
+  overrunAt,
   StepRepricer,
   type StepCosts,
 } from './stats/reprice.ts';
@@ -108,6 +109,8 @@ interface StepPass {
   repriced: StepRepricer;
   /** Largest single-call input per configuration (the context report's 'largest prompt'). */
   maxInput: Map<string, number>;
+  /** Per run, what its output beyond max_output_tokens cost at the report's price (re-priced reports only). */
+  overruns: Map<string, number>;
   /** Each run's steps added up, as recorded: its run record is checked against them. */
   sums: StepSums;
   /** The calls that carry their time, per day and per model, in the report's prices. */
@@ -137,6 +140,7 @@ async function passSteps(
     cached: new CachedTokensEstimator(keepSteps),
     repriced: new StepRepricer(prices, keepSteps),
     maxInput: new Map(),
+    overruns: new Map(),
     sums: new StepSums(),
     spend: new SpendAccumulator(timezone),
   };
@@ -173,6 +177,8 @@ async function passSteps(
         const total = (cum.get(r.run_id) ?? 0) + cost;
         cum.set(r.run_id, total);
         priced = { ...r, cost_usd: cost, cum_cost_usd: total };
+        if (r.output_tokens > r.settings.max_output_tokens)
+          pass.overruns.set(r.run_id, (pass.overruns.get(r.run_id) ?? 0) + overrunAt(price, r));
       }
       add(stepRow(priced));
       // The cumulative-cost chart is in the report's prices, as every other cost it shows.
@@ -351,7 +357,7 @@ function analyse(
   const recommended = recommendations.some((r) => r.max_steps !== null);
   const detectors = detectorRows(runs);
   const sentences = [
-    ...overrunFindings(runs),
+    ...overrunFindings(runs, o.price ? (r) => steps.overruns.get(r.run_id) : undefined),
     ...findings({ summary, fits, ratios, savings, volumes }),
     ...loop.findings,
     ...detectorFindings(detectors),

@@ -1,5 +1,6 @@
 // Runs whose model returned more output than max_tokens (recorded as extra.output_overrun): the
-// budget brake's worst case did not hold for them, and the summary must say so.
+// budget brake's worst case did not hold for them, and the summary must say so — in the report's prices:
+// a re-priced report bills the excess at the re-priced model's rates (reprice.ts overrunAt, from the steps).
 import type { RunFacts } from '../../contracts/records.ts';
 import { int, usd } from '../format/numbers.ts';
 import { groupBy } from '../data/group.ts';
@@ -13,12 +14,19 @@ interface Overrun {
 
 const overrunOf = (r: RunFacts) => r.extra?.output_overrun as Overrun | undefined;
 
-export function overrunFindings(runs: readonly RunFacts[]): string[] {
+/**
+ * `repriced`: a run's overrun cost at the report's price, where it is re-priced (undefined: without the run's
+ * steps, the cost as recorded stands).
+ */
+export function overrunFindings(runs: readonly RunFacts[], repriced?: (r: RunFacts) => number | undefined): string[] {
   const out: string[] = [];
   for (const [config, group] of groupBy(runs, (r) => r.config_id)) {
     const hit = group.filter((r) => overrunOf(r));
     if (hit.length === 0) continue;
-    const o = hit.map((r) => overrunOf(r)!);
+    const o = hit.map((r) => {
+      const recorded = overrunOf(r)!;
+      return { ...recorded, cost_usd: repriced?.(r) ?? recorded.cost_usd };
+    });
     const sum = (f: (x: Overrun) => number) => o.reduce((a, x) => a + f(x), 0);
     const budget = group[0]!.settings.limits.max_cost_usd;
     const over = budget === null ? [] : hit.filter((r) => r.cost_usd > budget);

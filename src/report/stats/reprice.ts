@@ -1,5 +1,6 @@
 // Re-pricing without re-running: the recorded tokens under other models' rates, with and without
 // prompt caching, so a review can ask "what would this loop cost on model X" for free.
+import { overrunCost } from '../../meter/ledger.ts';
 import { callCost } from '../../meter/pricing.ts';
 import { billableCachedTokens } from '../../meter/prompt-cache.ts';
 import type { RunFacts, StepRecord } from '../../contracts/records.ts';
@@ -77,6 +78,24 @@ const tokensAt = (price: Price, r: Tokens, cached: number) =>
  */
 export const costAt = (price: Price, s: Tokens & { settings: Pick<StepRecord['settings'], 'prompt_cache'> }) =>
   tokensAt(price, s, s.settings.prompt_cache ? s.cached_tokens : 0);
+
+/**
+ * What a step's output beyond its max_output_tokens costs at `price`: the ledger's overrun (the call less the same
+ * call cut at the limit) on the step's recorded tokens, cache reads billed as costAt bills them. 0 within the limit.
+ */
+export const overrunAt = (price: Price, s: StepRecord): number =>
+  overrunCost(
+    price,
+    {
+      prompt_tokens: s.input_tokens,
+      completion_tokens: s.output_tokens,
+      cached_tokens: s.settings.prompt_cache ? s.cached_tokens : 0,
+      cache_write_tokens: s.cache_write_tokens ?? 0,
+      cache_write_1h_tokens: s.cache_write_1h_tokens ?? 0,
+      reasoning_tokens: s.reasoning_tokens ?? 0,
+    },
+    s.settings.max_output_tokens,
+  );
 
 /** Input tokens a cache could have read: never those the same call wrote to it. */
 const readable = (r: Tokens, hit: number) => Math.min(r.input_tokens - (r.cache_write_tokens ?? 0), hit);

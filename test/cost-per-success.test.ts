@@ -89,13 +89,18 @@ describe('cost per successful task', () => {
     expect(costPerSuccess(rs)!.ci!.hi).toBeGreaterThan(c.ci!.hi);
   });
 
-  describe('coverage on seeded sweeps from a known truth (300 sweeps a cell)', () => {
+  describe('coverage on seeded sweeps from a known truth (300 sweeps a cell, log-normal and other shapes)', () => {
     const measured = CELLS.map((cell) => measureCoverage(cell, 300));
-    // σ = 1.5 log-normal costs: the data rarely hold the tail that carries the mean. No interval weighed reaches 93 % at
-    // 20 runs within the width below, and the one that does at 50 (a log-normal model's) fails costs that are not
-    // log-normal (scripts/cost-methods.ts). The test holds them to their level.
-    const floor = (c: (typeof CELLS)[number]) =>
-      c.runs < 20 ? 0 : c.name.startsWith('log-normal costs σ = 1.5') ? 0.84 : 0.93;
+    // Where no interval weighed reaches 93 % within the width below (docs/adaptive.md: the calibrated double
+    // bootstrap-t, a variance-stabilised bootstrap, BCa, a log-normal model's and others, scripts/cost-methods.ts),
+    // each cell is held to what these 300 seeded sweeps measure, rounded down to the point (2,000 sweeps: 89.0 %,
+    // 87.1 %, 91.3 %): unbounded log-normal costs of σ = 1.5, whose mean rests on a tail 20 runs rarely hold.
+    const SHORTFALLS: Record<string, number> = {
+      'log-normal costs σ = 1.5, success 0.7, 20 runs': 0.88,
+      'log-normal costs σ = 1.5, success 0.95, 20 runs': 0.85,
+      'log-normal costs σ = 1.5, success 0.7, 50 runs': 0.88,
+    };
+    const floor = (c: (typeof CELLS)[number]) => (c.runs < 20 ? 0 : (SHORTFALLS[c.name] ?? 0.93));
 
     it.each(measured.map((m) => [m.cell.name, m] as const))('%s', (_name, m) => {
       expect(m.after).toBeGreaterThanOrEqual(floor(m.cell));

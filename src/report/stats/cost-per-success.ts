@@ -26,7 +26,7 @@
 // (91.3 % at 50), most misses below the truth. Weighed in its place on the same sweeps (scripts/cost-methods.ts): BCa,
 // Hall's skewness-corrected t and a variance-stabilised bootstrap (Tibshirani 1988) cover less; a smoothed bootstrap-t
 // gains up to 2.7 points at up to 2.25× the percentile bootstrap's width (the suite allows 2×); the calibrated (double)
-// bootstrap-t (Hall 1986, Beran 1987) reaches 90.4 % and 89.8 % at 3.2–3.8× that width and ~30× the time; a
+// bootstrap-t (Hall 1986, Beran 1987) reaches 90.4 % and 89.8 % at 3.2–3.8× that width and ~100× the time; a
 // log-normal model's interval (Krishnamoorthy & Mathew's generalized pivotal quantity) reaches 92.8–97 % for σ = 1.5
 // at 20 runs only at 2.4–4.9× that width, and fails costs that are not log-normal (over 27× on gamma costs with many
 // near-free runs; 52 % coverage alone with rare budget-spending failures). No interval of bounded width holds for every

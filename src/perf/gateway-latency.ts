@@ -181,7 +181,7 @@ interface Load {
  * counts its whole history), then sends `requests` more, a step longer each time. Agents start
  * spread over one upstream latency, as independent agents would be, not in lockstep.
  */
-export async function load(
+async function load(
   base: string,
   o: {
     agents: number;

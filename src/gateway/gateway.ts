@@ -18,6 +18,7 @@ import type { SpendGuard } from '../contracts/sweep-state.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
 import { redact } from '../models/redact.ts';
 import { requestParts } from '../models/request-parts.ts';
+import { BodyPool, type Lease } from '../wire/body-pool.ts';
 import { readBody, readBytes } from '../wire/read-body.ts';
 import { Conversations, countAnswer, tally, type Tally } from './conversation.ts';
 import { worstCase, type RunMeter, type Ticket } from './run-meter.ts';
@@ -159,6 +160,8 @@ export class Gateway {
   private readonly handling = new Set<Promise<void>>();
   /** Calls in flight: closing cuts them. */
   private readonly cancels = new Set<() => void>();
+  /** Request bodies' buffers, reused call after call. */
+  private readonly bodies = new BodyPool();
   private server!: http.Server;
   url = '';
 
@@ -361,11 +364,27 @@ export class Gateway {
       run.meter.refused(`${REFUSED} (HTTP ${e.status} ${e.code ?? e.type}): ${e.message}`);
       refuse(e);
     };
-    const read = await readBytes(req);
+    const read = await readBytes(req, this.bodies);
     if ('error' in read) return refuseCall(read.error);
+    try {
+      await this.withBody(run, adapter, read.lease, req, res, refuseCall);
+    } finally {
+      read.lease.drop();
+    }
+  }
+
+  /** A request read whole: parsed, metered for what it adds, checked against the brakes, completed. */
+  private async withBody(
+    run: GatewayRun,
+    adapter: WireAdapter,
+    body: Lease,
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    refuseCall: (e: WireError) => void,
+  ): Promise<void> {
     const remembered = this.conversations.get(run);
     const prior = remembered?.adapter === adapter.route ? remembered : null;
-    const parsed = adapter.parseBytes(read.bytes, prior?.state ?? null, req);
+    const parsed = adapter.parseBytes(body.bytes, prior?.state ?? null, req);
     if (!parsed.ok) return refuseCall(parsed.error);
     const call = parsed.call;
     const up = upstreamFor(run, adapter);
@@ -402,7 +421,7 @@ export class Gateway {
     // An agent that hangs up does not end the call: the upstream answers (and bills) it all the same.
     let abandoned = false;
     res.once('close', () => (abandoned = !res.writableFinished));
-    await this.complete(run, up, adapter, call, counted, admitted.ticket, res, () => abandoned);
+    await this.complete(run, up, adapter, call, counted, admitted.ticket, res, () => abandoned, body);
   }
 
   /** Forwards an admitted call (or answers it from the cassette), meters what came back, answers the agent. */
@@ -415,6 +434,7 @@ export class Gateway {
     ticket: Ticket,
     res: http.ServerResponse,
     abandoned: () => boolean,
+    request: Lease,
   ): Promise<void> {
     const { meter, tape } = run;
     const model = up.model ?? call.model;
@@ -465,6 +485,7 @@ export class Gateway {
       outcome = await forward(up, call.upstreamPath, call.forward(changes), call.headers(up.apiKey), reader, {
         ...bounds,
         cancels: this.cancels,
+        written: request.hold(),
       });
     }
     const hungUp = abandoned() ? '; the agent had hung up' : '';

@@ -54,6 +54,7 @@ export const FAST: readonly string[] = [
   'scenario-fuzz.test.ts',
   'seed-figures.test.ts',
   'serve-ignored-parts.test.ts',
+  'serve-websocket.test.ts',
   'serve.test.ts',
   'settings-applied.test.ts',
   'sim-caveat.test.ts',

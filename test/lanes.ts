@@ -19,6 +19,7 @@ export const FAST: readonly string[] = [
   'gateway-idle.test.ts',
   'gateway-metering.test.ts',
   'gateway-upstream.test.ts',
+  'gateway-websocket.test.ts',
   'gateway-wire.test.ts',
   'gateway.test.ts',
   'help-groups.test.ts',

@@ -28,7 +28,7 @@ describe("Codex's provider for a run", () => {
     expect(config).toContain('[model_providers.mine]\nbase_url = "https://example.invalid/v1"');
     expect(config).toContain('[profiles.fast]\nmodel_provider = "mine"');
     expect(config).toMatch(
-      /\[model_providers\.loopbench\]\nname = "loopbench"\nbase_url = "http:\/\/127\.0\.0\.1:4321\/v1"\nenv_key = "OPENAI_API_KEY"\nwire_api = "responses"\nrequest_max_retries = 0\nstream_max_retries = 0\n$/,
+      /\[model_providers\.loopbench\]\nname = "loopbench"\nbase_url = "http:\/\/127\.0\.0\.1:4321\/v1"\nenv_key = "OPENAI_API_KEY"\nwire_api = "responses"\nsupports_websockets = true\nrequest_max_retries = 0\nstream_max_retries = 0\n$/,
     );
     expect(withGatewayProvider('', 'http://127.0.0.1:1/v1').startsWith('model_provider = "loopbench"\n')).toBe(true);
   });

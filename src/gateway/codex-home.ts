@@ -25,7 +25,7 @@ function userConfig(env: NodeJS.ProcessEnv): string {
   }
 }
 
-/** `config` with its top-level `model_provider` naming the gateway, and the gateway as that provider (Responses API). */
+/** `config` with its top-level `model_provider` naming the gateway, and the gateway as that provider (Responses API, over its WebSocket). */
 export function withGatewayProvider(config: string, gatewayUrl: string): string {
   const lines = config.split('\n');
   // Top-level keys come before the first table header; the user's own `model_provider` there gives way to ours.
@@ -41,6 +41,8 @@ export function withGatewayProvider(config: string, gatewayUrl: string): string 
     `base_url = ${JSON.stringify(gatewayUrl)}`,
     'env_key = "OPENAI_API_KEY"',
     'wire_api = "responses"',
+    // The Responses API's WebSocket mode, as Codex uses it on OpenAI's own provider (the gateway relays it).
+    'supports_websockets = true',
     // Codex retries a refused call (a brake's 403) five times over: once is the gateway's answer.
     'request_max_retries = 0',
     'stream_max_retries = 0',

@@ -117,6 +117,16 @@ describe('the gateway: the Responses API over a WebSocket', () => {
     expect(JSON.stringify(run.steps)).not.toContain(UPSTREAM_KEY);
   });
 
+  it('a socket of a run that has ended since its upgrade is refused, as its key is', async () => {
+    const run = openRun();
+    const socket = await openSocket(gateway.url, run.auth);
+    gateway.end(run.key);
+    const [refused] = await socket.create(BODY);
+    expect(refused).toMatchObject({ type: 'error', status: 401, error: { code: 'invalid_api_key' } });
+    expect(run.steps).toEqual([]);
+    socket.close();
+  });
+
   it('refuses the upgrade of an unknown key, and of a run whose upstream has no WebSocket (its status: the agent falls back to POST)', async () => {
     await expect(openSocket(gateway.url, { authorization: 'Bearer lb-unknown' })).rejects.toThrow('HTTP 401');
     const plain = http.createServer((_req, res) => res.writeHead(404).end());

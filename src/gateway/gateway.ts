@@ -401,8 +401,14 @@ export class Gateway {
       // One request at a time, in order, as the API answers a connection.
       let queue = Promise.resolve();
       ws.on('message', (data: Buffer, binary: boolean) => {
-        const next = queue.then(() =>
-          run.meter.handling(() =>
+        const next = queue.then(() => {
+          // The run may have ended since the upgrade: its key is refused from then on, as a POST's would be.
+          const still = this.identify(req);
+          if (still !== run) {
+            socketReply(ws).error('status' in still ? still : unauthorized('This WebSocket belongs to another run.'));
+            return ws.close();
+          }
+          return run.meter.handling(() =>
             this.call(
               run,
               adapter,
@@ -420,8 +426,8 @@ export class Gateway {
               up,
               (to, pieces, reader, bounds) => forwardFrame(upstream!, to, pieces, reader, bounds),
             ),
-          ),
-        );
+          );
+        });
         queue = next.catch((e: Error) =>
           socketReply(ws).error({ status: 500, message: `gateway error: ${redact(e.message)}`, type: 'server_error' }),
         );

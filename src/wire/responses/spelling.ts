@@ -99,7 +99,7 @@ export interface ResponsesCall {
   body: Body;
   /** The conversation without the instructions: what a stored response keeps. */
   history: ChatMessage[];
-  /** Sent on a WebSocket: its answer is kept (on the connection, as the API keeps it) even with `store: false`. */
+  /** Sent on a WebSocket: its answer is kept even with `store: false` (the API keeps a connection's responses; here the server's store does). */
   socket?: boolean;
 }
 

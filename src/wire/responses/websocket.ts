@@ -3,9 +3,10 @@
 // /v1/responses with `type: "response.create"` added (streaming is implicit); the server sends each
 // event of the streamed answer (response.created … response.completed) as one JSON text frame, the
 // data of the SSE event it would have sent over HTTP; an error is one frame `{type: "error", status,
-// error: {type, code, message, param}}`, which Codex reads as the HTTP error of that status. A response
-// is kept on its connection for `previous_response_id` even with `store: false`, and `generate: false`
-// (a warm-up) prepares a response with no output that the next one continues.
+// error: {type, code, message, param}}`, which Codex reads as the HTTP error of that status. The API
+// keeps a connection's responses for `previous_response_id` even with `store: false` (bench serve keeps
+// them in its store), and `generate: false` (a warm-up) prepares a response with no output that the
+// next one continues.
 import type { SseEvent } from '../adapter.ts';
 import { wireError, type WireError } from '../error.ts';
 import { isObject, json } from '../sse.ts';

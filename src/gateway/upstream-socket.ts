@@ -24,6 +24,10 @@ import {
 
 /** Headers of the agent's upgrade passed on: the protocol's own (its beta opt-in), never its key. */
 const PASSED = ['openai-beta'];
+/** The beta opt-in Codex CLI sends with its upgrade, so a probe is answered as Codex would be. */
+const CODEX_BETA = 'responses_websockets=2026-02-06';
+/** How long a probe waits for the upstream's answer to its upgrade: past it, the upstream has none. */
+const PROBE_TIMEOUT_MS = 5000;
 
 /** Opens the upstream's Responses WebSocket, or says why not (its HTTP status when it answered the upgrade). */
 export function openUpstreamSocket(
@@ -63,6 +67,16 @@ export function openUpstreamSocket(
       resolve({ ok: false, status: 502, error: redact(`upstream unreachable: ${e.message}`, secrets) }),
     );
   });
+}
+
+/**
+ * Whether the upstream accepts the Responses WebSocket: one upgrade with the run's key, closed as soon
+ * as it opens. Only the answer is kept (no error text, which might name the key): any failure is a no.
+ */
+export async function probeUpstreamSocket(up: Upstream, timeoutMs = PROBE_TIMEOUT_MS): Promise<boolean> {
+  const opened = await openUpstreamSocket({ ...up, timeoutMs }, { 'openai-beta': CODEX_BETA });
+  if (opened.ok) opened.ws.terminate();
+  return opened.ok;
 }
 
 /** Sends one request frame and reads its answer's frames into `reader`, as `forward` does an HTTP call. */

@@ -5,6 +5,7 @@
 
 export const FAST: readonly string[] = [
   'adaptive-stats.test.ts',
+  'body-pool.test.ts',
   'brake-table.test.ts',
   'call-slots.test.ts',
   'cassette.test.ts',

@@ -19,6 +19,7 @@ import type { SpendGuard } from '../contracts/sweep-state.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
 import { redact } from '../models/redact.ts';
 import { requestParts } from '../models/request-parts.ts';
+import { BodyPool, ownLease, type Lease } from '../wire/body-pool.ts';
 import { MAX_BODY, readBody, readBytes } from '../wire/read-body.ts';
 import { Conversations, countAnswer, tally, type Tally } from './conversation.ts';
 import { worstCase, type RunMeter, type Ticket } from './run-meter.ts';
@@ -163,6 +164,8 @@ export class Gateway {
   private readonly handling = new Set<Promise<void>>();
   /** Calls in flight: closing cuts them. */
   private readonly cancels = new Set<() => void>();
+  /** Request bodies' buffers, reused call after call. */
+  private readonly bodies = new BodyPool();
   private server!: http.Server;
   /** Responses WebSockets (the agent's end): closing cuts them. */
   private readonly sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY });
@@ -361,7 +364,7 @@ export class Gateway {
     const up = upstreamFor(run, adapter);
     // From here to its answer the request holds its run open: a run is quiet only between requests.
     return run.meter.handling(async () =>
-      this.call(run, adapter, await readBytes(req), req, reply, up, (to, pieces, reader, bounds, call) =>
+      this.call(run, adapter, await readBytes(req, this.bodies), req, reply, up, (to, pieces, reader, bounds, call) =>
         forward(to, call.upstreamPath, pieces, call.headers(to.apiKey), reader, bounds),
       ),
     );
@@ -420,7 +423,7 @@ export class Gateway {
                       type: 'invalid_request_error',
                     },
                   }
-                : { bytes: data },
+                : { lease: ownLease(data) },
               sent,
               socketReply(ws),
               up,
@@ -440,7 +443,7 @@ export class Gateway {
   private async call(
     run: GatewayRun,
     adapter: WireAdapter,
-    read: { bytes: Buffer } | { error: WireError },
+    read: { lease: Lease } | { error: WireError },
     sentOn: SentOn,
     reply: Reply,
     up: Upstream | WireError,
@@ -452,9 +455,27 @@ export class Gateway {
       reply.error(e);
     };
     if ('error' in read) return refuseCall(read.error);
+    try {
+      await this.withBody(run, adapter, read.lease, sentOn, reply, up, send, refuseCall);
+    } finally {
+      read.lease.drop();
+    }
+  }
+
+  /** A request read whole: parsed, metered for what it adds, checked against the brakes, completed. */
+  private async withBody(
+    run: GatewayRun,
+    adapter: WireAdapter,
+    body: Lease,
+    sentOn: SentOn,
+    reply: Reply,
+    up: Upstream | WireError,
+    send: Send,
+    refuseCall: (e: WireError) => void,
+  ): Promise<void> {
     const remembered = this.conversations.get(run);
     const prior = remembered?.adapter === adapter.route ? remembered : null;
-    const parsed = adapter.parseBytes(read.bytes, prior?.state ?? null, sentOn);
+    const parsed = adapter.parseBytes(body.bytes, prior?.state ?? null, sentOn);
     if (!parsed.ok) return refuseCall(parsed.error);
     const call = parsed.call;
     if ('status' in up) return refuseCall(up);
@@ -487,7 +508,7 @@ export class Gateway {
     }
     const admitted = run.meter.admit(counted.promptTokens, call.maxOutputTokens);
     if ('stop' in admitted) return refuseCall(brakeError(admitted.stop));
-    await this.complete(run, up, adapter, call, counted, admitted.ticket, reply, send);
+    await this.complete(run, up, adapter, call, counted, admitted.ticket, reply, send, body);
   }
 
   /** Forwards an admitted call (or answers it from the cassette), meters what came back, answers the agent. */
@@ -500,6 +521,7 @@ export class Gateway {
     ticket: Ticket,
     out: Reply,
     send: Send,
+    request: Lease,
   ): Promise<void> {
     const { meter, tape } = run;
     const abandoned = out.abandoned;
@@ -548,7 +570,13 @@ export class Gateway {
         ...(up.seed !== undefined ? { seed: up.seed } : {}),
         includeUsage: true,
       };
-      outcome = await send(up, call.forward(changes), reader, { ...bounds, cancels: this.cancels }, call);
+      outcome = await send(
+        up,
+        call.forward(changes),
+        reader,
+        { ...bounds, cancels: this.cancels, written: request.hold() },
+        call,
+      );
     }
     const hungUp = abandoned() ? '; the agent had hung up' : '';
     if (outcome.kind === 'refused') {

@@ -28,6 +28,8 @@ export interface PerfSizes {
   scaleRepeat: number;
   concurrencyRuns: number;
   gatewayRequests: number;
+  /** Rounds of the gateway's loads, every path in each. */
+  gatewayRounds: number;
   /** Pairs of one-thread and N-worker sweeps the speed-up is the median of. */
   workerPairs: number;
   /** Agent steps of the trajectory `bench import` reads. */
@@ -76,9 +78,9 @@ export async function runPerf(
     out.targets.push(concurrencyRow(out.concurrency));
   }
   if (parts.has('gateway')) {
-    const o = { ...GATEWAY_TARGET, requestsPerAgent: sizes.gatewayRequests };
+    const o = { ...GATEWAY_TARGET, requestsPerClient: sizes.gatewayRequests, rounds: sizes.gatewayRounds };
     log(
-      `gateway: ${o.agents} agents × ${o.requestsPerAgent} requests at histories of ${o.histories.join(', ')} steps, straight to a stub upstream (--latency ${o.latencyMs}), through a pass-through proxy and through bench serve --upstream…`,
+      `gateway: ${o.clients.join(' and ')} clients × ${o.requestsPerClient} requests at histories of ${o.histories.join(', ')} steps, ${o.rounds} round(s), straight to a stub upstream (--latency ${o.latencyMs}), through a pass-through proxy, through bench serve --upstream and, where installed, through the Portkey gateway…`,
     );
     out.gateway = await gatewayLatencyBench(o);
     out.targets.push(...gatewayRows(out.gateway));

@@ -19,7 +19,8 @@ export interface Lease {
   drop(): void;
 }
 
-const unpooled = (bytes: Buffer): Lease => ({ bytes, hold: () => () => {}, drop: () => {} });
+/** Bytes that are no pool's (one chunk, a small body, a WebSocket frame): nothing to give back. */
+export const ownLease = (bytes: Buffer): Lease => ({ bytes, hold: () => () => {}, drop: () => {} });
 
 export class BodyPool {
   private readonly free: Buffer[] = [];
@@ -29,8 +30,8 @@ export class BodyPool {
 
   /** The chunks joined into one buffer: a pooled one when the body is large. */
   join(chunks: Buffer[], size: number): Lease {
-    if (chunks.length === 1) return unpooled(chunks[0]!);
-    if (size < POOLED_FROM || this.maxIdle === 0) return unpooled(Buffer.concat(chunks, size));
+    if (chunks.length === 1) return ownLease(chunks[0]!);
+    if (size < POOLED_FROM || this.maxIdle === 0) return ownLease(Buffer.concat(chunks, size));
     const whole = this.take(size);
     let at = 0;
     for (const c of chunks) at += c.copy(whole, at);

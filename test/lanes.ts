@@ -96,7 +96,7 @@ export const FULL_ONLY: Readonly<Record<string, string>> = {
   'gate-sweep.test.ts': 'python3 reads the JUnit file',
   'gateway-recover.test.ts': 'starts `bench serve` and kills it',
   'gateway-serve.test.ts': 'starts `bench serve`',
-  'import-agent-logs-hostile.test.ts': '`bench import` children on 300 MB and million-line logs (peak RSS)',
+  'import-agent-logs-hostile.test.ts': '`bench import` children on logs with a 300 MB line (peak RSS)',
   'import-agent-logs.test.ts': 'runs Claude Code and Codex CLI to write session logs',
   'import-messages.test.ts': 'runs scripts/make-messages-fixture.mjs',
   'init.test.ts': 'node --check on the scaffold',

@@ -129,3 +129,23 @@ export const FULL_ONLY: Readonly<Record<string, string>> = {
   'trajectories.test.ts': 'real Python (run_python)',
   'whatif.test.ts': 'real Python (run_python)',
 };
+
+/**
+ * The full suite's slowest files, slowest first (test/lanes/slowest-first.ts starts them before the
+ * rest): the longest file taken last would leave one of the two workers idle while it runs. From the
+ * durations of a full run (`npx vitest run --reporter=json`, each file's end minus start).
+ */
+export const SLOWEST: readonly string[] = [
+  'adaptive-check.test.ts',
+  'import-agent-logs.test.ts',
+  'framework-agents-gateway.test.ts',
+  'interrupt.test.ts',
+  'repeat-auto-cli.test.ts',
+  'coding-agents-ci.test.ts',
+  'coding-clients-serve.test.ts',
+  'agent-cmd-cli.test.ts',
+  'gate-cli.test.ts',
+  'ci-workflows.test.ts',
+  'cli.test.ts',
+  'report-build.test.ts',
+];

@@ -218,6 +218,38 @@ describe('Claude Code logs: spend per day and per model', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--timezone Mars/Olympus: not a time zone');
   });
+
+  it("bench import --timezone is kept in meta.json: a later bench report takes the import's days unless told another zone", async () => {
+    const kept = path.join(tmp, 'out-claude-ny');
+    const r = await benchInProcess([
+      'import',
+      '--format',
+      'claude-code',
+      dir,
+      '-o',
+      kept,
+      '--no-report',
+      '--timezone',
+      'America/New_York',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(fs.readFileSync(path.join(kept, 'meta.json'), 'utf8')).imported.timezone).toBe(
+      'America/New_York',
+    );
+    const nyDay = (at: string) => day(new Date(Date.parse(at) - 5 * 3600_000).toISOString());
+    expect((await benchInProcess(['report', kept])).code).toBe(0);
+    expectRows(
+      readCsv(path.join(kept, 'spend_by_day.csv')),
+      'day',
+      expected(claudeCalls, (c) => nyDay(c.at)),
+    );
+    expect((await benchInProcess(['report', kept, '--timezone', 'UTC'])).code).toBe(0);
+    expectRows(
+      readCsv(path.join(kept, 'spend_by_day.csv')),
+      'day',
+      expected(claudeCalls, (c) => day(c.at)),
+    );
+  });
 });
 
 describe('a damaged time', () => {

@@ -207,7 +207,7 @@ export function registerImport(program: Command): void {
     )
     .option(
       '--timezone <zone>',
-      'the time zone the spend-by-day table of imported logs takes days in, an IANA name such as Europe/Paris (default: UTC)',
+      'the time zone the spend-by-day table of imported logs takes days in, an IANA name such as Europe/Paris (default: UTC); kept in meta.json, so later reports of OUT use it too',
     )
     .action(async (inputs: string[], o: ImportFlags) => {
       o.format ??= detectLogFormat(trajectoryFiles(inputs, '.jsonl')) ?? 'atif';
@@ -226,13 +226,7 @@ export function registerImport(program: Command): void {
         throw new UsageError(
           '--what-if: goes into the reports, which --no-report leaves out (run bench report OUT --what-if … later)',
         );
-      if (o.timezone !== undefined) {
-        if (!o.report)
-          throw new UsageError(
-            '--timezone: goes into the reports, which --no-report leaves out (run bench report OUT --timezone … later)',
-          );
-        dayIn(o.timezone);
-      }
+      if (o.timezone !== undefined) dayIn(o.timezone);
       const out = resultsDirFor(o.out);
       if (fs.existsSync(out) && hasRecords(out)) {
         if (!o.force) throw new UsageError(`${out} already holds results (use --force to overwrite, or another --out)`);
@@ -243,7 +237,13 @@ export function registerImport(program: Command): void {
       const price = pricing(logs ? { ...o, pricing: o.pricing ?? dataPath('litellm-prices.json') } : o);
       const messages = o.format === 'messages' ? messagesFormat(o, price) : undefined;
       const outcomes = o.outcomes ? loadYamlFile(o.outcomes, Outcomes) : undefined;
-      const options = { scenario: o.scenario, price, outcomes, command: process.argv.slice(2) };
+      const options = {
+        scenario: o.scenario,
+        price,
+        outcomes,
+        command: process.argv.slice(2),
+        ...(o.timezone !== undefined ? { timezone: o.timezone } : {}),
+      };
       // Paths as given: skipped files are named as the user wrote them.
       const done =
         o.format === 'atif'
@@ -285,7 +285,7 @@ export function registerImport(program: Command): void {
       const whatIf = o.whatIf === false ? undefined : o.whatIf ? whatIfOf(o.whatIf) : await observedWhatIf(out, o.json);
       // Loaded here so flag errors (and every other command) do not wait for vega and resvg to load.
       const { buildReports } = await import('../report/build.ts');
-      const built = await buildReports(out, { whatIf, ...(o.timezone !== undefined ? { timezone: o.timezone } : {}) });
+      const built = await buildReports(out, { whatIf });
       if (!o.json) console.log(summary);
       printSummary(built, { json: o.json, dir: out });
       incomplete();

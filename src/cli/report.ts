@@ -92,7 +92,7 @@ export function registerReport(program: Command): void {
     )
     .option(
       '--timezone <zone>',
-      'the time zone the spend-by-day table of imported logs takes days in, an IANA name such as Europe/Paris (default: UTC)',
+      'the time zone the spend-by-day table of imported logs takes days in, an IANA name such as Europe/Paris (default: the one bench import was given, else UTC)',
     )
     .action(async (dirArg: string, opts: ReportOptions) => {
       const dir = path.resolve(dirArg);

@@ -230,7 +230,7 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
     o.price,
     [...(o.price ? [o.price] : []), ...tablePrices],
     Boolean(o.whatIf),
-    o.timezone,
+    o.timezone ?? meta?.imported?.timezone,
   );
   checkRunsAgainstSteps(path.basename(runsFile), runs, steps.sums);
   const whatIf = o.whatIf ? o.whatIf([...wholeRecords(runsFile, runs)], (id) => steps.byRun!.get(id) ?? []) : null;

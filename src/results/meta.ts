@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { z } from 'zod';
 import { ownVersion } from '../contracts/paths.ts';
+import { isTimeZone } from '../contracts/time-zone.ts';
 import { ROLES } from '../contracts/chat.ts';
 import { UsageError } from '../contracts/errors.ts';
 import { limitGridShape } from '../contracts/limits.ts';
@@ -99,7 +100,19 @@ const MetaSchema = z.object({
   /** Set by `bench merge`: the shard directories this one was merged from. */
   merged_from: z.array(z.string()).optional(),
   /** Set by `bench import`: the records come from trajectory files, not from a sweep. */
-  imported: z.object({ format: z.string(), files: count, skipped: count, notes: z.array(z.string()) }).optional(),
+  imported: z
+    .object({
+      format: z.string(),
+      files: count,
+      skipped: count,
+      notes: z.array(z.string()),
+      /** `bench import --timezone`: the zone spend-by-day takes days in, for every report of this directory. */
+      timezone: z
+        .string()
+        .refine(isTimeZone, 'not a time zone this Node knows (an IANA name such as Europe/Paris)')
+        .optional(),
+    })
+    .optional(),
 });
 
 /** Inferred from the fields alone: `.loose()` would give Meta an index signature, and a misspelt field in a writer would compile. */

@@ -33,6 +33,8 @@ export interface ImportOptions {
   /** Success by session_id, from a side file. */
   outcomes?: Record<string, boolean | null>;
   command: string[];
+  /** The time zone the reports take days in (`--timezone`), kept in meta.json for every later `bench report`. */
+  timezone?: string;
   /** Bounds on what is read at once (tests shrink them to show the import streams). */
   stream?: StreamOptions;
 }
@@ -190,7 +192,7 @@ export function importAtif(found: FoundFiles, dir: string, o: ImportOptions): Im
   const sink = new ImportSink(dir);
   for (const line of found.unreadable) sink.skip(line);
   for (const file of found.files) importAtifFile(sink, file, o);
-  return sink.finish('atif', found.files.length, o.command);
+  return sink.finish('atif', found.files.length, o);
 }
 
 /** One trajectory already in memory (a chat log's run, a message list's record) into the sink. */
@@ -222,7 +224,7 @@ export function importTrajectories(
 ): ImportOutcome {
   const sink = new ImportSink(dir);
   for (const t of trajectories) importOne(sink, t, t.session_id, o);
-  return sink.finish(format, files, o.command);
+  return sink.finish(format, files, o);
 }
 
 /** The records of a message-list file: JSON lines, a JSON array of records, or one record. */
@@ -270,7 +272,7 @@ export function importMessages(found: FoundFiles, dir: string, f: MessagesFormat
     }
   }
   for (const n of notes) sink.note(n);
-  return sink.finish('messages', found.files.length, o.command);
+  return sink.finish('messages', found.files.length, o);
 }
 
 export { ImportSink };

@@ -154,7 +154,7 @@ export class ImportSink {
   }
 
   /** Closes the record files and writes meta.json (when anything was imported). */
-  finish(format: string, files: number, command: readonly string[]): ImportOutcome {
+  finish(format: string, files: number, o: { command: readonly string[]; timezone?: string }): ImportOutcome {
     this.steps.close();
     this.runs.close();
     if (this.trials)
@@ -169,7 +169,13 @@ export class ImportSink {
     if (this.runCount > 0)
       writeJsonAtomic(
         resultFile(this.dir, 'meta'),
-        this.meta(command, { format, files, skipped: this.skippedLines.length, notes }),
+        this.meta(o.command, {
+          format,
+          files,
+          skipped: this.skippedLines.length,
+          notes,
+          ...(o.timezone !== undefined ? { timezone: o.timezone } : {}),
+        }),
       );
     return {
       runs: this.runCount,

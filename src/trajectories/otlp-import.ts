@@ -166,7 +166,7 @@ export function importOtlp(found: FoundFiles, dir: string, o: ImportOptions): Im
   } finally {
     fs.rmSync(spill, { recursive: true, force: true });
   }
-  return sink.finish('otlp', found.files.length, o.command);
+  return sink.finish('otlp', found.files.length, o);
 }
 
 /** One bucket: whole traces, in the order their first span was met. */

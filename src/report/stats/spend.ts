@@ -3,6 +3,7 @@
 // give, from the same calls. A call is filed under the day of its own time, so a session that spans
 // midnight is split between two days; and under its own model, so a session that changes model is split too.
 import type { StepRecord } from '../../contracts/records.ts';
+import { isTimeZone } from '../../contracts/time-zone.ts';
 import { UsageError } from '../../contracts/errors.ts';
 import { noTotals, type RunTotals } from '../../contracts/run-totals.ts';
 import { addStep } from '../../meter/ledger.ts';
@@ -55,12 +56,9 @@ const modelOf = (s: StepRecord): string => s.model ?? s.settings.model.replace(/
 /** A function giving a time's calendar day (YYYY-MM-DD) in `timezone`; an unknown zone is a UsageError. */
 export function dayIn(timezone: string): (ms: number) => string {
   if (timezone === 'UTC') return (ms) => new Date(ms).toISOString().slice(0, 10);
-  let f: Intl.DateTimeFormat;
-  try {
-    f = new Intl.DateTimeFormat('en-US', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' });
-  } catch {
+  if (!isTimeZone(timezone))
     throw new UsageError(`--timezone ${timezone}: not a time zone this Node knows (an IANA name such as Europe/Paris)`);
-  }
+  const f = new Intl.DateTimeFormat('en-US', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' });
   return (ms) => {
     const p = Object.fromEntries(f.formatToParts(ms).map((x) => [x.type, x.value]));
     return `${p.year}-${p.month}-${p.day}`;

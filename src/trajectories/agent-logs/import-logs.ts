@@ -179,7 +179,7 @@ export function importAgentLogs(format: LogFormat, found: FoundFiles, dir: strin
     sink.note(
       `${state.empty} session(s) without a model call (a prompt only, or calls already counted in another file) are not runs`,
     );
-  return sink.finish(format, found.files.length, o.command);
+  return sink.finish(format, found.files.length, o);
 }
 
 /** The first non-blank line of a file, or null (none, or unreadable). */

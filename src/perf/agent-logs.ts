@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { RunRecord } from '../contracts/records.ts';
+import { JsonlWriter } from '../results/jsonl.ts';
 import { runBenchChild, type ChildRun } from './child.ts';
 import { tempDir } from './sweep.ts';
 
@@ -69,28 +70,29 @@ export const LOG_SHAPES: LogShape[] = [
  * streamed to disk in batches, never built whole. Returns the huge line's number.
  */
 export function writeAgentLog(file: string, s: LogShape, calls: number, hugeMb: number): number {
-  const fd = fs.openSync(file, 'w');
+  // Through the one appending writer (a new file each time); the huge line goes in pieces, never whole.
+  const w = new JsonlWriter(file);
   try {
     const lines = (from: number, to: number) => {
       for (let k = from; k < to; k += 10_000) {
         let batch = '';
         for (let j = k; j < Math.min(k + 10_000, to); j++) batch += s.call(j);
-        fs.writeSync(fd, batch);
+        w.writeLine(batch);
       }
     };
-    fs.writeSync(fd, s.head.join(''));
+    w.writeLine(s.head.join(''));
     const half = Math.floor(calls / 2);
     lines(0, half);
     if (hugeMb) {
-      fs.writeSync(fd, s.huge[0]);
+      w.writeLine(s.huge[0]);
       const filler = Buffer.alloc(1024 * 1024, 'x');
-      for (let i = 0; i < hugeMb; i++) fs.writeSync(fd, filler);
-      fs.writeSync(fd, s.huge[1]);
+      for (let i = 0; i < hugeMb; i++) w.writeBytes(filler);
+      w.writeLine(s.huge[1]);
     }
     lines(half, calls);
     return s.head.length + half + 1;
   } finally {
-    fs.closeSync(fd);
+    w.close();
   }
 }
 

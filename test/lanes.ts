@@ -99,7 +99,7 @@ export const FULL_ONLY: Readonly<Record<string, string>> = {
   'gate-sweep.test.ts': 'python3 reads the JUnit file',
   'gateway-recover.test.ts': 'starts `bench serve` and kills it',
   'gateway-serve.test.ts': 'starts `bench serve`',
-  'import-agent-logs-hostile.test.ts': '`bench import` children on 300 MB and million-line logs (peak RSS)',
+  'import-agent-logs-hostile.test.ts': '`bench import` children on logs with a 300 MB line (peak RSS)',
   'import-agent-logs.test.ts': 'runs Claude Code and Codex CLI to write session logs',
   'import-messages.test.ts': 'runs scripts/make-messages-fixture.mjs',
   'init.test.ts': 'node --check on the scaffold',
@@ -132,3 +132,23 @@ export const FULL_ONLY: Readonly<Record<string, string>> = {
   'trajectories.test.ts': 'real Python (run_python)',
   'whatif.test.ts': 'real Python (run_python)',
 };
+
+/**
+ * The full suite's slowest files, slowest first (test/lanes/slowest-first.ts starts them before the
+ * rest): the longest file taken last would leave one of the two workers idle while it runs. From the
+ * durations of a full run (`npx vitest run --reporter=json`, each file's end minus start).
+ */
+export const SLOWEST: readonly string[] = [
+  'adaptive-check.test.ts',
+  'import-agent-logs.test.ts',
+  'framework-agents-gateway.test.ts',
+  'interrupt.test.ts',
+  'repeat-auto-cli.test.ts',
+  'coding-agents-ci.test.ts',
+  'coding-clients-serve.test.ts',
+  'agent-cmd-cli.test.ts',
+  'gate-cli.test.ts',
+  'ci-workflows.test.ts',
+  'cli.test.ts',
+  'report-build.test.ts',
+];

@@ -2,12 +2,14 @@
 import { CONCURRENCY_TARGET, concurrencyBench, type ConcurrencyBenchResult } from '../serve/concurrency-bench.ts';
 import { GATEWAY_TARGET, gatewayLatencyBench, type GatewayLatencyResult } from './gateway-latency.ts';
 import { importBench, type ImportBenchResult } from './import.ts';
+import { agentLogsBench, type AgentLogImport } from './agent-logs.ts';
 import { measureLinearity, type LinearityResult } from './linear.ts';
 import { runMicro, type MicroResult } from './micro.ts';
 import { measureOverhead, type OverheadResult } from './overhead.ts';
 import { measureScale, scaleArgs, sweepFlags, type ScaleResult } from './scale.ts';
 import { argvOf } from './sweep.ts';
 import {
+  agentLogRows,
   concurrencyRow,
   formatMicro,
   formatTargets,
@@ -46,6 +48,7 @@ export interface PerfResults {
   workers?: WorkersResult;
   gateway?: GatewayLatencyResult;
   import?: ImportBenchResult;
+  agentLogs?: AgentLogImport[];
   targets: TargetRow[];
 }
 
@@ -103,6 +106,11 @@ export async function runPerf(
     );
     out.import = await importBench(sizes.importSteps);
     out.targets.push(...importRows(out.import));
+    log(
+      `import: a Claude Code session and a Codex rollout of ${sizes.importSteps.toLocaleString('en-US')} lines each, bench import --no-report in a child process…`,
+    );
+    out.agentLogs = await agentLogsBench(sizes.importSteps);
+    out.targets.push(...agentLogRows(out.agentLogs));
   }
   out.targets.sort((a, b) => a.target.localeCompare(b.target, 'en', { numeric: true }));
   return out;

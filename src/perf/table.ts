@@ -26,6 +26,7 @@ export interface TargetRow {
 
 import { IMPORT_TARGET, type ImportBenchResult } from './import.ts';
 import { quantile } from '../stats/quantile.ts';
+import { AGENT_LOG_PEAK_RSS_MB, type AgentLogImport } from './agent-logs.ts';
 
 const f = (x: number, digits = 0) =>
   x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -92,6 +93,22 @@ export function importRows(r: ImportBenchResult): TargetRow[] {
       at: 'most',
     }),
   ];
+}
+
+/** Rows 15–16: a million-line coding-agent log of each format, its peak RSS; a miscount fails the row whatever its memory. */
+export function agentLogRows(logs: AgentLogImport[]): TargetRow[] {
+  const names = { 'claude-code': 'Claude Code session', codex: 'Codex rollout' };
+  return logs.map((l, i) => {
+    const r = row({
+      target: `${15 + i}. import: a ${f(l.lines)}-line ${names[l.format]}, every call and token counted; peak RSS`,
+      unit: (x) => `${f(x)} MB`,
+      detail: `bench import --format ${l.format} --no-report --skip-bad of the ${f(l.fileMb, 1)} MB log in a child process: ${f(l.run.ms / 1000, 1)} s wall, ${f(l.run.cpuMs / 1000, 1)} s CPU; ${l.exact ? 'the run record totals every call and token once, nothing skipped' : `MISCOUNTED: ${l.problem}`}.`,
+      value: l.run.peakRssMb,
+      limit: AGENT_LOG_PEAK_RSS_MB,
+      at: 'most',
+    });
+    return { ...r, ok: r.ok && l.exact };
+  });
 }
 
 export function linearRow(l: LinearityResult): TargetRow {

@@ -1,12 +1,12 @@
 // --concurrency against a provider: at most N calls in flight across the sweep, more runs than N
 // open, first come first served, and a run waiting for a slot stops cleanly on Ctrl-C.
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readJsonl } from '../src/results/jsonl.ts';
 import { CallSlots } from '../src/runner/call-slots.ts';
-import type { UsageLine } from '../src/serve/server.ts';
 import { sweepWith } from '../src/serve/sweep-against.ts';
 import { envFor, serve } from './serve-helpers.ts';
 
@@ -63,10 +63,47 @@ describe('CallSlots', () => {
   });
 });
 
+/**
+ * A pass-through in front of the server that counts the requests open at once and holds each until N are
+ * open (or a straggler has waited 300 ms: the sweep's last runs cannot fill N). Counting at the gate, not
+ * from logged times, makes "at most N, all N busy" independent of how loaded the machine is.
+ */
+async function countingGate(target: string, n: number) {
+  let open = 0;
+  let most = 0;
+  let waiting: Array<() => void> = [];
+  const releaseAll = () => {
+    for (const go of waiting) go();
+    waiting = [];
+  };
+  const server = http.createServer((req, res) => {
+    open++;
+    most = Math.max(most, open);
+    res.on('close', () => open--);
+    const forward = () =>
+      req.pipe(
+        http.request(`${target}${req.url}`, { method: req.method, headers: req.headers }, (up) => {
+          res.writeHead(up.statusCode!, up.headers);
+          up.pipe(res);
+        }),
+      );
+    waiting.push(forward);
+    if (open >= n) releaseAll();
+    else setTimeout(releaseAll, 300);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    most: () => most,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
 describe('--concurrency against bench serve', () => {
   it('keeps at most N requests in flight, all N busy, with more than N runs open', async () => {
-    const logFile = path.join(tmp, 'usage.jsonl');
-    const server = await serve({ latencyMs: 60, logFile });
+    const server = await serve({ latencyMs: 20 });
+    const gate = await countingGate(server.url.replace(/\/v1$/, ''), 3);
     try {
       const r = await sweepWith(
         {
@@ -78,17 +115,16 @@ describe('--concurrency against bench serve', () => {
           timeout: 'off',
           maxCost: 'off',
         },
-        { env: envFor(server), dir: path.join(tmp, 'sweep') },
+        { env: { ...envFor(server), OPENAI_BASE_URL: gate.url }, dir: path.join(tmp, 'sweep') },
       );
       expect(r.runs.map((x) => x.stop_reason)).toEqual(Array(9).fill('max_steps'));
-      const lines = (await readJsonl<UsageLine>(logFile)).records;
-      expect(lines).toHaveLength(36);
-      // Trimmed by 1 ms at each end: the log has millisecond times and rounded latencies.
-      const calls = lines.map((l): [number, number] => [Date.parse(l.time) - l.latency_ms + 1, Date.parse(l.time) - 1]);
-      expect(maxOverlap(calls)).toBe(3);
+      expect(r.runs.reduce((n, x) => n + x.calls, 0)).toBe(36);
+      // Never a fourth request at the gate; and the gate held requests until three were open, so all three were used.
+      expect(gate.most()).toBe(3);
       const runs = r.runs.map((x): [number, number] => [Date.parse(x.started_at), Date.parse(x.finished_at)]);
       expect(maxOverlap(runs)).toBeGreaterThan(3);
     } finally {
+      await gate.close();
       await server.close();
     }
   });

@@ -1,7 +1,9 @@
 // The real Claude Code and Codex CLI (test-clients/) through `bench run --agent-cmd` against a
 // scripted provider on 127.0.0.1 that streams as Anthropic and OpenAI stream (usage with cache reads,
 // cache writes at both TTLs, reasoning): every call in steps.jsonl carries the usage the provider
-// reported, call for call, and `--steps 2` stops each CLI with one refused call.
+// reported, call for call, and `--steps 2` stops each CLI with one refused call. The scripted provider
+// has no Responses WebSocket, so Codex's config for the run offers none and Codex never tries one
+// (bench serve as the upstream, which has it: the config offers it).
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -21,11 +23,13 @@ import {
   clientHome,
   CODEX_ARGS,
   CODEX_BIN,
+  CODEX_WS_FALLBACK,
   codexEnv,
   FAKE_KEY,
 } from './helpers/coding-clients.ts';
 import { systemTool } from './helpers/system-tools.ts';
-import { benchAsync } from './serve-helpers.ts';
+import { benchAsync, serve } from './serve-helpers.ts';
+import { agentSweep } from './support/agent-sweep.ts';
 
 let upstream: AgentUpstream | undefined;
 afterEach(async () => {
@@ -75,7 +79,13 @@ const CLIENTS = [
     tool: 'codex',
     available: () => systemTool('codex', 'Codex CLI through the gateway'),
     family: 'openai' as const,
-    cmd: () => [CODEX_BIN, ...CODEX_ARGS(TASK).map((a) => `'${a.replace(/'/g, "'\\''")}'`)].join(' '),
+    // The run's config kept at `keep` for the test to read (the run's CODEX_HOME is removed when it ends).
+    cmd: (keep: string) =>
+      [
+        `cp "$CODEX_HOME/config.toml" '${keep}' &&`,
+        CODEX_BIN,
+        ...CODEX_ARGS(TASK).map((a) => `'${a.replace(/'/g, "'\\''")}'`),
+      ].join(' '),
     model: 'openai:gpt-4o',
     env: (home: string, url: string) => ({ ...codexEnv(home), OPENAI_BASE_URL: `${url}/v1`, OPENAI_API_KEY: FAKE_KEY }),
   },
@@ -97,7 +107,7 @@ describe('the coding-agent CLIs through bench run --agent-cmd, against a scripte
             [
               'run',
               '--agent-cmd',
-              c.cmd(),
+              c.cmd(path.join(where.home, `codex-config-${steps}.toml`)),
               '-s',
               'tiny-agent-sum-of-squares',
               '--model',
@@ -136,6 +146,14 @@ describe('the coding-agent CLIs through bench run --agent-cmd, against a scripte
               'refused by the gateway (HTTP 403 loopbench_max_st',
             ]);
           }
+          if (c.tool === 'codex') {
+            // The provider has no WebSocket: Codex's config offers none, and the provider's one upgrade is the probe's.
+            expect(fs.readFileSync(path.join(where.home, `codex-config-${steps}.toml`), 'utf8')).not.toContain(
+              'supports_websockets',
+            );
+            expect(upstream.requests.filter((q) => q.headers.upgrade === 'websocket')).toHaveLength(1);
+            expect(r.stderr).not.toMatch(CODEX_WS_FALLBACK);
+          }
           // The key reached the provider only.
           expect(upstream.requests.every((q) => JSON.stringify(q.headers).includes(FAKE_KEY))).toBe(true);
           expect(fs.readFileSync(path.join(out, 'steps.jsonl'), 'utf8')).not.toContain(FAKE_KEY);
@@ -145,4 +163,37 @@ describe('the coding-agent CLIs through bench run --agent-cmd, against a scripte
       },
       300_000,
     );
+});
+
+describe("Codex's config under bench run --agent-cmd, by its upstream", () => {
+  it('offers the Responses WebSocket with bench serve as the upstream, and none with a provider without one', async () => {
+    const where = clientHome('gateway-codex-config');
+    const keep = path.join(where.home, 'config.toml');
+    const sim = await serve();
+    const plain = await agentUpstream(script);
+    try {
+      const configFor = async (url: string) => {
+        const { runs } = await agentSweep(
+          {
+            agentCmd: `cp "$CODEX_HOME/config.toml" '${keep}'`,
+            scenario: 'tiny-agent-sum-of-squares',
+            model: 'openai:gpt-4o',
+            repeat: '1',
+          },
+          { OPENAI_API_KEY: FAKE_KEY, OPENAI_BASE_URL: url },
+        );
+        expect(runs.map((x) => x.stop_reason)).toEqual(['done']);
+        return fs.readFileSync(keep, 'utf8');
+      };
+      expect(await configFor(sim.url)).toContain('\nsupports_websockets = true\n');
+      expect(await configFor(`${plain.url}/v1`)).not.toContain('supports_websockets');
+      // The probe: one upgrade with the run's key.
+      expect(plain.requests.map((q) => [q.method, q.path, q.headers.upgrade, q.headers.authorization])).toEqual([
+        ['GET', '/v1/responses', 'websocket', `Bearer ${FAKE_KEY}`],
+      ]);
+    } finally {
+      await plain.close();
+      await sim.close();
+    }
+  });
 });

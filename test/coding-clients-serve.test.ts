@@ -15,11 +15,13 @@ import {
   CODEX_BIN,
   codexEnv,
   codexHome,
+  CODEX_WS_FALLBACK,
   runClaude,
-  runCodex,
+  runCodexBuiltIn,
   USER_CODEX_CONFIG,
 } from './helpers/coding-clients.ts';
 import { systemTool } from './helpers/system-tools.ts';
+import type { UsageLine } from '../src/serve/server.ts';
 import { benchAsync, serve } from './serve-helpers.ts';
 
 let server: RunningServer | undefined;
@@ -52,11 +54,18 @@ describe('the coding-agent CLIs on bench serve, their defaults unchanged', () =>
   );
 
   it.skipIf(!systemTool('codex', 'Codex CLI on bench serve'))(
-    'Codex CLI runs tiny-agent through its exec_command tool and answers 338350',
+    'Codex CLI on its built-in provider runs tiny-agent over the Responses WebSocket, through its exec_command tool, and answers 338350',
     async () => {
-      server = await serve({ profile: 'tiny-agent', onToolMapping: (p, notes) => told.push([p, notes]) });
-      const r = await runCodex(base(server), TASK);
+      const where = clientHome('codex-ws');
+      const log = path.join(where.home, 'usage.jsonl');
+      server = await serve({ profile: 'tiny-agent', logFile: log, onToolMapping: (p, notes) => told.push([p, notes]) });
+      const r = await runCodexBuiltIn(base(server), TASK, where);
       expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(r.stderr).not.toMatch(CODEX_WS_FALLBACK);
+      // Its first request is the WebSocket's warm-up (generate: false): answered with no output.
+      const calls = jsonl<UsageLine>(log);
+      expect(calls[0]).toMatchObject({ api: 'responses', status: 200, completion_tokens: 0 });
+      expect(calls.slice(1).every((c) => c.status === 200 && c.completion_tokens > 0)).toBe(true);
       // Its own shell printed it (the exec log on stderr), and its answer says it.
       expect(r.stderr).toMatch(/succeeded in \d+ms:\n338350/);
       expect(r.stdout).toContain('338350');
@@ -76,11 +85,23 @@ describe('the coding-agent CLIs on bench serve, their defaults unchanged', () =>
   );
 
   it.skipIf(!systemTool('codex', 'Codex CLI under bench run --agent-cmd'))(
-    'bench run --agent-cmd "codex exec …": the run arranges its provider (the user\'s own config names another, left as it was), every call metered, --steps 2 stops it with one refused call',
+    'bench run --agent-cmd "codex exec …": the run arranges its provider (the user\'s own config names another, left as it was), every call metered over the Responses WebSocket, --steps 2 stops it (refused on the socket, and again on the POST Codex falls back to)',
     async () => {
       const where = clientHome('codex-agent-cmd');
-      await meteredUnderAgentCmd([CODEX_BIN, ...CODEX_ARGS(TASK)], where.home, codexEnv(where.home));
+      const stderr = (steps: string) => path.join(where.home, `codex-stderr-${steps}.txt`);
+      // Codex takes the brake's error frame for a failed WebSocket: it falls back to POST and sends the call once more, refused too.
+      const calls = await meteredUnderAgentCmd(
+        [CODEX_BIN, ...CODEX_ARGS(TASK)],
+        where.home,
+        codexEnv(where.home),
+        (steps) => ` 2>'${stderr(steps)}'`,
+        2,
+      );
       expect(fs.readFileSync(path.join(codexHome(where.home), 'config.toml'), 'utf8')).toBe(USER_CODEX_CONFIG);
+      // Over the Responses WebSocket, which the gateway relays: no fallback, and its first call the warm-up (no output).
+      expect(fs.readFileSync(stderr('12'), 'utf8')).not.toMatch(CODEX_WS_FALLBACK);
+      expect(fs.readFileSync(stderr('2'), 'utf8')).toMatch(CODEX_WS_FALLBACK);
+      expect(calls.map((c) => c.output_tokens === 0)).toEqual([true, ...calls.slice(1).map(() => false)]);
     },
     300_000,
   );
@@ -94,18 +115,38 @@ const jsonl = <T>(f: string) =>
     .map((l) => JSON.parse(l) as T);
 
 /**
- * `bench run --agent-cmd` with the CLI's command line (each argument single-quoted): at --steps 12 it is done with
- * every call metered; at --steps 2 it takes two steps and its third call is refused, recorded with the brake's error.
+ * `bench run --agent-cmd` with the CLI's command line (each argument single-quoted, then `shellSuffix`): at --steps 12
+ * it is done with every call metered (returned); at --steps 2 it takes two steps and its next calls (`refusedCalls`)
+ * are refused, recorded with the brake's error.
  */
-async function meteredUnderAgentCmd(argv: string[], home: string, env: NodeJS.ProcessEnv): Promise<void> {
-  const cmd = argv.map((a, i) => (i === 0 ? a : `'${a.replace(/'/g, "'\\''")}'`)).join(' ');
+async function meteredUnderAgentCmd(
+  argv: string[],
+  home: string,
+  env: NodeJS.ProcessEnv,
+  shellSuffix: (steps: string) => string = () => '',
+  refusedCalls = 1,
+): Promise<StepRecord[]> {
+  const line = argv.map((a, i) => (i === 0 ? a : `'${a.replace(/'/g, "'\\''")}'`)).join(' ');
+  let done: StepRecord[] = [];
   for (const [steps, stop] of [
     ['12', 'done'],
     ['2', 'max_steps'],
   ] as const) {
     const out = path.join(home, `out-${steps}`);
     const r = await benchAsync(
-      ['run', '--agent-cmd', cmd, '-s', 'tiny-agent-sum-of-squares', '--steps', steps, '--repeat', '1', '--out', out],
+      [
+        'run',
+        '--agent-cmd',
+        line + shellSuffix(steps),
+        '-s',
+        'tiny-agent-sum-of-squares',
+        '--steps',
+        steps,
+        '--repeat',
+        '1',
+        '--out',
+        out,
+      ],
       { ...env },
     );
     expect(r.code, r.stderr).toBe(0);
@@ -113,6 +154,7 @@ async function meteredUnderAgentCmd(argv: string[], home: string, env: NodeJS.Pr
     const calls = jsonl<StepRecord>(path.join(out, 'steps.jsonl'));
     expect(run!.stop_reason, run!.stop_detail).toBe(stop);
     if (stop === 'done') {
+      done = calls;
       expect(run!.success).toBe(true);
       expect(calls.length).toBe(run!.calls);
       expect(calls.every((c) => c.input_tokens > 0 && c.error === null)).toBe(true);
@@ -121,8 +163,9 @@ async function meteredUnderAgentCmd(argv: string[], home: string, env: NodeJS.Pr
       expect(calls.map((c) => c.error?.slice(0, 49) ?? null)).toEqual([
         null,
         null,
-        'refused by the gateway (HTTP 403 loopbench_max_st',
+        ...Array<string>(refusedCalls).fill('refused by the gateway (HTTP 403 loopbench_max_st'),
       ]);
     }
   }
+  return done;
 }

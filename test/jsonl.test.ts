@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JsonlWriter, readJsonl, readJsonlAt, readJsonlLines } from '../src/results/jsonl.ts';
 import { LineBytes } from '../src/results/line-bytes.ts';
+import { stepLineParser } from '../src/results/step-line.ts';
 
 let tmp: string;
 beforeAll(() => void (tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-jsonl-'))));
@@ -116,5 +117,58 @@ describe('readJsonlLines', () => {
     const out: unknown[] = [];
     for await (const line of readJsonlLines(file)) out.push(line.ok ? line.value : `bad line ${line.line}`);
     expect(out).toEqual([{ a: 1 }, 'bad line 3', { c: 3 }, { d: 4 }]);
+  });
+
+  it('skips lines blank to trim() (form feed, no-break space) and reads every other line as JSON.parse does', async () => {
+    const file = path.join(tmp, 'spaces.jsonl');
+    fs.writeFileSync(file, ' \t\n\f\n\u00a0 \n{"a":1}\n\u00a0{"b":2}\n');
+    const out: unknown[] = [];
+    for await (const line of readJsonlLines(file)) out.push(line.ok ? line.value : `bad line ${line.line}`);
+    expect(out).toEqual([{ a: 1 }, 'bad line 5']);
+  });
+});
+
+describe('stepLineParser', () => {
+  const settings = (seed: number) => ({ scenario: 'é ✓', limits: { max_steps: 3, max_cost_usd: null }, seed });
+  const step = (i: number, seed: number) => ({
+    run_id: `r${seed}`,
+    step: i,
+    note: 'a,"settings":{}}',
+    settings: settings(seed),
+  });
+
+  it('gives what JSON.parse gives: runs changing settings, settings not written last or not as JSON.stringify writes them, damaged lines', async () => {
+    const lines = [
+      ...[1, 2, 3].map((i) => JSON.stringify(step(i, 1))),
+      ...[1, 2].map((i) => JSON.stringify(step(i, 2))),
+      // The same tail after a head that is not JSON, after an empty head, and after a head that ends in a string.
+      `{"run_id":"r2","step":${JSON.stringify(',"settings":')}${JSON.stringify(step(3, 2)).slice(-60)}`,
+      `{,"settings":${JSON.stringify(settings(2))}}`,
+      `{ ,"settings":${JSON.stringify(settings(2))}}`,
+      `{"x":"y,"settings":${JSON.stringify(settings(2))}}`,
+      JSON.stringify({ settings: settings(2), step: 4 }),
+      `{"step":5,"settings":${JSON.stringify(settings(2)).replaceAll(',', ', ')}}`,
+      `{"step":6 ,"settings":${JSON.stringify(settings(2))}}`,
+      `{"settings":1,"step":7,"settings":${JSON.stringify(settings(2))}}`,
+      JSON.stringify(step(4, 2)),
+    ];
+    const file = path.join(tmp, 'steps.jsonl');
+    fs.writeFileSync(file, lines.map((l) => `${l}\n`).join(''));
+    const parse = stepLineParser();
+    const got: unknown[] = [];
+    for await (const line of readJsonlLines(file, parse)) got.push(line.ok ? line.value : 'bad');
+    const want = lines.map((l) => {
+      try {
+        return JSON.parse(l) as unknown;
+      } catch {
+        return 'bad';
+      }
+    });
+    expect(got).toEqual(want);
+    // Key order too, as the report's CSV columns follow it.
+    expect(got.map((v) => (typeof v === 'object' ? Object.keys(v!) : v))).toEqual(
+      want.map((v) => (typeof v === 'object' ? Object.keys(v!) : v)),
+    );
+    expect(want.filter((v) => v === 'bad').length).toBe(4);
   });
 });

@@ -4,7 +4,7 @@ import childProcess, { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FAST, FULL_ONLY } from './lanes.ts';
+import { FAST, FULL_ONLY, SLOWEST } from './lanes.ts';
 import { forbidChildProcesses, refused } from './lanes/no-child-processes.ts';
 
 const TEST_DIR = import.meta.dirname;
@@ -28,6 +28,10 @@ describe('the test lanes', () => {
     expect(
       Object.values(FULL_ONLY).filter((why) => !why.trim()),
       'FULL_ONLY says what each file starts',
+    ).toEqual([]);
+    expect(
+      SLOWEST.filter((f) => !files.includes(f)),
+      'SLOWEST names a file that is not in test/',
     ).toEqual([]);
   });
 

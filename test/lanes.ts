@@ -5,6 +5,7 @@
 
 export const FAST: readonly string[] = [
   'adaptive-stats.test.ts',
+  'body-pool.test.ts',
   'brake-table.test.ts',
   'call-slots.test.ts',
   'cassette.test.ts',
@@ -19,6 +20,7 @@ export const FAST: readonly string[] = [
   'gateway-idle.test.ts',
   'gateway-metering.test.ts',
   'gateway-upstream.test.ts',
+  'gateway-websocket.test.ts',
   'gateway-wire.test.ts',
   'gateway.test.ts',
   'help-groups.test.ts',
@@ -54,6 +56,7 @@ export const FAST: readonly string[] = [
   'scenario-fuzz.test.ts',
   'seed-figures.test.ts',
   'serve-ignored-parts.test.ts',
+  'serve-websocket.test.ts',
   'serve.test.ts',
   'settings-applied.test.ts',
   'sim-caveat.test.ts',
@@ -96,7 +99,7 @@ export const FULL_ONLY: Readonly<Record<string, string>> = {
   'gate-sweep.test.ts': 'python3 reads the JUnit file',
   'gateway-recover.test.ts': 'starts `bench serve` and kills it',
   'gateway-serve.test.ts': 'starts `bench serve`',
-  'import-agent-logs-hostile.test.ts': '`bench import` children on 300 MB and million-line logs (peak RSS)',
+  'import-agent-logs-hostile.test.ts': '`bench import` children on logs with a 300 MB line (peak RSS)',
   'import-agent-logs.test.ts': 'runs Claude Code and Codex CLI to write session logs',
   'import-messages.test.ts': 'runs scripts/make-messages-fixture.mjs',
   'init.test.ts': 'node --check on the scaffold',
@@ -129,3 +132,23 @@ export const FULL_ONLY: Readonly<Record<string, string>> = {
   'trajectories.test.ts': 'real Python (run_python)',
   'whatif.test.ts': 'real Python (run_python)',
 };
+
+/**
+ * The full suite's slowest files, slowest first (test/lanes/slowest-first.ts starts them before the
+ * rest): the longest file taken last would leave one of the two workers idle while it runs. From the
+ * durations of a full run (`npx vitest run --reporter=json`, each file's end minus start).
+ */
+export const SLOWEST: readonly string[] = [
+  'adaptive-check.test.ts',
+  'import-agent-logs.test.ts',
+  'framework-agents-gateway.test.ts',
+  'interrupt.test.ts',
+  'repeat-auto-cli.test.ts',
+  'coding-agents-ci.test.ts',
+  'coding-clients-serve.test.ts',
+  'agent-cmd-cli.test.ts',
+  'gate-cli.test.ts',
+  'ci-workflows.test.ts',
+  'cli.test.ts',
+  'report-build.test.ts',
+];

@@ -276,7 +276,7 @@ describe('bench perf flags', () => {
     ]);
   }, 120_000);
 
-  it('--only import --quick imports its trajectory in a child process, without and with reports, and prints the rate, the ratio to the floor and the peak RSS (a smoke test)', () => {
+  it('--only import --quick imports its trajectory in a child process, without and with reports, and prints the rate, the ratio to the floor and the peak RSS; then a Claude Code session and a Codex rollout, every call counted (a smoke test)', () => {
     const r = bench('perf', '--only', 'import', '--quick', '--json');
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
@@ -288,9 +288,15 @@ describe('bench perf flags', () => {
       expect.stringMatching(/^\d+\. import: peak RSS/),
       expect.stringMatching(/^\d+\. import with reports: CPU ÷ the floor/),
       expect.stringMatching(/^\d+\. import with reports: peak RSS/),
+      expect.stringMatching(/^15\. import: a 20,000-line Claude Code session, every call and token counted; peak RSS/),
+      expect.stringMatching(/^16\. import: a 20,000-line Codex rollout, every call and token counted; peak RSS/),
     ]);
     expect(out.import.reported.stdout).toMatch(/report\.html/);
-  }, 60_000);
+    expect(out.agentLogs.map((l: { exact: boolean; problem: string }) => [l.exact, l.problem])).toEqual([
+      [true, ''],
+      [true, ''],
+    ]);
+  }, 120_000);
 
   it('documents every flag in --help', () => {
     const r = bench('perf', '--help');

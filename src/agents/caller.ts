@@ -169,17 +169,18 @@ export class ModelCaller {
       const retries = e instanceof ModelError ? e.retries : 0;
       if (e instanceof ModelError && e.replayMiss) this.replayMiss = e.replayMiss;
       this.emit(role, step, { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0 }, 0, retries, null, message);
-      this.keep({
-        call: state.calls,
-        step,
-        round: state.rounds,
-        role,
-        sent: messages,
-        tools: tools ?? null,
-        received: null,
-        usage: null,
-        error: message,
-      });
+      if (this.keeping)
+        this.log.push({
+          call: state.calls,
+          step,
+          round: state.rounds,
+          role,
+          sent: messages.slice(),
+          tools: tools ?? null,
+          received: null,
+          usage: null,
+          error: message,
+        });
       const interrupted = env.signal?.aborted;
       return {
         ok: false,
@@ -193,18 +194,20 @@ export class ModelCaller {
     env.clock.advance(result.latencyMs);
     this.noteOverrun(role, step, result.usage);
     this.emit(role, step, result.usage, result.latencyMs, result.retries, action?.(result) ?? null, null);
-    this.keep({
-      call: state.calls,
-      step,
-      round: state.rounds,
-      role,
-      sent: messages,
-      tools: tools ?? null,
-      received: result.message,
-      usage: result.usage,
-      ...(result.finishReason ? { finish_reason: result.finishReason } : {}),
-      error: null,
-    });
+    // Built only when kept: a sweep without transcripts made (and dropped) this object, spread and all, every call.
+    if (this.keeping)
+      this.log.push({
+        call: state.calls,
+        step,
+        round: state.rounds,
+        role,
+        sent: messages.slice(),
+        tools: tools ?? null,
+        received: result.message,
+        usage: result.usage,
+        ...(result.finishReason ? { finish_reason: result.finishReason } : {}),
+        error: null,
+      });
     return { ok: true, result };
   }
 
@@ -235,8 +238,9 @@ export class ModelCaller {
     };
   }
 
-  private keep(call: CallLog): void {
-    if (this.env.keepLog ?? true) this.log.push({ ...call, sent: call.sent.slice() });
+  /** Whether each call is kept for the transcript (its messages copied: the agent's array grows on). */
+  private get keeping(): boolean {
+    return this.env.keepLog ?? true;
   }
 
   /** Spin and other action brakes; counts the action when it is allowed to run. */

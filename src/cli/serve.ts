@@ -373,7 +373,7 @@ export function registerServe(program: Command): void {
         if (traces) console.log(`bench serve: POST ${server.url}/traces takes OpenTelemetry traces into ${traces.dir}`);
       } else
         console.log(
-          `bench serve: ${server.url} (POST /chat/completions, /responses, /messages${traces ? ', /traces' : ''}; GET /models); usage log ${o!.logFile}${traces ? `; traces into ${traces.dir}` : ''}; Ctrl-C stops`,
+          `bench serve: ${server.url} (POST /chat/completions, /responses, /messages${traces ? ', /traces' : ''}; GET /models; WebSocket /responses); usage log ${o!.logFile}${traces ? `; traces into ${traces.dir}` : ''}; Ctrl-C stops`,
         );
       const sig = await stopped;
       if (traces) await importServedTraces(traces);

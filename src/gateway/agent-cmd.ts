@@ -15,6 +15,7 @@ import { answerOf, PIPE_GRACE_MS, runAgentProcess, type AgentExit } from './agen
 import { privateCodexHome } from './codex-home.ts';
 import { Gateway, type GatewayRun } from './gateway.ts';
 import { meteredRunRecord, RunMeter } from './run-meter.ts';
+import { socketOffer } from './socket-offer.ts';
 import type { Upstream } from './upstream.ts';
 
 export const OPENAI_DEFAULT_URL = 'https://api.openai.com/v1';
@@ -46,6 +47,7 @@ export async function startAgentHost(o: AgentHostOptions): Promise<AgentHost> {
   const transport = o.transport ?? DEFAULT_TRANSPORT;
   let sim: Promise<SimServer> | null = null;
   const gateway = await Gateway.start({ host: '127.0.0.1', port: 0, counter: o.counter });
+  const acceptsSocket = socketOffer();
   const upstreamFor = async (plan: RunPlan): Promise<Upstream> => {
     const spec = plan.settings.model;
     if (spec.startsWith('openai:'))
@@ -97,6 +99,7 @@ export async function startAgentHost(o: AgentHostOptions): Promise<AgentHost> {
     const upstream = transport.replay
       ? { url: 'http://replay.invalid/v1', timeoutMs: transport.timeoutMs }
       : await upstreamFor(plan);
+    const websocket = await acceptsSocket(upstream);
     const run: GatewayRun = {
       meter,
       upstream,
@@ -106,7 +109,7 @@ export async function startAgentHost(o: AgentHostOptions): Promise<AgentHost> {
     const key = gateway.open(run);
     const system = scenario.agent === 'react' ? scenario.system : '';
     // Codex CLI finds the gateway only through its config: a private copy names it (codex-home.ts).
-    const codex = privateCodexHome(gateway.url, base);
+    const codex = privateCodexHome(gateway.url, base, websocket);
     const env = {
       ...base,
       CODEX_HOME: codex.dir,

@@ -25,8 +25,11 @@ function userConfig(env: NodeJS.ProcessEnv): string {
   }
 }
 
-/** `config` with its top-level `model_provider` naming the gateway, and the gateway as that provider (Responses API). */
-export function withGatewayProvider(config: string, gatewayUrl: string): string {
+/**
+ * `config` with its top-level `model_provider` naming the gateway, and the gateway as that provider
+ * (the Responses API; over its WebSocket when the gateway will accept one, socket-offer.ts).
+ */
+export function withGatewayProvider(config: string, gatewayUrl: string, websocket: boolean): string {
   const lines = config.split('\n');
   // Top-level keys come before the first table header; the user's own `model_provider` there gives way to ours.
   const firstTable = lines.findIndex((l) => /^\s*\[/.test(l));
@@ -41,6 +44,8 @@ export function withGatewayProvider(config: string, gatewayUrl: string): string 
     `base_url = ${JSON.stringify(gatewayUrl)}`,
     'env_key = "OPENAI_API_KEY"',
     'wire_api = "responses"',
+    // The Responses API's WebSocket mode, as Codex uses it on OpenAI's own provider (the gateway relays it).
+    ...(websocket ? ['supports_websockets = true'] : []),
     // Codex retries a refused call (a brake's 403) five times over: once is the gateway's answer.
     'request_max_retries = 0',
     'stream_max_retries = 0',
@@ -49,8 +54,12 @@ export function withGatewayProvider(config: string, gatewayUrl: string): string 
 }
 
 /** A private CODEX_HOME for one run, pointed at the gateway; `dispose` removes it. */
-export function privateCodexHome(gatewayUrl: string, env: NodeJS.ProcessEnv): { dir: string; dispose(): void } {
+export function privateCodexHome(
+  gatewayUrl: string,
+  env: NodeJS.ProcessEnv,
+  websocket: boolean,
+): { dir: string; dispose(): void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-codex-home-'));
-  writeFileAtomic(path.join(dir, 'config.toml'), withGatewayProvider(userConfig(env), gatewayUrl));
+  writeFileAtomic(path.join(dir, 'config.toml'), withGatewayProvider(userConfig(env), gatewayUrl, websocket));
   return { dir, dispose: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }

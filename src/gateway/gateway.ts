@@ -7,7 +7,8 @@
 // the gateway sets spliced into its bytes, and metered for what it adds to the run's conversation.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { UsageError } from '../contracts/errors.ts';
 import { REFUSED } from '../contracts/records.ts';
 import type { HttpRoute } from '../contracts/http-route.ts';
@@ -18,17 +19,21 @@ import type { SpendGuard } from '../contracts/sweep-state.ts';
 import type { TokenCounter } from '../meter/tokens.ts';
 import { redact } from '../models/redact.ts';
 import { requestParts } from '../models/request-parts.ts';
-import { readBody, readBytes } from '../wire/read-body.ts';
+import { BodyPool, ownLease, type Lease } from '../wire/body-pool.ts';
+import { MAX_BODY, readBody, readBytes } from '../wire/read-body.ts';
 import { Conversations, countAnswer, tally, type Tally } from './conversation.ts';
 import { worstCase, type RunMeter, type Ticket } from './run-meter.ts';
 import { tapeKey, tapeMessage, type Tape } from './tape.ts';
-import { forward, type FailureCause, type Outcome, type Upstream } from './upstream.ts';
+import { forward, type CallBounds, type FailureCause, type Outcome, type Upstream } from './upstream.ts';
+import { forwardFrame, openUpstreamSocket } from './upstream-socket.ts';
 import { meterUsage } from './usage-check.ts';
-import type { WireAdapter, WireCall } from '../wire/adapter.ts';
+import type { AnswerReader, SentOn, WireAdapter, WireCall } from '../wire/adapter.ts';
 import { chatWire } from '../wire/chat/adapter.ts';
 import type { WireError } from '../wire/error.ts';
 import { messagesWire } from '../wire/messages/adapter.ts';
 import { responsesWire } from '../wire/responses/adapter.ts';
+import { errorFrame } from '../wire/responses/websocket.ts';
+import { isObject, json, parseSse } from '../wire/sse.ts';
 
 export const RUN_HEADER = 'x-loopbench-run';
 /** Standalone gateway: POST here to open a run and get its virtual key. */
@@ -159,7 +164,11 @@ export class Gateway {
   private readonly handling = new Set<Promise<void>>();
   /** Calls in flight: closing cuts them. */
   private readonly cancels = new Set<() => void>();
+  /** Request bodies' buffers, reused call after call. */
+  private readonly bodies = new BodyPool();
   private server!: http.Server;
+  /** Responses WebSockets (the agent's end): closing cuts them. */
+  private readonly sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY });
   url = '';
 
   private constructor(private readonly o: GatewayOptions) {
@@ -188,9 +197,11 @@ export class Gateway {
           });
         else res.destroy();
       });
-      g.handling.add(handled);
-      void handled.finally(() => g.handling.delete(handled));
+      g.track(handled);
     });
+    g.server.on('upgrade', (req: http.IncomingMessage, socket: Socket, head: Buffer) =>
+      g.track(g.upgrade(req, socket, head).catch(() => void socket.destroy())),
+    );
     await new Promise<void>((resolve, reject) => {
       g.server.once('error', (e: NodeJS.ErrnoException) =>
         reject(new UsageError(`cannot listen on ${o.host}:${o.port} (${e.code ?? e.message})`)),
@@ -200,6 +211,11 @@ export class Gateway {
     const port = (g.server.address() as AddressInfo).port;
     g.url = `http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${port}/v1`;
     return g;
+  }
+
+  private track(handled: Promise<void>): void {
+    this.handling.add(handled);
+    void handled.finally(() => this.handling.delete(handled));
   }
 
   /** Registers a run; its virtual key is what the agent sends as its API key. */
@@ -246,6 +262,7 @@ export class Gateway {
     for (const cancel of [...this.cancels]) cancel();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeAllConnections();
+    for (const ws of this.sockets.clients) ws.terminate();
     await Promise.allSettled([...this.handling]);
     await closed;
   }
@@ -335,40 +352,132 @@ export class Gateway {
         type: 'invalid_request_error',
         code: 'unknown_url',
       });
-    const refuse = (e: WireError) => sendError(res, adapter, e);
+    const reply = httpReply(res, adapter);
     if (req.method !== 'POST')
-      return refuse({
+      return reply.error({
         status: 405,
         message: `Method ${req.method} not allowed on ${route} (use POST)`,
         type: 'invalid_request_error',
       });
     const run = this.identify(req);
-    if ('status' in run) return refuse(run);
+    if ('status' in run) return reply.error(run);
+    const up = upstreamFor(run, adapter);
     // From here to its answer the request holds its run open: a run is quiet only between requests.
-    return run.meter.handling(() => this.call(run, adapter, req, res, refuse));
+    return run.meter.handling(async () =>
+      this.call(run, adapter, await readBytes(req, this.bodies), req, reply, up, (to, pieces, reader, bounds, call) =>
+        forward(to, call.upstreamPath, pieces, call.headers(to.apiKey), reader, bounds),
+      ),
+    );
   }
 
-  /** A request of a known run: read, checked against the brakes, forwarded, metered, answered. */
+  /**
+   * The Responses API's WebSocket mode (GET /v1/responses, Upgrade: websocket): the run is the one the
+   * upgrade's key names; the upstream's own WebSocket is opened first (refused: the agent's upgrade is
+   * refused with its status, and the agent falls back to HTTP), then each response.create frame is one
+   * call of the run, braked, forwarded on the upstream's socket, metered and answered as a POST is.
+   */
+  private async upgrade(req: http.IncomingMessage, socket: Socket, head: Buffer): Promise<void> {
+    const route = new URL(req.url ?? '/', 'http://x').pathname.replace(/\/+$/, '');
+    const adapter = this.adapters.get(route);
+    const refuse = (e: WireError) => refuseUpgrade(socket, e, adapter ?? chatWire);
+    if (adapter?.name !== 'responses')
+      return refuse({
+        status: 404,
+        message: `No WebSocket on ${route} (the gateway serves the Responses API's on /v1/responses)`,
+        type: 'invalid_request_error',
+        code: 'unknown_url',
+      });
+    const run = this.identify(req);
+    if ('status' in run) return refuse(run);
+    const up = upstreamFor(run, adapter);
+    if ('status' in up) return refuse(up);
+    let upstream: WebSocket | null = null;
+    if (!run.tape?.replay) {
+      const opened = await openUpstreamSocket(up, req.headers);
+      if (!opened.ok) return refuse({ status: opened.status, message: opened.error, type: 'upstream_error' });
+      upstream = opened.ws;
+    }
+    this.sockets.handleUpgrade(req, socket, head, (ws) => {
+      upstream?.once('close', () => ws.close(1011, 'the upstream closed its WebSocket'));
+      ws.once('close', () => upstream?.close());
+      const sent: SentOn = { headers: req.headers, url: req.url, websocket: true };
+      // One request at a time, in order, as the API answers a connection.
+      let queue = Promise.resolve();
+      ws.on('message', (data: Buffer, binary: boolean) => {
+        const next = queue.then(() => {
+          // The run may have ended since the upgrade: its key is refused from then on, as a POST's would be.
+          const still = this.identify(req);
+          if (still !== run) {
+            socketReply(ws).error('status' in still ? still : unauthorized('This WebSocket belongs to another run.'));
+            return ws.close();
+          }
+          return run.meter.handling(() =>
+            this.call(
+              run,
+              adapter,
+              binary
+                ? {
+                    error: {
+                      status: 400,
+                      message: 'Binary WebSocket messages are not supported: send JSON text',
+                      type: 'invalid_request_error',
+                    },
+                  }
+                : { lease: ownLease(data) },
+              sent,
+              socketReply(ws),
+              up,
+              (to, pieces, reader, bounds) => forwardFrame(upstream!, to, pieces, reader, bounds),
+            ),
+          );
+        });
+        queue = next.catch((e: Error) =>
+          socketReply(ws).error({ status: 500, message: `gateway error: ${redact(e.message)}`, type: 'server_error' }),
+        );
+        this.track(queue);
+      });
+    });
+  }
+
+  /** A request of a known run: checked against the brakes, forwarded (by `send`), metered, answered. */
   private async call(
     run: GatewayRun,
     adapter: WireAdapter,
-    req: http.IncomingMessage,
-    res: http.ServerResponse,
-    refuse: (e: WireError) => void,
+    read: { lease: Lease } | { error: WireError },
+    sentOn: SentOn,
+    reply: Reply,
+    up: Upstream | WireError,
+    send: Send,
   ): Promise<void> {
     // A request of a known run that goes no further is one of its calls all the same: recorded with its error.
     const refuseCall = (e: WireError) => {
       run.meter.refused(`${REFUSED} (HTTP ${e.status} ${e.code ?? e.type}): ${e.message}`);
-      refuse(e);
+      reply.error(e);
     };
-    const read = await readBytes(req);
     if ('error' in read) return refuseCall(read.error);
+    try {
+      await this.withBody(run, adapter, read.lease, sentOn, reply, up, send, refuseCall);
+    } finally {
+      read.lease.drop();
+    }
+  }
+
+  /** A request read whole: parsed, metered for what it adds, checked against the brakes, completed. */
+  private async withBody(
+    run: GatewayRun,
+    adapter: WireAdapter,
+    body: Lease,
+    sentOn: SentOn,
+    reply: Reply,
+    up: Upstream | WireError,
+    send: Send,
+    refuseCall: (e: WireError) => void,
+  ): Promise<void> {
     const remembered = this.conversations.get(run);
     const prior = remembered?.adapter === adapter.route ? remembered : null;
-    const parsed = adapter.parseBytes(read.bytes, prior?.state ?? null, req);
+    const parsed = adapter.parseBytes(body.bytes, prior?.state ?? null, sentOn);
     if (!parsed.ok) return refuseCall(parsed.error);
     const call = parsed.call;
-    const up = upstreamFor(run, adapter);
     if ('status' in up) return refuseCall(up);
     // Only the first call names the run's price: no table lookup on every later call.
     const price = run.meter.beforeFirstCall && !run.meter.stop ? run.priceOf?.(call.model) : undefined;
@@ -399,10 +508,7 @@ export class Gateway {
     }
     const admitted = run.meter.admit(counted.promptTokens, call.maxOutputTokens);
     if ('stop' in admitted) return refuseCall(brakeError(admitted.stop));
-    // An agent that hangs up does not end the call: the upstream answers (and bills) it all the same.
-    let abandoned = false;
-    res.once('close', () => (abandoned = !res.writableFinished));
-    await this.complete(run, up, adapter, call, counted, admitted.ticket, res, () => abandoned);
+    await this.complete(run, up, adapter, call, counted, admitted.ticket, reply, send, body);
   }
 
   /** Forwards an admitted call (or answers it from the cassette), meters what came back, answers the agent. */
@@ -413,10 +519,12 @@ export class Gateway {
     call: WireCall<unknown>,
     counted: Tally<unknown>,
     ticket: Ticket,
-    res: http.ServerResponse,
-    abandoned: () => boolean,
+    out: Reply,
+    send: Send,
+    request: Lease,
   ): Promise<void> {
     const { meter, tape } = run;
+    const abandoned = out.abandoned;
     const model = up.model ?? call.model;
     const seed = call.seed ?? up.seed;
     // The answer's limit as sent: the agent's own, unless its budget lowered it.
@@ -430,7 +538,7 @@ export class Gateway {
       ...(seed !== undefined ? { seed } : {}),
     };
     const key = tape && chat ? tapeKey(tape, chat) : '';
-    const reply = (e: WireError) => !abandoned() && sendError(res, adapter, e);
+    const reply = (e: WireError) => !abandoned() && out.error(e);
     const reader = adapter.reader(call);
     let outcome: Outcome;
     if (tape?.replay) {
@@ -462,23 +570,20 @@ export class Gateway {
         ...(up.seed !== undefined ? { seed: up.seed } : {}),
         includeUsage: true,
       };
-      outcome = await forward(up, call.upstreamPath, call.forward(changes), call.headers(up.apiKey), reader, {
-        ...bounds,
-        cancels: this.cancels,
-      });
+      outcome = await send(
+        up,
+        call.forward(changes),
+        reader,
+        { ...bounds, cancels: this.cancels, written: request.hold() },
+        call,
+      );
     }
     const hungUp = abandoned() ? '; the agent had hung up' : '';
     if (outcome.kind === 'refused') {
       const error = `upstream ${outcome.status}: ${adapter.upstreamErrorMessage(outcome.body) ?? outcome.body.slice(0, 300)}`;
       meter.fail(ticket, error + hungUp, counted.messages);
       if (!abandoned())
-        sendText(
-          res,
-          outcome.status,
-          'application/json',
-          outcome.body ||
-            JSON.stringify(adapter.errorBody({ status: outcome.status, message: error, type: 'upstream_error' })),
-        );
+        out.refused(outcome.status, outcome.body, { status: outcome.status, message: error, type: 'upstream_error' });
       return;
     }
     if (outcome.kind === 'failed') {
@@ -553,16 +658,70 @@ export class Gateway {
     }
     const stop = meter.settle(ticket, metered, counted.messages, message, { delivered: true, finish: finishReason });
     if (stop) return void reply(brakeError(stop));
-    const body = reader.clientBody();
-    // One buffer, written with the headers in one go.
-    const bytes = body.pieces.length === 1 ? body.pieces[0]! : Buffer.concat(body.pieces);
-    res.writeHead(200, {
-      'content-type': body.contentType,
-      'content-length': bytes.length,
-      'cache-control': 'no-cache',
-    });
-    res.end(bytes);
+    out.answer(reader.clientBody());
   }
+}
+
+/** Sends an admitted call's bytes upstream and reads the answer into `reader`. */
+type Send = (
+  up: Upstream,
+  pieces: Buffer[],
+  reader: AnswerReader,
+  bounds: CallBounds,
+  call: WireCall<unknown>,
+) => Promise<Outcome>;
+
+/** Where a call's answer goes: its HTTP response, or frames on the agent's WebSocket. */
+interface Reply {
+  error(e: WireError): void;
+  /** The upstream's refusal passed on: its body as sent (`fallback` when it sent none to pass on). */
+  refused(status: number, body: string, fallback: WireError): void;
+  answer(body: ReturnType<AnswerReader['clientBody']>): void;
+  /** The agent hung up before its answer (the upstream answers, and bills, it all the same). */
+  abandoned(): boolean;
+}
+
+function httpReply(res: http.ServerResponse, adapter: WireAdapter): Reply {
+  let abandoned = false;
+  res.once('close', () => (abandoned = !res.writableFinished));
+  return {
+    error: (e) => sendError(res, adapter, e),
+    refused: (status, body, fallback) =>
+      sendText(res, status, 'application/json', body || JSON.stringify(adapter.errorBody(fallback))),
+    answer(body) {
+      // One buffer, written with the headers in one go.
+      const bytes = body.pieces.length === 1 ? body.pieces[0]! : Buffer.concat(body.pieces);
+      res.writeHead(200, {
+        'content-type': body.contentType,
+        'content-length': bytes.length,
+        'cache-control': 'no-cache',
+      });
+      res.end(bytes);
+    },
+    abandoned: () => abandoned,
+  };
+}
+
+/** The Responses WebSocket: errors as the API's error frames, an answer as its events' frames. */
+function socketReply(ws: WebSocket): Reply {
+  const send = (frame: string) => ws.readyState === ws.OPEN && ws.send(frame);
+  return {
+    error: (e) => send(errorFrame(e)),
+    // An upstream on a WebSocket refuses in an error frame, passed on as it came.
+    refused: (_status, body, fallback) => send(isObject(json(body)) ? body : errorFrame(fallback)),
+    answer(body) {
+      for (const e of parseSse(Buffer.concat(body.pieces).toString('utf8'))) send(e.data);
+    },
+    abandoned: () => ws.readyState !== ws.OPEN,
+  };
+}
+
+/** An upgrade refused with an HTTP answer (the agent falls back to POST, or stops on its status). */
+function refuseUpgrade(socket: Socket, e: WireError, adapter: WireAdapter): void {
+  const body = JSON.stringify(adapter.errorBody(e));
+  socket.end(
+    `HTTP/1.1 ${e.status} ${http.STATUS_CODES[e.status] ?? ''}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 function sendError(res: http.ServerResponse, adapter: WireAdapter, e: WireError): void {

@@ -52,6 +52,8 @@ export interface CallBounds {
   deadlineText: string;
   /** The gateway stopping: each call in flight adds how to cut it here while it lasts. */
   cancels: Set<() => void>;
+  /** Told once the request's bytes are no longer needed (its upstream request closed: written, or cut). */
+  written?: () => void;
 }
 
 // Kept-alive connections to the upstream, shared by every run: a proxy must not pay a handshake per call.
@@ -157,6 +159,7 @@ export function forward(
     b.cancels.add(onAbort);
     req.setTimeout(idleMs, () => fail('idle', `the upstream sent nothing for ${idleMs / 1000} s (--idle-timeout)`));
     req.on('finish', () => (sent = true));
+    if (b.written) req.once('close', b.written);
     req.on('error', (e) =>
       fail(
         sent ? 'dropped' : 'unreachable',

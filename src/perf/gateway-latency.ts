@@ -1,26 +1,33 @@
-// The gateway's cost to an agent, against the cheapest proxy there is. 64 agents, each a growing
-// ReAct conversation (a step = the assistant's tool call + a 1,700-character tool result, as an
-// agent sends it back), at histories of 1, 30 and 100 steps. Each load goes three ways, in turn:
-// straight to a stub upstream that answers after `latencyMs`; through a trivial Node pass-through
-// proxy (the floor: bytes in, bytes out); through `bench serve --upstream` (the gateway, each agent
-// its own run, every brake off). Every server runs in its own process, so the CPU each one spends
-// per request is read from /proc, apart from the load's. Added latency = a path's percentile minus
-// the direct one. Then what each sustains in front of an upstream that answers at once.
+// The gateway's cost to an agent, against the cheapest proxy there is. 1 agent alone and 64 at once,
+// each a growing ReAct conversation (a step = the assistant's tool call + a 1,700-character tool
+// result, as an agent sends it back), a fresh run each, at histories of 1, 30 and 100 steps. Each
+// load goes three or four ways, in turn: straight to a stub upstream that answers after
+// `latencyMs`; through a trivial Node pass-through proxy (the floor: bytes in, bytes out); through
+// `bench serve --upstream` (the gateway, each agent its own run, every brake off); through the
+// Portkey gateway when it is installed (portkey.ts). The whole set is repeated `rounds` times, so a
+// busy minute on a shared machine weighs on every path alike. Every server runs in its own process,
+// so the CPU each one spends per request is read from /proc, apart from the load's. Added latency
+// = a path's percentile minus the direct one. Then what each sustains in front of an upstream that
+// answers at once.
 import http from 'node:http';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../contracts/paths.ts';
 import { spawnGateway, spawnServer, type SpawnedServer } from '../serve/spawn.ts';
+import { findPortkey, portkeyHeaders, spawnPortkey } from './portkey.ts';
 import { processCpuMs, processPeakRssMb } from './proc-cpu.ts';
 import { quantile } from '../stats/quantile.ts';
 
 export interface GatewayLatencyOptions {
-  agents: number;
-  requestsPerAgent: number;
+  /** Agents sending at once, one load each (1: an agent alone; 64: a busy gateway). */
+  clients: number[];
+  requestsPerClient: number;
   latencyMs: number;
   /** Steps of history in each agent's first measured request (it grows by one step a request). */
   histories: number[];
+  /** Times every load is repeated, the paths interleaved within each: the rows are medians over rounds. */
+  rounds: number;
 }
 
 export interface Percentiles {
@@ -28,32 +35,43 @@ export interface Percentiles {
   p99: number;
 }
 
+/** One path's load: its latency percentiles and its server's CPU per request, in ms (null without /proc). */
+export interface PathLoad extends Percentiles {
+  cpuMs: number | null;
+}
+
 export interface HistoryLoad {
+  round: number;
+  clients: number;
   steps: number;
   /** Bytes of a measured request at this history (the first one). */
   requestBytes: number;
   direct: Percentiles;
-  proxy: Percentiles;
-  gateway: Percentiles;
-  /** CPU per request of the proxy's and the gateway's process, in ms (null without /proc). */
-  proxyCpuMs: number | null;
-  gatewayCpuMs: number | null;
+  proxy: PathLoad;
+  gateway: PathLoad;
+  /** The Portkey gateway on the same load, when installed. */
+  portkey: PathLoad | null;
 }
 
 export interface GatewayLatencyResult extends GatewayLatencyOptions {
   loads: HistoryLoad[];
-  /** Requests per second in front of an upstream with no latency, at the longest history. */
+  /** The Portkey version measured beside the gateway, or null when it is not installed. */
+  portkey: string | null;
+  /** Requests per second in front of an upstream with no latency, at the longest history, with the most clients. */
   capacity: { steps: number; proxy: number; gateway: number; proxyCpuMs: number | null; gatewayCpuMs: number | null };
   /** The gateway's peak RSS over everything above (null without /proc). */
   gatewayPeakRssMb: number | null;
+  /** /proc/loadavg's three figures before and after (null without /proc): the machine's load while it ran. */
+  loadAverage: { before: string; after: string } | null;
   errors: number;
 }
 
 export const GATEWAY_TARGET: GatewayLatencyOptions = {
-  agents: 64,
-  requestsPerAgent: 10,
+  clients: [1, 64],
+  requestsPerClient: 10,
   latencyMs: 200,
   histories: [1, 30, 100],
+  rounds: 3,
 };
 
 const TOOLS = JSON.stringify([
@@ -107,8 +125,23 @@ const STUB_ANSWER = {
 };
 
 const percentiles = (xs: number[]): Percentiles => ({ p50: quantile(xs, 0.5), p99: quantile(xs, 0.99) });
+const pathLoad = (l: Load): PathLoad => ({ ...percentiles(l.latencies), cpuMs: l.cpuMs });
 
-function post(url: URL, body: string, runId: string, agent: http.Agent): Promise<{ status: number; text: string }> {
+function loadAverage(): string | null {
+  try {
+    return fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  } catch {
+    return null;
+  }
+}
+
+function post(
+  url: URL,
+  body: string,
+  runId: string,
+  agent: http.Agent,
+  extra: Record<string, string>,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       url,
@@ -120,6 +153,7 @@ function post(url: URL, body: string, runId: string, agent: http.Agent): Promise
           'content-length': Buffer.byteLength(body),
           authorization: 'Bearer perf',
           'x-loopbench-run': runId,
+          ...extra,
         },
       },
       (res) => {
@@ -149,7 +183,15 @@ interface Load {
  */
 async function load(
   base: string,
-  o: { agents: number; requests: number; steps: number; spreadMs: number; tag: string; pid?: number },
+  o: {
+    agents: number;
+    requests: number;
+    steps: number;
+    spreadMs: number;
+    tag: string;
+    pid?: number;
+    headers?: Record<string, string>;
+  },
 ): Promise<Load> {
   const url = new URL(`${base}/chat/completions`);
   const agent = new http.Agent({ keepAlive: true, maxSockets: o.agents });
@@ -165,7 +207,10 @@ async function load(
     const body = c.body();
     if (measured && c.steps === o.steps && c.agent === 0) requestBytes = Buffer.byteLength(body);
     const t = performance.now();
-    const res = await post(url, body, `perf-${o.tag}-${c.agent}`, agent).catch(() => ({ status: 0, text: '' }));
+    const res = await post(url, body, `perf-${o.tag}-${c.agent}`, agent, o.headers ?? {}).catch(() => ({
+      status: 0,
+      text: '',
+    }));
     if (measured) latencies.push(performance.now() - t);
     if (res.status !== 200) {
       errors++;
@@ -210,6 +255,7 @@ export async function gatewayLatencyBench(o: GatewayLatencyOptions = GATEWAY_TAR
     servers.push(server);
     return server;
   };
+  const before = loadAverage();
   try {
     const stub = await start(spawnServer(floor, ['stub']));
     const slow = stub.url.replace(/\/v1$/, `/lat/${o.latencyMs}/v1`);
@@ -217,37 +263,51 @@ export async function gatewayLatencyBench(o: GatewayLatencyOptions = GATEWAY_TAR
     const proxy = await start(spawnServer(floor, ['proxy', stub.url]));
     const gateway = await start(spawnGateway(['--upstream', slow, '--out', path.join(out, 'slow'), ...open], env));
     const gatewayFast = await start(spawnGateway(['--upstream', fast, '--out', path.join(out, 'fast'), ...open], env));
+    const portkeyInstall = findPortkey();
+    const portkey = portkeyInstall ? await start(spawnPortkey(portkeyInstall)) : null;
+    const viaPortkey = portkeyHeaders(slow);
     const proxied = (upstream: string) => new URL(new URL(upstream).pathname, proxy.url).href;
+    const most = Math.max(...o.clients);
     // JIT warm-up: a long-running gateway is warm; its first requests should not be what is measured.
-    for (const url of [proxied(fast), gateway.url, gatewayFast.url])
-      await load(url, { agents: o.agents, requests: 3, steps: 3, spreadMs: 0, tag: 'warm-up' });
+    const warm = { agents: most, requests: 3, steps: 3, spreadMs: 0, tag: 'warm-up' };
+    for (const url of [proxied(fast), gateway.url, gatewayFast.url]) await load(url, warm);
+    if (portkey) await load(`${portkey.url}`, { ...warm, headers: viaPortkey });
     let errors = 0;
     const loads: HistoryLoad[] = [];
-    for (const steps of o.histories) {
-      const each = { agents: o.agents, requests: o.requestsPerAgent, steps, spreadMs: o.latencyMs };
-      const direct = await load(slow, { ...each, tag: `direct-${steps}` });
-      const viaProxy = await load(proxied(slow), { ...each, tag: `proxy-${steps}`, pid: proxy.pid });
-      const viaGateway = await load(gateway.url, { ...each, tag: `gateway-${steps}`, pid: gateway.pid });
-      errors += direct.errors + viaProxy.errors + viaGateway.errors;
-      loads.push({
-        steps,
-        requestBytes: direct.requestBytes,
-        direct: percentiles(direct.latencies),
-        proxy: percentiles(viaProxy.latencies),
-        gateway: percentiles(viaGateway.latencies),
-        proxyCpuMs: viaProxy.cpuMs,
-        gatewayCpuMs: viaGateway.cpuMs,
-      });
-    }
+    for (let round = 0; round < o.rounds; round++)
+      for (const clients of o.clients)
+        for (const steps of o.histories) {
+          const each = { agents: clients, requests: o.requestsPerClient, steps, spreadMs: o.latencyMs };
+          const tag = `${round}-${clients}-${steps}`;
+          const direct = await load(slow, { ...each, tag: `direct-${tag}` });
+          const viaProxy = await load(proxied(slow), { ...each, tag: `proxy-${tag}`, pid: proxy.pid });
+          const viaGateway = await load(gateway.url, { ...each, tag: `gateway-${tag}`, pid: gateway.pid });
+          const throughPortkey = portkey
+            ? await load(portkey.url, { ...each, tag: `portkey-${tag}`, pid: portkey.pid, headers: viaPortkey })
+            : null;
+          errors += direct.errors + viaProxy.errors + viaGateway.errors + (throughPortkey?.errors ?? 0);
+          loads.push({
+            round,
+            clients,
+            steps,
+            requestBytes: direct.requestBytes,
+            direct: percentiles(direct.latencies),
+            proxy: pathLoad(viaProxy),
+            gateway: pathLoad(viaGateway),
+            portkey: throughPortkey && pathLoad(throughPortkey),
+          });
+        }
     const longest = Math.max(...o.histories);
-    const each = { agents: o.agents, requests: o.requestsPerAgent, steps: longest, spreadMs: 0 };
+    const each = { agents: most, requests: o.requestsPerClient, steps: longest, spreadMs: 0 };
     const proxyFast = await load(proxied(fast), { ...each, tag: 'proxy-fast', pid: proxy.pid });
     const throughFast = await load(gatewayFast.url, { ...each, tag: 'gateway-fast', pid: gatewayFast.pid });
     errors += proxyFast.errors + throughFast.errors;
     const rps = (l: Load) => l.latencies.length / (l.ms / 1000);
+    const after = loadAverage();
     return {
       ...o,
       loads,
+      portkey: portkeyInstall?.version ?? null,
       capacity: {
         steps: longest,
         proxy: rps(proxyFast),
@@ -256,6 +316,7 @@ export async function gatewayLatencyBench(o: GatewayLatencyOptions = GATEWAY_TAR
         gatewayCpuMs: throughFast.cpuMs,
       },
       gatewayPeakRssMb: processPeakRssMb(gateway.pid),
+      loadAverage: before !== null && after !== null ? { before, after } : null,
       errors,
     };
   } finally {

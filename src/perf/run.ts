@@ -2,12 +2,14 @@
 import { CONCURRENCY_TARGET, concurrencyBench, type ConcurrencyBenchResult } from '../serve/concurrency-bench.ts';
 import { GATEWAY_TARGET, gatewayLatencyBench, type GatewayLatencyResult } from './gateway-latency.ts';
 import { importBench, type ImportBenchResult } from './import.ts';
+import { agentLogsBench, type AgentLogImport } from './agent-logs.ts';
 import { measureLinearity, type LinearityResult } from './linear.ts';
 import { runMicro, type MicroResult } from './micro.ts';
 import { measureOverhead, type OverheadResult } from './overhead.ts';
 import { measureScale, scaleArgs, sweepFlags, type ScaleResult } from './scale.ts';
 import { argvOf } from './sweep.ts';
 import {
+  agentLogRows,
   concurrencyRow,
   formatMicro,
   formatTargets,
@@ -28,6 +30,8 @@ export interface PerfSizes {
   scaleRepeat: number;
   concurrencyRuns: number;
   gatewayRequests: number;
+  /** Rounds of the gateway's loads, every path in each. */
+  gatewayRounds: number;
   /** Pairs of one-thread and N-worker sweeps the speed-up is the median of. */
   workerPairs: number;
   /** Agent steps of the trajectory `bench import` reads. */
@@ -44,6 +48,7 @@ export interface PerfResults {
   workers?: WorkersResult;
   gateway?: GatewayLatencyResult;
   import?: ImportBenchResult;
+  agentLogs?: AgentLogImport[];
   targets: TargetRow[];
 }
 
@@ -76,9 +81,9 @@ export async function runPerf(
     out.targets.push(concurrencyRow(out.concurrency));
   }
   if (parts.has('gateway')) {
-    const o = { ...GATEWAY_TARGET, requestsPerAgent: sizes.gatewayRequests };
+    const o = { ...GATEWAY_TARGET, requestsPerClient: sizes.gatewayRequests, rounds: sizes.gatewayRounds };
     log(
-      `gateway: ${o.agents} agents × ${o.requestsPerAgent} requests at histories of ${o.histories.join(', ')} steps, straight to a stub upstream (--latency ${o.latencyMs}), through a pass-through proxy and through bench serve --upstream…`,
+      `gateway: ${o.clients.join(' and ')} clients × ${o.requestsPerClient} requests at histories of ${o.histories.join(', ')} steps, ${o.rounds} round(s), straight to a stub upstream (--latency ${o.latencyMs}), through a pass-through proxy, through bench serve --upstream and, where installed, through the Portkey gateway…`,
     );
     out.gateway = await gatewayLatencyBench(o);
     out.targets.push(...gatewayRows(out.gateway));
@@ -101,6 +106,11 @@ export async function runPerf(
     );
     out.import = await importBench(sizes.importSteps);
     out.targets.push(...importRows(out.import));
+    log(
+      `import: a Claude Code session and a Codex rollout of ${sizes.importSteps.toLocaleString('en-US')} lines each, bench import --no-report in a child process…`,
+    );
+    out.agentLogs = await agentLogsBench(sizes.importSteps);
+    out.targets.push(...agentLogRows(out.agentLogs));
   }
   out.targets.sort((a, b) => a.target.localeCompare(b.target, 'en', { numeric: true }));
   return out;

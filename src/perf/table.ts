@@ -25,6 +25,8 @@ export interface TargetRow {
 }
 
 import { IMPORT_TARGET, type ImportBenchResult } from './import.ts';
+import { quantile } from '../stats/quantile.ts';
+import { AGENT_LOG_PEAK_RSS_MB, type AgentLogImport } from './agent-logs.ts';
 
 const f = (x: number, digits = 0) =>
   x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -93,6 +95,22 @@ export function importRows(r: ImportBenchResult): TargetRow[] {
   ];
 }
 
+/** Rows 15–16: a million-line coding-agent log of each format, its peak RSS; a miscount fails the row whatever its memory. */
+export function agentLogRows(logs: AgentLogImport[]): TargetRow[] {
+  const names = { 'claude-code': 'Claude Code session', codex: 'Codex rollout' };
+  return logs.map((l, i) => {
+    const r = row({
+      target: `${15 + i}. import: a ${f(l.lines)}-line ${names[l.format]}, every call and token counted; peak RSS`,
+      unit: (x) => `${f(x)} MB`,
+      detail: `bench import --format ${l.format} --no-report --skip-bad of the ${f(l.fileMb, 1)} MB log in a child process: ${f(l.run.ms / 1000, 1)} s wall, ${f(l.run.cpuMs / 1000, 1)} s CPU; ${l.exact ? 'the run record totals every call and token once, nothing skipped' : `MISCOUNTED: ${l.problem}`}.`,
+      value: l.run.peakRssMb,
+      limit: AGENT_LOG_PEAK_RSS_MB,
+      at: 'most',
+    });
+    return { ...r, ok: r.ok && l.exact };
+  });
+}
+
 export function linearRow(l: LinearityResult): TargetRow {
   return row({
     target: '2. linear: CPU per step at 100 steps ÷ at 10 steps',
@@ -114,54 +132,121 @@ export function concurrencyRow(c: ConcurrencyBenchResult): TargetRow {
   });
 }
 
-/** The gateway against the pass-through proxy, per history: CPU per request, then added latency p50 and p99. */
+const median = (xs: number[]) => quantile(xs, 0.5);
+const spread = (xs: number[], unit: (x: number) => string) =>
+  xs.length > 1 ? `${unit(Math.min(...xs))}–${unit(median(xs))}–${unit(Math.max(...xs))}` : unit(xs[0] ?? NaN);
+
+/**
+ * The gateway against the pass-through proxy measured in the same rounds, per client count and
+ * history: CPU per request (and against Portkey's, when it ran), then added latency p50 and p99.
+ * Each row is the median over rounds; its detail gives min–median–max.
+ */
 export function gatewayRows(g: GatewayLatencyResult): TargetRow[] {
   const ms = (x: number) => `${f(x, 2)} ms`;
-  const cpu = (x: number | null) => (x === null ? 'n/a' : ms(x));
-  const added = (p: 'p50' | 'p99', l: GatewayLatencyResult['loads'][number], via: 'gateway' | 'proxy') =>
-    l[via][p] - l.direct[p];
-  const history = g.loads
-    .map(
-      (l) =>
-        `${l.steps} step(s) (${f(l.requestBytes / 1024, 1)} KB a request): added p50 ${ms(added('p50', l, 'gateway'))} (proxy ${ms(added('p50', l, 'proxy'))}), p99 ${ms(added('p99', l, 'gateway'))} (proxy ${ms(added('p99', l, 'proxy'))}); ` +
-        `CPU per request ${cpu(l.gatewayCpuMs)} (proxy ${cpu(l.proxyCpuMs)}); direct p50 ${ms(l.direct.p50)}, p99 ${ms(l.direct.p99)}`,
-    )
-    .join('; ');
+  const times = (x: number) => `${f(x, 2)}×`;
+  const cpuRatio = (a: number | null, b: number | null) => (a !== null && b !== null ? a / b : NaN);
+  type Load = GatewayLatencyResult['loads'][number];
+  const added = (p: 'p50' | 'p99', l: Load, via: 'gateway' | 'proxy' | 'portkey') => l[via]![p] - l.direct[p];
+  const configs = g.clients.flatMap((clients) => g.histories.map((steps) => ({ clients, steps })));
+  const of = (c: { clients: number; steps: number }) =>
+    g.loads.filter((l) => l.clients === c.clients && l.steps === c.steps);
+  const at = (c: { clients: number; steps: number }) =>
+    `${c.clients} client${c.clients === 1 ? '' : 's'}, ${c.steps}-step history`;
+  const lines = configs.map((c) => {
+    const ls = of(c);
+    const cpu = (via: 'gateway' | 'proxy' | 'portkey') => ls.map((l) => l[via]?.cpuMs ?? NaN);
+    const portkey = ls.every((l) => l.portkey)
+      ? `; Portkey CPU per request ${spread(cpu('portkey'), ms)} (${spread(
+          ls.map((l) => cpuRatio(l.portkey!.cpuMs, l.proxy.cpuMs)),
+          times,
+        )} the proxy's), added p50 ${spread(
+          ls.map((l) => added('p50', l, 'portkey')),
+          ms,
+        )}, p99 ${spread(
+          ls.map((l) => added('p99', l, 'portkey')),
+          ms,
+        )}`
+      : '';
+    return (
+      `${at(c)} (${f((ls[0]?.requestBytes ?? 0) / 1024, 1)} KB a request): CPU per request ${spread(cpu('gateway'), ms)} against the proxy's ${spread(cpu('proxy'), ms)}, ratio ${spread(
+        ls.map((l) => cpuRatio(l.gateway.cpuMs, l.proxy.cpuMs)),
+        times,
+      )}; ` +
+      `added p50 ${spread(
+        ls.map((l) => added('p50', l, 'gateway')),
+        ms,
+      )} (proxy ${spread(
+        ls.map((l) => added('p50', l, 'proxy')),
+        ms,
+      )}), p99 ${spread(
+        ls.map((l) => added('p99', l, 'gateway')),
+        ms,
+      )} (proxy ${spread(
+        ls.map((l) => added('p99', l, 'proxy')),
+        ms,
+      )}); direct p50 ${spread(
+        ls.map((l) => l.direct.p50),
+        ms,
+      )}` +
+      portkey
+    );
+  });
   const c = g.capacity;
+  const cpu = (x: number | null) => (x === null ? 'n/a' : ms(x));
   const detail =
-    `${g.agents} agents × ${g.requestsPerAgent} requests each, a step longer each time, against a stub upstream answering after ${g.latencyMs} ms; straight to it, through a trivial Node pass-through proxy and through bench serve --upstream, each in its own process (CPU from /proc). ${history}. ` +
+    `${g.requestsPerClient} requests per client, a step longer each time, a fresh run each, against a stub upstream answering after ${g.latencyMs} ms; straight to it, through a trivial Node pass-through proxy, through bench serve --upstream` +
+    `${g.portkey ? ` and through the Portkey gateway ${g.portkey}` : ''}, each in its own process (CPU from /proc), interleaved, ${g.rounds} round(s); figures min–median–max over rounds. ` +
+    `${g.portkey ? '' : 'Portkey (@portkey-ai/gateway) not installed: skipped. '}` +
+    `${g.loadAverage ? `Load average (1, 5, 15 min) ${g.loadAverage.before} before, ${g.loadAverage.after} after. ` : ''}` +
+    `${lines.join('; ')}. ` +
     `In front of an upstream with no latency, at ${c.steps} steps: the gateway sustained ${f(c.gateway)} requests/s (${cpu(c.gatewayCpuMs)} CPU a request), the proxy ${f(c.proxy)} (${cpu(c.proxyCpuMs)}). Gateway peak RSS ${g.gatewayPeakRssMb === null ? 'n/a' : `${f(g.gatewayPeakRssMb)} MB`}; ${g.errors} errors.`;
-  return g.loads.flatMap((l, i) => {
-    const n = i + 1;
-    const at = `${l.steps}-step history, ${g.agents} agents`;
-    const ratio = l.gatewayCpuMs !== null && l.proxyCpuMs !== null ? l.gatewayCpuMs / l.proxyCpuMs : NaN;
-    return [
+  const n = configs.length;
+  const rows = (make: (c: (typeof configs)[number], ls: Load[], i: number) => TargetRow | null) =>
+    configs.map((c, i) => make(c, of(c), i)).filter((r): r is TargetRow => r !== null);
+  return [
+    ...rows((c, ls, i) =>
       row({
-        target: `8.${n} gateway: CPU per request ÷ pass-through proxy's (${at})`,
-        unit: (x) => `${f(x, 2)}×`,
+        target: `8.${i + 1} gateway: CPU per request ÷ pass-through proxy's (${at(c)})`,
+        unit: times,
         detail: i === 0 ? detail : 'as 8.1.',
-        value: ratio,
+        value: median(ls.map((l) => cpuRatio(l.gateway.cpuMs, l.proxy.cpuMs))),
         limit: 2,
         at: 'most',
       }),
+    ),
+    ...rows((c, ls, i) =>
+      g.portkey && ls.every((l) => l.portkey)
+        ? row({
+            target: `8.${n + i + 1} gateway: CPU per request ÷ Portkey's (${at(c)})`,
+            unit: times,
+            detail: 'as 8.1.',
+            value: median(ls.map((l) => cpuRatio(l.gateway.cpuMs, l.portkey!.cpuMs))),
+            limit: 1,
+            at: 'most',
+          })
+        : null,
+    ),
+    ...rows((c, ls, i) =>
       row({
-        target: `9.${n} gateway: added latency, median (${at})`,
+        target: `9.${i + 1} gateway: added latency, median (${at(c)})`,
         unit: ms,
         detail: 'as 8.1.',
-        value: Math.max(0, added('p50', l, 'gateway')),
+        value: Math.max(0, median(ls.map((l) => added('p50', l, 'gateway')))),
         limit: 0.5,
         at: 'most',
       }),
+    ),
+    ...rows((c, ls, i) =>
       row({
-        target: `10.${n} gateway: added latency, p99 (${at})`,
+        target: `10.${i + 1} gateway: added latency, p99 (${at(c)})`,
         unit: ms,
         detail: 'as 8.1.',
-        value: Math.max(0, added('p99', l, 'gateway')),
+        value: Math.max(0, median(ls.map((l) => added('p99', l, 'gateway')))),
         limit: 2,
         at: 'most',
       }),
-    ];
-  });
+    ),
+  ];
 }
 
 export function scaleRows(s: ScaleResult): TargetRow[] {

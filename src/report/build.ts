@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { readJsonlAt, readJsonlLines } from '../results/jsonl.ts';
+import { stepLineParser } from '../results/step-line.ts';
 import { readMeta } from '../results/meta.ts';
 import type { RunFacts, RunRecord, StepRecord } from '../contracts/records.ts';
 import { UNKNOWN_PRICE, type Price } from '../contracts/settings.ts';
@@ -147,7 +148,7 @@ async function passSteps(
   const file = resultFile(dir, 'steps');
   // run id → [offset, bytes, offset, bytes, …] of its lines, in file order (a run's own steps are written in order).
   const places = new Map<string, number[]>();
-  for await (const line of readJsonlLines(file)) {
+  for await (const line of readJsonlLines(file, stepLineParser())) {
     if (!line.ok) {
       pass.skipped++;
       continue;
@@ -167,7 +168,7 @@ async function passSteps(
     }
   }
   await writeCsvFile(resultFile(dir, 'stepsCsv'), async (add) => {
-    for (const value of readJsonlAt(file, inOrder())) {
+    for (const value of readJsonlAt(file, inOrder(), stepLineParser())) {
       const r = value as StepRecord;
       if (pass.byRun?.has(r.run_id)) pass.byRun.get(r.run_id)!.push(replayedStep(r));
       else pass.byRun?.set(r.run_id, [replayedStep(r)]);

@@ -16,7 +16,8 @@ import { SimModel } from '../sim/sim-model.ts';
 import { mappingNotes, offerOf } from '../sim/offered-tools.ts';
 import { loadAllScenarios } from '../scenario/loader.ts';
 import { JsonlWriter } from '../results/jsonl.ts';
-import { readBody } from '../wire/read-body.ts';
+import { MAX_BODY, readBody } from '../wire/read-body.ts';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { ignoredParts, READ_PARTS } from './ignored-parts.ts';
 import { OffThreadCounter } from './offthread-count.ts';
 import { pickFault, spoil, type Fault } from './faults.ts';
@@ -26,6 +27,8 @@ import { simRefusal, type CompletionRequest } from '../wire/chat/protocol.ts';
 import { openaiError, wireError, type WireError } from '../wire/error.ts';
 import { messagesWire } from '../wire/messages/adapter.ts';
 import { responsesWire } from '../wire/responses/adapter.ts';
+import type { ResponsesCall } from '../wire/responses/spelling.ts';
+import { createBody, errorFrame, eventFrames } from '../wire/responses/websocket.ts';
 import { sseText } from '../wire/sse.ts';
 import { ResponseStore } from '../wire/store.ts';
 
@@ -100,13 +103,12 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
   const toolMappings = new ToolMappings(o.onToolMapping);
   const ignored = new IgnoredParts(o.onIgnored);
   let served = 0;
+  const responses = responsesWire(new ResponseStore()) as WireAdapter;
   const adapters = new Map<string, WireAdapter>(
-    [
-      chatWire as WireAdapter,
-      responsesWire(new ResponseStore()) as WireAdapter,
-      messagesWire(new ResponseStore()) as WireAdapter,
-    ].map((a) => [a.route, a]),
+    [chatWire as WireAdapter, responses, messagesWire(new ResponseStore()) as WireAdapter].map((a) => [a.route, a]),
   );
+  // The Responses API's WebSocket mode on its route (wire/responses/websocket.ts); frames as large as a body may be.
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY });
 
   const server = http.createServer((req, res) => {
     void handle(req, res).catch((e) => {
@@ -133,7 +135,6 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
           'unknown_url',
         ),
       );
-    const log = usage.for(wire);
     if (req.method !== 'POST') {
       return sendJson(
         res,
@@ -143,16 +144,52 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
     }
     const started = performance.now();
     const body = await readBody(req);
-    if ('error' in body) return log.refuse(res, started, null, body.error);
-    const parsed = wire.parse(body.value);
-    if (!parsed.ok) return log.refuse(res, started, null, parsed.error);
+    const reply = httpReply(req, res, wire);
+    if ('error' in body) return usage.for(wire).refuse(reply, started, null, body.error);
+    return respond(wire, route, body.value, started, reply, false);
+  }
+
+  /** One request of a Responses WebSocket: each frame answered as its POST would be, one at a time, in order. */
+  function serveSocket(ws: WebSocket): void {
+    let queue = Promise.resolve();
+    ws.on('message', (data: Buffer, isBinary: boolean) => {
+      queue = queue
+        .then(() => {
+          const started = performance.now();
+          const reply = socketReply(ws, responses);
+          const frame = isBinary
+            ? {
+                ok: false as const,
+                error: wireError(400, 'Binary WebSocket messages are not supported: send JSON text'),
+              }
+            : createBody(data.toString('utf8'));
+          if (!frame.ok) return usage.for(responses).refuse(reply, started, null, frame.error);
+          return respond(responses, responses.route, frame.body, started, reply, true);
+        })
+        .catch((e: Error) => reply500(socketReply(ws, responses), e));
+    });
+  }
+
+  /** A request's body, parsed, maybe faulted, simulated and answered through `reply`; `socket`: it came on a WebSocket. */
+  async function respond(
+    wire: WireAdapter,
+    route: string,
+    value: unknown,
+    started: number,
+    reply: Reply,
+    socket: boolean,
+  ): Promise<void> {
+    const log = usage.for(wire);
+    const parsed = wire.parse(value);
+    if (!parsed.ok) return log.refuse(reply, started, null, parsed.error);
     const { request, chat, stream } = parsed;
+    if (socket) (request as ResponsesCall).socket = true;
     const refused = wire === chatWire ? simRefusal(request as CompletionRequest) : null;
-    if (refused) return log.refuse(res, started, { model: chat.model }, refused);
+    if (refused) return log.refuse(reply, started, { model: chat.model }, refused);
     const profile = profiles.get(chat.model);
     if (!profile)
       return log.refuse(
-        res,
+        reply,
         started,
         { model: chat.model },
         wireError(
@@ -164,13 +201,13 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
         ),
       );
     if (o.onToolMapping) toolMappings.see(profile, offerOf(chat).tools);
-    if (o.onIgnored) ignored.see(route, body.value);
+    if (o.onIgnored) ignored.see(route, value);
     const fault = pickFault(o.errorRate, o.faults, random);
     // Every answer, fault or not, arrives `latencyMs` after its request arrived: the work of writing
     // it is part of that time (as a provider's is), not added on top.
     const latency = () => sleep(Math.max(0, o.latencyMs - (performance.now() - started)));
     const info: CallInfo = { model: chat.model, profile: profile.id, stream, messages: chat.messages.length, fault };
-    if (await answeredByFault(fault, req, res, started, info, latency, log)) return;
+    if (await answeredByFault(fault, reply, started, info, latency, log)) return;
 
     let answer: Answer;
     try {
@@ -197,30 +234,29 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
     } catch (e) {
       if (!(e instanceof ModelError)) throw e;
       await latency();
-      return log.refuse(res, started, info, wireError(400, e.message));
+      return log.refuse(reply, started, info, wireError(400, e.message));
     }
     if (fault) answer = spoil(answer, fault);
+    // A warm-up (WebSocket mode's generate: false) reads its prompt and writes nothing: billed its input alone.
+    if (socket && (request as ResponsesCall).body.generate === false)
+      answer = {
+        ...answer,
+        message: null,
+        finishReason: 'stop',
+        usage: answer.usage && { ...answer.usage, completion_tokens: 0, reasoning_tokens: 0 },
+      };
     await latency();
     const u = answer.usage;
     const toolCalls = (answer.message?.tool_calls ?? []).map((t) => t.function.name);
     log.line(started, { ...info, id: `${wire.idPrefix}${answer.uid}`, toolCalls }, 200, u, null);
-    if (!stream) sendJson(res, 200, wire.render(answer, request));
-    else {
-      res.writeHead(200, {
-        'content-type': 'text/event-stream',
-        'cache-control': 'no-cache',
-        connection: 'keep-alive',
-      });
-      res.end(sseText(wire.events(answer, request)));
-    }
+    reply.answer(answer, request, stream);
     wire.answered(answer, request);
   }
 
   /** Faults that answer instead of the model (reset, timeout, 429, 500): true when one did. */
   async function answeredByFault(
     fault: Fault | null,
-    req: http.IncomingMessage,
-    res: http.ServerResponse,
+    reply: Reply,
     started: number,
     info: CallInfo,
     latency: () => Promise<void>,
@@ -228,7 +264,7 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
   ): Promise<boolean> {
     if (fault && NO_ANSWER.has(fault)) await latency();
     if (fault === 'reset') {
-      req.socket.destroy();
+      reply.drop();
       log.line(started, info, 0, null, 'connection reset (injected)');
       return true;
     }
@@ -238,9 +274,8 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
       return true;
     }
     if (fault === '429') {
-      res.setHeader('retry-after', String(o.retryAfterS));
       log.refuse(
-        res,
+        reply,
         started,
         info,
         wireError(
@@ -250,12 +285,13 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
           null,
           'rate_limit_exceeded',
         ),
+        { 'retry-after': String(o.retryAfterS) },
       );
       return true;
     }
     if (fault === '500') {
       log.refuse(
-        res,
+        reply,
         started,
         info,
         wireError(
@@ -268,6 +304,15 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
     }
     return false;
   }
+
+  server.on('upgrade', (req, socket, head) => {
+    const route = new URL(req.url ?? '/', 'http://x').pathname.replace(/\/+$/, '');
+    if (route !== responses.route) {
+      socket.end(`HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`);
+      return;
+    }
+    sockets.handleUpgrade(req, socket, head, serveSocket);
+  });
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e: NodeJS.ErrnoException) =>
@@ -287,6 +332,7 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
           void offThread.close().then(resolve);
         });
         server.closeAllConnections();
+        for (const ws of sockets.clients) ws.terminate();
       }),
   };
 }
@@ -362,7 +408,13 @@ type CallInfo = {
 /** What one protocol's requests write to the usage log, and how its refusals are sent. */
 interface ApiLog {
   /** An error answer in the protocol's shape, logged. */
-  refuse(res: http.ServerResponse, started: number, info: CallInfo | null, error: WireError): void;
+  refuse(
+    reply: Reply,
+    started: number,
+    info: CallInfo | null,
+    error: WireError,
+    headers?: Record<string, string>,
+  ): void;
   line(started: number, i: CallInfo, status: number, usage: Usage | null, error: string | null): void;
 }
 
@@ -376,9 +428,9 @@ class UsageLog {
 
   for(wire: WireAdapter): ApiLog {
     return {
-      refuse: (res, started, info, error) => {
+      refuse: (reply, started, info, error, headers) => {
         this.line(wire.name, started, info ?? {}, error.status, null, error.message);
-        sendJson(res, error.status, wire.errorBody(error));
+        reply.error(error, headers);
       },
       line: (started, i, status, usage, error) => this.line(wire.name, started, i, status, usage, error),
     };
@@ -446,6 +498,49 @@ function modelsRoute(
         res,
         wireError(404, `The model '${id}' does not exist`, 'invalid_request_error', 'model', 'model_not_found'),
       );
+}
+
+/** Where one request's answer goes: its HTTP response, or frames on its WebSocket. */
+interface Reply {
+  error(e: WireError, headers?: Record<string, string>): void;
+  answer(a: Answer, request: unknown, stream: boolean): void;
+  /** The `reset` fault: the connection cut with no answer. */
+  drop(): void;
+}
+
+function httpReply(req: http.IncomingMessage, res: http.ServerResponse, wire: WireAdapter): Reply {
+  return {
+    error(e, headers) {
+      for (const [k, v] of Object.entries(headers ?? {})) res.setHeader(k, v);
+      sendJson(res, e.status, wire.errorBody(e));
+    },
+    answer(a, request, stream) {
+      if (!stream) return sendJson(res, 200, wire.render(a, request));
+      res.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+      });
+      res.end(sseText(wire.events(a, request)));
+    },
+    drop: () => req.socket.destroy(),
+  };
+}
+
+/** The Responses API's WebSocket: an error as its error frame, an answer as its events' frames. */
+function socketReply(ws: WebSocket, wire: WireAdapter): Reply {
+  const send = (frame: string) => ws.readyState === ws.OPEN && ws.send(frame);
+  return {
+    error: (e, headers) => send(errorFrame(e, headers)),
+    answer(a, request) {
+      for (const f of eventFrames(wire.events(a, request))) send(f);
+    },
+    drop: () => ws.terminate(),
+  };
+}
+
+function reply500(reply: Reply, e: Error): void {
+  reply.error(wireError(500, `internal error: ${e.message}`, 'server_error'));
 }
 
 function send(res: http.ServerResponse, e: WireError): void {

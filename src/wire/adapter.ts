@@ -130,6 +130,9 @@ export interface AnswerReader {
   clientBody(): { contentType: string; pieces: Buffer[] };
 }
 
+/** How a request came: its headers and URL, and `websocket` when it was a frame on a WebSocket (the Responses API's WebSocket mode: streamed, and kept on the connection). */
+export type SentOn = Pick<IncomingMessage, 'headers' | 'url'> & { websocket?: boolean };
+
 /** Which provider's protocol: an upstream speaks one (or, the simulated models, every one). */
 export type WireFamily = 'openai' | 'anthropic';
 
@@ -155,11 +158,11 @@ export interface WireAdapter<R = unknown, S = unknown> {
   read(body: unknown): ReadAnswer | null;
   /** Reads a streamed answer in this protocol as its events arrive. */
   assemble(): StreamAssembler;
-  /** Parses a request's bytes, given what was kept of the run's previous request (null: none, or forgotten) and the request's headers and URL. */
+  /** Parses a request's bytes, given what was kept of the run's previous request (null: none, or forgotten) and how it was sent. */
   parseBytes(
     body: Buffer,
     prior: S | null,
-    request: Pick<IncomingMessage, 'headers' | 'url'>,
+    request: SentOn,
   ): { ok: true; call: WireCall<S> } | { ok: false; error: WireError };
   /** Reads an upstream's answer to `call` as its bytes arrive (and keeps it, for a protocol with server-held conversations). */
   reader(call: WireCall<S>): AnswerReader;

@@ -122,6 +122,34 @@ export function runCodex(baseUrl: string, prompt: string, where = clientHome('co
   );
 }
 
+/**
+ * `codex exec` on its built-in OpenAI provider with `openai_base_url` pointed at the server: the Responses
+ * API over its WebSocket (Codex falls back to POST when the upgrade fails, and says so on stderr). The key
+ * comes from CODEX_API_KEY (the built-in provider does not read OPENAI_API_KEY); its retries are Codex's own.
+ */
+export function runCodexBuiltIn(baseUrl: string, prompt: string, where = clientHome('codex-ws')): Promise<ClientRun> {
+  const dir = codexHome(where.home);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(
+    path.join(dir, 'config.toml'),
+    [
+      'model = "gpt-4o"',
+      `openai_base_url = "${baseUrl}/v1"`,
+      'check_for_update_on_startup = false',
+      '[analytics]',
+      'enabled = false',
+      '[feedback]',
+      'enabled = false',
+      '',
+    ].join('\n'),
+  );
+  const env = { ...baseEnv(where.home), CODEX_HOME: dir, CODEX_API_KEY: FAKE_KEY };
+  return run(CODEX_BIN, CODEX_ARGS(prompt), env, where.project, where.home);
+}
+
+/** What Codex says on stderr when the Responses WebSocket failed and it went on over HTTPS POST. */
+export const CODEX_WS_FALLBACK = /Falling back from WebSockets/;
+
 /** The user's own Codex config as `--agent-cmd` meets it: it names a provider of its own (a closed port), which the run must not reach. */
 export const USER_CODEX_CONFIG = [
   'model = "gpt-5.1-codex"',

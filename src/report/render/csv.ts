@@ -30,15 +30,21 @@ const NEEDS_QUOTES = /[",\r\n]/;
 
 function csvField(v: unknown): string {
   if (v === null || v === undefined) return '';
+  // Most fields of the per-step rows: a number's digits never need quotes.
+  if (typeof v === 'number') return String(v);
   const s = typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v);
   return NEEDS_QUOTES.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 }
 
 /** One CSV line (RFC 4180 quoting, `\n`-terminated) of a row's values, or of its column names with `header`. */
 export function csvLine(row: Record<string, unknown>, header = false): string {
-  const cells: string[] = [];
-  for (const key in row) cells.push(csvField(header ? key : row[key]));
-  return `${cells.join(',')}\n`;
+  let line = '';
+  let first = true;
+  for (const key in row) {
+    line += first ? csvField(header ? key : row[key]) : `,${csvField(header ? key : row[key])}`;
+    first = false;
+  }
+  return `${line}\n`;
 }
 
 export function stepRow(r: StepRecord): Record<string, unknown> {

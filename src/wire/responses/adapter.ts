@@ -9,7 +9,7 @@
 import { Buffer } from 'node:buffer';
 import { z } from 'zod';
 import type { ChatMessage, ToolSpec } from '../../contracts/chat.ts';
-import type { Answer, AnswerReader, WireAdapter, WireCall } from '../adapter.ts';
+import type { Answer, AnswerReader, SentOn, WireAdapter, WireCall } from '../adapter.ts';
 import { errorMessage, wholeReader } from '../answer-bytes.ts';
 import { bearer } from '../chat/adapter.ts';
 import type { WireError } from '../error.ts';
@@ -76,6 +76,7 @@ export function responsesWire(store = new ResponseStore()): WireAdapter<Response
   function parse(
     body: Buffer,
     prior: ResponsesState | null,
+    sent?: SentOn,
   ): { ok: true; call: Call } | { ok: false; error: WireError } {
     const request = scanRequest(body, 'input', prior?.items?.array ?? null, Fields, WHAT);
     if (!request.ok) return request;
@@ -146,8 +147,10 @@ export function responsesWire(store = new ResponseStore()): WireAdapter<Response
       toolsBeyond,
     };
     const messages = instructions ? [instructions.message, ...conversation] : conversation;
-    const stream = f.stream === true;
-    const keep = f.store !== false;
+    // A WebSocket's frame is always streamed, and its answer kept on the connection whatever `store` says.
+    const socket = sent?.websocket === true;
+    const stream = socket || f.stream === true;
+    const keep = socket || f.store !== false;
     const call: Call = {
       model: f.model,
       messages,

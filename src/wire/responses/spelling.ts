@@ -90,6 +90,8 @@ export const ResponsesRequest = z.looseObject({
   /** Not a Responses API field: loopbench's own, so a run's seed reaches the sim (the gateway sets it). */
   seed: z.number().int().optional(),
   conversation: z.unknown().optional(),
+  /** WebSocket mode's warm-up: false prepares a response with no output (websocket.ts). */
+  generate: z.boolean().optional(),
 });
 type Body = z.infer<typeof ResponsesRequest>;
 
@@ -97,6 +99,8 @@ export interface ResponsesCall {
   body: Body;
   /** The conversation without the instructions: what a stored response keeps. */
   history: ChatMessage[];
+  /** Sent on a WebSocket: its answer is kept even with `store: false` (the API keeps a connection's responses; here the server's store does). */
+  socket?: boolean;
 }
 
 const text = (c: z.infer<typeof Content>): string =>
@@ -434,8 +438,10 @@ export function responsesSpelling(store: ResponseStore): Spelling<ResponsesCall>
     render: (a, call) => responseObject(a, call.body, true),
     events: (a, call) => streamEvents(a, call.body),
     answered(a, call) {
-      if (call.body.store !== false && a.message)
-        store.keepResponse(`resp_${a.uid}`, call.history, a.message, outputItems(a));
+      if (call.body.store === false && !call.socket) return;
+      if (a.message) store.keepResponse(`resp_${a.uid}`, call.history, a.message, outputItems(a));
+      // A warm-up has no answer: the response that continues it continues its input.
+      else if (call.body.generate === false) store.save(`resp_${a.uid}`, [...call.history]);
     },
     errorBody: openaiError,
     read: readResponse,

@@ -1,0 +1,21 @@
+// The full suite's order: its slowest files start first, so the two workers finish together instead
+// of one idling while the other runs a long file it took last. Vitest orders by the last run's
+// durations only where its cache has them (never on a clean CI checkout; it falls back to file size
+// there), so the slowest files are named here (SLOWEST in test/lanes.ts); the rest keep vitest's order.
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { SLOWEST } from '../lanes.ts';
+
+const rank = (spec: TestSpecification) => {
+  const i = SLOWEST.findIndex((f) => spec.moduleId.endsWith(`/test/${f}`));
+  return i === -1 ? SLOWEST.length : i;
+};
+
+export class SlowestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    return sorted
+      .map((spec, i) => ({ spec, i }))
+      .sort((a, b) => rank(a.spec) - rank(b.spec) || a.i - b.i)
+      .map((x) => x.spec);
+  }
+}

@@ -32,7 +32,8 @@ import { chatWire } from '../wire/chat/adapter.ts';
 import type { WireError } from '../wire/error.ts';
 import { messagesWire } from '../wire/messages/adapter.ts';
 import { responsesWire } from '../wire/responses/adapter.ts';
-import { errorFrame } from '../wire/responses/websocket.ts';
+import { BINARY_FRAME, errorFrame } from '../wire/responses/websocket.ts';
+import { routeOf } from '../wire/route-of.ts';
 import { isObject, json, parseSse } from '../wire/sse.ts';
 
 export const RUN_HEADER = 'x-loopbench-run';
@@ -341,7 +342,7 @@ export class Gateway {
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const route = new URL(req.url ?? '/', 'http://x').pathname.replace(/\/+$/, '');
+    const route = routeOf(req.url);
     if (route === RUNS_ROUTE && this.o.runForHeader) return this.mint(req, res);
     if (route === '/v1/traces' && this.o.traces) return this.o.traces(req, res);
     const adapter = this.adapters.get(route);
@@ -377,7 +378,7 @@ export class Gateway {
    * call of the run, braked, forwarded on the upstream's socket, metered and answered as a POST is.
    */
   private async upgrade(req: http.IncomingMessage, socket: Socket, head: Buffer): Promise<void> {
-    const route = new URL(req.url ?? '/', 'http://x').pathname.replace(/\/+$/, '');
+    const route = routeOf(req.url);
     const adapter = this.adapters.get(route);
     const refuse = (e: WireError) => refuseUpgrade(socket, e, adapter ?? chatWire);
     if (adapter?.name !== 'responses')
@@ -415,15 +416,7 @@ export class Gateway {
             this.call(
               run,
               adapter,
-              binary
-                ? {
-                    error: {
-                      status: 400,
-                      message: 'Binary WebSocket messages are not supported: send JSON text',
-                      type: 'invalid_request_error',
-                    },
-                  }
-                : { lease: ownLease(data) },
+              binary ? { error: BINARY_FRAME } : { lease: ownLease(data) },
               sent,
               socketReply(ws),
               up,

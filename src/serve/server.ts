@@ -28,7 +28,8 @@ import { openaiError, wireError, type WireError } from '../wire/error.ts';
 import { messagesWire } from '../wire/messages/adapter.ts';
 import { responsesWire } from '../wire/responses/adapter.ts';
 import type { ResponsesCall } from '../wire/responses/spelling.ts';
-import { createBody, errorFrame, eventFrames } from '../wire/responses/websocket.ts';
+import { BINARY_FRAME, createBody, errorFrame, eventFrames } from '../wire/responses/websocket.ts';
+import { routeOf } from '../wire/route-of.ts';
 import { sseText } from '../wire/sse.ts';
 import { ResponseStore } from '../wire/store.ts';
 
@@ -157,12 +158,7 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
         .then(() => {
           const started = performance.now();
           const reply = socketReply(ws, responses);
-          const frame = isBinary
-            ? {
-                ok: false as const,
-                error: wireError(400, 'Binary WebSocket messages are not supported: send JSON text'),
-              }
-            : createBody(data.toString('utf8'));
+          const frame = isBinary ? { ok: false as const, error: BINARY_FRAME } : createBody(data.toString('utf8'));
           if (!frame.ok) return usage.for(responses).refuse(reply, started, null, frame.error);
           return respond(responses, responses.route, frame.body, started, reply, true);
         })
@@ -306,7 +302,7 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
   }
 
   server.on('upgrade', (req, socket, head) => {
-    const route = new URL(req.url ?? '/', 'http://x').pathname.replace(/\/+$/, '');
+    const route = routeOf(req.url);
     if (route !== responses.route) {
       socket.end(`HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`);
       return;

@@ -13,6 +13,9 @@ import { isObject, json } from '../sse.ts';
 
 export const CREATE = 'response.create';
 
+/** A binary frame: the protocol is JSON text. */
+export const BINARY_FRAME: WireError = wireError(400, 'Binary WebSocket messages are not supported: send JSON text');
+
 /** A client frame's request body (without `type`, streamed), or why it is not one. */
 export function createBody(
   text: string,

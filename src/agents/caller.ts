@@ -169,18 +169,7 @@ export class ModelCaller {
       const retries = e instanceof ModelError ? e.retries : 0;
       if (e instanceof ModelError && e.replayMiss) this.replayMiss = e.replayMiss;
       this.emit(role, step, { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0 }, 0, retries, null, message);
-      if (this.keeping)
-        this.log.push({
-          call: state.calls,
-          step,
-          round: state.rounds,
-          role,
-          sent: messages.slice(),
-          tools: tools ?? null,
-          received: null,
-          usage: null,
-          error: message,
-        });
+      this.keep(step, role, messages, tools, null, message);
       const interrupted = env.signal?.aborted;
       return {
         ok: false,
@@ -194,20 +183,7 @@ export class ModelCaller {
     env.clock.advance(result.latencyMs);
     this.noteOverrun(role, step, result.usage);
     this.emit(role, step, result.usage, result.latencyMs, result.retries, action?.(result) ?? null, null);
-    // Built only when kept: a sweep without transcripts made (and dropped) this object, spread and all, every call.
-    if (this.keeping)
-      this.log.push({
-        call: state.calls,
-        step,
-        round: state.rounds,
-        role,
-        sent: messages.slice(),
-        tools: tools ?? null,
-        received: result.message,
-        usage: result.usage,
-        ...(result.finishReason ? { finish_reason: result.finishReason } : {}),
-        error: null,
-      });
+    this.keep(step, role, messages, tools, result, null);
     return { ok: true, result };
   }
 
@@ -238,9 +214,31 @@ export class ModelCaller {
     };
   }
 
-  /** Whether each call is kept for the transcript (its messages copied: the agent's array grows on). */
-  private get keeping(): boolean {
-    return this.env.keepLog ?? true;
+  /**
+   * The call's transcript entry (its messages copied: the agent's array grows on), built only when the run
+   * keeps one: a sweep without transcripts made and dropped it, spread and all, every call.
+   */
+  private keep(
+    step: number,
+    role: Role,
+    messages: ChatMessage[],
+    tools: ToolSpec[] | undefined,
+    result: ChatResult | null,
+    error: string | null,
+  ): void {
+    if (!(this.env.keepLog ?? true)) return;
+    this.log.push({
+      call: this.state.calls,
+      step,
+      round: this.state.rounds,
+      role,
+      sent: messages.slice(),
+      tools: tools ?? null,
+      received: result?.message ?? null,
+      usage: result?.usage ?? null,
+      ...(result?.finishReason ? { finish_reason: result.finishReason } : {}),
+      error,
+    });
   }
 
   /** Spin and other action brakes; counts the action when it is allowed to run. */

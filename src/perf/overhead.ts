@@ -10,7 +10,7 @@ import {
   toolsTokensUncached,
 } from '../meter/tokens.ts';
 import { cpuMsSince, timeSweep, type SweepFlags, type SweepTiming } from './sweep.ts';
-import { quantile } from '../stats/quantile.ts';
+import { median } from '../stats/quantile.ts';
 
 type Tokenized =
   { kind: 'message'; m: ChatMessage } | { kind: 'answer'; m: AssistantMessage } | { kind: 'tools'; tools: ToolSpec[] };
@@ -90,8 +90,6 @@ export interface OverheadResult {
   /** Median CPU per step of the same sweep with a meter that does not tokenize: the harness alone. */
   harnessUsPerStep: number;
 }
-
-const median = (xs: number[]) => quantile(xs, 0.5);
 
 /**
  * A recording sweep first (it also warms the tokenizer's caches), then `rounds` pairs: the sweep,

@@ -25,7 +25,7 @@ export interface TargetRow {
 }
 
 import { IMPORT_TARGET, type ImportBenchResult } from './import.ts';
-import { quantile } from '../stats/quantile.ts';
+import { median } from '../stats/quantile.ts';
 import { AGENT_LOG_PEAK_RSS_MB, type AgentLogImport } from './agent-logs.ts';
 
 const f = (x: number, digits = 0) =>
@@ -132,7 +132,6 @@ export function concurrencyRow(c: ConcurrencyBenchResult): TargetRow {
   });
 }
 
-const median = (xs: number[]) => quantile(xs, 0.5);
 const spread = (xs: number[], unit: (x: number) => string) =>
   xs.length > 1 ? `${unit(Math.min(...xs))}–${unit(median(xs))}–${unit(Math.max(...xs))}` : unit(xs[0] ?? NaN);
 

@@ -17,6 +17,9 @@ export function quantile(xs: readonly number[], q: number): number {
   return quantileOfSorted(Float64Array.from(xs).sort(), q);
 }
 
+/** The median of a list, in any order (interpolated between the middle two of an even count); 0 for none. */
+export const median = (xs: readonly number[]): number => quantile(xs, 0.5);
+
 /** The item whose key is the median; of an even count, the lower middle one (an item, never an average of two). */
 export function medianItem<T>(items: readonly T[], key: (item: T) => number): T {
   if (items.length === 0) throw new RangeError('medianItem: no items');

@@ -14,7 +14,7 @@ import { MAX_BODY } from '../wire/read-body.ts';
 import { endsAnswer } from '../wire/responses/websocket.ts';
 import { json } from '../wire/sse.ts';
 import {
-  DEFAULT_IDLE_MS,
+  answerLimits,
   DEFAULT_MAX_ANSWER_BYTES,
   type CallBounds,
   type FailureCause,
@@ -87,9 +87,7 @@ export function forwardFrame(
   reader: AnswerReader,
   b: CallBounds,
 ): Promise<Outcome> {
-  const secrets = [up.apiKey];
-  const cap = up.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
-  const idleMs = Math.min(up.idleMs ?? DEFAULT_IDLE_MS, b.deadlineMs);
+  const { secrets, cap, idleMs } = answerLimits(up, b);
   return new Promise((resolve) => {
     let sent = false;
     let size = 0;

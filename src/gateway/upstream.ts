@@ -30,6 +30,16 @@ export interface Upstream {
 export const DEFAULT_IDLE_MS = 60_000;
 /** 16 MiB: a streamed answer of tens of thousands of tokens, framing included. */
 export const DEFAULT_MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+
+/** How an upstream's answer is read, over HTTP or its WebSocket: the byte cap, the idle deadline, and what to redact. */
+export function answerLimits(up: Upstream, b: Pick<CallBounds, 'deadlineMs'>) {
+  return {
+    secrets: [up.apiKey],
+    cap: up.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES,
+    idleMs: Math.min(up.idleMs ?? DEFAULT_IDLE_MS, b.deadlineMs),
+  };
+}
+
 /** An upstream's error body is passed on up to this much. */
 const ERROR_BODY_KEEP = 64 * 1024;
 
@@ -94,9 +104,7 @@ export function forward(
   reader: AnswerReader,
   b: CallBounds,
 ): Promise<Outcome> {
-  const secrets = [up.apiKey];
-  const cap = up.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
-  const idleMs = Math.min(up.idleMs ?? DEFAULT_IDLE_MS, b.deadlineMs);
+  const { secrets, cap, idleMs } = answerLimits(up, b);
   return new Promise((resolve) => {
     let settled = false;
     let sent = false;

@@ -134,7 +134,6 @@ async function passSteps(
   keepSteps: boolean,
   timezone: string | undefined,
 ): Promise<StepPass> {
-  const cum = new Map<string, number>();
   const pass: StepPass = {
     skipped: 0,
     byRun: keepSteps ? new Map() : null,
@@ -147,6 +146,8 @@ async function passSteps(
     sums: new StepSums(),
     spend: new SpendAccumulator(timezone),
   };
+  // The report's price is one the repricer sums at: a step's re-priced running cost is its run's sum so far.
+  const slot = price ? pass.repriced.slot(price)! : -1;
   const file = resultFile(dir, 'steps');
   // run id → [offset, bytes, offset, bytes, …] of its lines, in file order (a run's own steps are written in order).
   const places = new Map<string, number[]>();
@@ -174,12 +175,11 @@ async function passSteps(
       const r = value as StepRecord;
       if (pass.byRun?.has(r.run_id)) pass.byRun.get(r.run_id)!.push(replayedStep(r));
       else pass.byRun?.set(r.run_id, [replayedStep(r)]);
+      pass.repriced.add(r, pass.cached.add(r));
       let priced = r;
       if (price) {
-        const cost = costAt(price, r);
-        const total = (cum.get(r.run_id) ?? 0) + cost;
-        cum.set(r.run_id, total);
-        priced = { ...r, cost_usd: cost, cum_cost_usd: total };
+        const cumulative = pass.repriced.soFar(r.run_id, slot, Boolean(r.settings.prompt_cache));
+        priced = { ...r, cost_usd: costAt(price, r), cum_cost_usd: cumulative };
         if (r.output_tokens > r.settings.max_output_tokens)
           pass.overruns.set(r.run_id, (pass.overruns.get(r.run_id) ?? 0) + overrunAt(price, r));
       }
@@ -189,7 +189,6 @@ async function passSteps(
       // The quadratic finding is about the plain loop: a context strategy or critique calls bend the curve (the context report fits those per configuration).
       if (r.settings.context === 'full' && r.settings.reflection === 'off') pass.fit.addStep(r);
       pass.maxInput.set(r.config_id, Math.max(pass.maxInput.get(r.config_id) ?? 0, r.input_tokens));
-      pass.repriced.add(r, pass.cached.add(r));
       pass.sums.add(r);
       pass.spend.add(priced);
     }

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { readJsonlAt, readJsonlLines } from '../results/jsonl.ts';
 import { stepLineParser } from '../results/step-line.ts';
-import { readMeta } from '../results/meta.ts';
+import { readMetaChecked } from '../results/meta.ts';
 import type { RunFacts, RunRecord, StepRecord } from '../contracts/records.ts';
 import { UNKNOWN_PRICE, type Price } from '../contracts/settings.ts';
 import { resultFile } from '../results/results-dir.ts';
@@ -92,6 +92,8 @@ export interface BuiltReports {
   skippedRunLines: number;
   /** Run records that repeat a run id already read (not counted): the CLI says so. */
   duplicateRuns: DuplicateRun[];
+  /** Why meta.json is there but was not used (damaged, unreadable): the reports were built without it. */
+  metaProblem: string | null;
   findings: string[];
   /** `bench run --repeat auto`: per configuration, how many runs it took and why it stopped (empty otherwise). */
   sampling: PrecisionOutcome[];
@@ -305,7 +307,7 @@ function inPlanOrder(runs: Array<RunFacts & { repeat: number }>, plannedScenario
 export async function buildReports(dir: string, o: BuildOptions = {}): Promise<BuiltReports> {
   const runsFile = resultFile(dir, 'runs');
   const { runs, skipped: skippedRuns, duplicates } = await loadRuns(runsFile);
-  const meta = readMeta(dir);
+  const { meta, problem: metaProblem } = readMetaChecked(dir);
   inPlanOrder(runs, meta?.scenarios ?? []);
   // The re-pricing table's prices and the report's, each run re-priced step by step as its steps are read.
   const tablePrices = o.priceAs ?? (o.price ? [o.price] : recordedPrices(runs));
@@ -381,6 +383,7 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
     skippedStepLines: steps.skipped,
     skippedRunLines: skippedRuns,
     duplicateRuns: duplicates,
+    metaProblem,
     findings: a.sentences,
     sampling,
     files: out.files,

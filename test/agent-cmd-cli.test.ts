@@ -8,6 +8,7 @@ import type { RunRecord, StepRecord } from '../src/contracts/records.ts';
 import { bench, spawnBench } from './helpers/cli.ts';
 import { deriveRun } from '../src/whatif/derive-run.ts';
 import { pythonAgent } from './support/agent-sweep.ts';
+import { patient } from './helpers/patient.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-agent-cmd-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -53,7 +54,7 @@ describe('the tiny agent (stdlib Python, its own ReAct loop) through --agent-cmd
     expect(r.code).toBe(0);
     runs = read<RunRecord>(path.join(dir, 'runs.jsonl'));
     steps = read<StepRecord>(path.join(dir, 'steps.jsonl'));
-  }, 60_000);
+  }, patient(60_000));
 
   it('records every planned run, with the stop reason the agent or the gateway decided', () => {
     expect(runs).toHaveLength(6);
@@ -128,30 +129,36 @@ describe('the tiny agent (stdlib Python, its own ReAct loop) through --agent-cmd
     expect(fs.readFileSync(path.join(dir, 'whatif_runs.csv'), 'utf8')).toMatch(/external/);
   });
 
-  it('bench check gates the agent with a budgets file that names it (agent_cmd:)', async () => {
-    // One budgets file, the same scenario twice: a budget the agent holds, and one it cannot.
-    const entry = (id: string, steps: number) =>
-      `  - scenario: tiny-agent-sum-of-squares\n    id: ${id}\n    assertions:\n      stop_reason: [done]\n      steps: { max: ${steps} }\n`;
-    fs.writeFileSync(
-      path.join(tmp, 'budgets.yaml'),
-      `agent_cmd: ${TINY}\nmodel: sim\nrepeats: 3\nlimits: { steps: 10 }\nscenarios:\n${entry('holds', 4)}${entry('too-tight', 2)}`,
-    );
-    const r = await bench(['check', path.join(tmp, 'budgets.yaml'), '-o', path.join(tmp, 'check'), '-q'], env);
-    expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/holds[^\n]*pass|pass[^\n]*holds/i);
-    expect(r.stdout).toMatch(/too-tight[^\n]*fail|fail[^\n]*too-tight/i);
-    // The results judge again, without running the agent: the same verdict.
-    const again = await bench(['check', path.join(tmp, 'budgets.yaml'), '--from', path.join(tmp, 'check')], env);
-    expect(again.code).toBe(1);
-    expect(again.stdout).toMatch(/too-tight[^\n]*fail|fail[^\n]*too-tight/i);
-  }, 60_000);
+  it(
+    'bench check gates the agent with a budgets file that names it (agent_cmd:)',
+    async () => {
+      // One budgets file, the same scenario twice: a budget the agent holds, and one it cannot.
+      const entry = (id: string, steps: number) =>
+        `  - scenario: tiny-agent-sum-of-squares\n    id: ${id}\n    assertions:\n      stop_reason: [done]\n      steps: { max: ${steps} }\n`;
+      fs.writeFileSync(
+        path.join(tmp, 'budgets.yaml'),
+        `agent_cmd: ${TINY}\nmodel: sim\nrepeats: 3\nlimits: { steps: 10 }\nscenarios:\n${entry('holds', 4)}${entry('too-tight', 2)}`,
+      );
+      const r = await bench(['check', path.join(tmp, 'budgets.yaml'), '-o', path.join(tmp, 'check'), '-q'], env);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toMatch(/holds[^\n]*pass|pass[^\n]*holds/i);
+      expect(r.stdout).toMatch(/too-tight[^\n]*fail|fail[^\n]*too-tight/i);
+      // The results judge again, without running the agent: the same verdict.
+      const again = await bench(['check', path.join(tmp, 'budgets.yaml'), '--from', path.join(tmp, 'check')], env);
+      expect(again.code).toBe(1);
+      expect(again.stdout).toMatch(/too-tight[^\n]*fail|fail[^\n]*too-tight/i);
+    },
+    patient(60_000),
+  );
 });
 
 describe('an --agent-cmd sweep priced as an Anthropic model, prompt caching on', () => {
-  it('its simulated model caches as Anthropic bills it: the first long prompt written, the same prompt again read', async () => {
-    const cmd = agent(
-      'twice',
-      `def ask(text):
+  it(
+    'its simulated model caches as Anthropic bills it: the first long prompt written, the same prompt again read',
+    async () => {
+      const cmd = agent(
+        'twice',
+        `def ask(text):
     req = urllib.request.Request(os.environ["OPENAI_BASE_URL"] + "/chat/completions",
         data=json.dumps({"model": "m", "messages": [{"role": "user", "content": text}]}).encode(),
         headers={"content-type": "application/json", "authorization": "Bearer " + os.environ["OPENAI_API_KEY"]})
@@ -159,78 +166,102 @@ describe('an --agent-cmd sweep priced as an Anthropic model, prompt caching on',
 long = "Sum the squares of 1..100 and say why. " * 200
 ask(long)
 ask(long)`,
-    );
-    const dir = path.join(tmp, 'anthropic-cache');
-    const r = await bench(
-      [
-        '--agent-cmd',
-        cmd,
-        '-s',
-        'tiny-agent-sum-of-squares',
-        '--steps',
-        '5',
-        '-n',
-        '1',
-        '--price-model',
-        'claude-sonnet-4-5',
-        '--prompt-cache',
-        'on',
-        '-o',
-        dir,
-        '-q',
-      ],
-      env,
-    );
-    expect(r.code, r.stderr).toBe(0);
-    const [first, second] = read<StepRecord>(path.join(dir, 'steps.jsonl'));
-    expect(first!.input_tokens).toBeGreaterThan(1024);
-    expect([first!.cached_tokens, first!.cache_write_tokens]).toEqual([0, first!.input_tokens]);
-    // The same messages again: all of them read from the cache; the 3 tokens that prime the answer written.
-    expect([second!.cached_tokens, second!.cache_write_tokens]).toEqual([second!.input_tokens - 3, 3]);
-    expect(second!.cost_usd).toBeCloseTo(
-      ((second!.input_tokens - 3) * 0.3 + 3 * 3.75 + second!.output_tokens * 15) / 1e6,
-      12,
-    );
-    expect([first!.tokens_estimated, second!.tokens_estimated]).toEqual(['o200k_base', 'o200k_base']);
-  }, 60_000);
+      );
+      const dir = path.join(tmp, 'anthropic-cache');
+      const r = await bench(
+        [
+          '--agent-cmd',
+          cmd,
+          '-s',
+          'tiny-agent-sum-of-squares',
+          '--steps',
+          '5',
+          '-n',
+          '1',
+          '--price-model',
+          'claude-sonnet-4-5',
+          '--prompt-cache',
+          'on',
+          '-o',
+          dir,
+          '-q',
+        ],
+        env,
+      );
+      expect(r.code, r.stderr).toBe(0);
+      const [first, second] = read<StepRecord>(path.join(dir, 'steps.jsonl'));
+      expect(first!.input_tokens).toBeGreaterThan(1024);
+      expect([first!.cached_tokens, first!.cache_write_tokens]).toEqual([0, first!.input_tokens]);
+      // The same messages again: all of them read from the cache; the 3 tokens that prime the answer written.
+      expect([second!.cached_tokens, second!.cache_write_tokens]).toEqual([second!.input_tokens - 3, 3]);
+      expect(second!.cost_usd).toBeCloseTo(
+        ((second!.input_tokens - 3) * 0.3 + 3 * 3.75 + second!.output_tokens * 15) / 1e6,
+        12,
+      );
+      expect([first!.tokens_estimated, second!.tokens_estimated]).toEqual(['o200k_base', 'o200k_base']);
+    },
+    patient(60_000),
+  );
 });
 
 describe('a sweep in which no run produced a result', () => {
-  it('an agent file that does not exist: exit 1, the first error names the path on stderr, and no MAX_STEPS is recommended', async () => {
-    const dir = path.join(tmp, 'missing');
-    const r = await bench(
-      ['--agent-cmd', 'python3 missing.py', '-s', 'tiny-agent-sum-of-squares', '--steps', '3,10', '-n', '1', '-o', dir],
-      env,
-    );
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(
-      /^bench: no run produced a result: all 2 runs ended in an error; the first \(tiny-agent-sum-of-squares_steps=3_r000\): the agent exited with code 2 at step 0: .*can't open file '.*missing\.py'/m,
-    );
-    expect(r.stdout).not.toMatch(/recommended MAX_STEPS/);
-    expect(r.stdout.split('\n')[0]).toBe(
-      '» tiny-agent-sum-of-squares: no MAX_STEPS is recommended: all 2 runs ended in an error, so the sweep measured no loop. Next: fix the error (bench prints the first on stderr; each run has its own in runs.jsonl, stop_detail) and run the sweep again.',
-    );
-    expect(fs.readFileSync(path.join(dir, 'summary.md'), 'utf8')).not.toMatch(/recommended MAX_STEPS/);
-  }, 60_000);
+  it(
+    'an agent file that does not exist: exit 1, the first error names the path on stderr, and no MAX_STEPS is recommended',
+    async () => {
+      const dir = path.join(tmp, 'missing');
+      const r = await bench(
+        [
+          '--agent-cmd',
+          'python3 missing.py',
+          '-s',
+          'tiny-agent-sum-of-squares',
+          '--steps',
+          '3,10',
+          '-n',
+          '1',
+          '-o',
+          dir,
+        ],
+        env,
+      );
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(
+        /^bench: no run produced a result: all 2 runs ended in an error; the first \(tiny-agent-sum-of-squares_steps=3_r000\): the agent exited with code 2 at step 0: .*can't open file '.*missing\.py'/m,
+      );
+      expect(r.stdout).not.toMatch(/recommended MAX_STEPS/);
+      expect(r.stdout.split('\n')[0]).toBe(
+        '» tiny-agent-sum-of-squares: no MAX_STEPS is recommended: all 2 runs ended in an error, so the sweep measured no loop. Next: fix the error (bench prints the first on stderr; each run has its own in runs.jsonl, stop_detail) and run the sweep again.',
+      );
+      expect(fs.readFileSync(path.join(dir, 'summary.md'), 'utf8')).not.toMatch(/recommended MAX_STEPS/);
+    },
+    patient(60_000),
+  );
 });
 
 describe('Ctrl-C', () => {
-  it('Ctrl-C: the agents are stopped and recorded as interrupted, the reports written, exit 130', async () => {
-    const marker = path.join(tmp, 'started');
-    // Each agent marks the file once its call is answered; Ctrl-C comes when both are mid-run.
-    const cmd = agent('slow', `call()\nopen(${JSON.stringify(marker)}, "a").write("x")\nimport time\ntime.sleep(3600)`);
-    const dir = path.join(tmp, 'interrupted');
-    const s = spawnBench(
-      ['--agent-cmd', cmd, '-s', 'tiny-agent-sum-of-squares', '--repeat', '2', '-j', '2', '-o', dir, '-q'],
-      env,
-    );
-    await expect.poll(() => fs.existsSync(marker) && fs.readFileSync(marker, 'utf8')).toBe('xx');
-    s.child.kill('SIGINT');
-    const done = await s.done;
-    expect(done.code).toBe(130);
-    const runs = read<RunRecord>(path.join(dir, 'runs.jsonl'));
-    expect(runs.map((r) => r.stop_reason)).toEqual(['interrupted', 'interrupted']);
-    expect(JSON.parse(fs.readFileSync(path.join(dir, 'meta.json'), 'utf8')).status).toBe('interrupted');
-    expect(fs.existsSync(path.join(dir, 'summary.md'))).toBe(true);
-  }, 60_000);
+  it(
+    'Ctrl-C: the agents are stopped and recorded as interrupted, the reports written, exit 130',
+    async () => {
+      const marker = path.join(tmp, 'started');
+      // Each agent marks the file once its call is answered; Ctrl-C comes when both are mid-run.
+      const cmd = agent(
+        'slow',
+        `call()\nopen(${JSON.stringify(marker)}, "a").write("x")\nimport time\ntime.sleep(3600)`,
+      );
+      const dir = path.join(tmp, 'interrupted');
+      const s = spawnBench(
+        ['--agent-cmd', cmd, '-s', 'tiny-agent-sum-of-squares', '--repeat', '2', '-j', '2', '-o', dir, '-q'],
+        env,
+      );
+      await expect.poll(() => fs.existsSync(marker) && fs.readFileSync(marker, 'utf8')).toBe('xx');
+      s.child.kill('SIGINT');
+      const done = await s.done;
+      expect(done.code).toBe(130);
+      const runs = read<RunRecord>(path.join(dir, 'runs.jsonl'));
+      expect(runs.map((r) => r.stop_reason)).toEqual(['interrupted', 'interrupted']);
+      expect(JSON.parse(fs.readFileSync(path.join(dir, 'meta.json'), 'utf8')).status).toBe('interrupted');
+      expect(fs.existsSync(path.join(dir, 'summary.md'))).toBe(true);
+    },
+    patient(60_000),
+  );
 });

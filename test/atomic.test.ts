@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { buildReports } from '../src/report/build.ts';
 import { writeFileAtomic } from '../src/results/atomic.ts';
 import { benchInProcess, ROOT } from './helpers/cli.ts';
+import { patient } from './helpers/patient.ts';
 
 let tmp: string;
 beforeAll(() => void (tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-atomic-'))));
@@ -49,7 +50,7 @@ function failHalfWayOn(hit: RegExp) {
   }) as typeof fs.writeFileSync);
 }
 
-describe('atomic artifacts', { timeout: 180_000 }, () => {
+describe('atomic artifacts', { timeout: patient(180_000) }, () => {
   it('writeFileAtomic: a write that fails half way keeps the old file and leaves no temp file', () => {
     const file = path.join(tmp, 'unit', 'summary.csv');
     writeFileAtomic(file, 'old,complete\n');

@@ -9,6 +9,7 @@ import { buildSweepSpec, type RunOptions, type StartOptions } from '../src/runne
 import { listScenarioFiles } from '../src/scenario/loader.ts';
 import { BAD_INPUTS, GOOD_SCENARIO, type BadInput } from './helpers/bad-inputs.ts';
 import { bench, benchInProcess, ROOT } from './helpers/cli.ts';
+import { patient } from './helpers/patient.ts';
 
 let tmp: string;
 beforeAll(() => void (tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-bad-'))));
@@ -27,7 +28,7 @@ function prepare(c: BadInput, i: number): { dir: string; args: string[]; message
 }
 
 // Child processes on a loaded machine: generous limits (nothing here asserts a duration).
-describe('bad input → one line, exit 2, nothing written', { timeout: 240_000 }, () => {
+describe('bad input → one line, exit 2, nothing written', { timeout: patient(240_000) }, () => {
   it.each(BAD_INPUTS.map((c, i) => [c.name, c, i] as const))('%s', async (_name, c, i) => {
     const { dir, args, message } = prepare(c, i);
     const r = await benchInProcess(args);

@@ -13,6 +13,7 @@ import { ownVersion } from '../src/contracts/paths.ts';
 import { spawnServe } from '../src/serve/spawn.ts';
 import { ROOT } from './helpers/cli.ts';
 import { npxBench, runs, workflow } from './helpers/workflows.ts';
+import { patient } from './helpers/patient.ts';
 
 let tmp: string;
 beforeAll(() => void (tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-workflows-'))));
@@ -42,7 +43,7 @@ describe('the shipped workflows', () => {
   });
 });
 
-describe('the behaviour gate (examples/github-actions-behaviour.yml)', { timeout: 120_000 }, () => {
+describe('the behaviour gate (examples/github-actions-behaviour.yml)', { timeout: patient(120_000) }, () => {
   const step = workflow(path.join(ROOT, 'examples/github-actions-behaviour.yml')).jobs.behaviour!.steps.find((s) =>
     s.name?.startsWith('judge the prompt'),
   )!;

@@ -13,6 +13,7 @@ import { loadBaseline } from '../src/gate/baseline.ts';
 import { readInputFile } from '../src/contracts/input-file.ts';
 import { bench, benchInProcess, fixture } from './helpers/cli.ts';
 import { systemTool } from './helpers/system-tools.ts';
+import { patient } from './helpers/patient.ts';
 
 let tmp: string;
 beforeAll(() => void (tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-contain-'))));
@@ -61,7 +62,7 @@ describe('input files are regular files under a cap', () => {
   });
 });
 
-describe('--out', { timeout: 60_000 }, () => {
+describe('--out', { timeout: patient(60_000) }, () => {
   const sweep = ['-s', fixture('quick-sum.yaml'), '-n', '1', '-q'];
 
   it('through the real CLI: /proc/1/forbidden is a usage error at once, exit 2 (it used to spin forever)', async () => {
@@ -108,7 +109,7 @@ describe('--out', { timeout: 60_000 }, () => {
   );
 });
 
-describe('a disk that fills up mid-sweep', { timeout: 120_000 }, () => {
+describe('a disk that fills up mid-sweep', { timeout: patient(120_000) }, () => {
   const sweep = ['-s', fixture('quick-sum.yaml'), '-n', '30', '-j', '2', '-q', '--no-transcripts'];
   const runsOf = async (dir: string) =>
     (await readJsonl<RunRecord>(path.join(dir, 'runs.jsonl'))).records

@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { agentSweep } from './support/agent-sweep.ts';
 import { CASES, GUARD, idOf, readWire, refusalCode, toolCallCheck, wireFile } from './support/framework-agents.ts';
 import { benchAsync } from './serve-helpers.ts';
+import { patient } from './helpers/patient.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-frameworks-gateway-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -41,66 +42,74 @@ function agentEnv(c: (typeof CASES)[number]) {
 const cmd = (c: (typeof CASES)[number]) => `node examples/agents/${c.script}`;
 
 describe.concurrent.each(THROUGH_GATEWAY)('$name through bench run --agent-cmd', (c) => {
-  it('reaches the answer with usage equal to steps.jsonl call for call; the step limit stops it with one refused call and no retry', async () => {
-    const { usageDir, wireDir, env } = agentEnv(c);
-    const { runs, steps } = await agentSweep(
-      { agentCmd: cmd(c), scenario: 'tiny-agent-sum-of-squares', steps: '2,10', repeat: '1', concurrency: '2' },
-      env,
-    );
-    expect(runs).toHaveLength(2);
-    const done = runs.find((r) => r.settings.limits.max_steps === 10)!;
-    expect(done).toMatchObject({ stop_reason: 'done', success: true });
-    const reported = JSON.parse(fs.readFileSync(path.join(usageDir, `${done.run_id}.json`), 'utf8')) as Array<{
-      input: number;
-      output: number;
-    }>;
-    const metered = steps
-      .filter((s) => s.run_id === done.run_id)
-      .map((s) => ({ input: s.input_tokens, output: s.output_tokens }));
-    expect(reported.map(({ input, output }) => ({ input, output }))).toEqual(metered);
-    const wire = readWire(wireFile(wireDir, done.run_id));
-    expect(wire.filter((e) => e.url).map(idOf)).toHaveLength(metered.length);
-    expect(wire.filter((e) => e.blocked)).toEqual([]);
-    expect(toolCallCheck(c.route, wire).problems).toEqual([]);
+  it(
+    'reaches the answer with usage equal to steps.jsonl call for call; the step limit stops it with one refused call and no retry',
+    async () => {
+      const { usageDir, wireDir, env } = agentEnv(c);
+      const { runs, steps } = await agentSweep(
+        { agentCmd: cmd(c), scenario: 'tiny-agent-sum-of-squares', steps: '2,10', repeat: '1', concurrency: '2' },
+        env,
+      );
+      expect(runs).toHaveLength(2);
+      const done = runs.find((r) => r.settings.limits.max_steps === 10)!;
+      expect(done).toMatchObject({ stop_reason: 'done', success: true });
+      const reported = JSON.parse(fs.readFileSync(path.join(usageDir, `${done.run_id}.json`), 'utf8')) as Array<{
+        input: number;
+        output: number;
+      }>;
+      const metered = steps
+        .filter((s) => s.run_id === done.run_id)
+        .map((s) => ({ input: s.input_tokens, output: s.output_tokens }));
+      expect(reported.map(({ input, output }) => ({ input, output }))).toEqual(metered);
+      const wire = readWire(wireFile(wireDir, done.run_id));
+      expect(wire.filter((e) => e.url).map(idOf)).toHaveLength(metered.length);
+      expect(wire.filter((e) => e.blocked)).toEqual([]);
+      expect(toolCallCheck(c.route, wire).problems).toEqual([]);
 
-    const stopped = runs.find((r) => r.settings.limits.max_steps === 2)!;
-    expect(stopped).toMatchObject({ stop_reason: 'max_steps', steps: 2 });
-    const calls = readWire(wireFile(wireDir, stopped.run_id)).filter((e) => e.url);
-    // Two answered calls, then exactly one refusal: a 403 the framework does not retry.
-    expect(calls.map((e) => e.status)).toEqual([200, 200, 403]);
-    expect(refusalCode(c.route, calls[2]!.response!)).toBe('loopbench_max_steps');
-  }, 60_000);
+      const stopped = runs.find((r) => r.settings.limits.max_steps === 2)!;
+      expect(stopped).toMatchObject({ stop_reason: 'max_steps', steps: 2 });
+      const calls = readWire(wireFile(wireDir, stopped.run_id)).filter((e) => e.url);
+      // Two answered calls, then exactly one refusal: a 403 the framework does not retry.
+      expect(calls.map((e) => e.status)).toEqual([200, 200, 403]);
+      expect(refusalCode(c.route, calls[2]!.response!)).toBe('loopbench_max_steps');
+    },
+    patient(60_000),
+  );
 
-  it('the spin brake and --max-cost each stop it at the gateway with one refused call', async () => {
-    const { wireDir, env } = agentEnv(c);
-    const spin = await agentSweep(
-      {
-        agentCmd: cmd(c),
-        scenario: 'tiny-agent-sum-of-squares',
-        model: 'sim:autogpt-recursive-verification',
-        steps: '30',
-        repeat: '1',
-      },
-      { ...env, AGENT_MAX_TURNS: '30' },
-    );
-    expect(spin.runs[0]).toMatchObject({ stop_reason: 'spin' });
-    const spinCalls = readWire(wireFile(wireDir, spin.runs[0]!.run_id)).filter((e) => e.url);
-    expect(spinCalls.at(-1)!.status).toBe(403);
-    expect(refusalCode(c.route, spinCalls.at(-1)!.response!)).toBe('loopbench_spin');
-    expect(spinCalls.filter((e) => e.status !== 200)).toHaveLength(1);
-    // The answer the brake withheld was billed: one step more than the agent got answers, and marked so.
-    const spinSteps = spin.steps.filter((s) => s.run_id === spin.runs[0]!.run_id);
-    expect(spinSteps).toHaveLength(spinCalls.length);
-    expect(spinSteps.map((s) => s.withheld ?? false)).toEqual([...spinSteps.slice(1).map(() => false), true]);
-    const cost = await agentSweep(
-      { agentCmd: cmd(c), scenario: 'tiny-agent-sum-of-squares', steps: '10', maxCost: '0.0004', repeat: '1' },
-      env,
-    );
-    expect(cost.runs[0]).toMatchObject({ stop_reason: 'max_cost' });
-    expect(cost.runs[0]!.cost_usd).toBeLessThanOrEqual(0.0004);
-    const costCalls = readWire(wireFile(wireDir, cost.runs[0]!.run_id)).filter((e) => e.url);
-    expect(costCalls.filter((e) => e.status !== 200)).toHaveLength(1);
-  }, 60_000);
+  it(
+    'the spin brake and --max-cost each stop it at the gateway with one refused call',
+    async () => {
+      const { wireDir, env } = agentEnv(c);
+      const spin = await agentSweep(
+        {
+          agentCmd: cmd(c),
+          scenario: 'tiny-agent-sum-of-squares',
+          model: 'sim:autogpt-recursive-verification',
+          steps: '30',
+          repeat: '1',
+        },
+        { ...env, AGENT_MAX_TURNS: '30' },
+      );
+      expect(spin.runs[0]).toMatchObject({ stop_reason: 'spin' });
+      const spinCalls = readWire(wireFile(wireDir, spin.runs[0]!.run_id)).filter((e) => e.url);
+      expect(spinCalls.at(-1)!.status).toBe(403);
+      expect(refusalCode(c.route, spinCalls.at(-1)!.response!)).toBe('loopbench_spin');
+      expect(spinCalls.filter((e) => e.status !== 200)).toHaveLength(1);
+      // The answer the brake withheld was billed: one step more than the agent got answers, and marked so.
+      const spinSteps = spin.steps.filter((s) => s.run_id === spin.runs[0]!.run_id);
+      expect(spinSteps).toHaveLength(spinCalls.length);
+      expect(spinSteps.map((s) => s.withheld ?? false)).toEqual([...spinSteps.slice(1).map(() => false), true]);
+      const cost = await agentSweep(
+        { agentCmd: cmd(c), scenario: 'tiny-agent-sum-of-squares', steps: '10', maxCost: '0.0004', repeat: '1' },
+        env,
+      );
+      expect(cost.runs[0]).toMatchObject({ stop_reason: 'max_cost' });
+      expect(cost.runs[0]!.cost_usd).toBeLessThanOrEqual(0.0004);
+      const costCalls = readWire(wireFile(wireDir, cost.runs[0]!.run_id)).filter((e) => e.url);
+      expect(costCalls.filter((e) => e.status !== 200)).toHaveLength(1);
+    },
+    patient(60_000),
+  );
 });
 
 // One agent per protocol.

@@ -12,6 +12,7 @@ import { bench, spawnBench } from './helpers/cli.ts';
 import { readCsv } from './helpers/csv.ts';
 import { completionWith, postRaw, sendJson, stubUpstream, type StubUpstream } from './helpers/stub-upstream.ts';
 import { SERVE_FLAGS } from './helpers/serve-flags.ts';
+import { patient } from './helpers/patient.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-gw-recover-'));
 const KEY = 'sk-stub-recover-0123456789';
@@ -94,51 +95,56 @@ describe('a run that goes quiet', () => {
 });
 
 describe('a gateway killed with SIGKILL', () => {
-  it('bench report rebuilds the run it never recorded from steps.jsonl, with its three calls and cache-write total, and says so', async () => {
-    const dir = path.join(tmp, 'killed');
-    const s = spawnBench(
-      ['serve', '--upstream', upstream.url, '--out', dir, '--port', '0', '--price-model', 'gpt-4o-mini'],
-      {
-        PATH: process.env.PATH,
-        OPENAI_API_KEY: KEY,
-      },
-    );
-    await until(() => /http:\/\/127\.0\.0\.1:\d+\/v1/.test(s.stdout()));
-    const url = /(http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(s.stdout())![1]!;
-    for (let i = 0; i < 3; i++) expect((await postRaw(url, BODY, { [RUN_HEADER]: 'claude-code-7' })).status).toBe(200);
-    // Steps reach the file within a moment of their call (STEP_FLUSH_MS): wait for them, then kill.
-    await until(() => lines(path.join(dir, 'steps.jsonl')).length === 3);
-    expect(lines(path.join(dir, 'steps.jsonl'))).toHaveLength(3);
-    s.child.kill('SIGKILL');
-    expect((await s.done).signal).toBe('SIGKILL');
-    expect(lines(path.join(dir, 'runs.jsonl'))).toEqual([]);
-    expect(fs.existsSync(path.join(dir, 'gateway.pid'))).toBe(true);
+  it(
+    'bench report rebuilds the run it never recorded from steps.jsonl, with its three calls and cache-write total, and says so',
+    async () => {
+      const dir = path.join(tmp, 'killed');
+      const s = spawnBench(
+        ['serve', '--upstream', upstream.url, '--out', dir, '--port', '0', '--price-model', 'gpt-4o-mini'],
+        {
+          PATH: process.env.PATH,
+          OPENAI_API_KEY: KEY,
+        },
+      );
+      await until(() => /http:\/\/127\.0\.0\.1:\d+\/v1/.test(s.stdout()));
+      const url = /(http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(s.stdout())![1]!;
+      for (let i = 0; i < 3; i++)
+        expect((await postRaw(url, BODY, { [RUN_HEADER]: 'claude-code-7' })).status).toBe(200);
+      // Steps reach the file within a moment of their call (STEP_FLUSH_MS): wait for them, then kill.
+      await until(() => lines(path.join(dir, 'steps.jsonl')).length === 3);
+      expect(lines(path.join(dir, 'steps.jsonl'))).toHaveLength(3);
+      s.child.kill('SIGKILL');
+      expect((await s.done).signal).toBe('SIGKILL');
+      expect(lines(path.join(dir, 'runs.jsonl'))).toEqual([]);
+      expect(fs.existsSync(path.join(dir, 'gateway.pid'))).toBe(true);
 
-    const report = await bench(['report', dir]);
-    expect(report.code).toBe(0);
-    expect(report.stderr).toMatch(
-      /^bench: rebuilt 1 run record\(s\) from steps\.jsonl \(the gateway, pid \d+, was killed before it recorded them; each is marked interrupted\)/m,
-    );
-    const [run] = lines(path.join(dir, 'runs.jsonl')).map((l) => JSON.parse(l) as RunRecord);
-    expect(run).toMatchObject({
-      run_id: 'claude-code-7',
-      agent: 'external',
-      calls: 3,
-      steps: 3,
-      cached_tokens: 300,
-      cache_write_tokens: 900,
-      stop_reason: 'interrupted',
-    });
-    const row = readCsv(path.join(dir, 'runs.csv')).find((r) => r.run_id === 'claude-code-7');
-    expect(row).toMatchObject({
-      calls: '3',
-      cache_write_tokens: '900',
-      cached_tokens: '300',
-      stop_reason: 'interrupted',
-    });
-    // Rebuilt once: a second report finds nothing to rebuild and the record is not doubled.
-    const second = await bench(['report', dir]);
-    expect(second.stderr).not.toMatch(/rebuilt/);
-    expect(lines(path.join(dir, 'runs.jsonl'))).toHaveLength(1);
-  }, 60_000);
+      const report = await bench(['report', dir]);
+      expect(report.code).toBe(0);
+      expect(report.stderr).toMatch(
+        /^bench: rebuilt 1 run record\(s\) from steps\.jsonl \(the gateway, pid \d+, was killed before it recorded them; each is marked interrupted\)/m,
+      );
+      const [run] = lines(path.join(dir, 'runs.jsonl')).map((l) => JSON.parse(l) as RunRecord);
+      expect(run).toMatchObject({
+        run_id: 'claude-code-7',
+        agent: 'external',
+        calls: 3,
+        steps: 3,
+        cached_tokens: 300,
+        cache_write_tokens: 900,
+        stop_reason: 'interrupted',
+      });
+      const row = readCsv(path.join(dir, 'runs.csv')).find((r) => r.run_id === 'claude-code-7');
+      expect(row).toMatchObject({
+        calls: '3',
+        cache_write_tokens: '900',
+        cached_tokens: '300',
+        stop_reason: 'interrupted',
+      });
+      // Rebuilt once: a second report finds nothing to rebuild and the record is not doubled.
+      const second = await bench(['report', dir]);
+      expect(second.stderr).not.toMatch(/rebuilt/);
+      expect(lines(path.join(dir, 'runs.jsonl'))).toHaveLength(1);
+    },
+    patient(60_000),
+  );
 });

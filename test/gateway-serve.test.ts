@@ -17,6 +17,7 @@ import { servedUrl, spawnBench } from './helpers/cli.ts';
 import { stubUpstream } from './helpers/stub-upstream.ts';
 import { serve } from './serve-helpers.ts';
 import { SERVE_FLAGS } from './helpers/serve-flags.ts';
+import { patient } from './helpers/patient.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-gateway-serve-'));
 const KEY = 'sk-live-PROVIDER-KEY-never-written-77';
@@ -54,108 +55,120 @@ const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [
 ];
 
 describe('bench serve --upstream: the gateway in front of a provider', () => {
-  it('brakes and records each run named by x-loopbench-run; bench report reads the directory', async () => {
-    const dir = path.join(tmp, 'runs');
-    const o = gatewayOptions(flags({ upstream: upstream.url, out: dir, steps: '3', maxRepeat: 'off' }), {
-      OPENAI_API_KEY: KEY,
-    })!;
-    const gateway = await startStandaloneGateway(o);
-    const client = (run: string) =>
-      new OpenAI({
-        apiKey: 'not-the-key',
-        baseURL: gateway.url,
-        maxRetries: 2,
-        defaultHeaders: { 'x-loopbench-run': run },
-      });
-    const a = client('agent-a');
-    const usages: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      if (i === 1) {
-        const stream = await a.chat.completions.create({
-          model: 'seed-calibrated',
-          messages,
-          tools,
-          stream: true,
-          stream_options: { include_usage: true },
+  it(
+    'brakes and records each run named by x-loopbench-run; bench report reads the directory',
+    async () => {
+      const dir = path.join(tmp, 'runs');
+      const o = gatewayOptions(flags({ upstream: upstream.url, out: dir, steps: '3', maxRepeat: 'off' }), {
+        OPENAI_API_KEY: KEY,
+      })!;
+      const gateway = await startStandaloneGateway(o);
+      const client = (run: string) =>
+        new OpenAI({
+          apiKey: 'not-the-key',
+          baseURL: gateway.url,
+          maxRetries: 2,
+          defaultHeaders: { 'x-loopbench-run': run },
         });
-        for await (const chunk of stream) if (chunk.usage) usages.push(chunk.usage.prompt_tokens);
-      } else
-        usages.push(
-          (await a.chat.completions.create({ model: 'seed-calibrated', messages, tools })).usage!.prompt_tokens,
-        );
-    }
-    const refused = await a.chat.completions
-      .create({ model: 'seed-calibrated', messages, tools })
-      .catch((e: { status: number; code: string }) => e);
-    expect(refused).toMatchObject({ status: 403, code: 'loopbench_max_steps' });
-    await client('agent-b').chat.completions.create({ model: 'seed-calibrated', messages, tools });
-    await gateway.close();
+      const a = client('agent-a');
+      const usages: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        if (i === 1) {
+          const stream = await a.chat.completions.create({
+            model: 'seed-calibrated',
+            messages,
+            tools,
+            stream: true,
+            stream_options: { include_usage: true },
+          });
+          for await (const chunk of stream) if (chunk.usage) usages.push(chunk.usage.prompt_tokens);
+        } else
+          usages.push(
+            (await a.chat.completions.create({ model: 'seed-calibrated', messages, tools })).usage!.prompt_tokens,
+          );
+      }
+      const refused = await a.chat.completions
+        .create({ model: 'seed-calibrated', messages, tools })
+        .catch((e: { status: number; code: string }) => e);
+      expect(refused).toMatchObject({ status: 403, code: 'loopbench_max_steps' });
+      await client('agent-b').chat.completions.create({ model: 'seed-calibrated', messages, tools });
+      await gateway.close();
 
-    const runs = read<RunRecord>(path.join(dir, 'runs.jsonl'));
-    // agent-a's refused call is one of its calls, recorded with its error; it took no step.
-    expect(runs.map((r) => [r.run_id, r.stop_reason, r.steps, r.calls])).toEqual([
-      ['agent-a', 'max_steps', 3, 4],
-      ['agent-b', 'done', 1, 1],
-    ]);
-    const all = read<StepRecord>(path.join(dir, 'steps.jsonl'));
-    const steps = all.filter((s) => s.error === null);
-    expect(all.filter((s) => s.error !== null).map((s) => [s.run_id, s.step, s.input_tokens])).toEqual([
-      ['agent-a', 3, 0],
-    ]);
-    expect(steps.filter((s) => s.run_id === 'agent-a').map((s) => s.input_tokens)).toEqual(usages);
-    expect(steps.every((s) => s.action === 'web')).toBe(true);
-    const built = await buildReports(dir);
-    expect(built.summary.length).toBeGreaterThan(0);
-    expect(fs.readFileSync(path.join(dir, 'summary.md'), 'utf8')).toMatch(/external/);
-  }, 30_000);
+      const runs = read<RunRecord>(path.join(dir, 'runs.jsonl'));
+      // agent-a's refused call is one of its calls, recorded with its error; it took no step.
+      expect(runs.map((r) => [r.run_id, r.stop_reason, r.steps, r.calls])).toEqual([
+        ['agent-a', 'max_steps', 3, 4],
+        ['agent-b', 'done', 1, 1],
+      ]);
+      const all = read<StepRecord>(path.join(dir, 'steps.jsonl'));
+      const steps = all.filter((s) => s.error === null);
+      expect(all.filter((s) => s.error !== null).map((s) => [s.run_id, s.step, s.input_tokens])).toEqual([
+        ['agent-a', 3, 0],
+      ]);
+      expect(steps.filter((s) => s.run_id === 'agent-a').map((s) => s.input_tokens)).toEqual(usages);
+      expect(steps.every((s) => s.action === 'web')).toBe(true);
+      const built = await buildReports(dir);
+      expect(built.summary.length).toBeGreaterThan(0);
+      expect(fs.readFileSync(path.join(dir, 'summary.md'), 'utf8')).toMatch(/external/);
+    },
+    patient(30_000),
+  );
 
-  it('from the command line: the provider key reaches the provider only', async () => {
-    const dir = path.join(tmp, 'cli');
-    const s = spawnBench(['serve', '--upstream', upstream.url, '--out', dir, '--port', '0', '--steps', '5'], {
-      PATH: process.env.PATH,
-      OPENAI_API_KEY: KEY,
-    });
-    const url = await servedUrl(s);
-    const client = new OpenAI({
-      apiKey: 'anything',
-      baseURL: url,
-      maxRetries: 0,
-      defaultHeaders: { 'x-loopbench-run': 'cli-run' },
-    });
-    await client.chat.completions.create({ model: 'seed-calibrated', messages, tools });
-    const nameless = await new OpenAI({ apiKey: 'anything', baseURL: url, maxRetries: 0 }).chat.completions
-      .create({ model: 'seed-calibrated', messages })
-      .catch((e: { status: number }) => e);
-    expect(nameless).toMatchObject({ status: 401 });
-    s.child.kill('SIGINT');
-    const done = await s.done;
-    // As plain bench serve, and a sweep, exit on Ctrl-C.
-    expect(done.code).toBe(130);
-    expect(read<RunRecord>(path.join(dir, 'runs.jsonl')).map((r) => r.run_id)).toEqual(['cli-run']);
-    const files = fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f), 'utf8'));
-    expect(files.join('\n') + done.stdout + done.stderr).not.toContain(KEY);
-  }, 30_000);
+  it(
+    'from the command line: the provider key reaches the provider only',
+    async () => {
+      const dir = path.join(tmp, 'cli');
+      const s = spawnBench(['serve', '--upstream', upstream.url, '--out', dir, '--port', '0', '--steps', '5'], {
+        PATH: process.env.PATH,
+        OPENAI_API_KEY: KEY,
+      });
+      const url = await servedUrl(s);
+      const client = new OpenAI({
+        apiKey: 'anything',
+        baseURL: url,
+        maxRetries: 0,
+        defaultHeaders: { 'x-loopbench-run': 'cli-run' },
+      });
+      await client.chat.completions.create({ model: 'seed-calibrated', messages, tools });
+      const nameless = await new OpenAI({ apiKey: 'anything', baseURL: url, maxRetries: 0 }).chat.completions
+        .create({ model: 'seed-calibrated', messages })
+        .catch((e: { status: number }) => e);
+      expect(nameless).toMatchObject({ status: 401 });
+      s.child.kill('SIGINT');
+      const done = await s.done;
+      // As plain bench serve, and a sweep, exit on Ctrl-C.
+      expect(done.code).toBe(130);
+      expect(read<RunRecord>(path.join(dir, 'runs.jsonl')).map((r) => r.run_id)).toEqual(['cli-run']);
+      const files = fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f), 'utf8'));
+      expect(files.join('\n') + done.stdout + done.stderr).not.toContain(KEY);
+    },
+    patient(30_000),
+  );
 });
 
 describe('stopping the gateway', () => {
-  it('SIGTERM: runs.jsonl written, exit 143 as plain bench serve', async () => {
-    const dir = path.join(tmp, 'sigterm');
-    const s = spawnBench(['serve', '--upstream', upstream.url, '--out', dir, '--port', '0'], {
-      PATH: process.env.PATH,
-      OPENAI_API_KEY: KEY,
-    });
-    const url = await servedUrl(s);
-    const client = new OpenAI({
-      apiKey: 'anything',
-      baseURL: url,
-      maxRetries: 0,
-      defaultHeaders: { 'x-loopbench-run': 'term-run' },
-    });
-    await client.chat.completions.create({ model: 'seed-calibrated', messages, tools });
-    s.child.kill('SIGTERM');
-    expect((await s.done).code).toBe(143);
-    expect(read<RunRecord>(path.join(dir, 'runs.jsonl')).map((r) => r.run_id)).toEqual(['term-run']);
-  }, 30_000);
+  it(
+    'SIGTERM: runs.jsonl written, exit 143 as plain bench serve',
+    async () => {
+      const dir = path.join(tmp, 'sigterm');
+      const s = spawnBench(['serve', '--upstream', upstream.url, '--out', dir, '--port', '0'], {
+        PATH: process.env.PATH,
+        OPENAI_API_KEY: KEY,
+      });
+      const url = await servedUrl(s);
+      const client = new OpenAI({
+        apiKey: 'anything',
+        baseURL: url,
+        maxRetries: 0,
+        defaultHeaders: { 'x-loopbench-run': 'term-run' },
+      });
+      await client.chat.completions.create({ model: 'seed-calibrated', messages, tools });
+      s.child.kill('SIGTERM');
+      expect((await s.done).code).toBe(143);
+      expect(read<RunRecord>(path.join(dir, 'runs.jsonl')).map((r) => r.run_id)).toEqual(['term-run']);
+    },
+    patient(30_000),
+  );
 });
 
 describe('virtual keys from the gateway on its own', () => {
@@ -195,64 +208,70 @@ describe('virtual keys from the gateway on its own', () => {
 });
 
 describe('bench serve --upstream and --anthropic-upstream: one gateway in front of both providers', () => {
-  it('forwards Responses and Messages calls, each to its provider; a run is priced as the model its first call names when the table has it, else as --price-model', async () => {
-    // A provider that answers any model name.
-    const provider = await serve({ profile: 'seed-calibrated' });
-    const runsOf = async (extra: Record<string, string>) => {
-      const dir = path.join(tmp, `both-${Object.keys(extra).length}`);
-      const o = gatewayOptions(
-        flags({ upstream: provider.url, anthropicUpstream: provider.url.replace(/\/v1$/, ''), out: dir, ...extra }),
-        { OPENAI_API_KEY: KEY, ANTHROPIC_API_KEY: `${KEY}-anthropic` },
-      )!;
-      const gateway = await startStandaloneGateway(o);
-      const named = (run: string) => ({ 'x-loopbench-run': run });
-      const openai = (run: string) =>
-        new OpenAI({ apiKey: 'unused', baseURL: gateway.url, maxRetries: 0, defaultHeaders: named(run) });
-      await openai('resp-gpt-4o').responses.create({ model: 'gpt-4o', input: 'Collect sources.' });
-      await openai('chat-unpriced').chat.completions.create({ model: 'seed-calibrated', messages });
-      const anthropic = new Anthropic({
-        apiKey: 'unused',
-        baseURL: gateway.url.replace(/\/v1$/, ''),
-        maxRetries: 0,
-        defaultHeaders: named('msg-claude'),
-      });
-      await anthropic.messages.create({
-        model: 'claude-sonnet-4-5',
-        max_tokens: 200,
-        messages: [{ role: 'user', content: 'Collect sources.' }],
-      });
-      await gateway.close();
-      return {
-        runs: read<RunRecord>(path.join(dir, 'runs.jsonl')),
-        steps: read<StepRecord>(path.join(dir, 'steps.jsonl')),
+  it(
+    'forwards Responses and Messages calls, each to its provider; a run is priced as the model its first call names when the table has it, else as --price-model',
+    async () => {
+      // A provider that answers any model name.
+      const provider = await serve({ profile: 'seed-calibrated' });
+      const runsOf = async (extra: Record<string, string>) => {
+        const dir = path.join(tmp, `both-${Object.keys(extra).length}`);
+        const o = gatewayOptions(
+          flags({ upstream: provider.url, anthropicUpstream: provider.url.replace(/\/v1$/, ''), out: dir, ...extra }),
+          { OPENAI_API_KEY: KEY, ANTHROPIC_API_KEY: `${KEY}-anthropic` },
+        )!;
+        const gateway = await startStandaloneGateway(o);
+        const named = (run: string) => ({ 'x-loopbench-run': run });
+        const openai = (run: string) =>
+          new OpenAI({ apiKey: 'unused', baseURL: gateway.url, maxRetries: 0, defaultHeaders: named(run) });
+        await openai('resp-gpt-4o').responses.create({ model: 'gpt-4o', input: 'Collect sources.' });
+        await openai('chat-unpriced').chat.completions.create({ model: 'seed-calibrated', messages });
+        const anthropic = new Anthropic({
+          apiKey: 'unused',
+          baseURL: gateway.url.replace(/\/v1$/, ''),
+          maxRetries: 0,
+          defaultHeaders: named('msg-claude'),
+        });
+        await anthropic.messages.create({
+          model: 'claude-sonnet-4-5',
+          max_tokens: 200,
+          messages: [{ role: 'user', content: 'Collect sources.' }],
+        });
+        await gateway.close();
+        return {
+          runs: read<RunRecord>(path.join(dir, 'runs.jsonl')),
+          steps: read<StepRecord>(path.join(dir, 'steps.jsonl')),
+        };
       };
-    };
-    try {
-      const byModel = await runsOf({});
-      expect(byModel.runs.map((r) => [r.run_id, r.settings.price.model, r.settings.model])).toEqual([
-        ['resp-gpt-4o', 'gpt-4o', 'openai+anthropic:upstream'],
-        ['chat-unpriced', 'gpt-4o-mini', 'openai+anthropic:upstream'],
-        ['msg-claude', 'claude-sonnet-4-5', 'openai+anthropic:upstream'],
-      ]);
-      for (const step of byModel.steps) {
-        const price = byModel.runs.find((r) => r.run_id === step.run_id)!.settings.price;
-        expect(step.cost_usd).toBeCloseTo(
-          callCost(price, step.input_tokens, step.output_tokens, step.cached_tokens),
-          15,
-        );
+      try {
+        const byModel = await runsOf({});
+        expect(byModel.runs.map((r) => [r.run_id, r.settings.price.model, r.settings.model])).toEqual([
+          ['resp-gpt-4o', 'gpt-4o', 'openai+anthropic:upstream'],
+          ['chat-unpriced', 'gpt-4o-mini', 'openai+anthropic:upstream'],
+          ['msg-claude', 'claude-sonnet-4-5', 'openai+anthropic:upstream'],
+        ]);
+        for (const step of byModel.steps) {
+          const price = byModel.runs.find((r) => r.run_id === step.run_id)!.settings.price;
+          expect(step.cost_usd).toBeCloseTo(
+            callCost(price, step.input_tokens, step.output_tokens, step.cached_tokens),
+            15,
+          );
+        }
+        const fixed = await runsOf({ priceModel: 'gpt-4.1' });
+        expect(fixed.runs.map((r) => r.settings.price.model)).toEqual(['gpt-4.1', 'gpt-4.1', 'gpt-4.1']);
+        const files = fs
+          .readdirSync(tmp, { recursive: true, withFileTypes: true })
+          .filter((f) => f.isFile() && f.parentPath.includes('both-'));
+        expect(
+          files
+            .filter((f) => fs.readFileSync(path.join(f.parentPath, f.name), 'utf8').includes(KEY))
+            .map((f) => f.name),
+        ).toEqual([]);
+      } finally {
+        await provider.close();
       }
-      const fixed = await runsOf({ priceModel: 'gpt-4.1' });
-      expect(fixed.runs.map((r) => r.settings.price.model)).toEqual(['gpt-4.1', 'gpt-4.1', 'gpt-4.1']);
-      const files = fs
-        .readdirSync(tmp, { recursive: true, withFileTypes: true })
-        .filter((f) => f.isFile() && f.parentPath.includes('both-'));
-      expect(
-        files.filter((f) => fs.readFileSync(path.join(f.parentPath, f.name), 'utf8').includes(KEY)).map((f) => f.name),
-      ).toEqual([]);
-    } finally {
-      await provider.close();
-    }
-  }, 30_000);
+    },
+    patient(30_000),
+  );
 });
 
 describe("bench serve --upstream: a request the gateway refuses is one of its run's calls", () => {

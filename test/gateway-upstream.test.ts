@@ -25,6 +25,7 @@ import {
 } from './helpers/stub-upstream.ts';
 import { gatewayOptions } from '../src/cli/serve.ts';
 import { SERVE_FLAGS } from './helpers/serve-flags.ts';
+import { patient } from './helpers/patient.ts';
 
 const counter = new TokenCounter();
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-gw-upstream-'));
@@ -78,45 +79,49 @@ async function setup(handle: Handler, limits: Partial<Limits> = {}, up: Partial<
 }
 
 describe('an answer of any size', () => {
-  it('is read up to the cap: a larger one is refused in the API error shape, billed, and ends the run as an upstream error', async () => {
-    let first = true;
-    const flood: Handler = (_req, res) => {
-      if (first) {
-        first = false;
-        return sendJson(res, completionWith({ prompt_tokens: 20, completion_tokens: 12 }));
-      }
-      // 24 MB of one streamed answer, far past the 1 MiB cap of this gateway.
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const chunk = `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'x'.repeat(64 * 1024) } }] })}\n\n`;
-      let sent = 0;
-      const pump = () => {
-        while (sent < 24 * 1024 * 1024 && !res.destroyed) {
-          sent += chunk.length;
-          if (!res.write(chunk)) return void res.once('drain', pump);
+  it(
+    'is read up to the cap: a larger one is refused in the API error shape, billed, and ends the run as an upstream error',
+    async () => {
+      let first = true;
+      const flood: Handler = (_req, res) => {
+        if (first) {
+          first = false;
+          return sendJson(res, completionWith({ prompt_tokens: 20, completion_tokens: 12 }));
         }
-        res.end();
+        // 24 MB of one streamed answer, far past the 1 MiB cap of this gateway.
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        const chunk = `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'x'.repeat(64 * 1024) } }] })}\n\n`;
+        let sent = 0;
+        const pump = () => {
+          while (sent < 24 * 1024 * 1024 && !res.destroyed) {
+            sent += chunk.length;
+            if (!res.write(chunk)) return void res.once('drain', pump);
+          }
+          res.end();
+        };
+        pump();
       };
-      pump();
-    };
-    const g = await setup(flood, {}, { maxAnswerBytes: 1024 * 1024 });
-    expect((await g.post()).status).toBe(200);
-    const streamed = JSON.stringify({ ...JSON.parse(BODY), stream: true });
-    const refused = await g.post(streamed);
-    expect(refused.status).toBe(502);
-    expect(refused.json.error).toMatchObject({ type: 'upstream_error', code: 'loopbench_upstream_cap' });
-    expect(refused.json.error!.message).toMatch(/passed 1 MiB, the most the gateway reads of one answer/);
-    // The first call's record is kept; the second is billed (it went out) at its worst case.
-    expect(g.steps.map((s) => [s.error === null, s.usage_source])).toEqual([
-      [true, 'provider'],
-      [false, 'worst_case'],
-    ]);
-    expect(g.steps[1]!.output_tokens).toBe(300);
-    expect(g.meter.stop).toMatchObject({ reason: 'error' });
-    expect((await g.post()).json.error).toMatchObject({ code: 'loopbench_error' });
-    // The gateway itself is fine: another run is served.
-    first = true;
-    expect((await g.run().post()).status).toBe(200);
-  }, 20_000);
+      const g = await setup(flood, {}, { maxAnswerBytes: 1024 * 1024 });
+      expect((await g.post()).status).toBe(200);
+      const streamed = JSON.stringify({ ...JSON.parse(BODY), stream: true });
+      const refused = await g.post(streamed);
+      expect(refused.status).toBe(502);
+      expect(refused.json.error).toMatchObject({ type: 'upstream_error', code: 'loopbench_upstream_cap' });
+      expect(refused.json.error!.message).toMatch(/passed 1 MiB, the most the gateway reads of one answer/);
+      // The first call's record is kept; the second is billed (it went out) at its worst case.
+      expect(g.steps.map((s) => [s.error === null, s.usage_source])).toEqual([
+        [true, 'provider'],
+        [false, 'worst_case'],
+      ]);
+      expect(g.steps[1]!.output_tokens).toBe(300);
+      expect(g.meter.stop).toMatchObject({ reason: 'error' });
+      expect((await g.post()).json.error).toMatchObject({ code: 'loopbench_error' });
+      // The gateway itself is fine: another run is served.
+      first = true;
+      expect((await g.run().post()).status).toBe(200);
+    },
+    patient(20_000),
+  );
 
   it('standalone: records taken before the oversized answer reach steps.jsonl and runs.jsonl', async () => {
     let calls = 0;
@@ -248,22 +253,26 @@ describe('usage an upstream reports', () => {
 });
 
 describe('deadlines', () => {
-  it('a stream that trickles a byte at a time ends at the total deadline, not never: 504, billed at its worst case', async () => {
-    const g = await setup(
-      (_req, res) => {
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
-        // A byte every 100 ms for as long as the connection lasts: only the total deadline can end it.
-        const t = setInterval(() => (res.destroyed ? clearInterval(t) : res.write(':\n')), 100);
-      },
-      {},
-      { timeoutMs: 1200, idleMs: 1000 },
-    );
-    const res = await g.post(JSON.stringify({ ...JSON.parse(BODY), stream: true }));
-    expect(res.status).toBe(504);
-    expect(res.json.error).toMatchObject({ type: 'upstream_timeout', code: 'loopbench_upstream_deadline' });
-    expect(g.steps[0]).toMatchObject({ usage_source: 'worst_case', output_tokens: 300 });
-    expect(g.steps[0]!.error).toMatch(/no whole answer within the call's deadline \(--request-timeout 1.2 s\)/);
-  }, 20_000);
+  it(
+    'a stream that trickles a byte at a time ends at the total deadline, not never: 504, billed at its worst case',
+    async () => {
+      const g = await setup(
+        (_req, res) => {
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          // A byte every 100 ms for as long as the connection lasts: only the total deadline can end it.
+          const t = setInterval(() => (res.destroyed ? clearInterval(t) : res.write(':\n')), 100);
+        },
+        {},
+        { timeoutMs: 1200, idleMs: 1000 },
+      );
+      const res = await g.post(JSON.stringify({ ...JSON.parse(BODY), stream: true }));
+      expect(res.status).toBe(504);
+      expect(res.json.error).toMatchObject({ type: 'upstream_timeout', code: 'loopbench_upstream_deadline' });
+      expect(g.steps[0]).toMatchObject({ usage_source: 'worst_case', output_tokens: 300 });
+      expect(g.steps[0]!.error).toMatch(/no whole answer within the call's deadline \(--request-timeout 1.2 s\)/);
+    },
+    patient(20_000),
+  );
 
   it('an upstream that goes silent fails at the idle deadline', async () => {
     const g = await setup(
@@ -276,45 +285,57 @@ describe('deadlines', () => {
     expect(g.steps[0]!.error).toMatch(/sent nothing for 0.3 s/);
   });
 
-  it("a call in flight ends with its run's --timeout: the run stops as timeout, the call billed", async () => {
-    // The upstream never answers: only the run's timeout can end the call.
-    const g = await setup(() => undefined, { timeout_s: 1 });
-    const res = await g.post();
-    expect(res.status).toBe(403);
-    expect(res.json.error!.code).toBe('loopbench_timeout');
-    expect(g.meter.stop).toMatchObject({ reason: 'timeout' });
-    expect(g.steps[0]).toMatchObject({ usage_source: 'worst_case' });
-  }, 20_000);
+  it(
+    "a call in flight ends with its run's --timeout: the run stops as timeout, the call billed",
+    async () => {
+      // The upstream never answers: only the run's timeout can end the call.
+      const g = await setup(() => undefined, { timeout_s: 1 });
+      const res = await g.post();
+      expect(res.status).toBe(403);
+      expect(res.json.error!.code).toBe('loopbench_timeout');
+      expect(g.meter.stop).toMatchObject({ reason: 'timeout' });
+      expect(g.steps[0]).toMatchObject({ usage_source: 'worst_case' });
+    },
+    patient(20_000),
+  );
 });
 
 describe('an agent that hangs up', () => {
-  it('is billed for the answer the upstream gave all the same, and the budget counts it', async () => {
-    const probe = counter.prompt([
-      { role: 'system', content: 'You are an agent.' },
-      { role: 'user', content: 'Collect sources on agent loop costs.' },
-    ]);
-    const budget = 3.5 * callCost(PRICE, probe, 300, 0);
-    const g = await setup(
-      (_req, res) =>
-        setTimeout(() => sendJson(res, completionWith({ prompt_tokens: probe, completion_tokens: 300 })), 300),
-      { max_cost_usd: budget },
-    );
-    for (let i = 0; i < 3; i++) await g.hangUp();
-    await until(() => g.steps.length === 3);
-    expect(g.steps.map((s) => [s.output_tokens, s.usage_source])).toEqual(Array(3).fill([300, 'provider']));
-    expect(g.steps.every((s) => /hung up/.test(s.error ?? ''))).toBe(true);
-    expect(g.meter.state.costUsd).toBeCloseTo(3 * callCost(PRICE, probe, 300, 0), 12);
-    // The fourth does not fit the budget any more.
-    expect((await g.post()).json.error!.code).toBe('loopbench_max_cost');
-  }, 20_000);
+  it(
+    'is billed for the answer the upstream gave all the same, and the budget counts it',
+    async () => {
+      const probe = counter.prompt([
+        { role: 'system', content: 'You are an agent.' },
+        { role: 'user', content: 'Collect sources on agent loop costs.' },
+      ]);
+      const budget = 3.5 * callCost(PRICE, probe, 300, 0);
+      const g = await setup(
+        (_req, res) =>
+          setTimeout(() => sendJson(res, completionWith({ prompt_tokens: probe, completion_tokens: 300 })), 300),
+        { max_cost_usd: budget },
+      );
+      for (let i = 0; i < 3; i++) await g.hangUp();
+      await until(() => g.steps.length === 3);
+      expect(g.steps.map((s) => [s.output_tokens, s.usage_source])).toEqual(Array(3).fill([300, 'provider']));
+      expect(g.steps.every((s) => /hung up/.test(s.error ?? ''))).toBe(true);
+      expect(g.meter.state.costUsd).toBeCloseTo(3 * callCost(PRICE, probe, 300, 0), 12);
+      // The fourth does not fit the budget any more.
+      expect((await g.post()).json.error!.code).toBe('loopbench_max_cost');
+    },
+    patient(20_000),
+  );
 
-  it('with no answer to bill from, at its worst case', async () => {
-    const g = await setup(() => undefined, {}, { timeoutMs: 800, idleMs: 800 });
-    await g.hangUp();
-    await until(() => g.steps.length === 1);
-    expect(g.steps).toHaveLength(1);
-    expect(g.steps[0]).toMatchObject({ usage_source: 'worst_case', output_tokens: 300 });
-  }, 20_000);
+  it(
+    'with no answer to bill from, at its worst case',
+    async () => {
+      const g = await setup(() => undefined, {}, { timeoutMs: 800, idleMs: 800 });
+      await g.hangUp();
+      await until(() => g.steps.length === 1);
+      expect(g.steps).toHaveLength(1);
+      expect(g.steps[0]).toMatchObject({ usage_source: 'worst_case', output_tokens: 300 });
+    },
+    patient(20_000),
+  );
 });
 
 describe('the run-id header', () => {

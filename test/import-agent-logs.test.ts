@@ -12,6 +12,7 @@ import { benchInProcess } from './helpers/cli.ts';
 import { readCsv } from './helpers/csv.ts';
 import { clientHome, codexHome, FAKE_KEY, runClaude, runCodex } from './helpers/coding-clients.ts';
 import { systemTool } from './helpers/system-tools.ts';
+import { patient } from './helpers/patient.ts';
 
 const jsonl = <T>(file: string): T[] =>
   fs
@@ -152,7 +153,7 @@ describe.skipIf(!systemTool('claude-code', 'importing real Claude Code session l
     let got: Imported;
     beforeAll(async () => {
       got = await sessionsImported('claude', false);
-    }, 480_000);
+    }, patient(480_000));
     afterAll(() => fs.rmSync(path.dirname(got?.out ?? '/nonexistent'), { recursive: true, force: true }));
 
     it('one run per session, one step per model call, every token total as the provider reported it', () => {
@@ -218,7 +219,7 @@ describe.skipIf(!systemTool('codex', 'importing real Codex CLI session logs'))(
     let got: Imported;
     beforeAll(async () => {
       got = await sessionsImported('codex', true);
-    }, 480_000);
+    }, patient(480_000));
     afterAll(() => fs.rmSync(path.dirname(got?.out ?? '/nonexistent'), { recursive: true, force: true }));
 
     it('one run per session, one step per model call, every token total as the provider reported it, reasoning included', () => {

@@ -11,6 +11,7 @@ import type { RunRecord, StepRecord } from '../src/contracts/records.ts';
 import { completionTokens, TokenCounter } from '../src/meter/tokens.ts';
 import { loadPricing, priceFor } from '../src/meter/pricing.ts';
 import { benchInProcess, ROOT } from './helpers/cli.ts';
+import { patient } from './helpers/patient.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-messages-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -60,7 +61,7 @@ describe('a few hundred support conversations (scripts/make-messages-fixture.mjs
     );
     expect(made.status, made.stderr).toBe(0);
     imported = await benchInProcess(['import', file, ...FLAGS, '-o', out]);
-  }, 60_000);
+  }, patient(60_000));
 
   it('the fixture is realistic: 300 conversations of 6 to 50 messages, tool calls and results, both outcomes', () => {
     const records = jsonl<{ messages: Array<{ role: string; tool_calls?: unknown[] }>; reward: number }>(file);

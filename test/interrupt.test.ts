@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readJsonl } from '../src/results/jsonl.ts';
 import type { RunRecord, StepRecord } from '../src/contracts/records.ts';
 import { benchInProcess, fixture, spawnBench, type Spawned } from './helpers/cli.ts';
+import { patient } from './helpers/patient.ts';
 
 const SWEEP = [
   '-s',
@@ -53,7 +54,7 @@ const meta = (dir: string) => JSON.parse(fs.readFileSync(path.join(dir, 'meta.js
 async function oneRunFinished(dir: string, run: Spawned): Promise<void> {
   await expect
     .poll(() => fs.existsSync(path.join(dir, 'runs.jsonl')) && fs.statSync(path.join(dir, 'runs.jsonl')).size > 0, {
-      timeout: 200_000,
+      timeout: patient(200_000),
       interval: 50,
     })
     .toBe(true);
@@ -70,7 +71,7 @@ beforeAll(async () => {
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 // Child processes under a loaded machine: generous limits (nothing here asserts a duration).
-describe('interrupting a sweep', { timeout: 300_000 }, () => {
+describe('interrupting a sweep', { timeout: patient(300_000) }, () => {
   it('SIGINT: records every run (unfinished ones as interrupted), writes the reports; --resume then equals an uninterrupted sweep', async () => {
     const dir = path.join(tmp, 'sigint');
     const run = spawnBench([...SWEEP, '-o', dir]);
@@ -162,7 +163,7 @@ function spawnGroup(args: string[]): Spawned & { interrupt(sig: NodeJS.Signals):
 
 // A simulated sweep is pure CPU work; it must still turn the event loop often enough for a signal
 // to stop it. Bounds are generous (a loaded machine); the sweep uninterrupted takes minutes.
-describe('interrupting a large simulated sweep', { timeout: 300_000 }, () => {
+describe('interrupting a large simulated sweep', { timeout: patient(300_000) }, () => {
   it('SIGINT to the process group: the records are final long before the 10,000 runs would be', async () => {
     const dir = path.join(tmp, 'large');
     const run = spawnGroup(['-s', 'seed-calibrated', '--steps', '30', '-n', '10000', '-j', '4', '-q', '-o', dir]);

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunRecord, StepRecord } from '../src/contracts/records.ts';
 import { benchInProcess } from './helpers/cli.ts';
+import { patient } from './helpers/patient.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-otlp-import-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -39,7 +40,7 @@ describe('a sweep exported as OTLP and imported again', () => {
       ).code,
     ).toBe(0);
     expect((await benchInProcess(['export', sweep, '--format', 'otlp', '-o', file])).code).toBe(0);
-  }, 60_000);
+  }, patient(60_000));
 
   it('gives identical records and the same reports', async () => {
     const back = path.join(tmp, 'back');

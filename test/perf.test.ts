@@ -18,6 +18,7 @@ import { stepLine } from '../src/results/step-line.ts';
 import { resolveScenario } from '../src/scenario/loader.ts';
 import { ToolRegistry } from '../src/tools/registry.ts';
 import { gridOf, runOnce, runPlans, specOf } from './helpers.ts';
+import { patient } from './helpers/patient.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const OFF = { timeout_s: null, max_cost_usd: null, max_repeat: null };
@@ -259,44 +260,54 @@ describe('bench perf flags', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 
-  it("--only workers --quick measures its pair and the machine's ceiling and prints both workers rows (a smoke test, not a measurement)", () => {
-    const r = bench('perf', '--only', 'workers', '--quick', '--json');
-    expect(r.status, r.stderr).toBe(0);
-    const { workers } = JSON.parse(r.stdout);
-    expect(workers.pairs).toHaveLength(1);
-    expect(workers.pairs[0].one.runs).toBe(workers.pairs[0].many.runs);
-    expect(workers.ceilings).toHaveLength(1);
-    expect(workers.ceiling.together).toHaveLength(workers.workers);
-    expect(workers.ceiling.alone.runs).toBe(workers.pairs[0].one.runs); // the same sweep phase, in a child process
-    expect(workers.ceiling.speedUp).toBeGreaterThan(0);
-    const targets = JSON.parse(r.stdout).targets.map((t: { target: string }) => t.target);
-    expect(targets).toEqual([
-      expect.stringMatching(/^6\. workers: scale sweep wall time/),
-      expect.stringMatching(/^7\. workers: peak RSS/),
-    ]);
-  }, 120_000);
+  it(
+    "--only workers --quick measures its pair and the machine's ceiling and prints both workers rows (a smoke test, not a measurement)",
+    () => {
+      const r = bench('perf', '--only', 'workers', '--quick', '--json');
+      expect(r.status, r.stderr).toBe(0);
+      const { workers } = JSON.parse(r.stdout);
+      expect(workers.pairs).toHaveLength(1);
+      expect(workers.pairs[0].one.runs).toBe(workers.pairs[0].many.runs);
+      expect(workers.ceilings).toHaveLength(1);
+      expect(workers.ceiling.together).toHaveLength(workers.workers);
+      expect(workers.ceiling.alone.runs).toBe(workers.pairs[0].one.runs); // the same sweep phase, in a child process
+      expect(workers.ceiling.speedUp).toBeGreaterThan(0);
+      const targets = JSON.parse(r.stdout).targets.map((t: { target: string }) => t.target);
+      expect(targets).toEqual([
+        expect.stringMatching(/^6\. workers: scale sweep wall time/),
+        expect.stringMatching(/^7\. workers: peak RSS/),
+      ]);
+    },
+    patient(120_000),
+  );
 
-  it('--only import --quick imports its trajectory in a child process, without and with reports, and prints the rate, the ratio to the floor and the peak RSS; then a Claude Code session and a Codex rollout, every call counted (a smoke test)', () => {
-    const r = bench('perf', '--only', 'import', '--quick', '--json');
-    expect(r.status, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout);
-    expect(out.import.steps).toBe(20_000);
-    expect(out.import.run.stdout).toMatch(/imported 1 run\(s\), 20000 agent step\(s\); records in /);
-    expect(out.import.floorCpuMs).toBeGreaterThan(0);
-    expect(out.targets.map((t: { target: string }) => t.target)).toEqual([
-      expect.stringMatching(/^\d+\. import: steps\/s/),
-      expect.stringMatching(/^\d+\. import: peak RSS/),
-      expect.stringMatching(/^\d+\. import with reports: CPU ÷ the floor/),
-      expect.stringMatching(/^\d+\. import with reports: peak RSS/),
-      expect.stringMatching(/^15\. import: a 20,000-line Claude Code session, every call and token counted; peak RSS/),
-      expect.stringMatching(/^16\. import: a 20,000-line Codex rollout, every call and token counted; peak RSS/),
-    ]);
-    expect(out.import.reported.stdout).toMatch(/report\.html/);
-    expect(out.agentLogs.map((l: { exact: boolean; problem: string }) => [l.exact, l.problem])).toEqual([
-      [true, ''],
-      [true, ''],
-    ]);
-  }, 120_000);
+  it(
+    '--only import --quick imports its trajectory in a child process, without and with reports, and prints the rate, the ratio to the floor and the peak RSS; then a Claude Code session and a Codex rollout, every call counted (a smoke test)',
+    () => {
+      const r = bench('perf', '--only', 'import', '--quick', '--json');
+      expect(r.status, r.stderr).toBe(0);
+      const out = JSON.parse(r.stdout);
+      expect(out.import.steps).toBe(20_000);
+      expect(out.import.run.stdout).toMatch(/imported 1 run\(s\), 20000 agent step\(s\); records in /);
+      expect(out.import.floorCpuMs).toBeGreaterThan(0);
+      expect(out.targets.map((t: { target: string }) => t.target)).toEqual([
+        expect.stringMatching(/^\d+\. import: steps\/s/),
+        expect.stringMatching(/^\d+\. import: peak RSS/),
+        expect.stringMatching(/^\d+\. import with reports: CPU ÷ the floor/),
+        expect.stringMatching(/^\d+\. import with reports: peak RSS/),
+        expect.stringMatching(
+          /^15\. import: a 20,000-line Claude Code session, every call and token counted; peak RSS/,
+        ),
+        expect.stringMatching(/^16\. import: a 20,000-line Codex rollout, every call and token counted; peak RSS/),
+      ]);
+      expect(out.import.reported.stdout).toMatch(/report\.html/);
+      expect(out.agentLogs.map((l: { exact: boolean; problem: string }) => [l.exact, l.problem])).toEqual([
+        [true, ''],
+        [true, ''],
+      ]);
+    },
+    patient(120_000),
+  );
 
   it('documents every flag in --help', () => {
     const r = bench('perf', '--help');

@@ -16,6 +16,7 @@ import { ToolRegistry } from '../src/tools/registry.ts';
 import { ScenarioSchema } from '../src/scenario/schema.ts';
 import { MAX_OUTPUT_BYTES } from '../src/tools/python-sandbox.ts';
 import { runPython, RUN_PYTHON_DEFAULTS, type RunPythonOptions } from '../src/tools/run-python.ts';
+import { patient } from './helpers/patient.ts';
 
 /** Waits until a run_python working directory holds `name` (the code got that far). */
 function startedFlag(name: string): () => boolean {
@@ -256,7 +257,7 @@ describe('a scenario declaring env: for run_python', () => {
   });
 });
 
-describe('bench run and the sandbox in force', { timeout: 120_000 }, () => {
+describe('bench run and the sandbox in force', { timeout: patient(120_000) }, () => {
   it('says once which protections are in force when the sweep runs run_python (and not with -q)', async () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-notice-'));
     scratch.push(out);

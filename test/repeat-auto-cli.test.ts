@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bench } from './helpers/cli.ts';
+import { patient } from './helpers/patient.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-repeat-auto-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -37,7 +38,7 @@ const SWEEP = [
   '--no-transcripts',
 ];
 
-describe('bench run --repeat auto', { timeout: 240_000 }, () => {
+describe('bench run --repeat auto', { timeout: patient(240_000) }, () => {
   it('stops each configuration when precise enough or at max, says why, and takes the same runs for a seed', async () => {
     const [a, b] = await Promise.all([bench([...SWEEP, '-o', out('a')]), bench([...SWEEP, '-o', out('b'), '-j', '1'])]);
     expect(a.stderr).toBe('');

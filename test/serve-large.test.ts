@@ -10,6 +10,7 @@ import { countText } from '../src/meter/tokens.ts';
 import { OffThreadCounter } from '../src/serve/offthread-count.ts';
 import type { RunningServer } from '../src/serve/server.ts';
 import { serve } from './serve-helpers.ts';
+import { patient } from './helpers/patient.ts';
 
 let server: RunningServer | undefined;
 afterEach(async () => {
@@ -32,7 +33,7 @@ const prose = (bytes: number) =>
     .join(' ')
     .slice(0, bytes);
 
-describe('bench serve under a large request', { timeout: 180_000 }, () => {
+describe('bench serve under a large request', { timeout: patient(180_000) }, () => {
   it('answers a small request while a 15 MB one is still being counted', async () => {
     server = await serve();
     // The small request is sent the moment the server hands the large one to its counting (which takes
@@ -68,7 +69,7 @@ describe('bench serve under a large request', { timeout: 180_000 }, () => {
   });
 });
 
-describe('bench serve and Ctrl-C', { timeout: 120_000 }, () => {
+describe('bench serve and Ctrl-C', { timeout: patient(120_000) }, () => {
   it('SIGINT while a large request is being counted: the server stops, exit 130, the usage log is whole lines', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-serve-sig-'));
     try {

@@ -12,6 +12,7 @@ import { BasicTracerProvider, SimpleSpanProcessor, type SpanExporter } from '@op
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunRecord, StepRecord } from '../src/contracts/records.ts';
 import { servedUrl, spawnBench, type Spawned } from './helpers/cli.ts';
+import { patient } from './helpers/patient.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-serve-traces-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -84,60 +85,69 @@ async function instrumentedAgent(exporter: SpanExporter, conversation: string): 
 }
 
 describe('POST /v1/traces', () => {
-  it('bench serve --traces: spans sent by the OpenTelemetry SDK (protobuf and JSON) become runs with reports when it stops', async () => {
-    const dir = path.join(tmp, 'served');
-    const s = spawnBench(['serve', '--port', '0', '--traces', dir, '--log', path.join(tmp, 'usage.jsonl')]);
-    const base = await started(s);
-    await instrumentedAgent(new ProtoExporter({ url: `${base}/v1/traces` }), 'conv-proto');
-    await instrumentedAgent(new JsonExporter({ url: `${base}/v1/traces` }), 'conv-json');
-    // Not a trace: refused with the reason, nothing of the body quoted back.
-    const bad = await fetch(`${base}/v1/traces`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-protobuf' },
-      body: 'password=hunter2',
-    });
-    expect(bad.status).toBe(400);
-    expect(await bad.text()).not.toContain('hunter2');
-    s.child.kill('SIGINT');
-    const done = await s.done;
-    expect(done.code, done.stderr).toBe(130);
-    expect(done.stdout, done.stdout).toMatch(
-      /imported 2 run\(s\), 6 model call\(s\) from 12 span\(s\) posted to \/v1\/traces/,
-    );
-    const runs = jsonl<RunRecord>(path.join(dir, 'runs.jsonl'));
-    expect(runs.map((r) => [r.run_id, r.steps, r.input_tokens, r.output_tokens, r.stop_reason]).sort()).toEqual([
-      ['billing_conv-json', 3, 4800, 180, 'done'],
-      ['billing_conv-proto', 3, 4800, 180, 'done'],
-    ]);
-    const steps = jsonl<StepRecord>(path.join(dir, 'steps.jsonl')).filter((x) => x.run_id === 'billing_conv-proto');
-    expect(steps.map((x) => [x.latency_ms, x.elapsed_ms, x.fingerprint])).toEqual([
-      [900, 900, 'invoices({"month":1})'],
-      [900, 2900, 'invoices({"month":2})'],
-      [900, 4900, null],
-    ]);
-    for (const f of ['summary.csv', 'report.html', 'meta.json']) expect(fs.existsSync(path.join(dir, f)), f).toBe(true);
-  }, 60_000);
+  it(
+    'bench serve --traces: spans sent by the OpenTelemetry SDK (protobuf and JSON) become runs with reports when it stops',
+    async () => {
+      const dir = path.join(tmp, 'served');
+      const s = spawnBench(['serve', '--port', '0', '--traces', dir, '--log', path.join(tmp, 'usage.jsonl')]);
+      const base = await started(s);
+      await instrumentedAgent(new ProtoExporter({ url: `${base}/v1/traces` }), 'conv-proto');
+      await instrumentedAgent(new JsonExporter({ url: `${base}/v1/traces` }), 'conv-json');
+      // Not a trace: refused with the reason, nothing of the body quoted back.
+      const bad = await fetch(`${base}/v1/traces`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-protobuf' },
+        body: 'password=hunter2',
+      });
+      expect(bad.status).toBe(400);
+      expect(await bad.text()).not.toContain('hunter2');
+      s.child.kill('SIGINT');
+      const done = await s.done;
+      expect(done.code, done.stderr).toBe(130);
+      expect(done.stdout, done.stdout).toMatch(
+        /imported 2 run\(s\), 6 model call\(s\) from 12 span\(s\) posted to \/v1\/traces/,
+      );
+      const runs = jsonl<RunRecord>(path.join(dir, 'runs.jsonl'));
+      expect(runs.map((r) => [r.run_id, r.steps, r.input_tokens, r.output_tokens, r.stop_reason]).sort()).toEqual([
+        ['billing_conv-json', 3, 4800, 180, 'done'],
+        ['billing_conv-proto', 3, 4800, 180, 'done'],
+      ]);
+      const steps = jsonl<StepRecord>(path.join(dir, 'steps.jsonl')).filter((x) => x.run_id === 'billing_conv-proto');
+      expect(steps.map((x) => [x.latency_ms, x.elapsed_ms, x.fingerprint])).toEqual([
+        [900, 900, 'invoices({"month":1})'],
+        [900, 2900, 'invoices({"month":2})'],
+        [900, 4900, null],
+      ]);
+      for (const f of ['summary.csv', 'report.html', 'meta.json'])
+        expect(fs.existsSync(path.join(dir, f)), f).toBe(true);
+    },
+    patient(60_000),
+  );
 
-  it('the gateway (bench serve --out) takes POST /v1/traces too', async () => {
-    const dir = path.join(tmp, 'gateway-traces');
-    const s = spawnBench(['serve', '--port', '0', '--out', path.join(tmp, 'gateway'), '--traces', dir]);
-    const base = await started(s);
-    await instrumentedAgent(new ProtoExporter({ url: `${base}/v1/traces` }), 'via-gateway');
-    // The same checks as on the simulated server: a 400 naming the bad field, not a 500.
-    const bad = await fetch(`${base}/v1/traces`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{"resourceSpans":[null]}',
-    });
-    expect(bad.status).toBe(400);
-    expect(((await bad.json()) as { error: { message: string } }).error.message).toMatch(
-      /^resourceSpans\[0\]: .*expected object/,
-    );
-    s.child.kill('SIGINT');
-    const done = await s.done;
-    expect(done.stdout).toMatch(/imported 1 run\(s\), 3 model call\(s\)/);
-    expect(jsonl<RunRecord>(path.join(dir, 'runs.jsonl')).map((r) => r.run_id)).toEqual(['billing_via-gateway']);
-  }, 60_000);
+  it(
+    'the gateway (bench serve --out) takes POST /v1/traces too',
+    async () => {
+      const dir = path.join(tmp, 'gateway-traces');
+      const s = spawnBench(['serve', '--port', '0', '--out', path.join(tmp, 'gateway'), '--traces', dir]);
+      const base = await started(s);
+      await instrumentedAgent(new ProtoExporter({ url: `${base}/v1/traces` }), 'via-gateway');
+      // The same checks as on the simulated server: a 400 naming the bad field, not a 500.
+      const bad = await fetch(`${base}/v1/traces`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"resourceSpans":[null]}',
+      });
+      expect(bad.status).toBe(400);
+      expect(((await bad.json()) as { error: { message: string } }).error.message).toMatch(
+        /^resourceSpans\[0\]: .*expected object/,
+      );
+      s.child.kill('SIGINT');
+      const done = await s.done;
+      expect(done.stdout).toMatch(/imported 1 run\(s\), 3 model call\(s\)/);
+      expect(jsonl<RunRecord>(path.join(dir, 'runs.jsonl')).map((r) => r.run_id)).toEqual(['billing_via-gateway']);
+    },
+    patient(60_000),
+  );
 
   it.each([
     [['--profile', 'x'], /--profile: not taken in gateway mode .*answers each request with the model it names/],

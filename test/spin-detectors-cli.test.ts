@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { benchInProcess } from './helpers/cli.ts';
+import { patient } from './helpers/patient.ts';
 
 describe('the flags', () => {
   it('are in bench run --help with their defaults, taking lists and off', async () => {
@@ -37,7 +38,7 @@ describe('the flags', () => {
 describe('the report', () => {
   it(
     'gets a spin-detector section and spin_detectors.csv when a detector is swept on and off, and none otherwise',
-    { timeout: 60_000 },
+    { timeout: patient(60_000) },
     async () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-detectors-'));
       const on = await benchInProcess([

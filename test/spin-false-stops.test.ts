@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { Grid } from '../src/contracts/settings.ts';
 import { detectorRows } from '../src/report/stats/detectors.ts';
 import { gridOf, runOnce, runPlans, specOf } from './helpers.ts';
+import { patient } from './helpers/patient.ts';
 
 /** The README's recommended settings when a detector is switched on. */
 const RECOMMENDED = { max_cycle: 4, max_same_error: 3, near_duplicate: 0.98 } as const;
@@ -22,7 +23,7 @@ describe('false stops, paired run by run with the detector off', () => {
 
   it(
     'none over 100 seeds of the look-alikes (polling a job, reading pages) at the recommended settings',
-    { timeout: 120_000 },
+    { timeout: patient(120_000) },
     async () => {
       const rows = await sweep(
         ['job-polling', 'paginated-search'],

@@ -12,6 +12,7 @@ import { loadResumeState, parsePauseAt } from '../src/runner/taskqueue-plan.ts';
 import { expandSweep } from '../src/runner/sweep.ts';
 import { resolveScenarios } from '../src/scenario/loader.ts';
 import { ROOT } from '../src/contracts/paths.ts';
+import { patient } from './helpers/patient.ts';
 
 function options(args: string[]): RunOptions {
   const cmd = addRunOptions(new Command().exitOverride()).configureOutput({ writeErr: () => {} });
@@ -138,36 +139,40 @@ const bench = (args: string[]) =>
   exec(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), ...args], { cwd: ROOT });
 
 describe('bench --pause-at / --resume-state, end to end', () => {
-  it('pauses with exit 0 and a message, writes the state, and a resumed run continues from it', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tq-pause-'));
-    const common = ['--scenario', 'babyagi-queue-explosion', '-n', '1', '-q', '--max-rounds', '4'];
-    const paused = await bench([...common, '--pause-at', '2', '--out', path.join(dir, 'a')]);
-    expect(paused.stderr).toMatch(
-      /paused 1 run\(s\) after round 2; state in .*state\/<run_id>\.json — continue with --resume-state FILE/,
-    );
-    const stateDir = path.join(dir, 'a', 'state');
-    const [file] = fs.readdirSync(stateDir);
-    const state = JSON.parse(fs.readFileSync(path.join(stateDir, file!), 'utf8'));
-    expect(state).toMatchObject({ scenario: 'babyagi-queue-explosion', round: 2 });
-    state.queue = ['Check the espresso grinder list once more', ...state.queue];
-    fs.writeFileSync(path.join(stateDir, file!), JSON.stringify(state));
+  it(
+    'pauses with exit 0 and a message, writes the state, and a resumed run continues from it',
+    async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tq-pause-'));
+      const common = ['--scenario', 'babyagi-queue-explosion', '-n', '1', '-q', '--max-rounds', '4'];
+      const paused = await bench([...common, '--pause-at', '2', '--out', path.join(dir, 'a')]);
+      expect(paused.stderr).toMatch(
+        /paused 1 run\(s\) after round 2; state in .*state\/<run_id>\.json — continue with --resume-state FILE/,
+      );
+      const stateDir = path.join(dir, 'a', 'state');
+      const [file] = fs.readdirSync(stateDir);
+      const state = JSON.parse(fs.readFileSync(path.join(stateDir, file!), 'utf8'));
+      expect(state).toMatchObject({ scenario: 'babyagi-queue-explosion', round: 2 });
+      state.queue = ['Check the espresso grinder list once more', ...state.queue];
+      fs.writeFileSync(path.join(stateDir, file!), JSON.stringify(state));
 
-    const resumed = await bench([
-      ...common,
-      '--resume-state',
-      path.join(stateDir, file!),
-      '--out',
-      path.join(dir, 'b'),
-      '--json',
-    ]);
-    const [run] = fs
-      .readFileSync(path.join(dir, 'b', 'runs.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
-    expect(run.stop_reason).toBe('max_rounds');
-    expect(run.extra.rounds.map((r: { round: number }) => r.round)).toEqual([3, 4]);
-    expect(run.extra.rounds[0].task).toBe('Check the espresso grinder list once more');
-    expect(JSON.parse(resumed.stdout).configs[0].runs).toBe(1);
-  }, 60_000);
+      const resumed = await bench([
+        ...common,
+        '--resume-state',
+        path.join(stateDir, file!),
+        '--out',
+        path.join(dir, 'b'),
+        '--json',
+      ]);
+      const [run] = fs
+        .readFileSync(path.join(dir, 'b', 'runs.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      expect(run.stop_reason).toBe('max_rounds');
+      expect(run.extra.rounds.map((r: { round: number }) => r.round)).toEqual([3, 4]);
+      expect(run.extra.rounds[0].task).toBe('Check the espresso grinder list once more');
+      expect(JSON.parse(resumed.stdout).configs[0].runs).toBe(1);
+    },
+    patient(60_000),
+  );
 });

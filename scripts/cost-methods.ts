@@ -2,7 +2,8 @@
 // each replaces the runs' part of the reported interval (the bootstrap-t; the brakes' bounds stay) and is measured on
 // the coverage cells (test/helpers/cost-coverage.ts, cost shapes other than the log-normal among them), the same seeded
 // sweeps for every method. Per cell and method: coverage, misses below the truth, median width ÷ the percentile
-// bootstrap's. Deterministic: the same command prints the same table.
+// bootstrap's. Deterministic: the same command prints the same table (and, on stderr, how often each pretested
+// ("gated") method chose the log-normal model).
 //
 //   npx tsx scripts/cost-methods.ts [SWEEPS] [NAME]   (default 2000 a cell; NAME: only the methods whose name holds it)
 //
@@ -20,6 +21,7 @@ import {
 import { quantileOfSorted } from '../src/stats/quantile.ts';
 import { mulberry32, normal, type Rng } from '../src/stats/random.ts';
 import { studentTCdf, studentTQuantile } from '../src/stats/student-t.ts';
+import { shapiroWilk } from './shapiro-wilk.ts';
 
 const SEED = 20250917;
 const ALPHA = 0.025;
@@ -267,6 +269,60 @@ const hybrid: DataInterval = (costs, wins, sums) => {
   return { lo: t.lo, hi: Math.max(t.hi, lognormalGpq(ALPHA)(costs, wins, sums).hi) };
 };
 
+/**
+ * The log-normal GPQ at `alpha` where the runs' log costs are consistent with a normal shape (Shapiro–Wilk's p at
+ * least `level`, every cost above zero), the bootstrap-t otherwise: a pretest choosing the model (Shapiro & Wilk
+ * 1965, p by Royston 1995).
+ */
+const gated =
+  (alpha: number, level: number): DataInterval =>
+  (costs, wins, sums) => {
+    const logs = Array.from(costs, Math.log);
+    const test = logs.every(Number.isFinite) ? shapiroWilk(logs) : null;
+    gate.tried++;
+    if (test === null || test.p < level) return bootstrapT(costs, wins, sums);
+    gate.chosen++;
+    return lognormalGpq(alpha)(costs, wins, sums);
+  };
+const gate = { tried: 0, chosen: 0 };
+
+/**
+ * Successes and failures log-normal with their own log-means and one log-variance (a two-group model; generalized
+ * pivotal quantities as Krishnamoorthy & Mathew 2003, Tian 2005): R = m_s + (1 − p)/p · m_f, each m = exp(μ + σ²/2),
+ * σ² = SS ÷ χ²(n − 2), μ = ȳ − Z·σ/√n_group, p a Jeffreys draw. Chosen where Shapiro–Wilk's p on the log costs less
+ * their group's mean is at least `level` (every cost above zero, a failure seen); otherwise as `gated`.
+ */
+const gatedByOutcome =
+  (level: number): DataInterval =>
+  (costs, wins, sums) => {
+    const { n } = sums;
+    const failures = n - sums.wins;
+    if (failures === 0 || n < 4) return gated(ALPHA, level)(costs, wins, sums);
+    const logs = Array.from(costs, Math.log);
+    if (!logs.every(Number.isFinite)) return bootstrapT(costs, wins, sums);
+    const group = (won: number) => logs.filter((_, i) => wins[i] === won);
+    const [ys, yf] = [group(1), group(0)];
+    const [ms, mf] = [ys, yf].map((g) => g.reduce((a, x) => a + x, 0) / g.length) as [number, number];
+    const residuals = logs.map((x, i) => x - (wins[i] ? ms : mf));
+    const ss = residuals.reduce((a, x) => a + x * x, 0);
+    const test = shapiroWilk(residuals);
+    gate.tried++;
+    if (test === null || test.p < level || !(ss > 0)) return bootstrapT(costs, wins, sums);
+    gate.chosen++;
+    const random = mulberry32(SEED);
+    const g = new Float64Array(BOOTSTRAP_RESAMPLES);
+    for (let b = 0; b < g.length; b++) {
+      const sigma2 = ss / (2 * gamma(random, (n - 2) / 2));
+      const mean = (m: number, k: number) => Math.exp(m - normal(random, 0, 1) * Math.sqrt(sigma2 / k) + sigma2 / 2);
+      const [meanS, meanF] = [mean(ms, ys.length), mean(mf, yf.length)];
+      const x = gamma(random, sums.wins + 0.5);
+      const p = x / (x + gamma(random, failures + 0.5));
+      g[b] = meanS + ((1 - p) / p) * meanF;
+    }
+    g.sort();
+    return { lo: quantileOfSorted(g, ALPHA), hi: quantileOfSorted(g, 1 - ALPHA) };
+  };
+
 const methods: Array<[string, DataInterval]> = [
   ['bootstrap-t, log scale (reported)', bootstrapT],
   ['BCa', bca],
@@ -278,6 +334,10 @@ const methods: Array<[string, DataInterval]> = [
   ['calibrated bootstrap-t, 999 × 99', calibratedBootstrapT(999, 99, false)],
   ['calibrated symmetric bootstrap-t, 999 × 99', calibratedBootstrapT(999, 99, true)],
   ['variance-stabilised bootstrap', varianceStabilised],
+  ['log-normal GPQ where Shapiro–Wilk passes ln cost at 5 %, else bootstrap-t (gated)', gated(ALPHA, 0.05)],
+  ['the same, GPQ at 93 % (gated)', gated(0.035, 0.05)],
+  ['the same, GPQ at 95 %, Shapiro–Wilk at 20 % (gated)', gated(ALPHA, 0.2)],
+  ['successes and failures each log-normal, Shapiro–Wilk at 20 % (gated by outcome)', gatedByOutcome(0.2)],
 ];
 
 const sweeps = Number(process.argv[2] ?? 2000);
@@ -294,7 +354,9 @@ console.log(`|---|${methods.map(() => '---|').join('')}`);
 for (const cell of CELLS) {
   const row = methods.map(([, fromData]) => {
     const method: IntervalMethod = (runs, budget) => costPerSuccess(runs, budget, fromData)?.ci ?? null;
+    Object.assign(gate, { tried: 0, chosen: 0 });
     const m = measureCoverage(cell, sweeps, 1, method);
+    if (gate.tried) console.error(`${cell.name}: log-normal model chosen in ${gate.chosen} of ${gate.tried} sweeps`);
     const ratio = m.medianWidth / m.medianWidthPercentile;
     return `${(100 * m.after).toFixed(1)} % · ${m.afterBelow} below · ×${ratio.toFixed(2)}`;
   });

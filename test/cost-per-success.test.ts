@@ -2,7 +2,9 @@
 // hand, the brakes' bound where no failure was seen, and the coverage measured on seeded sweeps drawn
 // from a known truth (the cells of issue #40 and milder ones; the fuller table is scripts/cost-coverage.ts).
 import { describe, expect, it } from 'vitest';
-import { costPerSuccess } from '../src/report/stats/cost-per-success.ts';
+import { costPerSuccess, WIDE_LOG_SD } from '../src/report/stats/cost-per-success.ts';
+import { perSuccessNotes, perSuccessText } from '../src/report/format/figures.ts';
+import { usd } from '../src/report/format/numbers.ts';
 import { clopperPearsonUpper } from '../src/stats/binomial.ts';
 import { CELLS, measureCoverage } from './helpers/cost-coverage.ts';
 
@@ -13,8 +15,9 @@ describe('cost per successful task', () => {
   it('is Σ cost ÷ successes over the checked runs; none succeeded is Infinity; below two runs no interval', () => {
     expect(costPerSuccess(runs([1, 2, 3, 4], (i) => i !== 1))!.value).toBeCloseTo(10 / 3, 12);
     expect(costPerSuccess([{ cost_usd: 1, success: null }])).toBeNull();
-    expect(costPerSuccess(runs([1, 1], () => false))).toEqual({ value: Infinity, ci: null, unseen_failures: null });
-    expect(costPerSuccess(runs([1]))).toEqual({ value: 1, ci: null, unseen_failures: null });
+    const none = { ci: null, unseen_failures: null, wide_spread: null };
+    expect(costPerSuccess(runs([1, 1], () => false))).toEqual({ value: Infinity, ...none });
+    expect(costPerSuccess(runs([1]))).toEqual({ value: 1, ...none });
     // Unchecked runs do not count; every run alike: the ratio is exact (no budget to lean on).
     const alike = costPerSuccess([{ cost_usd: 9, success: null }, ...runs([2, 2])])!;
     expect([alike.value, alike.ci]).toEqual([2, { lo: 2, hi: 2 }]);
@@ -87,6 +90,34 @@ describe('cost per successful task', () => {
     expect(c.ci!.hi).toBeLessThanOrEqual(mean + (q / (1 - q)) * 0.5 + 1e-15);
     expect(c.ci!.hi).toBeGreaterThan(c.value);
     expect(costPerSuccess(rs)!.ci!.hi).toBeGreaterThan(c.ci!.hi);
+  });
+
+  it('marks ≈ an interval resting on costs spread as widely as those it undercovered, when no budget bounds them', () => {
+    // ln cost at −2h, −h, 0, h, 2h (h = ln √10), four runs each: Σ(x − x̄)² = 40h², sd = h·√(40/19) = 1.670500.
+    const spread = [0.001, 0.01 / Math.sqrt(10), 0.01, 0.01 * Math.sqrt(10), 0.1];
+    const wide = runs(
+      Array.from({ length: 20 }, (_, i) => spread[i % 5]!),
+      (i) => i % 4 !== 0,
+    );
+    expect(WIDE_LOG_SD).toBe(1.2);
+    const c = costPerSuccess(wide)!;
+    expect(c.wide_spread).toEqual({ log_sd: expect.closeTo(1.6705, 4) });
+    // A run that cost nothing has no logarithm: left out of the spread, not an error.
+    expect(costPerSuccess([...wide, { cost_usd: 0, success: true }])!.wide_spread!.log_sd).toBeCloseTo(1.6705, 4);
+    // A budget bounds the costs (the measured shortfall was on unbounded ones); costs this close are not marked.
+    expect(costPerSuccess(wide, 0.5)!.wide_spread).toBeNull();
+    expect(
+      costPerSuccess(runs(Array.from({ length: 20 }, (_, i) => 0.01 * (1 + 0.1 * (i % 3)))))!.wide_spread,
+    ).toBeNull();
+    // The mark opens the interval; its note names the configuration and the spread as a geometric sd, e^1.6705 = ×5.3.
+    const e = { config_id: 'wide steps=5', unseen_failures: null, wide_spread: c.wide_spread };
+    expect(perSuccessText(c.value, c.ci, usd, null, c.wide_spread)).toMatch(/^\$[\d.]+ \(≈\$[\d.]+–\$[\d.]+\)$/);
+    expect(perSuccessNotes([e])).toEqual([
+      expect.stringMatching(
+        /^≈ Costs vary widely in wide steps=5 \(geometric sd ×5\.3\) and no budget bounds them: .* 82–92% of simulated sweeps/,
+      ),
+    ]);
+    expect(perSuccessNotes([{ ...e, wide_spread: null }])).toEqual([]);
   });
 
   describe('coverage on seeded sweeps from a known truth (300 sweeps a cell, log-normal and other shapes)', () => {

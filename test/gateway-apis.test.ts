@@ -154,6 +154,20 @@ describe.each([false, true])('against bench serve (stream: %s)', (stream) => {
   });
 });
 
+describe('idle connections', () => {
+  it("are kept 75 s by bench serve and the gateway, longer than a client's own idle expiry (5 s in httpx, 4 s in undici)", async () => {
+    // With Node's 5 s a client reusing its socket at that moment (or late on a busy machine) meets a closed one.
+    for (const url of [`${sim.url}/models`, `${gateway.url}/chat/completions`]) {
+      const res = await fetch(url, {
+        method: url.endsWith('models') ? 'GET' : 'POST',
+        body: url.endsWith('models') ? null : '{}',
+      });
+      await res.arrayBuffer();
+      expect(res.headers.get('keep-alive'), url).toBe('timeout=75');
+    }
+  });
+});
+
 describe('what the gateway counts itself (an upstream that reports no usage)', () => {
   /** bench serve behind a proxy that keeps each answer's usage and sends the answer on without it. */
   let bare: StubUpstream;

@@ -89,11 +89,16 @@ describe('--run-idle with a call in flight', () => {
     const call = postRaw(gw.url, BODY, { [RUN_HEADER]: 'slow' });
     await arrival;
     await aQuietTimeLater('witness-1');
+    // A quiet time has passed with the call held: the witness's record is on disk, the held run's is not.
     expect(recorded.map((r) => r.run_id)).not.toContain('slow');
+    expect(runsOnDisk().map((r) => r.run_id)).toContain('witness-1');
+    expect(runsOnDisk().map((r) => r.run_id)).not.toContain('slow');
     const record = recordOf('slow');
     answerHeld();
     expect((await call).status).toBe(200);
+    // Appended once the run went quiet after the answer, with the call it held.
     expect(await record).toMatchObject({ run_id: 'slow', calls: 1, input_tokens: 500, stop_reason: 'done' });
+    expect((await record).stop_detail).toContain('recorded when it went quiet');
     expect(runsOnDisk().filter((r) => r.run_id === 'slow')).toHaveLength(1);
   });
 

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { StepRecord } from '../src/contracts/records.ts';
 import { benchInProcess } from './helpers/cli.ts';
 import { readCsv } from './helpers/csv.ts';
+import { dayIn } from '../src/report/stats/spend.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-spend-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -138,6 +139,25 @@ const userLine = (session: string, at: string) => ({
   uuid: `u-${at}`,
   timestamp: at,
   message: { role: 'user', content: 'go' },
+});
+
+describe('dayIn UTC', () => {
+  it('gives each time its own UTC day, across midnight both ways and before 1970, as toISOString does', () => {
+    const day = dayIn('UTC');
+    const midnight = Date.UTC(2026, 11, 2);
+    const times = [
+      midnight - 1,
+      midnight,
+      midnight - 1,
+      midnight + 86_399_999,
+      midnight + 86_400_000,
+      -1,
+      0,
+      -86_400_001,
+    ];
+    expect(times.map(day)).toEqual(times.map((ms) => new Date(ms).toISOString().slice(0, 10)));
+    expect(() => day(Number.NaN)).toThrow(RangeError);
+  });
 });
 
 describe('Claude Code logs: spend per day and per model', () => {

@@ -35,6 +35,8 @@ export const FAST: readonly string[] = [
   'loop-reports.test.ts',
   'meta.test.ts',
   'model-price.test.ts',
+  'report-spread-note.test.ts',
+  'shapiro-wilk.test.ts',
   'codex-home.test.ts',
   'openai-adapter.test.ts',
   'otlp-import.test.ts',

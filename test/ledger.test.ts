@@ -105,7 +105,8 @@ describe('a gateway run with cache writes and reasoning', () => {
     for (const k of ['input_tokens', 'output_tokens', 'cached_tokens', 'cache_write_tokens', 'reasoning_tokens'])
       expect(Number(runs[0]![k]), k).toBe(sum(steps, k));
     expect(Number(runs[0]!.cost_usd)).toBeCloseTo(sum(steps, 'cost_usd'), 15);
-    expect(Number(runs[0]!.cost_usd)).toBeCloseTo(Number(steps.at(-1)!.cum_cost_usd), 15);
+    // One running sum: the run's re-priced cost is its last step's re-priced cumulative cost, to the digit.
+    expect(runs[0]!.cost_usd).toBe(steps.at(-1)!.cum_cost_usd);
     // Independently: recorded without prompt caching, so cache reads bill as input; writes at $3.75, the rest of the input at $3, output at $15 (reasoning too: no rate of its own).
     const expected = CALLS.reduce((s, c) => s + ((c.prompt - c.write) * 3 + c.write * 3.75 + c.output * 15) / 1e6, 0);
     expect(Number(runs[0]!.cost_usd)).toBeCloseTo(expected, 12);

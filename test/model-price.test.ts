@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findPrice, pricedName, requirePrice } from '../src/meter/model-price.ts';
-import { loadPricing, type PricingTable } from '../src/meter/pricing.ts';
+import { DEFAULT_PRICED_MODEL, loadPricing, type PricingTable } from '../src/meter/pricing.ts';
 import { pricing } from '../src/cli/import.ts';
 import { gatewayOptions } from '../src/cli/serve.ts';
 import { resolvePrice } from '../src/runner/plan.ts';
@@ -75,5 +75,15 @@ describe('every place that prices a model by its name', () => {
     expect(modelPrices(['openai:gpt-4.1-mini-2025-04-14', 'sim'], table, 'data/pricing.yaml')).toEqual({
       'openai:gpt-4.1-mini-2025-04-14': findPrice(table, 'gpt-4.1-mini'),
     });
+  });
+
+  it('bench run and the gateway in front of a provider agree on which names have no price: a real model the table lacks, not a simulated profile', () => {
+    const flags = { ...SERVE_FLAGS, out: path.join(os.tmpdir(), 'never-written'), upstream: 'http://127.0.0.1:9' };
+    const byGateway = gatewayOptions(flags, { OPENAI_API_KEY: 'sk-test-0123456789' })!.priceOf!;
+    expect(byGateway('gpt-9-2031-01-01')).toMatchObject({ unpriced: expect.stringMatching(/no price for model/) });
+    expect(() => resolvePrice({}, ['openai:gpt-9-2031-01-01'], table)).toThrow(/no price for model/);
+    // A profile's name (an openai: run against bench serve) is billed as the sim is: the default price.
+    expect(byGateway('seed-calibrated')).toBeUndefined();
+    expect(resolvePrice({}, ['openai:seed-calibrated'], table).model).toBe(DEFAULT_PRICED_MODEL);
   });
 });

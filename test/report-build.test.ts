@@ -180,7 +180,17 @@ describe('buildReports on runs held lean', () => {
       fs.writeFileSync(path.join(dir, 'meta.json'), JSON.stringify(meta));
       await buildReports(dir);
       outputs.push(
-        ['summary.csv', 'repricing.csv', 'runs.csv', 'step_limit_savings.csv', 'fit.csv', 'step_ratios.csv']
+        // steps.csv and steps_by_index.csv: read in one pass when the file is in plan order, else in two.
+        [
+          'summary.csv',
+          'repricing.csv',
+          'runs.csv',
+          'step_limit_savings.csv',
+          'fit.csv',
+          'step_ratios.csv',
+          'steps.csv',
+          'steps_by_index.csv',
+        ]
           .map((f) => fs.readFileSync(path.join(dir, f), 'utf8'))
           .join('\n'),
       );
@@ -363,6 +373,19 @@ describe('bench report', () => {
     expect(fs.readFileSync(path.join(dir, 'report.html'), 'utf8')).toContain(
       '1 incomplete record line(s) were skipped',
     );
+  });
+
+  it('says so when meta.json is there but damaged, naming the file and field, and still reports from the records', async () => {
+    const dir = path.join(tmp, 'bad-meta');
+    writeResults(dir, sampleSweep([10, 30], 2));
+    const quiet = await bench(['report', dir, '--quiet']);
+    expect(quiet.stderr).not.toContain('meta.json'); // no meta.json at all: nothing to say
+    // A real sweep's meta.json with one field damaged by hand.
+    const meta = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '../results/reference/meta.json'), 'utf8'));
+    fs.writeFileSync(path.join(dir, 'meta.json'), JSON.stringify({ ...meta, scenarios: 'seed-shaped' }));
+    const { stdout, stderr } = await bench(['report', dir]);
+    expect(stderr).toMatch(/meta\.json: scenarios: [^\n]* — the reports were built from the records alone/);
+    expect(stdout).toContain('seed-shaped steps=30');
   });
 
   it('refuses bad --volume and unknown --price-as models with one line and exit code 2', async () => {

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasRecords } from '../src/results/results-dir.ts';
 import { benchInProcess } from './helpers/cli.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-report-inputs-'));
@@ -165,6 +166,11 @@ describe('bench report on partial or foreign records', () => {
     expect(r.stderr.trim()).toBe(
       `bench: ${runs1} line 1: cost_usd is ${edited}, but the run's ${record.calls} step record(s) in steps.jsonl add up to ${record.cost_usd} (a run record is the sum of its steps: one of the two files was edited or damaged)`,
     );
+    // The refused merge left no records (the refused one was already copied), so the same --out takes the mended shards.
+    expect(hasRecords(path.join(tmp, 'merged-unsummed'))).toBe(false);
+    fs.writeFileSync(runs1, good);
+    r = await merge('merged-unsummed');
+    expect(r.code, r.stderr).toBe(0);
   });
 
   it('one configuration is named as one: no "1 configurations", no "most expensive" of one, a caching table called what it is', () => {

@@ -256,6 +256,36 @@ describe('pause and resume', () => {
     expect(lines.join('\n')).toContain('round 3: A task a person added');
   });
 
+  it("a paused run resumed: its record is the sum of both parts' steps in every figure, cache writes included", async () => {
+    // From round 3 the long result's 6,000 tokens make prompts past the 1,024 a cache write needs.
+    const billed = {
+      price: priceFor(loadPricing(), 'claude-sonnet-4-5'),
+      prompt_cache: true,
+      max_output_tokens: LONG_PAGE,
+      limits: { max_rounds: 6 },
+    };
+    const first = await runTq('babyagi-long-result', { ...billed, control: { pauseAt: 4 } });
+    const resumed = await runTq('babyagi-long-result', { ...billed, control: { resume: extra(first).state } });
+    const steps = [...first.steps, ...resumed.steps];
+    // Both parts wrote to the cache: the figure the saved state used to drop.
+    expect(first.record.cache_write_tokens).toBeGreaterThan(0);
+    expect(resumed.steps.some((s) => (s.cache_write_tokens ?? 0) > 0)).toBe(true);
+    const r = resumed.record;
+    expect(r.calls).toBe(steps.length);
+    for (const k of [
+      'input_tokens',
+      'output_tokens',
+      'cached_tokens',
+      'cache_write_tokens',
+      'reasoning_tokens',
+    ] as const)
+      expect(r[k], k).toBe(steps.reduce((n, s) => n + (s[k] ?? 0), 0));
+    expect(r.cost_usd).toBeCloseTo(
+      steps.reduce((n, s) => n + s.cost_usd, 0),
+      12,
+    );
+  });
+
   it('the paused state keeps every total the run record has (cache writes, reasoning), and a resumed run carries them on', async () => {
     const first = await runTq('babyagi-queue-explosion', { control: { pauseAt: 2 } });
     // As a provider that bills cache writes and reasoning would have left it (the sim's calls here have none).

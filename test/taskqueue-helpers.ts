@@ -19,6 +19,9 @@ export interface TqRunOptions {
   /** max_tokens per call (default 1024); babyagi-long-result's 6,000-token page needs more, or it is cut. */
   max_output_tokens?: number;
   control?: AgentRun['control'];
+  /** Default gpt-4o-mini's, without prompt caching; a Claude price with caching makes the sim bill cache writes. */
+  price?: Settings['price'];
+  prompt_cache?: boolean;
   trace?: (line: string) => void;
 }
 
@@ -31,8 +34,8 @@ export async function runTq(scenarioId: string, o: TqRunOptions = {}): Promise<R
     reflection: 'off',
     max_reflections: 2,
     context: 'full',
-    price: priceFor(loadPricing(), 'gpt-4o-mini'),
-    prompt_cache: false,
+    price: o.price ?? priceFor(loadPricing(), 'gpt-4o-mini'),
+    prompt_cache: o.prompt_cache ?? false,
     max_output_tokens: o.max_output_tokens ?? 1024,
     seed: o.seed ?? 7,
     repeat: 0,

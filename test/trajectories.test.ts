@@ -7,7 +7,7 @@ import type { RunRecord, StepRecord } from '../src/contracts/records.ts';
 import { AtifTrajectory } from '../src/trajectories/atif-schema.ts';
 import { fromAtif } from '../src/trajectories/from-atif.ts';
 import { splitFingerprint } from '../src/trajectories/fingerprint-parse.ts';
-import { fingerprint } from '../src/contracts/fingerprint.ts';
+import { fingerprint, stepActions } from '../src/contracts/fingerprint.ts';
 import { benchInProcess, fixture } from './helpers/cli.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-atif-'));
@@ -87,8 +87,18 @@ describe('fingerprints back into actions', () => {
       { tool: 'run_python', args: { code: 'print("a|b)(")\nx = [1, {"y": "]"}]' } },
       { tool: 'search', args: { q: 'x|y', page: 2 } },
     ];
-    const fp = actions.map((a) => fingerprint(a.tool, a.args)).join('|');
-    expect(splitFingerprint(fp)).toEqual(actions);
+    const step = stepActions(actions.map((a) => ({ tool: a.tool, fingerprint: fingerprint(a.tool, a.args) })));
+    expect(step.action).toBe('run_python|search');
+    expect(splitFingerprint(step.fingerprint!)).toEqual(actions);
+  });
+
+  it('a step of no actions has neither field; one action of unknown arguments leaves the whole call without a fingerprint', () => {
+    expect(stepActions([])).toEqual({ action: null, fingerprint: null });
+    const known = { tool: 'search', fingerprint: fingerprint('search', { q: 'x' }) };
+    expect(stepActions([known, { tool: 'fetch', fingerprint: null }])).toEqual({
+      action: 'search|fetch',
+      fingerprint: null,
+    });
   });
 
   it('keeps arguments that never parsed as their raw text', () => {

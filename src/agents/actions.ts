@@ -2,7 +2,7 @@
 // Bad calls (unknown tool, malformed JSON) become error observations the model can read.
 import type { Action } from '../brakes/brake.ts';
 import type { Stop } from '../contracts/stop-reason.ts';
-import { argsJson } from '../contracts/fingerprint.ts';
+import { argsJson, fingerprintOf } from '../contracts/fingerprint.ts';
 import type { ChatMessage, ToolCall } from '../contracts/chat.ts';
 import type { AgentRun } from './agent.ts';
 
@@ -26,7 +26,7 @@ export interface ParsedCall extends Action {
 export function parseCall(call: ToolCall): ParsedCall {
   const args = parseArgs(call.function.arguments);
   const json = argsJson(args.ok ? args.args : call.function.arguments);
-  return { call, args, tool: call.function.name, fingerprint: `${call.function.name}(${json})`, argsJson: json };
+  return { call, args, tool: call.function.name, fingerprint: fingerprintOf(call.function.name, json), argsJson: json };
 }
 
 /** How an observation says the action failed: an `Error: …` line, or a Python traceback's last line; null when it did not. */

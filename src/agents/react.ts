@@ -4,6 +4,7 @@
 // The run's hooks decide what each call sends (context strategy) and whether an answer stands
 // (reflection); without hooks the whole conversation is sent and the first answer ends the run.
 import type { ChatMessage } from '../contracts/chat.ts';
+import { stepActions } from '../contracts/fingerprint.ts';
 import type { AgentOutcome, AgentRun } from './agent.ts';
 import { executeToolCalls, parseCall, type ParsedCall } from './actions.ts';
 import { PLAIN_HOOKS } from './hooks.ts';
@@ -24,8 +25,7 @@ export async function runReact(run: AgentRun): Promise<AgentOutcome> {
     let calls: ParsedCall[] = [];
     const out = await caller.call('act', view.messages, tools, ({ message }) => {
       calls = (message.tool_calls ?? []).map(parseCall);
-      if (calls.length === 0) return { action: null, fingerprint: null };
-      return { action: calls.map((a) => a.tool).join('|'), fingerprint: calls.map((a) => a.fingerprint).join('|') };
+      return stepActions(calls);
     });
     if (!out.ok) return { stop: out.stop, answer: null, messages };
     const message = out.result.message;

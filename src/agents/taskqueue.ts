@@ -5,7 +5,7 @@
 import type { Stop } from '../contracts/stop-reason.ts';
 import type { ChatMessage, Role } from '../contracts/chat.ts';
 import { truncateTokens } from '../meter/truncate.ts';
-import { summedFigures } from '../meter/ledger.ts';
+import { savedTotals } from '../meter/ledger.ts';
 import { noTotals } from '../contracts/run-totals.ts';
 import type { TaskqueueScenario } from '../scenario/schema.ts';
 import type { AgentOutcome, AgentRun } from './agent.ts';
@@ -24,7 +24,6 @@ export interface RoleTotals {
 }
 
 function freshState(s: TaskqueueScenario): QueueState {
-  const totals = { steps: 0, calls: 0, ...summedFigures(noTotals()) };
   return {
     format: 'loopbench-taskqueue-state/1',
     scenario: s.id,
@@ -33,7 +32,7 @@ function freshState(s: TaskqueueScenario): QueueState {
     results: [],
     summary: null,
     summarized: 0,
-    totals,
+    totals: savedTotals(noTotals()),
   };
 }
 
@@ -224,7 +223,7 @@ class QueueRun {
   private finish(stop: Stop, paused = false): AgentOutcome {
     const { st, events } = this;
     const cs = this.caller.state;
-    st.totals = { steps: cs.steps, calls: cs.calls, ...summedFigures(cs) };
+    st.totals = savedTotals(cs);
     const initial =
       this.startRound === 0 ? this.scenario.initial_tasks.length : (this.run.control?.resume?.queue.length ?? 0);
     return {

@@ -136,6 +136,10 @@ export function registerReport(program: Command): void {
         console.error(`bench: skipped ${built.skippedStepLines} incomplete line(s) of steps.jsonl`);
       if (built.skippedRunLines > 0)
         console.error(`bench: skipped ${built.skippedRunLines} incomplete line(s) of runs.jsonl`);
+      if (built.metaProblem)
+        console.error(
+          `bench: ${built.metaProblem} — the reports were built from the records alone (scenarios in recorded order, no import provenance or time zone, no sampling rule)`,
+        );
       if (built.duplicateRuns.length) console.error(`bench: ${describeDuplicates('runs.jsonl', built.duplicateRuns)}`);
       if (!fs.existsSync(resultFile(dir, 'runs')))
         console.error(

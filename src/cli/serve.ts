@@ -17,11 +17,10 @@ import {
   type StandaloneOptions,
 } from '../gateway/standalone.ts';
 import { DEFAULT_PRICED_MODEL, DEFAULT_PRICING_FILE, loadPricing, noPriceError } from '../meter/pricing.ts';
-import { listProfiles } from '../sim/profile.ts';
 import { findPrice, requirePrice } from '../meter/model-price.ts';
 import { TokenCounter } from '../meter/tokens.ts';
 import { cacheBillingByModel } from '../meter/prompt-cache.ts';
-import { ANTHROPIC_DEFAULT_URL, ANTHROPIC_KEY_VAR, API_KEY_VAR } from '../models/factory.ts';
+import { ANTHROPIC_DEFAULT_URL, ANTHROPIC_KEY_VAR, API_KEY_VAR, unpricedModel } from '../models/factory.ts';
 import { DEFAULT_IDLE_MS, DEFAULT_MAX_ANSWER_BYTES } from '../gateway/upstream.ts';
 import { redact } from '../models/redact.ts';
 import { resultsDirFor, timestampName } from '../results/results-dir.ts';
@@ -143,7 +142,7 @@ export function gatewayOptions(
       ? {
           priceOf: (model: string) =>
             findPrice(table, model, pricing) ??
-            (real && !listProfiles().includes(model) ? { unpriced: noPriceError(model, pricing).message } : undefined),
+            (real && unpricedModel(table, model) ? { unpriced: noPriceError(model, pricing).message } : undefined),
         }
       : {}),
     timeoutMs:

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { ConfigSummary } from '../report/stats/aggregate.ts';
-import { formatStopReasons, perSuccessText, unseenFailuresNote } from '../report/format/figures.ts';
+import { formatStopReasons, perSuccessNotes, perSuccessText } from '../report/format/figures.ts';
 import type { ConfigEconomics } from '../report/stats/economics.ts';
 import { int, usdDistinct } from '../report/format/numbers.ts';
 import type { PrecisionOutcome } from '../report/stats/precision.ts';
@@ -21,7 +21,7 @@ export interface PrintedSummary {
 function perSuccess(e: ConfigEconomics | undefined, usd: (x: number) => string): string {
   return !e || e.cost_per_success === null
     ? '–'
-    : perSuccessText(e.cost_per_success, e.cost_per_success_ci, usd, e.unseen_failures);
+    : perSuccessText(e.cost_per_success, e.cost_per_success_ci, usd, e.unseen_failures, e.wide_spread);
 }
 
 /** The short table a sweep ends with; `--json` prints the same summary as JSON on stdout. */
@@ -96,8 +96,7 @@ export function printSummary(s: PrintedSummary, o: { json?: boolean; dir: string
   console.log(line(head));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of rows) console.log(line(r));
-  const unseen = checked ? unseenFailuresNote(s.economics ?? []) : null;
-  if (unseen) console.log(`\n${unseen}`);
+  for (const note of checked ? perSuccessNotes(s.economics ?? []) : []) console.log(`\n${note}`);
   if (s.findings?.length) console.log(`\n${s.findings.map((f) => `- ${f}`).join('\n')}`);
   if (s.sampling?.length) {
     const w = Math.max(...s.sampling.map((x) => x.config_id.length));

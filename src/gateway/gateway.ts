@@ -34,6 +34,7 @@ import { messagesWire } from '../wire/messages/adapter.ts';
 import { responsesWire } from '../wire/responses/adapter.ts';
 import { BINARY_FRAME, errorFrame } from '../wire/responses/websocket.ts';
 import { routeOf } from '../wire/route-of.ts';
+import { keepIdleConnections } from '../wire/keep-alive.ts';
 import { isObject, json, parseSse } from '../wire/sse.ts';
 
 export const RUN_HEADER = 'x-loopbench-run';
@@ -200,6 +201,7 @@ export class Gateway {
       });
       g.track(handled);
     });
+    keepIdleConnections(g.server);
     g.server.on('upgrade', (req: http.IncomingMessage, socket: Socket, head: Buffer) =>
       g.track(g.upgrade(req, socket, head).catch(() => void socket.destroy())),
     );

@@ -7,6 +7,7 @@ import { brakesFor } from '../brakes/index.ts';
 import { parseCall } from '../agents/actions.ts';
 import type { CallLog } from '../agents/caller.ts';
 import type { AssistantMessage, ChatMessage, FinishReason } from '../contracts/chat.ts';
+import { stepActions } from '../contracts/fingerprint.ts';
 import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import type { Price, Settings } from '../contracts/settings.ts';
 import type { Stop } from '../contracts/stop-reason.ts';
@@ -265,8 +266,7 @@ export class RunMeter {
       usage: m.usage,
       latencyMs: performance.now() - t.started,
       elapsedMs: this.elapsedMs(),
-      action: actions.length ? actions.map((a) => a.tool).join('|') : null,
-      fingerprint: actions.length ? actions.map((a) => a.fingerprint).join('|') : null,
+      ...stepActions(actions),
       error,
       detail: {
         ...(m === NOTHING ? {} : { usage_source: m.source }),

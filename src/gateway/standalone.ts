@@ -21,7 +21,7 @@ import { meteredRunRecord, RunMeter } from './run-meter.ts';
 import type { Upstream } from './upstream.ts';
 import { cacheBillingByModel, cacheBillingFor } from '../meter/prompt-cache.ts';
 
-/** Steps reach steps.jsonl at most this long after their call: one write per batch, not one per call. */
+/** Steps reach steps.jsonl at most this long after their call, and at most one write this often: one write per batch, not one per call. */
 export const STEP_FLUSH_MS = 50;
 /** A run with no request being handled and none for this long is recorded and forgotten (bench serve --run-idle). */
 export const RUN_IDLE_MS = 10 * 60_000;
@@ -91,11 +91,22 @@ export async function startStandaloneGateway(o: StandaloneOptions): Promise<Runn
   const closed = new Map<string, Stop | null>();
   const closedKept = o.closedRunsKept ?? CLOSED_RUNS_KEPT;
   let flushTimer: NodeJS.Timeout | null = null;
+  let flushNow: NodeJS.Immediate | null = null;
+  let flushedAt = -Infinity;
+  const flush = () => {
+    flushTimer = flushNow = null;
+    flushedAt = performance.now();
+    steps.flush();
+  };
+  // A step comes at most STEP_FLUSH_MS after the last write: written in this same wake, once its answer is
+  // sent (setImmediate), not by a timer that wakes the process again (an agent alone, 200 ms a call, paid a
+  // second wake per call for it); sooner, it waits for the rest of that time, so a busy gateway still writes
+  // one batch per STEP_FLUSH_MS.
   const flushSoon = () => {
-    flushTimer ??= setTimeout(() => {
-      flushTimer = null;
-      steps.flush();
-    }, STEP_FLUSH_MS);
+    if (flushTimer || flushNow) return;
+    const wait = flushedAt + STEP_FLUSH_MS - performance.now();
+    if (wait > 0) flushTimer = setTimeout(flush, wait);
+    else flushNow = setImmediate(flush);
   };
   let gateway: Gateway | null = null;
   let finished = false;
@@ -132,6 +143,7 @@ export async function startStandaloneGateway(o: StandaloneOptions): Promise<Runn
     if (finished) return;
     finished = true;
     if (flushTimer) clearTimeout(flushTimer);
+    if (flushNow) clearImmediate(flushNow);
     for (const run of [...open.values()]) record(run, 'recorded when the gateway stopped');
     steps.close();
     runs.close();

@@ -80,6 +80,13 @@ export type SavedTotals = Pick<RunTotals, 'rounds' | 'steps' | 'calls'> &
   Omit<SummedFigures, 'cache_write_tokens' | 'reasoning_tokens'> &
   Partial<Pick<SummedFigures, 'cache_write_tokens' | 'reasoning_tokens'>>;
 
+/** What a run has spent, as a paused run's state saves it (its rounds apart): RunLedger.resumeFrom reads it back. */
+export const savedTotals = (t: RunTotals): Omit<SavedTotals, 'rounds'> & SummedFigures => ({
+  steps: t.steps,
+  calls: t.calls,
+  ...summedFigures(t),
+});
+
 /** One call, as its source knows it. */
 export interface LedgerCall {
   /** The agent step it belongs to (the current one for calls that are not agent steps). */

@@ -8,7 +8,9 @@ import type { ChatModel } from '../contracts/chat.ts';
 import { OpenAIModel } from './openai.ts';
 import { redact } from './redact.ts';
 import { RecordingModel, ReplayModel } from './recorded.ts';
-import { loadProfile, type Profile } from '../sim/profile.ts';
+import { listProfiles, loadProfile, type Profile } from '../sim/profile.ts';
+import { pricedName } from '../meter/model-price.ts';
+import type { PricingTable } from '../meter/pricing.ts';
 import { SimModel } from '../sim/sim-model.ts';
 import { cacheBillingFor } from '../meter/prompt-cache.ts';
 
@@ -176,6 +178,13 @@ export const pricedModelOf = (spec: string): string | undefined => {
   const { kind, arg } = kindOf(spec);
   return kind.pricedAs(arg);
 };
+
+/**
+ * A model name the pricing table prices under none of its spellings and that names no simulated profile
+ * (a profile's name, an openai: run against bench serve, is billed as the sim is): a run of it has no price.
+ */
+export const unpricedModel = (table: PricingTable, model: string): boolean =>
+  !pricedName(table, model) && !listProfiles().includes(model);
 
 export function simProfileFor(spec: string, scenario: Scenario): Profile {
   const i = spec.indexOf(':');

@@ -269,7 +269,9 @@ export async function gatewayLatencyBench(o: GatewayLatencyOptions = GATEWAY_TAR
     const proxied = (upstream: string) => new URL(new URL(upstream).pathname, proxy.url).href;
     const most = Math.max(...o.clients);
     // JIT warm-up: a long-running gateway is warm; its first requests should not be what is measured.
-    const warm = { agents: most, requests: 3, steps: 3, spreadMs: 0, tag: 'warm-up' };
+    // Three loads' worth per agent (1,984 requests in the full row): after the 256 it had before, the
+    // first round's gateway still ran much of its code unoptimized, ~1.3× its CPU per request after 2,000.
+    const warm = { agents: most, requests: 3 * o.requestsPerClient, steps: 3, spreadMs: 0, tag: 'warm-up' };
     for (const url of [proxied(fast), gateway.url, gatewayFast.url]) await load(url, warm);
     if (portkey) await load(`${portkey.url}`, { ...warm, headers: viaPortkey });
     let errors = 0;

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { readJsonlAt, readJsonlLines } from '../results/jsonl.ts';
 import { stepLineParser } from '../results/step-line.ts';
-import { readMeta } from '../results/meta.ts';
+import { readMetaChecked } from '../results/meta.ts';
 import type { RunFacts, RunRecord, StepRecord } from '../contracts/records.ts';
 import { UNKNOWN_PRICE, type Price } from '../contracts/settings.ts';
 import { resultFile } from '../results/results-dir.ts';
@@ -92,6 +92,8 @@ export interface BuiltReports {
   skippedRunLines: number;
   /** Run records that repeat a run id already read (not counted): the CLI says so. */
   duplicateRuns: DuplicateRun[];
+  /** Why meta.json is there but was not used (damaged, unreadable): the reports were built without it. */
+  metaProblem: string | null;
   findings: string[];
   /** `bench run --repeat auto`: per configuration, how many runs it took and why it stopped (empty otherwise). */
   sampling: PrecisionOutcome[];
@@ -119,10 +121,45 @@ interface StepPass {
 }
 
 /**
- * Two passes over steps.jsonl. The first notes where each run's lines are (a few numbers per line);
- * the second reads them again run by run in plan order, streaming steps.csv out row by row and
- * feeding every per-step aggregate. Lines arrive in completion order, which concurrency and worker
- * threads change; read in plan order, the same records always give the same bytes.
+ * Whether lines read in file order already come in the order the reports read them: each run's
+ * lines together, the planned runs in plan order, then runs without a record in the order they
+ * appear. An import writes its runs one after the other, so its steps.jsonl usually does.
+ */
+class PlanOrderCheck {
+  /** Each planned run's place in the plan (its first, should a run id repeat). */
+  private readonly position = new Map<string, number>();
+  private current: string | undefined;
+  /** The current run's place in the plan; past every place once the runs without a record begin. */
+  private at = -1;
+  /** Runs whose lines are over: one of their lines now would be out of order. */
+  private readonly over = new Set<string>();
+
+  constructor(runOrder: readonly string[]) {
+    runOrder.forEach((id, i) => {
+      if (!this.position.has(id)) this.position.set(id, i);
+    });
+  }
+
+  /** Whether a line of run `id`, next in the file, is next in plan order too. */
+  next(id: string): boolean {
+    if (id === this.current) return true;
+    if (this.over.has(id)) return false;
+    const p = this.position.get(id) ?? Infinity;
+    // A planned run after a later one, or after the runs without a record, is out of order.
+    if (p < this.at) return false;
+    this.at = p;
+    if (this.current !== undefined) this.over.add(this.current);
+    this.current = id;
+    return true;
+  }
+}
+
+/**
+ * steps.jsonl read once in file order, streaming steps.csv out row by row and feeding every per-step
+ * aggregate, as long as the file order is plan order (PlanOrderCheck). Otherwise (lines arrive in
+ * completion order, which concurrency and worker threads change) that pass only notes where each
+ * run's lines are (a few numbers per line), and a second pass reads them again run by run in plan
+ * order: read in plan order, the same records always give the same bytes.
  */
 async function passSteps(
   dir: string,
@@ -132,7 +169,73 @@ async function passSteps(
   keepSteps: boolean,
   timezone: string | undefined,
 ): Promise<StepPass> {
-  const cum = new Map<string, number>();
+  const file = resultFile(dir, 'steps');
+  // run id → [offset, bytes, offset, bytes, …] of its lines, in file order (a run's own steps are written in order).
+  const places = new Map<string, number[]>();
+  const check = new PlanOrderCheck(runOrder);
+  let skipped = 0;
+  let first: { pass: StepPass; csv: CsvFileWriter; feed: (r: StepRecord) => void } | null = newStepPass(
+    dir,
+    price,
+    prices,
+    keepSteps,
+    timezone,
+  );
+  try {
+    for await (const line of readJsonlLines(file, stepLineParser())) {
+      if (!line.ok) {
+        skipped++;
+        continue;
+      }
+      checkStepRecord(path.basename(file), line.line, line.value);
+      const r = line.value as StepRecord;
+      let at = places.get(r.run_id);
+      if (!at) places.set(r.run_id, (at = []));
+      at.push(line.offset, line.bytes);
+      if (!first) continue;
+      if (check.next(r.run_id)) first.feed(r);
+      else {
+        first.csv.abandon();
+        first = null;
+      }
+    }
+  } catch (e) {
+    first?.csv.abandon();
+    throw e;
+  }
+  if (first) {
+    first.csv.commit();
+    first.pass.skipped = skipped;
+    return first.pass;
+  }
+  // Runs without a record (a crash cut them off) follow the planned ones, in the order they appear.
+  const order = [...new Set([...runOrder.filter((id) => places.has(id)), ...places.keys()])];
+  function* inOrder() {
+    for (const id of order) {
+      const at = places.get(id)!;
+      for (let i = 0; i < at.length; i += 2) yield { offset: at[i]!, bytes: at[i + 1]! };
+    }
+  }
+  const second = newStepPass(dir, price, prices, keepSteps, timezone);
+  try {
+    for (const value of readJsonlAt(file, inOrder(), stepLineParser())) second.feed(value as StepRecord);
+  } catch (e) {
+    second.csv.abandon();
+    throw e;
+  }
+  second.csv.commit();
+  second.pass.skipped = skipped;
+  return second.pass;
+}
+
+/** Empty aggregates, steps.csv opened, and what each step read in plan order feeds them. */
+function newStepPass(
+  dir: string,
+  price: Price | undefined,
+  prices: readonly Price[],
+  keepSteps: boolean,
+  timezone: string | undefined,
+) {
   const pass: StepPass = {
     skipped: 0,
     byRun: keepSteps ? new Map() : null,
@@ -145,54 +248,30 @@ async function passSteps(
     sums: new StepSums(),
     spend: new SpendAccumulator(timezone),
   };
-  const file = resultFile(dir, 'steps');
-  // run id → [offset, bytes, offset, bytes, …] of its lines, in file order (a run's own steps are written in order).
-  const places = new Map<string, number[]>();
-  for await (const line of readJsonlLines(file, stepLineParser())) {
-    if (!line.ok) {
-      pass.skipped++;
-      continue;
+  // The report's price is one the repricer sums at: a step's re-priced running cost is its run's sum so far.
+  const slot = price ? pass.repriced.slot(price)! : -1;
+  const csv = new CsvFileWriter(resultFile(dir, 'stepsCsv'));
+  const feed = (r: StepRecord) => {
+    if (pass.byRun?.has(r.run_id)) pass.byRun.get(r.run_id)!.push(replayedStep(r));
+    else pass.byRun?.set(r.run_id, [replayedStep(r)]);
+    pass.repriced.add(r, pass.cached.add(r));
+    let priced = r;
+    if (price) {
+      const cumulative = pass.repriced.soFar(r.run_id, slot, Boolean(r.settings.prompt_cache));
+      priced = { ...r, cost_usd: costAt(price, r), cum_cost_usd: cumulative };
+      if (r.output_tokens > r.settings.max_output_tokens)
+        pass.overruns.set(r.run_id, (pass.overruns.get(r.run_id) ?? 0) + overrunAt(price, r));
     }
-    checkStepRecord(path.basename(file), line.line, line.value);
-    const id = (line.value as StepRecord).run_id;
-    let at = places.get(id);
-    if (!at) places.set(id, (at = []));
-    at.push(line.offset, line.bytes);
-  }
-  // Runs without a record (a crash cut them off) follow the planned ones, in the order they appear.
-  const order = [...new Set([...runOrder.filter((id) => places.has(id)), ...places.keys()])];
-  function* inOrder() {
-    for (const id of order) {
-      const at = places.get(id)!;
-      for (let i = 0; i < at.length; i += 2) yield { offset: at[i]!, bytes: at[i + 1]! };
-    }
-  }
-  await writeCsvFile(resultFile(dir, 'stepsCsv'), async (add) => {
-    for (const value of readJsonlAt(file, inOrder(), stepLineParser())) {
-      const r = value as StepRecord;
-      if (pass.byRun?.has(r.run_id)) pass.byRun.get(r.run_id)!.push(replayedStep(r));
-      else pass.byRun?.set(r.run_id, [replayedStep(r)]);
-      let priced = r;
-      if (price) {
-        const cost = costAt(price, r);
-        const total = (cum.get(r.run_id) ?? 0) + cost;
-        cum.set(r.run_id, total);
-        priced = { ...r, cost_usd: cost, cum_cost_usd: total };
-        if (r.output_tokens > r.settings.max_output_tokens)
-          pass.overruns.set(r.run_id, (pass.overruns.get(r.run_id) ?? 0) + overrunAt(price, r));
-      }
-      add(stepRow(priced));
-      // The cumulative-cost chart is in the report's prices, as every other cost it shows.
-      pass.points.add(priced);
-      // The quadratic finding is about the plain loop: a context strategy or critique calls bend the curve (the context report fits those per configuration).
-      if (r.settings.context === 'full' && r.settings.reflection === 'off') pass.fit.addStep(r);
-      pass.maxInput.set(r.config_id, Math.max(pass.maxInput.get(r.config_id) ?? 0, r.input_tokens));
-      pass.repriced.add(r, pass.cached.add(r));
-      pass.sums.add(r);
-      pass.spend.add(priced);
-    }
-  });
-  return pass;
+    csv.add(stepRow(priced));
+    // The cumulative-cost chart is in the report's prices, as every other cost it shows.
+    pass.points.add(priced);
+    // The quadratic finding is about the plain loop: a context strategy or critique calls bend the curve (the context report fits those per configuration).
+    if (r.settings.context === 'full' && r.settings.reflection === 'off') pass.fit.addStep(r);
+    pass.maxInput.set(r.config_id, Math.max(pass.maxInput.get(r.config_id) ?? 0, r.input_tokens));
+    pass.sums.add(r);
+    pass.spend.add(priced);
+  };
+  return { pass, csv, feed };
 }
 
 /** Derived runs, one row each, next to runs.csv. */
@@ -227,7 +306,7 @@ function inPlanOrder(runs: Array<RunFacts & { repeat: number }>, plannedScenario
 export async function buildReports(dir: string, o: BuildOptions = {}): Promise<BuiltReports> {
   const runsFile = resultFile(dir, 'runs');
   const { runs, skipped: skippedRuns, duplicates } = await loadRuns(runsFile);
-  const meta = readMeta(dir);
+  const { meta, problem: metaProblem } = readMetaChecked(dir);
   inPlanOrder(runs, meta?.scenarios ?? []);
   // The re-pricing table's prices and the report's, each run re-priced step by step as its steps are read.
   const tablePrices = o.priceAs ?? (o.price ? [o.price] : recordedPrices(runs));
@@ -303,6 +382,7 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
     skippedStepLines: steps.skipped,
     skippedRunLines: skippedRuns,
     duplicateRuns: duplicates,
+    metaProblem,
     findings: a.sentences,
     sampling,
     files: out.files,

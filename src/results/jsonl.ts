@@ -4,13 +4,49 @@ import { AtomicFileWriter } from './atomic.ts';
 
 const BUFFER_BYTES = 256 * 1024;
 
+/**
+ * Lines encoded straight into one reused buffer, handed to `sink` a buffer at a time: no array of
+ * strings to join, no long string to flatten and no per-flush allocation, which matters at a line
+ * per model call or per step.
+ */
+export class LineBuffer {
+  private readonly buffer = Buffer.allocUnsafe(BUFFER_BYTES);
+  private used = 0;
+
+  /** `sink` gets whole lines only; the bytes are reused after it returns. */
+  constructor(private readonly sink: (bytes: Uint8Array) => void) {}
+
+  /** A line already serialised (ending in a newline). */
+  writeLine(line: string): void {
+    // UTF-8 takes at most 3 bytes per UTF-16 code unit.
+    if (this.used + line.length * 3 > BUFFER_BYTES) {
+      this.flush();
+      if (line.length * 3 > BUFFER_BYTES) return this.sink(Buffer.from(line, 'utf8'));
+    }
+    this.used += this.buffer.write(line, this.used, 'utf8');
+  }
+
+  /** Whole lines already encoded as UTF-8. */
+  writeBytes(bytes: Uint8Array): void {
+    if (this.used + bytes.length > BUFFER_BYTES) {
+      this.flush();
+      if (bytes.length > BUFFER_BYTES) return this.sink(bytes);
+    }
+    this.buffer.set(bytes, this.used);
+    this.used += bytes.length;
+  }
+
+  flush(): void {
+    if (this.used === 0) return;
+    this.sink(this.buffer.subarray(0, this.used));
+    this.used = 0;
+  }
+}
+
 /** Appends records as whole lines. A crash can leave at most one partial last line, which readers detect and skip. */
 export class JsonlWriter {
   private readonly fd: number;
-  // Lines are encoded straight into one reused buffer: no array of strings to join and no
-  // per-flush allocation, which matters at a line per model call.
-  private readonly buffer = Buffer.allocUnsafe(BUFFER_BYTES);
-  private used = 0;
+  private readonly lines = new LineBuffer((bytes) => this.writeAll(bytes));
 
   constructor(readonly file: string) {
     this.fd = fs.openSync(file, 'a');
@@ -22,29 +58,17 @@ export class JsonlWriter {
 
   /** A line already serialised (ending in a newline). */
   writeLine(line: string): void {
-    // UTF-8 takes at most 3 bytes per UTF-16 code unit.
-    if (this.used + line.length * 3 > BUFFER_BYTES) {
-      this.flush();
-      if (line.length * 3 > BUFFER_BYTES) return this.writeAll(Buffer.from(line, 'utf8'));
-    }
-    this.used += this.buffer.write(line, this.used, 'utf8');
+    this.lines.writeLine(line);
   }
 
   /** Whole lines already encoded as UTF-8 (a worker's steps for one run). */
   writeBytes(bytes: Uint8Array): void {
-    if (this.used + bytes.length > BUFFER_BYTES) {
-      this.flush();
-      if (bytes.length > BUFFER_BYTES) return this.writeAll(bytes);
-    }
-    this.buffer.set(bytes, this.used);
-    this.used += bytes.length;
+    this.lines.writeBytes(bytes);
   }
 
   /** Buffered lines reach the file here; called at least at the end of every run. */
   flush(): void {
-    if (this.used === 0) return;
-    this.writeAll(this.buffer.subarray(0, this.used));
-    this.used = 0;
+    this.lines.flush();
   }
 
   /** One write of whole lines, retried on short writes, so a crash cuts at most the last line. */

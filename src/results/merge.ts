@@ -152,7 +152,10 @@ export async function mergeShards(
   const steps = new JsonlWriter(resultFile(out, 'steps'));
   const runs = new JsonlWriter(resultFile(out, 'runs'));
   const runIds = new Map<string, { file: string; line: number }>();
+  const transcriptsOut = path.join(out, FILES.transcripts);
+  const hadTranscripts = fs.existsSync(transcriptsOut);
   let skipped = 0;
+  let merged = false;
   try {
     for (const s of shards) {
       const check = newCheck?.();
@@ -169,11 +172,17 @@ export async function mergeShards(
       );
       check?.done(runsFile);
       const transcripts = path.join(s.dir, FILES.transcripts);
-      if (fs.existsSync(transcripts)) fs.cpSync(transcripts, path.join(out, FILES.transcripts), { recursive: true });
+      if (fs.existsSync(transcripts)) fs.cpSync(transcripts, transcriptsOut, { recursive: true });
     }
+    merged = true;
   } finally {
     steps.close();
     runs.close();
+    // A refused merge leaves no records: what it had written (the refused record among them) would read as a sweep.
+    if (!merged) {
+      for (const f of [resultFile(out, 'steps'), resultFile(out, 'runs')]) fs.rmSync(f, { force: true });
+      if (!hadTranscripts) fs.rmSync(transcriptsOut, { recursive: true, force: true });
+    }
   }
   const meta = mergedMeta(shards, command);
   writeJsonAtomic(resultFile(out, 'meta'), meta);

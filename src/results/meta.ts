@@ -206,12 +206,20 @@ export function loadMeta(dir: string): Meta {
   return raw;
 }
 
-/** meta.json for the reports: null when it is missing, unreadable or damaged (the records alone still report). */
-export function readMeta(dir: string): Meta | null {
+/**
+ * meta.json for the reports: null when it is missing, unreadable or damaged (the records alone still report), with
+ * the reason when the file is there but cannot be used — the caller says so rather than report it as absent unseen.
+ */
+export function readMetaChecked(dir: string): { meta: Meta | null; problem: string | null } {
   try {
-    return loadMeta(dir);
+    return { meta: loadMeta(dir), problem: null };
   } catch (e) {
-    if (e instanceof UsageError) return null;
-    throw e;
+    if (!(e instanceof UsageError)) throw e;
+    return { meta: null, problem: fs.existsSync(resultFile(dir, 'meta')) ? e.message : null };
   }
+}
+
+/** meta.json for the reports: null when it is missing, unreadable or damaged. */
+export function readMeta(dir: string): Meta | null {
+  return readMetaChecked(dir).meta;
 }

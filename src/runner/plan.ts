@@ -9,10 +9,10 @@ import {
   type PricingTable,
 } from '../meter/pricing.ts';
 import { pricedName, requirePrice } from '../meter/model-price.ts';
-import { listProfiles } from '../sim/profile.ts';
 import {
   isSimulated,
   pricedModelOf,
+  unpricedModel,
   requireOwnLoopModel,
   validateModelSpec,
   simProfileFor,
@@ -89,9 +89,7 @@ export function resolvePrice(o: PriceFlags, models: string[], table: PricingTabl
   // A real model the table has no price for is an error now, not a run billed at another model's
   // rates; a simulated profile's name (an openai: run against bench serve) is billed as the sim is.
   if (o.priceModel === undefined) {
-    const unpriced = models
-      .map(pricedModelOf)
-      .find((m) => m !== undefined && !pricedName(table, m) && !listProfiles().includes(m));
+    const unpriced = models.map(pricedModelOf).find((m) => m !== undefined && unpricedModel(table, m));
     if (unpriced) throw noPriceError(unpriced, o.pricing ?? DEFAULT_PRICING_FILE);
   }
   // One swept model that names a priced model (openai:gpt-4o) is billed as that model unless --price-model says otherwise.

@@ -31,6 +31,7 @@ import type { ResponsesCall } from '../wire/responses/spelling.ts';
 import { BINARY_FRAME, createBody, errorFrame, eventFrames } from '../wire/responses/websocket.ts';
 import { routeOf } from '../wire/route-of.ts';
 import { sseText } from '../wire/sse.ts';
+import { keepIdleConnections } from '../wire/keep-alive.ts';
 import { ResponseStore } from '../wire/store.ts';
 
 export interface ServeOptions {
@@ -117,6 +118,7 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
       else res.destroy();
     });
   });
+  keepIdleConnections(server);
 
   /** Routing: the models list, else one answer in the protocol of its route (parsed, maybe faulted, simulated, sent). */
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {

@@ -1,6 +1,7 @@
 // A step's fingerprint back into its actions: `run_python({"code":"…"})|search({"q":"x"})` →
 // [{ tool, args }]. The arguments are canonical JSON, or the raw text when the model's arguments
-// did not parse; a scan that honours JSON strings finds where each action ends.
+// did not parse; a scan that honours JSON strings finds where each action ends. stepActions joins them.
+import { ACTIONS_JOINED_BY } from '../contracts/fingerprint.ts';
 
 export interface ParsedAction {
   tool: string;
@@ -37,7 +38,7 @@ export function splitFingerprint(fp: string): ParsedAction[] {
     if (open < 0) break;
     const tool = fp.slice(i, open);
     const end = endOfJson(fp, open + 1);
-    if (end > 0 && fp[end] === ')' && (end + 1 === fp.length || fp[end + 1] === '|')) {
+    if (end > 0 && fp[end] === ')' && (end + 1 === fp.length || fp[end + 1] === ACTIONS_JOINED_BY)) {
       const value = JSON.parse(fp.slice(open + 1, end));
       out.push({
         tool,
@@ -47,7 +48,7 @@ export function splitFingerprint(fp: string): ParsedAction[] {
       continue;
     }
     // Raw (unparsed) arguments: up to the next `)|` or the final `)`.
-    const next = fp.indexOf(')|', open + 1);
+    const next = fp.indexOf(`)${ACTIONS_JOINED_BY}`, open + 1);
     const close = next >= 0 ? next : fp.lastIndexOf(')');
     out.push({ tool, args: fp.slice(open + 1, close) });
     i = close + 2;

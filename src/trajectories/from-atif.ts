@@ -3,7 +3,7 @@
 // steps is never held whole. Pure: no files, no clock. What a trajectory does not say (the original
 // agent's limits, its seed) is recorded as unknown, never guessed; what it says that cannot be true
 // (time running backwards, step ids repeated, totals the steps do not add up to) is said per file.
-import { fingerprint } from '../contracts/fingerprint.ts';
+import { fingerprint, stepActions } from '../contracts/fingerprint.ts';
 import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import { UNKNOWN_PRICE, type Price, type Settings } from '../contracts/settings.ts';
 import { STOP_REASONS, type StopReason } from '../contracts/stop-reason.ts';
@@ -212,11 +212,12 @@ export class AtifRunBuilder {
       ...(cost !== undefined ? { costUsd: cost } : {}),
       latencyMs: latency,
       elapsedMs: this.clock,
-      action: calls.length ? calls.map((c) => c.function_name).join('|') : null,
-      fingerprint:
-        calls.length && !s.extra?.[ARGUMENTS_UNKNOWN]
-          ? calls.map((c) => fingerprint(c.function_name, c.arguments)).join('|')
-          : null,
+      ...stepActions(
+        calls.map((c) => ({
+          tool: c.function_name,
+          fingerprint: s.extra?.[ARGUMENTS_UNKNOWN] ? null : fingerprint(c.function_name, c.arguments),
+        })),
+      ),
       ...(at !== null ? { at: new Date(at).toISOString() } : {}),
     });
   }

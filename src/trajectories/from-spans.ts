@@ -3,7 +3,7 @@
 // its actions from the `execute_tool` spans that follow it (or the tool calls in its output messages).
 // A loopbench export carries its records on its spans (`loopbench.record`): those come back as they
 // were. Pure: rows in, records out.
-import { fingerprint } from '../contracts/fingerprint.ts';
+import { fingerprint, stepActions } from '../contracts/fingerprint.ts';
 import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import type { Price, Settings } from '../contracts/settings.ts';
 import { STOP_REASONS, type StopReason } from '../contracts/stop-reason.ts';
@@ -186,11 +186,12 @@ export function runFromSpans(
       ...(cost !== undefined ? { costUsd: cost } : {}),
       latencyMs: Math.max(0, Math.round(c.endMs - c.startMs)),
       elapsedMs: clock,
-      action: calls.length ? calls.map((x) => x.name).join('|') : null,
-      fingerprint:
-        calls.length && calls.every((x) => x.args !== undefined)
-          ? calls.map((x) => fingerprint(x.name, atifArguments(x.args!))).join('|')
-          : null,
+      ...stepActions(
+        calls.map((x) => ({
+          tool: x.name,
+          fingerprint: x.args === undefined ? null : fingerprint(x.name, atifArguments(x.args)),
+        })),
+      ),
       error: c.error,
       ...(at ? { at } : {}),
     });

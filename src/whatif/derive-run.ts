@@ -10,7 +10,7 @@ import { isRefused, REFUSED, type RunRecord } from '../contracts/records.ts';
 import type { DerivedRun, ReplayedStep } from '../contracts/derived.ts';
 import type { Limits } from '../contracts/settings.ts';
 import type { Stop, StopReason } from '../contracts/stop-reason.ts';
-import { argsOfFingerprint } from '../contracts/fingerprint.ts';
+import { ACTIONS_JOINED_BY, argsOfFingerprint } from '../contracts/fingerprint.ts';
 
 /** The limits a what-if may change, as `bench report --what-if` names them. */
 export const WHAT_IF_LIMITS = {
@@ -78,7 +78,7 @@ export function deriveRun(
   if (changed.includes('max_rounds')) return { ok: false, reason: 'max_rounds limits the task queue, not ReAct runs' };
   const brakes = brakesFor(limits).filter((b) => changed.some((k) => BRAKE_OF[k as WhatIfLimit] === b.name));
   const spin = brakes.find((b) => b.name === 'spin');
-  if (spin && steps.some((s) => s.action?.includes('|')))
+  if (spin && steps.some((s) => s.action?.includes(ACTIONS_JOINED_BY)))
     return {
       ok: false,
       reason: `${run.config_id}: some calls ran several actions at once, and the records keep them joined, so repeats cannot be counted one by one`,

@@ -21,7 +21,7 @@ export interface Cell {
 const lognormalMean = (median: number, sigma: number) => median * Math.exp((sigma * sigma) / 2);
 
 /** Costs log-normal (median $0.01, log-sd σ) whatever the outcome; success with probability p. No budget. */
-function skewed(sigma: number, p: number, runs: number): Cell {
+export function skewed(sigma: number, p: number, runs: number): Cell {
   return {
     name: `log-normal costs σ = ${sigma}, success ${p}, ${runs} runs`,
     runs,

@@ -1,7 +1,7 @@
 // `bench diff` as people read it: one table (terminal, Markdown) and one CSV, a row per
 // configuration and metric: A, B, the change and its 95% interval, and what the interval says.
 import type { Interval } from '../stats/intervals.ts';
-import { perSuccessText, unseenFailuresNote } from '../format/figures.ts';
+import { perSuccessNotes, perSuccessText } from '../format/figures.ts';
 import { INTERVAL_METHODS, METRIC_NAMES, type DiffRow, type Metric, type SweepDiff } from './diff.ts';
 import { int, usd } from '../format/numbers.ts';
 import type { Difference } from '../data/sweep-settings.ts';
@@ -26,7 +26,7 @@ const amount: Record<Metric, (x: number) => string> = {
 function side(r: DiffRow, which: 'a' | 'b'): string {
   if (r.each) {
     const c = r.each[which];
-    return perSuccessText(c.value, c.ci, usd, c.unseen_failures);
+    return perSuccessText(c.value, c.ci, usd, c.unseen_failures, c.wide_spread);
   }
   const v = value[r.metric](r[which]);
   return r.metric === 'success'
@@ -88,19 +88,19 @@ const METHOD_NOTE = [
   "Cost per successful task: each sweep's own 95% interval, as its report gives it, and no interval of B − A; 'B higher' or 'B lower' only where the two intervals are apart, 'intervals overlap' otherwise (which does not show that they cost the same).",
 ];
 
-/** The † note of each side whose every checked run succeeded, its configurations named with the side. */
-function unseenNote(d: SweepDiff): string[] {
-  const note = unseenFailuresNote(
+/** The † and ≈ notes of the sides whose intervals carry the marks, their configurations named with the side. */
+function perSuccessNotesOf(d: SweepDiff): string[] {
+  return perSuccessNotes(
     d.rows.flatMap((r) =>
       r.each
         ? (['a', 'b'] as const).map((w) => ({
             config_id: `${r.config_id} in ${w.toUpperCase()}`,
             unseen_failures: r.each![w].unseen_failures,
+            wide_spread: r.each![w].wide_spread,
           }))
         : [],
     ),
   );
-  return note ? [note] : [];
 }
 
 function header(aName: string, bName: string, d: SweepDiff, allowed: readonly Difference[]): string[] {
@@ -130,7 +130,7 @@ export function diffText(aName: string, bName: string, d: SweepDiff, allowed: re
     widths.map((w) => '-'.repeat(w)).join('  '),
     ...rows.slice(1).map(line),
     '',
-    ...unseenNote(d),
+    ...perSuccessNotesOf(d),
     ...METHOD_NOTE,
     '',
   ].join('\n');
@@ -151,7 +151,7 @@ export function diffMarkdown(aName: string, bName: string, d: SweepDiff, allowed
     `|${DIFF_HEAD.map((_, i) => (i >= 2 && i <= 4 ? '---:' : '---')).join('|')}|`,
     ...diffTableRows(d).map((r) => `| ${r.map(mdCell).join(' | ')} |`),
     '',
-    ...[...unseenNote(d), ...METHOD_NOTE].flatMap((l) => [l, '']),
+    ...[...perSuccessNotesOf(d), ...METHOD_NOTE].flatMap((l) => [l, '']),
   ].join('\n');
 }
 

@@ -1,9 +1,8 @@
 // A CSV file written row by row (csvLine: csv-stringify's bytes), through an atomic writer in
 // 256 KB chunks: steps.csv and runs.csv never exist whole in memory, however many rows they have.
 import { AtomicFileWriter } from '../../results/atomic.ts';
+import { LineBuffer } from '../../results/jsonl.ts';
 import { csvLine } from './csv.ts';
-
-const CHUNK = 256 * 1024;
 
 /** Fills `file` through `add`; the file appears whole when `fill` succeeds and is left as it was when it throws. */
 export async function writeCsvFile(
@@ -22,26 +21,24 @@ export async function writeCsvFile(
 
 export class CsvFileWriter {
   private readonly out: AtomicFileWriter;
-  private chunk = '';
+  // Each line encoded as it comes: a 256 KB string of appended lines cost more to flatten and encode at once.
+  private readonly lines: LineBuffer;
   private header = true;
 
   constructor(readonly file: string) {
     this.out = new AtomicFileWriter(file);
+    this.lines = new LineBuffer((bytes) => this.out.write(bytes));
   }
 
   /** The first row also writes the header (its keys); no rows, an empty file, as toCsv gives. */
   add(row: Record<string, unknown>): void {
-    if (this.header) this.chunk += csvLine(row, true);
+    if (this.header) this.lines.writeLine(csvLine(row, true));
     this.header = false;
-    this.chunk += csvLine(row);
-    if (this.chunk.length >= CHUNK) {
-      this.out.write(this.chunk);
-      this.chunk = '';
-    }
+    this.lines.writeLine(csvLine(row));
   }
 
   commit(): void {
-    this.out.write(this.chunk);
+    this.lines.flush();
     this.out.commit();
   }
 

@@ -20,7 +20,7 @@ import { DETECTOR_NOTE, detectorTable } from '../tables/detectors.ts';
 import { dayTable, modelTable, spendNote } from '../tables/spend.ts';
 import type { Spend } from '../stats/spend.ts';
 import { counted } from '../format/numbers.ts';
-import { unseenFailuresNote } from '../format/figures.ts';
+import { perSuccessNotes } from '../format/figures.ts';
 import { reportTitle, titleText } from './title.ts';
 import { leadLine, sentences } from './decision-lines.ts';
 
@@ -123,7 +123,7 @@ export function renderHtml(d: ReportData): string {
     ['command', m ? `bench ${m.command.join(' ')}` : 'unknown'],
   ];
   const skipped = d.skipped.steps + d.skipped.runs;
-  const unseenNote = unseenFailuresNote(d.economics);
+  const notes = perSuccessNotes(d.economics);
   const runs = d.shownRuns;
   const title = reportTitle(d.summary, d.recommendations);
   return `<!doctype html>
@@ -144,7 +144,7 @@ ${
     ? `<section id="decision"><h2>${d.recommended === false ? 'Step limits (no check, so none recommended)' : 'Recommended limits'}</h2>
 <ul class="findings decisions">${d.decisions.map(decisionItem).join('\n')}</ul>
 ${table(decisionTable(d.summary, d.economics), 'Cost per run and per successful task; +1 step: the extra cost per extra step taken between neighbouring limits (measured), and of step N+1 on the fitted curve at the mean steps taken (fit)')}
-${unseenNote ? `<p class="note">${esc(unseenNote)}</p>` : ''}
+${notes.map((n) => `<p class="note">${esc(n)}</p>`).join('\n')}
 </section>`
     : ''
 }

@@ -1,7 +1,7 @@
 // summary.md: the findings and a compact table, sized for a pull-request comment or $GITHUB_STEP_SUMMARY.
 import { runCount, type ReportData } from './report-data.ts';
 import { counted } from '../format/numbers.ts';
-import { unseenFailuresNote } from '../format/figures.ts';
+import { perSuccessNotes } from '../format/figures.ts';
 import { contextTable, reflectionTable } from '../tables/loops.ts';
 import {
   decisionTable,
@@ -26,7 +26,7 @@ export function markdownTable(t: Table): string {
 export function renderMarkdown(d: ReportData): string {
   const m = d.meta;
   const skipped = d.skipped.steps + d.skipped.runs;
-  const unseenNote = unseenFailuresNote(d.economics);
+  const notes = perSuccessNotes(d.economics);
   const parts = [
     `## loopbench: ${d.name}`,
     '',
@@ -59,7 +59,7 @@ export function renderMarkdown(d: ReportData): string {
     '### Cost per successful task, and per extra step',
     '',
     markdownTable(decisionTable(d.summary, d.economics)),
-    ...(unseenNote ? ['', unseenNote] : []),
+    ...notes.flatMap((n) => ['', n]),
   ];
   if (d.ratios.length)
     parts.push('', '### Steps taken ×k → input tokens ×r', '', markdownTable(ratioTableRows(d.ratios)));

@@ -1,7 +1,7 @@
 // What each configuration costs per run, per successful task and per extra step: the figures the
 // recommendation weighs, the decision table shows and summary.csv holds.
 import type { ConfigSummary } from './aggregate.ts';
-import type { UnseenFailures } from './cost-per-success.ts';
+import type { UnseenFailures, WideSpread } from './cost-per-success.ts';
 import type { Interval } from './intervals.ts';
 import { predict, type QuadraticFit } from './fit.ts';
 import { stepLimitFamilies } from './step-limits.ts';
@@ -17,6 +17,8 @@ export interface ConfigEconomics {
   cost_per_success_ci: Interval | null;
   /** When no checked run failed: the failures the data cannot show, and what the budget lets them add. */
   unseen_failures: UnseenFailures | null;
+  /** When its costs spread as widely as those the interval was measured to undercover, with no budget to bound them. */
+  wide_spread: WideSpread | null;
   /** Extra cost per extra step taken, between this limit and the next lower one (the next higher for the lowest). */
   marginal_step_cost: number | null;
   /** What step N+1 costs on the fitted curve, N the mean steps taken here (input at the uncached rate). */
@@ -47,6 +49,7 @@ export function configEconomics(summary: readonly ConfigSummary[], fits: readonl
       cost_per_success: c.cost_per_success?.value ?? null,
       cost_per_success_ci: c.cost_per_success?.ci ?? null,
       unseen_failures: c.cost_per_success?.unseen_failures ?? null,
+      wide_spread: c.cost_per_success?.wide_spread ?? null,
       marginal_step_cost: marginal.get(c.config_id) ?? null,
       marginal_step_cost_fit:
         fit && n > 0

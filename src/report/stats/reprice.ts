@@ -143,13 +143,28 @@ export class StepRepricer {
    * `price` is not one it re-prices or those steps are not all in steps.jsonl.
    */
   cost(runId: string, calls: number, price: Price, cache: boolean): number | undefined {
-    const i = this.index.get(JSON.stringify(price));
+    const i = this.slot(price);
     if (i === undefined) return undefined;
     if (calls <= 0) return 0;
     const run = this.byRun.get(runId);
     if (!run || run.calls < calls || (!this.keepPrefixes && run.calls !== calls)) return undefined;
+    return this.sumAt(run, calls, i, cache);
+  }
+
+  /** Where `price`'s sums are kept (for soFar), or undefined when it is not one of the prices it re-prices at. */
+  slot(price: Price): number | undefined {
+    return this.index.get(JSON.stringify(price));
+  }
+
+  /** The cost of run `runId`'s steps added so far at the price in `slot`, with or without caching: steps.csv's re-priced cum_cost_usd. */
+  soFar(runId: string, slot: number, cache: boolean): number {
+    const run = this.byRun.get(runId);
+    return run ? this.sumAt(run, run.calls, slot, cache) : 0;
+  }
+
+  private sumAt(run: { sums: number[] }, calls: number, slot: number, cache: boolean): number {
     const at = this.keepPrefixes ? (calls - 1) * 2 * this.prices.length : 0;
-    return run.sums[at + 2 * i + (cache ? 1 : 0)];
+    return run.sums[at + 2 * slot + (cache ? 1 : 0)]!;
   }
 }
 

@@ -54,8 +54,22 @@ export function totalOf(rows: readonly SpendSums[]): SpendSums {
 const modelOf = (s: StepRecord): string => s.model ?? s.settings.model.replace(/^imported:/, '');
 
 /** A function giving a time's calendar day (YYYY-MM-DD) in `timezone`; an unknown zone is a UsageError. */
+const DAY_MS = 86_400_000;
+
 export function dayIn(timezone: string): (ms: number) => string {
-  if (timezone === 'UTC') return (ms) => new Date(ms).toISOString().slice(0, 10);
+  if (timezone === 'UTC') {
+    // Called once per step: a day's text is made once per UTC day (a whole number of DAY_MS), not once per call.
+    let day = NaN;
+    let text = '';
+    return (ms) => {
+      const d = Math.floor(ms / DAY_MS);
+      if (d !== day) {
+        text = new Date(ms).toISOString().slice(0, 10);
+        day = d;
+      }
+      return text;
+    };
+  }
   if (!isTimeZone(timezone))
     throw new UsageError(`--timezone ${timezone}: not a time zone this Node knows (an IANA name such as Europe/Paris)`);
   const f = new Intl.DateTimeFormat('en-US', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' });

@@ -75,7 +75,7 @@ export function decisionTable(summary: readonly ConfigSummary[], economics: read
       const perSuccess =
         e.cost_per_success === null
           ? 'not measured (no check)'
-          : perSuccessText(e.cost_per_success, e.cost_per_success_ci, money, e.unseen_failures);
+          : perSuccessText(e.cost_per_success, e.cost_per_success_ci, money, e.unseen_failures, e.wide_spread);
       return [
         c.config_id,
         successCell(c),

@@ -2,7 +2,8 @@
 // the provider reported it (every part apart, so each is priced at its own rate), the actions the
 // answer asked for, and the error when the call failed. The readers (claude-code.ts, codex.ts) make
 // these; session-run.ts turns them into step and run records.
-import { fingerprint } from '../../contracts/fingerprint.ts';
+import { fingerprint, stepActions } from '../../contracts/fingerprint.ts';
+import type { StepRecord } from '../../contracts/records.ts';
 
 export interface LoggedUsage {
   /** Input billed at the plain input rate (neither read from nor written to the cache). */
@@ -76,13 +77,8 @@ export function parsedArgs(text: unknown): unknown {
 }
 
 /** The step record's action and fingerprint fields for a call's actions. */
-export function actionFields(actions: readonly LoggedAction[]): { action: string | null; fingerprint: string | null } {
-  if (actions.length === 0) return { action: null, fingerprint: null };
-  return {
-    action: actions.map((a) => a.tool).join('|'),
-    fingerprint: actions.map((a) => fingerprint(a.tool, a.args)).join('|'),
-  };
-}
+export const actionFields = (actions: readonly LoggedAction[]): Pick<StepRecord, 'action' | 'fingerprint'> =>
+  stepActions(actions.map((a) => ({ tool: a.tool, fingerprint: fingerprint(a.tool, a.args) })));
 
 /** A non-negative integer count from a log field; anything else counts 0. */
 export const countOf = (v: unknown): number => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : 0);

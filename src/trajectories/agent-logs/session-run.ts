@@ -2,10 +2,10 @@
 // recorded it — input, cache reads, cache writes (each at its TTL's price), output and reasoning —
 // priced by the call's own recorded model, and a RunRecord for the whole. Calls go in one at a time,
 // so memory is the running sums whatever the session's length. Pure: no files, no clock.
+import type { Usage } from '../../contracts/chat.ts';
 import type { RunRecord, StepRecord } from '../../contracts/records.ts';
-import { RunLedger } from '../../meter/ledger.ts';
+import { RunLedger, usageCost } from '../../meter/ledger.ts';
 import type { Price } from '../../contracts/settings.ts';
-import { callCost } from '../../meter/pricing.ts';
 import { importedSettings } from '../from-atif.ts';
 import { actionFields, type LoggedCall } from './logged-call.ts';
 
@@ -38,15 +38,17 @@ const ms = (t: string | null): number | null => {
   return Number.isFinite(v) ? v : null;
 };
 
-/** USD for one logged call, each part of its usage at its rate (callCost: 1-hour writes included). */
-export function loggedCost(price: Price, c: LoggedCall): number {
+/** A logged call's usage as a provider reports it: the prompt holds the cache reads and writes. */
+function usageOf(c: LoggedCall): Usage {
   const u = c.usage;
-  const input = u.input + u.cacheRead + u.cacheWrite5m + u.cacheWrite1h;
-  return callCost(price, input, u.output, u.cacheRead, {
-    cacheWrite: u.cacheWrite5m + u.cacheWrite1h,
-    cacheWrite1h: u.cacheWrite1h,
-    reasoning: u.reasoning,
-  });
+  return {
+    prompt_tokens: u.input + u.cacheRead + u.cacheWrite5m + u.cacheWrite1h,
+    completion_tokens: u.output,
+    cached_tokens: u.cacheRead,
+    cache_write_tokens: u.cacheWrite5m + u.cacheWrite1h,
+    cache_write_1h_tokens: u.cacheWrite1h,
+    reasoning_tokens: u.reasoning,
+  };
 }
 
 export class SessionRunBuilder {
@@ -87,7 +89,6 @@ export class SessionRunBuilder {
     const ledger = this.ledger ?? this.begin(c.model);
     const price = this.o.price(c.model);
     if (!price && c.error === null) this.unpriced.add(c.model);
-    const u = c.usage;
     const at = ms(c.at);
     let latency = 0;
     if (at !== null) {
@@ -98,19 +99,13 @@ export class SessionRunBuilder {
     }
     if (c.at) this.lastAt = c.at;
     this.last = c;
+    const usage = usageOf(c);
     return ledger.record({
       step: ledger.totals.calls + 1,
       role: 'act',
-      usage: {
-        prompt_tokens: u.input + u.cacheRead + u.cacheWrite5m + u.cacheWrite1h,
-        completion_tokens: u.output,
-        cached_tokens: u.cacheRead,
-        cache_write_tokens: u.cacheWrite5m + u.cacheWrite1h,
-        cache_write_1h_tokens: u.cacheWrite1h,
-        reasoning_tokens: u.reasoning,
-      },
+      usage,
       // Each call at its own recorded model's rates (a session may change model).
-      costUsd: price ? loggedCost(price, c) : 0,
+      costUsd: price ? usageCost(price, usage) : 0,
       latencyMs: latency,
       elapsedMs: this.clock,
       ...actionFields(c.actions),

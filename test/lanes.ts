@@ -1,7 +1,8 @@
-// The two lanes of the test suite. `npm test` runs every test file; `npm run test:fast` (vitest.fast.config.ts)
-// runs FAST only: in-process tests that start no other program (the fast lane refuses child processes,
-// test/lanes/fast-setup.ts). Every test file is listed in exactly one of the two (test/lanes.test.ts checks it):
-// a new file goes under FAST unless it starts a program, then under FULL_ONLY with what it starts.
+// The two lanes of the test suite. `npm test` runs every test file; `npm run test:fast` (the project
+// `fast` of vitest.config.ts) runs FAST only: in-process tests that start no other program (the fast
+// lane refuses child processes, test/lanes/fast-setup.ts). Every test file is listed in exactly one of
+// the two (test/lanes.test.ts checks it): a new file goes under FAST unless it starts a program, then
+// under FULL_ONLY with what it starts.
 
 export const FAST: readonly string[] = [
   'adaptive-stats.test.ts',

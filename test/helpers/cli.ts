@@ -3,7 +3,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { vi } from 'vitest';
-import { runCli } from '../../src/cli/program.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const fixture = (name: string) => path.join(ROOT, 'test', 'fixtures', name);
@@ -68,8 +67,12 @@ export function servedUrl(s: Spawned): Promise<string> {
   });
 }
 
-/** runCli in this process, with stdout and stderr captured. */
+/**
+ * runCli in this process, with stdout and stderr captured. The CLI (all of src/) is imported on the first
+ * call: a file that only starts `bench` as a child does not pay for importing it.
+ */
 export async function benchInProcess(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const { runCli } = await import('../../src/cli/program.ts');
   let stdout = '';
   let stderr = '';
   const text = (a: unknown[]) => `${a.map(String).join(' ')}\n`;

@@ -1,5 +1,5 @@
-// Set up in every file of the fast lane (vitest.fast.config.ts): no child processes, and a refused
-// attempt fails the test even where the error was caught.
+// Set up in every file of the fast lane (the project `fast` of vitest.config.ts, in `npm test` as in
+// `npm run test:fast`): no child processes, and a refused attempt fails the test even where the error was caught.
 import { afterEach, expect } from 'vitest';
 import { forbidChildProcesses, refused } from './no-child-processes.ts';
 

@@ -1,13 +1,16 @@
 import { defineConfig } from 'vitest/config';
 import { FAST } from './test/lanes.ts';
 import { SlowestFirst } from './test/lanes/slowest-first.ts';
+import { loadScale } from './test/helpers/patient.ts';
 
 const fastFiles = FAST.map((f) => `test/${f}`);
+// Timeouts guard against hangs: stretched by the load per core at start, as each test's own (test/helpers/patient.ts).
+const scale = loadScale();
 
 export default defineConfig({
   test: {
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    testTimeout: Math.round(60_000 * scale),
+    hookTimeout: Math.round(60_000 * scale),
     pool: 'forks',
     // Two test files at a time on CI's 2 cores (vitest's default leaves one core idle): the tests wait for
     // events, not times, so a core shared with the other file is slower, not wrong (passed this way loaded and quiet).
@@ -16,7 +19,7 @@ export default defineConfig({
     // lane's files last, one after the other, so each worker keeps its unisolated process for them.
     sequence: { sequencer: SlowestFirst },
     // Tests wait for events, never for a fixed time; a loaded machine is slow, not wrong.
-    expect: { poll: { timeout: 30_000 } },
+    expect: { poll: { timeout: Math.round(30_000 * scale) } },
     // The two lanes of test/lanes.ts. `npm run test:fast` is `--project fast`.
     projects: [
       {

@@ -155,7 +155,17 @@ describe('buildReports on runs held lean', () => {
       [...sweep].sort(
         (a, b) => (a.run.run_id.length % 3) - (b.run.run_id.length % 3) || b.run.cost_usd - a.run.cost_usd,
       ),
+      // In plan order (the scenarios as meta.json plans them, then configuration, then repeat), as an import
+      // writes: steps.jsonl is read in one pass; the orders above take two.
+      [...sweep].sort(
+        (a, b) =>
+          Number(a.run.scenario === 'checked') - Number(b.run.scenario === 'checked') ||
+          a.run.config_id.localeCompare(b.run.config_id) ||
+          a.run.run_id.localeCompare(b.run.run_id), // r0…r6: one digit
+      ),
     ];
+    // And re-priced: a step's cum_cost_usd is then summed by the report, in either pass.
+    const repriced = { model: 'gpt-4o', input_per_1m: 2.5, cached_input_per_1m: 1.25, output_per_1m: 10 };
     const outputs: string[] = [];
     for (const [i, order] of orders.entries()) {
       const dir = path.join(tmp, `order-${i}`);
@@ -178,25 +188,28 @@ describe('buildReports on runs held lean', () => {
         git_commit: null,
       };
       fs.writeFileSync(path.join(dir, 'meta.json'), JSON.stringify(meta));
-      await buildReports(dir);
-      outputs.push(
-        // steps.csv and steps_by_index.csv: read in one pass when the file is in plan order, else in two.
-        [
-          'summary.csv',
-          'repricing.csv',
-          'runs.csv',
-          'step_limit_savings.csv',
-          'fit.csv',
-          'step_ratios.csv',
-          'steps.csv',
-          'steps_by_index.csv',
-        ]
-          .map((f) => fs.readFileSync(path.join(dir, f), 'utf8'))
-          .join('\n'),
-      );
+      for (const price of [undefined, repriced]) {
+        await buildReports(dir, price ? { price } : {});
+        outputs.push(
+          // steps.csv and steps_by_index.csv: read in one pass when the file is in plan order, else in two.
+          [
+            'summary.csv',
+            'repricing.csv',
+            'runs.csv',
+            'step_limit_savings.csv',
+            'fit.csv',
+            'step_ratios.csv',
+            'steps.csv',
+            'steps_by_index.csv',
+          ]
+            .map((f) => fs.readFileSync(path.join(dir, f), 'utf8'))
+            .join('\n'),
+        );
+      }
     }
-    expect(outputs[1]).toBe(outputs[0]);
-    expect(outputs[2]).toBe(outputs[0]);
+    // Per order, the plain report then the re-priced one.
+    for (let i = 2; i < outputs.length; i++) expect(outputs[i], `order ${i >> 1}`).toBe(outputs[i % 2]);
+    expect(outputs[1]).not.toBe(outputs[0]);
   });
 
   it('builds from a directory with steps but no runs.jsonl (no record to read again, no file needed)', async () => {

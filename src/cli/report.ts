@@ -138,7 +138,7 @@ export function registerReport(program: Command): void {
         console.error(`bench: skipped ${built.skippedRunLines} incomplete line(s) of runs.jsonl`);
       if (built.metaProblem)
         console.error(
-          `bench: ${built.metaProblem} — the reports were built from the records alone (scenarios in recorded order, no import provenance or time zone, no sampling rule)`,
+          `bench: ${built.metaProblem} — the reports were built from the records alone (scenarios in recorded order, no import provenance${opts.timezone === undefined ? ' or time zone' : ''}, no sampling rule)`,
         );
       if (built.duplicateRuns.length) console.error(`bench: ${describeDuplicates('runs.jsonl', built.duplicateRuns)}`);
       if (!fs.existsSync(resultFile(dir, 'runs')))

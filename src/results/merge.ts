@@ -176,12 +176,21 @@ export async function mergeShards(
     }
     merged = true;
   } finally {
-    steps.close();
-    runs.close();
-    // A refused merge leaves no records: what it had written (the refused record among them) would read as a sweep.
-    if (!merged) {
-      for (const f of [resultFile(out, 'steps'), resultFile(out, 'runs')]) fs.rmSync(f, { force: true });
-      if (!hadTranscripts) fs.rmSync(transcriptsOut, { recursive: true, force: true });
+    try {
+      try {
+        steps.close();
+      } finally {
+        runs.close();
+      }
+    } catch (e) {
+      merged = false; // a record not flushed (a full disk): the merge is refused as any other
+      throw e;
+    } finally {
+      // A refused merge leaves no records: what it had written (the refused record among them) would read as a sweep.
+      if (!merged) {
+        for (const f of [resultFile(out, 'steps'), resultFile(out, 'runs')]) fs.rmSync(f, { force: true });
+        if (!hadTranscripts) fs.rmSync(transcriptsOut, { recursive: true, force: true });
+      }
     }
   }
   const meta = mergedMeta(shards, command);

@@ -1,6 +1,7 @@
 // A test's timeout guards against a hang; it measures nothing. On a machine loaded past its cores
 // every test is slower by about the load per core, so each timeout is stretched by that factor
-// (read when the test file starts; at least 1, at most 10): a loaded machine is slow, not wrong.
+// (read when the timeout is given, as its test is declared; at least 1, at most 10): a loaded machine
+// is slow, not wrong.
 // vitest.config.ts stretches its default timeouts by the same rule.
 import os from 'node:os';
 
@@ -9,7 +10,5 @@ export function loadScale(): number {
   return Math.min(10, Math.max(1, os.loadavg()[0]! / os.availableParallelism()));
 }
 
-const scale = loadScale();
-
-/** `ms` stretched by the machine's load at the start of this test file. */
-export const patient = (ms: number): number => Math.round(ms * scale);
+/** `ms` stretched by the machine's load now. */
+export const patient = (ms: number): number => Math.round(ms * loadScale());

@@ -63,7 +63,7 @@ function wideSpreadNote(economics: ReadonlyArray<Pick<ConfigEconomics, 'config_i
   const wide = economics.filter((e) => e.wide_spread);
   if (wide.length === 0) return null;
   const which = wide.map((e) => `${e.config_id} (geometric sd ×${Math.exp(e.wide_spread!.log_sd).toFixed(1)})`);
-  return `${SPREAD_MARK} Costs vary widely in ${which.join(', ')} and no budget bounds them: on log-normal costs that vary as much (×3.5–×7.4), such 95% intervals held the truth in only 82–92% of simulated sweeps, most misses below it (docs/adaptive.md).`;
+  return `${SPREAD_MARK} Costs vary widely in ${which.join(', ')} and no budget bounds them: on log-normal costs of geometric sd ×3.5–×7.4, such 95% intervals held the truth in only 82–92% of simulated sweeps of 20–200 runs, most misses below it (docs/adaptive.md).`;
 }
 /**
  * The sentence behind the mark: no failure in n runs leaves a failure rate up to Clopper–Pearson's bound

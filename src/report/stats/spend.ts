@@ -53,9 +53,9 @@ export function totalOf(rows: readonly SpendSums[]): SpendSums {
 /** The model a call is filed under: its own where its record names one, else its run's as the source named it. */
 const modelOf = (s: StepRecord): string => s.model ?? s.settings.model.replace(/^imported:/, '');
 
-/** A function giving a time's calendar day (YYYY-MM-DD) in `timezone`; an unknown zone is a UsageError. */
 const DAY_MS = 86_400_000;
 
+/** A function giving a time's calendar day (YYYY-MM-DD) in `timezone`; an unknown zone is a UsageError. */
 export function dayIn(timezone: string): (ms: number) => string {
   if (timezone === 'UTC') {
     // Called once per step: a day's text is made once per UTC day (a whole number of DAY_MS), not once per call.

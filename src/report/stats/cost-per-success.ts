@@ -39,7 +39,7 @@ import { clopperPearsonUpper } from '../../stats/binomial.ts';
 import { quantileOfSorted } from '../../stats/quantile.ts';
 import { mulberry32 } from '../../stats/random.ts';
 import { tCritical } from '../../stats/student-t.ts';
-import { CONFIDENCE, type Interval } from './intervals.ts';
+import { CONFIDENCE, sampleVariance, type Interval } from './intervals.ts';
 
 /** What no failure in n runs leaves open, when nothing failed. */
 export interface UnseenFailures {
@@ -159,8 +159,7 @@ export function wideSpread(costs: ArrayLike<number>): WideSpread | null {
     .filter((c) => c > 0)
     .map(Math.log);
   if (logs.length < 2) return null;
-  const mean = logs.reduce((s, x) => s + x, 0) / logs.length;
-  const sd = Math.sqrt(logs.reduce((s, x) => s + (x - mean) ** 2, 0) / (logs.length - 1));
+  const sd = Math.sqrt(sampleVariance(logs));
   return sd >= WIDE_LOG_SD ? { log_sd: sd } : null;
 }
 

@@ -19,7 +19,8 @@ export const CONFIDENCE = 0.95;
  */
 export const Z = Z95;
 
-const sampleVariance = (xs: readonly number[], m = mean(xs)) =>
+/** The sample variance (n − 1 in the denominator). */
+export const sampleVariance = (xs: readonly number[], m = mean(xs)) =>
   xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1);
 
 /** Mean with its Student t 95% interval; the interval is null below two values (no spread to estimate). */

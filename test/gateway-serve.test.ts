@@ -22,6 +22,22 @@ import { patient } from './helpers/patient.ts';
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-gateway-serve-'));
 const KEY = 'sk-live-PROVIDER-KEY-never-written-77';
 let upstream: RunningServer;
+
+/** `bench serve --upstream` as a child with the provider key in its environment, and an SDK client naming run `run` on it. */
+async function gatewayCli(dir: string, run: string, flags: string[] = []) {
+  const s = spawnBench(['serve', '--upstream', upstream.url, '--out', dir, '--port', '0', ...flags], {
+    PATH: process.env.PATH,
+    OPENAI_API_KEY: KEY,
+  });
+  const url = await servedUrl(s);
+  const client = new OpenAI({
+    apiKey: 'anything',
+    baseURL: url,
+    maxRetries: 0,
+    defaultHeaders: { 'x-loopbench-run': run },
+  });
+  return { s, url, client };
+}
 beforeAll(async () => {
   upstream = await serve();
 });
@@ -118,17 +134,7 @@ describe('bench serve --upstream: the gateway in front of a provider', () => {
     'from the command line: the provider key reaches the provider only',
     async () => {
       const dir = path.join(tmp, 'cli');
-      const s = spawnBench(['serve', '--upstream', upstream.url, '--out', dir, '--port', '0', '--steps', '5'], {
-        PATH: process.env.PATH,
-        OPENAI_API_KEY: KEY,
-      });
-      const url = await servedUrl(s);
-      const client = new OpenAI({
-        apiKey: 'anything',
-        baseURL: url,
-        maxRetries: 0,
-        defaultHeaders: { 'x-loopbench-run': 'cli-run' },
-      });
+      const { s, url, client } = await gatewayCli(dir, 'cli-run', ['--steps', '5']);
       await client.chat.completions.create({ model: 'seed-calibrated', messages, tools });
       const nameless = await new OpenAI({ apiKey: 'anything', baseURL: url, maxRetries: 0 }).chat.completions
         .create({ model: 'seed-calibrated', messages })
@@ -151,17 +157,7 @@ describe('stopping the gateway', () => {
     'SIGTERM: runs.jsonl written, exit 143 as plain bench serve',
     async () => {
       const dir = path.join(tmp, 'sigterm');
-      const s = spawnBench(['serve', '--upstream', upstream.url, '--out', dir, '--port', '0'], {
-        PATH: process.env.PATH,
-        OPENAI_API_KEY: KEY,
-      });
-      const url = await servedUrl(s);
-      const client = new OpenAI({
-        apiKey: 'anything',
-        baseURL: url,
-        maxRetries: 0,
-        defaultHeaders: { 'x-loopbench-run': 'term-run' },
-      });
+      const { s, client } = await gatewayCli(dir, 'term-run');
       await client.chat.completions.create({ model: 'seed-calibrated', messages, tools });
       s.child.kill('SIGTERM');
       expect((await s.done).code).toBe(143);

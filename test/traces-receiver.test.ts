@@ -188,19 +188,14 @@ describe('a crash mid-ingest', () => {
   const CALLS = 10;
   const CLIENTS = 50;
   const dir = path.join(tmp, 'killed');
+  /** bench serve receiving traces into `dir`: the server that is killed, and each one started after it. */
+  const serveTraces = () =>
+    spawnBench(['serve', '--port', '0', '--traces', dir, '--log', path.join(tmp, 'killed-usage.jsonl')]);
 
   it(
     '2,000 posts from 50 clients, SIGKILL, restart: every whole line is imported once (and bench import of the directory agrees)',
     async () => {
-      const first = spawnBench([
-        'serve',
-        '--port',
-        '0',
-        '--traces',
-        dir,
-        '--log',
-        path.join(tmp, 'killed-usage.jsonl'),
-      ]);
+      const first = serveTraces();
       const base = await started(first);
       const posts = Array.from({ length: CONVERSATIONS * CALLS }, (_, k) =>
         chatPost(k % CONVERSATIONS, Math.floor(k / CONVERSATIONS)),
@@ -241,15 +236,7 @@ describe('a crash mid-ingest', () => {
         new RegExp(`imported ${CONVERSATIONS} run\\(s\\), ${CONVERSATIONS * CALLS} agent step\\(s\\); 1 `),
       );
 
-      const second = spawnBench([
-        'serve',
-        '--port',
-        '0',
-        '--traces',
-        dir,
-        '--log',
-        path.join(tmp, 'killed-usage.jsonl'),
-      ]);
+      const second = serveTraces();
       await started(second);
       second.child.kill('SIGINT');
       const done = await second.done;

@@ -18,6 +18,16 @@ import { transportFrom } from '../src/runner/transport.ts';
 import { patient } from './helpers/patient.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-agent-cmd-'));
+
+/** A fresh directory under tmp for the agents' environment dumps. */
+function envDumps(name: string): string {
+  const dir = path.join(tmp, name);
+  fs.mkdirSync(dir);
+  return dir;
+}
+/** A Python line that writes the agent's whole environment to DIR/<run id>.json. */
+const dumpEnvTo = (dir: string) =>
+  `json.dump(dict(os.environ), open(os.path.join(${JSON.stringify(dir)}, os.environ["LOOPBENCH_RUN_ID"] + ".json"), "w"))`;
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 const TINY = 'python3 examples/agents/tiny_agent.py';
@@ -35,11 +45,10 @@ describe('the environment contract, and the upstream key', () => {
     'gives the agent the gateway, a virtual key and the scenario; the real key reaches no agent, record or transcript',
     async () => {
       const SECRET = 'sk-proj-UPSTREAM-do-not-leak-4242';
-      const dumps = path.join(tmp, 'env');
-      fs.mkdirSync(dumps);
+      const dumps = envDumps('env');
       const cmd = agent(
         'env-dump',
-        `json.dump(dict(os.environ), open(os.path.join(${JSON.stringify(dumps)}, os.environ["LOOPBENCH_RUN_ID"] + ".json"), "w"))\ncall()\nprint("thinking...")\nprint(json.dumps({"answer": "338350"}))`,
+        `${dumpEnvTo(dumps)}\ncall()\nprint("thinking...")\nprint(json.dumps({"answer": "338350"}))`,
       );
       // The key is in the harness's environment twice: as OPENAI_API_KEY, and copied into another variable.
       const { dir, runs, steps } = await agentSweep(
@@ -106,11 +115,10 @@ describe('an Anthropic model: --model anthropic:<model>', () => {
     "forwards the agent's Messages calls with $ANTHROPIC_API_KEY as x-api-key, which the agent never sees; the agent's own ANTHROPIC_* point at the gateway; a Chat Completions call is refused",
     async () => {
       const SECRET = 'sk-ant-UPSTREAM-do-not-leak-7373';
-      const dumps = path.join(tmp, 'env-anthropic');
-      fs.mkdirSync(dumps);
+      const dumps = envDumps('env-anthropic');
       const cmd = agent(
         'anthropic-env',
-        `json.dump(dict(os.environ), open(os.path.join(${JSON.stringify(dumps)}, os.environ["LOOPBENCH_RUN_ID"] + ".json"), "w"))
+        `${dumpEnvTo(dumps)}
 body = {"model": "claude-whatever", "max_tokens": 200, "system": os.environ["LOOPBENCH_SYSTEM"], "messages": [{"role": "user", "content": os.environ["LOOPBENCH_GOAL"]}]}
 req = urllib.request.Request(os.environ["ANTHROPIC_BASE_URL"] + "/v1/messages", data=json.dumps(body).encode(), headers={"content-type": "application/json", "x-api-key": os.environ["ANTHROPIC_API_KEY"], "anthropic-version": "2023-06-01"})
 m = json.load(urllib.request.urlopen(req))

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../src/serve/server.ts';
 import { parseSse } from '../src/wire/sse.ts';
 import { serve } from './serve-helpers.ts';
-import { openSocket, type Socket } from './helpers/ws-client.ts';
+import { openSocket, withoutIds, type Socket } from './helpers/ws-client.ts';
 
 let server: RunningServer | undefined;
 let socket: Socket | undefined;
@@ -31,14 +31,6 @@ const BODY = {
   store: false,
 };
 
-/** An event without what differs between two answers to the same request: ids and times. */
-const shape = (e: Record<string, unknown>) =>
-  JSON.parse(
-    JSON.stringify(e)
-      .replace(/"(resp|msg|fc)_[a-z0-9_]+"/g, '"ID"')
-      .replace(/"created_at":\d+/g, '"created_at":0'),
-  ) as unknown;
-
 describe('bench serve: the Responses API over a WebSocket', () => {
   it('answers a response.create with the frames of the events its streamed POST gets, usage and all', async () => {
     server = await serve();
@@ -50,7 +42,7 @@ describe('bench serve: the Responses API over a WebSocket', () => {
     const events = parseSse(await http.text()).map((e) => JSON.parse(e.data) as Record<string, unknown>);
     socket = await openSocket(server.url);
     const frames = await socket.create(BODY);
-    expect(frames.map(shape)).toEqual(events.map(shape));
+    expect(frames.map(withoutIds)).toEqual(events.map(withoutIds));
     const done = frames.at(-1)!;
     expect(done.type).toBe('response.completed');
     const usage = (done.response as { usage: { input_tokens: number; output_tokens: number } }).usage;
@@ -70,8 +62,8 @@ describe('bench serve: the Responses API over a WebSocket', () => {
     // The turn sends nothing new: it continues the warm-up's input, and is answered as the whole request would be.
     const turn = await socket.create({ ...BODY, input: [], previous_response_id: warmed.id });
     const whole = await socket.create(BODY);
-    expect(turn.map(shape)).toEqual(
-      whole.map(shape).map((e) => {
+    expect(turn.map(withoutIds)).toEqual(
+      whole.map(withoutIds).map((e) => {
         const r = (e as { response?: Record<string, unknown> }).response;
         return r ? { ...(e as object), response: { ...r, previous_response_id: 'ID' } } : e;
       }),

@@ -46,3 +46,11 @@ export function openSocket(baseUrl: string, headers: Record<string, string> = {}
     );
   });
 }
+
+/** An event without what differs between two answers to the same request: ids and times. */
+export const withoutIds = (e: unknown): unknown =>
+  JSON.parse(
+    JSON.stringify(e)
+      .replace(/"(resp|msg|fc)_[a-z0-9_]+"/g, '"ID"')
+      .replace(/"created_at":\d+/g, '"created_at":0'),
+  );

@@ -1,6 +1,7 @@
-// The Portkey gateway (`@portkey-ai/gateway`, an optional devDependency), a real peer measured
-// beside the gateway by bench perf when it is installed: in loopbench's own node_modules, or in
-// the node_modules of the directory bench perf runs in. It is started as its README starts it
+// The Portkey gateway (`@portkey-ai/gateway`), a real peer measured beside the gateway by bench perf
+// when it is installed: pinned in test-clients/ (`npm ci --prefix test-clients`, which CI runs; kept
+// out of the quick start's install like the agent CLIs there), in loopbench's own node_modules, or
+// in the node_modules of the directory bench perf runs in. It is started as its README starts it
 // (`start-server.js --port=N --headless`) and sent what it needs to reach the stub upstream: the
 // provider `openai` and the stub's URL as its custom host.
 import { spawn } from 'node:child_process';
@@ -23,7 +24,7 @@ export function findPortkey(): PortkeyInstall | null {
   let manifest: string;
   try {
     manifest = createRequire(path.join(ROOT, 'package.json')).resolve(`${PORTKEY_PACKAGE}/package.json`, {
-      paths: [ROOT, process.cwd()],
+      paths: [path.join(ROOT, 'test-clients'), ROOT, process.cwd()],
     });
   } catch {
     return null;

@@ -10,7 +10,7 @@ import { UNKNOWN_PRICE, type Price } from '../contracts/settings.ts';
 import { resultFile } from '../results/results-dir.ts';
 import { writeFileAtomic } from '../results/atomic.ts';
 import { CsvFileWriter, writeCsvFile } from './render/csv-file.ts';
-import { passSteps, type StepPass } from './step-pass.ts';
+import { passSteps, type StepPass, type StepTee } from './step-pass.ts';
 import { naturalOrder, summarizeConfigs, type ConfigSummary } from './stats/aggregate.ts';
 import { buildCharts } from './charts/charts.ts';
 import { configColours } from './charts/colours.ts';
@@ -62,6 +62,8 @@ export interface BuildOptions {
   volumes?: Volume[];
   /** The time zone the spend-by-day table takes days in (an IANA name; default UTC). */
   timezone?: string;
+  /** The step pass bench import fed as it wrote steps.jsonl: taken instead of reading the file when it is the same pass. */
+  fed?: StepTee;
 }
 
 export interface BuiltReports {
@@ -125,14 +127,14 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   inPlanOrder(runs, meta?.scenarios ?? []);
   // The re-pricing table's prices and the report's, each run re-priced step by step as its steps are read.
   const tablePrices = o.priceAs ?? (o.price ? [o.price] : recordedPrices(runs));
-  const steps = await passSteps(
-    dir,
-    runs.map((r) => r.run_id),
-    o.price,
-    [...(o.price ? [o.price] : []), ...tablePrices],
-    Boolean(o.whatIf),
-    o.timezone ?? meta?.imported?.timezone,
-  );
+  const runOrder = runs.map((r) => r.run_id);
+  const prices = [...(o.price ? [o.price] : []), ...tablePrices];
+  const timezone = o.timezone ?? meta?.imported?.timezone;
+  // The fed pass priced nothing at a report price: one re-priced at --price-model reads the file.
+  if (o.price) o.fed?.drop();
+  const steps =
+    (o.price ? null : await o.fed?.take(runOrder, prices, Boolean(o.whatIf), timezone)) ??
+    (await passSteps(dir, runOrder, o.price, prices, Boolean(o.whatIf), timezone));
   checkRunsAgainstSteps(path.basename(runsFile), runs, steps.sums);
   const whatIf = o.whatIf ? o.whatIf([...wholeRecords(runsFile, runs)], (id) => steps.byRun!.get(id) ?? []) : null;
   steps.byRun = null;

@@ -4,9 +4,9 @@ import path from 'node:path';
 import { readJsonlAt, readJsonlLines } from '../results/jsonl.ts';
 import { stepLineParser } from '../results/step-line.ts';
 import type { StepRecord } from '../contracts/records.ts';
-import type { Price } from '../contracts/settings.ts';
+import { UNKNOWN_PRICE, type Price } from '../contracts/settings.ts';
 import { resultFile } from '../results/results-dir.ts';
-import { checkStepRecord } from '../results/record-shape.ts';
+import { checkStepRecord, fitsStepRecord } from '../results/record-shape.ts';
 import { replayedStep, type ReplayedStep } from '../contracts/derived.ts';
 import { CsvFileWriter } from './render/csv-file.ts';
 import { stepRow } from './render/csv.ts';
@@ -150,14 +150,16 @@ export function newStepPass(
   prices: readonly Price[],
   keepSteps: boolean,
   timezone: string | undefined,
+  /** Each run's running totals call by call (what a derived run's costs are read from): kept with the steps. */
+  keepPrefixes = keepSteps,
 ) {
   const pass: StepPass = {
     skipped: 0,
     byRun: keepSteps ? new Map() : null,
     points: new StepIndexAccumulator(),
     fit: new QuadraticFitAccumulator(),
-    cached: new CachedTokensEstimator(keepSteps),
-    repriced: new StepRepricer(prices, keepSteps),
+    cached: new CachedTokensEstimator(keepPrefixes),
+    repriced: new StepRepricer(prices, keepPrefixes),
     maxInput: new Map(),
     overruns: new Map(),
     sums: new StepSums(),
@@ -187,4 +189,150 @@ export function newStepPass(
     pass.spend.add(priced);
   };
   return { pass, csv, feed };
+}
+
+/**
+ * Whether a record in memory is what its steps.jsonl line parses back to, for everything a step pass
+ * reads: each value a string, a finite number other than -0, true, false, null, or a plain object or
+ * array of such (JSON writes NaN as null, -0 as 0, drops undefined). Settings objects, shared by a
+ * run's steps and never changed, are checked once (`checked`).
+ */
+function sameAsParsed(v: unknown, checked: WeakSet<object>): boolean {
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(v) && !Object.is(v, -0);
+    case 'object': {
+      if (v === null || checked.has(v)) return true;
+      if (Array.isArray(v)) {
+        for (let i = 0; i < v.length; i++) if (!sameAsParsed(v[i], checked)) return false;
+        return Object.getPrototypeOf(v) === Array.prototype;
+      }
+      if (Object.getPrototypeOf(v) !== Object.prototype) return false;
+      for (const k in v) if (!sameAsParsed((v as Record<string, unknown>)[k], checked)) return false;
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+/**
+ * The step pass fed by an importer as it writes each steps.jsonl line (bench import with its
+ * reports), instead of reading the ~1 KB lines back and parsing them again. buildReports takes it
+ * (`take`) only when it is the pass reading the file would have made: nothing was cut back off
+ * steps.jsonl (`discard`), every record is what its line parses back to and would pass
+ * checkStepRecord, the runs' lines came in the final plan order, the recorded prices are the one the
+ * pass re-priced at, and the report is built in the same time zone. Otherwise its steps.csv is
+ * dropped and the file is read as for any report. Whether a what-if follows is known only once the
+ * runs are in (its limits are the runs' observed quantiles): the pass keeps each run's running totals
+ * call by call (a few numbers a step), and a what-if reads the steps it replays back from the file.
+ */
+export class StepTee {
+  private fed: ReturnType<typeof newStepPass> | null = null;
+  private valid = true;
+  /** The run ids in the order their lines came, a run listed again when its lines resume after another's. */
+  private readonly runs: string[] = [];
+  /** The recorded price the pass re-prices at (JSON), or null for none; set at the first step, when the pass opens. */
+  private priceKey: string | null = null;
+  private readonly priceKeys = new WeakMap<Price, string>();
+  private readonly checked = new WeakSet<object>();
+  /** Whether buildReports took the pass (false: it read steps.jsonl, or has not asked yet). */
+  taken = false;
+
+  constructor(
+    private readonly dir: string,
+    readonly timezone: string | undefined,
+  ) {}
+
+  /** A line just written to steps.jsonl, as its record. */
+  step(r: StepRecord): void {
+    if (!this.valid) return;
+    const settings: unknown = r.settings;
+    if (typeof settings === 'object' && settings !== null && !this.checked.has(settings))
+      if (sameAsParsed(settings, this.checked)) this.checked.add(settings);
+    if (!fitsStepRecord(r) || !sameAsParsed(r, this.checked)) return this.drop();
+    const price = r.settings.price as Price | undefined;
+    if (typeof price !== 'object' || price === null) return this.drop();
+    const key = this.keyOf(price);
+    if (!this.fed) {
+      this.priceKey = key;
+      this.fed = newStepPass(this.dir, undefined, key === null ? [] : [price], false, this.timezone, true);
+    }
+    // Another recorded price: every run's steps would have had to be summed at it too, from the first.
+    else if (key !== null && key !== this.priceKey) return this.drop();
+    if (this.runs.at(-1) !== r.run_id) this.runs.push(r.run_id);
+    this.fed.feed(r);
+  }
+
+  /** Lines were cut back off steps.jsonl (a file skipped part-way): the pass holds steps the file no longer does. */
+  discard(): void {
+    this.drop();
+  }
+
+  /**
+   * The pass for a report of these runs (in plan order) re-priced at these prices (none but the
+   * recorded ones), when it is the one reading steps.jsonl would make, steps.csv committed; null
+   * otherwise, its steps.csv dropped. With `keepSteps` (a what-if), each run's replayed steps are read
+   * back from steps.jsonl. Taken once.
+   */
+  async take(
+    runOrder: readonly string[],
+    prices: readonly Price[],
+    keepSteps: boolean,
+    timezone: string | undefined,
+  ): Promise<StepPass | null> {
+    const fed = this.valid ? this.fed : null;
+    this.valid = false;
+    this.fed = null;
+    if (!fed) return null;
+    const keys = new Set(prices.map((p) => JSON.stringify(p)));
+    const check = new PlanOrderCheck(runOrder);
+    const same =
+      timezone === this.timezone &&
+      keys.size === (this.priceKey === null ? 0 : 1) &&
+      (this.priceKey === null || keys.has(this.priceKey)) &&
+      this.runs.every((id) => check.next(id));
+    if (!same) {
+      fed.csv.abandon();
+      return null;
+    }
+    fed.csv.commit();
+    this.taken = true;
+    if (keepSteps) fed.pass.byRun = await replayedSteps(resultFile(this.dir, 'steps'));
+    else {
+      fed.pass.cached.dropPrefixes();
+      fed.pass.repriced.dropPrefixes();
+    }
+    return fed.pass;
+  }
+
+  /** Drops the pass and its steps.csv (the report reads steps.jsonl instead, or none is built). */
+  drop(): void {
+    this.valid = false;
+    this.fed?.csv.abandon();
+    this.fed = null;
+  }
+
+  private keyOf(price: Price): string | null {
+    if (price.model === UNKNOWN_PRICE.model) return null;
+    let key = this.priceKeys.get(price);
+    if (key === undefined) this.priceKeys.set(price, (key = JSON.stringify(price)));
+    return key;
+  }
+}
+
+/** Each run's steps as a what-if replays them, read from steps.jsonl in file order (lines in plan order: a fed pass's). */
+async function replayedSteps(file: string): Promise<Map<string, ReplayedStep[]>> {
+  const byRun = new Map<string, ReplayedStep[]>();
+  for await (const line of readJsonlLines(file, stepLineParser())) {
+    if (!line.ok) continue;
+    const r = line.value as StepRecord;
+    const steps = byRun.get(r.run_id);
+    if (steps) steps.push(replayedStep(r));
+    else byRun.set(r.run_id, [replayedStep(r)]);
+  }
+  return byRun;
 }

@@ -10,7 +10,7 @@ import { AtifFileError, readAtifHeaders, readAtifSteps, type AtifItem } from './
 import type { AtifTrajectory } from './atif-schema.ts';
 import { scenarioOrder } from './exported.ts';
 import { AtifRunBuilder, modelOf, scenarioOf } from './from-atif.ts';
-import { identityOf, ImportSink, type ImportOutcome } from './import-sink.ts';
+import { identityOf, ImportSink, type ImportOutcome, type StepWatcher } from './import-sink.ts';
 import {
   forEachChunk,
   forEachJsonLine,
@@ -37,6 +37,8 @@ export interface ImportOptions {
   timezone?: string;
   /** Bounds on what is read at once (tests shrink them to show the import streams). */
   stream?: StreamOptions;
+  /** Takes each step line as it is written (the reports' step pass). */
+  steps?: StepWatcher;
 }
 
 /** The files under the given paths, and one line for each path that could not be searched. */
@@ -189,7 +191,7 @@ function fileError(file: string, e: unknown): string {
 
 /** Imports ATIF files into `dir` (which must not hold records yet). */
 export function importAtif(found: FoundFiles, dir: string, o: ImportOptions): ImportOutcome {
-  const sink = new ImportSink(dir);
+  const sink = new ImportSink(dir, o.steps);
   for (const line of found.unreadable) sink.skip(line);
   for (const file of found.files) importAtifFile(sink, file, o);
   return sink.finish('atif', found.files.length, o);
@@ -222,7 +224,7 @@ export function importTrajectories(
   dir: string,
   o: ImportOptions,
 ): ImportOutcome {
-  const sink = new ImportSink(dir);
+  const sink = new ImportSink(dir, o.steps);
   for (const t of trajectories) importOne(sink, t, t.session_id, o);
   return sink.finish(format, files, o);
 }
@@ -248,7 +250,7 @@ function forEachRecord(
 
 /** Imports message-list files (one conversation per record) into `dir`: a bad record is one line, the rest imports. */
 export function importMessages(found: FoundFiles, dir: string, f: MessagesFormat, o: ImportOptions): ImportOutcome {
-  const sink = new ImportSink(dir);
+  const sink = new ImportSink(dir, o.steps);
   for (const line of found.unreadable) sink.skip(line);
   const counter = new TokenCounter();
   const notes = new Set<string>();

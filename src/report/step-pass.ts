@@ -150,16 +150,14 @@ export function newStepPass(
   prices: readonly Price[],
   keepSteps: boolean,
   timezone: string | undefined,
-  /** Each run's running totals call by call (what a derived run's costs are read from): kept with the steps. */
-  keepPrefixes = keepSteps,
 ) {
   const pass: StepPass = {
     skipped: 0,
     byRun: keepSteps ? new Map() : null,
     points: new StepIndexAccumulator(),
     fit: new QuadraticFitAccumulator(),
-    cached: new CachedTokensEstimator(keepPrefixes),
-    repriced: new StepRepricer(prices, keepPrefixes),
+    cached: new CachedTokensEstimator(keepSteps),
+    repriced: new StepRepricer(prices, keepSteps),
     maxInput: new Map(),
     overruns: new Map(),
     sums: new StepSums(),
@@ -227,8 +225,8 @@ function sameAsParsed(v: unknown, checked: WeakSet<object>): boolean {
  * checkStepRecord, the runs' lines came in the final plan order, the recorded prices are the one the
  * pass re-priced at, and the report is built in the same time zone. Otherwise its steps.csv is
  * dropped and the file is read as for any report. Whether a what-if follows is known only once the
- * runs are in (its limits are the runs' observed quantiles): the pass keeps each run's running totals
- * call by call (a few numbers a step), and a what-if reads the steps it replays back from the file.
+ * runs are in (its limits are the runs' observed quantiles): the pass keeps nothing per step, and a
+ * what-if reads what it replays back from the file (replayFrom).
  */
 export class StepTee {
   private fed: ReturnType<typeof newStepPass> | null = null;
@@ -259,7 +257,7 @@ export class StepTee {
     const key = this.keyOf(price);
     if (!this.fed) {
       this.priceKey = key;
-      this.fed = newStepPass(this.dir, undefined, key === null ? [] : [price], false, this.timezone, true);
+      this.fed = newStepPass(this.dir, undefined, key === null ? [] : [price], false, this.timezone);
     }
     // Another recorded price: every run's steps would have had to be summed at it too, from the first.
     else if (key !== null && key !== this.priceKey) return this.drop();
@@ -301,11 +299,7 @@ export class StepTee {
     }
     fed.csv.commit();
     this.taken = true;
-    if (keepSteps) fed.pass.byRun = await replayedSteps(resultFile(this.dir, 'steps'));
-    else {
-      fed.pass.cached.dropPrefixes();
-      fed.pass.repriced.dropPrefixes();
-    }
+    if (keepSteps) await replayFrom(resultFile(this.dir, 'steps'), fed.pass, prices);
     return fed.pass;
   }
 
@@ -324,15 +318,22 @@ export class StepTee {
   }
 }
 
-/** Each run's steps as a what-if replays them, read from steps.jsonl in file order (lines in plan order: a fed pass's). */
-async function replayedSteps(file: string): Promise<Map<string, ReplayedStep[]>> {
+/**
+ * What a what-if reads beside the fed pass, read back from steps.jsonl in file order (plan order, as
+ * the pass was fed): each run's replayed steps, and its cached-token estimate and re-priced sums call
+ * by call, from the same records in the same order as a pass keeping them computes them.
+ */
+async function replayFrom(file: string, pass: StepPass, prices: readonly Price[]): Promise<void> {
   const byRun = new Map<string, ReplayedStep[]>();
+  const cached = new CachedTokensEstimator(true);
+  const repriced = new StepRepricer(prices, true);
   for await (const line of readJsonlLines(file, stepLineParser())) {
     if (!line.ok) continue;
     const r = line.value as StepRecord;
     const steps = byRun.get(r.run_id);
     if (steps) steps.push(replayedStep(r));
     else byRun.set(r.run_id, [replayedStep(r)]);
+    repriced.add(r, cached.add(r));
   }
-  return byRun;
+  Object.assign(pass, { byRun, cached, repriced });
 }

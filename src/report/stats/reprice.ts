@@ -19,13 +19,7 @@ export class CachedTokensEstimator {
   private readonly cached = new Map<string, number>();
   private readonly prefixes = new Map<string, number[]>();
 
-  constructor(private keepPrefixes = false) {}
-
-  /** No what-if after all: the running totals alone are kept, as if none had been kept (forPrefix throws). */
-  dropPrefixes(): void {
-    this.keepPrefixes = false;
-    this.prefixes.clear();
-  }
+  constructor(private readonly keepPrefixes = false) {}
 
   /** Adds a step (a run's steps in order); the input tokens of it a cache would read. */
   add(r: StepRecord): number {
@@ -120,7 +114,7 @@ export class StepRepricer {
 
   constructor(
     prices: readonly Price[],
-    private keepPrefixes = false,
+    private readonly keepPrefixes = false,
   ) {
     const byKey = new Map(prices.map((p) => [JSON.stringify(p), p]));
     this.prices = [...byKey.values()];
@@ -142,14 +136,6 @@ export class StepRepricer {
       run.sums[at + 2 * i + 1] = (last < 0 ? 0 : run.sums[last + 2 * i + 1]!) + tokensAt(p, s, cached);
     }
     run.calls++;
-  }
-
-  /** No what-if after all: each run's last call's sums alone are kept, as if no prefix had been (cost answers the same). */
-  dropPrefixes(): void {
-    if (!this.keepPrefixes) return;
-    const width = 2 * this.prices.length;
-    for (const run of this.byRun.values()) run.sums = run.sums.slice((run.calls - 1) * width, run.calls * width);
-    this.keepPrefixes = false;
   }
 
   /**

@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Price } from '../src/contracts/settings.ts';
 import { whatIfOf } from '../src/cli/report.ts';
 import { buildReports } from '../src/report/build.ts';
+import { csvLine, stepLines, stepRow } from '../src/report/render/csv.ts';
 import { StepTee } from '../src/report/step-pass.ts';
 import { importAtif, trajectoryFiles } from '../src/trajectories/import-dir.ts';
 import { benchInProcess } from './helpers/cli.ts';
@@ -185,5 +186,50 @@ describe('bench import with reports: the step pass fed as the steps are written'
     const flags = note![1]!.split(' ').flatMap((f) => ['--what-if', f]);
     expect((await benchInProcess(['report', copy, ...flags])).code).toBe(0);
     expect(differing(out, copy)).toEqual([]);
+  });
+});
+
+describe("steps.csv's lines", () => {
+  it('stepLines writes csvLine(stepRow(r)) byte for byte: quotes, commas, newlines, missing and odd fields, runs changing', () => {
+    const base = {
+      run_id: 'alpha_s1',
+      config_id: 'alpha imported:gpt-4o-mini',
+      scenario: 'alpha',
+      step: 1,
+      round: 0,
+      role: 'act',
+      call: 1,
+      input_tokens: 100,
+      output_tokens: 40,
+      cached_tokens: 0,
+      cum_input_tokens: 100,
+      cum_output_tokens: 40,
+      cost_usd: 0.000039,
+      cum_cost_usd: 0.000039,
+      latency_ms: 0,
+      elapsed_ms: 0,
+      retries: 0,
+      action: 'search',
+      fingerprint: 'search({"q":"s1"})',
+      error: null,
+      settings: {},
+    };
+    const odd: Array<Record<string, unknown>> = [
+      base,
+      {
+        ...base,
+        step: 2,
+        fingerprint: 'search({"q":"a, \\"b\\"\nc"})',
+        action: 'search|read',
+        error: 'said "no",\r\nthen',
+      },
+      { ...base, step: 3, action: null, fingerprint: null, error: null, withheld: true, cache_write_tokens: 7 },
+      { ...base, run_id: 'r,2', config_id: 'c "2"', scenario: 's\n2', reasoning_tokens: 3, cache_write_1h_tokens: 1 },
+      { ...base, run_id: 'r,2', cost_usd: 0.1 + 0.2, cum_cost_usd: 1e-7, latency_ms: undefined, round: NaN },
+      { run_id: 'bare', config_id: 'c', settings: base.settings },
+      { ...base, run_id: 'r3', retries: -0, input_tokens: 1e21 },
+    ];
+    const line = stepLines();
+    for (const r of odd) expect(line(r as never)).toBe(csvLine(stepRow(r as never)));
   });
 });

@@ -9,7 +9,7 @@ import { resultFile } from '../results/results-dir.ts';
 import { checkStepRecord, fitsStepRecord } from '../results/record-shape.ts';
 import { replayedStep, type ReplayedStep } from '../contracts/derived.ts';
 import { CsvFileWriter } from './render/csv-file.ts';
-import { stepRow } from './render/csv.ts';
+import { stepLines, stepRow } from './render/csv.ts';
 import { StepIndexAccumulator } from './stats/aggregate.ts';
 import { QuadraticFitAccumulator } from './stats/fit.ts';
 import { CachedTokensEstimator, costAt, overrunAt, StepRepricer } from './stats/reprice.ts';
@@ -166,6 +166,7 @@ export function newStepPass(
   // The report's price is one the repricer sums at: a step's re-priced running cost is its run's sum so far.
   const slot = price ? pass.repriced.slot(price)! : -1;
   const csv = new CsvFileWriter(resultFile(dir, 'stepsCsv'));
+  const line = stepLines();
   const feed = (r: StepRecord) => {
     if (pass.byRun?.has(r.run_id)) pass.byRun.get(r.run_id)!.push(replayedStep(r));
     else pass.byRun?.set(r.run_id, [replayedStep(r)]);
@@ -177,7 +178,7 @@ export function newStepPass(
       if (r.output_tokens > r.settings.max_output_tokens)
         pass.overruns.set(r.run_id, (pass.overruns.get(r.run_id) ?? 0) + overrunAt(price, r));
     }
-    csv.add(stepRow(priced));
+    csv.addLine(line(priced), () => stepRow(priced));
     // The cumulative-cost chart is in the report's prices, as every other cost it shows.
     pass.points.add(priced);
     // The quadratic finding is about the plain loop: a context strategy or critique calls bend the curve (the context report fits those per configuration).

@@ -11,14 +11,7 @@ import type { AtifTrajectory } from './atif-schema.ts';
 import { scenarioOrder } from './exported.ts';
 import { AtifRunBuilder, modelOf, scenarioOf } from './from-atif.ts';
 import { identityOf, ImportSink, type ImportOutcome, type StepWatcher } from './import-sink.ts';
-import {
-  forEachChunk,
-  forEachJsonLine,
-  isJsonLines,
-  JsonStreamError,
-  streamJsonFile,
-  type StreamOptions,
-} from './json-stream.ts';
+import { forEachJsonLine, isJsonLines, JsonStreamError, streamJsonFile, type StreamOptions } from './json-stream.ts';
 import { messagesTrajectory, type MessagesFormat } from './messages.ts';
 import { valueAt } from './chatlog.ts';
 import { TokenCounter } from '../meter/tokens.ts';
@@ -127,18 +120,13 @@ function commitRun(sink: ImportSink, label: string, builder: AtifRunBuilder, con
   sink.commit(as(run, id), config, notes);
 }
 
-/** A hash of a file's bytes, read in chunks: an ATIF trajectory's identity is its file's. */
-function fileIdentity(file: string): string {
-  const hash = createHash('sha256');
-  forEachChunk(file, (chunk) => hash.update(chunk));
-  return hash.digest('hex');
-}
-
 /** One ATIF file into the sink: every trajectory in it, or none (a bad file is skipped whole). */
 function importAtifFile(sink: ImportSink, file: string, o: ImportOptions): void {
   let items: AtifItem[];
+  // An ATIF trajectory's identity is its file's: a hash of its bytes, taken as the header pass reads them.
+  const hash = createHash('sha256');
   try {
-    items = readAtifHeaders(file, o.stream);
+    items = readAtifHeaders(file, { ...o.stream, chunk: (bytes) => hash.update(bytes) });
   } catch (e) {
     return sink.skip(fileError(file, e));
   }
@@ -152,7 +140,7 @@ function importAtifFile(sink: ImportSink, file: string, o: ImportOptions): void 
     if (open.has(i)) return open.get(i)!;
     const r = builderFor(sink, items[i]!, o, pending);
     // The same file given twice is one run; another file (or trajectory) under the same id is another trial.
-    identity ??= fileIdentity(file);
+    identity ??= hash.digest('hex');
     const id = sink.claim(r.builder.id, `${identity}:${i}`);
     const keep = id === null ? null : { ...r, id };
     open.set(i, keep);

@@ -1,5 +1,6 @@
 // The report's one pass over the steps: steps.csv written row by row and every per-step aggregate fed,
-// a step at a time in plan order. buildReports reads steps.jsonl for it (passSteps).
+// a step at a time in plan order. buildReports reads steps.jsonl for it (passSteps), or takes the pass
+// bench import fed as it wrote the file (StepTee) when that is the same pass.
 import path from 'node:path';
 import { readJsonlAt, readJsonlLines } from '../results/jsonl.ts';
 import { stepLineParser } from '../results/step-line.ts';

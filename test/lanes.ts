@@ -28,6 +28,7 @@ export const FAST: readonly string[] = [
   'import-agent-logs-lines.test.ts',
   'import-agent-logs-spend.test.ts',
   'import-bounded.test.ts',
+  'import-fed-report.test.ts',
   'intervals.test.ts',
   'jsonl.test.ts',
   'lanes.test.ts',

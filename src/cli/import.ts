@@ -237,58 +237,67 @@ export function registerImport(program: Command): void {
       const price = pricing(logs ? { ...o, pricing: o.pricing ?? dataPath('litellm-prices.json') } : o);
       const messages = o.format === 'messages' ? messagesFormat(o, price) : undefined;
       const outcomes = o.outcomes ? loadYamlFile(o.outcomes, Outcomes) : undefined;
-      const options = {
-        scenario: o.scenario,
-        price,
-        outcomes,
-        command: process.argv.slice(2),
-        ...(o.timezone !== undefined ? { timezone: o.timezone } : {}),
-      };
-      // Paths as given: skipped files are named as the user wrote them.
-      const done =
-        o.format === 'atif'
-          ? importAtif(trajectoryFiles(inputs), out, options)
-          : o.format === 'messages'
-            ? importMessages(trajectoryFiles(inputs, ['.jsonl', '.json']), out, messages!, options)
-            : o.format === 'otlp'
-              ? importOtlp(trajectoryFiles(inputs, ['.jsonl', '.json']), out, options)
-              : logs
-                ? importAgentLogs(o.format as LogFormat, trajectoryFiles(inputs, '.jsonl'), out, options)
-                : importChatLogs(inputs, o.groupBy!, out, options);
-      for (const line of done.skipped) console.error(`bench: skipped ${line}`);
-      for (const line of done.problems) console.error(`bench: ${line}`);
-      if (done.runs === 0)
-        throw new UsageError(
-          `nothing imported: ${done.skipped.length} file(s) or line(s) skipped, none held a valid ${{ atif: 'ATIF trajectory', chatlog: 'model call', messages: 'conversation', otlp: 'GenAI chat span', 'claude-code': 'Claude Code session with a model call', codex: 'Codex session with a model call' }[o.format as Format]}`,
-        );
-      for (const note of done.notes) console.error(`bench: note: ${note}`);
-      const skipped = done.skipped.length
-        ? `; ${done.skipped.length} ${{ atif: 'file(s)', chatlog: 'line(s)', messages: 'record(s) or file(s)', otlp: 'file(s), line(s), span(s) or trace(s)', 'claude-code': 'file(s) or line(s)', codex: 'file(s) or line(s)' }[o.format as Format]} skipped (each named above: file, line, field)`
-        : '';
-      const summary = `imported ${done.runs} run(s), ${done.steps} agent step(s)${skipped}`;
-      // Anything skipped is input lost: said in the exit code unless the user accepts it.
-      const incomplete = () => {
-        if (!done.skipped.length || o.skipBad) return;
-        console.error(
-          `bench: the import is incomplete: ${done.skipped.length} part(s) of the input were skipped (listed above); the rest is in ${out}. Exit 2; --skip-bad accepts the rest and exits 0`,
-        );
-        process.exitCode = 2;
-      };
-      if (!o.report) {
-        console.log(
-          o.json
-            ? JSON.stringify({ dir: out, runs: done.runs, steps: done.steps, skipped: done.skipped.length })
-            : `${summary}; records in ${out} (reports: bench report ${out})`,
-        );
-        return incomplete();
+      // The reports' step pass, fed as each step line is written: steps.jsonl is not read back for it.
+      const tee = o.report ? new (await import('../report/step-pass.ts')).StepTee(out, o.timezone) : undefined;
+      try {
+        const options = {
+          scenario: o.scenario,
+          price,
+          outcomes,
+          command: process.argv.slice(2),
+          ...(o.timezone !== undefined ? { timezone: o.timezone } : {}),
+          ...(tee ? { steps: tee } : {}),
+        };
+        // Paths as given: skipped files are named as the user wrote them.
+        const done =
+          o.format === 'atif'
+            ? importAtif(trajectoryFiles(inputs), out, options)
+            : o.format === 'messages'
+              ? importMessages(trajectoryFiles(inputs, ['.jsonl', '.json']), out, messages!, options)
+              : o.format === 'otlp'
+                ? importOtlp(trajectoryFiles(inputs, ['.jsonl', '.json']), out, options)
+                : logs
+                  ? importAgentLogs(o.format as LogFormat, trajectoryFiles(inputs, '.jsonl'), out, options)
+                  : importChatLogs(inputs, o.groupBy!, out, options);
+        for (const line of done.skipped) console.error(`bench: skipped ${line}`);
+        for (const line of done.problems) console.error(`bench: ${line}`);
+        if (done.runs === 0)
+          throw new UsageError(
+            `nothing imported: ${done.skipped.length} file(s) or line(s) skipped, none held a valid ${{ atif: 'ATIF trajectory', chatlog: 'model call', messages: 'conversation', otlp: 'GenAI chat span', 'claude-code': 'Claude Code session with a model call', codex: 'Codex session with a model call' }[o.format as Format]}`,
+          );
+        for (const note of done.notes) console.error(`bench: note: ${note}`);
+        const skipped = done.skipped.length
+          ? `; ${done.skipped.length} ${{ atif: 'file(s)', chatlog: 'line(s)', messages: 'record(s) or file(s)', otlp: 'file(s), line(s), span(s) or trace(s)', 'claude-code': 'file(s) or line(s)', codex: 'file(s) or line(s)' }[o.format as Format]} skipped (each named above: file, line, field)`
+          : '';
+        const summary = `imported ${done.runs} run(s), ${done.steps} agent step(s)${skipped}`;
+        // Anything skipped is input lost: said in the exit code unless the user accepts it.
+        const incomplete = () => {
+          if (!done.skipped.length || o.skipBad) return;
+          console.error(
+            `bench: the import is incomplete: ${done.skipped.length} part(s) of the input were skipped (listed above); the rest is in ${out}. Exit 2; --skip-bad accepts the rest and exits 0`,
+          );
+          process.exitCode = 2;
+        };
+        if (!o.report) {
+          console.log(
+            o.json
+              ? JSON.stringify({ dir: out, runs: done.runs, steps: done.steps, skipped: done.skipped.length })
+              : `${summary}; records in ${out} (reports: bench report ${out})`,
+          );
+          return incomplete();
+        }
+        const whatIf =
+          o.whatIf === false ? undefined : o.whatIf ? whatIfOf(o.whatIf) : await observedWhatIf(out, o.json);
+        // Loaded here so flag errors (and every other command) do not wait for vega and resvg to load.
+        const { buildReports } = await import('../report/build.ts');
+        const built = await buildReports(out, { whatIf, ...(tee ? { fed: tee } : {}) });
+        if (!o.json) console.log(summary);
+        printSummary(built, { json: o.json, dir: out });
+        incomplete();
+      } finally {
+        // Any way out before the reports took it (nothing imported, an error): its steps.csv is not left half-written.
+        tee?.drop();
       }
-      const whatIf = o.whatIf === false ? undefined : o.whatIf ? whatIfOf(o.whatIf) : await observedWhatIf(out, o.json);
-      // Loaded here so flag errors (and every other command) do not wait for vega and resvg to load.
-      const { buildReports } = await import('../report/build.ts');
-      const built = await buildReports(out, { whatIf });
-      if (!o.json) console.log(summary);
-      printSummary(built, { json: o.json, dir: out });
-      incomplete();
     });
 }
 

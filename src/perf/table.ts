@@ -87,7 +87,7 @@ export function importRows(r: ImportBenchResult): TargetRow[] {
     row({
       target: `14. import with reports: peak RSS`,
       unit: (x) => `${f(x)} MB`,
-      detail: `that import in a child process: steps.jsonl is read once as a stream (its lines are in plan order; out of order, twice); what is held is each run's facts, per-step-index sums as columns, and, for the what-if, the replayed part of each step.`,
+      detail: `that import in a child process: the reports' step pass is fed as the import writes steps.jsonl (read back only for a what-if's replayed steps, or whole when its lines are out of plan order); what is held is each run's facts, per-step-index sums as columns, and, for a what-if, the replayed part of each step.`,
       value: r.reported.peakRssMb,
       limit: IMPORT_TARGET.reportedPeakRssMb,
       at: 'most',

@@ -4,15 +4,14 @@
 // (data/load-runs.ts), its whole records read again only to write them out: memory stays low for large sweeps.
 import fs from 'node:fs';
 import path from 'node:path';
-import { readJsonlAt, readJsonlLines } from '../results/jsonl.ts';
-import { stepLineParser } from '../results/step-line.ts';
 import { readMetaChecked } from '../results/meta.ts';
-import type { RunFacts, RunRecord, StepRecord } from '../contracts/records.ts';
+import type { RunFacts, RunRecord } from '../contracts/records.ts';
 import { UNKNOWN_PRICE, type Price } from '../contracts/settings.ts';
 import { resultFile } from '../results/results-dir.ts';
 import { writeFileAtomic } from '../results/atomic.ts';
 import { CsvFileWriter, writeCsvFile } from './render/csv-file.ts';
-import { naturalOrder, StepIndexAccumulator, summarizeConfigs, type ConfigSummary } from './stats/aggregate.ts';
+import { passSteps, type StepPass, type StepTee } from './step-pass.ts';
+import { naturalOrder, summarizeConfigs, type ConfigSummary } from './stats/aggregate.ts';
 import { buildCharts } from './charts/charts.ts';
 import { configColours } from './charts/colours.ts';
 import {
@@ -24,36 +23,25 @@ import {
   runRow,
   savingRow,
   stepIndexRow,
-  stepRow,
   summaryRow,
   toCsv,
 } from './render/csv.ts';
 import { findings } from './findings/findings.ts';
 import { overrunFindings } from './findings/overruns.ts';
 import { ratioTable, stepLimitSavings } from './stats/step-limits.ts';
-import { QuadraticFitAccumulator } from './stats/fit.ts';
 import { MAX_RUN_ROWS, renderHtml } from './render/html.ts';
 import { loadRuns, wholeRecords, type DuplicateRun, type LoadedRun } from './data/load-runs.ts';
-import { checkRunsAgainstSteps, StepSums } from './data/run-steps.ts';
-import { checkStepRecord } from '../results/record-shape.ts';
+import { checkRunsAgainstSteps } from './data/run-steps.ts';
 import { loopReports } from './loop-reports.ts';
 import { renderMarkdown } from './render/markdown.ts';
 import { svgToPng, toSvg } from './render/chart-images.ts';
 import type { ReportData } from './render/report-data.ts';
-import {
-  CachedTokensEstimator,
-  repriceAll,
-  repriceRuns,
-  costAt,
-  overrunAt,
-  StepRepricer,
-  type StepCosts,
-} from './stats/reprice.ts';
+import { repriceAll, repriceRuns, type StepCosts } from './stats/reprice.ts';
 import { DEFAULT_VOLUMES, projectVolumes, type Volume } from './stats/volume.ts';
 import { chosenVolume } from './findings/findings.ts';
 import { configEconomics, type ConfigEconomics } from './stats/economics.ts';
 import { recommendLimits } from './findings/decision.ts';
-import { replayedStep, type DeriveRuns, type ReplayedStep, type WhatIfOutcome } from '../contracts/derived.ts';
+import type { DeriveRuns, WhatIfOutcome } from '../contracts/derived.ts';
 import { chartPricing, describePricing } from './render/report-data.ts';
 import { constraintRows, longestRoundLimit, roleRows, roundRows } from './stats/taskqueue.ts';
 import { queueLengthChart } from './charts/taskqueue.ts';
@@ -61,7 +49,7 @@ import { detectorRows } from './stats/detectors.ts';
 import { detectorFindings } from './findings/detectors.ts';
 import { precisionOutcomes, type PrecisionOutcome } from './stats/precision.ts';
 import { estimatedModels } from '../meter/token-estimate.ts';
-import { SpendAccumulator, type Spend } from './stats/spend.ts';
+import type { Spend } from './stats/spend.ts';
 
 export interface BuildOptions {
   /** Prices for the re-pricing table (default: the report's prices). */
@@ -74,6 +62,8 @@ export interface BuildOptions {
   volumes?: Volume[];
   /** The time zone the spend-by-day table takes days in (an IANA name; default UTC). */
   timezone?: string;
+  /** The step pass bench import fed as it wrote steps.jsonl: taken instead of reading the file when it is the same pass. */
+  fed?: StepTee;
 }
 
 export interface BuiltReports {
@@ -99,179 +89,6 @@ export interface BuiltReports {
   sampling: PrecisionOutcome[];
   /** Every file written, relative to the results directory. */
   files: string[];
-}
-
-interface StepPass {
-  skipped: number;
-  /** Each run's steps in call order, the part a what-if replays, kept only for one. */
-  byRun: Map<string, ReplayedStep[]> | null;
-  points: StepIndexAccumulator;
-  fit: QuadraticFitAccumulator;
-  cached: CachedTokensEstimator;
-  /** Each run's steps at the prices the report re-prices at, summed call by call (a long-context tier is a call's). */
-  repriced: StepRepricer;
-  /** Largest single-call input per configuration (the context report's 'largest prompt'). */
-  maxInput: Map<string, number>;
-  /** Per run, what its output beyond max_output_tokens cost at the report's price (re-priced reports only). */
-  overruns: Map<string, number>;
-  /** Each run's steps added up, as recorded: its run record is checked against them. */
-  sums: StepSums;
-  /** The calls that carry their time, per day and per model, in the report's prices. */
-  spend: SpendAccumulator;
-}
-
-/**
- * Whether lines read in file order already come in the order the reports read them: each run's
- * lines together, the planned runs in plan order, then runs without a record in the order they
- * appear. An import writes its runs one after the other, so its steps.jsonl usually does.
- */
-class PlanOrderCheck {
-  /** Each planned run's place in the plan (its first, should a run id repeat). */
-  private readonly position = new Map<string, number>();
-  private current: string | undefined;
-  /** The current run's place in the plan; past every place once the runs without a record begin. */
-  private at = -1;
-  /** Runs whose lines are over: one of their lines now would be out of order. */
-  private readonly over = new Set<string>();
-
-  constructor(runOrder: readonly string[]) {
-    runOrder.forEach((id, i) => {
-      if (!this.position.has(id)) this.position.set(id, i);
-    });
-  }
-
-  /** Whether a line of run `id`, next in the file, is next in plan order too. */
-  next(id: string): boolean {
-    if (id === this.current) return true;
-    if (this.over.has(id)) return false;
-    const p = this.position.get(id) ?? Infinity;
-    // A planned run after a later one, or after the runs without a record, is out of order.
-    if (p < this.at) return false;
-    this.at = p;
-    if (this.current !== undefined) this.over.add(this.current);
-    this.current = id;
-    return true;
-  }
-}
-
-/**
- * steps.jsonl read once in file order, streaming steps.csv out row by row and feeding every per-step
- * aggregate, as long as the file order is plan order (PlanOrderCheck). Otherwise (lines arrive in
- * completion order, which concurrency and worker threads change) that pass only notes where each
- * run's lines are (a few numbers per line), and a second pass reads them again run by run in plan
- * order: read in plan order, the same records always give the same bytes.
- */
-async function passSteps(
-  dir: string,
-  runOrder: readonly string[],
-  price: Price | undefined,
-  prices: readonly Price[],
-  keepSteps: boolean,
-  timezone: string | undefined,
-): Promise<StepPass> {
-  const file = resultFile(dir, 'steps');
-  // run id → [offset, bytes, offset, bytes, …] of its lines, in file order (a run's own steps are written in order).
-  const places = new Map<string, number[]>();
-  const check = new PlanOrderCheck(runOrder);
-  let skipped = 0;
-  let first: { pass: StepPass; csv: CsvFileWriter; feed: (r: StepRecord) => void } | null = newStepPass(
-    dir,
-    price,
-    prices,
-    keepSteps,
-    timezone,
-  );
-  try {
-    for await (const line of readJsonlLines(file, stepLineParser())) {
-      if (!line.ok) {
-        skipped++;
-        continue;
-      }
-      checkStepRecord(path.basename(file), line.line, line.value);
-      const r = line.value as StepRecord;
-      let at = places.get(r.run_id);
-      if (!at) places.set(r.run_id, (at = []));
-      at.push(line.offset, line.bytes);
-      if (!first) continue;
-      if (check.next(r.run_id)) first.feed(r);
-      else {
-        first.csv.abandon();
-        first = null;
-      }
-    }
-  } catch (e) {
-    first?.csv.abandon();
-    throw e;
-  }
-  if (first) {
-    first.csv.commit();
-    first.pass.skipped = skipped;
-    return first.pass;
-  }
-  // Runs without a record (a crash cut them off) follow the planned ones, in the order they appear.
-  const order = [...new Set([...runOrder.filter((id) => places.has(id)), ...places.keys()])];
-  function* inOrder() {
-    for (const id of order) {
-      const at = places.get(id)!;
-      for (let i = 0; i < at.length; i += 2) yield { offset: at[i]!, bytes: at[i + 1]! };
-    }
-  }
-  const second = newStepPass(dir, price, prices, keepSteps, timezone);
-  try {
-    for (const value of readJsonlAt(file, inOrder(), stepLineParser())) second.feed(value as StepRecord);
-  } catch (e) {
-    second.csv.abandon();
-    throw e;
-  }
-  second.csv.commit();
-  second.pass.skipped = skipped;
-  return second.pass;
-}
-
-/** Empty aggregates, steps.csv opened, and what each step read in plan order feeds them. */
-function newStepPass(
-  dir: string,
-  price: Price | undefined,
-  prices: readonly Price[],
-  keepSteps: boolean,
-  timezone: string | undefined,
-) {
-  const pass: StepPass = {
-    skipped: 0,
-    byRun: keepSteps ? new Map() : null,
-    points: new StepIndexAccumulator(),
-    fit: new QuadraticFitAccumulator(),
-    cached: new CachedTokensEstimator(keepSteps),
-    repriced: new StepRepricer(prices, keepSteps),
-    maxInput: new Map(),
-    overruns: new Map(),
-    sums: new StepSums(),
-    spend: new SpendAccumulator(timezone),
-  };
-  // The report's price is one the repricer sums at: a step's re-priced running cost is its run's sum so far.
-  const slot = price ? pass.repriced.slot(price)! : -1;
-  const csv = new CsvFileWriter(resultFile(dir, 'stepsCsv'));
-  const feed = (r: StepRecord) => {
-    if (pass.byRun?.has(r.run_id)) pass.byRun.get(r.run_id)!.push(replayedStep(r));
-    else pass.byRun?.set(r.run_id, [replayedStep(r)]);
-    pass.repriced.add(r, pass.cached.add(r));
-    let priced = r;
-    if (price) {
-      const cumulative = pass.repriced.soFar(r.run_id, slot, Boolean(r.settings.prompt_cache));
-      priced = { ...r, cost_usd: costAt(price, r), cum_cost_usd: cumulative };
-      if (r.output_tokens > r.settings.max_output_tokens)
-        pass.overruns.set(r.run_id, (pass.overruns.get(r.run_id) ?? 0) + overrunAt(price, r));
-    }
-    csv.add(stepRow(priced));
-    // The cumulative-cost chart is in the report's prices, as every other cost it shows.
-    pass.points.add(priced);
-    // The quadratic finding is about the plain loop: a context strategy or critique calls bend the curve (the context report fits those per configuration).
-    if (r.settings.context === 'full' && r.settings.reflection === 'off') pass.fit.addStep(r);
-    pass.maxInput.set(r.config_id, Math.max(pass.maxInput.get(r.config_id) ?? 0, r.input_tokens));
-    pass.sums.add(r);
-    pass.spend.add(priced);
-  };
-  return { pass, csv, feed };
 }
 
 /** Derived runs, one row each, next to runs.csv. */
@@ -310,14 +127,14 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   inPlanOrder(runs, meta?.scenarios ?? []);
   // The re-pricing table's prices and the report's, each run re-priced step by step as its steps are read.
   const tablePrices = o.priceAs ?? (o.price ? [o.price] : recordedPrices(runs));
-  const steps = await passSteps(
-    dir,
-    runs.map((r) => r.run_id),
-    o.price,
-    [...(o.price ? [o.price] : []), ...tablePrices],
-    Boolean(o.whatIf),
-    o.timezone ?? meta?.imported?.timezone,
-  );
+  const runOrder = runs.map((r) => r.run_id);
+  const prices = [...(o.price ? [o.price] : []), ...tablePrices];
+  const timezone = o.timezone ?? meta?.imported?.timezone;
+  // The fed pass priced nothing at a report price: one re-priced at --price-model reads the file.
+  if (o.price) o.fed?.drop();
+  const steps =
+    (o.price ? null : await o.fed?.take(runOrder, prices, Boolean(o.whatIf), timezone)) ??
+    (await passSteps(dir, runOrder, o.price, prices, Boolean(o.whatIf), timezone));
   checkRunsAgainstSteps(path.basename(runsFile), runs, steps.sums);
   const whatIf = o.whatIf ? o.whatIf([...wholeRecords(runsFile, runs)], (id) => steps.byRun!.get(id) ?? []) : null;
   steps.byRun = null;

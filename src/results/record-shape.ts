@@ -128,5 +128,7 @@ function check(name: string, line: number, value: unknown, fields: readonly Fiel
 
 export const checkStepRecord = (name: string, line: number, value: unknown) =>
   check(name, line, value, STEP_FIELDS, 'step');
+/** Whether checkStepRecord would pass the value (a step pass fed as the lines are written checks what reading them would). */
+export const fitsStepRecord = (value: unknown) => firstWrong(value, STEP_FIELDS) === null;
 export const checkRunRecord = (name: string, line: number, value: unknown) =>
   check(name, line, value, RUN_FIELDS, 'run');

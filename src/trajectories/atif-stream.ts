@@ -36,6 +36,10 @@ class Items {
   }
 }
 
+/** An agent field naming its model: the model a run is priced and named by, whatever its steps name (modelOf). */
+const namesModel = (agent: unknown) =>
+  isObject(agent) && typeof agent.model_name === 'string' && agent.model_name !== '';
+
 /** Pass 1: each trajectory's header, validated. Throws AtifFileError (or JsonStreamError: not JSON). */
 export function readAtifHeaders(file: string, o: StreamOptions = {}): AtifItem[] {
   const items = new Items();
@@ -53,8 +57,13 @@ export function readAtifHeaders(file: string, o: StreamOptions = {}): AtifItem[]
         return 'walk';
       }
       if (at.rest.length === 1 && at.rest[0] === 'steps' && kind === 'array') return 'walk';
-      // A step is parsed here only while a model name is still wanted from one.
-      if (at.rest.length === 2 && at.rest[0] === 'steps') return firstStepModel === null ? 'read' : 'skip';
+      // A step is parsed here only while a model name is still wanted from one: none yet, and the agent (when
+      // it comes before the steps) names none. A step skipped is counted here, one read where it is read.
+      if (at.rest.length === 2 && at.rest[0] === 'steps') {
+        if (firstStepModel === null && !namesModel(fields.agent)) return 'read';
+        steps++;
+        return 'skip';
+      }
       return 'read';
     },
     value(path, value) {

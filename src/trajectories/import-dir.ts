@@ -10,15 +10,8 @@ import { AtifFileError, readAtifHeaders, readAtifSteps, type AtifItem } from './
 import type { AtifTrajectory } from './atif-schema.ts';
 import { scenarioOrder } from './exported.ts';
 import { AtifRunBuilder, modelOf, scenarioOf } from './from-atif.ts';
-import { identityOf, ImportSink, type ImportOutcome } from './import-sink.ts';
-import {
-  forEachChunk,
-  forEachJsonLine,
-  isJsonLines,
-  JsonStreamError,
-  streamJsonFile,
-  type StreamOptions,
-} from './json-stream.ts';
+import { identityOf, ImportSink, type ImportOutcome, type StepWatcher } from './import-sink.ts';
+import { forEachJsonLine, isJsonLines, JsonStreamError, streamJsonFile, type StreamOptions } from './json-stream.ts';
 import { messagesTrajectory, type MessagesFormat } from './messages.ts';
 import { valueAt } from './chatlog.ts';
 import { TokenCounter } from '../meter/tokens.ts';
@@ -37,6 +30,8 @@ export interface ImportOptions {
   timezone?: string;
   /** Bounds on what is read at once (tests shrink them to show the import streams). */
   stream?: StreamOptions;
+  /** Takes each step line as it is written (the reports' step pass). */
+  steps?: StepWatcher;
 }
 
 /** The files under the given paths, and one line for each path that could not be searched. */
@@ -125,18 +120,13 @@ function commitRun(sink: ImportSink, label: string, builder: AtifRunBuilder, con
   sink.commit(as(run, id), config, notes);
 }
 
-/** A hash of a file's bytes, read in chunks: an ATIF trajectory's identity is its file's. */
-function fileIdentity(file: string): string {
-  const hash = createHash('sha256');
-  forEachChunk(file, (chunk) => hash.update(chunk));
-  return hash.digest('hex');
-}
-
 /** One ATIF file into the sink: every trajectory in it, or none (a bad file is skipped whole). */
 function importAtifFile(sink: ImportSink, file: string, o: ImportOptions): void {
   let items: AtifItem[];
+  // An ATIF trajectory's identity is its file's: a hash of its bytes, taken as the header pass reads them.
+  const hash = createHash('sha256');
   try {
-    items = readAtifHeaders(file, o.stream);
+    items = readAtifHeaders(file, { ...o.stream, chunk: (bytes) => hash.update(bytes) });
   } catch (e) {
     return sink.skip(fileError(file, e));
   }
@@ -150,7 +140,7 @@ function importAtifFile(sink: ImportSink, file: string, o: ImportOptions): void 
     if (open.has(i)) return open.get(i)!;
     const r = builderFor(sink, items[i]!, o, pending);
     // The same file given twice is one run; another file (or trajectory) under the same id is another trial.
-    identity ??= fileIdentity(file);
+    identity ??= hash.digest('hex');
     const id = sink.claim(r.builder.id, `${identity}:${i}`);
     const keep = id === null ? null : { ...r, id };
     open.set(i, keep);
@@ -189,7 +179,7 @@ function fileError(file: string, e: unknown): string {
 
 /** Imports ATIF files into `dir` (which must not hold records yet). */
 export function importAtif(found: FoundFiles, dir: string, o: ImportOptions): ImportOutcome {
-  const sink = new ImportSink(dir);
+  const sink = new ImportSink(dir, o.steps);
   for (const line of found.unreadable) sink.skip(line);
   for (const file of found.files) importAtifFile(sink, file, o);
   return sink.finish('atif', found.files.length, o);
@@ -222,7 +212,7 @@ export function importTrajectories(
   dir: string,
   o: ImportOptions,
 ): ImportOutcome {
-  const sink = new ImportSink(dir);
+  const sink = new ImportSink(dir, o.steps);
   for (const t of trajectories) importOne(sink, t, t.session_id, o);
   return sink.finish(format, files, o);
 }
@@ -248,7 +238,7 @@ function forEachRecord(
 
 /** Imports message-list files (one conversation per record) into `dir`: a bad record is one line, the rest imports. */
 export function importMessages(found: FoundFiles, dir: string, f: MessagesFormat, o: ImportOptions): ImportOutcome {
-  const sink = new ImportSink(dir);
+  const sink = new ImportSink(dir, o.steps);
   for (const line of found.unreadable) sink.skip(line);
   const counter = new TokenCounter();
   const notes = new Set<string>();

@@ -37,6 +37,15 @@ export interface RunMark {
   lines: number;
 }
 
+/**
+ * Who else takes each step line as it is written (bench import's reports, their step pass fed without
+ * reading steps.jsonl back), and is told when lines are cut back off.
+ */
+export interface StepWatcher {
+  step(s: StepRecord): void;
+  discard(): void;
+}
+
 export class ImportSink {
   private readonly steps: JsonlWriter;
   private readonly runs: JsonlWriter;
@@ -58,7 +67,10 @@ export class ImportSink {
   private runCount = 0;
   private stepCount = 0;
 
-  constructor(private readonly dir: string) {
+  constructor(
+    private readonly dir: string,
+    private readonly watcher?: StepWatcher,
+  ) {
     fs.mkdirSync(dir, { recursive: true });
     for (const f of [FILES.steps, FILES.runs]) fs.rmSync(path.join(dir, f), { force: true });
     this.steps = new JsonlWriter(resultFile(dir, 'steps'));
@@ -115,6 +127,7 @@ export class ImportSink {
   step(s: StepRecord): void {
     this.steps.writeLine(stepLine(s));
     this.stepCount++;
+    this.watcher?.step(s);
   }
 
   /** The run is complete: its record is written and counted. */
@@ -135,6 +148,7 @@ export class ImportSink {
     this.steps.flush();
     fs.truncateSync(this.steps.file, mark.bytes);
     this.stepCount = mark.lines;
+    this.watcher?.discard();
   }
 
   skip(line: string): void {

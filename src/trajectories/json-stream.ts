@@ -76,6 +76,8 @@ interface Capture {
 
 export interface StreamOptions {
   maxMemberBytes?: number;
+  /** Each chunk of the file's bytes as it is read, before it is scanned (a hash of the file taken on the way). */
+  chunk?: (bytes: Buffer) => void;
 }
 
 /** Streams `file` through `visitor`; throws JsonStreamError (not JSON) or the visitor's own errors. */
@@ -88,6 +90,7 @@ export function streamJsonFile(file: string, visitor: JsonVisitor, o: StreamOpti
       const chunk = Buffer.allocUnsafe(CHUNK);
       const n = fs.readSync(fd, chunk, 0, CHUNK, null);
       if (n === 0) break;
+      o.chunk?.(chunk.subarray(0, n));
       scanner.feed(chunk.subarray(0, n));
     }
     scanner.end();
@@ -381,19 +384,6 @@ export function forEachJsonLine(
     }
     each(v, `${file}:${n}`);
   });
-}
-
-/** Each chunk of a regular file's bytes, in order (a view valid only during the call). */
-export function forEachChunk(file: string, each: (chunk: Buffer) => void): void {
-  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
-  try {
-    if (!fs.fstatSync(fd).isFile()) throw new JsonStreamError(0, 'not a regular file');
-    const chunk = Buffer.allocUnsafe(CHUNK);
-    for (let got = fs.readSync(fd, chunk, 0, CHUNK, null); got > 0; got = fs.readSync(fd, chunk, 0, CHUNK, null))
-      each(chunk.subarray(0, got));
-  } finally {
-    fs.closeSync(fd);
-  }
 }
 
 /** How forEachLine treats a line it cannot hand on (default: a line too long fails the file). */

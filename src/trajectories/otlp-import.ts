@@ -124,7 +124,7 @@ const bucketOf = (trace: string) => createHash('md5').update(trace).digest()[0]!
 
 /** Imports OTLP/JSON files into `dir` (which must not hold records yet). */
 export function importOtlp(found: FoundFiles, dir: string, o: ImportOptions): ImportOutcome {
-  const sink = new ImportSink(dir);
+  const sink = new ImportSink(dir, o.steps);
   for (const line of found.unreadable) sink.skip(line);
   const spill = fs.mkdtempSync(path.join(dir, '.otlp-spans-'));
   try {

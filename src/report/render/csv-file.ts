@@ -37,6 +37,13 @@ export class CsvFileWriter {
     this.lines.writeLine(csvLine(row));
   }
 
+  /** A line made already (`csvLine(row)`); `header` gives its row, for the header line before the first. */
+  addLine(line: string, header: () => Record<string, unknown>): void {
+    if (this.header) this.lines.writeLine(csvLine(header(), true));
+    this.header = false;
+    this.lines.writeLine(line);
+  }
+
   commit(): void {
     this.lines.flush();
     this.out.commit();

@@ -76,6 +76,30 @@ export function stepRow(r: StepRecord): Record<string, unknown> {
   };
 }
 
+/** A run's steps share these strings: each quoted (or not) once, not once a step. */
+class LastField {
+  private raw: unknown;
+  private field = '';
+  of(v: unknown): string {
+    if (v !== this.raw || this.raw === undefined) {
+      this.raw = v;
+      this.field = csvField(v);
+    }
+    return this.field;
+  }
+}
+
+/**
+ * steps.csv's lines: `csvLine(stepRow(r))` byte for byte (a test holds it to that), without building
+ * the row: a million-step report writes a million of them.
+ */
+export function stepLines(): (r: StepRecord) => string {
+  const [run, config, scenario] = [new LastField(), new LastField(), new LastField()];
+  const f = csvField;
+  return (r) =>
+    `${run.of(r.run_id)},${config.of(r.config_id)},${scenario.of(r.scenario)},${f(r.step)},${f(r.round)},${f(r.role)},${f(r.call)},${f(r.input_tokens)},${f(r.output_tokens)},${f(r.cached_tokens)},${f(r.cache_write_tokens ?? 0)},${f(r.cache_write_1h_tokens ?? 0)},${f(r.reasoning_tokens ?? 0)},${f(r.cum_input_tokens)},${f(r.cum_output_tokens)},${f(r.cost_usd)},${f(r.cum_cost_usd)},${f(r.latency_ms)},${f(r.elapsed_ms)},${f(r.retries)},${f(r.action ?? '')},${f(r.fingerprint ?? '')},${f(r.error ?? '')},${r.withheld ? 'yes' : ''}\n`;
+}
+
 export function runRow(r: RunRecord): Record<string, unknown> {
   return {
     run_id: r.run_id,

@@ -167,7 +167,7 @@ function priceOf(o: ImportOptions, model: string) {
 
 /** Imports coding-agent session logs into `dir` (which must not hold records yet). */
 export function importAgentLogs(format: LogFormat, found: FoundFiles, dir: string, o: ImportOptions): ImportOutcome {
-  const sink = new ImportSink(dir);
+  const sink = new ImportSink(dir, o.steps);
   for (const line of found.unreadable) sink.skip(line);
   const counted = new CountedIds();
   const state = { pending: new Map<string, number>(), empty: 0 };

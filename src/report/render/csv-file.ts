@@ -32,9 +32,7 @@ export class CsvFileWriter {
 
   /** The first row also writes the header (its keys); no rows, an empty file, as toCsv gives. */
   add(row: Record<string, unknown>): void {
-    if (this.header) this.lines.writeLine(csvLine(row, true));
-    this.header = false;
-    this.lines.writeLine(csvLine(row));
+    this.addLine(csvLine(row), () => row);
   }
 
   /** A line made already (`csvLine(row)`); `header` gives its row, for the header line before the first. */

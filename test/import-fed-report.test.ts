@@ -109,13 +109,13 @@ function copyOf(dir: string): string {
 }
 
 /** Imports `dir` with its reports as bench import does, then rebuilds them from the records in a copy, as bench report does. */
-async function importThenRebuild(dir: string, whatIf: string[] | undefined) {
-  const out = path.join(tmp, `${path.basename(dir)}-${whatIf ? 'whatif' : 'plain'}`);
+async function importThenRebuild(dir: string, whatIf: string[] | undefined, price?: Price) {
+  const out = path.join(tmp, `${path.basename(dir)}-${whatIf ? 'whatif' : 'plain'}${price ? `-${price.model}` : ''}`);
   const tee = new StepTee(out, undefined);
   const done = importAtif(trajectoryFiles([dir]), out, { command: ['import'], price: priceOf, steps: tee });
-  const imported = await buildReports(out, { whatIf: whatIfOf(whatIf), fed: tee });
+  const imported = await buildReports(out, { whatIf: whatIfOf(whatIf), fed: tee, ...(price ? { price } : {}) });
   const copy = copyOf(out);
-  const rebuilt = await buildReports(copy, { whatIf: whatIfOf(whatIf) });
+  const rebuilt = await buildReports(copy, { whatIf: whatIfOf(whatIf), ...(price ? { price } : {}) });
   return { done, taken: tee.taken, imported, rebuilt, out, copy };
 }
 
@@ -174,6 +174,15 @@ describe('bench import with reports: the step pass fed as the steps are written'
       expect(r.taken).toBe(false);
       expect(differing(r.out, r.copy)).toEqual([]);
     });
+
+  // The pass was fed at the recorded prices only: a report re-priced (--price-model) must read the file, even at the recorded price.
+  it('is not taken for a report re-priced at a price of its own, to the same reports', async () => {
+    const r = await importThenRebuild(inOrder, ['steps=2,4'], MINI);
+    expect(r.done.runs).toBe(4);
+    expect(r.taken).toBe(false);
+    expect(differing(r.out, r.copy)).toEqual([]);
+    expect(r.imported.pricing).toEqual(r.rebuilt.pricing);
+  });
 
   it('bench import builds the reports bench report builds from its records (the default what-if)', async () => {
     const out = path.join(tmp, 'cli');

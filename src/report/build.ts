@@ -130,10 +130,8 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
   const runOrder = runs.map((r) => r.run_id);
   const prices = [...(o.price ? [o.price] : []), ...tablePrices];
   const timezone = o.timezone ?? meta?.imported?.timezone;
-  // The fed pass priced nothing at a report price: one re-priced at --price-model reads the file.
-  if (o.price) o.fed?.drop();
   const steps =
-    (o.price ? null : await o.fed?.take(runOrder, prices, Boolean(o.whatIf), timezone)) ??
+    (await o.fed?.take(runOrder, o.price, prices, Boolean(o.whatIf), timezone)) ??
     (await passSteps(dir, runOrder, o.price, prices, Boolean(o.whatIf), timezone));
   checkRunsAgainstSteps(path.basename(runsFile), runs, steps.sums);
   const whatIf = o.whatIf ? o.whatIf([...wholeRecords(runsFile, runs)], (id) => steps.byRun!.get(id) ?? []) : null;

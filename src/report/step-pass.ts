@@ -273,13 +273,14 @@ export class StepTee {
   }
 
   /**
-   * The pass for a report of these runs (in plan order) re-priced at these prices (none but the
-   * recorded ones), when it is the one reading steps.jsonl would make, steps.csv committed; null
-   * otherwise, its steps.csv dropped. With `keepSteps` (a what-if), each run's replayed steps are read
+   * The pass for a report of these runs (in plan order) at the recorded prices (no report `price`),
+   * re-priced at these prices (none but the recorded ones), when it is the one reading steps.jsonl
+   * would make, steps.csv committed; null otherwise, its steps.csv dropped. With `keepSteps` (a what-if), each run's replayed steps are read
    * back from steps.jsonl. Taken once.
    */
   async take(
     runOrder: readonly string[],
+    price: Price | undefined,
     prices: readonly Price[],
     keepSteps: boolean,
     timezone: string | undefined,
@@ -290,7 +291,9 @@ export class StepTee {
     if (!fed) return null;
     const keys = new Set(prices.map((p) => JSON.stringify(p)));
     const check = new PlanOrderCheck(runOrder);
+    // The pass priced nothing at a report price (--price-model): such a report reads the file.
     const same =
+      price === undefined &&
       timezone === this.timezone &&
       keys.size === (this.priceKey === null ? 0 : 1) &&
       (this.priceKey === null || keys.has(this.priceKey)) &&

@@ -6,7 +6,6 @@ import type { Command } from 'commander';
 import { UsageError } from '../contracts/errors.ts';
 import { redact } from '../models/redact.ts';
 import { resultFile } from '../results/results-dir.ts';
-import { exportAtif, exportOtlp } from '../trajectories/export-dir.ts';
 import { addOtlpOptions, otlpTarget, serviceOf, type OtlpFlags } from './otlp-options.ts';
 
 const FORMATS = ['atif', 'otlp'];
@@ -37,6 +36,8 @@ export function registerExport(program: Command): void {
       const net = o.format === 'otlp' ? otlpTarget(o) : undefined;
       if (!fs.existsSync(resultFile(dir, 'runs')))
         throw new UsageError(`${dirArg}: not a results directory (no runs.jsonl)`);
+      // Loaded here, not with the command line: the OTLP export brings the OpenTelemetry SDK and exporters.
+      const { exportAtif, exportOtlp } = await import('../trajectories/export-dir.ts');
       if (o.format === 'atif') {
         const out = path.resolve(o.out ?? path.join(dir, 'atif'));
         const done = await exportAtif(dir, out);

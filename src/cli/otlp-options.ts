@@ -7,7 +7,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../contracts/errors.ts';
 import { versions } from '../results/meta.ts';
-import { OTLP_PROTOCOLS, tracesUrl, type OtlpProtocol, type SpanTarget } from '../trajectories/otlp-out.ts';
+import { OTLP_PROTOCOLS, tracesUrl, type OtlpProtocol, type SpanTarget } from '../trajectories/otlp-target.ts';
 import { redact } from '../models/redact.ts';
 
 export interface OtlpFlags {

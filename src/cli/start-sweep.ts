@@ -17,8 +17,6 @@ import { UsageError } from '../contracts/errors.ts';
 import type { RunRecord } from '../contracts/records.ts';
 import { redact } from '../models/redact.ts';
 import { resultFile } from '../results/results-dir.ts';
-import { LiveSpans } from '../trajectories/live-spans.ts';
-import { toolDescriptionsOf } from '../trajectories/to-spans.ts';
 import { modelServersOf } from '../runner/transport.ts';
 import { addOtlpOptions, otlpTarget, type OtlpFlags } from './otlp-options.ts';
 import { exitCodeFor, trapInterrupts } from './interrupt.ts';
@@ -144,12 +142,13 @@ export async function startSweep(
     fs.rmSync(dir, { recursive: true, force: true });
   }
   makeWritableDir(dir, '--out');
+  // The OpenTelemetry SDK and exporters are loaded only for a sweep that sends spans.
   const live = net
-    ? new LiveSpans(
+    ? new (await import('../trajectories/live-spans.ts')).LiveSpans(
         resultFile(dir, 'steps'),
         net,
         spec.scenarios.map((s) => s.id),
-        toolDescriptionsOf(spec.scenarios),
+        (await import('../trajectories/to-spans.ts')).toolDescriptionsOf(spec.scenarios),
         modelServersOf(spec, transport).model_servers,
       )
     : undefined;

@@ -8,7 +8,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket } from 'ws';
 import { UsageError } from '../contracts/errors.ts';
 import { REFUSED } from '../contracts/records.ts';
 import type { HttpRoute } from '../contracts/http-route.ts';
@@ -21,6 +21,7 @@ import { redact } from '../models/redact.ts';
 import { requestParts } from '../models/request-parts.ts';
 import { BodyPool, ownLease, type Lease } from '../wire/body-pool.ts';
 import { MAX_BODY, readBody, readBytes } from '../wire/read-body.ts';
+import { wsModule } from '../wire/ws-module.ts';
 import { Conversations, countAnswer, tally, type Tally } from './conversation.ts';
 import { worstCase, type RunMeter, type Ticket } from './run-meter.ts';
 import { tapeKey, tapeMessage, type Tape } from './tape.ts';
@@ -170,7 +171,7 @@ export class Gateway {
   private readonly bodies = new BodyPool();
   private server!: http.Server;
   /** Responses WebSockets (the agent's end): closing cuts them. */
-  private readonly sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY });
+  private readonly sockets = new (wsModule().WebSocketServer)({ noServer: true, maxPayload: MAX_BODY });
   url = '';
 
   private constructor(private readonly o: GatewayOptions) {

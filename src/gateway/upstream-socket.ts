@@ -7,10 +7,11 @@
 // meters both transports. Over one connection the upstream keeps its responses (previous_response_id
 // with store: false), which a translation to HTTP could not.
 import { Buffer } from 'node:buffer';
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
 import { redact } from '../models/redact.ts';
 import type { AnswerReader } from '../wire/adapter.ts';
 import { MAX_BODY } from '../wire/read-body.ts';
+import { wsModule } from '../wire/ws-module.ts';
 import { endsAnswer } from '../wire/responses/websocket.ts';
 import { json } from '../wire/sse.ts';
 import {
@@ -41,7 +42,7 @@ export function openUpstreamSocket(
   return new Promise((resolve) => {
     let ws: WebSocket;
     try {
-      ws = new WebSocket(`${up.url.replace(/\/+$/, '').replace(/^http/, 'ws')}/responses`, {
+      ws = new (wsModule())(`${up.url.replace(/\/+$/, '').replace(/^http/, 'ws')}/responses`, {
         headers,
         handshakeTimeout: up.timeoutMs,
         maxPayload: up.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES,
@@ -134,7 +135,7 @@ export function forwardFrame(
     const onAbort = () => fail('stopped', 'the gateway stopped with this call in flight');
     const timer = setTimeout(() => fail(b.deadlineCause, `no whole answer within ${b.deadlineText}`), b.deadlineMs);
     b.cancels.add(onAbort);
-    if (ws.readyState !== WebSocket.OPEN) return fail('unreachable', 'the upstream WebSocket is closed');
+    if (ws.readyState !== ws.OPEN) return fail('unreachable', 'the upstream WebSocket is closed');
     ws.on('message', onMessage);
     ws.on('close', onClose);
     idle = setTimeout(onIdle, idleMs);

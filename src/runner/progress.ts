@@ -1,4 +1,8 @@
-import cliProgress from 'cli-progress';
+import { createRequire } from 'node:module';
+import type CliProgress from 'cli-progress';
+
+// cli-progress is loaded only when a bar is drawn (a terminal), not when `bench` starts.
+const require = createRequire(import.meta.url);
 
 export interface Progress {
   tick(label: string): void;
@@ -8,6 +12,7 @@ export interface Progress {
 /** A progress bar on stderr when it is a terminal; silent otherwise (CI logs stay clean). */
 export function createProgress(total: number, enabled: boolean): Progress {
   if (!enabled || !process.stderr.isTTY) return { tick() {}, stop() {} };
+  const cliProgress = require('cli-progress') as typeof CliProgress;
   const bar = new cliProgress.SingleBar(
     {
       format: 'runs {bar} {value}/{total} | {eta_formatted} left | {label}',

@@ -17,7 +17,8 @@ import { mappingNotes, offerOf } from '../sim/offered-tools.ts';
 import { loadAllScenarios } from '../scenario/loader.ts';
 import { JsonlWriter } from '../results/jsonl.ts';
 import { MAX_BODY, readBody } from '../wire/read-body.ts';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket } from 'ws';
+import { wsModule } from '../wire/ws-module.ts';
 import { ignoredParts, READ_PARTS } from './ignored-parts.ts';
 import { OffThreadCounter } from './offthread-count.ts';
 import { pickFault, spoil, type Fault } from './faults.ts';
@@ -110,7 +111,7 @@ export async function startServe(o: ServeOptions): Promise<RunningServer> {
     [chatWire as WireAdapter, responses, messagesWire(new ResponseStore()) as WireAdapter].map((a) => [a.route, a]),
   );
   // The Responses API's WebSocket mode on its route (wire/responses/websocket.ts); frames as large as a body may be.
-  const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY });
+  const sockets = new (wsModule().WebSocketServer)({ noServer: true, maxPayload: MAX_BODY });
 
   const server = http.createServer((req, res) => {
     void handle(req, res).catch((e) => {

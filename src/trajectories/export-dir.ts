@@ -10,7 +10,8 @@ import { scenarioDigest } from '../results/digest.ts';
 import { loadScenarioFile } from '../scenario/loader.ts';
 import { FILES, resultFile } from '../results/results-dir.ts';
 import { toAtif, type TranscriptView } from './to-atif.ts';
-import { SpanWriter, type SpanTarget } from './otlp-out.ts';
+import { SpanWriter } from './otlp-out.ts';
+import type { SpanTarget } from './otlp-target.ts';
 import { toolDescriptionsOf } from './to-spans.ts';
 import { RunAssembler } from './run-assembler.ts';
 

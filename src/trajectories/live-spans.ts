@@ -5,7 +5,8 @@
 import fs from 'node:fs';
 import type { ModelServers } from '../contracts/model-server.ts';
 import type { RunRecord, StepRecord } from '../contracts/records.ts';
-import { SpanWriter, type SpanTarget } from './otlp-out.ts';
+import { SpanWriter } from './otlp-out.ts';
+import type { SpanTarget } from './otlp-target.ts';
 import { readFrom } from './json-stream.ts';
 import { RunAssembler } from './run-assembler.ts';
 

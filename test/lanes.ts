@@ -76,6 +76,7 @@ export const FAST: readonly string[] = [
   'transcript-recount.test.ts',
   'values.test.ts',
   'wire-protocols.test.ts',
+  'zod-fast.test.ts',
 ];
 
 /** Test files only the full suite runs, with what each starts. */

@@ -30,6 +30,7 @@ export const FAST: readonly string[] = [
   'import-bounded.test.ts',
   'import-fed-report.test.ts',
   'intervals.test.ts',
+  'json-stream.test.ts',
   'jsonl.test.ts',
   'lanes.test.ts',
   'ledger.test.ts',

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JsonlWriter, readJsonl, readJsonlAt, readJsonlLines } from '../src/results/jsonl.ts';
 import { LineBytes } from '../src/results/line-bytes.ts';
-import { stepLineParser } from '../src/results/step-line.ts';
+import { stepLine, stepLineParser } from '../src/results/step-line.ts';
+import type { StepRecord } from '../src/contracts/records.ts';
 
 let tmp: string;
 beforeAll(() => void (tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-jsonl-'))));
@@ -170,5 +171,30 @@ describe('stepLineParser', () => {
       want.map((v) => (typeof v === 'object' ? Object.keys(v!) : v)),
     );
     expect(want.filter((v) => v === 'bad').length).toBe(4);
+  });
+});
+
+describe('stepLine', () => {
+  it('is JSON.stringify of the record for any field it may hold: odd numbers, escapes, absent and nested fields, settings anywhere', () => {
+    const settings = { scenario: 'é "q"', limits: { max_steps: null }, seed: 1 };
+    const records: Array<Record<string, unknown>> = [
+      { run_id: 'r', step: 1, cost_usd: 0.1 + 0.2, tiny: 5e-324, big: 1e21, neg: -0, settings },
+      { run_id: 'r', nan: NaN, inf: Infinity, ninf: -Infinity, gone: undefined, fn: () => 1, settings },
+      {
+        settings,
+        run_id: 'line\nbreak "quoted" \\ \u0001 \u2028 😀 \ud800 lone',
+        step: 2,
+        ok: true,
+        no: false,
+        nil: null,
+      },
+      { run_id: 'r', usage: { a: [1, 'x', null, undefined], at: new Date(0) }, settings: { ...settings, seed: 2 } },
+      { run_id: 'r', settings: null },
+      { run_id: 'r', settings: 'not an object' },
+      {},
+    ];
+    // The same settings object a second time (its cached text) and a second run's.
+    records.push({ ...records[0], step: 3 }, { ...records[3], step: 4 });
+    for (const r of records) expect(stepLine(r as unknown as StepRecord)).toBe(`${JSON.stringify(r)}\n`);
   });
 });

@@ -30,6 +30,7 @@ export const FAST: readonly string[] = [
   'import-bounded.test.ts',
   'import-fed-report.test.ts',
   'intervals.test.ts',
+  'json-stream.test.ts',
   'jsonl.test.ts',
   'lanes.test.ts',
   'ledger.test.ts',
@@ -76,6 +77,7 @@ export const FAST: readonly string[] = [
   'transcript-recount.test.ts',
   'values.test.ts',
   'wire-protocols.test.ts',
+  'zod-fast.test.ts',
 ];
 
 /** Test files only the full suite runs, with what each starts. */

@@ -3,6 +3,7 @@
 // puts its run record after the steps), the second hands the steps over one at a time. A file holds one
 // trajectory, or an array of them.
 import { z } from 'zod';
+import { zodAccepts } from '../contracts/zod-fast.ts';
 import { formatZodError } from '../scenario/yaml-file.ts';
 import { AtifHeader, AtifStep } from './atif-schema.ts';
 import { streamJsonFile, type JsonPath, type JsonVisitor, type StreamOptions } from './json-stream.ts';
@@ -107,6 +108,9 @@ export interface StepSink {
   end(item: number): void;
 }
 
+/** A step as writers write it is taken as it is; zod parses (and names what is wrong with) any other. */
+const stepAccepted = zodAccepts(AtifStep);
+
 /** Pass 2: every step of every trajectory, validated, in file order. Throws AtifFileError on a bad step. */
 export function readAtifSteps(file: string, sink: StepSink, o: StreamOptions = {}): void {
   const items = new Items();
@@ -121,6 +125,7 @@ export function readAtifSteps(file: string, sink: StepSink, o: StreamOptions = {
     value(path, value) {
       const at = items.split(path)!;
       if (at.rest.length !== 2 || at.rest[0] !== 'steps') return;
+      if (stepAccepted(value)) return sink.step(at.item, value);
       const parsed = AtifStep.safeParse(value);
       if (!parsed.success) {
         const issues = parsed.error.issues.map((i) => ({ ...i, path: ['steps', at.rest[1]!, ...i.path] }));

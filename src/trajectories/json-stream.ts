@@ -47,6 +47,15 @@ export const MAX_MEMBER_BYTES = 64 * 1024 * 1024;
 const CHUNK = 1 << 20;
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const hasBom = (b: Buffer) => b.length >= BOM.length && b[0] === BOM[0] && b[1] === BOM[1] && b[2] === BOM[2];
+/** Outside a string, what a byte does to a captured value: nothing, starts a string, opens or closes a container. */
+const PLAIN = 0;
+const STRING = 1;
+const OPENS = 2;
+const CLOSES = 3;
+const BYTE_CLASS = new Uint8Array(256);
+BYTE_CLASS[QUOTE] = STRING;
+BYTE_CLASS[OPEN_OBJECT] = BYTE_CLASS[OPEN_ARRAY] = OPENS;
+BYTE_CLASS[CLOSE_OBJECT] = BYTE_CLASS[CLOSE_ARRAY] = CLOSES;
 const endsScalar = (c: number) => c === COMMA || c === CLOSE_OBJECT || c === CLOSE_ARRAY || isSpace(c);
 
 /** Where a walked container is: what comes next in it. */
@@ -101,8 +110,13 @@ export function streamJsonFile(file: string, visitor: JsonVisitor, o: StreamOpti
 
 /** The same over bytes already in memory (a request body). */
 export function streamJsonBytes(bytes: Buffer, visitor: JsonVisitor, o: StreamOptions = {}): void {
+  streamJsonChunks([bytes], visitor, o);
+}
+
+/** The same over bytes arriving in pieces, cut anywhere. */
+export function streamJsonChunks(chunks: Iterable<Buffer>, visitor: JsonVisitor, o: StreamOptions = {}): void {
   const scanner = new Scanner(visitor, o.maxMemberBytes ?? MAX_MEMBER_BYTES);
-  scanner.feed(bytes);
+  for (const chunk of chunks) scanner.feed(chunk);
   scanner.end();
 }
 
@@ -273,28 +287,38 @@ class Scanner {
       while (i < n && !endsScalar(b[i]!)) i++;
       return i < n ? this.finishCapture(b, i) : n;
     }
+    // Every byte of every step passes here (twice: the header pass skips the steps, the second reads
+    // them): one table lookup a byte outside strings, and a loop that looks for the two bytes that
+    // matter inside them.
     let depth = cap.depth;
     let inString = cap.inString;
     let escaped = cap.escaped;
     for (; i < n; i++) {
-      const c = b[i]!;
       if (inString) {
-        if (escaped) escaped = false;
-        else if (c === BACKSLASH) escaped = true;
-        else if (c === QUOTE) {
-          inString = false;
-          if (depth === 0) {
-            cap.inString = false;
-            return this.finishCapture(b, i + 1);
-          }
+        if (escaped) {
+          escaped = false;
+          continue;
         }
-      } else if (c === QUOTE) inString = true;
-      else if (c === OPEN_OBJECT || c === OPEN_ARRAY) depth++;
-      else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
-        if (--depth === 0) {
-          cap.depth = 0;
+        for (; i < n; i++) {
+          const c = b[i]!;
+          if (c === QUOTE) break;
+          if (c === BACKSLASH && ++i === n) escaped = true;
+        }
+        if (i >= n) break;
+        inString = false;
+        if (depth === 0) {
+          cap.inString = false;
           return this.finishCapture(b, i + 1);
         }
+        continue;
+      }
+      const k = BYTE_CLASS[b[i]!];
+      if (k === PLAIN) continue;
+      if (k === STRING) inString = true;
+      else if (k === OPENS) depth++;
+      else if (--depth === 0) {
+        cap.depth = 0;
+        return this.finishCapture(b, i + 1);
       }
     }
     cap.depth = depth;

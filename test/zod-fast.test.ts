@@ -53,6 +53,7 @@ const odd = (): unknown[] => [
   new Thing(),
   { constructor: 1 },
   { constructor: Thing },
+  { [Symbol('s')]: 1 },
   JSON.parse('{"__proto__":{"x":1}}') as object,
   () => 1,
 ];

@@ -28,10 +28,13 @@ interface Schema {
 
 const unsure: Check = () => 'unsure';
 
-/** An object as JSON.parse makes them; zod is asked of any other (its own plain-object test reads `constructor`). */
+/** An object as JSON.parse makes them; zod is asked of any other (its plain-object test reads `constructor`, a record's keys include symbols). */
 function isPlainObject(v: object): boolean {
   return (
-    Object.getPrototypeOf(v) === Object.prototype && !Object.hasOwn(v, '__proto__') && !Object.hasOwn(v, 'constructor')
+    Object.getPrototypeOf(v) === Object.prototype &&
+    !Object.hasOwn(v, '__proto__') &&
+    !Object.hasOwn(v, 'constructor') &&
+    Object.getOwnPropertySymbols(v).length === 0
   );
 }
 
@@ -166,7 +169,7 @@ function objectCheck(def: Def): Check {
 /**
  * `accepts(v)`: true only when `schema.safeParse(v)` succeeds with data deep-equal to `v` (key order
  * aside), so the caller may take `v` as parsed; false when zod must be asked (it refuses the value, or
- * this cannot tell).
+ * this cannot tell). For data as JSON.parse makes it: a property defined non-enumerable is not looked for.
  */
 export function zodAccepts<T>(schema: z.ZodType<T>): (v: unknown) => v is T {
   const check = compile(schema as unknown as Schema);

@@ -1,17 +1,8 @@
 // The streaming JSON reader gives each member what JSON.parse gives it, wherever the input is cut:
 // strings with escaped quotes and backslashes, nesting, multi-byte text, members read or skipped.
 import { describe, expect, it } from 'vitest';
+import { mulberry32 } from '../src/stats/random.ts';
 import { JsonStreamError, streamJsonChunks, type JsonVisitor } from '../src/trajectories/json-stream.ts';
-
-/** A seeded generator (mulberry32): the same documents every run. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const PIECES = ['a', '"', '\\', '\\"', '\\\\', '{', '}', '[', ']', ',', ':', 'é', '😀', '\n', ' ', 'x"y', '\\u0022'];
 
@@ -60,7 +51,7 @@ function members(chunks: Buffer[], how: 'read' | 'skip'): { values: unknown[]; c
 
 describe('streamJsonChunks', () => {
   it('reads each member as JSON.parse does, and skips them, however the bytes are cut', () => {
-    const next = random(3);
+    const next = mulberry32(3);
     for (let doc = 0; doc < 300; doc++) {
       const top = Array.from({ length: 1 + Math.floor(next() * 6) }, () => value(next, 1));
       const text = JSON.stringify(top, null, doc % 2 ? 1 : undefined);
@@ -79,8 +70,8 @@ describe('streamJsonChunks', () => {
   it('refuses a member whose string or container does not end, cut anywhere', () => {
     for (const text of ['[{"a":"b\\"}]', '[{"a":"b\\\\"}', '[["x"]', '[{"a":"\\']) {
       for (const most of [1, 2, 100]) {
-        expect(() => members(cut(Buffer.from(text), random(most), most), 'read')).toThrow(JsonStreamError);
-        expect(() => members(cut(Buffer.from(text), random(most), most), 'skip')).toThrow(JsonStreamError);
+        expect(() => members(cut(Buffer.from(text), mulberry32(most), most), 'read')).toThrow(JsonStreamError);
+        expect(() => members(cut(Buffer.from(text), mulberry32(most), most), 'skip')).toThrow(JsonStreamError);
       }
     }
   });

@@ -2,19 +2,10 @@
 // the value and gives back an equal one, "no" only when zod refuses it. Held to zod on the ATIF
 // step schema and on schemas using what it does not decide, over many values made odd at random.
 import { describe, expect, it } from 'vitest';
+import { mulberry32 } from '../src/stats/random.ts';
 import { z } from 'zod';
 import { zodAccepts, zodVerdict } from '../src/contracts/zod-fast.ts';
 import { AtifMetrics, AtifStep, AtifToolCall } from '../src/trajectories/atif-schema.ts';
-
-/** A seeded generator (mulberry32): the same cases every run. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 class Thing {
   x = 1;
@@ -140,7 +131,7 @@ describe('zodAccepts', () => {
   });
 
   it('agrees with zod on ATIF steps, tool calls and metrics made odd at random', () => {
-    const next = random(42);
+    const next = mulberry32(42);
     const cases = Array.from({ length: 6000 }, (_, i) => mutate(steps()[i % 3], next));
     const counts = holdToZod(AtifStep, cases);
     // Each verdict met often, so each side of the rule is tested.
@@ -160,7 +151,7 @@ describe('zodAccepts', () => {
   });
 
   it('leaves to zod what it does not decide: refinements, transforms, defaults, dropped keys, unions it cannot order', () => {
-    const next = random(7);
+    const next = mulberry32(7);
     const schemas: z.ZodType[] = [
       z.object({ a: z.number().int(), b: z.string().optional() }),
       z.strictObject({ a: z.number() }),

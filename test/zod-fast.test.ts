@@ -7,6 +7,12 @@ import { z } from 'zod';
 import { zodAccepts, zodVerdict } from '../src/contracts/zod-fast.ts';
 import { AtifMetrics, AtifStep, AtifToolCall } from '../src/trajectories/atif-schema.ts';
 
+/** A TypeScript numeric enum: its object also maps the numbers back to the names, which zod refuses. */
+enum Digit {
+  One = 1,
+  Two = 2,
+}
+
 class Thing {
   x = 1;
 }
@@ -165,9 +171,25 @@ describe('zodAccepts', () => {
       z.record(z.string(), z.number()),
       z.array(z.boolean()).nonempty(),
       z.enum(['a', 'b']),
+      z.enum(Digit),
+      z.object({ n: z.coerce.number(), s: z.coerce.string().optional() }),
+      z.object({ i: z.int(), i32: z.int32().optional(), at: z.iso.datetime().optional(), e: z.email().optional() }),
       z.string().email(),
     ];
-    const base = [{ a: 1, b: 'x' }, { a: 'xy' }, ['a', 1], 5, 'a', [true], { ab: 1, c: 2 }];
+    const base = [
+      { n: '5', s: 1 },
+      { i: 1.5, i32: 2 ** 40, at: 'x', e: 'nope' },
+      { i: 1, at: '2026-01-01T00:00:00Z', e: 'a@b.co' },
+      { a: 1, b: 'x' },
+      { a: 'xy' },
+      ['a', 1],
+      5,
+      'a',
+      [true],
+      { ab: 1, c: 2 },
+      'One',
+      2,
+    ];
     const values = [...odd(), ...Array.from({ length: 1500 }, (_, i) => mutate(base[i % base.length], next))];
     for (const s of schemas) holdToZod(s, values);
     expect(zodVerdict(schemas[2]!)({ a: 2 })).toBe('unsure');

@@ -20,13 +20,25 @@ interface Def {
   element?: Schema;
   keyType?: Schema;
   valueType?: Schema;
-  entries?: Record<string, unknown>;
 }
 interface Schema {
-  _zod: { def: Def };
+  _zod: { def: Def; values?: unknown };
 }
 
 const unsure: Check = () => 'unsure';
+/** The parts of a zod definition this answers for; a definition with any other is left to zod. */
+const DEF_KEYS = new Set([
+  'type',
+  'checks',
+  'shape',
+  'catchall',
+  'innerType',
+  'options',
+  'element',
+  'keyType',
+  'valueType',
+  'entries',
+]);
 
 /** An object as JSON.parse makes them; zod is asked of any other (its plain-object test reads `constructor`, a record's keys include symbols). */
 function isPlainObject(v: object): boolean {
@@ -59,6 +71,9 @@ function checksOf(def: Def): ((v: number) => boolean) | null {
 
 function compile(schema: Schema): Check {
   const def = schema._zod.def;
+  // A definition with anything more (z.coerce, a schema that is itself a check such as z.int() or
+  // z.email(), a newer option) is zod's to answer.
+  if (Object.keys(def).some((k) => !DEF_KEYS.has(k))) return unsure;
   switch (def.type) {
     case 'unknown':
     case 'any':
@@ -84,8 +99,10 @@ function compile(schema: Schema): Check {
     case 'boolean':
       return def.checks?.length ? unsure : (v) => (typeof v === 'boolean' ? 'yes' : 'no');
     case 'enum': {
-      const values = new Set(Object.values(def.entries ?? {}));
-      return def.checks?.length ? unsure : (v) => (values.has(v) ? 'yes' : 'no');
+      // zod's own set: the entries of a TypeScript numeric enum also hold its reverse mapping (names), which zod refuses.
+      const values = schema._zod.values;
+      if (!(values instanceof Set) || def.checks?.length) return unsure;
+      return (v) => (values.has(v) ? 'yes' : 'no');
     }
     case 'union': {
       // zod takes the first option that accepts: an option not decided here leaves the answer undecided.

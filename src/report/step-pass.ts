@@ -144,6 +144,13 @@ export async function passSteps(
   return second.pass;
 }
 
+/** A step's replayed part, after its run's earlier ones (what a what-if replays). */
+function keepReplayed(byRun: Map<string, ReplayedStep[]>, r: StepRecord): void {
+  const steps = byRun.get(r.run_id);
+  if (steps) steps.push(replayedStep(r));
+  else byRun.set(r.run_id, [replayedStep(r)]);
+}
+
 /** Empty aggregates, steps.csv opened, and what each step read in plan order feeds them. */
 export function newStepPass(
   dir: string,
@@ -169,8 +176,7 @@ export function newStepPass(
   const csv = new CsvFileWriter(resultFile(dir, 'stepsCsv'));
   const line = stepLines();
   const feed = (r: StepRecord) => {
-    if (pass.byRun?.has(r.run_id)) pass.byRun.get(r.run_id)!.push(replayedStep(r));
-    else pass.byRun?.set(r.run_id, [replayedStep(r)]);
+    if (pass.byRun) keepReplayed(pass.byRun, r);
     pass.repriced.add(r, pass.cached.add(r));
     let priced = r;
     if (price) {
@@ -335,9 +341,7 @@ async function replayFrom(file: string, pass: StepPass, prices: readonly Price[]
   for await (const line of readJsonlLines(file, stepLineParser())) {
     if (!line.ok) continue;
     const r = line.value as StepRecord;
-    const steps = byRun.get(r.run_id);
-    if (steps) steps.push(replayedStep(r));
-    else byRun.set(r.run_id, [replayedStep(r)]);
+    keepReplayed(byRun, r);
     repriced.add(r, cached.add(r));
   }
   Object.assign(pass, { byRun, cached, repriced });

@@ -85,7 +85,7 @@ interface Capture {
 
 export interface StreamOptions {
   maxMemberBytes?: number;
-  /** Each chunk of the file's bytes as it is read, before it is scanned (a hash of the file taken on the way). */
+  /** Each chunk of the bytes as it comes, before it is scanned (a hash of the file taken on the way). */
   chunk?: (bytes: Buffer) => void;
 }
 
@@ -94,17 +94,18 @@ export function streamJsonFile(file: string, visitor: JsonVisitor, o: StreamOpti
   const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   try {
     if (!fs.fstatSync(fd).isFile()) throw new JsonStreamError(0, 'not a regular file');
-    const scanner = new Scanner(visitor, o.maxMemberBytes ?? MAX_MEMBER_BYTES);
-    for (;;) {
-      const chunk = Buffer.allocUnsafe(CHUNK);
-      const n = fs.readSync(fd, chunk, 0, CHUNK, null);
-      if (n === 0) break;
-      o.chunk?.(chunk.subarray(0, n));
-      scanner.feed(chunk.subarray(0, n));
-    }
-    scanner.end();
+    streamJsonChunks(fileChunks(fd), visitor, o);
   } finally {
     fs.closeSync(fd);
+  }
+}
+
+function* fileChunks(fd: number): Generator<Buffer> {
+  for (;;) {
+    const chunk = Buffer.allocUnsafe(CHUNK);
+    const n = fs.readSync(fd, chunk, 0, CHUNK, null);
+    if (n === 0) return;
+    yield chunk.subarray(0, n);
   }
 }
 
@@ -116,7 +117,10 @@ export function streamJsonBytes(bytes: Buffer, visitor: JsonVisitor, o: StreamOp
 /** The same over bytes arriving in pieces, cut anywhere. */
 export function streamJsonChunks(chunks: Iterable<Buffer>, visitor: JsonVisitor, o: StreamOptions = {}): void {
   const scanner = new Scanner(visitor, o.maxMemberBytes ?? MAX_MEMBER_BYTES);
-  for (const chunk of chunks) scanner.feed(chunk);
+  for (const chunk of chunks) {
+    o.chunk?.(chunk);
+    scanner.feed(chunk);
+  }
   scanner.end();
 }
 

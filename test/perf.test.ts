@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { messageTokensUncached, TokenCounter, toolsTokensUncached } from '../src/meter/tokens.ts';
 import type { ChatMessage } from '../src/contracts/chat.ts';
 import { measureOverhead, RecordingCounter, tokenizeOnce } from '../src/perf/overhead.ts';
-import { concurrencyRow, formatTargets, overheadRow } from '../src/perf/table.ts';
+import { concurrencyRow, formatTargets, importRows, overheadRow } from '../src/perf/table.ts';
 import { csvLine, runRow, stepRow, toCsv } from '../src/report/render/csv.ts';
 import { CsvFileWriter } from '../src/report/render/csv-file.ts';
 import { forEachConcurrently } from '../src/runner/pool.ts';
@@ -133,6 +133,25 @@ describe('metering cost', () => {
     expect(c).toMatchObject({ measured: '95.4 %', limitText: '≥ 90.0 %', ok: true });
     expect(c.ratio).toBeCloseTo(0.9 / (12.5 / 13.1), 9);
     expect(concurrencyRow(bench(15)).ok).toBe(false);
+  });
+
+  it("the import rows take each round's import against that round's floor: the median ratio, the highest peak RSS, min–median–max in the detail", () => {
+    const child = (cpuMs: number, peakRssMb: number) => ({ ms: cpuMs, cpuMs, peakRssMb, stdout: '', stderr: '' });
+    // The middle round has the highest CPU but the lowest ratio: a median of CPUs over a median of floors would say 4.5×.
+    const rounds = [
+      { floorCpuMs: 4000, run: child(12_000, 180), reported: child(17_000, 430) },
+      { floorCpuMs: 6000, run: child(13_000, 190), reported: child(22_000, 470) },
+      { floorCpuMs: 4400, run: child(12_500, 185), reported: child(19_800, 450) },
+    ].map((r) => ({ ...r, stepsPerSecond: 1_000_000 / (r.run.ms / 1000) }));
+    const [r11, r12, r13, r14] = importRows({ steps: 1_000_000, fileMb: 261, rounds });
+    expect(r13!.value).toBeCloseTo(4.25, 9);
+    expect(r13!.measured).toBe('4.3×');
+    expect(r13!.ok).toBe(false);
+    expect(r13!.detail).toContain('3.7×–4.3×–4.5×');
+    expect(r13!.detail).toContain('3 round(s)');
+    expect(r11!.value).toBe(1_000_000 / 12.5);
+    expect([r12!.value, r14!.value]).toEqual([190, 470]);
+    expect(r14!.detail).toContain('(430–450–470 MB)');
   });
 
   it('keeps no per-call log when no transcript is written', async () => {
@@ -288,19 +307,21 @@ describe('bench perf flags', () => {
       expect(r.status, r.stderr).toBe(0);
       const out = JSON.parse(r.stdout);
       expect(out.import.steps).toBe(20_000);
-      expect(out.import.run.stdout).toMatch(/imported 1 run\(s\), 20000 agent step\(s\); records in /);
-      expect(out.import.floorCpuMs).toBeGreaterThan(0);
+      expect(out.import.rounds).toHaveLength(1);
+      const [round] = out.import.rounds;
+      expect(round.run.stdout).toMatch(/imported 1 run\(s\), 20000 agent step\(s\); records in /);
+      expect(round.floorCpuMs).toBeGreaterThan(0);
       expect(out.targets.map((t: { target: string }) => t.target)).toEqual([
         expect.stringMatching(/^\d+\. import: steps\/s/),
         expect.stringMatching(/^\d+\. import: peak RSS/),
-        expect.stringMatching(/^\d+\. import with reports: CPU ÷ the floor/),
+        expect.stringMatching(/^\d+\. import with reports: CPU ÷ its round's floor, median/),
         expect.stringMatching(/^\d+\. import with reports: peak RSS/),
         expect.stringMatching(
           /^15\. import: a 20,000-line Claude Code session, every call and token counted; peak RSS/,
         ),
         expect.stringMatching(/^16\. import: a 20,000-line Codex rollout, every call and token counted; peak RSS/),
       ]);
-      expect(out.import.reported.stdout).toMatch(/report\.html/);
+      expect(round.reported.stdout).toMatch(/report\.html/);
       expect(out.agentLogs.map((l: { exact: boolean; problem: string }) => [l.exact, l.problem])).toEqual([
         [true, ''],
         [true, ''],

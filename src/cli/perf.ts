@@ -36,6 +36,7 @@ export function perfSizes(quick: boolean, scaleRepeat: number) {
         scaleRepeat,
         workerPairs: 1,
         importSteps: 20_000,
+        importRounds: 1,
       }
     : {
         microMs: 500,
@@ -47,6 +48,7 @@ export function perfSizes(quick: boolean, scaleRepeat: number) {
         scaleRepeat,
         workerPairs: 5,
         importSteps: 1_000_000,
+        importRounds: 3,
       };
 }
 

@@ -1,8 +1,9 @@
 // `bench perf --only import`: `bench import` of one ATIF trajectory of a million agent steps, in a
 // child process as a user runs it, timed, with its peak RSS: records only (`--no-report`), then the
 // same file again with its reports (and the what-if an import gets by default). The floor, measured in
-// the same run: this process reading the same steps as JSON lines and JSON.parse'ing each one, the
-// least work any importer must do.
+// the same round: this process reading the same steps as JSON lines and JSON.parse'ing each one, the
+// least work any importer must do. Rounds interleave the three, so a neighbour's burst on a shared
+// machine lands in one round's figures, not in one side of a ratio.
 import fs from 'node:fs';
 import path from 'node:path';
 import { JsonlWriter } from '../results/jsonl.ts';
@@ -18,15 +19,19 @@ export const IMPORT_TARGET = {
   reportedPeakRssMb: 500,
 };
 
-export interface ImportBenchResult {
-  steps: number;
-  fileMb: number;
+export interface ImportRound {
   run: ChildRun;
   /** The same import with its reports. */
   reported: ChildRun;
   stepsPerSecond: number;
   /** The floor: reading and parsing each step's JSON alone, CPU ms. */
   floorCpuMs: number;
+}
+
+export interface ImportBenchResult {
+  steps: number;
+  fileMb: number;
+  rounds: ImportRound[];
 }
 
 /** One agent step of a search loop: a tool call, its metrics, a growing prompt. */
@@ -64,20 +69,23 @@ function floorCpuMs(file: string): number {
   return (cpu.user + cpu.system) / 1000;
 }
 
-export async function importBench(steps: number): Promise<ImportBenchResult> {
+/** `rounds` rounds of the floor, the import and the import with its reports, each import into a fresh folder. */
+export async function importBench(steps: number, rounds: number): Promise<ImportBenchResult> {
   const dir = tempDir();
   try {
     const input = writeInputs(dir, steps);
-    const run = await runBenchChild(['import', input.atif, '-o', path.join(dir, 'out'), '--no-report']);
-    const reported = await runBenchChild(['import', input.atif, '-o', path.join(dir, 'reported')]);
-    return {
-      steps,
-      fileMb: fs.statSync(input.atif).size / 1e6,
-      run,
-      reported,
-      stepsPerSecond: steps / (run.ms / 1000),
-      floorCpuMs: floorCpuMs(input.lines),
-    };
+    const done: ImportRound[] = [];
+    for (let i = 0; i < rounds; i++) {
+      const floor = floorCpuMs(input.lines);
+      const out = path.join(dir, `out-${i}`);
+      const run = await runBenchChild(['import', input.atif, '-o', out, '--no-report']);
+      fs.rmSync(out, { recursive: true, force: true });
+      const reportedOut = path.join(dir, `reported-${i}`);
+      const reported = await runBenchChild(['import', input.atif, '-o', reportedOut]);
+      fs.rmSync(reportedOut, { recursive: true, force: true });
+      done.push({ run, reported, stepsPerSecond: steps / (run.ms / 1000), floorCpuMs: floor });
+    }
+    return { steps, fileMb: fs.statSync(input.atif).size / 1e6, rounds: done };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

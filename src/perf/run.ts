@@ -36,6 +36,8 @@ export interface PerfSizes {
   workerPairs: number;
   /** Agent steps of the trajectory `bench import` reads. */
   importSteps: number;
+  /** Rounds of the import's floor, the import, and the import with its reports. */
+  importRounds: number;
 }
 
 export interface PerfResults {
@@ -102,9 +104,9 @@ export async function runPerf(
   }
   if (parts.has('import')) {
     log(
-      `import: one ATIF trajectory of ${sizes.importSteps.toLocaleString('en-US')} agent steps, bench import --no-report and then with its reports, each in a child process…`,
+      `import: one ATIF trajectory of ${sizes.importSteps.toLocaleString('en-US')} agent steps, ${sizes.importRounds} round(s) of the floor, bench import --no-report and then with its reports, each import in a child process…`,
     );
-    out.import = await importBench(sizes.importSteps);
+    out.import = await importBench(sizes.importSteps, sizes.importRounds);
     out.targets.push(...importRows(out.import));
     log(
       `import: a Claude Code session and a Codex rollout of ${sizes.importSteps.toLocaleString('en-US')} lines each, bench import --no-report in a child process…`,

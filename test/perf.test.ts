@@ -303,11 +303,12 @@ describe('bench perf flags', () => {
   it(
     '--only import --quick imports its trajectory in a child process, without and with reports, and prints the rate, the ratio to the floor and the peak RSS; then a Claude Code session and a Codex rollout, every call counted (a smoke test)',
     () => {
-      const r = bench('perf', '--only', 'import', '--quick', '--json');
+      // Two rounds, each import against its own round's floor.
+      const r = bench('perf', '--only', 'import', '--quick', '--rounds', '2', '--json');
       expect(r.status, r.stderr).toBe(0);
       const out = JSON.parse(r.stdout);
       expect(out.import.steps).toBe(20_000);
-      expect(out.import.rounds).toHaveLength(1);
+      expect(out.import.rounds).toHaveLength(2);
       const [round] = out.import.rounds;
       expect(round.run.stdout).toMatch(/imported 1 run\(s\), 20000 agent step\(s\); records in /);
       expect(round.floorCpuMs).toBeGreaterThan(0);
@@ -330,9 +331,17 @@ describe('bench perf flags', () => {
     patient(120_000),
   );
 
+  it('--rounds takes one whole number from 1 to 100', () => {
+    for (const bad of ['0', '2,3', 'x']) {
+      const r = bench('perf', '--only', 'import', '--rounds', bad);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/--rounds/);
+    }
+  });
+
   it('documents every flag in --help', () => {
     const r = bench('perf', '--help');
     expect(r.status).toBe(0);
-    for (const flag of ['--only', '--repeat', '--quick', '--json']) expect(r.stdout).toContain(flag);
+    for (const flag of ['--only', '--repeat', '--rounds', '--quick', '--json']) expect(r.stdout).toContain(flag);
   });
 });

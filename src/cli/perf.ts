@@ -19,6 +19,7 @@ type Part = (typeof PERF_PARTS)[number];
 interface PerfOptions {
   only: string;
   repeat: string;
+  rounds?: string;
   quick?: boolean;
   json?: boolean;
 }
@@ -62,6 +63,10 @@ export function registerPerf(program: Command): void {
       'runs per configuration of the scale sweep (seed-calibrated, --steps 10..100:10; also the workers sweep)',
       '100',
     )
+    .option(
+      '--rounds <n>',
+      'rounds of the gateway and import measurements, every path or import in each, the rows their medians (default 3; 1 with --quick): more on a noisy machine',
+    )
     .option('--quick', 'small sizes everywhere: a smoke test, not a measurement against the targets')
     .option('--json', 'print the results as JSON on stdout')
     .action(async (o: PerfOptions, cmd: Command) => {
@@ -70,6 +75,11 @@ export function registerPerf(program: Command): void {
       if (repeat.length !== 1) throw new UsageError(`--repeat: takes one value, got '${o.repeat}'`);
       const defaultRepeat = cmd.getOptionValueSource('repeat') === 'default';
       const sizes = perfSizes(o.quick ?? false, o.quick && defaultRepeat ? 2 : repeat[0]!);
+      if (o.rounds !== undefined) {
+        const rounds = parseNumberList(o.rounds, { flag: '--rounds', integer: true, min: 1, max: 100 });
+        if (rounds.length !== 1) throw new UsageError(`--rounds: takes one value, got '${o.rounds}'`);
+        sizes.gatewayRounds = sizes.importRounds = rounds[0]!;
+      }
       const { runPerf, printPerf } = await import('../perf/run.ts');
       const results = await runPerf(parts, sizes, (line) => !o.json && console.error(line));
       if (o.json) console.log(JSON.stringify(results, null, 2));

@@ -39,7 +39,7 @@ describe('--reflection, --max-reflections, --context', () => {
 
   it('are documented in --help, and a bad value exits 2 without a stack trace', () => {
     const bench = (...args: string[]) =>
-      spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: ROOT, encoding: 'utf8' });
+      spawnSync(process.execPath, ['bin/bench.js', ...args], { cwd: ROOT, encoding: 'utf8' });
     const help = bench('run', '--help');
     expect(help.status).toBe(0);
     for (const flag of ['--reflection <list>', '--max-reflections <n>', '--context <list>'])

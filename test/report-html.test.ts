@@ -5,12 +5,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { chromium, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { CHROMIUM, systemTool } from './helpers/system-tools.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
+// The bundle users run (test/global-setup.ts builds it from these sources): tsx would transform src/ again in each child.
+const BIN = path.join(ROOT, 'bin/bench.js');
 const run = promisify(execFile);
 const hasChromium = systemTool('chromium', 'report-html: the HTML report opened in headless Chromium');
 
@@ -24,9 +26,7 @@ beforeAll(async () => {
   await run(
     process.execPath,
     [
-      '--import',
-      'tsx',
-      'src/cli/main.ts',
+      BIN,
       '--scenario',
       'tiny-agent-sum-of-squares,seed-calibrated',
       '--steps',
@@ -47,11 +47,7 @@ beforeAll(async () => {
     'model: sim\nrepeats: 3\nseed: 1\nlimits: { steps: 8 }\nscenarios:\n  - scenario: tiny-agent-sum-of-squares\n    assertions:\n      steps: { max: 2 }\n      cost_usd: { p95: 0.01 }\n',
   );
   checkDir = path.join(tmp, 'check');
-  const check = await run(
-    process.execPath,
-    ['--import', 'tsx', 'src/cli/main.ts', 'check', budgets, '--out', checkDir, '-q'],
-    { cwd: ROOT },
-  ).then(
+  const check = await run(process.execPath, [BIN, 'check', budgets, '--out', checkDir, '-q'], { cwd: ROOT }).then(
     () => 0,
     (e: { code: number }) => e.code,
   );
@@ -59,10 +55,16 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => tmp && fs.rmSync(tmp, { recursive: true, force: true }));
 
-/** A page of headless Chromium, closed after `use`. */
+// One Chromium for the file, launched on first use: each test gets a context of its own (its own
+// storage and cache, as a fresh profile would give), without a browser start of its own (~2 s CPU each).
+let browser: Promise<Browser> | undefined;
+afterAll(async () => {
+  await (await browser)?.close();
+});
+
+/** A page of headless Chromium in a fresh context, closed after `use`. */
 async function inChromium<T>(use: (page: Page) => Promise<T>): Promise<T> {
-  const profile = fs.mkdtempSync(path.join(tmp, 'profile-'));
-  const context = await chromium.launchPersistentContext(profile, {
+  browser ??= chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
     args: [
@@ -74,8 +76,8 @@ async function inChromium<T>(use: (page: Page) => Promise<T>): Promise<T> {
       '--disable-component-update',
       '--disable-sync',
     ],
-    viewport: { width: 1100, height: 900 },
   });
+  const context = await (await browser).newContext({ viewport: { width: 1100, height: 900 } });
   try {
     return await use(await context.newPage());
   } finally {

@@ -15,9 +15,7 @@ it('the ratio table reads steps ×3 → input tokens ×9.2 (±0.1) for seed-cali
   const { stdout } = await promisify(execFile)(
     process.execPath,
     [
-      '--import',
-      'tsx',
-      'src/cli/main.ts',
+      path.join(ROOT, 'bin/bench.js'),
       '--scenario',
       'seed-calibrated',
       '--steps',

@@ -135,8 +135,7 @@ describe('task-queue flags', () => {
 });
 
 const exec = promisify(execFile);
-const bench = (args: string[]) =>
-  exec(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), ...args], { cwd: ROOT });
+const bench = (args: string[]) => exec(process.execPath, [path.join(ROOT, 'bin/bench.js'), ...args], { cwd: ROOT });
 
 describe('bench --pause-at / --resume-state, end to end', () => {
   it(

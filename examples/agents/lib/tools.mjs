@@ -36,12 +36,44 @@ export const searchInput = z.object({
 export const CODE_DESCRIPTION = 'Run a Python 3 program and return what it prints.';
 export const SEARCH_DESCRIPTION = 'Search the web.';
 
+let python;
+/**
+ * The `python3` to run: the file PATH names, or, when that is a script (a version manager's shim, such as
+ * pyenv's, which costs ~0.3 s of CPU a start), the interpreter it starts, asked once per agent process.
+ */
+function python3() {
+  python ??= found('python3') ?? 'python3';
+  return python;
+}
+
+function found(name) {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    const file = path.join(dir || '.', name);
+    const head = Buffer.alloc(2);
+    try {
+      fs.accessSync(file, fs.constants.X_OK);
+      const fd = fs.openSync(file, 'r');
+      fs.readSync(fd, head, 0, 2, 0);
+      fs.closeSync(fd);
+    } catch {
+      continue; // not here: the next directory
+    }
+    if (head.toString('latin1') !== '#!') return file;
+    try {
+      return execFileSync(file, ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim() || file;
+    } catch {
+      return file; // its own error, at each call
+    }
+  }
+  return null;
+}
+
 /** execute_code: Python 3, 10 s (or limits.timeout_s), the last max_output_chars characters of what it printed. */
 export function executeCode({ code, limits }) {
   const cap = limits?.max_output_chars ?? 2000;
   try {
     return (
-      execFileSync('python3', ['-c', code], { encoding: 'utf8', timeout: (limits?.timeout_s ?? 10) * 1000 }).slice(
+      execFileSync(python3(), ['-c', code], { encoding: 'utf8', timeout: (limits?.timeout_s ?? 10) * 1000 }).slice(
         -cap,
       ) || '(no output)'
     );

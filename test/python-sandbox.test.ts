@@ -16,6 +16,7 @@ import { ToolRegistry } from '../src/tools/registry.ts';
 import { ScenarioSchema } from '../src/scenario/schema.ts';
 import { MAX_OUTPUT_BYTES } from '../src/tools/python-sandbox.ts';
 import { runPython, RUN_PYTHON_DEFAULTS, type RunPythonOptions } from '../src/tools/run-python.ts';
+import { findPython3 } from '../src/tools/python-path.ts';
 import { patient } from './helpers/patient.ts';
 
 /** Waits until a run_python working directory holds `name` (the code got that far). */
@@ -219,6 +220,37 @@ describe.each(CONTAINMENTS)('run_python sandbox (%s)', (containment) => {
     await expect.poll(startedFlag(name)).toBe(true);
     ctl.abort();
     expect(await pending).toBe('Error: interrupted; process killed');
+  });
+});
+
+describe('the python3 run_python starts', () => {
+  it('is the file PATH names when it is a program, and the interpreter a shim on PATH starts when it is a script', () => {
+    const real = findPython3().interpreter;
+    expect(real, 'python3 on PATH').toBeTruthy();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loopbench-python3-'));
+    scratch.push(dir);
+    const [program, shim, empty] = ['program', 'shim', 'empty'].map((d) => path.join(dir, d)) as [
+      string,
+      string,
+      string,
+    ];
+    for (const d of [program, shim, empty]) fs.mkdirSync(d);
+    fs.symlinkSync(real!, path.join(program, 'python3'));
+    // A version manager's shim: a script that starts the interpreter (it writes a file each time it runs).
+    const ran = path.join(dir, 'shim-ran');
+    fs.writeFileSync(path.join(shim, 'python3'), `#!/bin/sh\necho >> '${ran}'\nexec '${real}' "$@"\n`, { mode: 0o755 });
+    // Not started to find out: found as the link, the path absolute (PATH entries may be relative).
+    expect(findPython3(`${empty}${path.delimiter}${path.relative(process.cwd(), program)}`)).toEqual({
+      onPath: path.join(program, 'python3'),
+      interpreter: path.join(program, 'python3'),
+    });
+    const behindShim = findPython3(`${shim}${path.delimiter}${program}`);
+    expect(behindShim.onPath).toBe(path.join(shim, 'python3'));
+    expect(fs.realpathSync(behindShim.interpreter!)).toBe(fs.realpathSync(real!));
+    expect(fs.readFileSync(ran, 'utf8')).toBe('\n');
+    // A shim that cannot start python: no interpreter (run_python then runs `python3`, which says why).
+    fs.writeFileSync(path.join(shim, 'python3'), '#!/bin/sh\nexit 3\n', { mode: 0o755 });
+    expect(findPython3(shim)).toEqual({ onPath: path.join(shim, 'python3'), interpreter: null });
   });
 });
 

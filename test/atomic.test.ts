@@ -104,7 +104,8 @@ describe('atomic artifacts', { timeout: patient(180_000) }, () => {
       // artifact; it stays dependency-free so it does not change what it measures.
       // input-file.ts and trajectories/json-stream.ts (imports read in pieces) open read-only (non-blocking,
       // so a FIFO cannot hang them); writable-dir.ts creates and removes an empty probe file to test that
-      // --out is writable before any work.
+      // --out is writable before any work; tools/python-path.ts opens python3 read-only for its first two
+      // bytes (a script or a program).
       if (
         !rel.endsWith('.ts') ||
         [
@@ -115,6 +116,7 @@ describe('atomic artifacts', { timeout: patient(180_000) }, () => {
           'contracts/input-file.ts',
           'trajectories/json-stream.ts',
           'results/writable-dir.ts',
+          'tools/python-path.ts',
         ].includes(rel)
       )
         continue;

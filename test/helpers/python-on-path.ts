@@ -7,14 +7,29 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { findPython3 } from '../../src/tools/python-path.ts';
 
+/**
+ * A new directory for the link outside /tmp, where run_python's sandbox mounts an empty file system (a
+ * clone under /tmp, as CI's may be, would hide it): the repository's root (`.vitest-*` is ignored by
+ * git), else /var/tmp; null when neither will do (the shim is then left in place).
+ */
+function linkDir(): string | null {
+  const outsideTmp = (dir: string) => dir !== '/tmp' && !dir.startsWith('/tmp/');
+  for (const base of [path.resolve(import.meta.dirname, '..', '..'), '/var/tmp'].filter(outsideTmp))
+    try {
+      return fs.mkdtempSync(path.join(base, '.vitest-python3-'));
+    } catch {
+      /* not writable here: the next */
+    }
+  return null;
+}
+
 /** Puts the interpreter behind a python3 shim first on this process's PATH (children inherit it); returns the undo. */
 export function pythonBehindShimFirst(): () => void {
   const { onPath, interpreter } = findPython3();
   // No python3, a program already, or a shim that cannot start one: the tests that need python say so themselves.
   if (!onPath || !interpreter || interpreter === onPath) return () => {};
-  // Not under /tmp: run_python's sandbox mounts an empty /tmp, where the link would not be found.
-  // .vitest-* is ignored by git.
-  const dir = fs.mkdtempSync(path.join(import.meta.dirname, '..', '..', '.vitest-python3-'));
+  const dir = linkDir();
+  if (!dir) return () => {};
   fs.symlinkSync(interpreter, path.join(dir, 'python3'));
   const before = process.env.PATH;
   process.env.PATH = `${dir}${path.delimiter}${before ?? ''}`;

@@ -1,8 +1,7 @@
 // `bench perf`: is loopbench itself fast and small enough? Micro-benchmarks of the hot operations
 // (tinybench) and whole-sweep measurements against the performance targets.
 import type { Command } from 'commander';
-import { parseChoiceList, parseNumberList } from '../runner/values.ts';
-import { UsageError } from '../contracts/errors.ts';
+import { parseChoiceList, parseOne } from '../runner/values.ts';
 
 export const PERF_PARTS = [
   'micro',
@@ -71,15 +70,11 @@ export function registerPerf(program: Command): void {
     .option('--json', 'print the results as JSON on stdout')
     .action(async (o: PerfOptions, cmd: Command) => {
       const parts = new Set<Part>(parseChoiceList(o.only, '--only', PERF_PARTS));
-      const repeat = parseNumberList(o.repeat, { flag: '--repeat', integer: true, min: 1, max: 100_000 });
-      if (repeat.length !== 1) throw new UsageError(`--repeat: takes one value, got '${o.repeat}'`);
+      const repeat = parseOne(o.repeat, '--repeat', { integer: true, min: 1, max: 100_000 });
       const defaultRepeat = cmd.getOptionValueSource('repeat') === 'default';
-      const sizes = perfSizes(o.quick ?? false, o.quick && defaultRepeat ? 2 : repeat[0]!);
-      if (o.rounds !== undefined) {
-        const rounds = parseNumberList(o.rounds, { flag: '--rounds', integer: true, min: 1, max: 100 });
-        if (rounds.length !== 1) throw new UsageError(`--rounds: takes one value, got '${o.rounds}'`);
-        sizes.gatewayRounds = sizes.importRounds = rounds[0]!;
-      }
+      const sizes = perfSizes(o.quick ?? false, o.quick && defaultRepeat ? 2 : repeat);
+      if (o.rounds !== undefined)
+        sizes.gatewayRounds = sizes.importRounds = parseOne(o.rounds, '--rounds', { integer: true, min: 1, max: 100 });
       const { runPerf, printPerf } = await import('../perf/run.ts');
       const results = await runPerf(parts, sizes, (line) => !o.json && console.error(line));
       if (o.json) console.log(JSON.stringify(results, null, 2));

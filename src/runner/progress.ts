@@ -1,8 +1,8 @@
-import { createRequire } from 'node:module';
 import type CliProgress from 'cli-progress';
+import { lazyPackage } from '../contracts/lazy-package.ts';
 
 // cli-progress is loaded only when a bar is drawn (a terminal), not when `bench` starts.
-const require = createRequire(import.meta.url);
+const cliProgressPackage = lazyPackage<typeof CliProgress>('cli-progress');
 
 export interface Progress {
   tick(label: string): void;
@@ -12,7 +12,7 @@ export interface Progress {
 /** A progress bar on stderr when it is a terminal; silent otherwise (CI logs stay clean). */
 export function createProgress(total: number, enabled: boolean): Progress {
   if (!enabled || !process.stderr.isTTY) return { tick() {}, stop() {} };
-  const cliProgress = require('cli-progress') as typeof CliProgress;
+  const cliProgress = cliProgressPackage();
   const bar = new cliProgress.SingleBar(
     {
       format: 'runs {bar} {value}/{total} | {eta_formatted} left | {label}',

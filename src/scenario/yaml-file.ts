@@ -1,8 +1,8 @@
-import { createRequire } from 'node:module';
 import type * as Yaml from 'yaml';
 import type { z } from 'zod';
 import { ConfigError, UsageError } from '../contracts/errors.ts';
 import { readInputFile } from '../contracts/input-file.ts';
+import { lazyPackage } from '../contracts/lazy-package.ts';
 
 /** Where in the file a zod issue points, e.g. `limits.max_steps` or `tools[1].name`. */
 export function issuePath(p: readonly PropertyKey[]): string {
@@ -11,9 +11,8 @@ export function issuePath(p: readonly PropertyKey[]): string {
   return out || '(top level)';
 }
 
-// yaml is loaded on the first file read, not when `bench` starts (about 0.07 s of CPU that `--help` and a
-// command reading no YAML never use); in Node, import and require give the same build of it.
-const require = createRequire(import.meta.url);
+// yaml is loaded on the first file read, not when `bench` starts (contracts/lazy-package.ts).
+const yaml = lazyPackage<typeof Yaml>('yaml');
 
 const MAX_ISSUES = 6;
 /** Unknown keys quoted in an error; the rest are counted. */
@@ -61,7 +60,7 @@ export function zodConfigError(file: string, error: z.ZodError): ConfigError {
 /** Parse YAML text and validate it; any problem becomes a ConfigError naming the file and field. */
 export function parseYaml<T extends z.ZodType>(text: string, file: string, schema: T): z.infer<T> {
   // logLevel 'error': odd-but-legal YAML (a list as a key) becomes an unknown field, not a process warning.
-  const doc = (require('yaml') as typeof Yaml).parseDocument(text, {
+  const doc = yaml().parseDocument(text, {
     uniqueKeys: true,
     prettyErrors: true,
     logLevel: 'error',

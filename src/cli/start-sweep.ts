@@ -147,8 +147,7 @@ export async function startSweep(
     ? new (await import('../trajectories/live-spans.ts')).LiveSpans(
         resultFile(dir, 'steps'),
         net,
-        spec.scenarios.map((s) => s.id),
-        (await import('../trajectories/to-spans.ts')).toolDescriptionsOf(spec.scenarios),
+        spec.scenarios,
         modelServersOf(spec, transport).model_servers,
       )
     : undefined;

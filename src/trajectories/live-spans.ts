@@ -9,6 +9,7 @@ import { SpanWriter } from './otlp-out.ts';
 import type { SpanTarget } from './otlp-target.ts';
 import { readFrom } from './json-stream.ts';
 import { RunAssembler } from './run-assembler.ts';
+import { toolDescriptionsOf } from './to-spans.ts';
 
 export class LiveSpans {
   private readonly writer: SpanWriter;
@@ -18,15 +19,20 @@ export class LiveSpans {
   private sending: Promise<void> = Promise.resolve();
   private failure: Error | null = null;
 
+  private readonly scenarios: readonly string[];
+  /** Tool descriptions by scenario, then tool. */
+  private readonly tools: ReadonlyMap<string, ReadonlyMap<string, string>>;
+
   constructor(
     private readonly stepsFile: string,
     target: SpanTarget,
-    private readonly scenarios: readonly string[],
-    /** Tool descriptions by scenario, then tool (to-spans.ts toolDescriptionsOf). */
-    private readonly tools: ReadonlyMap<string, ReadonlyMap<string, string>> = new Map(),
+    /** The sweep's scenarios, in plan order. */
+    scenarios: Parameters<typeof toolDescriptionsOf>[0],
     /** Where each network provider's calls go (runner/transport.ts modelServersOf). */
     private readonly servers: ModelServers = {},
   ) {
+    this.scenarios = scenarios.map((s) => s.id);
+    this.tools = toolDescriptionsOf(scenarios);
     this.writer = new SpanWriter(target);
     this.assembler = new RunAssembler((run, steps) => this.send(run, steps));
   }

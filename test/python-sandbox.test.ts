@@ -251,6 +251,9 @@ describe('the python3 run_python starts', () => {
     // A shim that cannot start python: no interpreter (run_python then runs `python3`, which says why).
     fs.writeFileSync(path.join(shim, 'python3'), '#!/bin/sh\nexit 3\n', { mode: 0o755 });
     expect(findPython3(shim)).toEqual({ onPath: path.join(shim, 'python3'), interpreter: null });
+    // Nor one that never answers: it is given up on, not waited for.
+    fs.writeFileSync(path.join(shim, 'python3'), '#!/bin/sh\nexec sleep 600\n', { mode: 0o755 });
+    expect(findPython3(shim, 300)).toEqual({ onPath: path.join(shim, 'python3'), interpreter: null });
   });
 });
 

@@ -13,14 +13,18 @@ export interface Python3 {
   interpreter: string | null;
 }
 
+/** How long a shim may take to say which interpreter it starts: one that hangs is then not asked again. */
+const ASK_TIMEOUT_MS = 10_000;
+
 /** `python3` on this PATH and the interpreter behind it; a program is not started to find out. */
-export function findPython3(searchPath = process.env.PATH ?? ''): Python3 {
+export function findPython3(searchPath = process.env.PATH ?? '', askTimeoutMs = ASK_TIMEOUT_MS): Python3 {
   const onPath = firstOnPath('python3', searchPath);
   if (onPath && !isScript(onPath)) return { onPath, interpreter: onPath };
   try {
     const said = execFileSync(onPath ?? 'python3', ['-c', 'import sys; print(sys.executable)'], {
       encoding: 'utf8',
       env: { ...scrubbedEnv(process.env), PATH: searchPath },
+      timeout: askTimeoutMs,
     }).trim();
     return { onPath, interpreter: said || null };
   } catch {

@@ -53,14 +53,20 @@ function found(name) {
     try {
       fs.accessSync(file, fs.constants.X_OK);
       const fd = fs.openSync(file, 'r');
-      fs.readSync(fd, head, 0, 2, 0);
-      fs.closeSync(fd);
+      try {
+        fs.readSync(fd, head, 0, 2, 0);
+      } finally {
+        fs.closeSync(fd);
+      }
     } catch {
-      continue; // not here: the next directory
+      continue; // not here (or a directory): the next one
     }
     if (head.toString('latin1') !== '#!') return file;
     try {
-      return execFileSync(file, ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim() || file;
+      return (
+        execFileSync(file, ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8', timeout: 10_000 }).trim() ||
+        file
+      );
     } catch {
       return file; // its own error, at each call
     }

@@ -1,8 +1,17 @@
 // The streaming JSON reader gives each member what JSON.parse gives it, wherever the input is cut:
 // strings with escaped quotes and backslashes, nesting, multi-byte text, members read or skipped.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../src/stats/random.ts';
-import { JsonStreamError, streamJsonChunks, type JsonVisitor } from '../src/trajectories/json-stream.ts';
+import {
+  ByteRanges,
+  JsonStreamError,
+  parseRanges,
+  streamJsonChunks,
+  type JsonVisitor,
+} from '../src/trajectories/json-stream.ts';
 
 const PIECES = ['a', '"', '\\', '\\"', '\\\\', '{', '}', '[', ']', ',', ':', 'é', '😀', '\n', ' ', 'x"y', '\\u0022'];
 
@@ -74,5 +83,58 @@ describe('streamJsonChunks', () => {
         expect(() => members(cut(Buffer.from(text), mulberry32(most), most), 'skip')).toThrow(JsonStreamError);
       }
     }
+  });
+});
+
+/** The top array's members' byte ranges, noted as they are skipped. */
+function rangesOf(chunks: Buffer[]): ByteRanges {
+  const ranges = new ByteRanges();
+  streamJsonChunks(chunks, {
+    visit: (p) => (p.length === 0 ? 'walk' : 'skip'),
+    value: () => {},
+    ended: (start, end) => ranges.push(start, end),
+  });
+  return ranges;
+}
+
+describe('parseRanges', () => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lb-ranges-'));
+  const file = path.join(tmp, 'doc.json');
+  const parse = (ranges: ByteRanges, o = {}) => {
+    const out: unknown[] = [];
+    parseRanges(
+      file,
+      ranges,
+      (i, v) => (out[i] = v),
+      (i) => ['steps', i],
+      o,
+    );
+    return out;
+  };
+
+  it('parses the members a scan skipped, from where the scan found them, as JSON.parse does', () => {
+    const next = mulberry32(9);
+    for (let doc = 0; doc < 100; doc++) {
+      // Members past the 1 MiB window, and one larger than it, among the small ones.
+      const top = Array.from({ length: 1 + Math.floor(next() * 6) }, () => value(next, 1));
+      if (doc % 25 === 0) top.push('é'.repeat(700_000), { big: 'x'.repeat(1_500_000) }, [1, 2]);
+      const bytes = Buffer.from(JSON.stringify(top, null, doc % 2 ? 1 : undefined));
+      fs.writeFileSync(file, bytes);
+      const ranges = rangesOf(cut(bytes, next, doc % 3 ? 64 : bytes.length));
+      expect(ranges.length).toBe(top.length);
+      expect(parse(ranges)).toEqual(top);
+    }
+  });
+
+  it('names the member that does not parse, one larger than the limit, and a file cut short since the scan', () => {
+    const bytes = Buffer.from('[{"a":1},{"a":tru},{"b":"' + 'x'.repeat(100) + '"}]');
+    fs.writeFileSync(file, bytes);
+    const ranges = rangesOf([bytes]);
+    expect(() => parse(ranges)).toThrow(new JsonStreamError(9, 'the value at steps[1] does not parse'));
+    const big = new ByteRanges();
+    big.push(ranges.start(2), ranges.start(2) + ranges.bytes(2));
+    expect(() => parse(big, { maxMemberBytes: 50 })).toThrow(/byte 69: a single value larger than/);
+    fs.writeFileSync(file, bytes.subarray(0, 30));
+    expect(() => parse(big)).toThrow(/byte 30: the file ends sooner than it did/);
   });
 });

@@ -1,17 +1,34 @@
 // An ATIF file read in two streaming passes, so a trajectory of a million steps is never held whole:
-// the first reads every field but the steps (session, agent, extra, final_metrics: a loopbench export
-// puts its run record after the steps), the second hands the steps over one at a time. A file holds one
-// trajectory, or an array of them.
+// the first scans the file and reads every field but the steps (session, agent, extra, final_metrics:
+// a loopbench export puts its run record after the steps), noting where each step's bytes are; the
+// second parses the steps from there, one at a time, without scanning the file again. A file holds
+// one trajectory, or an array of them.
 import { z } from 'zod';
 import { zodAccepts } from '../contracts/zod-fast.ts';
 import { formatZodError } from '../scenario/yaml-file.ts';
 import { AtifHeader, AtifStep } from './atif-schema.ts';
-import { streamJsonFile, type JsonPath, type JsonVisitor, type StreamOptions } from './json-stream.ts';
+import {
+  ByteRanges,
+  parseRanges,
+  streamJsonFile,
+  type JsonPath,
+  type JsonVisitor,
+  type StreamOptions,
+} from './json-stream.ts';
 
 /** A trajectory's header, checked, and the model its first agent step names (for a header that names none). */
 export interface AtifItem {
   header: AtifHeader;
   firstStepModel: string | null;
+}
+
+/** A trajectory of a file: its header, and where its steps are for the second pass. */
+export interface AtifFileItem extends AtifItem {
+  /** `file`, or `file[2]` for the third trajectory of an array. */
+  label: string;
+  /** The path of its steps array in the file, for messages: `steps` or `[2].steps`. */
+  stepsPath: JsonPath;
+  steps: ByteRanges;
 }
 
 /** The file (or one of its trajectories) is not ATIF: the message is `file: field: why`, the file is skipped. */
@@ -41,13 +58,16 @@ class Items {
 const namesModel = (agent: unknown) =>
   isObject(agent) && typeof agent.model_name === 'string' && agent.model_name !== '';
 
-/** Pass 1: each trajectory's header, validated. Throws AtifFileError (or JsonStreamError: not JSON). */
-export function readAtifHeaders(file: string, o: StreamOptions = {}): AtifItem[] {
+/** Pass 1: each trajectory's header, validated, and where its steps are. Throws AtifFileError (or JsonStreamError: not JSON). */
+export function readAtifHeaders(file: string, o: StreamOptions = {}): AtifFileItem[] {
   const items = new Items();
-  const out: AtifItem[] = [];
+  const out: AtifFileItem[] = [];
   let fields: Record<string, unknown> = {};
   let firstStepModel: string | null = null;
   let steps = 0;
+  let ranges = new ByteRanges();
+  /** The member being read or skipped is a step: its bytes are noted when it ends. */
+  let inStep = false;
   const visitor: JsonVisitor = {
     visit(path, kind) {
       if (path.length === 0) return items.top(kind);
@@ -61,6 +81,7 @@ export function readAtifHeaders(file: string, o: StreamOptions = {}): AtifItem[]
       // A step is parsed here only while a model name is still wanted from one: none yet, and the agent (when
       // it comes before the steps) names none. A step skipped is counted here, one read where it is read.
       if (at.rest.length === 2 && at.rest[0] === 'steps') {
+        inStep = true;
         if (firstStepModel === null && !namesModel(fields.agent)) return 'read';
         steps++;
         return 'skip';
@@ -73,10 +94,15 @@ export function readAtifHeaders(file: string, o: StreamOptions = {}): AtifItem[]
         throw new AtifFileError(`${file}: expected an ATIF trajectory (a JSON object)${at ? '' : ' in the array'}`);
       if (at.rest.length === 1) fields[at.rest[0] as string] = value;
       else {
+        inStep = true;
         steps++;
         if (isObject(value) && value.source === 'agent' && typeof value.model_name === 'string' && value.model_name)
           firstStepModel ??= value.model_name;
       }
+    },
+    ended(start, end) {
+      if (inStep) ranges.push(start, end);
+      inStep = false;
     },
     close(path) {
       const at = items.split(path);
@@ -91,10 +117,12 @@ export function readAtifHeaders(file: string, o: StreamOptions = {}): AtifItem[]
       const { steps: _count, ...rest } = fields;
       const parsed = AtifHeader.safeParse(rest);
       if (!parsed.success) throw new AtifFileError(formatZodError(label, parsed.error));
-      out.push({ header: parsed.data, firstStepModel });
+      const stepsPath = items.topIsArray ? [at.item, 'steps'] : ['steps'];
+      out.push({ header: parsed.data, firstStepModel, label, stepsPath, steps: ranges });
       fields = {};
       firstStepModel = null;
       steps = 0;
+      ranges = new ByteRanges();
     },
   };
   streamJsonFile(file, visitor, o);
@@ -111,32 +139,29 @@ export interface StepSink {
 /** A step as writers write it is taken as it is; zod parses (and names what is wrong with) any other. */
 const stepAccepted = zodAccepts(AtifStep);
 
-/** Pass 2: every step of every trajectory, validated, in file order. Throws AtifFileError on a bad step. */
-export function readAtifSteps(file: string, sink: StepSink, o: StreamOptions = {}): void {
-  const items = new Items();
-  const visitor: JsonVisitor = {
-    visit(path, kind) {
-      if (path.length === 0) return items.top(kind);
-      const at = items.split(path)!;
-      if (at.rest.length === 0) return 'walk';
-      if (at.rest.length === 1) return at.rest[0] === 'steps' && kind === 'array' ? 'walk' : 'skip';
-      return 'read';
-    },
-    value(path, value) {
-      const at = items.split(path)!;
-      if (at.rest.length !== 2 || at.rest[0] !== 'steps') return;
-      if (stepAccepted(value)) return sink.step(at.item, value);
-      const parsed = AtifStep.safeParse(value);
-      if (!parsed.success) {
-        const issues = parsed.error.issues.map((i) => ({ ...i, path: ['steps', at.rest[1]!, ...i.path] }));
-        throw new AtifFileError(formatZodError(items.label(file, at.item), new z.ZodError(issues)));
-      }
-      sink.step(at.item, parsed.data);
-    },
-    close(path) {
-      const at = items.split(path);
-      if (at && at.rest.length === 0) sink.end(at.item);
-    },
-  };
-  streamJsonFile(file, visitor, o);
+/** Pass 2: every step of every trajectory, validated, in file order. Throws AtifFileError on a bad step (or JsonStreamError). */
+export function readAtifSteps(
+  file: string,
+  items: readonly AtifFileItem[],
+  sink: StepSink,
+  o: Pick<StreamOptions, 'maxMemberBytes'> = {},
+): void {
+  items.forEach((item, n) => {
+    parseRanges(
+      file,
+      item.steps,
+      (i, value) => {
+        if (stepAccepted(value)) return sink.step(n, value);
+        const parsed = AtifStep.safeParse(value);
+        if (!parsed.success) {
+          const issues = parsed.error.issues.map((x) => ({ ...x, path: ['steps', i, ...x.path] }));
+          throw new AtifFileError(formatZodError(item.label, new z.ZodError(issues)));
+        }
+        sink.step(n, parsed.data);
+      },
+      (i) => [...item.stepsPath, i],
+      o,
+    );
+    sink.end(n);
+  });
 }

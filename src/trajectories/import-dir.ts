@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Price } from '../contracts/settings.ts';
-import { AtifFileError, readAtifHeaders, readAtifSteps, type AtifItem } from './atif-stream.ts';
+import { AtifFileError, readAtifHeaders, readAtifSteps, type AtifFileItem, type AtifItem } from './atif-stream.ts';
 import type { AtifTrajectory } from './atif-schema.ts';
 import { scenarioOrder } from './exported.ts';
 import { AtifRunBuilder, modelOf, scenarioOf } from './from-atif.ts';
@@ -122,7 +122,7 @@ function commitRun(sink: ImportSink, label: string, builder: AtifRunBuilder, con
 
 /** One ATIF file into the sink: every trajectory in it, or none (a bad file is skipped whole). */
 function importAtifFile(sink: ImportSink, file: string, o: ImportOptions): void {
-  let items: AtifItem[];
+  let items: AtifFileItem[];
   // An ATIF trajectory's identity is its file's: a hash of its bytes, taken as the header pass reads them.
   const hash = createHash('sha256');
   try {
@@ -149,6 +149,7 @@ function importAtifFile(sink: ImportSink, file: string, o: ImportOptions): void 
   try {
     readAtifSteps(
       file,
+      items,
       {
         step(i, s) {
           const item = openItem(i);

@@ -29,6 +29,11 @@ export interface JsonVisitor {
   value(path: JsonPath, value: unknown): void;
   /** A walked container closed (after its last member). */
   close?(path: JsonPath, kind: 'object' | 'array'): void;
+  /**
+   * The member `visit` (or, for a scalar, `value`) was last called for has ended: its bytes are
+   * [start, end) of the input, where a later pass can parse it without scanning (parseRanges).
+   */
+  ended?(start: number, end: number): void;
 }
 
 /** Not JSON, at a byte offset; the message says what was expected there, nothing of what was found. */
@@ -336,6 +341,7 @@ class Scanner {
     const cap = this.capture!;
     this.capture = null;
     if (!cap.read) {
+      this.visitor.ended?.(cap.startByte, this.base + end);
       this.afterValue();
       return end;
     }
@@ -362,8 +368,85 @@ class Scanner {
       return end;
     }
     this.visitor.value(this.path(), value);
+    this.visitor.ended?.(cap.startByte, this.base + end);
     this.afterValue();
     return end;
+  }
+}
+
+/** Byte ranges of a file in the order they were met: members one pass skipped, for another to parse. */
+export class ByteRanges {
+  // Typed arrays, not an array of pairs: a million-step trajectory's ranges are 12 MB, not ~100.
+  private starts = new Float64Array(256);
+  private lengths = new Uint32Array(256);
+  length = 0;
+
+  push(start: number, end: number): void {
+    if (this.length === this.starts.length) {
+      const starts = new Float64Array(this.length * 2);
+      const lengths = new Uint32Array(this.length * 2);
+      starts.set(this.starts);
+      lengths.set(this.lengths);
+      this.starts = starts;
+      this.lengths = lengths;
+    }
+    this.starts[this.length] = start;
+    // A member longer than 4 GiB is over any maxMemberBytes: its length saturates, and parseRanges refuses it.
+    this.lengths[this.length++] = Math.min(end - start, 0xffffffff);
+  }
+  start(i: number): number {
+    return this.starts[i]!;
+  }
+  bytes(i: number): number {
+    return this.lengths[i]!;
+  }
+}
+
+/**
+ * Parses each range of `file` with JSON.parse, in order, without scanning the bytes between or in
+ * them: the second pass over a file whose first pass found where its members are. `where(i)` names
+ * the i-th member for messages (`steps[3]`); errors are JsonStreamError, as streamJsonFile's.
+ */
+export function parseRanges(
+  file: string,
+  ranges: ByteRanges,
+  each: (i: number, value: unknown) => void,
+  where: (i: number) => JsonPath,
+  o: Pick<StreamOptions, 'maxMemberBytes'> = {},
+): void {
+  const max = o.maxMemberBytes ?? MAX_MEMBER_BYTES;
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  try {
+    // A window of the file: consecutive members are sliced from it, one read per CHUNK as a scan would.
+    let window = Buffer.alloc(0);
+    let from = 0;
+    for (let i = 0; i < ranges.length; i++) {
+      const start = ranges.start(i);
+      const bytes = ranges.bytes(i);
+      if (bytes > max) throw new JsonStreamError(start + max, `a single value larger than ${max / (1024 * 1024)} MiB`);
+      if (start < from || start + bytes > from + window.length) {
+        window = Buffer.allocUnsafe(Math.max(CHUNK, bytes));
+        from = start;
+        let got = 0;
+        while (got < window.length) {
+          const n = fs.readSync(fd, window, got, window.length - got, from + got);
+          if (n === 0) break;
+          got += n;
+        }
+        window = window.subarray(0, got);
+        if (got < bytes)
+          throw new JsonStreamError(start + got, 'the file ends sooner than it did (changed while it was read?)');
+      }
+      let value: unknown;
+      try {
+        value = JSON.parse(window.toString('utf8', start - from, start - from + bytes));
+      } catch {
+        throw new JsonStreamError(start, `the value at ${describePath(where(i))} does not parse`);
+      }
+      each(i, value);
+    }
+  } finally {
+    fs.closeSync(fd);
   }
 }
 

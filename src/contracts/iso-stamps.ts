@@ -24,7 +24,8 @@ function digits(t: string, at: number, end: number): number {
  * itself when `t` is that already. Exact: a stamp `YYYY-MM-DDTHH:MM:SS.mmmZ` whose date part is the one
  * toISOString gave for the day last met, and whose time fields are each in range (hour < 24, minute and
  * second < 60), has a single time of day, which Date reads the same and toISOString writes back digit
- * for digit; anything else (another day, another form, a field out of range) is Date's to read.
+ * for digit; anything else (another day, another form, a field out of range) is Date's to read. The day
+ * is learnt from the last stamp of that form Date read, or the last time written.
  */
 export class IsoStamps {
   /** `YYYY-MM-DDT` as toISOString wrote it for the day starting at `dayStart`; '' before the first. */
@@ -50,7 +51,10 @@ export class IsoStamps {
     const tod = this.timeOfDay(t);
     if (tod >= 0) return this.dayStart + tod;
     const v = Date.parse(t);
-    return Number.isFinite(v) ? v : null;
+    if (!Number.isFinite(v)) return null;
+    // A stamp in toISOString's form on another day: that day is the one read without Date from now on.
+    if (t.length === 24 && t[23] === 'Z' && t[10] === 'T') this.iso(v, t);
+    return v;
   }
 
   iso(at: number, t?: string | null): string {

@@ -10,7 +10,7 @@ interface SettingsText {
 const settingsText = new WeakMap<object, SettingsText>();
 
 /**
- * The last record's keys, their `"key":` and each string value's JSON, by position: a run's records have the
+ * The last record's keys, their `{"key":` (the first) or `,"key":` and each string value's JSON, by position: a run's records have the
  * same keys in the same order and mostly the same strings (run id, configuration, role), so a position whose
  * key (or string) is the last record's reuses its text instead of looking it up or escaping it again.
  */
@@ -50,14 +50,16 @@ function stepHead(record: StepRecord): string {
     } else text = JSON.stringify(v) as string | undefined; // undefined, a function: no field, as JSON.stringify
     if (text === undefined) continue;
     if (settings) {
+      // Counted as a field written: the next key is after a comma.
       line = withSettings(line, settings);
       settings = null;
+      i++;
     }
     if (key !== lastKeys[i]) {
       lastKeys[i] = key;
-      lastKeyJson[i] = `${JSON.stringify(key)}:`;
+      lastKeyJson[i] = `${i === 0 ? '{' : ','}${JSON.stringify(key)}:`;
     }
-    line += line === '' ? `{${lastKeyJson[i]}${text}` : `,${lastKeyJson[i]}${text}`;
+    line += lastKeyJson[i]! + text;
     i++;
   }
   headSettings = settings;

@@ -10,9 +10,10 @@ interface SettingsText {
 const settingsText = new WeakMap<object, SettingsText>();
 
 /**
- * The last record's keys, their `{"key":` (the first) or `,"key":` and each string value's JSON, by position: a run's records have the
- * same keys in the same order and mostly the same strings (run id, configuration, role), so a position whose
- * key (or string) is the last record's reuses its text instead of looking it up or escaping it again.
+ * The last record's keys, each as `{"key":` (the first) or `,"key":`, and its string values' JSON, by
+ * position: a run's records have the same keys in the same order and mostly the same strings (run id,
+ * configuration, role), so a position whose key (or string) is the last record's reuses its text instead
+ * of looking it up or escaping it again.
  */
 const lastKeys: string[] = [];
 const lastKeyJson: string[] = [];

@@ -237,6 +237,8 @@ describe("steps.csv's lines", () => {
       { ...base, run_id: 'r,2', cost_usd: 0.1 + 0.2, cum_cost_usd: 1e-7, latency_ms: undefined, round: NaN },
       { run_id: 'bare', config_id: 'c', settings: base.settings },
       { ...base, run_id: 'r3', retries: -0, input_tokens: 1e21 },
+      { ...base, run_id: 'r3', role: 'critique,"x"', action: 'read', error: 'e' },
+      { ...base, run_id: 'r3', role: 'act', action: 'search', error: null },
     ];
     const line = stepLines();
     for (const r of odd) expect(line(r as never)).toBe(csvLine(stepRow(r as never)));

@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JsonlWriter, readJsonl, readJsonlAt, readJsonlLines } from '../src/results/jsonl.ts';
+import { JsonlWriter, LineBuffer, readJsonl, readJsonlAt, readJsonlLines } from '../src/results/jsonl.ts';
 import { LineBytes } from '../src/results/line-bytes.ts';
-import { stepLine, stepLineParser } from '../src/results/step-line.ts';
+import { stepLine, stepLineParser, writeStepLine } from '../src/results/step-line.ts';
 import type { StepRecord } from '../src/contracts/records.ts';
 
 let tmp: string;
@@ -196,5 +196,30 @@ describe('stepLine', () => {
     // The same settings object a second time (its cached text) and a second run's.
     records.push({ ...records[0], step: 3 }, { ...records[3], step: 4 });
     for (const r of records) expect(stepLine(r as unknown as StepRecord)).toBe(`${JSON.stringify(r)}\n`);
+  });
+
+  it('writeStepLine writes the same bytes, whole lines to each sink call, whatever the fields, their order and the line size', () => {
+    const settings = { scenario: 'é "q" 😀', limits: { max_steps: null }, seed: 1 };
+    const other = { ...settings, seed: 2 };
+    const base = { run_id: 'r', config_id: 'c', step: 1, role: 'act', cost_usd: 0.1 + 0.2, action: null };
+    const records: Array<Record<string, unknown>> = [];
+    for (let i = 0; i < 2000; i++) {
+      records.push({ ...base, step: i, fingerprint: `f(${i}) ✓`, settings: i < 1000 ? settings : other });
+      // A run's strings changing mid-run, fields of another shape, settings first, alone, absent or not an object.
+      if (i % 97 === 0) records.push({ ...base, run_id: `r${i}`, extra: { a: [i] }, settings });
+      if (i % 101 === 0) records.push({ settings, ...base, step: i });
+      if (i % 103 === 0)
+        records.push({ settings }, { ...base }, { ...base, settings: 'text' }, { ...base, settings: null });
+      if (i % 499 === 0) records.push({ ...base, fingerprint: 'é'.repeat(100_000), settings });
+    }
+    const lines: Buffer[] = [];
+    const out = new LineBuffer((bytes) => {
+      expect(bytes[bytes.length - 1]).toBe(0x0a);
+      lines.push(Buffer.from(bytes));
+    });
+    for (const r of records) writeStepLine(out, r as unknown as StepRecord);
+    out.flush();
+    expect(lines.length).toBeGreaterThan(1);
+    expect(Buffer.concat(lines).toString('utf8')).toBe(records.map((r) => `${JSON.stringify(r)}\n`).join(''));
   });
 });

@@ -78,6 +78,7 @@ export const FAST: readonly string[] = [
   'values.test.ts',
   'wire-protocols.test.ts',
   'zod-fast.test.ts',
+  'iso-stamps.test.ts',
 ];
 
 /** Test files only the full suite runs, with what each starts. */

@@ -26,6 +26,18 @@ export class LineBuffer {
     this.used += this.buffer.write(line, this.used, 'utf8');
   }
 
+  /** One line as its start (a string) and its end, already UTF-8 (ending in a newline): never split across two sinks. */
+  writeLineParts(head: string, tail: Uint8Array): void {
+    const most = head.length * 3 + tail.length;
+    if (this.used + most > BUFFER_BYTES) {
+      this.flush();
+      if (most > BUFFER_BYTES) return this.sink(Buffer.concat([Buffer.from(head, 'utf8'), tail]));
+    }
+    this.used += this.buffer.write(head, this.used, 'utf8');
+    this.buffer.set(tail, this.used);
+    this.used += tail.length;
+  }
+
   /** Whole lines already encoded as UTF-8. */
   writeBytes(bytes: Uint8Array): void {
     if (this.used + bytes.length > BUFFER_BYTES) {
@@ -59,6 +71,11 @@ export class JsonlWriter {
   /** A line already serialised (ending in a newline). */
   writeLine(line: string): void {
     this.lines.writeLine(line);
+  }
+
+  /** One line as its start and its end already encoded (LineBuffer.writeLineParts). */
+  writeLineParts(head: string, tail: Uint8Array): void {
+    this.lines.writeLineParts(head, tail);
   }
 
   /** Whole lines already encoded as UTF-8 (a worker's steps for one run). */

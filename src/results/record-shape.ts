@@ -4,6 +4,7 @@
 // written as a string would change every mean and the recommendation. Checked by hand, once per line, for
 // what the reports count (a zod parse of a run costs ~16 µs; these checks a fraction of that).
 import { UsageError } from '../contracts/errors.ts';
+import { IsoStamps } from '../contracts/iso-stamps.ts';
 import { STOP_REASONS } from '../contracts/stop-reason.ts';
 
 type Kind = 'string' | 'string?' | 'time?' | 'object' | 'count' | 'count?' | 'amount' | 'number' | 'check' | 'stop';
@@ -13,6 +14,8 @@ const compile = (fields: Array<[string, Kind]>): Field[] =>
   fields.map(([name, kind]) => ({ name, path: name.split('.'), kind }));
 
 const STOPS: ReadonlySet<unknown> = new Set(STOP_REASONS);
+/** Date.parse's answer for the steps' `at`, mostly without it: a run's steps are stamped a day at a time. */
+const stamps = new IsoStamps();
 
 /** What a value must be, in the words of the error. */
 const EXPECTED: Record<Kind, string> = {
@@ -35,7 +38,7 @@ function fits(v: unknown, kind: Kind): boolean {
     case 'string?':
       return v === undefined || typeof v === 'string';
     case 'time?':
-      return v === undefined || (typeof v === 'string' && Number.isFinite(Date.parse(v)));
+      return v === undefined || (typeof v === 'string' && stamps.parse(v) !== null);
     case 'object':
       return typeof v === 'object' && v !== null && !Array.isArray(v);
     case 'count':

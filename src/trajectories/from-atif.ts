@@ -8,6 +8,7 @@ import type { RunRecord, StepRecord } from '../contracts/records.ts';
 import { UNKNOWN_PRICE, type Price, type Settings } from '../contracts/settings.ts';
 import { STOP_REASONS, type StopReason } from '../contracts/stop-reason.ts';
 import { RunLedger } from '../meter/ledger.ts';
+import { IsoStamps } from '../contracts/iso-stamps.ts';
 import { ARGUMENTS_UNKNOWN, NO_CLOCK, type AtifHeader, type AtifStep, type AtifTrajectory } from './atif-schema.ts';
 import { LOOPBENCH_KEY, type ExportedStep } from './exported.ts';
 
@@ -32,11 +33,6 @@ export interface ImportedRun {
   /** What the trajectory says that cannot be right, one sentence each (shown per file). */
   problems: string[];
 }
-
-const ms = (t: string | null | undefined): number | null => {
-  const v = t ? Date.parse(t) : NaN;
-  return Number.isFinite(v) ? v : null;
-};
 
 /** The model a run used: the agent's default, else the first agent step that names one. */
 export function modelOf(t: AtifHeader, firstStepModel?: string | null): string {
@@ -133,6 +129,8 @@ export class AtifRunBuilder {
   private firstStamp = '';
   private lastStamp = '';
   private readonly subagents: string[] = [];
+  /** The steps' timestamps read, and written back as `at`, mostly without Date (IsoStamps). */
+  private readonly stamps = new IsoStamps();
 
   constructor(
     private readonly header: AtifHeader,
@@ -169,7 +167,7 @@ export class AtifRunBuilder {
     }
     for (const r of s.observation?.results ?? [])
       for (const x of r.subagent_trajectory_ref ?? []) this.subagents.push(x.session_id);
-    const at = ms(s.timestamp);
+    const at = this.stamps.parse(s.timestamp);
     this.first ??= at;
     if (s.source !== 'agent') {
       this.tick(at, s.step_id);
@@ -205,20 +203,23 @@ export class AtifRunBuilder {
         'calls logged with tool names but not their arguments have no action fingerprint (spin cannot be derived from them)',
       );
     const calls = s.tool_calls ?? [];
+    const { action, fingerprint: fp } = stepActions(
+      calls.map((c) => ({
+        tool: c.function_name,
+        fingerprint: s.extra?.[ARGUMENTS_UNKNOWN] ? null : fingerprint(c.function_name, c.arguments),
+      })),
+    );
+    // Fields spelled out, undefined for absent (the ledger reads them so), not spread in: a step each.
     return ledger.record({
       step: ledger.totals.calls + 1,
       role: 'act',
       usage: { prompt_tokens: input, completion_tokens: output, cached_tokens: hit },
-      ...(cost !== undefined ? { costUsd: cost } : {}),
+      costUsd: cost,
       latencyMs: latency,
       elapsedMs: this.clock,
-      ...stepActions(
-        calls.map((c) => ({
-          tool: c.function_name,
-          fingerprint: s.extra?.[ARGUMENTS_UNKNOWN] ? null : fingerprint(c.function_name, c.arguments),
-        })),
-      ),
-      ...(at !== null ? { at: new Date(at).toISOString() } : {}),
+      action,
+      fingerprint: fp,
+      at: at !== null ? this.stamps.iso(at, s.timestamp) : undefined,
     });
   }
 

@@ -11,7 +11,7 @@ import { writeJsonAtomic } from '../results/atomic.ts';
 import { JsonlWriter } from '../results/jsonl.ts';
 import { gitCommit, versions, type Meta } from '../results/meta.ts';
 import { FILES, resultFile } from '../results/results-dir.ts';
-import { stepLine } from '../results/step-line.ts';
+import { writeStepLine } from '../results/step-line.ts';
 
 /** A record's identity for telling duplicates from trials: a hash of its JSON. */
 export function identityOf(record: unknown): string {
@@ -125,7 +125,7 @@ export class ImportSink {
   }
 
   step(s: StepRecord): void {
-    this.steps.writeLine(stepLine(s));
+    writeStepLine(this.steps, s);
     this.stepCount++;
     this.watcher?.step(s);
   }

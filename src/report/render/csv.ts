@@ -76,7 +76,7 @@ export function stepRow(r: StepRecord): Record<string, unknown> {
   };
 }
 
-/** A run's steps share these strings: each quoted (or not) once, not once a step. */
+/** A run's steps share these strings (its ids, role, tool names, error): each quoted (or not) once, not once a step. */
 class LastField {
   private raw: unknown;
   private field = '';
@@ -94,10 +94,11 @@ class LastField {
  * the row: a million-step report writes a million of them.
  */
 export function stepLines(): (r: StepRecord) => string {
-  const [run, config, scenario] = [new LastField(), new LastField(), new LastField()];
+  const last = () => new LastField();
+  const [run, config, scenario, role, action, error] = [last(), last(), last(), last(), last(), last()];
   const f = csvField;
   return (r) =>
-    `${run.of(r.run_id)},${config.of(r.config_id)},${scenario.of(r.scenario)},${f(r.step)},${f(r.round)},${f(r.role)},${f(r.call)},${f(r.input_tokens)},${f(r.output_tokens)},${f(r.cached_tokens)},${f(r.cache_write_tokens ?? 0)},${f(r.cache_write_1h_tokens ?? 0)},${f(r.reasoning_tokens ?? 0)},${f(r.cum_input_tokens)},${f(r.cum_output_tokens)},${f(r.cost_usd)},${f(r.cum_cost_usd)},${f(r.latency_ms)},${f(r.elapsed_ms)},${f(r.retries)},${f(r.action ?? '')},${f(r.fingerprint ?? '')},${f(r.error ?? '')},${r.withheld ? 'yes' : ''}\n`;
+    `${run.of(r.run_id)},${config.of(r.config_id)},${scenario.of(r.scenario)},${f(r.step)},${f(r.round)},${role.of(r.role)},${f(r.call)},${f(r.input_tokens)},${f(r.output_tokens)},${f(r.cached_tokens)},${f(r.cache_write_tokens ?? 0)},${f(r.cache_write_1h_tokens ?? 0)},${f(r.reasoning_tokens ?? 0)},${f(r.cum_input_tokens)},${f(r.cum_output_tokens)},${f(r.cost_usd)},${f(r.cum_cost_usd)},${f(r.latency_ms)},${f(r.elapsed_ms)},${f(r.retries)},${action.of(r.action ?? '')},${f(r.fingerprint ?? '')},${error.of(r.error ?? '')},${r.withheld ? 'yes' : ''}\n`;
 }
 
 export function runRow(r: RunRecord): Record<string, unknown> {

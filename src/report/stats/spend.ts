@@ -3,6 +3,7 @@
 // give, from the same calls. A call is filed under the day of its own time, so a session that spans
 // midnight is split between two days; and under its own model, so a session that changes model is split too.
 import type { StepRecord } from '../../contracts/records.ts';
+import { IsoStamps } from '../../contracts/iso-stamps.ts';
 import { isTimeZone } from '../../contracts/time-zone.ts';
 import { UsageError } from '../../contracts/errors.ts';
 import { noTotals, type RunTotals } from '../../contracts/run-totals.ts';
@@ -50,8 +51,15 @@ export function totalOf(rows: readonly SpendSums[]): SpendSums {
   return t;
 }
 
+/** The run model last met, and the name calls are filed under for it: a run's calls share it. */
+let lastModel = { named: '', filed: '' };
+
 /** The model a call is filed under: its own where its record names one, else its run's as the source named it. */
-const modelOf = (s: StepRecord): string => s.model ?? s.settings.model.replace(/^imported:/, '');
+function modelOf(s: StepRecord): string {
+  const named = s.settings.model;
+  if (named !== lastModel.named) lastModel = { named, filed: named.replace(/^imported:/, '') };
+  return s.model ?? lastModel.filed;
+}
 
 const DAY_MS = 86_400_000;
 
@@ -83,6 +91,8 @@ export class SpendAccumulator {
   private readonly byDay = new Map<string, { totals: RunTotals; models: Set<string> }>();
   private readonly byModel = new Map<string, RunTotals>();
   private readonly dayOf: (ms: number) => string;
+  /** Date.parse for the calls' times, mostly without it (a run's calls are stamped a day at a time). */
+  private readonly stamps = new IsoStamps();
 
   constructor(readonly timezone = 'UTC') {
     this.dayOf = dayIn(timezone);
@@ -91,7 +101,7 @@ export class SpendAccumulator {
   /** A call as the report prices it; one without a time is not counted. */
   add(s: StepRecord): void {
     if (s.at === undefined) return;
-    const day = this.dayOf(Date.parse(s.at));
+    const day = this.dayOf(this.stamps.parse(s.at) ?? NaN);
     const model = modelOf(s);
     let d = this.byDay.get(day);
     if (!d) this.byDay.set(day, (d = { totals: noTotals(), models: new Set() }));

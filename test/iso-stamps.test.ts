@@ -84,4 +84,13 @@ describe('IsoStamps', () => {
       }
     }
   });
+
+  it('writes the millisecond before the day it knows from the time, not from a stamp in another form', () => {
+    const stamps = new IsoStamps();
+    const day = Date.UTC(2026, 0, 1);
+    stamps.iso(day + 5000, '2026-01-01T00:00:05.000Z');
+    const t = '2025-12-31T23:59:59.999+00:00';
+    expect(stamps.parse(t)).toBe(day - 1);
+    expect(stamps.iso(day - 1, t)).toBe('2025-12-31T23:59:59.999Z');
+  });
 });

@@ -58,7 +58,9 @@ export class IsoStamps {
   }
 
   iso(at: number, t?: string | null): string {
-    if (t && at - this.dayStart < DAY_MS && this.timeOfDay(t) === at - this.dayStart) return t;
+    // Before the day (-1: a millisecond before it) is not in it, whatever timeOfDay says of `t`.
+    const tod = at - this.dayStart;
+    if (t && tod >= 0 && tod < DAY_MS && this.timeOfDay(t) === tod) return t;
     const iso = new Date(at).toISOString();
     const dayStart = Math.floor(at / DAY_MS) * DAY_MS;
     // The day's form only when toISOString writes a four-digit year (0000 to 9999).

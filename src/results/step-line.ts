@@ -20,15 +20,12 @@ const lastKeyJson: string[] = [];
 const lastString: unknown[] = [];
 const lastStringJson: string[] = [];
 
-/** Where a line stepHead began ends: its record's settings object, when they are its last field, else null. */
-let headSettings: object | null = null;
-
 /**
  * A record's line up to its settings, when they are its last field and an object (stepLine's records: the
- * ledger writes them last), `headSettings` then naming them; otherwise the whole line but its closing `}\n`.
+ * ledger writes them last), with those settings; otherwise the whole line but its closing `}\n`, and null.
  * Either way `{` and then the fields as JSON.stringify writes them.
  */
-function stepHead(record: StepRecord): string {
+function stepHead(record: StepRecord): [head: string, settings: object | null] {
   let line = '';
   let i = 0;
   let settings: object | null = null;
@@ -63,8 +60,7 @@ function stepHead(record: StepRecord): string {
     line += lastKeyJson[i]! + text;
     i++;
   }
-  headSettings = settings;
-  return line;
+  return [line, settings];
 }
 
 function textOf(settings: object): SettingsText {
@@ -84,8 +80,8 @@ function withSettings(line: string, settings: object): string {
  * the settings cost a copy of ~25 fields a step, and a million-step import writes a million lines.
  */
 export function stepLine(record: StepRecord): string {
-  const head = stepHead(record);
-  const line = headSettings ? withSettings(head, headSettings) : head;
+  const [head, settings] = stepHead(record);
+  const line = settings ? withSettings(head, settings) : head;
   return line === '' ? '{}\n' : `${line}}\n`;
 }
 
@@ -95,9 +91,9 @@ export function stepLine(record: StepRecord): string {
  * rest of the line.
  */
 export function writeStepLine(out: Pick<LineBuffer, 'writeLine' | 'writeLineParts'>, record: StepRecord): void {
-  const head = stepHead(record);
-  if (headSettings === null || head === '') return out.writeLine(stepLine(record));
-  const t = textOf(headSettings);
+  const [head, settings] = stepHead(record);
+  if (settings === null || head === '') return out.writeLine(stepLine(record));
+  const t = textOf(settings);
   t.tail ??= Buffer.from(`,"settings":${t.json}}\n`);
   out.writeLineParts(head, t.tail);
 }

@@ -204,6 +204,8 @@ describe('aggregation', () => {
       cum_input_tokens: (300 + 900) / 2,
     });
     expect(pts.find((p) => p.step === 5)).toMatchObject({ calls: 1, input_tokens: 500, cum_input_tokens: 1500 });
+    // Taken once: its columns are let go, so a second take would find none; it says so rather than give [].
+    expect(() => acc.points()).toThrow('taken once');
   });
 });
 

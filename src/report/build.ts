@@ -170,7 +170,6 @@ export async function buildReports(dir: string, o: BuildOptions = {}): Promise<B
     recommendations: a.recommendations,
     recommended: a.recommended,
     pricing: a.pricing,
-    points: a.points,
     fits: a.fits,
     ratios: a.ratios,
     savings: a.savings,

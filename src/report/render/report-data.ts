@@ -1,5 +1,5 @@
 // Everything the human-facing reports (HTML, Markdown) show, computed once by build.ts.
-import type { ConfigSummary, StepPoint } from '../stats/aggregate.ts';
+import type { ConfigSummary } from '../stats/aggregate.ts';
 import type { ChartSpec } from '../charts/base.ts';
 import type { ConfigEconomics } from '../stats/economics.ts';
 import { isDerived } from '../../contracts/derived.ts';
@@ -41,7 +41,6 @@ export interface ReportData {
   recommended?: boolean;
   /** How the report is priced (as recorded, or re-priced from the recorded tokens). */
   pricing: string;
-  points: readonly StepPoint[];
   fits: readonly QuadraticFit[];
   ratios: readonly StepRatio[];
   savings: readonly StepLimitSaving[];

@@ -76,7 +76,7 @@ export function importRows(r: ImportBenchResult): TargetRow[] {
     row({
       target: `12. import: peak RSS of that import, the highest of its rounds`,
       unit: (x) => `${f(x)} MB`,
-      detail: `bench import of the ${f(r.fileMb, 1)} MB file in a child process (${across((x) => x.run.peakRssMb, f)} MB): memory held is one step at a time, the run's sums, and Node's own.`,
+      detail: `bench import of the ${f(r.fileMb, 1)} MB file in a child process (${across((x) => x.run.peakRssMb, f)} MB): memory held is one step at a time, where each step is in the file (12 bytes a step), the run's sums, and Node's own.`,
       value: Math.max(...rs.map((x) => x.run.peakRssMb)),
       limit: IMPORT_TARGET.peakRssMb,
       at: 'most',

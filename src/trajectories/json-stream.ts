@@ -296,9 +296,9 @@ class Scanner {
       while (i < n && !endsScalar(b[i]!)) i++;
       return i < n ? this.finishCapture(b, i) : n;
     }
-    // Every byte of every step passes here (twice: the header pass skips the steps, the second reads
-    // them): one table lookup a byte outside strings, and a loop that looks for the two bytes that
-    // matter inside them.
+    // Every byte of every step passes here (once: the header pass skips the steps and notes where they
+    // are, parseRanges reads them from there): one table lookup a byte outside strings, and a loop that
+    // looks for the two bytes that matter inside them.
     let depth = cap.depth;
     let inString = cap.inString;
     let escaped = cap.escaped;

@@ -80,7 +80,11 @@ function withSettings(line: string, settings: object): string {
  * the settings cost a copy of ~25 fields a step, and a million-step import writes a million lines.
  */
 export function stepLine(record: StepRecord): string {
-  const [head, settings] = stepHead(record);
+  return wholeLine(...stepHead(record));
+}
+
+/** stepHead's answer as the whole line. */
+function wholeLine(head: string, settings: object | null): string {
   const line = settings ? withSettings(head, settings) : head;
   return line === '' ? '{}\n' : `${line}}\n`;
 }
@@ -92,7 +96,7 @@ export function stepLine(record: StepRecord): string {
  */
 export function writeStepLine(out: Pick<LineBuffer, 'writeLine' | 'writeLineParts'>, record: StepRecord): void {
   const [head, settings] = stepHead(record);
-  if (settings === null || head === '') return out.writeLine(stepLine(record));
+  if (settings === null || head === '') return out.writeLine(wholeLine(head, settings));
   const t = textOf(settings);
   t.tail ??= Buffer.from(`,"settings":${t.json}}\n`);
   out.writeLineParts(head, t.tail);

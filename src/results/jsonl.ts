@@ -19,20 +19,13 @@ export class LineBuffer {
   /** A line already serialised (ending in a newline). */
   writeLine(line: string): void {
     // UTF-8 takes at most 3 bytes per UTF-16 code unit.
-    if (this.used + line.length * 3 > BUFFER_BYTES) {
-      this.flush();
-      if (line.length * 3 > BUFFER_BYTES) return this.sink(Buffer.from(line, 'utf8'));
-    }
+    if (!this.room(line.length * 3)) return this.sink(Buffer.from(line, 'utf8'));
     this.used += this.buffer.write(line, this.used, 'utf8');
   }
 
   /** One line as its start (a string) and its end, already UTF-8 (ending in a newline): never split across two sinks. */
   writeLineParts(head: string, tail: Uint8Array): void {
-    const most = head.length * 3 + tail.length;
-    if (this.used + most > BUFFER_BYTES) {
-      this.flush();
-      if (most > BUFFER_BYTES) return this.sink(Buffer.concat([Buffer.from(head, 'utf8'), tail]));
-    }
+    if (!this.room(head.length * 3 + tail.length)) return this.sink(Buffer.concat([Buffer.from(head, 'utf8'), tail]));
     this.used += this.buffer.write(head, this.used, 'utf8');
     this.buffer.set(tail, this.used);
     this.used += tail.length;
@@ -40,12 +33,16 @@ export class LineBuffer {
 
   /** Whole lines already encoded as UTF-8. */
   writeBytes(bytes: Uint8Array): void {
-    if (this.used + bytes.length > BUFFER_BYTES) {
-      this.flush();
-      if (bytes.length > BUFFER_BYTES) return this.sink(bytes);
-    }
+    if (!this.room(bytes.length)) return this.sink(bytes);
     this.buffer.set(bytes, this.used);
     this.used += bytes.length;
+  }
+
+  /** Room for up to `most` more bytes, flushing what is held if need be; false when they could never fit (then sent on their own, after what was held). */
+  private room(most: number): boolean {
+    if (this.used + most <= BUFFER_BYTES) return true;
+    this.flush();
+    return most <= BUFFER_BYTES;
   }
 
   flush(): void {

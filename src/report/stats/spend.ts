@@ -51,16 +51,6 @@ export function totalOf(rows: readonly SpendSums[]): SpendSums {
   return t;
 }
 
-/** The run model last met, and the name calls are filed under for it: a run's calls share it. */
-let lastModel = { named: '', filed: '' };
-
-/** The model a call is filed under: its own where its record names one, else its run's as the source named it. */
-function modelOf(s: StepRecord): string {
-  const named = s.settings.model;
-  if (named !== lastModel.named) lastModel = { named, filed: named.replace(/^imported:/, '') };
-  return s.model ?? lastModel.filed;
-}
-
 const DAY_MS = 86_400_000;
 
 /** A function giving a time's calendar day (YYYY-MM-DD) in `timezone`; an unknown zone is a UsageError. */
@@ -93,6 +83,8 @@ export class SpendAccumulator {
   private readonly dayOf: (ms: number) => string;
   /** Date.parse for the calls' times, mostly without it (a run's calls are stamped a day at a time). */
   private readonly stamps = new IsoStamps();
+  /** The run model last met, and the name calls are filed under for it: a run's calls share it. */
+  private lastModel = { named: '', filed: '' };
 
   constructor(readonly timezone = 'UTC') {
     this.dayOf = dayIn(timezone);
@@ -102,7 +94,7 @@ export class SpendAccumulator {
   add(s: StepRecord): void {
     if (s.at === undefined) return;
     const day = this.dayOf(this.stamps.parse(s.at) ?? NaN);
-    const model = modelOf(s);
+    const model = this.modelOf(s);
     let d = this.byDay.get(day);
     if (!d) this.byDay.set(day, (d = { totals: noTotals(), models: new Set() }));
     d.models.add(model);
@@ -110,6 +102,13 @@ export class SpendAccumulator {
     let m = this.byModel.get(model);
     if (!m) this.byModel.set(model, (m = noTotals()));
     addStep(m, s);
+  }
+
+  /** The model a call is filed under: its own where its record names one, else its run's as the source named it. */
+  private modelOf(s: StepRecord): string {
+    const named = s.settings.model;
+    if (named !== this.lastModel.named) this.lastModel = { named, filed: named.replace(/^imported:/, '') };
+    return s.model ?? this.lastModel.filed;
   }
 
   /** Days in order; models by cost, the dearest first (ties by name). */

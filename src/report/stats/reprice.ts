@@ -19,7 +19,7 @@ export class CachedTokensEstimator {
   private readonly cached = new Map<string, number>();
   private readonly prefixes = new Map<string, number[]>();
   /** The last step's run and role, and their key: made (and hashed) once for a run's steps in a row, not per step. */
-  private last = { runId: '', role: '', key: '' };
+  private last: { runId: string; role: string; key: string } | null = null;
 
   constructor(private readonly keepPrefixes = false) {}
 
@@ -28,8 +28,7 @@ export class CachedTokensEstimator {
     let hit = 0;
     if (r.settings.prompt_cache) hit = r.cached_tokens;
     else if (r.settings.context === 'full') {
-      const last = this.last;
-      if (r.run_id !== last.runId || r.role !== last.role || last.key === '')
+      if (this.last?.runId !== r.run_id || this.last.role !== r.role)
         this.last = { runId: r.run_id, role: r.role, key: `${r.run_id}\u0000${r.role}` };
       const key = this.last.key;
       hit = Math.min(r.input_tokens, billableCachedTokens(this.prevInput.get(key) ?? 0));

@@ -53,7 +53,7 @@ export class IsoStamps {
     const v = Date.parse(t);
     if (!Number.isFinite(v)) return null;
     // A stamp in toISOString's form on another day: that day is the one read without Date from now on.
-    if (t.length === 24 && t[23] === 'Z' && t[10] === 'T') this.iso(v, t);
+    if (t.length === 24 && t[23] === 'Z' && t[10] === 'T') this.learn(v);
     return v;
   }
 
@@ -61,12 +61,16 @@ export class IsoStamps {
     // Before the day (-1: a millisecond before it) is not in it, whatever timeOfDay says of `t`.
     const tod = at - this.dayStart;
     if (t && tod >= 0 && tod < DAY_MS && this.timeOfDay(t) === tod) return t;
+    return this.learn(at);
+  }
+
+  /** `new Date(at).toISOString()`, its day then the one read without Date. */
+  private learn(at: number): string {
     const iso = new Date(at).toISOString();
-    const dayStart = Math.floor(at / DAY_MS) * DAY_MS;
     // The day's form only when toISOString writes a four-digit year (0000 to 9999).
     if (iso.length === 24) {
       this.prefix = iso.slice(0, 11);
-      this.dayStart = dayStart;
+      this.dayStart = Math.floor(at / DAY_MS) * DAY_MS;
     }
     return iso;
   }

@@ -6,6 +6,7 @@
 
 export const FAST: readonly string[] = [
   'adaptive-stats.test.ts',
+  'atif-stream.test.ts',
   'body-pool.test.ts',
   'brake-table.test.ts',
   'call-slots.test.ts',

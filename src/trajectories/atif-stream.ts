@@ -52,6 +52,10 @@ class Items {
   label(file: string, item: number): string {
     return this.topIsArray ? `${file}[${item}]` : file;
   }
+  /** The path of an item's steps array: `split`'s inverse. */
+  stepsPath(item: number): JsonPath {
+    return this.topIsArray ? [item, 'steps'] : ['steps'];
+  }
 }
 
 /** An agent field naming its model: the model a run is priced and named by, whatever its steps name (modelOf). */
@@ -117,8 +121,7 @@ export function readAtifHeaders(file: string, o: StreamOptions = {}): AtifFileIt
       const { steps: _count, ...rest } = fields;
       const parsed = AtifHeader.safeParse(rest);
       if (!parsed.success) throw new AtifFileError(formatZodError(label, parsed.error));
-      const stepsPath = items.topIsArray ? [at.item, 'steps'] : ['steps'];
-      out.push({ header: parsed.data, firstStepModel, label, stepsPath, steps: ranges });
+      out.push({ header: parsed.data, firstStepModel, label, stepsPath: items.stepsPath(at.item), steps: ranges });
       fields = {};
       firstStepModel = null;
       steps = 0;

@@ -61,6 +61,28 @@ const BYTE_CLASS = new Uint8Array(256);
 BYTE_CLASS[QUOTE] = STRING;
 BYTE_CLASS[OPEN_OBJECT] = BYTE_CLASS[OPEN_ARRAY] = OPENS;
 BYTE_CLASS[CLOSE_OBJECT] = BYTE_CLASS[CLOSE_ARRAY] = CLOSES;
+/** stringEnd's answers when the bytes end inside the string: after an unpaired backslash, or not. */
+const IN_STRING_AT_END = -1;
+const ESCAPED_AT_END = -2;
+
+/**
+ * The index of the quote that closes the string `b[i]` is in (`i` not just after a backslash), or
+ * IN_STRING_AT_END / ESCAPED_AT_END. Quotes are found with indexOf (memchr), since most of a
+ * trajectory's bytes are message text: a quote is escaped by an odd run of backslashes before it.
+ */
+function stringEnd(b: Buffer, i: number): number {
+  for (;;) {
+    const quote = b.indexOf(QUOTE, i);
+    const stop = quote < 0 ? b.length : quote;
+    // The run cannot reach back past `i`, where no escape is pending.
+    let j = stop;
+    while (j > i && b[j - 1] === BACKSLASH) j--;
+    const escaped = (stop - j) % 2 === 1;
+    if (quote < 0) return escaped ? ESCAPED_AT_END : IN_STRING_AT_END;
+    if (!escaped) return quote;
+    i = quote + 1;
+  }
+}
 const endsScalar = (c: number) => c === COMMA || c === CLOSE_OBJECT || c === CLOSE_ARRAY || isSpace(c);
 
 /** Where a walked container is: what comes next in it. */
@@ -297,8 +319,8 @@ class Scanner {
       return i < n ? this.finishCapture(b, i) : n;
     }
     // Every byte of every step passes here (once: the header pass skips the steps and notes where they
-    // are, parseRanges reads them from there): one table lookup a byte outside strings, and a loop that
-    // looks for the two bytes that matter inside them.
+    // are, parseRanges reads them from there): one table lookup a byte outside strings, and inside them
+    // a search for the closing quote (stringEnd).
     let depth = cap.depth;
     let inString = cap.inString;
     let escaped = cap.escaped;
@@ -308,12 +330,12 @@ class Scanner {
           escaped = false;
           continue;
         }
-        for (; i < n; i++) {
-          const c = b[i]!;
-          if (c === QUOTE) break;
-          if (c === BACKSLASH && ++i === n) escaped = true;
+        i = stringEnd(b, i);
+        if (i < 0) {
+          escaped = i === ESCAPED_AT_END;
+          i = n;
+          break;
         }
-        if (i >= n) break;
         inString = false;
         if (depth === 0) {
           cap.inString = false;

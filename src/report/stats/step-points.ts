@@ -39,6 +39,7 @@ export class StepPoints {
   readonly cumInputTokens: Float64Array;
   readonly cumCostUsd: Float64Array;
 
+  /** Columns of `length` points, zeros until their maker (StepIndexAccumulator.points) fills them. */
   constructor(
     readonly configs: readonly StepConfig[],
     readonly length: number,

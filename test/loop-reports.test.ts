@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildReports } from '../src/report/build.ts';
 import { contextRows, fitsByConfig } from '../src/report/stats/context.ts';
+import { stepPoints } from './helpers/step-points.ts';
 import { contextFindings, reflectionFindings, shownK } from '../src/report/findings/loops.ts';
 import { passHatK, stabilityRows } from '../src/report/stats/reflection.ts';
 
@@ -149,23 +150,15 @@ describe('stability rows', () => {
 });
 
 describe('context savings', () => {
-  const point = (config_id: string, step: number, cum: number) => ({
-    config_id,
-    scenario: 's',
-    max_steps: 30,
-    step,
-    calls: 1,
-    runs: 1,
-    input_tokens: 0,
-    cum_input_tokens: cum,
-    cum_cost_usd: 0,
-  });
+  const point = (config_id: string, step: number, cum: number) => ({ config_id, step, cum_input_tokens: cum });
 
   it('fits a·N + b·N² per configuration, so strategies are not mixed in one curve', () => {
-    const points = Array.from({ length: 30 }, (_, i) => i + 1).flatMap((n) => [
-      point('full', n, 200 * n + 300 * n * n),
-      point('win', n, 2000 * n + 40 * n * n),
-    ]);
+    const points = stepPoints(
+      Array.from({ length: 30 }, (_, i) => i + 1).flatMap((n) => [
+        point('full', n, 200 * n + 300 * n * n),
+        point('win', n, 2000 * n + 40 * n * n),
+      ]),
+    );
     const fits = fitsByConfig(points);
     expect(fits.get('full')!.a).toBeCloseTo(200, 6);
     expect(fits.get('full')!.b).toBeCloseTo(300, 6);
@@ -174,7 +167,7 @@ describe('context savings', () => {
   });
 
   it('compares each strategy with full context of the same configuration', () => {
-    const points = [1, 2, 3, 4].flatMap((n) => [point('full', n, 100 * n * n), point('win', n, 150 * n)]);
+    const points = stepPoints([1, 2, 3, 4].flatMap((n) => [point('full', n, 100 * n * n), point('win', n, 150 * n)]));
     const runs = [
       run('full', {}, { success: true, tokens: 1000, cost: 0.01 }),
       run('win', { context: 'window:1' }, { success: true, tokens: 700, cost: 0.008, summaries: 0 }),

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildReports } from '../src/report/build.ts';
-import type { StepPoint } from '../src/report/stats/aggregate.ts';
+import type { StepPoint } from '../src/report/stats/step-points.ts';
 import { lineEnds } from '../src/report/charts/steps.ts';
 import { runRow, toCsv } from '../src/report/render/csv.ts';
 import { quantile } from '../src/stats/quantile.ts';

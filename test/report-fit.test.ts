@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { StepIndexAccumulator, summarizeConfigs } from '../src/report/stats/aggregate.ts';
+import { summarizeConfigs } from '../src/report/stats/aggregate.ts';
+import { StepIndexAccumulator } from '../src/report/stats/step-index.ts';
+import { pointList } from './helpers/step-points.ts';
+import { stepIndexRow } from '../src/report/render/csv.ts';
 import { wilson } from '../src/stats/binomial.ts';
 import { findings } from '../src/report/findings/findings.ts';
 import { ratioTable, stepLimitSavings } from '../src/report/stats/step-limits.ts';
@@ -63,7 +66,10 @@ describe('quadratic fit', () => {
       at.add(s);
     }
     expect(fit.fits()[0]).toMatchObject({ a: expect.closeTo(-100, 6), b: expect.closeTo(300, 6) });
-    expect(at.points().find((p) => p.step === last.step)).toMatchObject({ calls: 1, input_tokens: last.input_tokens });
+    expect(pointList(at.points()).find((p) => p.step === last.step)).toMatchObject({
+      calls: 1,
+      input_tokens: last.input_tokens,
+    });
   });
 
   it('refuses to fit a scenario with a single step index', () => {
@@ -94,10 +100,41 @@ describe('per step index', () => {
       cum_cost_usd: g.reduce((n, s) => n + s.cum_cost_usd, 0) / g.length,
     }));
     held.sort((a, b) => a.config_id.localeCompare(b.config_id) || a.step - b.step);
-    expect(at.points()).toEqual(held);
+    expect(pointList(at.points())).toEqual(held);
     expect(held.find((p) => p.config_id === sweep[0]!.run.config_id && p.step === 1)!.runs).toBe(
       sweep.filter((r) => r.run.config_id === sweep[0]!.run.config_id).length + 1,
     );
+  });
+
+  it('holds the points as columns: configurations in order, each one range of its steps, a row of steps_by_index.csv by index', () => {
+    const b = synthRun({ scenario: 'b', maxSteps: 3, repeat: 0, input: (n) => 10 * n });
+    const a0 = synthRun({ scenario: 'a', maxSteps: 4, repeat: 0, input: (n) => 100 * n });
+    const a1 = synthRun({ scenario: 'a', maxSteps: 4, repeat: 1, input: (n) => 300 * n, stepsToDone: 2 });
+    // A second call at a step (a retried one) is a call more there, not a run more.
+    const again = { ...a0.steps[0]!, call: 99, input_tokens: 700 };
+    const at = new StepIndexAccumulator();
+    for (const s of [...b.steps, a0.steps[0]!, again, ...a0.steps.slice(1), ...a1.steps]) at.add(s);
+    const points = at.points();
+    expect(points.configs.map((c) => [c.config_id, c.start, c.end])).toEqual([
+      ['a steps=4', 0, 4],
+      ['b steps=3', 4, 7],
+    ]);
+    expect(points.length).toBe(7);
+    expect([...points.config]).toEqual([0, 0, 0, 0, 1, 1, 1]);
+    expect([...points.step]).toEqual([1, 2, 3, 4, 1, 2, 3]);
+    expect([...points.calls]).toEqual([3, 2, 1, 1, 1, 1, 1]);
+    expect([...points.runs]).toEqual([2, 2, 1, 1, 1, 1, 1]);
+    expect(points.inputTokens[0]).toBe((100 + 700 + 300) / 3);
+    expect(stepIndexRow(points, 1)).toEqual({
+      config_id: 'a steps=4',
+      scenario: 'a',
+      max_steps: 4,
+      step: 2,
+      calls: 2,
+      input_tokens_mean: (200 + 600) / 2,
+      cum_input_tokens_mean: (100 + 200 + 300 + 600) / 2,
+    });
+    expect(points.point(4)).toMatchObject({ config_id: 'b steps=3', step: 1, calls: 1, runs: 1, input_tokens: 10 });
   });
 });
 
@@ -197,7 +234,7 @@ describe('aggregation', () => {
       synthRun({ scenario: 's', maxSteps: 5, repeat: 1, input: (n) => 300 * n, stepsToDone: 2 }),
     ])
       for (const s of steps) acc.add(s);
-    const pts = acc.points();
+    const pts = pointList(acc.points());
     expect(pts.find((p) => p.step === 2)).toMatchObject({
       calls: 2,
       input_tokens: 400,

@@ -8,7 +8,7 @@ import { describePricing } from '../src/report/render/report-data.ts';
 import { withCheckSection } from '../src/report/render/html.ts';
 import { checkHtmlSection } from '../src/gate/summary-md.ts';
 import { UNKNOWN_PRICE } from '../src/contracts/settings.ts';
-import type { StepPoint } from '../src/report/stats/aggregate.ts';
+import type { StepPoint } from '../src/report/stats/step-points.ts';
 import type { ConfigSummary } from '../src/report/stats/aggregate.ts';
 
 const point = (config: string, step: number, runs: number, cost: number): StepPoint => ({

@@ -313,10 +313,10 @@ class ReportFiles {
     this.files.push(rel);
   }
 
-  /** A CSV file written row by row (toCsv's bytes), never whole in memory. */
-  writeRows<T>(rel: string, items: readonly T[], row: (item: T) => Record<string, unknown>): void {
+  /** A CSV file of `count` rows written row by row (toCsv's bytes), never whole in memory. */
+  writeRows(rel: string, count: number, row: (i: number) => Record<string, unknown>): void {
     const csv = new CsvFileWriter(path.join(this.dir, rel));
-    for (const item of items) csv.add(row(item));
+    for (let i = 0; i < count; i++) csv.add(row(i));
     csv.commit();
     this.files.push(rel);
   }
@@ -361,7 +361,7 @@ function writeTables(out: ReportFiles, a: Analysis, whatIf: boolean): void {
     toCsv(a.summary.map((c, i) => ({ ...summaryRow(c, a.volumes), ...economicsRow(a.economics[i]!) }))),
   );
   // A row per configuration and step index: a million-step import's would be a ~100 MB string whole.
-  out.writeRows(out.rel('stepIndexCsv'), a.points, stepIndexRow);
+  out.writeRows(out.rel('stepIndexCsv'), a.points.length, (i) => stepIndexRow(a.points, i));
   out.write(out.rel('fitCsv'), toCsv(a.fits.map(fitRow)));
   out.write(out.rel('ratiosCsv'), toCsv(a.ratios.map(ratioRow)));
   out.write(out.rel('savingsCsv'), toCsv(a.savings.map(savingRow)));

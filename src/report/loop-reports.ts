@@ -3,7 +3,7 @@
 // than full context was swept, their charts, findings and tables. Pure: build.ts writes the files.
 import type { RunFacts } from '../contracts/records.ts';
 import { REFLECTIONS, type Reflection } from '../contracts/settings.ts';
-import type { StepPoint } from './stats/aggregate.ts';
+import type { StepPoints } from './stats/step-points.ts';
 import type { ChartSpec } from './charts/base.ts';
 import type { ColourScale } from './charts/colours.ts';
 import { contextRows, type ContextRow } from './stats/context.ts';
@@ -22,7 +22,7 @@ export interface LoopReports {
 
 export function loopReports(
   runs: readonly RunFacts[],
-  points: readonly StepPoint[],
+  points: StepPoints,
   maxCallInput: ReadonlyMap<string, number>,
   colours: ColourScale,
 ): LoopReports {

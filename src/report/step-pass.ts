@@ -11,7 +11,7 @@ import { checkStepRecord, fitsStepRecord } from '../results/record-shape.ts';
 import { replayedStep, type ReplayedStep } from '../contracts/derived.ts';
 import { CsvFileWriter } from './render/csv-file.ts';
 import { stepLines, stepRow } from './render/csv.ts';
-import { StepIndexAccumulator } from './stats/aggregate.ts';
+import { StepIndexAccumulator } from './stats/step-index.ts';
 import { QuadraticFitAccumulator } from './stats/fit.ts';
 import { CachedTokensEstimator, costAt, overrunAt, StepRepricer } from './stats/reprice.ts';
 import { StepSums } from './data/run-steps.ts';

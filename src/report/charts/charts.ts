@@ -3,7 +3,8 @@
 // of cost per run, why runs stopped, and success against cost per success (where success is
 // checked). Pure: data in, Vega-Lite specs out, aggregated first so a spec does not grow with the runs.
 // Every chart that colours by configuration uses one scale (colours.ts).
-import type { ConfigSummary, StepPoint } from '../stats/aggregate.ts';
+import type { ConfigSummary } from '../stats/aggregate.ts';
+import type { StepPoints } from '../stats/step-points.ts';
 import type { QuadraticFit } from '../stats/fit.ts';
 import type { RunFacts } from '../../contracts/records.ts';
 import { STOP_REASONS, type StopReason } from '../../contracts/stop-reason.ts';
@@ -67,7 +68,7 @@ function stopReasons(summary: readonly ConfigSummary[], order: string[]): ChartS
 export function buildCharts(
   d: {
     summary: readonly ConfigSummary[];
-    points: readonly StepPoint[];
+    points: StepPoints;
     fits: readonly QuadraticFit[];
     runs: readonly RunFacts[];
     prices: string;

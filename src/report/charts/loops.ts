@@ -2,7 +2,8 @@
 //   reflection-cost — tokens and cost per run for each reflection mode, next to pass^k by k;
 //   context-cumulative-input — cumulative input tokens by step, one line per configuration (a covered
 //   one dashed over the line it follows), with the fitted a·N + b·N² (thin dotted) and its a and b in the legend.
-import { naturalOrder, type StepPoint } from '../stats/aggregate.ts';
+import { naturalOrder } from '../stats/aggregate.ts';
+import type { StepPoints } from '../stats/step-points.ts';
 import { CHART_FONT, STEP_AXIS, type ChartSpec } from './base.ts';
 import type { ContextRow } from '../stats/context.ts';
 import { predict } from '../stats/fit.ts';
@@ -121,13 +122,11 @@ export function reflectionChart(rows: readonly StabilityRow[], colours: ColourSc
   };
 }
 
-export function contextChart(
-  rows: readonly ContextRow[],
-  points: readonly StepPoint[],
-  colours: ColourScale,
-): ChartSpec {
+export function contextChart(rows: readonly ContextRow[], points: StepPoints, colours: ColourScale): ChartSpec {
   // A curve another one covers (reflection does not change what a context strategy sends) is dashed over it (overlap.ts).
-  const curves = points.filter((p) => rows.some((r) => r.config_id === p.config_id));
+  const curves = points.configs
+    .filter((c) => rows.some((r) => r.config_id === c.config_id))
+    .flatMap((c) => points.of(c));
   const shown = drawnLines(curves, (p) => Math.round(p.cum_input_tokens));
   const single = new Set(rows.map((r) => r.scenario)).size === 1;
   const labelOf = (id: string) => colours.labels.get(id) ?? id;

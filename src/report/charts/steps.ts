@@ -4,7 +4,7 @@
 // line is drawn and named in the legend, a covered one dashed over the line that covers it
 // (overlap.ts), and every configuration's last step is marked and named.
 import type { TopLevelSpec } from 'vega-lite';
-import type { StepPoint } from '../stats/aggregate.ts';
+import type { StepPoint } from '../stats/step-points.ts';
 import { naturalOrder } from '../stats/aggregate.ts';
 import { base, byScenario, PANEL_HEIGHT, STEP_AXIS, TOKENS_AXIS, USD_AXIS, WIDTH, type ChartSpec } from './base.ts';
 import { colourBy, configLabel, type ColourScale } from './colours.ts';

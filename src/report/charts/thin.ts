@@ -2,21 +2,20 @@
 // million steps is no clearer than one of a few hundred, and drawing each one made a 1M-step
 // import's report take minutes and gigabytes. The first and last steps are always kept (the end
 // labels read the last); steps_by_index.csv keeps every step.
-import { groupBy } from '../data/group.ts';
-import type { StepPoint } from '../stats/aggregate.ts';
+import type { StepPoint, StepPoints } from '../stats/step-points.ts';
 
 export const MAX_CHART_STEPS = 500;
 
-/** The points of each configuration, evenly thinned to at most `max` per configuration, in their order. */
-export function chartPoints(points: readonly StepPoint[], max = MAX_CHART_STEPS): readonly StepPoint[] {
-  const byConfig = groupBy(points, (p) => p.config_id);
-  if ([...byConfig.values()].every((l) => l.length <= max)) return points;
-  const keep = new Set<StepPoint>();
-  for (const list of byConfig.values()) {
-    if (list.length <= max) list.forEach((p) => keep.add(p));
-    else for (let i = 0; i < max; i++) keep.add(list[Math.round((i * (list.length - 1)) / (max - 1))]!);
-  }
-  return points.filter((p) => keep.has(p));
+/**
+ * The points of each configuration, evenly thinned to at most `max` per configuration, in their order, as
+ * objects: only the drawn ones are made.
+ */
+export function chartPoints(points: StepPoints, max = MAX_CHART_STEPS): StepPoint[] {
+  return points.configs.flatMap((c) => {
+    const n = c.end - c.start;
+    if (n <= max) return points.of(c);
+    return Array.from({ length: max }, (_, i) => points.point(c.start + Math.round((i * (n - 1)) / (max - 1))));
+  });
 }
 
 /** Steps 1..last to draw a fitted curve at: each of them up to `max`, else `max` evenly spaced, the last included. */

@@ -9,7 +9,8 @@ import type { DerivedRun } from '../../contracts/derived.ts';
 import type { ConfigEconomics } from '../stats/economics.ts';
 import type { RunRecord, StepRecord } from '../../contracts/records.ts';
 import type { ConfigSettings } from '../../contracts/settings.ts';
-import type { ConfigSummary, StepPoint } from '../stats/aggregate.ts';
+import type { ConfigSummary } from '../stats/aggregate.ts';
+import type { StepPoints } from '../stats/step-points.ts';
 import type { StepLimitSaving, StepRatio } from '../stats/step-limits.ts';
 import type { QuadraticFit } from '../stats/fit.ts';
 import type { RepricedConfig } from '../stats/reprice.ts';
@@ -195,15 +196,19 @@ export function summaryRow(c: ConfigSummary, volumes: readonly VolumeProjection[
   };
 }
 
-export const stepIndexRow = (p: StepPoint) => ({
-  config_id: p.config_id,
-  scenario: p.scenario,
-  max_steps: p.max_steps ?? 'off',
-  step: p.step,
-  calls: p.calls,
-  input_tokens_mean: p.input_tokens,
-  cum_input_tokens_mean: p.cum_input_tokens,
-});
+/** Row `i` of steps_by_index.csv: point `i`. */
+export const stepIndexRow = (points: StepPoints, i: number) => {
+  const c = points.configOf(i);
+  return {
+    config_id: c.config_id,
+    scenario: c.scenario,
+    max_steps: c.max_steps ?? 'off',
+    step: points.step[i]!,
+    calls: points.calls[i]!,
+    input_tokens_mean: points.inputTokens[i]!,
+    cum_input_tokens_mean: points.cumInputTokens[i]!,
+  };
+};
 
 export const fitRow = (f: QuadraticFit) => ({
   scenario: f.scenario,

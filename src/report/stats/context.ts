@@ -3,7 +3,8 @@
 // cumulative-input curve per configuration — quadratic with full context, flattening toward linear
 // with a window or summaries.
 import type { RunFacts } from '../../contracts/records.ts';
-import { groupByConfig, type StepPoint } from './aggregate.ts';
+import { groupByConfig } from './aggregate.ts';
+import type { StepPoints } from './step-points.ts';
 import { QuadraticFitAccumulator, type QuadraticFit } from './fit.ts';
 import { settingsKey } from './reflection.ts';
 import { mean } from './descriptive.ts';
@@ -29,15 +30,16 @@ export interface ContextRow {
 }
 
 /** One fit per configuration over its per-step means (QuadraticFit.scenario holds the config id). */
-export function fitsByConfig(points: readonly StepPoint[]): Map<string, QuadraticFit> {
+export function fitsByConfig(points: StepPoints): Map<string, QuadraticFit> {
   const acc = new QuadraticFitAccumulator();
-  for (const p of points) acc.add(p.config_id, p.step, p.cum_input_tokens);
+  for (const c of points.configs)
+    for (let i = c.start; i < c.end; i++) acc.add(c.config_id, points.step[i]!, points.cumInputTokens[i]!);
   return new Map(acc.fits().map((f) => [f.scenario, f]));
 }
 
 export function contextRows(
   runs: readonly RunFacts[],
-  points: readonly StepPoint[],
+  points: StepPoints,
   maxCallInput: ReadonlyMap<string, number>,
 ): ContextRow[] {
   const groups = groupByConfig(runs);

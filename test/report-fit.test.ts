@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { summarizeConfigs } from '../src/report/stats/aggregate.ts';
 import { StepIndexAccumulator } from '../src/report/stats/step-index.ts';
-import { pointList } from './helpers/step-points.ts';
-import { stepIndexRow } from '../src/report/render/csv.ts';
+import { pointList, stepPoints } from './helpers/step-points.ts';
+import { csvLine, stepIndexLine, stepIndexRow } from '../src/report/render/csv.ts';
 import { wilson } from '../src/stats/binomial.ts';
 import { findings } from '../src/report/findings/findings.ts';
 import { ratioTable, stepLimitSavings } from '../src/report/stats/step-limits.ts';
@@ -135,6 +135,29 @@ describe('per step index', () => {
       cum_input_tokens_mean: (100 + 200 + 300 + 600) / 2,
     });
     expect(points.point(4)).toMatchObject({ config_id: 'b steps=3', step: 1, calls: 1, runs: 1, input_tokens: 10 });
+  });
+
+  it('writes each steps_by_index.csv line as csvLine writes its row: fields that need quotes, no step limit, long means', () => {
+    const points = stepPoints([
+      {
+        config_id: 'x, "quoted"',
+        scenario: 'a\nb',
+        max_steps: 12,
+        step: 1,
+        cum_input_tokens: 1 / 3,
+        input_tokens: 2e21,
+      },
+      { config_id: 'x, "quoted"', scenario: 'a\nb', max_steps: 12, step: 7, cum_input_tokens: 0.1 + 0.2 },
+      { config_id: 'plain', max_steps: null, step: 2, cum_input_tokens: 1e-7, input_tokens: -0 },
+    ]);
+    const line = stepIndexLine(points);
+    const lines = Array.from({ length: points.length }, (_, i) => line(i));
+    expect(lines).toEqual(Array.from({ length: points.length }, (_, i) => csvLine(stepIndexRow(points, i))));
+    expect(lines).toEqual([
+      'plain,s,off,2,1,0,1e-7\n',
+      '"x, ""quoted""","a\nb",12,1,1,2e+21,0.3333333333333333\n',
+      '"x, ""quoted""","a\nb",12,7,1,0,0.30000000000000004\n',
+    ]);
   });
 });
 

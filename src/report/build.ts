@@ -22,6 +22,7 @@ import {
   repriceRow,
   runRow,
   savingRow,
+  stepIndexLine,
   stepIndexRow,
   summaryRow,
   toCsv,
@@ -313,10 +314,10 @@ class ReportFiles {
     this.files.push(rel);
   }
 
-  /** A CSV file of `count` rows written row by row (toCsv's bytes), never whole in memory. */
-  writeRows(rel: string, count: number, row: (i: number) => Record<string, unknown>): void {
+  /** A CSV file of `count` lines (toCsv's bytes, `header` the first row's), written one by one, never whole in memory. */
+  writeLines(rel: string, count: number, line: (i: number) => string, header: () => Record<string, unknown>): void {
     const csv = new CsvFileWriter(path.join(this.dir, rel));
-    for (let i = 0; i < count; i++) csv.add(row(i));
+    for (let i = 0; i < count; i++) csv.addLine(line(i), header);
     csv.commit();
     this.files.push(rel);
   }
@@ -361,7 +362,7 @@ function writeTables(out: ReportFiles, a: Analysis, whatIf: boolean): void {
     toCsv(a.summary.map((c, i) => ({ ...summaryRow(c, a.volumes), ...economicsRow(a.economics[i]!) }))),
   );
   // A row per configuration and step index: a million-step import's would be a ~100 MB string whole.
-  out.writeRows(out.rel('stepIndexCsv'), a.points.length, (i) => stepIndexRow(a.points, i));
+  out.writeLines(out.rel('stepIndexCsv'), a.points.length, stepIndexLine(a.points), () => stepIndexRow(a.points, 0));
   out.write(out.rel('fitCsv'), toCsv(a.fits.map(fitRow)));
   out.write(out.rel('ratiosCsv'), toCsv(a.ratios.map(ratioRow)));
   out.write(out.rel('savingsCsv'), toCsv(a.savings.map(savingRow)));

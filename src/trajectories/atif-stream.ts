@@ -68,7 +68,7 @@ export function readAtifHeaders(file: string, o: StreamOptions = {}): AtifFileIt
   const out: AtifFileItem[] = [];
   let fields: Record<string, unknown> = {};
   let firstStepModel: string | null = null;
-  let steps = 0;
+  /** Where each step is; its length is the steps counted so far. */
   let ranges = new ByteRanges();
   /** The member being read or skipped is a step: its bytes are noted when it ends. */
   let inStep = false;
@@ -83,12 +83,10 @@ export function readAtifHeaders(file: string, o: StreamOptions = {}): AtifFileIt
       }
       if (at.rest.length === 1 && at.rest[0] === 'steps' && kind === 'array') return 'walk';
       // A step is parsed here only while a model name is still wanted from one: none yet, and the agent (when
-      // it comes before the steps) names none. A step skipped is counted here, one read where it is read.
+      // it comes before the steps) names none.
       if (at.rest.length === 2 && at.rest[0] === 'steps') {
         inStep = true;
-        if (firstStepModel === null && !namesModel(fields.agent)) return 'read';
-        steps++;
-        return 'skip';
+        return firstStepModel === null && !namesModel(fields.agent) ? 'read' : 'skip';
       }
       return 'read';
     },
@@ -99,7 +97,6 @@ export function readAtifHeaders(file: string, o: StreamOptions = {}): AtifFileIt
       if (at.rest.length === 1) fields[at.rest[0] as string] = value;
       else {
         inStep = true;
-        steps++;
         if (isObject(value) && value.source === 'agent' && typeof value.model_name === 'string' && value.model_name)
           firstStepModel ??= value.model_name;
       }
@@ -111,7 +108,7 @@ export function readAtifHeaders(file: string, o: StreamOptions = {}): AtifFileIt
     close(path) {
       const at = items.split(path);
       if (!at || at.rest.length > 0) {
-        if (at?.rest.length === 1 && at.rest[0] === 'steps') fields.steps = steps;
+        if (at?.rest.length === 1 && at.rest[0] === 'steps') fields.steps = ranges.length;
         return;
       }
       const label = items.label(file, at.item);
@@ -124,7 +121,6 @@ export function readAtifHeaders(file: string, o: StreamOptions = {}): AtifFileIt
       out.push({ header: parsed.data, firstStepModel, label, stepsPath: items.stepsPath(at.item), steps: ranges });
       fields = {};
       firstStepModel = null;
-      steps = 0;
       ranges = new ByteRanges();
     },
   };

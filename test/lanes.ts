@@ -80,6 +80,7 @@ export const FAST: readonly string[] = [
   'wire-protocols.test.ts',
   'zod-fast.test.ts',
   'iso-stamps.test.ts',
+  'typed-arrays.test.ts',
 ];
 
 /** Test files only the full suite runs, with what each starts. */

@@ -137,6 +137,18 @@ describe('per step index', () => {
     expect(points.point(4)).toMatchObject({ config_id: 'b steps=3', step: 1, calls: 1, runs: 1, input_tokens: 10 });
   });
 
+  it('counts each run once a step past the columns it started with (the run a step last counted starts as none)', () => {
+    const runs = [0, 1].map((repeat) =>
+      synthRun({ scenario: 'a', maxSteps: 200, repeat, stepsToDone: 150, input: (n) => 10 * n }),
+    );
+    const at = new StepIndexAccumulator();
+    for (const r of runs) for (const s of r.steps) at.add(s);
+    const points = at.points();
+    expect(points.length).toBe(150);
+    expect([...points.runs].every((n) => n === 2)).toBe(true);
+    expect([...points.calls].every((n) => n === 2)).toBe(true);
+  });
+
   it('writes each steps_by_index.csv line as csvLine writes its row: fields that need quotes, no step limit, long means', () => {
     const points = stepPoints([
       {

@@ -16,6 +16,7 @@ import {
   OPEN_OBJECT,
   QUOTE,
 } from '../contracts/json-bytes.ts';
+import { grownTo } from '../contracts/typed-arrays.ts';
 
 export type JsonPath = ReadonlyArray<string | number>;
 
@@ -405,12 +406,8 @@ export class ByteRanges {
 
   push(start: number, end: number): void {
     if (this.length === this.starts.length) {
-      const starts = new Float64Array(this.length * 2);
-      const lengths = new Uint32Array(this.length * 2);
-      starts.set(this.starts);
-      lengths.set(this.lengths);
-      this.starts = starts;
-      this.lengths = lengths;
+      this.starts = grownTo(this.starts, this.length * 2);
+      this.lengths = grownTo(this.lengths, this.length * 2);
     }
     this.starts[this.length] = start;
     // A member longer than 4 GiB is over any maxMemberBytes: its length saturates, and parseRanges refuses it.

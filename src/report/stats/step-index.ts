@@ -1,6 +1,7 @@
 // The per-step-index means of a report (steps_by_index.csv, the cumulative curves), summed from the
 // step records as they stream past, then taken once as StepPoints.
 import { isRefused, type StepRecord } from '../../contracts/records.ts';
+import { grownTo } from '../../contracts/typed-arrays.ts';
 import { StepPoints, type StepConfig } from './step-points.ts';
 
 /** One configuration's sums, a column per figure indexed by step (a step no call reached has 0 calls). */
@@ -26,16 +27,12 @@ class StepColumns {
     if (step < this.calls.length) return;
     let size = this.calls.length;
     while (size <= step) size *= 2;
-    const grow = <A extends Int32Array | Float64Array>(a: A, b: A): A => {
-      b.set(a);
-      return b;
-    };
-    this.calls = grow(this.calls, new Int32Array(size));
-    this.runs = grow(this.runs, new Int32Array(size));
-    this.lastRun = grow(this.lastRun, new Int32Array(size).fill(-1));
-    this.input = grow(this.input, new Float64Array(size));
-    this.cum = grow(this.cum, new Float64Array(size));
-    this.cost = grow(this.cost, new Float64Array(size));
+    this.calls = grownTo(this.calls, size);
+    this.runs = grownTo(this.runs, size);
+    this.lastRun = grownTo(this.lastRun, size, -1);
+    this.input = grownTo(this.input, size);
+    this.cum = grownTo(this.cum, size);
+    this.cost = grownTo(this.cost, size);
   }
 
   /** Steps some call reached: the configuration's points. */

@@ -2,6 +2,7 @@
 // it: types, required, enum/const, nested objects and arrays, bounds, `$ref` into `$defs` or
 // `definitions`, `anyOf`/`oneOf`/`allOf`, `additionalProperties`. `conforms` checks a value;
 // `synthesize` writes one that conforms, so the sim can call any tool it is offered.
+import { DAY_MS } from '../contracts/iso-stamps.ts';
 
 export type Schema = boolean | { [key: string]: unknown };
 type Obj = { [key: string]: unknown };
@@ -143,13 +144,17 @@ export interface ArgHints {
   numbers?: number[];
 }
 
+/** A day of 2024 drawn by `key`, as toISOString writes it. */
+const dayOf = (h: ArgHints) => new Date(Date.UTC(2024, 0, 1) + (h.key % 365) * DAY_MS).toISOString();
+const pageOf = (h: ArgHints) => `https://example.com/${h.key % 100_000}`;
+
 const FORMATS: Record<string, (h: ArgHints) => string> = {
-  'date-time': (h) => new Date(Date.UTC(2024, 0, 1) + (h.key % 365) * 86_400_000).toISOString(),
-  date: (h) => new Date(Date.UTC(2024, 0, 1) + (h.key % 365) * 86_400_000).toISOString().slice(0, 10),
+  'date-time': dayOf,
+  date: (h) => dayOf(h).slice(0, 10),
   time: () => '12:00:00Z',
   email: (h) => `agent${h.key % 1000}@example.com`,
-  uri: (h) => `https://example.com/${h.key % 100_000}`,
-  url: (h) => `https://example.com/${h.key % 100_000}`,
+  uri: pageOf,
+  url: pageOf,
   uuid: (h) => `00000000-0000-4000-8000-${(h.key % 1e12).toString().padStart(12, '0')}`,
 };
 

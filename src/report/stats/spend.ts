@@ -3,7 +3,7 @@
 // give, from the same calls. A call is filed under the day of its own time, so a session that spans
 // midnight is split between two days; and under its own model, so a session that changes model is split too.
 import type { StepRecord } from '../../contracts/records.ts';
-import { IsoStamps } from '../../contracts/iso-stamps.ts';
+import { DAY_MS, IsoStamps } from '../../contracts/iso-stamps.ts';
 import { isTimeZone } from '../../contracts/time-zone.ts';
 import { UsageError } from '../../contracts/errors.ts';
 import { noTotals, type RunTotals } from '../../contracts/run-totals.ts';
@@ -50,8 +50,6 @@ export function totalOf(rows: readonly SpendSums[]): SpendSums {
   for (const r of rows) for (const k of Object.keys(t) as Array<keyof SpendSums>) t[k] += r[k];
   return t;
 }
-
-const DAY_MS = 86_400_000;
 
 /** A function giving a time's calendar day (YYYY-MM-DD) in `timezone`; an unknown zone is a UsageError. */
 export function dayIn(timezone: string): (ms: number) => string {

@@ -152,6 +152,12 @@ describe('metering cost', () => {
     expect(r11!.value).toBe(1_000_000 / 12.5);
     expect([r12!.value, r14!.value]).toEqual([190, 470]);
     expect(r14!.detail).toContain('(430–450–470 MB)');
+    expect(r13!.detail).toContain('the reports take 5.0 s–7.3 s–9.0 s;');
+    expect(r13!.detail).not.toContain('below 0 s');
+    // A round whose import with reports took less CPU than its import without: said to be the machine.
+    rounds[1]!.reported = child(12_900, 470);
+    const noisy = importRows({ steps: 1_000_000, fileMb: 261, rounds })[2]!;
+    expect(noisy.detail).toContain('the reports take -0.1 s–5.0 s–7.3 s, a round below 0 s');
   });
 
   it('keeps no per-call log when no transcript is written', async () => {

@@ -443,17 +443,17 @@ export function parseRanges(
   const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   try {
     // A window of the file: consecutive members are sliced from it, one read per CHUNK as a scan would,
-    // into the same bytes each time (fileChunks says why), larger only for a larger member.
-    let space = Buffer.allocUnsafe(CHUNK);
-    let window = space.subarray(0, 0);
+    // into the same bytes each time (fileChunks says why). A member larger than that gets a window of its
+    // own, let go with the next one: kept, it would hold up to maxMemberBytes for the rest of the file.
+    const chunk = Buffer.allocUnsafe(CHUNK);
+    let window = chunk.subarray(0, 0);
     let from = 0;
     for (let i = 0; i < ranges.length; i++) {
       const start = ranges.start(i);
       const bytes = ranges.bytes(i);
       if (bytes > max) throw new JsonStreamError(start + max, `a single value larger than ${max / (1024 * 1024)} MiB`);
       if (start < from || start + bytes > from + window.length) {
-        if (bytes > space.length) space = Buffer.allocUnsafe(bytes);
-        window = space;
+        window = bytes > CHUNK ? Buffer.allocUnsafe(bytes) : chunk;
         from = start;
         let got = 0;
         while (got < window.length) {

@@ -120,7 +120,7 @@ describe('per step index', () => {
       ['b steps=3', 4, 7],
     ]);
     expect(points.length).toBe(7);
-    expect([...points.config]).toEqual([0, 0, 0, 0, 1, 1, 1]);
+    expect(Array.from({ length: points.length }, (_, i) => points.configIndexOf(i))).toEqual([0, 0, 0, 0, 1, 1, 1]);
     expect([...points.step]).toEqual([1, 2, 3, 4, 1, 2, 3]);
     expect([...points.calls]).toEqual([3, 2, 1, 1, 1, 1, 1]);
     expect([...points.runs]).toEqual([2, 2, 1, 1, 1, 1, 1]);

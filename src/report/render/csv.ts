@@ -220,7 +220,7 @@ export function stepIndexLine(points: StepPoints): (i: number) => string {
     return csvLine({ config_id, scenario, max_steps }).slice(0, -1);
   });
   return (i) =>
-    `${leads[points.config[i]!]},${points.step[i]},${points.calls[i]},${points.inputTokens[i]},${points.cumInputTokens[i]}\n`;
+    `${leads[points.configIndexOf(i)]},${points.step[i]},${points.calls[i]},${points.inputTokens[i]},${points.cumInputTokens[i]}\n`;
 }
 
 export const fitRow = (f: QuadraticFit) => ({

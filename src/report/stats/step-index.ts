@@ -98,12 +98,11 @@ export class StepIndexAccumulator {
     }
     const out = new StepPoints(configs, start);
     let i = 0;
-    ids.forEach((id, k) => {
+    for (const id of ids) {
       const c = this.configs.get(id)!;
       for (let step = 0; step < c.end; step++) {
         const calls = c.calls[step]!;
         if (calls === 0) continue;
-        out.config[i] = k;
         out.step[i] = step;
         out.calls[i] = calls;
         out.runs[i] = c.runs[step]!;
@@ -113,7 +112,7 @@ export class StepIndexAccumulator {
         i++;
       }
       this.configs.delete(id);
-    });
+    }
     return out;
   }
 }

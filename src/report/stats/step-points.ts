@@ -30,8 +30,6 @@ export interface StepConfig {
 
 /** The points by configuration, then step: a column per figure, indexed by point. */
 export class StepPoints {
-  /** Each point's configuration, as its index in `configs`. */
-  readonly config: Int32Array;
   readonly step: Int32Array;
   readonly calls: Int32Array;
   readonly runs: Int32Array;
@@ -44,7 +42,6 @@ export class StepPoints {
     readonly configs: readonly StepConfig[],
     readonly length: number,
   ) {
-    this.config = new Int32Array(length);
     this.step = new Int32Array(length);
     this.calls = new Int32Array(length);
     this.runs = new Int32Array(length);
@@ -53,8 +50,21 @@ export class StepPoints {
     this.cumCostUsd = new Float64Array(length);
   }
 
+  /** The index in `configs` of point `i`'s configuration: the one whose range holds it. */
+  configIndexOf(i: number): number {
+    // Ranges in order, end to end: the first whose end is past `i`.
+    let lo = 0;
+    let hi = this.configs.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.configs[mid]!.end > i) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  }
+
   configOf(i: number): StepConfig {
-    return this.configs[this.config[i]!]!;
+    return this.configs[this.configIndexOf(i)]!;
   }
 
   /** Point `i` as an object, for a consumer that takes a few (a chart's thinned line). */
